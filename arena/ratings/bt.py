@@ -1,0 +1,244 @@
+"""Batch Bradley-Terry fit on the Elo scale with mean-of-two partnerships.
+
+Model: a partnership's strength is the mean of its two bots' ratings and
+P(A beats B) = 1 / (1 + 10 ** (-(mean(r_A) - mean(r_B)) / 400)).  Draws are
+half a win, so the log-likelihood of a game with score s is
+s*log(p) + (1-s)*log(1-p).  The fit maximises the sum over all games with
+Newton's method (the log-likelihood is concave in the ratings) plus a line
+search, so it converges from any start.
+
+Games are first aggregated into *matchups*: the vector of rating coefficients
+(+1/2 per seat on the first side, -1/2 per seat on the other) together with
+the number of games and the first side's total score.  The likelihood depends
+only on these sums, which is what makes bootstrap refits cheap.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .data import GameOutcome
+
+#: d(ln odds)/d(Elo): ratings are on the base-10, 400-point logistic scale.
+C = math.log(10.0) / 400.0
+
+
+class RatingFitError(ValueError):
+    """The maximum-likelihood ratings do not exist or are not identified."""
+
+
+Matchup = tuple[tuple[int, ...], tuple[float, ...]]
+
+
+def matchup_key(side_a: Sequence[str], side_b: Sequence[str]) -> tuple[tuple[tuple[str, float], ...], bool]:
+    """Canonical coefficient vector of a game and whether side A was negated.
+
+    Returns ``(key, flipped)``.  ``key`` is a sorted tuple of (bot, coef) with
+    the first coefficient positive; ``flipped`` says the key is seen from side
+    B, so the score must be taken as 1 - score_a.  An empty key means the game
+    carries no rating information (the same bots on both sides).
+    """
+    coef: dict[str, float] = {}
+    for b in side_a:
+        coef[b] = coef.get(b, 0.0) + 0.5
+    for b in side_b:
+        coef[b] = coef.get(b, 0.0) - 0.5
+    items = tuple(sorted((b, c) for b, c in coef.items() if c != 0.0))
+    if items and items[0][1] < 0:
+        return tuple((b, -c) for b, c in items), True
+    return items, False
+
+
+@dataclass
+class Design:
+    """Bots and aggregated matchups; counts live in parallel lists."""
+
+    bots: list[str]
+    matchups: list[Matchup]
+    games: list[float]
+    scores: list[float]
+
+
+def build_design(games: Iterable[GameOutcome], bots: Sequence[str] | None = None) -> Design:
+    """Aggregate games into matchups (first-side score totals)."""
+    games = list(games)
+    if bots is None:
+        seen: set[str] = set()
+        for g in games:
+            seen.update(g.side_a)
+            seen.update(g.side_b)
+        bots = sorted(seen)
+    index = {b: i for i, b in enumerate(bots)}
+    pos: dict[tuple, int] = {}
+    design = Design(list(bots), [], [], [])
+    for g in games:
+        key, flipped = matchup_key(g.side_a, g.side_b)
+        if not key:
+            continue
+        m = pos.get(key)
+        if m is None:
+            m = pos[key] = len(design.matchups)
+            design.matchups.append((tuple(index[b] for b, _ in key), tuple(c for _, c in key)))
+            design.games.append(0.0)
+            design.scores.append(0.0)
+        design.games[m] += 1.0
+        design.scores[m] += (1.0 - g.score_a) if flipped else g.score_a
+    return design
+
+
+def _log_sigmoid(x: float) -> float:
+    """log(1/(1+exp(-x))) without overflow."""
+    if x >= 0:
+        return -math.log1p(math.exp(-x))
+    return x - math.log1p(math.exp(x))
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
+    """Solve a small dense system by Gaussian elimination with partial pivoting."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    scale = max((abs(x) for row in a for x in row), default=0.0) or 1.0
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(m[r][col]))
+        if abs(m[piv][col]) <= 1e-13 * scale:
+            raise RatingFitError(
+                "ratings are not identified: the bots do not form one connected "
+                "comparison graph (enable the prior or add games)"
+            )
+        if piv != col:
+            m[col], m[piv] = m[piv], m[col]
+        pivot_row = m[col]
+        inv = 1.0 / pivot_row[col]
+        for r in range(col + 1, n):
+            row = m[r]
+            f = row[col] * inv
+            if f:
+                for k in range(col, n + 1):
+                    row[k] -= f * pivot_row[k]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        row = m[r]
+        s = row[n] - sum(row[k] * x[k] for k in range(r + 1, n))
+        x[r] = s / row[r]
+    return x
+
+
+def log_likelihood(design: Design, r: Sequence[float], prior: bool, prior_center: float,
+                   games: Sequence[float] | None = None, scores: Sequence[float] | None = None) -> float:
+    """Log-likelihood (natural log) of ratings ``r`` incl. the virtual draws."""
+    games = design.games if games is None else games
+    scores = design.scores if scores is None else scores
+    ll = 0.0
+    for (idx, cf), n, s in zip(design.matchups, games, scores):
+        if n == 0.0:
+            continue
+        x = C * sum(c * r[i] for i, c in zip(idx, cf))
+        ll += s * _log_sigmoid(x) + (n - s) * _log_sigmoid(-x)
+    if prior:
+        for ri in r:
+            x = C * (ri - prior_center)
+            ll += 0.5 * _log_sigmoid(x) + 0.5 * _log_sigmoid(-x)
+    return ll
+
+
+def fit(
+    design: Design,
+    *,
+    anchor: tuple[str, float] | None = None,
+    prior: bool = True,
+    games: Sequence[float] | None = None,
+    scores: Sequence[float] | None = None,
+    start: Sequence[float] | None = None,
+    tol: float = 1e-7,
+    max_iter: int = 200,
+) -> list[float]:
+    """Maximum-likelihood ratings (Elo units), one per ``design.bots`` entry.
+
+    ``anchor=(bot, value)`` pins that bot at ``value``; otherwise the mean
+    rating is constrained to 0.  With ``prior`` every bot gets one virtual
+    draw against a virtual opponent rated at the anchor value (0 without an
+    anchor), which keeps perfect scores finite.  ``games``/``scores`` override
+    the design's counts (bootstrap resamples); ``start`` is a warm start.
+    Raises :class:`RatingFitError` when the optimum is at infinity (perfect
+    scores without prior) or the ratings are not identified.
+    """
+    games = design.games if games is None else games
+    scores = design.scores if scores is None else scores
+    k = len(design.bots)
+    if k == 0:
+        return []
+    center = anchor[1] if anchor is not None else 0.0
+    fixed = -1
+    if anchor is not None:
+        try:
+            fixed = design.bots.index(anchor[0])
+        except ValueError:
+            raise RatingFitError(f"anchor bot {anchor[0]!r} played no games") from None
+    r = list(start) if start is not None else [center] * k
+    if fixed >= 0:
+        r[fixed] = anchor[1]  # type: ignore[index]
+    else:
+        mean = sum(r) / k
+        r = [x - mean for x in r]
+    rows = [(idx, cf, n, s) for (idx, cf), n, s in zip(design.matchups, games, scores) if n > 0.0]
+    ll = log_likelihood(design, r, prior, center, games, scores)
+    for _ in range(max_iter):
+        grad = [0.0] * k
+        hess = [[0.0] * k for _ in range(k)]
+        for idx, cf, n, s in rows:
+            x = 0.0
+            for i, c in zip(idx, cf):
+                x += c * r[i]
+            p = _sigmoid(C * x)
+            g = C * (s - n * p)
+            w = C * C * n * p * (1.0 - p)
+            for a_pos, i in enumerate(idx):
+                ci = cf[a_pos]
+                grad[i] += ci * g
+                hrow = hess[i]
+                wc = w * ci
+                for j, cj in zip(idx, cf):
+                    hrow[j] += wc * cj
+        if prior:
+            for i in range(k):
+                p = _sigmoid(C * (r[i] - center))
+                grad[i] += C * (0.5 - p)
+                hess[i][i] += C * C * p * (1.0 - p)
+        # Newton step on the constraint surface.
+        if fixed >= 0:
+            free = [i for i in range(k) if i != fixed]
+            sub = [[hess[i][j] for j in free] for i in free]
+            step_free = solve_linear(sub, [grad[i] for i in free])
+            step = [0.0] * k
+            for i, v in zip(free, step_free):
+                step[i] = v
+        else:
+            kkt = [hess[i][:] + [1.0] for i in range(k)] + [[1.0] * k + [0.0]]
+            step = solve_linear(kkt, grad + [0.0])[:k]
+        # Backtracking line search keeps the (concave) likelihood increasing.
+        t = 1.0
+        while True:
+            cand = [ri + t * si for ri, si in zip(r, step)]
+            ll_new = log_likelihood(design, cand, prior, center, games, scores)
+            if ll_new >= ll - 1e-12 * (1.0 + abs(ll)) or t < 1e-8:
+                break
+            t *= 0.5
+        r, ll = cand, ll_new
+        move = max(abs(t * si) for si in step)
+        if max(abs(x - center) for x in r) > 1e5:
+            raise RatingFitError(
+                "ratings diverge: some bot or group has a perfect score, so the "
+                "maximum-likelihood rating is infinite (fit with prior=True)"
+            )
+        if move < tol:
+            return r
+    raise RatingFitError("Bradley-Terry fit did not converge (perfect scores without prior?)")

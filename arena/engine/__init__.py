@@ -1,0 +1,34 @@
+"""The pure Cinch rules engine: no I/O, no processes, no clocks, no global randomness.
+
+Drive a game with ``Game``: read ``game.to_act`` and ``game.choice`` (the
+legal choice), ``game.view(seat)`` (what that seat may know), and call
+``game.apply(action)``. Forced decisions are applied by the engine itself.
+"""
+
+from .actions import (
+    PASS,
+    Action,
+    Bid,
+    BidChoice,
+    Choice,
+    IllegalAction,
+    NameTrump,
+    Pass,
+    Play,
+    PlayChoice,
+    Rob,
+    RobChoice,
+    TrumpChoice,
+    action_from_dict,
+    action_to_dict,
+)
+from .cards import SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
+from .chance import DeckSource, KeyedSource, derive_key
+from .deal import Deal
+from .dealfile import DealFile, FileSource
+from .game import DEFAULT_MAX_DEALS, Game
+from .profile import PROFILES, PointValues, RuleProfile, get_profile
+from .record import RECORD_VERSION, ReplayMismatch, deal_record, game_record, load_record, replay
+from .view import DealSummary, TrickView, View
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,316 @@
+"""Actions a seat can take, and the legal choice offered for each decision.
+
+A choice is a description, not always a list: the dealer's rob and a long
+hand's extra cards have too many combinations to enumerate (RULES.md
+section 10), so they are stated as constraints ("take k of these cards",
+"one top card plus n-6 of these") that can still be checked and sampled.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Union
+
+from .cards import SUITS, Card, card_str, cards_str
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    amount: int
+
+    def __str__(self) -> str:
+        return f"bid {self.amount}"
+
+
+@dataclass(frozen=True, slots=True)
+class NameTrump:
+    suit: int
+
+    def __str__(self) -> str:
+        return f"trump {SUITS[self.suit]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Rob:
+    """The non-trumps the dealer chooses from the stock (trumps are taken anyway)."""
+
+    take: tuple[Card, ...]
+
+    def __str__(self) -> str:
+        return "rob [" + " ".join(cards_str(self.take)) + "]"
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    card: Card
+    under: tuple[Card, ...] = ()
+
+    def __str__(self) -> str:
+        if self.under:
+            return f"play {card_str(self.card)} over [{' '.join(cards_str(self.under))}]"
+        return f"play {card_str(self.card)}"
+
+
+Action = Union[Pass, Bid, NameTrump, Rob, Play]
+PASS = Pass()
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow here; the state is left unchanged."""
+
+    def __init__(self, action: object, choice: "Choice") -> None:
+        self.action = action
+        self.choice = choice
+        super().__init__(f"illegal action {action} by seat {choice.seat}: legal is {choice.explain()}")
+
+
+class Choice:
+    """What the acting seat may do. Subclasses describe one decision kind."""
+
+    kind: str = ""
+    seat: int
+
+    def is_legal(self, action: object) -> bool:
+        raise NotImplementedError
+
+    def explain(self) -> str:
+        raise NotImplementedError
+
+    def sample(self, rng: random.Random) -> Action:
+        """A legal action drawn with ``rng``: uniform where enumerable."""
+        raise NotImplementedError
+
+    def only(self) -> Action | None:
+        """The single legal action if there is exactly one, else None."""
+        raise NotImplementedError
+
+    def actions(self) -> list[Action]:
+        """Every legal action; only call on small choices (``enumerable``)."""
+        raise NotImplementedError
+
+    @property
+    def enumerable(self) -> bool:
+        return True
+
+
+class BidChoice(Choice):
+    kind = "bid"
+    __slots__ = ("seat", "amounts", "can_pass")
+
+    def __init__(self, seat: int, amounts: tuple[int, ...], can_pass: bool) -> None:
+        self.seat = seat
+        self.amounts = amounts
+        self.can_pass = can_pass
+
+    def is_legal(self, action: object) -> bool:
+        if isinstance(action, Pass):
+            return self.can_pass
+        return isinstance(action, Bid) and action.amount in self.amounts
+
+    def actions(self) -> list[Action]:
+        acts: list[Action] = [PASS] if self.can_pass else []
+        acts.extend(Bid(a) for a in self.amounts)
+        return acts
+
+    def only(self) -> Action | None:
+        n = len(self.amounts) + self.can_pass
+        if n != 1:
+            return None
+        return PASS if self.can_pass else Bid(self.amounts[0])
+
+    def sample(self, rng: random.Random) -> Action:
+        return rng.choice(self.actions())
+
+    def explain(self) -> str:
+        opts = (["pass"] if self.can_pass else []) + [str(a) for a in self.amounts]
+        return "bid one of: " + ", ".join(opts)
+
+
+class TrumpChoice(Choice):
+    kind = "trump"
+    __slots__ = ("seat",)
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
+    def is_legal(self, action: object) -> bool:
+        return isinstance(action, NameTrump) and action.suit in (0, 1, 2, 3)
+
+    def actions(self) -> list[Action]:
+        return [NameTrump(s) for s in range(4)]
+
+    def only(self) -> Action | None:
+        return None
+
+    def sample(self, rng: random.Random) -> Action:
+        return NameTrump(rng.randrange(4))
+
+    def explain(self) -> str:
+        return "name a trump suit: C, D, H or S"
+
+
+class RobChoice(Choice):
+    """Take ``count`` of ``candidates`` (the stock's non-trumps).
+
+    ``must_take`` are the stock's trumps, which the dealer takes anyway.
+    """
+
+    kind = "rob"
+    __slots__ = ("seat", "stock", "must_take", "candidates", "count")
+
+    def __init__(
+        self, seat: int, stock: tuple[Card, ...], must_take: tuple[Card, ...], candidates: tuple[Card, ...], count: int
+    ) -> None:
+        self.seat = seat
+        self.stock = stock
+        self.must_take = must_take
+        self.candidates = candidates
+        self.count = count
+
+    def is_legal(self, action: object) -> bool:
+        if not isinstance(action, Rob):
+            return False
+        take = action.take
+        return len(take) == self.count and len(set(take)) == self.count and all(c in self.candidates for c in take)
+
+    @property
+    def enumerable(self) -> bool:
+        return False
+
+    def actions(self) -> list[Action]:
+        return [Rob(tuple(sorted(t))) for t in combinations(self.candidates, self.count)]
+
+    def only(self) -> Action | None:
+        if self.count == 0:
+            return Rob(())
+        if self.count == len(self.candidates):
+            return Rob(tuple(sorted(self.candidates)))
+        return None
+
+    def sample(self, rng: random.Random) -> Action:
+        return Rob(tuple(sorted(rng.sample(self.candidates, self.count))))
+
+    def explain(self) -> str:
+        return (
+            f"take {self.count} of [{' '.join(cards_str(self.candidates))}]"
+            f" (the trumps [{' '.join(cards_str(self.must_take))}] are taken anyway)"
+        )
+
+
+class PlayChoice(Choice):
+    """Play one of ``cards``; a long hand in the first trick adds
+    ``under_count`` distinct cards of ``under_from`` other than the top."""
+
+    kind = "play"
+    __slots__ = ("seat", "cards", "under_count", "under_from")
+
+    def __init__(self, seat: int, cards: tuple[Card, ...], under_count: int = 0, under_from: tuple[Card, ...] = ()) -> None:
+        self.seat = seat
+        self.cards = cards
+        self.under_count = under_count
+        self.under_from = under_from
+
+    def is_legal(self, action: object) -> bool:
+        if not isinstance(action, Play) or action.card not in self.cards:
+            return False
+        under = action.under
+        if len(under) != self.under_count:
+            return False
+        if not under:
+            return True
+        return len(set(under)) == len(under) and action.card not in under and all(c in self.under_from for c in under)
+
+    @property
+    def enumerable(self) -> bool:
+        return self.under_count == 0
+
+    def actions(self) -> list[Action]:
+        if not self.under_count:
+            return [Play(c) for c in self.cards]
+        out: list[Action] = []
+        for top in self.cards:
+            pool = [c for c in self.under_from if c != top]
+            out.extend(Play(top, tuple(sorted(u))) for u in combinations(pool, self.under_count))
+        return out
+
+    def only(self) -> Action | None:
+        if self.under_count == 0:
+            return Play(self.cards[0]) if len(self.cards) == 1 else None
+        acts = self.actions()
+        return acts[0] if len(acts) == 1 else None
+
+    def sample(self, rng: random.Random) -> Action:
+        top = rng.choice(self.cards)
+        if not self.under_count:
+            return Play(top)
+        pool = [c for c in self.under_from if c != top]
+        return Play(top, tuple(sorted(rng.sample(pool, self.under_count))))
+
+    def explain(self) -> str:
+        text = "play one of [" + " ".join(cards_str(self.cards)) + "]"
+        if self.under_count:
+            text += (
+                f" with {self.under_count} other card(s) under it from"
+                f" [{' '.join(cards_str(self.under_from))}]"
+            )
+        return text
+
+
+def action_to_dict(action: Action) -> dict:
+    """The JSON form of an action, shared by records and the bot protocol."""
+    if isinstance(action, Play):
+        d: dict = {"type": "play", "card": card_str(action.card)}
+        if action.under:
+            d["under"] = cards_str(action.under)
+        return d
+    if isinstance(action, Bid):
+        return {"type": "bid", "amount": action.amount}
+    if isinstance(action, Pass):
+        return {"type": "pass"}
+    if isinstance(action, NameTrump):
+        return {"type": "trump", "suit": SUITS[action.suit]}
+    if isinstance(action, Rob):
+        return {"type": "rob", "take": cards_str(action.take)}
+    raise TypeError(f"not an action: {action!r}")
+
+
+def action_from_dict(d: dict) -> Action:
+    """Parse the JSON form; raise ValueError naming what is wrong."""
+    from .cards import parse_card, parse_cards, parse_suit
+
+    if not isinstance(d, dict):
+        raise ValueError(f"an action must be an object, got {type(d).__name__}")
+    kind = d.get("type")
+    try:
+        if kind == "play":
+            under = d.get("under") or []
+            if not isinstance(under, list):
+                raise ValueError("'under' must be a list of cards")
+            return Play(parse_card(d["card"]), tuple(parse_cards(under)))
+        if kind == "bid":
+            amount = d["amount"]
+            if not isinstance(amount, int) or isinstance(amount, bool):
+                raise ValueError(f"bid amount must be an integer, got {amount!r}")
+            return Bid(amount)
+        if kind == "pass":
+            return PASS
+        if kind == "trump":
+            return NameTrump(parse_suit(d["suit"]))
+        if kind == "rob":
+            take = d.get("take")
+            if not isinstance(take, list):
+                raise ValueError("'take' must be a list of cards")
+            return Rob(tuple(sorted(parse_cards(take))))
+    except KeyError as e:
+        raise ValueError(f"action of type {kind!r} is missing field {e.args[0]!r}") from None
+    except AttributeError:
+        raise ValueError(f"malformed {kind!r} action: {d!r}") from None
+    raise ValueError(f"unknown action type {kind!r} (expected pass, bid, trump, rob or play)")

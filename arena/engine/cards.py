@@ -1,0 +1,97 @@
+"""Cards as small integers, and the per-trump tables the rules need.
+
+A card is ``suit * 13 + rank`` with suits ``C D H S`` (0-3) and ranks
+``2 .. A`` (0-12). Integers keep the hot loops of the engine cheap; the text
+form (``"5H"``) is used at every boundary (records, views sent to bots).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+SUITS = "CDHS"
+RANKS = "23456789TJQKA"
+NUM_CARDS = 52
+
+CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+RANK_2, RANK_5, RANK_T, RANK_J, RANK_A = 0, 3, 8, 9, 12
+
+Card = int
+
+
+def suit_of(card: Card) -> int:
+    return card // 13
+
+
+def rank_of(card: Card) -> int:
+    return card % 13
+
+
+def make_card(rank: int, suit: int) -> Card:
+    return suit * 13 + rank
+
+
+def sister(suit: int) -> int:
+    """The other suit of the same colour (H<->D, S<->C)."""
+    return 3 - suit
+
+
+CARD_NAMES: tuple[str, ...] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(NUM_CARDS))
+
+
+def card_str(card: Card) -> str:
+    return CARD_NAMES[card]
+
+
+def parse_card(text: str) -> Card:
+    """Parse ``"5H"``/``"10h"``; raise ``ValueError`` naming the bad text."""
+    t = text.strip().upper()
+    if t.startswith("10"):
+        t = "T" + t[2:]
+    if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
+        raise ValueError(f"not a card: {text!r} (expected rank+suit such as '5H', 'TD', 'AS')")
+    return make_card(RANKS.index(t[0]), SUITS.index(t[1]))
+
+
+def parse_suit(text: str) -> int:
+    t = text.strip().upper()
+    if len(t) != 1 or t not in SUITS:
+        raise ValueError(f"not a suit: {text!r} (expected one of C, D, H, S)")
+    return SUITS.index(t)
+
+
+def cards_str(cards: Iterable[Card]) -> list[str]:
+    names = CARD_NAMES
+    return [names[c] for c in cards]
+
+
+def parse_cards(texts: Iterable[str]) -> list[Card]:
+    return [parse_card(t) for t in texts]
+
+
+class TrumpTable:
+    """Everything about the 52 cards that depends on the trump suit.
+
+    ``power[c]`` orders trumps (A high ... right pedro, left pedro, 4, 3, 2
+    low) and is -1 for plain cards; ``esuit[c]`` is the suit a card counts as
+    (the left pedro counts as trump, not as its printed suit).
+    """
+
+    __slots__ = ("trump", "left_pedro", "power", "esuit", "is_trump", "trumps")
+
+    def __init__(self, trump: int) -> None:
+        self.trump = trump
+        self.left_pedro = make_card(RANK_5, sister(trump))
+        power = [-1] * NUM_CARDS
+        esuit = [suit_of(c) for c in range(NUM_CARDS)]
+        for rank in range(13):
+            power[make_card(rank, trump)] = 2 * rank + 2
+        power[self.left_pedro] = 2 * RANK_5 + 1  # between the right pedro and the 4
+        esuit[self.left_pedro] = trump
+        self.power = tuple(power)
+        self.esuit = tuple(esuit)
+        self.is_trump = tuple(p >= 0 for p in power)
+        self.trumps = frozenset(c for c in range(NUM_CARDS) if power[c] >= 0)
+
+
+TRUMP_TABLES = tuple(TrumpTable(s) for s in range(4))

@@ -1,0 +1,109 @@
+"""Every chance outcome of a game as a pure function of a deal key.
+
+RULES.md section 3: the first dealer is F(key), the deck of deal k is
+F(key, k) and the j-th reshuffle of the discard pile in deal k is
+F(key, k, j) applied to the pile in sorted order. Nothing here keeps a
+generator running through the game, so two games with the same key deal
+the same decks however differently they are played (duplicate replay).
+
+The functions are specified so that any language can reproduce them:
+
+* ``stream(label, *parts)`` is SHAKE-256 of the UTF-8 text
+  ``"cinch/v1|" + label + "|" + "|".join(str(p) for p in parts)``.
+* a shuffle of ``n`` items reads ``8 * n`` bytes of the stream as
+  little-endian unsigned 64-bit words ``w[0..n-1]`` and runs Fisher-Yates
+  from the end: for ``i = n-1 .. 1``, swap items ``i`` and ``w[i] % (i+1)``.
+* first dealer = ``w[0] % 4`` of ``stream("dealer", key)``;
+  deck k = shuffle of cards ``0..51`` (``suit*13+rank``, suits C D H S,
+  ranks 2..A) with ``stream("deck", key, k)``; reshuffle j of deal k =
+  shuffle of the sorted pile with ``stream("reshuffle", key, k, j)``.
+
+The key is used through ``str(key)``, so the integer 7 and the text "7"
+are the same key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections.abc import Sequence
+from typing import Protocol
+
+from .cards import NUM_CARDS, Card
+
+_PREFIX = "cinch/v1|"
+
+
+def _words(label: str, parts: Sequence[object], n: int) -> tuple[int, ...]:
+    text = _PREFIX + label + "|" + "|".join(str(p) for p in parts)
+    raw = hashlib.shake_256(text.encode("utf-8")).digest(8 * n)
+    return struct.unpack(f"<{n}Q", raw)
+
+
+def _shuffle(items: list[Card], label: str, parts: Sequence[object]) -> list[Card]:
+    n = len(items)
+    if n < 2:
+        return items
+    w = _words(label, parts, n)
+    for i in range(n - 1, 0, -1):
+        j = w[i] % (i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
+def first_dealer(key: object) -> int:
+    return _words("dealer", (key,), 1)[0] % 4
+
+
+def deck(key: object, k: int) -> list[Card]:
+    """The deck of deal ``k``, top card first (the cut is not simulated)."""
+    return _shuffle(list(range(NUM_CARDS)), "deck", (key, k))
+
+
+def reshuffle(key: object, k: int, j: int, pile: Sequence[Card]) -> list[Card]:
+    """The j-th reshuffle of the discard pile in deal k; top card first."""
+    return _shuffle(sorted(pile), "reshuffle", (key, k, j))
+
+
+def derive_key(*parts: object) -> str:
+    """A child key from parts (e.g. tournament seed and block index).
+
+    Hashing keeps derived keys unguessable from each other while staying a
+    pure function of the parts.
+    """
+    text = _PREFIX + "key|" + "|".join(str(p) for p in parts)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
+class DeckSource(Protocol):
+    """Where a game's chance outcomes come from."""
+
+    def first_dealer(self) -> int: ...
+
+    def deck(self, k: int) -> list[Card]: ...
+
+    def reshuffle(self, k: int, j: int, pile: Sequence[Card]) -> list[Card]: ...
+
+    def origin(self, k: int) -> str:
+        """``"key"`` for keyed deals, ``"file"`` for decks from a deal file,
+        ``"key-after-file"`` for a keyed deal in a game that outlasted its file."""
+        ...
+
+
+class KeyedSource:
+    """The seeded stream of RULES.md section 3."""
+
+    def __init__(self, key: object) -> None:
+        self.key = str(key)
+
+    def first_dealer(self) -> int:
+        return first_dealer(self.key)
+
+    def deck(self, k: int) -> list[Card]:
+        return deck(self.key, k)
+
+    def reshuffle(self, k: int, j: int, pile: Sequence[Card]) -> list[Card]:
+        return reshuffle(self.key, k, j, pile)
+
+    def origin(self, k: int) -> str:
+        return "key"

@@ -1,0 +1,357 @@
+"""One deal of Cinch as a state machine (RULES.md sections 3-7).
+
+The deal asks for a decision only when a seat has a real choice: bids,
+trump, the rob and card play. Every decision with exactly one legal option
+is applied on the spot and marked ``forced`` (RULES 4). Discarding and
+filling involve no choice and happen when the trump is named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .actions import (
+    PASS,
+    Action,
+    Bid,
+    BidChoice,
+    Choice,
+    IllegalAction,
+    NameTrump,
+    Pass,
+    Play,
+    PlayChoice,
+    Rob,
+    RobChoice,
+    TrumpChoice,
+)
+from .cards import NUM_CARDS, TRUMP_TABLES, Card, TrumpTable
+from .chance import DeckSource
+from .profile import RuleProfile
+
+BID, TRUMP, ROB, PLAY, DONE = "bid", "trump", "rob", "play", "done"
+TRICKS_PER_DEAL = 6
+
+
+class Trick:
+    """Cards played to one trick: ``plays`` holds (seat, top card, under cards)."""
+
+    __slots__ = ("leader", "plays", "winner")
+
+    def __init__(self, leader: int) -> None:
+        self.leader = leader
+        self.plays: list[tuple[int, Card, tuple[Card, ...]]] = []
+        self.winner: int | None = None
+
+
+class Deal:
+    """All state of one deal. Read its attributes; change it only via ``apply``."""
+
+    def __init__(
+        self,
+        profile: RuleProfile,
+        index: int,
+        dealer: int,
+        scores_before: Sequence[int],
+        source: DeckSource,
+    ) -> None:
+        self.profile = profile
+        self.index = index
+        self.dealer = dealer
+        self.scores_before = (scores_before[0], scores_before[1])
+        self._source = source
+        deck = source.deck(index)
+        if len(deck) != NUM_CARDS or len(set(deck)) != NUM_CARDS:
+            raise ValueError(f"deck of deal {index} is not a permutation of the 52 cards")
+        self.deck: tuple[Card, ...] = tuple(deck)
+        self.origin = source.origin(index)
+        # ``events`` is the replayable log: ("act", seat, action, forced) and
+        # ("reshuffle", j, new stock order).
+        self.events: list[tuple] = []
+        order = [(dealer + 1 + i) % 4 for i in range(4)]
+        self._order = order
+        hands: list[list[Card]] = [[], [], [], []]
+        pos = 0
+        for _ in range(3):
+            for s in order:
+                hands[s].extend(deck[pos : pos + 3])
+                pos += 3
+        self.hands = hands
+        self.dealt: tuple[tuple[Card, ...], ...] = tuple(tuple(h) for h in hands)
+        self.stock: list[Card] = list(deck[pos:])
+        self.pile: list[Card] = []
+        self.reshuffles = 0
+        self.bids: list[tuple[int, int, bool]] = []  # (seat, amount or 0 for pass, forced)
+        self.high = 0
+        self.maker: int | None = None
+        self.trump: int | None = None
+        self.table: TrumpTable | None = None
+        self.discarded: list[list[Card]] = [[], [], [], []]
+        self.received: list[list[Card]] = [[], [], [], []]
+        self.rob_stock: tuple[Card, ...] = ()
+        self.rob_taken: tuple[Card, ...] = ()
+        self.blind: tuple[Card, ...] = ()
+        self.tricks: list[Trick] = []
+        self.low_holder: int | None = None
+        self.points: tuple[int, int] | None = None
+        self.made: bool | None = None
+        self.scores_after: tuple[int, int] | None = None
+        self.phase = BID
+        self.to_act: int = order[0]
+        self._choice: Choice | None = None
+        self._pointless: frozenset[Card] = frozenset()
+        self._card_points: tuple[int, ...] = ()
+        self._advance()
+
+    # -- public interface ------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.phase == DONE
+
+    @property
+    def choice(self) -> Choice:
+        """The pending decision; only valid while the deal is not done."""
+        if self._choice is None:
+            raise RuntimeError("the deal is over: there is no decision to make")
+        return self._choice
+
+    def apply(self, action: Action) -> None:
+        """Apply the acting seat's action, or raise IllegalAction unchanged."""
+        choice = self._choice
+        if choice is None:
+            raise RuntimeError("the deal is over: there is no decision to make")
+        if not choice.is_legal(action):
+            raise IllegalAction(action, choice)
+        self.events.append(("act", choice.seat, action, False))
+        if self.phase == PLAY:
+            self._play(choice.seat, action)  # type: ignore[arg-type]
+        else:
+            self._do(choice.seat, action, False)
+        self._advance()
+
+    @property
+    def bidders(self) -> int | None:
+        return None if self.maker is None else self.maker % 2
+
+    # -- the machine -----------------------------------------------------
+    def _advance(self) -> None:
+        """Find the next real decision, applying forced ones on the way."""
+        while True:
+            phase = self.phase
+            if phase == PLAY:
+                choice: Choice = self._play_choice()
+                if len(choice.cards) > 1 or choice.under_count:  # type: ignore[attr-defined]
+                    self._choice = choice
+                    return
+                action: Action = Play(choice.cards[0])  # type: ignore[attr-defined]
+                self.events.append(("act", choice.seat, action, True))
+                self._play(choice.seat, action)  # type: ignore[arg-type]
+                continue
+            if phase == DONE:
+                self._choice = None
+                return
+            choice = self._make_choice()
+            only = choice.only()
+            if only is None:
+                self._choice = choice
+                return
+            self.events.append(("act", choice.seat, only, True))
+            self._do(choice.seat, only, True)
+
+    def _make_choice(self) -> Choice:
+        phase = self.phase
+        if phase == BID:
+            p = self.profile
+            seat = self.to_act
+            if seat == self.dealer and self.high == 0:
+                return BidChoice(seat, (p.dealer_forced_bid,), can_pass=False)  # type: ignore[arg-type]
+            lo = max(self.high + 1, p.min_bid)
+            return BidChoice(seat, tuple(range(lo, p.max_bid + 1)), can_pass=True)
+        if phase == TRUMP:
+            return TrumpChoice(self.to_act)
+        return self._rob_choice()
+
+    def _do(self, seat: int, action: Action, forced: bool) -> None:
+        """Apply a bid, trump or rob (card play goes straight to ``_play``)."""
+        phase = self.phase
+        if phase == BID:
+            if isinstance(action, Pass):
+                self.bids.append((seat, 0, forced))
+            else:
+                self.bids.append((seat, action.amount, forced))  # type: ignore[union-attr]
+                self.high = action.amount  # type: ignore[union-attr]
+                self.maker = seat
+            if seat == self.dealer:
+                self.phase = TRUMP
+                self.to_act = self.maker  # type: ignore[assignment]
+            else:
+                self.to_act = (seat + 1) % 4
+        elif phase == TRUMP:
+            self._name_trump(action.suit)  # type: ignore[union-attr]
+        else:
+            self._rob(action.take)  # type: ignore[union-attr]
+
+    def _draw_reshuffled(self) -> None:
+        """Turn the discard pile into the stock (RULES 5.3)."""
+        if not self.pile:
+            raise RuntimeError("internal: the discard pile is empty but cards are needed")
+        j = self.reshuffles
+        new_stock = self._source.reshuffle(self.index, j, self.pile)
+        if sorted(new_stock) != sorted(self.pile):
+            raise ValueError(f"reshuffle {j} of deal {self.index} is not a permutation of the discard pile")
+        self.events.append(("reshuffle", j, tuple(new_stock)))
+        self.reshuffles = j + 1
+        self.pile = []
+        self.stock = list(new_stock)
+
+    def _name_trump(self, suit: int) -> None:
+        self.trump = suit
+        table = self.table = TRUMP_TABLES[suit]
+        self._card_points = self.profile.point_table(suit)
+        self._pointless = self.profile.pointless_trumps(suit)
+        is_trump = table.is_trump
+        for s in range(4):
+            hand = self.hands[s]
+            keep = [c for c in hand if is_trump[c]]
+            gone = [c for c in hand if not is_trump[c]]
+            self.hands[s] = keep
+            self.discarded[s] = gone
+            self.pile.extend(gone)
+        size = self.profile.hand_size
+        for s in self._order[:3]:
+            hand = self.hands[s]
+            need = size - len(hand)
+            while need > 0:
+                if not self.stock:
+                    self._draw_reshuffled()
+                got = self.stock[:need]
+                del self.stock[:need]
+                hand.extend(got)
+                self.received[s].extend(got)
+                need -= len(got)
+        self.phase = ROB
+        self.to_act = self.dealer
+
+    def _rob_choice(self) -> RobChoice:
+        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        stock = tuple(self.stock)
+        must = tuple(c for c in stock if is_trump[c])
+        cands = tuple(c for c in stock if not is_trump[c])
+        short = self.profile.hand_size - len(self.hands[self.dealer]) - len(must)
+        count = min(max(0, short), len(cands))
+        return RobChoice(self.dealer, stock, must, cands, count)
+
+    def _rob(self, take: tuple[Card, ...]) -> None:
+        dealer = self.dealer
+        self.rob_stock = tuple(self.stock)
+        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        taken = tuple(c for c in self.stock if is_trump[c]) + tuple(take)
+        self.rob_taken = taken
+        hand = self.hands[dealer]
+        hand.extend(taken)
+        self.received[dealer].extend(taken)
+        self.stock = [c for c in self.stock if c not in taken]
+        short = self.profile.hand_size - len(hand)
+        if short > 0:  # the whole stock was not enough: blind from the discards (RULES 5.4)
+            self.stock = []
+            self._draw_reshuffled()
+            blind = tuple(self.stock[:short])
+            del self.stock[:short]
+            self.blind = blind
+            hand.extend(blind)
+            self.received[dealer].extend(blind)
+        self.phase = PLAY
+        low = self.profile.low_card(self.trump)  # type: ignore[arg-type]
+        self.low_holder = next(s for s in range(4) if low in self.hands[s])
+        self.tricks.append(Trick(self.maker))  # type: ignore[arg-type]
+        self.to_act = self.maker  # type: ignore[assignment]
+
+    def _play_choice(self) -> PlayChoice:
+        seat = self.to_act
+        hand = self.hands[seat]
+        plays = self.tricks[-1].plays
+        legal = hand
+        if plays:
+            table = self.table
+            esuit = table.esuit  # type: ignore[union-attr]
+            led = esuit[plays[0][1]]
+            trump = self.trump
+            if led == trump:
+                legal = [c for c in hand if esuit[c] == trump] or hand
+            else:
+                candidates = [c for c in hand if esuit[c] == led or esuit[c] == trump]
+                for c in candidates:
+                    if esuit[c] == led:  # can follow: the suit or a trump
+                        legal = candidates
+                        break
+        if len(self.tricks) > 1 or len(hand) <= 6:
+            return PlayChoice(seat, tuple(legal))
+        n_under = len(hand) - 6
+        pointless = self._pointless
+        pool = tuple(c for c in hand if c in pointless)
+        tops = tuple(c for c in legal if len(pool) - (c in pointless) >= n_under)
+        return PlayChoice(seat, tops, n_under, pool)
+
+    def _play(self, seat: int, action: Play) -> None:
+        hand = self.hands[seat]
+        hand.remove(action.card)
+        for c in action.under:
+            hand.remove(c)
+        trick = self.tricks[-1]
+        plays = trick.plays
+        plays.append((seat, action.card, action.under))
+        if len(plays) < 4:
+            self.to_act = (seat + 1) % 4
+            return
+        table = self.table
+        power = table.power  # type: ignore[union-attr]
+        esuit = table.esuit  # type: ignore[union-attr]
+        led = esuit[plays[0][1]]
+        # Trumps beat everything (by power); otherwise the highest card of the led suit.
+        winner, best = -1, -1
+        for s, c, _ in plays:
+            strength = 100 + power[c] if power[c] >= 0 else (c % 13 if esuit[c] == led else -1)
+            if strength > best:
+                winner, best = s, strength
+        trick.winner = winner
+        if len(self.tricks) < TRICKS_PER_DEAL:
+            self.tricks.append(Trick(winner))
+            self.to_act = winner
+        else:
+            self._score()
+
+    def _score(self) -> None:
+        pts = [0, 0]
+        card_points = self._card_points
+        low = self.profile.low_card(self.trump)  # type: ignore[arg-type]
+        low_to_holder = self.profile.low_goes_to == "holder"
+        for trick in self.tricks:
+            side = trick.winner % 2  # type: ignore[operator]
+            for _, card, under in trick.plays:
+                for c in (card, *under):
+                    if c == low and low_to_holder:
+                        pts[self.low_holder % 2] += card_points[c]  # type: ignore[operator]
+                    else:
+                        pts[side] += card_points[c]
+        self.points = (pts[0], pts[1])
+        b = self.maker % 2  # type: ignore[operator]
+        d = 1 - b
+        bid = self.high
+        made = pts[b] >= bid
+        self.made = made
+        delta = [0, 0]
+        if self.profile.scoring == "standard":
+            delta[d] = pts[d]
+            delta[b] = pts[b] if made else -bid
+        else:  # difference scoring (foster1897 and relatives)
+            if made:
+                diff = pts[b] - pts[d]
+                if diff > 0:
+                    delta[b] = diff
+                else:
+                    delta[d] = -diff
+            else:
+                delta[d] = pts[d] + bid
+        self.scores_after = (self.scores_before[0] + delta[0], self.scores_before[1] + delta[1])
+        self.phase = DONE
+        self.to_act = -1

@@ -1,0 +1,100 @@
+"""Deal files: published sets of decks, the Cinch counterpart of an opening book.
+
+A deal file fixes the first dealer and the deck of each deal (top card
+first, after the cut), plus the key its discard reshuffles are drawn from,
+so the same benchmark deals are replayed for every pairing. A game that
+outlasts the file continues from its own seeded stream, and its records say
+so (``origin: "key-after-file"``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .cards import Card, cards_str, parse_cards
+from .chance import deck as keyed_deck
+from .chance import first_dealer as keyed_first_dealer
+from .chance import reshuffle as keyed_reshuffle
+
+DEALFILE_FORMAT = "cinch-deals"
+DEALFILE_VERSION = 1
+
+
+class FileDeal(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    deck: list[str] = Field(description="52 cards, top first")
+    reshuffle_key: str = Field(description="reshuffle j of deal k is F(reshuffle_key, k, j)")
+
+    @field_validator("deck")
+    @classmethod
+    def _full_deck(cls, v: list[str]) -> list[str]:
+        cards = parse_cards(v)
+        if len(cards) != 52 or len(set(cards)) != 52:
+            raise ValueError("a deck must hold each of the 52 cards exactly once")
+        return v
+
+
+class DealFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    format: str = DEALFILE_FORMAT
+    version: int = DEALFILE_VERSION
+    first_dealer: int = Field(ge=0, le=3)
+    deals: list[FileDeal] = Field(min_length=1)
+
+    @field_validator("format")
+    @classmethod
+    def _format(cls, v: str) -> str:
+        if v != DEALFILE_FORMAT:
+            raise ValueError(f"not a deal file (format {v!r}, expected {DEALFILE_FORMAT!r})")
+        return v
+
+    @field_validator("version")
+    @classmethod
+    def _version(cls, v: int) -> int:
+        if v != DEALFILE_VERSION:
+            raise ValueError(f"deal file version {v} is not supported (reads {DEALFILE_VERSION})")
+        return v
+
+    @classmethod
+    def from_key(cls, key: object, n: int) -> "DealFile":
+        """Export the first ``n`` deals of a key's seeded stream."""
+        return cls(
+            first_dealer=keyed_first_dealer(str(key)),
+            deals=[FileDeal(deck=cards_str(keyed_deck(str(key), k)), reshuffle_key=str(key)) for k in range(n)],
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> "DealFile":
+        return cls.model_validate(json.loads(Path(path).read_text()))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.model_dump_json(indent=1) + "\n")
+
+
+class FileSource:
+    """Decks from a deal file; past its end, the game's own key takes over."""
+
+    def __init__(self, dealfile: DealFile, key: object) -> None:
+        self.file = dealfile
+        self.key = str(key)
+        self._decks = [parse_cards(d.deck) for d in dealfile.deals]
+
+    def first_dealer(self) -> int:
+        return self.file.first_dealer
+
+    def deck(self, k: int) -> list[Card]:
+        if k < len(self._decks):
+            return list(self._decks[k])
+        return keyed_deck(self.key, k)
+
+    def reshuffle(self, k: int, j: int, pile: Sequence[Card]) -> list[Card]:
+        if k < len(self._decks):
+            return keyed_reshuffle(self.file.deals[k].reshuffle_key, k, j, pile)
+        return keyed_reshuffle(self.key, k, j, pile)
+
+    def origin(self, k: int) -> str:
+        return "file" if k < len(self._decks) else "key-after-file"

@@ -1,0 +1,114 @@
+"""A game: deal after deal until the end rules of RULES.md section 8.
+
+Two formats share this class: ``target`` (play to the profile's target with
+"bidder goes out"; a deal cap ends a runaway game as unfinished) and a fixed
+number of deals (``fixed_deals``), where section 8 is ignored and the side
+with the larger score change wins (equal is a draw).
+"""
+
+from __future__ import annotations
+
+from .actions import Action, Choice
+from .chance import DeckSource, KeyedSource
+from .deal import Deal
+from .profile import RuleProfile
+
+DEFAULT_MAX_DEALS = 200
+
+
+class Game:
+    def __init__(
+        self,
+        profile: RuleProfile | None = None,
+        key: object = 0,
+        source: DeckSource | None = None,
+        max_deals: int = DEFAULT_MAX_DEALS,
+        fixed_deals: int | None = None,
+    ) -> None:
+        self.profile = profile or RuleProfile()
+        self.source: DeckSource = source if source is not None else KeyedSource(key)
+        self.key = getattr(self.source, "key", str(key))
+        if max_deals < 1:
+            raise ValueError("max_deals must be at least 1")
+        if fixed_deals is not None and fixed_deals < 1:
+            raise ValueError("fixed_deals must be at least 1")
+        self.max_deals = max_deals
+        self.fixed_deals = fixed_deals
+        self.first_dealer = self.source.first_dealer()
+        self.scores: tuple[int, int] = (0, 0)
+        self.deals: list[Deal] = []
+        self.over = False
+        self.winner: int | None = None  # side 0 (seats 0+2) or 1 (seats 1+3)
+        self.end_reason: str | None = None  # target, bidder_out, deals, cap
+        self._start_deal()
+
+    @property
+    def deal(self) -> Deal:
+        return self.deals[-1]
+
+    @property
+    def unfinished(self) -> bool:
+        return self.end_reason == "cap"
+
+    @property
+    def to_act(self) -> int:
+        return -1 if self.over else self.deals[-1].to_act
+
+    @property
+    def choice(self) -> Choice:
+        if self.over:
+            raise RuntimeError("the game is over: there is no decision to make")
+        return self.deals[-1].choice
+
+    def apply(self, action: Action) -> None:
+        if self.over:
+            raise RuntimeError("the game is over: no action can be applied")
+        deal = self.deals[-1]
+        deal.apply(action)
+        if deal.done:
+            self._end_deal(deal)
+
+    def _start_deal(self) -> None:
+        k = len(self.deals)
+        deal = Deal(self.profile, k, (self.first_dealer + k) % 4, self.scores, self.source)
+        self.deals.append(deal)
+        if deal.done:  # cannot happen in pagat62 (naming trump is a choice); kept total
+            self._end_deal(deal)
+
+    def _end_deal(self, deal: Deal) -> None:
+        before = deal.scores_before
+        after = deal.scores_after
+        assert after is not None
+        self.scores = after
+        n = len(self.deals)
+        if self.fixed_deals is not None:
+            if n >= self.fixed_deals:
+                self._finish("deals", None if after[0] == after[1] else (0 if after[0] > after[1] else 1))
+                return
+        else:
+            p = self.profile
+            thr = p.deciding_threshold
+            if before[0] >= thr and before[1] >= thr and deal.made:
+                self._finish("bidder_out", deal.bidders)
+                return
+            reached = [after[0] >= p.target, after[1] >= p.target]
+            if reached[0] != reached[1]:
+                self._finish("target", 0 if reached[0] else 1)
+                return
+        if n >= self.max_deals:
+            self._finish("cap", None)
+            return
+        self._start_deal()
+
+    def _finish(self, reason: str, winner: int | None) -> None:
+        self.over = True
+        self.end_reason = reason
+        self.winner = winner
+
+    def view(self, seat: int) -> "View":
+        """What ``seat`` knows now (RULES 9), including earlier deals' outcomes."""
+        previous = tuple(summarize(d) for d in self.deals[:-1])
+        return deal_view(self.deals[-1], seat, previous)
+
+
+from .view import View, deal_view, summarize  # noqa: E402  (view imports deal, not game)

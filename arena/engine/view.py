@@ -1,0 +1,173 @@
+"""What one seat may know (RULES.md section 9), and nothing more.
+
+A view is built from the deal on demand, only from fields the seat has
+seen: its own cards, public counts, the bidding, played cards, and (for the
+dealer) the stock it robbed. The information-hiding property test checks
+every card a view names against what the seat could have seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import SUITS, Card, card_str, cards_str
+from .deal import BID, DONE, PLAY, ROB, Deal
+
+
+@dataclass(frozen=True, slots=True)
+class TrickView:
+    leader: int
+    plays: tuple[tuple[int, Card, tuple[Card, ...]], ...]
+    winner: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DealSummary:
+    """The public outcome of a finished deal."""
+
+    index: int
+    dealer: int
+    maker: int
+    bid: int
+    trump: int
+    points: tuple[int, int]
+    made: bool
+    scores_after: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    seat: int
+    partner: int
+    dealer: int
+    deal_index: int
+    phase: str
+    scores: tuple[int, int]  # before this deal; side 0 = seats 0+2, side 1 = seats 1+3
+    hand: tuple[Card, ...]
+    dealt: tuple[Card, ...]
+    discarded: tuple[Card, ...]
+    received: tuple[Card, ...]
+    bids: tuple[tuple[int, int, bool], ...]  # (seat, amount or 0 for pass, forced)
+    maker: int | None
+    bid: int | None
+    trump: int | None
+    discard_counts: tuple[int, int, int, int]
+    receive_counts: tuple[int, int, int, int]
+    reshuffles: int
+    rob_stock: tuple[Card, ...] | None  # dealer only
+    rob_taken: tuple[Card, ...] | None  # dealer only
+    tricks: tuple[TrickView, ...]
+    previous: tuple[DealSummary, ...]
+    points: tuple[int, int] | None  # once the deal is over
+    scores_after: tuple[int, int] | None
+
+    def cards_named(self) -> set[Card]:
+        """Every card this view mentions (used to audit information hiding)."""
+        out = set(self.hand) | set(self.dealt) | set(self.discarded) | set(self.received)
+        out |= set(self.rob_stock or ()) | set(self.rob_taken or ())
+        for t in self.tricks:
+            for _, c, under in t.plays:
+                out.add(c)
+                out.update(under)
+        return out
+
+    def to_dict(self) -> dict:
+        """JSON form with cards as text, as sent to bots."""
+        return {
+            "seat": self.seat,
+            "partner": self.partner,
+            "dealer": self.dealer,
+            "deal_index": self.deal_index,
+            "phase": self.phase,
+            "scores": list(self.scores),
+            "hand": cards_str(self.hand),
+            "dealt": cards_str(self.dealt),
+            "discarded": cards_str(self.discarded),
+            "received": cards_str(self.received),
+            "bids": [{"seat": s, "amount": a, "forced": f} for s, a, f in self.bids],
+            "maker": self.maker,
+            "bid": self.bid,
+            "trump": None if self.trump is None else SUITS[self.trump],
+            "discard_counts": list(self.discard_counts),
+            "receive_counts": list(self.receive_counts),
+            "reshuffles": self.reshuffles,
+            "rob_stock": None if self.rob_stock is None else cards_str(self.rob_stock),
+            "rob_taken": None if self.rob_taken is None else cards_str(self.rob_taken),
+            "tricks": [
+                {
+                    "leader": t.leader,
+                    "plays": [
+                        {"seat": s, "card": card_str(c), **({"under": cards_str(u)} if u else {})}
+                        for s, c, u in t.plays
+                    ],
+                    "winner": t.winner,
+                }
+                for t in self.tricks
+            ],
+            "previous": [
+                {
+                    "index": d.index,
+                    "dealer": d.dealer,
+                    "maker": d.maker,
+                    "bid": d.bid,
+                    "trump": SUITS[d.trump],
+                    "points": list(d.points),
+                    "made": d.made,
+                    "scores_after": list(d.scores_after),
+                }
+                for d in self.previous
+            ],
+            "points": None if self.points is None else list(self.points),
+            "scores_after": None if self.scores_after is None else list(self.scores_after),
+        }
+
+
+def summarize(deal: Deal) -> DealSummary:
+    assert deal.phase == DONE
+    return DealSummary(
+        deal.index,
+        deal.dealer,
+        deal.maker,  # type: ignore[arg-type]
+        deal.high,
+        deal.trump,  # type: ignore[arg-type]
+        deal.points,  # type: ignore[arg-type]
+        bool(deal.made),
+        deal.scores_after,  # type: ignore[arg-type]
+    )
+
+
+def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> View:
+    rob_stock: tuple[Card, ...] | None = None
+    rob_taken: tuple[Card, ...] | None = None
+    if seat == deal.dealer:
+        if deal.phase == ROB:  # the dealer looks through the stock to decide
+            rob_stock, rob_taken = tuple(deal.stock), ()
+        elif deal.phase in (PLAY, DONE):
+            rob_stock, rob_taken = deal.rob_stock, deal.rob_taken
+    bidding_over = deal.phase != BID
+    done = deal.phase == DONE
+    return View(
+        seat=seat,
+        partner=(seat + 2) % 4,
+        dealer=deal.dealer,
+        deal_index=deal.index,
+        phase=deal.phase,
+        scores=deal.scores_before,
+        hand=tuple(deal.hands[seat]),
+        dealt=deal.dealt[seat],
+        discarded=tuple(deal.discarded[seat]),
+        received=tuple(deal.received[seat]),
+        bids=tuple(deal.bids),
+        maker=deal.maker if bidding_over else None,
+        bid=deal.high if bidding_over else None,
+        trump=deal.trump,
+        discard_counts=tuple(len(d) for d in deal.discarded),  # type: ignore[arg-type]
+        receive_counts=tuple(len(r) for r in deal.received),  # type: ignore[arg-type]
+        reshuffles=deal.reshuffles,
+        rob_stock=rob_stock,
+        rob_taken=rob_taken,
+        tricks=tuple(TrickView(t.leader, tuple(t.plays), t.winner) for t in deal.tricks),
+        previous=previous,
+        points=deal.points if done else None,
+        scores_after=deal.scores_after if done else None,
+    )

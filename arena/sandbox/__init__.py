@@ -1,0 +1,25 @@
+"""Sandbox layer: how a bot command becomes a contained process.
+
+Knows nothing of Cinch or of the message protocol; see docs/sandbox.md.
+"""
+
+from .bench import measure_round_trip, measure_start
+from .bwrap import check_bwrap, find_bwrap
+from .errors import (
+    BotExited,
+    BotFault,
+    HarnessError,
+    LineTooLong,
+    ReadTimeout,
+    SandboxError,
+    SandboxUnavailable,
+    WriteTimeout,
+)
+from .limits import Level, Limits
+from .process import BotProcess, launch
+
+__all__ = [
+    "BotExited", "BotFault", "BotProcess", "HarnessError", "Level", "Limits",
+    "LineTooLong", "ReadTimeout", "SandboxError", "SandboxUnavailable", "WriteTimeout",
+    "check_bwrap", "find_bwrap", "launch", "measure_round_trip", "measure_start",
+]

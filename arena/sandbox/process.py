@@ -1,0 +1,536 @@
+"""Launching a bot command as a contained process and talking to it in lines.
+
+The hot path (write_line / read_line) is a couple of syscalls on raw pipe
+fds with our own line buffer: no threads, no cgroup writes per message.
+Stderr is drained by one small thread per bot so a chatty bot can never
+block on a full stderr pipe while we wait on its stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from . import bwrap as bw
+from . import proctree
+from .cgroup import BotCgroup, parent_dirs
+from .errors import BotExited, HarnessError, LineTooLong, ReadTimeout, WriteTimeout
+from .limits import Level, Limits
+
+_READ_CHUNK = 65536
+_POLLIN = select.POLLIN | select.POLLHUP | select.POLLERR
+_DEFAULT_LANG = "C.UTF-8"
+
+
+def default_scratch_root() -> Path:
+    """Harness-owned folder holding every launch's scratch dir (mode 0700)."""
+    root = Path(tempfile.gettempdir()) / f"cinch-arena-scratch-{os.geteuid()}"
+    root.mkdir(mode=0o700, exist_ok=True)
+    return root
+
+
+def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
+    """Resolve argv[0] on the harness's PATH so every level runs the same program."""
+    if not argv:
+        raise ValueError("empty bot command")
+    argv = [str(a) for a in argv]
+    exe = argv[0]
+    if "/" not in exe:
+        found = shutil.which(exe)
+        if found is None:
+            raise HarnessError(f"bot command {exe!r} not found on PATH")
+        argv[0] = os.path.abspath(found)
+    elif not os.path.isabs(exe):
+        if not os.path.exists(os.path.join(bot_dir, exe)):
+            raise HarnessError(f"bot command {exe!r} not found in {bot_dir}")
+    elif not os.path.exists(exe):
+        raise HarnessError(f"bot command {exe!r} does not exist")
+    return argv
+
+
+def _prlimit_args(limits: Limits, cgroup: BotCgroup | None) -> list[str]:
+    """rlimits as a `prlimit` prefix: set in the child by exec, never via preexec_fn."""
+    opts: list[str] = []
+    if limits.memory_bytes is not None and not (cgroup and cgroup.has("memory")):
+        opts.append(f"--data={limits.memory_bytes}")
+    if limits.file_size_bytes is not None:
+        opts.append(f"--fsize={limits.file_size_bytes}")
+    if limits.cpu_seconds is not None:
+        opts.append(f"--cpu={limits.cpu_seconds}")
+    if limits.open_files is not None:
+        opts.append(f"--nofile={limits.open_files}")
+    if limits.max_processes is not None and not (cgroup and cgroup.has("pids")) and os.geteuid() != 0:
+        opts.append(f"--nproc={limits.max_processes}")  # useless for uid 0, hence the guard
+    if not opts:
+        return []
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        raise HarnessError("prlimit (util-linux) is needed to apply limits but was not found")
+    return [prlimit, *opts, "--"]
+
+
+class _StderrSink(threading.Thread):
+    """Keeps the first `keep` bytes of a stream, counts and discards the rest."""
+
+    def __init__(self, fd: int, keep: int) -> None:
+        super().__init__(name=f"bot-stderr-{fd}", daemon=True)
+        self._fd = fd
+        self._keep = keep
+        self.data = bytearray()
+        self.dropped = 0
+
+    def run(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._fd, _READ_CHUNK)
+            except OSError:
+                return
+            if not chunk:
+                return
+            room = self._keep - len(self.data)
+            if room > 0:
+                self.data += chunk[:room]
+            self.dropped += max(0, len(chunk) - max(room, 0))
+
+
+class BotProcess:
+    """One running bot. Create with `launch()`; always `close()` it (or use `with`)."""
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        *,
+        level: Level,
+        limits: Limits,
+        scratch_dir: Path,
+        cgroup: BotCgroup | None,
+        status_fd: int | None,
+        started_at: float,
+    ) -> None:
+        self._popen = popen
+        self.level = level
+        self.limits = limits
+        self.scratch_dir = scratch_dir
+        self.cgroup = cgroup
+        self.started_at = started_at
+        self.ready_at: float | None = None
+        self.sandbox_pid: int | None = None
+        self._pidfd: int | None = None
+        self._status_fd = status_fd
+        self._status_buf = b""
+        assert popen.stdin and popen.stdout and popen.stderr
+        self._in_fd = popen.stdin.fileno()
+        self._out_fd = popen.stdout.fileno()
+        os.set_blocking(self._in_fd, False)
+        self._buf = bytearray()
+        self._scan_from = 0
+        self._poison: str | None = None
+        self._in_poll = select.poll()
+        self._in_poll.register(self._out_fd, _POLLIN)
+        self._out_poll = select.poll()
+        self._out_poll.register(self._in_fd, select.POLLOUT | select.POLLERR)
+        self._stderr = _StderrSink(popen.stderr.fileno(), limits.stderr_bytes)
+        self._stderr.start()
+        self._paused = False
+        self._closed = False
+
+    # ----------------------------------------------------------------- info
+    @property
+    def pid(self) -> int:
+        """Host pid of the process we spawned (bwrap at level bwrap, else the bot)."""
+        return self._popen.pid
+
+    @property
+    def exit_status(self) -> int | None:
+        """Exit code once the process ended (negative: killed by that signal), else None."""
+        return self._popen.poll()
+
+    @property
+    def stderr_dropped(self) -> int:
+        """Stderr bytes discarded beyond `limits.stderr_bytes`."""
+        return self._stderr.dropped
+
+    def stderr_bytes(self) -> bytes:
+        return bytes(self._stderr.data)
+
+    def stderr_text(self) -> str:
+        """Kept stderr, decoded leniently (bots may write anything)."""
+        return self._stderr.data.decode("utf-8", "replace")
+
+    def memory_limit_hit(self) -> bool:
+        """True if the cgroup memory limit was reached at least once."""
+        return bool(self.cgroup and self.cgroup.oom_killed())
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the process to end on its own; subprocess.TimeoutExpired if it doesn't."""
+        return self._popen.wait(timeout)
+
+    # ------------------------------------------------------------------ I/O
+    def write_line(self, data: bytes | str, timeout: float = 5.0) -> None:
+        """Send one line (a newline is appended if missing).
+
+        Raises BotExited if the bot closed stdin, WriteTimeout if it does not
+        drain its pipe in time.
+        """
+        if isinstance(data, str):
+            data = data.encode()
+        if not data.endswith(b"\n"):
+            data += b"\n"
+        view = memoryview(data)
+        deadline: float | None = None
+        while view:
+            try:
+                n = os.write(self._in_fd, view)
+                view = view[n:]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ValueError, OSError) as exc:
+                raise BotExited(f"bot closed its stdin: {exc}", self._status_soon()) from exc
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + timeout
+            if now >= deadline or not self._out_poll.poll(max(0.0, deadline - now) * 1000):
+                raise WriteTimeout(f"bot did not read its input within {timeout:.3f}s")
+
+    def read_line(self, timeout: float) -> bytes:
+        """Next line from the bot's stdout, without its newline.
+
+        Raises ReadTimeout (nothing complete within `timeout` seconds),
+        BotExited (stdout closed) or LineTooLong (over `limits.max_line_bytes`;
+        the stream is then unusable and further reads raise it again).
+        """
+        if self._poison is not None:
+            raise LineTooLong(self._poison, self.limits.max_line_bytes)
+        limit = self.limits.max_line_bytes
+        buf = self._buf
+        deadline: float | None = None
+        while True:
+            i = buf.find(b"\n", self._scan_from)
+            if i >= 0:
+                if i > limit:
+                    return self._oversize(i)
+                line = bytes(buf[:i])
+                del buf[: i + 1]
+                self._scan_from = 0
+                return line
+            if len(buf) > limit:
+                return self._oversize(len(buf))
+            self._scan_from = len(buf)
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + timeout
+            remaining = deadline - now
+            if remaining <= 0 or not self._in_poll.poll(remaining * 1000):
+                raise ReadTimeout(f"no line from bot within {timeout:.3f}s")
+            chunk = os.read(self._out_fd, _READ_CHUNK)
+            if not chunk:
+                raise BotExited("bot closed its stdout", self._status_soon())
+            buf += chunk
+
+    def _oversize(self, size: int) -> bytes:
+        self._poison = f"bot line of at least {size} bytes exceeds limit {self.limits.max_line_bytes}"
+        self._buf.clear()
+        raise LineTooLong(self._poison, self.limits.max_line_bytes)
+
+    def _status_soon(self, grace: float = 0.05) -> int | None:
+        """Exit status if the process ends within `grace` seconds (EOF usually precedes exit)."""
+        try:
+            return self._popen.wait(grace)
+        except subprocess.TimeoutExpired:
+            return None
+
+    # ------------------------------------------------------------ CPU, pause
+    def cpu_time(self) -> float:
+        """CPU seconds used so far by the bot's whole process tree.
+
+        From cgroup cpuacct when available (includes the few ms bwrap itself
+        spends starting), else a /proc scan of the live tree.
+        """
+        if self.cgroup and self.cgroup.has("cpuacct"):
+            return self.cgroup.cpu_time()
+        root = self.sandbox_pid or self.pid
+        return proctree.tree_cpu_seconds(root)
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def pause(self, wait: bool = False) -> None:
+        """Stop the whole tree from running (cgroup freezer, else SIGSTOP of the tree)."""
+        if self._paused or self._closed:
+            return
+        if self.cgroup and self.cgroup.has("freezer"):
+            self.cgroup.freeze(wait=wait)
+        else:
+            self._signal_tree(signal.SIGSTOP)
+        self._paused = True
+
+    def resume(self) -> None:
+        """Undo `pause()`."""
+        if not self._paused or self._closed:
+            return
+        if self.cgroup and self.cgroup.has("freezer"):
+            self.cgroup.thaw()
+        else:
+            self._signal_tree(signal.SIGCONT)
+        self._paused = False
+
+    def _signal_tree(self, sig: signal.Signals) -> None:
+        if self.level is Level.BWRAP and self.sandbox_pid:
+            proctree.signal_tree(self.sandbox_pid, sig)
+        else:
+            try:
+                os.killpg(self.pid, sig)
+            except ProcessLookupError:
+                pass
+            if self.level is not Level.NONE:
+                proctree.signal_tree(self.pid, sig)
+
+    # ------------------------------------------------------------ ending
+    def kill(self) -> None:
+        """Kill the whole tree and reap it. Idempotent; same as close()."""
+        self.close()
+
+    def close(self) -> None:
+        """Kill and reap every process of the bot, remove its cgroups and scratch dir. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        errors: list[str] = []
+        try:
+            self._kill_tree()
+        except Exception as exc:  # noqa: BLE001 - keep cleaning up
+            errors.append(f"kill: {exc}")
+        for f in (self._popen.stdin, self._popen.stdout):
+            try:
+                if f:
+                    f.close()
+            except OSError:
+                pass
+        self._stderr.join(timeout=1.0)
+        if not self._stderr.is_alive() and self._popen.stderr:
+            self._popen.stderr.close()
+        for fd in (self._status_fd, self._pidfd):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        if self.cgroup:
+            try:
+                self.cgroup.destroy()
+            except HarnessError as exc:
+                errors.append(str(exc))
+        shutil.rmtree(self.scratch_dir, ignore_errors=True)
+        if errors:
+            raise HarnessError("; ".join(errors))
+
+    def _kill_tree(self) -> None:
+        popen = self._popen
+        if self._pidfd is not None:
+            # Killing the sandbox's init makes the kernel kill its whole pid
+            # namespace; bwrap then reaps it and exits by itself.
+            try:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                popen.wait(2.0)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.cgroup and self.cgroup.paths:
+            self.cgroup.kill_all()
+        elif popen.poll() is None or self.level is not Level.BWRAP:
+            try:
+                os.killpg(popen.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if popen.poll() is None:
+            try:
+                popen.kill()
+            except ProcessLookupError:
+                pass
+        try:
+            popen.wait(5.0)
+        except subprocess.TimeoutExpired as exc:
+            raise HarnessError(f"bot process {popen.pid} survived SIGKILL") from exc
+        self._paused = False
+
+    def __enter__(self) -> "BotProcess":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<BotProcess pid={self.pid} level={self.level.value} status={self.exit_status}>"
+
+    # -------------------------------------------------------- start-up sync
+    def _await_ready(self, timeout: float) -> None:
+        """Consume the readiness marker; HarnessError if the sandbox died first."""
+        deadline = time.monotonic() + timeout
+        while not self._buf:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._in_poll.poll(remaining * 1000):
+                raise HarnessError(f"sandbox did not become ready within {timeout}s")
+            chunk = os.read(self._out_fd, _READ_CHUNK)
+            if not chunk:
+                status = self._status_soon(2.0)
+                self._stderr.join(timeout=1.0)
+                raise HarnessError(
+                    f"sandbox failed before starting the bot (exit {status}): "
+                    f"{self.stderr_text().strip() or 'no message'}")
+            self._buf += chunk
+        self.ready_at = time.monotonic()
+        if self._buf[:1] != bw.READY_MARKER:
+            raise HarnessError(f"unexpected first byte from sandbox: {bytes(self._buf[:1])!r}")
+        del self._buf[:1]
+
+    def _read_sandbox_pid(self, timeout: float = 2.0) -> None:
+        """Take the sandbox init's pid from bwrap's --json-status-fd and hold a pidfd on it."""
+        assert self._status_fd is not None
+        deadline = time.monotonic() + timeout
+        decoder = json.JSONDecoder()
+        poller = select.poll()
+        poller.register(self._status_fd, _POLLIN)
+        while True:
+            text = self._status_buf.decode("utf-8", "replace").lstrip()
+            try:
+                doc, _ = decoder.raw_decode(text)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict) and "child-pid" in doc:
+                pid = int(doc["child-pid"])
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not poller.poll(remaining * 1000):
+                raise HarnessError("bwrap did not report its child pid")
+            chunk = os.read(self._status_fd, 4096)
+            if not chunk:
+                raise HarnessError("bwrap closed its status pipe without a child pid")
+            self._status_buf += chunk
+        pidfd = os.pidfd_open(pid)
+        # Guard against pid reuse: the pid must still be a child of our bwrap.
+        fields = proctree._stat_fields(pid)
+        if fields is None or int(fields[1]) != self.pid:
+            os.close(pidfd)
+            raise HarnessError(f"sandbox init {pid} vanished before it could be tracked")
+        self.sandbox_pid = pid
+        self._pidfd = pidfd
+
+
+def _base_env(level: Level, scratch: Path, extra: Mapping[str, str] | None) -> dict[str, str]:
+    """A cleared environment: PATH, LANG, HOME, TMPDIR, plus the caller's explicit extras."""
+    inside = level is Level.BWRAP
+    env = {
+        "PATH": bw.SANDBOX_PATH if inside else os.environ.get("PATH", bw.SANDBOX_PATH),
+        "LANG": os.environ.get("LANG", _DEFAULT_LANG),
+        "HOME": bw.SCRATCH_MOUNT if inside else str(scratch),
+        "TMPDIR": "/tmp" if inside else str(scratch),
+    }
+    if extra:
+        env.update({str(k): str(v) for k, v in extra.items()})
+    return env
+
+
+def launch(
+    argv: Sequence[str],
+    *,
+    bot_dir: str | os.PathLike[str],
+    level: Level | str = Level.BWRAP,
+    limits: Limits | None = None,
+    env: Mapping[str, str] | None = None,
+    scratch_root: str | os.PathLike[str] | None = None,
+    bwrap_path: str | os.PathLike[str] | None = None,
+    extra_ro_paths: Sequence[str | os.PathLike[str]] = (),
+    ready_timeout: float = 10.0,
+) -> BotProcess:
+    """Start `argv` in `bot_dir` at the given isolation level.
+
+    Returns once the sandbox is set up and the bot's exec is under way.
+    Raises SandboxUnavailable if `level` cannot run here, HarnessError for
+    any other failure before the bot starts (never a bot fault).
+    """
+    level = Level(level)
+    limits = limits or Limits()
+    bot_dir_s = os.path.realpath(bot_dir)
+    if not os.path.isdir(bot_dir_s):
+        raise HarnessError(f"bot folder {bot_dir_s!r} does not exist")
+    cmd = _resolve_command(argv, bot_dir_s)
+    bwrap_bin = bw.check_bwrap(bw.find_bwrap(bwrap_path)) if level is Level.BWRAP else None
+
+    root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
+    cgroup: BotCgroup | None = None
+    status_r = status_w = None
+    popen = None
+    try:
+        if level is not Level.NONE and parent_dirs():
+            cgroup = BotCgroup.create(limits)
+        join = cgroup.join_script() if cgroup and cgroup.paths else ""
+        pass_fds: tuple[int, ...] = ()
+        if level is Level.BWRAP:
+            assert bwrap_bin is not None
+            extra = [str(p) for p in extra_ro_paths]
+            if os.path.isabs(cmd[0]) and not cmd[0].startswith(bot_dir_s + os.sep):
+                cmd[0] = os.path.realpath(cmd[0])
+                dir_ = bw.install_dir(cmd[0])
+                if dir_:
+                    extra.insert(0, dir_)
+            status_r, status_w = os.pipe()
+            pass_fds = (status_w,)
+            full = bw.build_argv(bwrap_bin, cmd, bot_dir=bot_dir_s, scratch_dir=str(scratch),
+                                 extra_ro=extra, status_fd=status_w)
+            if join:
+                full = ["/bin/sh", "-c", join + ' && exec "$@"', "sh", *full]
+            full = _prlimit_args(limits, cgroup) + full
+        elif level is Level.RLIMIT:
+            steps = (join + " && " if join else "") + "printf '\\006' && exec \"$@\""
+            full = _prlimit_args(limits, cgroup) + ["/bin/sh", "-c", steps, "sh", *cmd]
+        else:
+            full = cmd
+        started = time.monotonic()
+        try:
+            popen = subprocess.Popen(
+                full, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                bufsize=0, cwd=bot_dir_s, env=_base_env(level, scratch, env),
+                start_new_session=True, pass_fds=pass_fds, close_fds=True)
+        except OSError as exc:
+            raise HarnessError(f"cannot start {full[0]!r}: {exc}") from exc
+        finally:
+            if status_w is not None:
+                os.close(status_w)
+    except BaseException:
+        if status_r is not None:
+            os.close(status_r)
+        if cgroup:
+            cgroup.destroy()
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    bot = BotProcess(popen, level=level, limits=limits, scratch_dir=scratch, cgroup=cgroup,
+                     status_fd=status_r, started_at=started)
+    try:
+        if level is not Level.NONE:
+            bot._await_ready(ready_timeout)
+        else:
+            bot.ready_at = started
+        if level is Level.BWRAP:
+            bot._read_sandbox_pid()
+    except BaseException:
+        try:
+            bot.close()
+        except HarnessError:
+            pass
+        raise
+    return bot

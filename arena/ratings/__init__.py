@@ -5,11 +5,12 @@ See docs/ratings.md for definitions.
 
 from .bt import RatingFitError, build_design, fit
 from .data import DRAW_FLAGS, FAULT_KINDS, BlockOutcome, GameOutcome
-from .report import (BotSummary, CrossEntry, LuckSummary, RatingReport, crosstable,
-                     luck_correlation, luck_factor, rate)
+from .report import (BootstrapFits, BotSummary, CrossEntry, LuckSummary, RatingReport, crosstable,
+                     bootstrap_fits, luck_correlation, luck_factor, rate,
+                     same_cards_residuals)
 
 __all__ = [
-    "BlockOutcome", "BotSummary", "CrossEntry", "DRAW_FLAGS", "FAULT_KINDS", "GameOutcome",
+    "BlockOutcome", "BootstrapFits", "BotSummary", "bootstrap_fits", "same_cards_residuals", "CrossEntry", "DRAW_FLAGS", "FAULT_KINDS", "GameOutcome",
     "LuckSummary", "RatingFitError", "RatingReport", "build_design", "crosstable", "fit",
     "luck_correlation", "luck_factor", "rate",
 ]

@@ -235,6 +235,72 @@ def _bot_stats(games: Sequence[GameOutcome], bots: Sequence[str]) -> dict[str, d
 # ---------------------------------------------------------------- main entry
 
 
+@dataclass
+class BootstrapFits:
+    """Full-data fit plus refits on block resamples (same order as ``bots``)."""
+
+    bots: list[str]
+    full: list[float]
+    samples: list[list[float]]
+    multiplicities: list[list[int]]
+    failures: int
+
+
+def bootstrap_fits(
+    blocks: Sequence[BlockOutcome],
+    *,
+    anchor: tuple[str, float] | None = None,
+    prior: bool = True,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> BootstrapFits:
+    """Fit all games, then refit ``bootstrap`` resamples of whole blocks.
+
+    Blocks are drawn with replacement by ``random.Random(seed)``.  Each refit
+    works on per-matchup aggregated counts and is warm-started from the
+    full-data fit, so a refit costs a couple of Newton steps.  Resamples whose
+    fit fails (possible only with ``prior=False``) are counted in ``failures``
+    and left out.
+    """
+    games = [g for blk in blocks for g in blk.games]
+    design = bt.build_design(games)
+    bots = design.bots
+    full = bt.fit(design, anchor=anchor, prior=prior)
+    pos = {key: m for m, key in enumerate(design.matchups)}
+    index = {b: i for i, b in enumerate(bots)}
+    contrib: list[tuple[tuple[int, float], ...]] = []
+    for blk in blocks:
+        items = []
+        for g in blk.games:
+            key, flipped = bt.matchup_key(g.side_a, g.side_b)
+            if key:
+                m = pos[(tuple(index[b] for b, _ in key), tuple(c for _, c in key))]
+                items.append((m, (1.0 - g.score_a) if flipped else g.score_a))
+        contrib.append(tuple(items))
+    rng = random.Random(seed)
+    out = BootstrapFits(bots, full, [], [], 0)
+    nb, nm = len(blocks), len(design.matchups)
+    for _ in range(bootstrap if nb else 0):
+        mult = [0] * nb
+        for i in rng.choices(range(nb), k=nb):
+            mult[i] += 1
+        n = [0.0] * nm
+        s = [0.0] * nm
+        for i, c in enumerate(mult):
+            if c:
+                for m, sc in contrib[i]:
+                    n[m] += c
+                    s[m] += c * sc
+        try:
+            smp = bt.fit(design, anchor=anchor, prior=prior, games=n, scores=s, start=full)
+        except bt.RatingFitError:
+            out.failures += 1
+            continue
+        out.samples.append(smp)
+        out.multiplicities.append(mult)
+    return out
+
+
 def rate(
     blocks: Sequence[BlockOutcome],
     *,
@@ -252,50 +318,12 @@ def rate(
     """
     blocks = list(blocks)
     games = [g for blk in blocks for g in blk.games]
-    design = bt.build_design(games)
-    bots = design.bots
-    k = len(bots)
-    full = bt.fit(design, anchor=anchor, prior=prior)
-
-    # Per-block contribution to the aggregated counts: (matchup, score) pairs.
-    pos = {key: m for m, key in enumerate(design.matchups)}
-    index = {b: i for i, b in enumerate(bots)}
-    contrib: list[tuple[tuple[int, float], ...]] = []
-    for blk in blocks:
-        items = []
-        for g in blk.games:
-            key, flipped = bt.matchup_key(g.side_a, g.side_b)
-            if key:
-                m = pos[(tuple(index[b] for b, _ in key), tuple(c for _, c in key))]
-                items.append((m, (1.0 - g.score_a) if flipped else g.score_a))
-        contrib.append(tuple(items))
-
-    rho = luck_correlation(blocks, dict(zip(bots, full)))
-
-    rng = random.Random(seed)
-    samples: list[list[float]] = []
-    rho_samples: list[float] = []
-    failures = 0
+    bf = bootstrap_fits(blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed)
+    bots, full, samples = bf.bots, bf.full, bf.samples
     nb = len(blocks)
-    nm = len(design.matchups)
-    for _ in range(bootstrap if nb else 0):
-        picks = rng.choices(range(nb), k=nb)
-        mult = [0] * nb
-        for i in picks:
-            mult[i] += 1
-        n = [0.0] * nm
-        s = [0.0] * nm
-        for i, c in enumerate(mult):
-            if c:
-                for m, sc in contrib[i]:
-                    n[m] += c
-                    s[m] += c * sc
-        try:
-            smp = bt.fit(design, anchor=anchor, prior=prior, games=n, scores=s, start=full)
-        except bt.RatingFitError:
-            failures += 1
-            continue
-        samples.append(smp)
+    rho = luck_correlation(blocks, dict(zip(bots, full)))
+    rho_samples: list[float] = []
+    for smp, mult in zip(samples, bf.multiplicities):
         e1, e2 = same_cards_residuals(blocks, dict(zip(bots, smp)))
         rr = _weighted_pearson(e1, e2, mult)
         if rr is not None:
@@ -334,7 +362,7 @@ def rate(
         anchor_desc = "mean of all bots fixed at 0"
     return RatingReport(
         bots=summaries, los=los, crosstable=crosstable(blocks), luck=luck,
-        anchor=anchor_desc, prior=prior, bootstrap=bootstrap, bootstrap_failures=failures,
+        anchor=anchor_desc, prior=prior, bootstrap=bootstrap, bootstrap_failures=bf.failures,
         seed=seed, games=len(games), blocks=nb,
         flags={f: flags.get(f, 0) for f in sorted(DRAW_FLAGS | set(flags))},
     )

@@ -1,0 +1,161 @@
+"""rate(): report contents, bootstrap, luck correlation, data validation."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+
+import pytest
+
+from arena.ratings import BlockOutcome, GameOutcome, bootstrap_fits, luck_factor, rate
+from simulate import round_robin, simulate_block
+
+
+def G(a, b, s, **kw) -> GameOutcome:
+    return GameOutcome(a, b, s, **kw)
+
+
+def small_blocks() -> list[BlockOutcome]:
+    xx, yy, xz, yz = ("x", "x"), ("y", "y"), ("x", "z"), ("y", "z")
+    return [
+        BlockOutcome("b1", "p1", (G(xx, yy, 1.0), G(yy, xx, 0.5, flag="capped"))),
+        BlockOutcome("b2", "p1", (G(xx, yy, 0.0, forfeit_by="x", faults=[("x", "timeout")]),
+                                  G(yy, xx, 0.0, faults=[("y", "crash"), ("y", "illegal")]))),
+        BlockOutcome("b3", "p2", (G(xz, yz, 0.5, flag="drawn_deals"), G(yz, xz, 1.0))),
+    ]
+
+
+def test_validation_rejects_inconsistent_data() -> None:
+    with pytest.raises(ValueError):
+        G(("x", "x"), ("y", "y"), 0.7)
+    with pytest.raises(ValueError):
+        G(("x", "x"), ("y", "y"), 1.0, flag="capped")
+    with pytest.raises(ValueError):
+        G(("x", "x"), ("y", "y"), 1.0, forfeit_by="x")
+    with pytest.raises(ValueError):
+        G(("x", "x"), ("y", "y"), 0.0, forfeit_by="q")
+    g = G(("x", "x"), ("y", "y"), 1.0)
+    with pytest.raises(ValueError):  # partnerships not swapped
+        BlockOutcome("b", "p", (g, g))
+
+
+def test_round_trip_dict() -> None:
+    for blk in small_blocks():
+        assert BlockOutcome.from_dict(json.loads(json.dumps(blk.to_dict()))) == blk
+
+
+def test_bot_stats_crosstable_faults_flags() -> None:
+    rep = rate(small_blocks(), bootstrap=0)
+    by = {b.bot: b for b in rep.bots}
+    # x: b1 W, D; b2 L (forfeit), W; b3 D, L
+    assert (by["x"].games, by["x"].wins, by["x"].draws, by["x"].losses) == (6, 2, 2, 2)
+    assert by["x"].score == 3.0
+    assert by["x"].forfeits == 1 and by["x"].faults == {"timeout": 1}
+    assert by["y"].faults == {"crash": 1, "illegal": 1}
+    assert (by["z"].games, by["z"].score) == (2, 1.0)
+    assert rep.flags["capped"] == 1 and rep.flags["drawn_deals"] == 1
+    ct = {(c.first, c.second): c for c in rep.crosstable}
+    xy = ct[("x", "y")]
+    assert (xy.games, xy.wins, xy.draws, xy.losses, xy.score) == (4, 2, 1, 1, 2.5)
+    xz = ct[("x+z", "y+z")]
+    assert (xz.games, xz.wins, xz.draws, xz.losses, xz.score) == (2, 0, 1, 1, 0.5)
+    assert rep.bootstrap_failures == 0 and rep.los == {}
+
+
+def test_to_dict_is_json() -> None:
+    rep = rate(small_blocks(), bootstrap=50, seed=3)
+    d = json.loads(json.dumps(rep.to_dict(), allow_nan=False))
+    assert {b["bot"] for b in d["bots"]} == {"x", "y", "z"}
+    assert "rho" in d["luck"] and "factor" in d["luck"]
+
+
+def test_bootstrap_is_seeded_and_sane() -> None:
+    true = {"a": 120.0, "b": 40.0, "c": -40.0, "d": -120.0}
+    blocks = round_robin(true, 20, random.Random(2))
+    r1 = rate(blocks, bootstrap=200, seed=7)
+    r2 = rate(blocks, bootstrap=200, seed=7)
+    r3 = rate(blocks, bootstrap=200, seed=8)
+    assert r1.to_dict() == r2.to_dict()
+    assert r1.to_dict() != r3.to_dict()
+    for b in r1.bots:
+        assert b.ci_low < b.rating < b.ci_high
+    for a in r1.los:
+        for b in r1.los[a]:
+            assert r1.los[a][b] + r1.los[b][a] == pytest.approx(1.0)
+    assert r1.los["a"]["d"] > 0.99
+
+
+def _equal_bots_blocks(luck: float, n: int, seed: int) -> list[BlockOutcome]:
+    true = {"a": 0.0, "b": 0.0, "c": 0.0, "d": 0.0}
+    rng = random.Random(seed)
+    pairs = [("a", "b"), ("c", "d"), ("a", "c"), ("b", "d")]
+    return [simulate_block(str(k), "p", (pairs[k % 4][0],) * 2, (pairs[k % 4][1],) * 2, true, rng, luck, 0.2)
+            for k in range(n)]
+
+
+@pytest.mark.parametrize("luck", [0.0, 0.5])
+def test_rho_recovers_card_luck(luck: float) -> None:
+    # With equal ratings the simulator's same-cards correlation is exactly `luck`.
+    rep = rate(_equal_bots_blocks(luck, 600, seed=4), bootstrap=300, seed=1)
+    lo, hi = rep.luck.rho_ci
+    assert lo <= luck <= hi
+    assert rep.luck.rho == pytest.approx(luck, abs=0.1)
+    assert rep.luck.factor == pytest.approx(1 / (1 - rep.luck.rho))
+    assert rep.luck.factor_ci[0] <= rep.luck.factor <= rep.luck.factor_ci[1]
+
+
+def test_rho_is_not_fooled_by_strength_differences() -> None:
+    # Big rating gaps and no shared luck: raw scores of the same-cards
+    # partnerships anti-correlate, model residuals must not.
+    true = {"a": 300.0, "b": 100.0, "c": -100.0, "d": -300.0}
+    rep = rate(round_robin(true, 60, random.Random(9), luck=0.0), bootstrap=200, seed=0)
+    lo, hi = rep.luck.rho_ci
+    assert lo <= 0.0 <= hi
+
+
+def test_luck_factor_edges() -> None:
+    assert luck_factor(None) is None
+    assert luck_factor(1.0) == math.inf
+    assert luck_factor(0.5) == pytest.approx(2.0)
+
+
+def test_rate_speed_8_bots_300_blocks() -> None:
+    true = {f"b{i}": -175.0 + 50 * i for i in range(8)}
+    blocks = round_robin(true, 11, random.Random(1))  # 308 blocks, 616 games
+    t = time.perf_counter()
+    rep = rate(blocks, bootstrap=1000, seed=0)
+    elapsed = time.perf_counter() - t
+    assert rep.bootstrap_failures == 0
+    assert elapsed < 5.0, elapsed
+
+
+def _difference_coverage(n_tournaments: int, n_boot: int, seed: int) -> float:
+    true = {"a": -120.0, "b": -40.0, "c": 50.0, "d": 110.0}
+    rng = random.Random(seed)
+    hit = total = 0
+    for t in range(n_tournaments):
+        blocks = round_robin(true, 10, rng, luck=0.6, draw=0.25)
+        bf = bootstrap_fits(blocks, prior=False, bootstrap=n_boot, seed=rng.randrange(1 << 30))
+        assert bf.failures == 0
+        idx = {b: i for i, b in enumerate(bf.bots)}
+        for i, a in enumerate(sorted(true)):
+            for b in sorted(true)[i + 1:]:
+                diffs = sorted(s[idx[a]] - s[idx[b]] for s in bf.samples)
+                lo = diffs[int(0.025 * (len(diffs) - 1))]
+                hi = diffs[int(math.ceil(0.975 * (len(diffs) - 1)))]
+                total += 1
+                hit += lo <= true[a] - true[b] <= hi
+    return hit / total
+
+
+def test_bootstrap_interval_coverage() -> None:
+    cov = _difference_coverage(n_tournaments=120, n_boot=150, seed=123)
+    assert 0.88 <= cov <= 0.99, cov
+
+
+@pytest.mark.slow
+def test_bootstrap_interval_coverage_heavy() -> None:
+    cov = _difference_coverage(n_tournaments=400, n_boot=1000, seed=321)
+    assert 0.91 <= cov <= 0.98, cov

@@ -1,0 +1,18 @@
+"""The bot protocol: message models, JSON Lines codec and schema. No processes here."""
+
+from .codec import MalformedMessage, choice_to_dict, decode_from_bot, encode
+from .messages import (
+    PROTOCOL_VERSIONS,
+    ActionReply,
+    Bye,
+    DealEnd,
+    DealStart,
+    Decide,
+    GameEnd,
+    GameStart,
+    Hello,
+    HelloReply,
+    TimeControl,
+)
+
+__all__ = [name for name in dir() if not name.startswith("_")]

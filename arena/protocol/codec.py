@@ -1,0 +1,47 @@
+"""JSON Lines framing, and the engine's choices in their wire form."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from ..engine import SUITS, BidChoice, Choice, PlayChoice, RobChoice, TrumpChoice, cards_str
+from .messages import FromBot
+
+_from_bot: TypeAdapter = TypeAdapter(FromBot)
+
+
+class MalformedMessage(ValueError):
+    """A line from a bot that is not valid JSON or not a valid message."""
+
+
+def encode(msg: BaseModel) -> bytes:
+    return msg.model_dump_json(exclude_none=False).encode("utf-8") + b"\n"
+
+
+def decode_from_bot(line: bytes) -> BaseModel:
+    try:
+        data = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise MalformedMessage(f"not valid JSON: {e}") from None
+    try:
+        return _from_bot.validate_python(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "message"
+        raise MalformedMessage(f"invalid message at {where}: {first['msg']}") from None
+
+
+def choice_to_dict(choice: Choice) -> dict[str, Any]:
+    """The legal choice as sent to bots: constraints, not lists of combinations."""
+    if isinstance(choice, PlayChoice):
+        return {"cards": cards_str(choice.cards), "under": choice.under_count, "under_from": cards_str(choice.under_from)}
+    if isinstance(choice, BidChoice):
+        return {"pass": choice.can_pass, "bids": list(choice.amounts)}
+    if isinstance(choice, RobChoice):
+        return {"take": choice.count, "from": cards_str(choice.candidates), "automatic": cards_str(choice.must_take)}
+    if isinstance(choice, TrumpChoice):
+        return {"suits": list(SUITS)}
+    raise TypeError(f"unknown choice {choice!r}")

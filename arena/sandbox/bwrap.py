@@ -102,7 +102,10 @@ def namespace_flags(version: tuple[int, ...]) -> list[str]:
     """Fresh namespaces, an unprivileged uid inside, no capabilities."""
     flags = [
         "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-        "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+        # --as-pid-1: the bot is its pid namespace's init. bwrap's own init
+        # would be left unreaped (a zombie) when the bot exits by itself,
+        # because bwrap exits on its event fd without waiting for it.
+        "--unshare-pid", "--as-pid-1", "--unshare-net", "--unshare-ipc", "--unshare-uts",
         "--unshare-cgroup-try", "--hostname", "bot",
         "--cap-drop", "ALL", "--die-with-parent", "--new-session",
     ]

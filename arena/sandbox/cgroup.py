@@ -138,10 +138,17 @@ class BotCgroup:
         return int((self.paths["memory"] / "memory.max_usage_in_bytes").read_text())
 
     def oom_killed(self) -> bool:
-        """True if the memory limit was hit (failcnt > 0)."""
+        """True if the memory limit was hit: a charge failed or the OOM killer ran."""
         if "memory" not in self.paths:
             return False
-        return int((self.paths["memory"] / "memory.failcnt").read_text()) > 0
+        mem = self.paths["memory"]
+        if int((mem / "memory.failcnt").read_text()) > 0:
+            return True
+        for line in (mem / "memory.oom_control").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and int(value) > 0:
+                return True
+        return False
 
     def freeze(self, wait: bool = False, timeout: float = 1.0) -> None:
         state = self.paths["freezer"] / "freezer.state"

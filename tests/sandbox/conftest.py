@@ -1,0 +1,102 @@
+"""Shared helpers: hostile bots copied into private bot folders, a JSON probe client."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from arena.sandbox import BotProcess, Level, Limits, SandboxUnavailable, check_bwrap, find_bwrap, launch
+
+HOSTILE = Path(__file__).parent / "hostile"
+
+#: Short limits keep the suite fast and the hostile bots cheap.
+SMALL = Limits(memory_bytes=128 * 1024 * 1024, max_processes=32, file_size_bytes=1024 * 1024,
+               max_line_bytes=64 * 1024, stderr_bytes=4096)
+
+
+def bwrap_works() -> str | None:
+    try:
+        check_bwrap(find_bwrap())
+    except SandboxUnavailable as exc:
+        return str(exc)
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = bwrap_works()
+    if reason is None:
+        return
+    skip = pytest.mark.skip(reason=f"bwrap unusable: {reason}")
+    for item in items:
+        if "bwrap" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Callable[..., tuple[list[str], Path]]:
+    """hostile("fork_bomb", *args) -> (argv, bot_dir) with the script in its own folder."""
+    counter = iter(range(1000))
+
+    def make(name: str, *args: str) -> tuple[list[str], Path]:
+        bot_dir = tmp_path / f"bot-{name}-{next(counter)}"
+        bot_dir.mkdir()
+        shutil.copy(HOSTILE / f"{name}.py", bot_dir / f"{name}.py")
+        return [sys.executable, str(bot_dir / f"{name}.py"), *args], bot_dir
+
+    return make
+
+
+@pytest.fixture
+def scratch_root(tmp_path: Path) -> Path:
+    root = tmp_path / "scratch-root"
+    root.mkdir(mode=0o700)
+    return root
+
+
+@pytest.fixture
+def start(scratch_root: Path) -> Iterator[Callable[..., BotProcess]]:
+    """launch() that always closes what it started, even when a test fails."""
+    started: list[BotProcess] = []
+
+    def _start(argv: list[str], bot_dir: Path, level: Level | str = Level.BWRAP,
+               limits: Limits = SMALL, **kw: Any) -> BotProcess:
+        bot = launch(argv, bot_dir=bot_dir, level=level, limits=limits,
+                     scratch_root=kw.pop("scratch_root", scratch_root), **kw)
+        started.append(bot)
+        return bot
+
+    yield _start
+    for bot in started:
+        bot.close()
+
+
+class Probe:
+    """Client of hostile/probe.py: one request, one JSON answer."""
+
+    def __init__(self, bot: BotProcess) -> None:
+        self.bot = bot
+        assert json.loads(bot.read_line(10.0)) == {"hello": True}
+
+    def __call__(self, action: str, **args: Any) -> dict[str, Any]:
+        self.bot.write_line(json.dumps({"action": action, **args}))
+        return json.loads(self.bot.read_line(10.0))
+
+
+@pytest.fixture
+def probe(hostile: Callable[..., tuple[list[str], Path]], start: Callable[..., BotProcess]) -> Callable[..., Probe]:
+    def _probe(level: Level | str = Level.BWRAP, **kw: Any) -> Probe:
+        argv, bot_dir = hostile("probe")
+        return Probe(start(argv, bot_dir, level=level, **kw))
+
+    return _probe
+
+
+def pid_alive(pid: int) -> bool:
+    """True if `pid` exists in any state, zombies included (a zombie is a leftover too)."""
+    return os.path.exists(f"/proc/{pid}")

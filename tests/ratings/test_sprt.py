@@ -279,3 +279,20 @@ def test_error_rates_heavy() -> None:
     fp, fn = _error_rates(n_tests=3000, seed=99, batch=1)
     assert fp <= 0.05 + 0.012, fp
     assert fn <= 0.05 + 0.012, fn
+
+
+def test_points_mode_error_rates() -> None:
+    rng = random.Random(31)
+    nelo0, nelo1, sd = 0.0, 60.0, 25.0
+    out = {}
+    for name, nelo in (("h0", nelo0), ("h1", nelo1)):
+        mean = math.sqrt(2) * nelo / NELO_PER_T * sd  # block t-value = mean / sd
+        res = {"H0": 0, "H1": 0, None: 0}
+        for _ in range(300):
+            s = SPRT(nelo0, nelo1, mode="points", max_blocks=20000)
+            while s.status().decision is None and s.n < 20000:
+                s.add(rng.gauss(mean, sd))
+            res[s.status().decision] += 1
+        out[name] = res
+    assert out["h0"]["H1"] / 300 <= 0.05 + 0.035, out
+    assert out["h1"]["H0"] / 300 <= 0.05 + 0.035, out

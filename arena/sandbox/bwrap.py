@@ -161,6 +161,7 @@ def build_argv(
     cmd += [
         "--ro-bind", bot_dir, bot_dir,
         "--bind", scratch_dir, SCRATCH_MOUNT,
+        "--remount-ro", "/",  # the root tmpfs; /tmp, /dev/shm, scratch stay writable
         "--chdir", bot_dir,
         "--json-status-fd", str(status_fd),
         "--", "/bin/sh", "-c", _INNER_SCRIPT, "sh", *argv,

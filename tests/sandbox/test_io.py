@@ -104,12 +104,12 @@ def test_cpu_time_counts_children_and_pause_stops_it(tmp_path, start, level) -> 
         "if os.fork() == 0:\n"
         "    while True: pass\n"
         "print('spinning', flush=True)\n"
-        "while True: pass\n"))
+        "time.sleep(3600)\n"))
     bot = start(argv, bot_dir, level=level)
     assert bot.read_line(5) == b"spinning"
     time.sleep(0.4)
     used = bot.cpu_time()
-    assert used > 0.3  # two spinning processes on >= 1 core for 0.4 s
+    assert used > 0.15  # only the child spins: its CPU is counted
     bot.pause(wait=True)
     assert bot.paused
     frozen = bot.cpu_time()
@@ -117,4 +117,4 @@ def test_cpu_time_counts_children_and_pause_stops_it(tmp_path, start, level) -> 
     assert bot.cpu_time() - frozen < 0.05
     bot.resume()
     time.sleep(0.2)
-    assert bot.cpu_time() - frozen > 0.1
+    assert bot.cpu_time() - frozen > 0.05

@@ -1,0 +1,128 @@
+"""A duplicate block: the same deals played twice, partnerships swapped.
+
+Seating. Partnership A = (a0, a1) and B = (b0, b1). In game 0, a0 sits at
+seat 0, b0 at 1, a1 at 2, b1 at 3. In game 1 every bot takes the seat its
+counterpart had: b0 at 0, a0 at 1, b1 at 2, a1 at 3. Both games use the
+block key as their deal key, so deal k has the same deck and the same
+dealer seat in both: each partnership holds, in game 1, the cards the other
+held in game 0, even when the two games last a different number of deals.
+Every game gets fresh players (fresh processes and scratch), and the bots'
+seeds differ between the two games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from ..engine import derive_key
+from ..engine.chance import DeckSource
+from ..players.base import Player, PlayerReport
+from ..players.manifest import BotEntry
+from .game import GameResult, play_game
+from .settings import MatchSettings
+
+PlayerFactory = Callable[[BotEntry, int], Player]
+
+
+def seating(side_a: Sequence[BotEntry], side_b: Sequence[BotEntry], half: int) -> list[BotEntry]:
+    """Entries by seat for game ``half`` (0 or 1) of a block."""
+    a0, a1 = side_a
+    b0, b1 = side_b
+    return [a0, b0, a1, b1] if half == 0 else [b0, a0, b1, a1]
+
+
+def bot_seed(block_key: str, half: int, seat: int) -> int:
+    return int(derive_key("bot-seed", block_key, half, seat), 16) % (2**63)
+
+
+@dataclass
+class BlockResult:
+    block_index: int
+    block_key: str
+    side_a: tuple[BotEntry, BotEntry]
+    side_b: tuple[BotEntry, BotEntry]
+    games: list[GameResult]
+    seats: list[list[BotEntry]]
+    seeds: list[list[int]]
+
+    def score_a(self) -> float:
+        """Partnership A's total over the two games (0, 0.5, ..., 2)."""
+        total = 0.0
+        for half, g in enumerate(self.games):
+            side_of_a = 0 if half == 0 else 1
+            total += 0.5 if g.winner is None else float(g.winner == side_of_a)
+        return total
+
+    def game_dict(self, half: int) -> dict[str, Any]:
+        """The scored, run-independent part of one game."""
+        g = self.games[half]
+        return {
+            "seats": [{"bot": e.name, "digest": e.digest} for e in self.seats[half]],
+            "seeds": self.seeds[half],
+            "side_a": 0 if half == 0 else 1,
+            "winner": g.winner,
+            "end": g.end,
+            "unfinished": g.end == "cap",
+            "scores": list(g.scores),
+            "forfeit_by": g.forfeit_by,
+            "faults": [f.to_dict() for f in g.faults],
+            "record": g.record,
+        }
+
+    def game_run(self, half: int) -> dict[str, Any]:
+        """Timings and other facts that vary from run to run."""
+        g = self.games[half]
+        return {
+            "wall_s": round(g.wall_s, 4),
+            "players": [
+                {
+                    "bot": r.name,
+                    "startup_ms": None if r.startup_ms is None else round(r.startup_ms, 2),
+                    "latency_ms": [round(x, 3) for x in r.latencies_ms],
+                    "cpu_ms": [round(x, 3) for x in r.cpu_ms],
+                    "stderr_bytes": len(r.stderr.encode()),
+                    "stderr_dropped": r.stderr_dropped,
+                }
+                for r in g.reports
+            ],
+        }
+
+
+def play_block(
+    side_a: tuple[BotEntry, BotEntry],
+    side_b: tuple[BotEntry, BotEntry],
+    block_index: int,
+    block_key: str,
+    settings: MatchSettings,
+    make_player: PlayerFactory,
+    *,
+    source_for: Callable[[int], DeckSource | None] | None = None,
+) -> BlockResult:
+    """Play both games of a block. Harness errors propagate (the block is retried)."""
+    games: list[GameResult] = []
+    seats_all: list[list[BotEntry]] = []
+    seeds_all: list[list[int]] = []
+    for half in (0, 1):
+        seats = seating(side_a, side_b, half)
+        seeds = [bot_seed(block_key, half, s) for s in range(4)]
+        players: list[Player] = []
+        reports: list[PlayerReport] = []
+        try:
+            for s in range(4):
+                players.append(make_player(seats[s], seeds[s]))
+            result = play_game(
+                players,
+                settings,
+                block_key,
+                source=source_for(half) if source_for else None,
+                players_by_seat=[e.name for e in seats],
+            )
+        finally:
+            for p in players:
+                reports.append(p.close())
+        result.reports = reports
+        games.append(result)
+        seats_all.append(seats)
+        seeds_all.append(seeds)
+    return BlockResult(block_index, block_key, side_a, side_b, games, seats_all, seeds_all)

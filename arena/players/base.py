@@ -1,0 +1,78 @@
+"""A seat's player, whatever runs it, and the verdicts it can earn.
+
+The match loop talks to every player through this one interface, so an
+in-process policy and a sandboxed bot process are interchangeable.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine import Action
+
+FAULT_KINDS = ("timeout", "crash", "malformed", "illegal", "protocol")
+
+
+@dataclass
+class Fault:
+    """A bot's mistake, with what caused it, so a host can see why."""
+
+    kind: str  # one of FAULT_KINDS
+    message: str
+    request: dict[str, Any] | None = None  # the decide message (view and legal choice) that was asked
+    reply: str | None = None  # the raw line the bot sent, truncated
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "request": self.request, "reply": self.reply}
+
+
+@dataclass
+class Decision:
+    """What a player answered: an action (not yet checked for legality) or a fault."""
+
+    action: Action | None
+    fault: Fault | None = None
+    latency_s: float = 0.0  # wall clock
+    cpu_s: float | None = None  # bot CPU time, where measured
+    raw: str | None = None  # raw reply text, for illegal-action reports
+
+
+@dataclass
+class PlayerReport:
+    """Run-dependent facts about a player's game: never part of scored results."""
+
+    name: str
+    version: str = ""
+    latencies_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    stderr: str = ""
+    stderr_dropped: int = 0
+    startup_ms: float | None = None
+
+
+class Player(ABC):
+    """One seat in one game. Created fresh for every game."""
+
+    name: str = "player"
+    version: str = ""
+
+    def start(self) -> Fault | None:
+        """Bring the player up (handshake); a fault here forfeits the game."""
+        return None
+
+    @abstractmethod
+    def notify(self, msg: dict[str, Any]) -> Fault | None:
+        """A notice that needs no reply (game, deal, deal_end, game_end)."""
+
+    @abstractmethod
+    def decide(self, request: dict[str, Any]) -> Decision:
+        """Answer a ``decide`` message."""
+
+    def close(self) -> PlayerReport:
+        return PlayerReport(self.name, self.version)
+
+    @property
+    def alive(self) -> bool:
+        return True

@@ -1,0 +1,111 @@
+"""Bot manifests (``bot.yaml``) and bot identity.
+
+A bot is identified by its name *and* a digest of its folder's files, so a
+result can always be traced to the exact code that produced it, and a
+changed bot is a new entry even if its author forgot to bump the version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..sandbox import Limits
+
+MANIFEST_NAME = "bot.yaml"
+LIBRARIES = ("sdk", "engine")
+_SKIP_DIRS = {"__pycache__", ".git", "node_modules/.cache", ".pytest_cache"}
+
+
+class Manifest(BaseModel):
+    """What a bot author writes in ``bot.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+    version: str = Field("0", max_length=64)
+    command: list[str] = Field(min_length=1, description="argv, run in the bot folder; {python} is the harness's interpreter")
+    libraries: list[Literal["sdk", "engine"]] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict, description="extra environment variables")
+    limits: Limits | None = None
+    description: str = ""
+
+    @field_validator("command")
+    @classmethod
+    def _no_empty(cls, v: list[str]) -> list[str]:
+        if any(not a for a in v):
+            raise ValueError("command arguments must be non-empty strings")
+        return v
+
+
+class BotEntry(BaseModel):
+    """A manifest bound to a folder and its digest: one tournament entrant."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    manifest: Manifest
+    dir: str
+    digest: str
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def ident(self) -> str:
+        """Stable identity used to key pairings: name plus short digest."""
+        return f"{self.manifest.name}@{self.digest[:12]}"
+
+
+def folder_digest(folder: str | os.PathLike[str]) -> str:
+    """SHA-256 over every file's relative path and bytes, in sorted order."""
+    root = Path(folder)
+    h = hashlib.sha256()
+    files: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        for f in filenames:
+            if f.endswith(".pyc"):
+                continue
+            files.append(Path(dirpath) / f)
+    for p in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
+        rel = p.relative_to(root).as_posix()
+        data = p.read_bytes()
+        h.update(rel.encode() + b"\0" + str(len(data)).encode() + b"\0")
+        h.update(data)
+    return h.hexdigest()
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be used; the message names the file and field."""
+
+
+def load_entry(path: str | os.PathLike[str]) -> BotEntry:
+    """Load a bot from its folder or its ``bot.yaml``."""
+    p = Path(path)
+    manifest_path = p / MANIFEST_NAME if p.is_dir() else p
+    if not manifest_path.is_file():
+        raise ManifestError(f"{manifest_path}: no bot manifest (expected a folder with {MANIFEST_NAME})")
+    try:
+        data: Any = yaml.safe_load(manifest_path.read_text())
+    except yaml.YAMLError as e:
+        raise ManifestError(f"{manifest_path}: not valid YAML: {e}") from None
+    try:
+        manifest = Manifest.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        raise ManifestError(f"{manifest_path}: field {field}: {err['msg']}") from None
+    folder = manifest_path.parent.resolve()
+    return BotEntry(manifest=manifest, dir=str(folder), digest=folder_digest(folder))
+
+
+def command_entry(argv: list[str], name: str = "cli-bot", cwd: str | None = None) -> BotEntry:
+    """An ad-hoc entry for ``arena check-bot -- COMMAND``: the folder is the cwd."""
+    folder = Path(cwd or os.getcwd()).resolve()
+    return BotEntry(manifest=Manifest(name=name, command=list(argv)), dir=str(folder), digest=folder_digest(folder) if folder != Path("/") else "")

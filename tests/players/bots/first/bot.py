@@ -1,0 +1,25 @@
+"""A minimal protocol bot for harness tests: always the first legal option."""
+import json
+import sys
+
+
+def action(kind, legal):
+    if kind == "bid":
+        return {"type": "pass"} if legal["pass"] else {"type": "bid", "amount": legal["bids"][0]}
+    if kind == "trump":
+        return {"type": "trump", "suit": legal["suits"][0]}
+    if kind == "rob":
+        return {"type": "rob", "take": legal["from"][: legal["take"]]}
+    top = legal["cards"][0]
+    under = [c for c in legal["under_from"] if c != top][: legal["under"]]
+    return {"type": "play", "card": top, **({"under": under} if under else {})}
+
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "protocol": 1, "name": "first", "version": "1"}), flush=True)
+    elif msg["type"] == "decide":
+        print(json.dumps({"type": "action", "id": msg["id"], "action": action(msg["kind"], msg["legal"])}), flush=True)
+    elif msg["type"] == "bye":
+        break

@@ -14,3 +14,13 @@ __all__ = [
     "LuckSummary", "RatingFitError", "RatingReport", "build_design", "crosstable", "fit",
     "luck_correlation", "luck_factor", "rate",
 ]
+
+from .sprt import (SPRT, SPRTStatus, EloEstimate, llr_pentanomial, llr_points,  # noqa: E402
+                   logistic_to_normalized, matchup_bounds, matchup_elo, normalized_to_logistic,
+                   pentanomial, pentanomial_estimate, points_estimate)
+
+__all__ += [
+    "SPRT", "SPRTStatus", "EloEstimate", "llr_pentanomial", "llr_points", "logistic_to_normalized",
+    "matchup_bounds", "matchup_elo", "normalized_to_logistic", "pentanomial", "pentanomial_estimate",
+    "points_estimate",
+]

@@ -159,3 +159,9 @@ def test_bootstrap_interval_coverage() -> None:
 def test_bootstrap_interval_coverage_heavy() -> None:
     cov = _difference_coverage(n_tournaments=400, n_boot=1000, seed=321)
     assert 0.91 <= cov <= 0.98, cov
+
+
+def test_empty_input() -> None:
+    rep = rate([], bootstrap=10)
+    assert rep.bots == [] and rep.luck.rho is None and rep.games == 0
+    json.dumps(rep.to_dict(), allow_nan=False)

@@ -1,0 +1,1 @@
+"""Benchmarks of the harness's own components (``arena bench ...``)."""

@@ -1,0 +1,132 @@
+"""``arena bench bots``: how much stronger each baseline bot is than the next.
+
+Plays in-process duplicate blocks (same deal key twice, partnerships
+swapped, fresh bot objects and per-game seeds) of montecarlo vs heuristic
+and heuristic vs random, and reports each pairing's score rate with an
+Elo-difference estimate and a rough 95% interval. Duplicate blocks cancel
+most of the luck of the cards, which is what lets a few dozen games show
+the margins. The last line printed is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.engine import derive_key
+from arena.match.block import bot_seed
+from arena.match.game import play_game
+from arena.match.settings import MatchSettings
+from arena.players.policy import PolicyPlayer
+
+BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
+
+
+def load_bot_class(name: str, bots_dir: Path = BOTS_DIR) -> type:
+    """Import ``bots/<name>/bot.py`` and return its ``Bot`` subclass.
+
+    The SDK folder goes on ``sys.path`` exactly as the harness's ``sdk``
+    library would, so the in-process bot runs the same code as the process.
+    """
+    sdk = str(bots_dir / "sdk")
+    if sdk not in sys.path:
+        sys.path.insert(0, sdk)
+    path = bots_dir / name / "bot.py"
+    spec = importlib.util.spec_from_file_location(f"arena_bench_bot_{name.replace('-', '_')}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load bot {name!r} from {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    from cinch_bot import Bot
+
+    classes = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Bot) and v is not Bot and v.__module__ == module.__name__]
+    if len(classes) != 1:
+        raise ImportError(f"{path}: expected exactly one Bot subclass, found {len(classes)}")
+    return classes[0]
+
+
+def elo(rate: float) -> float:
+    """Elo difference for an expected score ``rate`` (clamped away from 0 and 1)."""
+    r = min(max(rate, 1e-3), 1 - 1e-3)
+    return -400.0 * math.log10(1.0 / r - 1.0)
+
+
+def duplicate_match(
+    make_a: Callable[[], Any], make_b: Callable[[], Any], blocks: int, key: str, settings: MatchSettings
+) -> dict[str, Any]:
+    """Play ``blocks`` duplicate blocks of A-pair vs B-pair; summarise A's results."""
+    block_scores: list[float] = []
+    points_diff: list[float] = []
+    unfinished = 0
+    for b in range(blocks):
+        bkey = derive_key(key, b)
+        total = 0.0
+        for half in (0, 1):
+            # Half 0: A at seats 0+2 (side 0); half 1: A at seats 1+3 (side 1).
+            makers = [make_a, make_b, make_a, make_b] if half == 0 else [make_b, make_a, make_b, make_a]
+            players = [PolicyPlayer(makers[s](), bot_seed(bkey, half, s)) for s in range(4)]
+            res = play_game(players, settings, bkey)
+            side_a = half
+            if res.winner is None:
+                unfinished += 1
+                total += 0.5
+            else:
+                total += float(res.winner == side_a)
+            points_diff.append(res.scores[side_a] - res.scores[1 - side_a])
+        block_scores.append(total / 2)
+    n = len(block_scores)
+    mean = sum(block_scores) / n
+    var = sum((x - mean) ** 2 for x in block_scores) / max(1, n - 1)
+    se = math.sqrt(var / n) if n > 1 else 0.5
+    lo, hi = max(0.0, mean - 1.96 * se), min(1.0, mean + 1.96 * se)
+    return {
+        "blocks": n,
+        "games": 2 * n,
+        "score_rate": round(mean, 4),
+        "score_rate_95": [round(lo, 4), round(hi, 4)],
+        "elo": round(elo(mean), 1),
+        "elo_95": [round(elo(lo), 1), round(elo(hi), 1)],
+        "mean_final_score_diff": round(sum(points_diff) / len(points_diff), 2),
+        "unfinished_games": unfinished,
+    }
+
+
+PAIRINGS = (("montecarlo", "heuristic"), ("heuristic", "random"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="arena bench bots", description=__doc__.splitlines()[0])
+    ap.add_argument("--blocks", type=int, default=20, help="duplicate blocks per pairing (2 games each)")
+    ap.add_argument("--key", default="bench-bots", help="deal key prefix")
+    ap.add_argument("--pairing", action="append", help="A:B bot names (repeatable); default montecarlo:heuristic and heuristic:random")
+    args = ap.parse_args(list(argv) if argv is not None else None)
+    pairings = [tuple(p.split(":", 1)) for p in args.pairing] if args.pairing else list(PAIRINGS)
+    settings = MatchSettings()
+    out: dict[str, Any] = {"bench": "bots", "blocks": args.blocks, "pairings": {}}
+    for a, b in pairings:
+        ca, cb = load_bot_class(a), load_bot_class(b)
+        t0 = time.perf_counter()
+        r = duplicate_match(ca, cb, args.blocks, f"{args.key}|{a}|{b}", settings)
+        r["wall_s"] = round(time.perf_counter() - t0, 1)
+        out["pairings"][f"{a}-vs-{b}"] = r
+        lo, hi = r["elo_95"]
+        print(
+            f"{a} vs {b}: score rate {r['score_rate']:.3f} over {r['games']} games"
+            f" (95% {r['score_rate_95'][0]:.3f}-{r['score_rate_95'][1]:.3f}),"
+            f" Elo {r['elo']:+.0f} [{lo:+.0f}, {hi:+.0f}], mean final score diff {r['mean_final_score_diff']:+.1f},"
+            f" {r['wall_s']} s",
+            flush=True,
+        )
+    print(json.dumps(out, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,82 @@
+"""``arena bench engine``: how many complete deals per second the rules engine plays.
+
+Every decision is a uniformly random legal one (``choice.sample`` with an
+explicit ``random.Random``), bids included, and each finished deal is
+turned into its full record, so the figure covers what a tournament pays
+per deal apart from the bots themselves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+from collections.abc import Sequence
+
+from arena.engine import Deal, KeyedSource, RuleProfile, deal_record
+
+
+def play_deal(deal: Deal, rng: random.Random) -> dict:
+    """Play ``deal`` to the end with random legal decisions; return its record."""
+    apply = deal.apply
+    while not deal.done:
+        apply(deal.choice.sample(rng))
+    return deal_record(deal)
+
+
+def bench_engine(seconds: float = 3.0, seed: int = 0) -> dict:
+    """Play random deals for about ``seconds`` of wall time; return the figures.
+
+    Deals are independent (deal ``k`` of key ``seed``, dealer ``k % 4``), so
+    the run is reproducible and its cost does not depend on game length.
+    """
+    profile = RuleProfile()
+    source = KeyedSource(f"bench-{seed}")
+    rng = random.Random(seed)
+    deals = 0
+    events = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    now = start
+    while now < deadline:
+        for _ in range(100):  # check the clock only now and then
+            deal = Deal(profile, deals, deals % 4, (0, 0), source)
+            rec = play_deal(deal, rng)
+            events += len(rec["events"])
+            deals += 1
+        now = time.perf_counter()
+    elapsed = now - start
+    return {
+        "bench": "engine",
+        "deals": deals,
+        "seconds": round(elapsed, 3),
+        "deals_per_s": round(deals / elapsed, 1),
+        "events_per_deal": round(events / deals, 2),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "machine": platform.machine(),
+        "seed": seed,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print a human summary, then the figures as one JSON object on the last line."""
+    parser = argparse.ArgumentParser(prog="arena bench engine", description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="how long to play (default 3)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of decks and decisions (default 0)")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    result = bench_engine(args.seconds, args.seed)
+    print(
+        f"engine: {result['deals']} random deals in {result['seconds']} s ="
+        f" {result['deals_per_s']:.0f} deals/s on one core"
+        f" (Python {result['python']} {result['implementation']}, {result['machine']})"
+    )
+    print(json.dumps(result, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -48,39 +48,53 @@ def measure_start(level: Level | str = Level.BWRAP, argv: Sequence[str] | None =
     return _summary(samples)
 
 
-def measure_round_trip(level: Level | str = Level.BWRAP, messages: int = 2000) -> dict[str, float]:
-    """Per-message echo round trip through a BotProcess vs raw Popen pipes (µs)."""
+def measure_round_trip(level: Level | str = Level.BWRAP, messages: int = 2000,
+                       batches: int = 10) -> dict[str, float]:
+    """Per-message echo round trip through a BotProcess vs raw Popen pipes (µs).
+
+    Both clients talk to their own echo bot at the same time, in alternating
+    batches, and the medians of the batch means are compared, so machine
+    load hits both sides alike.
+    """
     payload = b'{"type": "play", "hand": ["AS", "KD", "2C", "TH", "9S", "5D"], "seq": 12345}'
+    line = payload + b"\n"
+    per_batch = max(1, messages // batches)
     with tempfile.TemporaryDirectory() as bot_dir:
         script = Path(bot_dir) / "echo.py"
         script.write_text(_ECHO_BOT)
         argv = [sys.executable, str(script)]
-
-        raw = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        # Baseline: the plainest buffered JSON-lines client over pipes.
+        raw = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert raw.stdin and raw.stdout
         try:
             raw.stdout.readline()
-            t0 = time.perf_counter()
-            for _ in range(messages):
-                raw.stdin.write(payload + b"\n")
-                raw.stdout.readline()
-            raw_s = (time.perf_counter() - t0) / messages
+            with launch(argv, bot_dir=bot_dir, level=level) as bot:
+                bot.read_line(10.0)
+                raw_t: list[float] = []
+                ours_t: list[float] = []
+                for _ in range(batches):
+                    t0 = time.perf_counter()
+                    for _ in range(per_batch):
+                        raw.stdin.write(line)
+                        raw.stdin.flush()
+                        if raw.stdout.readline() != line:
+                            raise AssertionError("echo mismatch (raw)")
+                    raw_t.append((time.perf_counter() - t0) / per_batch)
+                    t0 = time.perf_counter()
+                    for _ in range(per_batch):
+                        bot.write_line(payload)
+                        if bot.read_line(5.0) != payload:
+                            raise AssertionError("echo mismatch (sandbox)")
+                    ours_t.append((time.perf_counter() - t0) / per_batch)
+                t0 = time.perf_counter()
+                for _ in range(200):
+                    bot.pause()
+                    bot.resume()
+                pause_resume_s = (time.perf_counter() - t0) / 200
         finally:
             raw.kill()
             raw.wait()
-
-        with launch(argv, bot_dir=bot_dir, level=level) as bot:
-            bot.read_line(10.0)
-            t0 = time.perf_counter()
-            for _ in range(messages):
-                bot.write_line(payload)
-                bot.read_line(5.0)
-            ours_s = (time.perf_counter() - t0) / messages
-            t0 = time.perf_counter()
-            for _ in range(200):
-                bot.pause()
-                bot.resume()
-            pause_resume_s = (time.perf_counter() - t0) / 200
+    raw_s, ours_s = statistics.median(raw_t), statistics.median(ours_t)
     return {"raw_us": raw_s * 1e6, "sandbox_us": ours_s * 1e6, "ratio": ours_s / raw_s,
             "pause_resume_pair_us": pause_resume_s * 1e6}
 

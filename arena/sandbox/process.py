@@ -181,25 +181,31 @@ class BotProcess:
         Raises BotExited if the bot closed stdin, WriteTimeout if it does not
         drain its pipe in time.
         """
-        if isinstance(data, str):
+        if type(data) is str:
             data = data.encode()
-        if not data.endswith(b"\n"):
+        if data[-1:] != b"\n":
             data += b"\n"
-        view = memoryview(data)
-        deadline: float | None = None
+        try:
+            n = os.write(self._in_fd, data)  # fast path: the whole line fits the pipe
+        except BlockingIOError:
+            n = 0
+        except OSError as exc:
+            raise BotExited(f"bot closed its stdin: {exc}", self._status_soon()) from exc
+        if n != len(data):
+            self._write_slow(memoryview(data)[n:], timeout)
+
+    def _write_slow(self, view: memoryview, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
         while view:
             try:
-                n = os.write(self._in_fd, view)
-                view = view[n:]
+                view = view[os.write(self._in_fd, view):]
                 continue
             except BlockingIOError:
                 pass
-            except (BrokenPipeError, ValueError, OSError) as exc:
+            except OSError as exc:
                 raise BotExited(f"bot closed its stdin: {exc}", self._status_soon()) from exc
-            now = time.monotonic()
-            if deadline is None:
-                deadline = now + timeout
-            if now >= deadline or not self._out_poll.poll(max(0.0, deadline - now) * 1000):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._out_poll.poll(remaining * 1000):
                 raise WriteTimeout(f"bot did not read its input within {timeout:.3f}s")
 
     def read_line(self, timeout: float) -> bytes:
@@ -209,11 +215,25 @@ class BotProcess:
         BotExited (stdout closed) or LineTooLong (over `limits.max_line_bytes`;
         the stream is then unusable and further reads raise it again).
         """
+        deadline = time.monotonic() + timeout
+        if not self._buf and self._poison is None:
+            # Fast path: one poll + one read that brings exactly one line.
+            if timeout <= 0 or not self._in_poll.poll(timeout * 1000):
+                raise ReadTimeout(f"no line from bot within {timeout:.3f}s")
+            chunk = os.read(self._out_fd, _READ_CHUNK)
+            if not chunk:
+                raise BotExited("bot closed its stdout", self._status_soon())
+            end = chunk.find(b"\n")
+            if end == len(chunk) - 1 and end <= self.limits.max_line_bytes:
+                return chunk[:-1]
+            self._buf += chunk
+        return self._read_slow(timeout, deadline)
+
+    def _read_slow(self, timeout: float, deadline: float) -> bytes:
         if self._poison is not None:
             raise LineTooLong(self._poison, self.limits.max_line_bytes)
         limit = self.limits.max_line_bytes
         buf = self._buf
-        deadline: float | None = None
         while True:
             i = buf.find(b"\n", self._scan_from)
             if i >= 0:
@@ -226,10 +246,7 @@ class BotProcess:
             if len(buf) > limit:
                 return self._oversize(len(buf))
             self._scan_from = len(buf)
-            now = time.monotonic()
-            if deadline is None:
-                deadline = now + timeout
-            remaining = deadline - now
+            remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._in_poll.poll(remaining * 1000):
                 raise ReadTimeout(f"no line from bot within {timeout:.3f}s")
             chunk = os.read(self._out_fd, _READ_CHUNK)

@@ -1,0 +1,79 @@
+"""The Monte Carlo baseline: determinized rollouts for every card it plays.
+
+For each play decision it deals the unseen cards to the other hands many
+times (``Sampler``: consistent with counts, kept-trump minimums and shown
+voids), and for each sample plays every legal card followed by a greedy
+rollout of the rest of the deal for all four seats. It plays the card with
+the best total score difference (set contracts included). Bidding, trump
+and the rob use the SDK's hand evaluation. The budget is counted in
+samples, not seconds, so its play depends only on its seed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cinch_bot import Bot, run  # noqa: E402
+from cinch_bot.cards import SUITS, card_index, card_name  # noqa: E402
+from cinch_bot.strategy import Facts, best_trump, choose_bid, choose_rob, choose_under  # noqa: E402
+from sim import Sampler, deal_delta  # noqa: E402
+
+DEFAULT_SAMPLES = 40
+
+
+class MonteCarloBot(Bot):
+    name = "montecarlo"
+    version = "1.0"
+
+    def __init__(self, samples: int | None = None, margin: float = 0.5) -> None:
+        super().__init__()
+        env = os.environ.get("CINCH_MC_SAMPLES")
+        self.samples = samples if samples is not None else int(env) if env else DEFAULT_SAMPLES
+        self.margin = margin
+
+    def decide(self, kind: str, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
+        if kind == "bid":
+            return choose_bid(view, legal, self.margin)
+        if kind == "trump":
+            hand = [card_index(c) for c in view["hand"]]
+            suit, _ = best_trump(hand, view["seat"] == view["dealer"])
+            return {"type": "trump", "suit": SUITS[suit]}
+        if kind == "rob":
+            return {"type": "rob", "take": choose_rob(legal)}
+        return self.play(view, legal)
+
+    def play(self, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
+        f = Facts(view)
+        t = f.t
+        tops = [card_index(c) for c in legal["cards"]]
+        best = tops[0]
+        if len(tops) > 1:
+            best = self.search(view, f, tops)
+        n = int(legal.get("under") or 0)
+        if not n:
+            return {"type": "play", "card": card_name(best)}
+        under = choose_under(best, [card_index(c) for c in legal["under_from"]], n, t)
+        return {"type": "play", "card": card_name(best), "under": [card_name(c) for c in under]}
+
+    def search(self, view: dict[str, Any], f: Facts, tops: list[int]) -> int:
+        """Sum each candidate's rollout value over shared samples; best total wins."""
+        sampler = Sampler(view, f)
+        side = f.seat % 2
+        totals = [0.0] * len(tops)
+        for _ in range(self.samples):
+            root = sampler.state(sampler.sample(self.rng), view)
+            for i, card in enumerate(tops):
+                st = root.copy()
+                st.play(card)
+                d = deal_delta(st.rollout(), f.bidder_side, f.bid)
+                totals[i] += d[side] - d[1 - side]
+        return tops[max(range(len(tops)), key=lambda i: totals[i])]
+
+
+if __name__ == "__main__":
+    run(MonteCarloBot())

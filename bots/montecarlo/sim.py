@@ -1,0 +1,226 @@
+"""A lightweight trick-play simulator and a determinizing sampler for search.
+
+The engine's ``Deal`` replays a whole deal from a deck; a search bot only
+needs the trick-play remainder of one, thousands of times per decision, so
+this module keeps just that state (hands, open trick, captured points) on
+integer cards with the SDK's ``Tables``. A test cross-checks its results
+against the engine.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from cinch_bot.cards import Tables, card_index
+from cinch_bot.strategy import Facts, choose_play, choose_under
+
+
+class PlayState:
+    """The trick-play part of a deal with every hand known (a determinization)."""
+
+    __slots__ = ("t", "hands", "trick", "to_act", "tricks_done", "won", "low_side", "remaining_trumps", "bidder_side")
+
+    def __init__(
+        self,
+        t: Tables,
+        hands: list[list[int]],
+        trick: list[tuple[int, int]],
+        to_act: int,
+        tricks_done: int,
+        won: list[int],
+        low_side: int,
+        bidder_side: int,
+    ) -> None:
+        self.t = t
+        self.hands = hands
+        self.trick = trick
+        self.to_act = to_act
+        self.tricks_done = tricks_done
+        self.won = won  # points captured per side, Low excluded
+        self.low_side = low_side  # side that held Low when play began (it keeps that point)
+        self.bidder_side = bidder_side
+        self.remaining_trumps = {c for h in hands for c in h if t.power[c] >= 0}
+
+    def copy(self) -> "PlayState":
+        s = PlayState.__new__(PlayState)
+        s.t = self.t
+        s.hands = [list(h) for h in self.hands]
+        s.trick = list(self.trick)
+        s.to_act = self.to_act
+        s.tricks_done = self.tricks_done
+        s.won = list(self.won)
+        s.low_side = self.low_side
+        s.bidder_side = self.bidder_side
+        s.remaining_trumps = set(self.remaining_trumps)
+        return s
+
+    @property
+    def done(self) -> bool:
+        return self.tricks_done >= 6
+
+    def legal(self) -> list[int]:
+        """Legal top cards for the seat to act (long hands: tops that leave enough under cards)."""
+        t = self.t
+        hand = self.hands[self.to_act]
+        tops = t.legal_follow(hand, self.trick[0][1] if self.trick else None)
+        if self.tricks_done == 0 and len(hand) > 6:
+            need = len(hand) - 6
+            pool = sum(1 for c in hand if c in t.pointless)
+            tops = [c for c in tops if pool - (c in t.pointless) >= need]
+        return tops
+
+    def play(self, card: int) -> None:
+        """Play ``card`` for the seat to act; a long hand adds its weakest pointless trumps under it."""
+        t = self.t
+        seat = self.to_act
+        hand = self.hands[seat]
+        hand.remove(card)
+        gone = [card]
+        if self.tricks_done == 0 and len(hand) > 5:
+            under = choose_under(card, [c for c in hand if c in t.pointless], len(hand) - 5, t)
+            for c in under:
+                hand.remove(c)
+            gone.extend(under)
+        for c in gone:
+            self.remaining_trumps.discard(c)
+        trick = self.trick
+        trick.append((seat, card))
+        pts = t.points  # under cards are pointless trumps: they never change the points
+        if len(trick) < 4:
+            self.to_act = (seat + 1) % 4
+            return
+        led = t.esuit[trick[0][1]]
+        win_seat, best = trick[0][0], -2
+        value = 0
+        for s, c in trick:
+            st = t.strength(c, led)
+            if st > best:
+                win_seat, best = s, st
+            if c != t.low:
+                value += pts[c]
+        self.won[win_seat % 2] += value
+        self.trick = []
+        self.tricks_done += 1
+        self.to_act = win_seat
+
+    def points(self) -> tuple[int, int]:
+        """Final points per side, Low credited to the side that held it."""
+        p = list(self.won)
+        p[self.low_side] += self.t.points[self.t.low]
+        return p[0], p[1]
+
+    def policy_move(self) -> int:
+        """The greedy policy's choice for the seat to act (full information)."""
+        seat = self.to_act
+        hand = self.hands[seat]
+        legal = self.legal()
+        if len(legal) == 1:
+            return legal[0]
+        outside = [c for c in self.remaining_trumps if c not in hand]
+        return choose_play(hand, legal, self.trick, seat, self.t, outside, self.bidder_side)
+
+    def rollout(self) -> tuple[int, int]:
+        while self.tricks_done < 6:
+            self.play(self.policy_move())
+        return self.points()
+
+
+def deal_delta(points: tuple[int, int], bidder_side: int, bid: int) -> tuple[int, int]:
+    """Score change per side under standard scoring (a set bidder loses the bid)."""
+    d = [points[0], points[1]]
+    if points[bidder_side] < bid:
+        d[bidder_side] = -bid
+    return d[0], d[1]
+
+
+class Sampler:
+    """Deals the cards a seat cannot see to the other hands, consistent with its view.
+
+    Known constraints: every trump not in my hand and not played is in some
+    other hand; seat s kept ``9 - discard_count`` trumps, so it still holds
+    at least that many minus the trumps it has played; a seat that failed
+    to follow a suit is void in it (in trump too, if it did not follow a
+    trump lead). Non-trumps in other hands came from the fill, so any unseen
+    non-trump may be there; the rest of the unseen cards are in the pile or
+    stock. The dealer's own rob stock leftovers are out of play.
+    """
+
+    def __init__(self, view: dict[str, Any], facts: Facts) -> None:
+        f = facts
+        t = f.t
+        self.f = f
+        me = f.seat
+        seen = set(f.hand) | f.played
+        if view.get("reshuffles", 0) == 0:
+            seen |= {card_index(c) for c in view.get("discarded", [])}
+        if view.get("rob_stock"):
+            seen |= {card_index(c) for c in view["rob_stock"]}
+        self.trumps = [c for c in f.outside_trumps]
+        self.plains = [c for c in range(52) if c not in seen and t.power[c] < 0]
+        self.others = [s for s in range(4) if s != me]
+        dc, rc = view["discard_counts"], view["receive_counts"]
+        self.size = {}
+        self.must = {}
+        for s in self.others:
+            played = f.played_by[s]
+            self.size[s] = 9 - dc[s] + rc[s] - len(played)
+            kept = 9 - dc[s]
+            self.must[s] = min(self.size[s], max(0, kept - sum(1 for c in played if t.power[c] >= 0)))
+        self.trump_ok = [s for s in self.others if f.trump not in f.voids[s]]
+
+    def sample(self, rng: random.Random) -> list[list[int]]:
+        f = self.f
+        hands: list[list[int]] = [[], [], [], []]
+        hands[f.seat] = list(f.hand)
+        trumps = list(self.trumps)
+        rng.shuffle(trumps)
+        pos = 0
+        for s in self.others:
+            m = self.must[s]
+            hands[s].extend(trumps[pos : pos + m])
+            pos += m
+        rest = trumps[pos:]
+        if rest:
+            slots = [s for s in self.trump_ok for _ in range(self.size[s] - self.must[s])]
+            if len(slots) < len(rest):  # inconsistent inference: relax the trump voids
+                slots = [s for s in self.others for _ in range(self.size[s] - self.must[s])]
+            rng.shuffle(slots)
+            for c, s in zip(rest, slots):
+                hands[s].append(c)
+        plains = list(self.plains)
+        rng.shuffle(plains)
+        used: set[int] = set()
+        # Most constrained seat first, so voids are honoured where possible.
+        for s in sorted(self.others, key=lambda s: -len(f.voids[s])):
+            need = self.size[s] - len(hands[s])
+            if need <= 0:
+                continue
+            voids = f.voids[s]
+            esuit = f.t.esuit
+            for c in plains:
+                if need == 0:
+                    break
+                if c not in used and esuit[c] not in voids:
+                    hands[s].append(c)
+                    used.add(c)
+                    need -= 1
+            for c in plains:  # relax voids if the view's inference ran out of cards
+                if need == 0:
+                    break
+                if c not in used:
+                    hands[s].append(c)
+                    used.add(c)
+                    need -= 1
+        return hands
+
+    def state(self, hands: list[list[int]], view: dict[str, Any]) -> PlayState:
+        f = self.f
+        t = f.t
+        low = t.low
+        low_side = -1
+        for s in range(4):
+            if low in f.played_by[s] or low in hands[s]:
+                low_side = s % 2
+        to_act = f.seat
+        return PlayState(t, hands, list(f.trick), to_act, f.tricks_done, list(f.won_points), low_side, f.bidder_side)

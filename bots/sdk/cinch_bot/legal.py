@@ -1,0 +1,62 @@
+"""Legal-choice helpers: a uniform random legal action, and a legality check.
+
+The ``legal`` dicts are the protocol's constrained choices (docs/protocol.md):
+a rob is "take k of ``from``", a long first-trick hand is "a top card plus
+``under`` cards of ``under_from`` other than the top", so these helpers
+sample and check the constraints instead of enumerating combinations.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+
+def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any]:
+    """A legal action drawn with ``rng``: uniform over options for every kind.
+
+    For bids the options are pass (if allowed) and each amount; for a rob,
+    a uniformly random k-subset of ``from``; for a play, a random top card,
+    then a random set of ``under`` cards from ``under_from`` minus the top.
+    """
+    if kind == "bid":
+        options: list[int | None] = ([None] if legal.get("pass") else []) + list(legal.get("bids", []))
+        pick = rng.choice(options)
+        return {"type": "pass"} if pick is None else {"type": "bid", "amount": pick}
+    if kind == "trump":
+        return {"type": "trump", "suit": rng.choice(list(legal.get("suits") or "CDHS"))}
+    if kind == "rob":
+        return {"type": "rob", "take": rng.sample(list(legal["from"]), int(legal["take"]))}
+    if kind == "play":
+        top = rng.choice(list(legal["cards"]))
+        n = int(legal.get("under") or 0)
+        if not n:
+            return {"type": "play", "card": top}
+        pool = [c for c in legal.get("under_from", []) if c != top]
+        return {"type": "play", "card": top, "under": rng.sample(pool, n)}
+    raise ValueError(f"unknown decision kind {kind!r}")
+
+
+def is_legal(action: dict[str, Any], legal: dict[str, Any], kind: str) -> bool:
+    """Whether ``action`` satisfies the constrained choice ``legal`` of ``kind``."""
+    t = action.get("type") if isinstance(action, dict) else None
+    if kind == "bid":
+        if t == "pass":
+            return bool(legal.get("pass"))
+        return t == "bid" and action.get("amount") in legal.get("bids", [])
+    if kind == "trump":
+        return t == "trump" and action.get("suit") in (legal.get("suits") or "CDHS")
+    if kind == "rob":
+        take = action.get("take") if t == "rob" else None
+        if not isinstance(take, list):
+            return False
+        return len(take) == legal["take"] and len(set(take)) == len(take) and all(c in legal["from"] for c in take)
+    if kind == "play":
+        if t != "play" or action.get("card") not in legal["cards"]:
+            return False
+        under = action.get("under") or []
+        n = int(legal.get("under") or 0)
+        if len(under) != n or len(set(under)) != n:
+            return False
+        return all(c in legal.get("under_from", []) and c != action["card"] for c in under)
+    return False

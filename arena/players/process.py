@@ -135,7 +135,7 @@ class ProcessPlayer(Player):
         return None
 
     def notify(self, msg: dict[str, Any]) -> Fault | None:
-        if self._dead:
+        if self._dead or self.proc is None:
             return None
         return self._send(msg)
 

@@ -1,0 +1,290 @@
+"""The conformance checker: is a bot ready for a tournament?
+
+It runs the bot through the handshake, then through probe positions that
+hit the protocol's edge cases (a bid history with a forced dealer bid, the
+rob, the rob after the stock ran out, extra cards under the top card), and
+in full mode through whole games with the bot in every seat. Every answer is
+checked against the engine's legal choice; latencies are summarised.
+
+Probe positions are found by scanning seeded random games, so the same
+positions are used every time. Each probe is sent to a fresh bot process as
+a single decision (bots must be able to decide from the request alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache, partial
+from pathlib import Path
+from typing import Any, Callable
+
+from ..engine import PASS, Bid, DealFile, FileSource, Game, NameTrump, action_from_dict, cards_str, parse_card, parse_suit, replay
+from ..engine.dealfile import FileDeal
+from ..match.block import bot_seed
+from ..match.game import play_game
+from ..match.settings import MatchSettings
+from ..protocol import choice_to_dict
+from ..sandbox import HarnessError
+from .base import Fault
+from .manifest import BotEntry, ManifestError, command_entry, load_entry
+from .process import ProcessPlayer
+
+PROBES = ("forced_bid_history", "bid", "trump", "rob", "rob_after_reshuffle", "extra_cards", "play")
+
+
+@dataclass
+class Violation:
+    where: str
+    fault: Fault
+
+    def line(self) -> str:
+        return f"[{self.where}] {self.fault.kind}: {self.fault.message}"
+
+
+@dataclass
+class CheckReport:
+    bot: str
+    violations: list[Violation] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+    decisions: int = 0
+    probes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def latency_summary(self) -> dict[str, float]:
+        xs = sorted(self.latencies_ms)
+        if not xs:
+            return {}
+
+        def pct(p: float) -> float:
+            return round(xs[min(len(xs) - 1, int(p * len(xs)))], 2)
+
+        return {"n": len(xs), "p50": pct(0.5), "p90": pct(0.9), "p99": pct(0.99), "max": round(xs[-1], 2), "mean": round(statistics.fmean(xs), 2)}
+
+    def summary(self) -> str:
+        head = f"{self.bot}: {'CONFORMS' if self.ok else 'FAILS'} ({self.decisions} decisions, probes: {', '.join(self.probes)})"
+        lat = self.latency_summary()
+        lines = [head]
+        if lat:
+            lines.append("  latency ms: " + ", ".join(f"{k} {v}" for k, v in lat.items()))
+        lines += ["  " + v.line() for v in self.violations]
+        return "\n".join(lines)
+
+
+def _situation(game: Game) -> str | None:
+    deal = game.deal
+    choice = game.choice
+    if choice.kind == "rob" and deal.reshuffles > 0:
+        return "rob_after_reshuffle"
+    if choice.kind == "play" and getattr(choice, "under_count", 0) > 0:
+        return "extra_cards"
+    if choice.kind == "trump" and any(f for _, _, f in deal.bids):
+        return "forced_bid_history"
+    return choice.kind
+
+
+@lru_cache(maxsize=1)
+def _scanned() -> dict[str, tuple[str, int]]:
+    """(key, decisions before it) of one seeded random position per probe kind."""
+    found: dict[str, tuple[str, int]] = {}
+    wanted = set(PROBES) - {"rob_after_reshuffle"}
+    for i in range(5000):
+        key = f"probe-{i}"
+        game = Game(key=key)
+        n = 0
+        while not game.over and len(game.deals) == 1:
+            kind = _situation(game)
+            if kind in wanted and kind not in found:
+                found[kind] = (key, n)
+            game.apply(game.choice.sample(random.Random(f"{key}/{n}")))
+            n += 1
+        if wanted <= found.keys():
+            break
+    return found
+
+
+def _scanned_position(key: str, n: int) -> Game:
+    game = Game(key=key)
+    for i in range(n):
+        game.apply(game.choice.sample(random.Random(f"{key}/{i}")))
+    return game
+
+
+def _reshuffle_position() -> Game:
+    """A rob after the stock ran out during the fill (RULES 5.3), built by hand.
+
+    Seat 0 deals; seats 1-3 hold no hearts and not the 5 of diamonds, seat 1
+    bids 7 in hearts, so the three of them need 18 cards from a stock of 16.
+    """
+    trumps = [parse_card(r + "H") for r in "23456789TJQKA"] + [parse_card("5D")]
+    plain = [c for c in range(52) if c not in trumps]
+    hands = {1: plain[0:9], 2: plain[9:18], 3: plain[18:27], 0: trumps[0:3] + plain[27:33]}
+    stock = trumps[3:] + plain[33:]
+    deck: list[int] = []
+    for r in range(3):
+        for seat in (1, 2, 3, 0):
+            deck += hands[seat][3 * r : 3 * r + 3]
+    deck += stock
+    source = FileSource(DealFile(first_dealer=0, deals=[FileDeal(deck=cards_str(deck), reshuffle_key="probe")]), "probe")
+    game = Game(source=source)
+    for action in (Bid(7), PASS, PASS, PASS, NameTrump(parse_suit("H"))):
+        game.apply(action)
+    return game
+
+
+def probe_positions() -> dict[str, Callable[[], Game]]:
+    """A builder of one position per probe kind, the same every time."""
+    out: dict[str, Callable[[], Game]] = {k: partial(_scanned_position, key, n) for k, (key, n) in _scanned().items()}
+    out["rob_after_reshuffle"] = _reshuffle_position
+    return dict(sorted(out.items()))
+
+
+def _ask(entry: BotEntry, settings: MatchSettings, game: Game, where: str, report: CheckReport, seed: int) -> None:
+    seat = game.to_act
+    player = ProcessPlayer(entry, seed, settings)
+    try:
+        fault = player.start()
+        if fault is None:
+            player.notify({"type": "game", "seat": seat, "profile": settings.profile.model_dump(), "match_format": settings.format, "deals": None, "time": settings.time.model_dump(include={"startup_ms", "decision_ms", "bank_ms"}), "players": None})
+            deal = game.deal
+            player.notify({"type": "deal", "index": deal.index, "dealer": deal.dealer, "hand": cards_str(deal.dealt[seat]), "scores": list(deal.scores_before)})
+            choice = game.choice
+            req = {"type": "decide", "id": 1, "kind": choice.kind, "view": game.view(seat).to_dict(), "legal": choice_to_dict(choice)}
+            answer = player.decide(req)
+            report.decisions += 1
+            fault = answer.fault
+            if fault is None:
+                report.latencies_ms.append(answer.latency_s * 1000)
+                if not choice.is_legal(answer.action):
+                    fault = Fault("illegal", f"{answer.action} is not legal: {choice.explain()}", req, answer.raw)
+        if fault is not None:
+            report.violations.append(Violation(where, fault))
+    finally:
+        player.close()
+
+
+def check_entry(entry: BotEntry, settings: MatchSettings | None = None, *, games: int = 0) -> CheckReport:
+    """Run the probes (and ``games`` full games with the bot in every seat)."""
+    settings = settings or MatchSettings()
+    report = CheckReport(entry.name)
+    for i, (kind, build) in enumerate(probe_positions().items()):
+        report.probes.append(kind)
+        _ask(entry, settings, build(), f"probe {kind}", report, seed=i)
+        if report.violations and report.violations[-1].fault.kind in ("crash", "protocol") and kind == "bid":
+            break
+    for g in range(games):
+        key = f"check-game-{g}"
+        players = [ProcessPlayer(entry, bot_seed(key, 0, s), settings) for s in range(4)]
+        try:
+            result = play_game(players, settings, key)
+        finally:
+            reports = [p.close() for p in players]
+        for r in reports:
+            report.latencies_ms += r.latencies_ms
+            report.decisions += len(r.latencies_ms)
+        for f in result.faults:
+            report.violations.append(Violation(f"game {key} seat {f.seat} decision {f.decision}", f.fault))
+    return report
+
+
+def _entry_from_args(args: argparse.Namespace) -> BotEntry:
+    if args.command:
+        return command_entry(args.command, name=args.name)
+    if args.bot:
+        return load_entry(args.bot)
+    raise ManifestError("give a bot folder (or its bot.yaml), or -- COMMAND [ARGS...]")
+
+
+def _settings_from_args(args: argparse.Namespace) -> MatchSettings:
+    return MatchSettings.model_validate({"sandbox": args.sandbox, "time": {"decision_ms": args.decision_ms}})
+
+
+def main(argv: list[str]) -> int:
+    cmd: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, cmd = argv[:i], argv[i + 1 :]
+    ap = argparse.ArgumentParser(prog="arena check-bot", description="Check a bot against the protocol and the rules.")
+    ap.add_argument("bot", nargs="?", help="bot folder or bot.yaml (or use -- COMMAND [ARGS...])")
+    ap.add_argument("--name", default="cli-bot", help="name for a bot given as a command")
+    ap.add_argument("--sandbox", default="bwrap", choices=["bwrap", "rlimit", "none"])
+    ap.add_argument("--decision-ms", type=int, default=1000)
+    ap.add_argument("--games", type=int, default=2, help="full games with the bot in every seat (default 2)")
+    ap.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = ap.parse_args(argv)
+    args.command = cmd
+    try:
+        entry = _entry_from_args(args)
+        report = check_entry(entry, _settings_from_args(args), games=args.games)
+    except (ManifestError, HarnessError) as e:
+        print(f"arena check-bot: {e}", file=sys.stderr)
+        return 3
+    if args.json:
+        print(json.dumps({"bot": report.bot, "ok": report.ok, "decisions": report.decisions, "latency_ms": report.latency_summary(), "violations": [{"where": v.where, **v.fault.to_dict()} for v in report.violations]}))
+    else:
+        print(report.summary())
+    return 0 if report.ok else 1
+
+
+def _find_fault(results: Path, block_key: str, half: int, decision: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    for line in results.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if row.get("block_key") != block_key:
+            continue
+        game = row["games"][half]
+        for f in game["faults"]:
+            if f["decision"] == decision:
+                return game, f
+    raise SystemExit(f"arena reproduce: no fault at decision {decision} of game {half} of block {block_key} in {results}")
+
+
+def main_reproduce(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="arena reproduce", description="Send a bot the exact decision it faulted on, again.")
+    ap.add_argument("results", help="results.jsonl of the tournament")
+    ap.add_argument("--bot", required=True, help="the bot's folder")
+    ap.add_argument("--block", required=True, help="block key")
+    ap.add_argument("--game", type=int, required=True, choices=[0, 1])
+    ap.add_argument("--decision", type=int, required=True)
+    ap.add_argument("--sandbox", default="bwrap", choices=["bwrap", "rlimit", "none"])
+    ap.add_argument("--decision-ms", type=int, default=1000)
+    args = ap.parse_args(argv)
+    game_row, fault = _find_fault(Path(args.results), args.block, args.game, args.decision)
+    record = game_row["record"]
+    seat = fault["seat"]
+    seed = game_row["seeds"][seat]
+    # Rebuild the position from the record: replay every action before the faulting decision.
+    full = replay(record)
+    del full
+    game = Game(key=record["key"])
+    asked = 0
+    for d in record["deals"]:
+        for e in d["events"]:
+            if e["type"] == "reshuffle" or e["forced"]:
+                continue
+            if asked + 1 == args.decision:
+                break
+            game.apply(action_from_dict(e))
+            asked += 1
+        else:
+            continue
+        break
+    entry = load_entry(args.bot)
+    report = CheckReport(entry.name)
+    settings = MatchSettings.model_validate({"sandbox": args.sandbox, "time": {"decision_ms": args.decision_ms}})
+    if game.to_act != seat:
+        print(f"arena reproduce: the record puts seat {game.to_act} on move, the fault names seat {seat}", file=sys.stderr)
+        return 3
+    _ask(entry, settings, game, f"block {args.block} game {args.game} decision {args.decision}", report, seed)
+    print(f"recorded fault: {fault['kind']}: {fault['message']}")
+    print(report.summary())
+    return 0 if report.ok else 1

@@ -1,0 +1,23 @@
+from pathlib import Path
+
+import pytest
+
+from arena.players import BotEntry, Manifest, load_entry
+from arena.players.process import ProcessPlayer
+
+BOTS = Path(__file__).parent / "bots"
+
+
+@pytest.fixture
+def first_bot() -> BotEntry:
+    return load_entry(BOTS / "first")
+
+
+def hostile(mode: str, at: int = 3) -> BotEntry:
+    base = load_entry(BOTS / "hostile")
+    m = Manifest(**{**base.manifest.model_dump(), "env": {"MODE": mode, "AT": str(at)}})
+    return BotEntry(manifest=m, dir=base.dir, digest=base.digest)
+
+
+def factory(settings):
+    return lambda entry, seed: ProcessPlayer(entry, seed, settings)

@@ -1,0 +1,103 @@
+"""Each kind of bot fault is detected, recorded with its cause, and handled
+by the fault policy, without stalling the harness or harming the other seats."""
+
+import time
+
+import pytest
+
+from arena.match import MatchSettings, play_block, play_game
+from arena.players.process import ProcessPlayer
+from arena.sandbox import HarnessError
+
+from .conftest import factory, hostile
+
+FAST = {"time": {"decision_ms": 150, "startup_ms": 5000, "bank_ms": 5000, "wall_factor": 2.0}}
+
+
+def settings(level: str = "rlimit", **extra) -> MatchSettings:
+    return MatchSettings.model_validate({"sandbox": level, **FAST, **extra})
+
+
+def game_with(bad, good, st: MatchSettings, key: str = "fault-key"):
+    """Bad bot at seat 0, the good bot elsewhere."""
+    players = [ProcessPlayer(bad, 11, st)] + [ProcessPlayer(good, 20 + s, st) for s in range(1, 4)]
+    try:
+        return play_game(players, st, key), players
+    finally:
+        reports = [p.close() for p in players]
+        players[:] = reports
+
+
+@pytest.mark.parametrize(
+    "mode,kind,fragment",
+    [
+        ("crash", "crash", "exited"),
+        ("hang", "timeout", "decision limit"),
+        ("spin", "timeout", "CPU"),
+        ("slow_cpu", "timeout", "decision limit"),
+        ("malformed", "malformed", "not valid JSON"),
+        ("wrong_id", "protocol", "does not answer request"),
+        ("illegal", "illegal", "legal is"),
+        ("flood", "protocol", "exceeds limit"),
+        ("bad_version", "protocol", "speaks versions [1]"),
+        ("no_hello", "timeout", "start-up allowance"),
+    ],
+)
+def test_fault_is_detected_recorded_and_forfeits(first_bot, mode, kind, fragment):
+    st = settings(**({"time": {**FAST["time"], "startup_ms": 800}} if mode == "no_hello" else {}))
+    t0 = time.monotonic()
+    result, reports = game_with(hostile(mode), first_bot, st)
+    assert time.monotonic() - t0 < 10
+    assert result.end == "forfeit" and result.forfeit_by == 0
+    assert result.winner == 1  # the side of seats 1+3
+    (f,) = result.faults
+    assert f.seat == 0 and f.fault.kind == kind, f.fault
+    assert fragment in f.fault.message
+    if mode not in ("bad_version", "no_hello"):
+        # the exact request that caused it is kept: the seat's view and the legal choice
+        assert f.fault.request["type"] == "decide" and f.fault.request["view"]["seat"] == 0
+        assert "legal" in f.fault.request
+
+
+def test_substitute_policy_plays_seeded_legal_moves_up_to_the_strike_limit(first_bot):
+    st = settings(faults={"mode": "substitute", "strikes": 2})
+    result, _ = game_with(hostile("illegal", at=1), first_bot, st)
+    # two substituted decisions, then the third fault forfeits
+    assert [f.substituted is not None for f in result.faults] == [True, True, False]
+    assert result.end == "forfeit" and result.forfeit_by == 0
+    again, _ = game_with(hostile("illegal", at=1), first_bot, st)
+    assert [f.substituted for f in again.faults] == [f.substituted for f in result.faults]
+
+
+def test_substitute_policy_finishes_the_game_when_strikes_suffice(first_bot):
+    st = settings(faults={"mode": "substitute", "strikes": 1000})
+    result, _ = game_with(hostile("crash", at=2), first_bot, st)
+    assert result.end in ("target", "bidder_out", "cap")
+    assert result.faults[0].fault.kind == "crash"
+    assert all(f.fault.kind == "crash" for f in result.faults)  # a dead bot keeps faulting
+    assert len(result.faults) > 1
+
+
+def test_stderr_flood_is_capped_and_counted(first_bot):
+    st = settings(limits={"stderr_bytes": 10_000})
+    result, reports = game_with(hostile("stderr_flood", at=1), first_bot, st)
+    assert result.end != "forfeit"
+    assert len(reports[0].stderr.encode()) <= 10_000
+    assert reports[0].stderr_dropped > 1_000_000
+
+
+def test_a_faulty_block_does_not_harm_the_other_game(first_bot):
+    st = settings()
+    res = play_block((hostile("crash", 1), hostile("crash", 1)), (first_bot, first_bot), 0, "b0", st, factory(st))
+    assert [g.end for g in res.games] == ["forfeit", "forfeit"]
+    # partnership B wins both halves, whichever seats it had
+    assert res.score_a() == 0.0
+
+
+def test_harness_failure_is_not_a_bot_fault(first_bot):
+    st = MatchSettings(sandbox="bwrap")
+    player = ProcessPlayer(first_bot, 1, st, bwrap_path="/nonexistent/bwrap")
+    with pytest.raises(HarnessError) as e:
+        player.start()
+    assert "bwrap" in str(e.value)
+    player.close()

@@ -17,9 +17,10 @@ from .errors import (
 )
 from .limits import Level, Limits
 from .process import BotProcess, launch
+from .spec import SandboxSpec
 
 __all__ = [
     "BotExited", "BotFault", "BotProcess", "HarnessError", "Level", "Limits",
-    "LineTooLong", "ReadTimeout", "SandboxError", "SandboxUnavailable", "WriteTimeout",
+    "LineTooLong", "ReadTimeout", "SandboxError", "SandboxSpec", "SandboxUnavailable", "WriteTimeout",
     "check_bwrap", "find_bwrap", "launch", "measure_round_trip", "measure_start",
 ]

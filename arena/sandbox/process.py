@@ -45,7 +45,11 @@ def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
     argv = [str(a) for a in argv]
     exe = argv[0]
     if "/" not in exe:
-        found = shutil.which(exe)
+        # Version-manager shims (pyenv, rbenv, asdf) are scripts that need the
+        # manager's whole home; skip them and take the next real program.
+        path = os.pathsep.join(d for d in os.environ.get("PATH", os.defpath).split(os.pathsep)
+                               if os.path.basename(d.rstrip("/")) != "shims")
+        found = shutil.which(exe, path=path)
         if found is None:
             raise HarnessError(f"bot command {exe!r} not found on PATH")
         argv[0] = os.path.abspath(found)

@@ -154,3 +154,29 @@ def test_close_is_idempotent_and_context_manager_cleans_up(tmp_path, scratch_roo
     bot.close()
     if bot.cgroup is not None:
         assert bot.cgroup.paths == {}
+
+
+def test_spec_carries_level_limits_and_env(tmp_path, scratch_root) -> None:
+    from arena.sandbox import Limits, SandboxSpec
+
+    spec = SandboxSpec(level="none", limits=Limits(stderr_bytes=10), env={"BOT_X": "1"},
+                       scratch_root=str(scratch_root)).with_limits({"stderr_bytes": 3})
+    assert spec.limits.stderr_bytes == 3 and spec.limits.memory_bytes == Limits().memory_bytes
+    argv, bot_dir = _script(tmp_path, "import os, sys; sys.stderr.write('abcdef'); print(os.environ['BOT_X'])\n")
+    with spec.launch(argv, bot_dir) as bot:
+        assert bot.read_line(10) == b"1"
+        bot.wait(5)
+    assert bot.stderr_bytes() == b"abc" and bot.stderr_dropped == 3
+
+
+@pytest.mark.bwrap
+@pytest.mark.parametrize("cmd", [["python3", "-c", "print('ok')"], ["node", "-e", "console.log('ok')"]])
+def test_bare_interpreter_names_work_inside_bwrap(tmp_path, start, cmd) -> None:
+    import shutil
+
+    if shutil.which(cmd[0]) is None:
+        pytest.skip(f"{cmd[0]} not installed")
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    bot = start(cmd, bot_dir)
+    assert bot.read_line(20) == b"ok", bot.stderr_text()

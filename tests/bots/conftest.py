@@ -1,0 +1,73 @@
+"""Shared fixtures for the bot tests: in-process bot loading and engine states."""
+
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.engine import Choice, Deal, KeyedSource, RuleProfile
+from arena.protocol import choice_to_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "bots"
+sys.path.insert(0, str(BOTS / "sdk"))
+sys.path.insert(0, str(BOTS / "montecarlo"))
+
+PY_BOTS = ("random", "heuristic", "montecarlo")
+
+
+@dataclass
+class State:
+    """One decision from a randomly played deal, as the bot would see it."""
+
+    deal: Deal
+    choice: Choice
+    view: dict[str, Any]
+    legal: dict[str, Any]
+    hands: list[list[int]]  # the true hands at this decision (for inference checks)
+
+    @property
+    def kind(self) -> str:
+        return self.choice.kind
+
+
+def _collect(n_deals: int, seed: int) -> list[State]:
+    """Play deals with uniform random decisions and keep every decision point.
+
+    The deal is snapshotted through its view and legal dicts only, so later
+    decisions of the same deal do not change a stored state.
+    """
+    rng = random.Random(seed)
+    profile = RuleProfile()
+    out: list[State] = []
+    for k in range(n_deals):
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource(f"bots-test-{seed}"))
+        from arena.engine.view import deal_view
+
+        while not deal.done:
+            choice = deal.choice
+            out.append(State(deal, choice, deal_view(deal, choice.seat).to_dict(), choice_to_dict(choice), [list(h) for h in deal.hands]))
+            deal.apply(choice.sample(rng))
+    return out
+
+
+@pytest.fixture(scope="session")
+def states() -> list[State]:
+    """Decision points of 400 random deals (bids, trumps, robs, plays, long hands)."""
+    return _collect(400, 1)
+
+
+def subset(states: list[State], every: int) -> list[State]:
+    """Every ``every``-th state plus every rob and long-hand state (the rare, tricky ones)."""
+    return [s for i, s in enumerate(states) if i % every == 0 or s.kind == "rob" or (s.kind == "play" and s.legal["under"])]
+
+
+def make_bot(name: str, **kw: Any) -> Any:
+    from arena.bench.bots import load_bot_class
+
+    return load_bot_class(name)(**kw)

@@ -1,0 +1,86 @@
+"""The Monte Carlo bot's simulator matches the engine and its sampler respects the view."""
+
+from __future__ import annotations
+
+import random
+
+from arena.engine import Deal, KeyedSource, Play, RuleProfile
+from arena.engine.view import deal_view
+
+from cinch_bot.cards import TABLES
+from cinch_bot.strategy import Facts, choose_under
+from sim import PlayState, Sampler
+
+
+def test_simulator_scores_like_the_engine():
+    rng = random.Random(2)
+    for k in range(150):
+        deal = Deal(RuleProfile(), k, k % 4, (0, 0), KeyedSource("sim-check"))
+        while deal.phase != "play":
+            deal.apply(deal.choice.sample(rng))
+        t = TABLES[deal.trump]
+        low_side = deal.low_holder % 2
+        st = PlayState(t, [list(h) for h in deal.hands], [], deal.to_act, 0, [0, 0], low_side, deal.maker % 2)
+        while not st.done:
+            n_sim = 4 * st.tricks_done + len(st.trick)
+            card = st.policy_move()
+            engine_plays = [c for tr in deal.tricks for _, c, _ in tr.plays]
+            if len(engine_plays) == n_sim:  # the engine waits for this very decision
+                assert deal.to_act == st.to_act
+                assert sorted(st.legal()) == sorted(deal.choice.cards)
+                under = ()
+                if deal.choice.under_count:
+                    hand = st.hands[st.to_act]
+                    under = tuple(choose_under(card, [c for c in hand if c in t.pointless], deal.choice.under_count, t))
+                deal.apply(Play(card, under))
+            else:  # the engine played a forced card itself: the simulator must agree
+                assert len(st.legal()) == 1 and engine_plays[n_sim] == card
+            st.play(card)
+        assert st.points() == deal.points
+
+
+def test_sampler_is_consistent_with_truth_and_view(states):
+    rng = random.Random(4)
+    checked = 0
+    for s in states[::7]:
+        if s.kind != "play":
+            continue
+        f = Facts(s.view)
+        sampler = Sampler(s.view, f)
+        pool = set(sampler.trumps) | set(sampler.plains)
+        t = f.t
+        for o in sampler.others:
+            true = s.hands[o]
+            # The truth must satisfy every inferred constraint.
+            assert sampler.size[o] == len(true)
+            assert sum(1 for c in true if t.power[c] >= 0) >= sampler.must[o]
+            assert set(true) <= pool
+            assert all(t.esuit[c] not in f.voids[o] for c in true)
+        hands = sampler.sample(rng)
+        assert hands[f.seat] == f.hand
+        dealt = [c for h in hands for c in h]
+        assert len(dealt) == len(set(dealt))
+        assert set(sampler.trumps) <= set(dealt)
+        for o in sampler.others:
+            assert len(hands[o]) == sampler.size[o]
+            assert all(t.esuit[c] not in f.voids[o] for c in hands[o])
+        checked += 1
+    assert checked > 300
+
+
+def test_search_finds_the_obvious_capture():
+    # Hearts trump, seat 0 last to play on a trick holding the 5H of an opponent: AH captures it.
+    view = {
+        "seat": 0, "partner": 2, "dealer": 3, "hand": ["AH", "3C", "4S", "7D", "8D", "9S"],
+        "maker": 1, "bid": 7, "trump": "H", "discard_counts": [5, 5, 5, 5], "receive_counts": [2, 2, 2, 2],
+        "reshuffles": 0, "discarded": [], "rob_stock": None,
+        "tricks": [{"leader": 1, "plays": [{"seat": 1, "card": "5H"}, {"seat": 2, "card": "2C"}, {"seat": 3, "card": "KH"}], "winner": None}],
+    }
+    from .conftest import make_bot
+
+    bot = make_bot("montecarlo", samples=8)
+    bot.start_game({"type": "game"}, 1)
+    legal = {"cards": ["AH"], "under": 0, "under_from": []}
+    assert bot.decide("play", view, legal)["card"] == "AH"
+    legal = {"cards": ["AH", "3C", "4S", "7D", "8D", "9S"], "under": 0, "under_from": []}
+    assert bot.decide("play", view, legal)["card"] == "AH"

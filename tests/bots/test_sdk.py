@@ -1,0 +1,80 @@
+"""The SDK's helpers agree with the engine: cards, trump order, points, legality, sampling."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from arena.engine import action_from_dict
+from arena.engine.cards import TRUMP_TABLES
+from arena.engine.profile import RuleProfile
+
+import cinch_bot as sdk
+from cinch_bot.legal import is_legal, random_legal
+
+
+def test_card_parsing_and_colours():
+    assert sdk.rank("TD") == "T" and sdk.suit("TD") == "D"
+    assert sdk.card_index("10h") == sdk.card_index("TH")
+    assert sdk.sister_suit("H") == "D" and sdk.sister_suit("S") == "C"
+    assert sdk.left_pedro("S") == "5C"
+    assert sdk.is_trump("5C", "S") and not sdk.is_trump("5C", "H")
+    assert sdk.effective_suit("5D", "H") == "H" and sdk.effective_suit("6D", "H") == "D"
+
+
+def test_trump_order_and_points_match_engine():
+    prof = RuleProfile()
+    for t, s in enumerate("CDHS"):
+        order = sdk.trumps_high_to_low(s)
+        assert [("L" if c == sdk.left_pedro(s) else c[0]) for c in order] == list(sdk.TRUMP_ORDER)
+        engine_order = sorted(TRUMP_TABLES[t].trumps, key=lambda c: -TRUMP_TABLES[t].power[c])
+        assert [sdk.card_index(c) for c in order] == engine_order
+        table = prof.point_table(t)
+        assert [sdk.card_points(n, s) for n in sdk.CARD_NAMES] == list(table)
+        assert sum(sdk.card_points(n, s) for n in sdk.CARD_NAMES) == 14
+
+
+def test_trick_winner_worked_example():
+    # RULES.md section 6: hearts trump, KC 5D 6H 5H -> 6H (third card) wins.
+    assert sdk.trick_winner(["KC", "5D", "6H", "5H"], "H") == 2
+    assert sdk.trick_winner(["KC", "AC", "2D", "QC"], "H") == 1
+
+
+def test_random_legal_is_legal_for_every_kind(states):
+    rng = random.Random(3)
+    kinds = Counter()
+    for st in states:
+        action = random_legal(st.legal, st.kind, rng)
+        assert st.choice.is_legal(action_from_dict(action)), (st.legal, action)
+        assert is_legal(action, st.legal, st.kind)
+        kinds[st.kind] += 1
+        if st.kind == "play" and st.legal["under"]:
+            kinds["under"] += 1
+    assert set(kinds) == {"bid", "trump", "rob", "play", "under"}
+
+
+def test_random_legal_rob_is_spread_over_subsets(states):
+    st = next(s for s in states if s.kind == "rob" and len(s.legal["from"]) >= s.legal["take"] + 2 and s.legal["take"] >= 1)
+    rng = random.Random(5)
+    picks = Counter(frozenset(random_legal(st.legal, "rob", rng)["take"]) for _ in range(300))
+    assert len(picks) >= 3
+    assert all(len(p) == st.legal["take"] for p in picks)
+
+
+def test_is_legal_rejects_what_the_engine_rejects(states):
+    rng = random.Random(9)
+    for st in states[:3000]:
+        if st.kind == "play":
+            bad = {"type": "play", "card": next(c for c in sdk.CARD_NAMES if c not in st.legal["cards"])}
+        elif st.kind == "rob":
+            bad = {"type": "rob", "take": st.legal["from"][: st.legal["take"] + 1]}
+        elif st.kind == "bid":
+            bad = {"type": "bid", "amount": 6}
+        else:
+            bad = {"type": "pass"}
+        if st.kind == "play" and st.legal["under"]:
+            good = random_legal(st.legal, "play", rng)
+            dup = dict(good, under=[good["card"]] * st.legal["under"])
+            assert not is_legal(dup, st.legal, "play")
+        assert not is_legal(bad, st.legal, st.kind)
+        assert not st.choice.is_legal(action_from_dict(bad))

@@ -106,6 +106,15 @@ def load_entry(path: str | os.PathLike[str]) -> BotEntry:
 
 
 def command_entry(argv: list[str], name: str = "cli-bot", cwd: str | None = None) -> BotEntry:
-    """An ad-hoc entry for ``arena check-bot -- COMMAND``: the folder is the cwd."""
+    """An ad-hoc entry for ``arena check-bot -- COMMAND``, run in ``cwd``.
+
+    Its digest covers the command and any of its arguments that name files,
+    since the folder itself may be large (a whole checkout).
+    """
     folder = Path(cwd or os.getcwd()).resolve()
-    return BotEntry(manifest=Manifest(name=name, command=list(argv)), dir=str(folder), digest=folder_digest(folder) if folder != Path("/") else "")
+    h = hashlib.sha256("\0".join(argv).encode())
+    for arg in argv:
+        f = folder / arg
+        if f.is_file():
+            h.update(f.read_bytes())
+    return BotEntry(manifest=Manifest(name=name, command=list(argv)), dir=str(folder), digest=h.hexdigest())

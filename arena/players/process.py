@@ -51,6 +51,12 @@ def bot_launch_args(entry: BotEntry) -> tuple[list[str], dict[str, str], list[st
         path = LIBRARY_PATHS[lib]
         ro.append(str(path))
         pypath.append(str(path) if lib == "sdk" else str(path.parents[1]))
+        if lib == "engine":  # the engine needs pydantic, from the harness's own environment
+            import pydantic
+
+            site = str(Path(pydantic.__file__).resolve().parents[1])
+            ro.append(site)
+            pypath.append(site)
     env = dict(m.env)
     if pypath:
         env["PYTHONPATH"] = os.pathsep.join(pypath)

@@ -10,7 +10,7 @@ BOTS = Path(__file__).parent / "bots"
 
 @pytest.fixture
 def first_bot() -> BotEntry:
-    return load_entry(BOTS / "first")
+    return load_entry(Path(__file__).resolve().parents[2] / "bots" / "minimal")
 
 
 def hostile(mode: str, at: int = 3) -> BotEntry:

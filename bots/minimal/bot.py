@@ -1,4 +1,5 @@
-"""A minimal protocol bot for harness tests: always the first legal option."""
+"""A minimal protocol bot (always the first legal option): the reference for
+benchmarks and harness tests, and the smallest example of the protocol."""
 import json
 import sys
 
@@ -18,7 +19,7 @@ def action(kind, legal):
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
-        print(json.dumps({"type": "hello", "protocol": 1, "name": "first", "version": "1"}), flush=True)
+        print(json.dumps({"type": "hello", "protocol": 1, "name": "minimal", "version": "1"}), flush=True)
     elif msg["type"] == "decide":
         print(json.dumps({"type": "action", "id": msg["id"], "action": action(msg["kind"], msg["legal"])}), flush=True)
     elif msg["type"] == "bye":

@@ -1,0 +1,65 @@
+"""The conformance checker passes a conforming bot, fails a faulty one, and
+the engine library really is importable inside the sandbox."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.match import MatchSettings
+from arena.players import load_entry
+from arena.players.check import PROBES, check_entry, probe_positions
+
+from .conftest import hostile
+
+MINIMAL = Path(__file__).resolve().parents[2] / "bots" / "minimal"
+
+
+def test_probes_cover_every_edge_case():
+    positions = probe_positions()
+    assert set(positions) == set(PROBES)
+    rob = positions["rob_after_reshuffle"]()
+    assert rob.choice.kind == "rob" and rob.deal.reshuffles >= 1 and rob.choice.count > 0
+    extra = positions["extra_cards"]()
+    assert extra.choice.kind == "play" and extra.choice.under_count > 0
+    forced = positions["forced_bid_history"]()
+    assert any(f for _, _, f in forced.deal.bids)
+
+
+def test_conforming_bot_passes_with_exit_0(capsys):
+    assert main(["check-bot", str(MINIMAL), "--sandbox", "none", "--games", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] and out["violations"] == [] and out["decisions"] > len(PROBES)
+    assert out["latency_ms"]["n"] == out["decisions"]
+
+
+def test_command_form_runs_the_bot_given_after_double_dash(capsys, monkeypatch):
+    monkeypatch.chdir(MINIMAL)
+    assert main(["check-bot", "--sandbox", "none", "--games", "0", "--", sys.executable, "bot.py"]) == 0
+    assert "CONFORMS" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("mode,kind", [("illegal", "illegal"), ("crash", "crash"), ("malformed", "malformed")])
+def test_faulty_bot_fails_and_each_violation_is_named(mode, kind):
+    report = check_entry(hostile(mode, at=1), MatchSettings(sandbox="none"), games=0)
+    assert not report.ok
+    assert {v.fault.kind for v in report.violations} == {kind}
+    assert "FAILS" in report.summary() and kind in report.summary()
+
+
+@pytest.mark.bwrap
+def test_engine_library_is_importable_in_the_sandbox(tmp_path):
+    (tmp_path / "bot.py").write_text(
+        (MINIMAL / "bot.py").read_text().replace("import json\n", "import json\nfrom arena.engine import RuleProfile\n", 1)
+    )
+    (tmp_path / "bot.yaml").write_text('name: eng\ncommand: ["{python}", "bot.py"]\nlibraries: [engine]\n')
+    without = tmp_path / "no-lib"
+    without.mkdir()
+    (without / "bot.py").write_text((tmp_path / "bot.py").read_text())
+    (without / "bot.yaml").write_text('name: eng\ncommand: ["{python}", "bot.py"]\n')
+    st = MatchSettings(sandbox="bwrap")
+    assert check_entry(load_entry(tmp_path), st).ok
+    report = check_entry(load_entry(without), st)
+    assert not report.ok and report.violations[0].fault.kind == "crash"

@@ -1,0 +1,65 @@
+"""Shipping bot folders to workers by digest, without a shared filesystem.
+
+The driver packs each bot folder once (``pack``); a worker unpacks it into a
+cache folder named by the digest (``materialize``) unless it is already
+there, and checks the unpacked files against the digest before first use,
+so a worker can never play a different bot than the one the results name.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+from pathlib import Path
+
+from ..players import BotEntry, folder_digest
+from ..sandbox import HarnessError
+
+_SKIP_DIRS = {"__pycache__", ".git", ".pytest_cache"}
+
+
+def cache_root() -> Path:
+    """Where workers keep unpacked bots (``ARENA_BOT_CACHE`` overrides)."""
+    return Path(os.environ.get("ARENA_BOT_CACHE") or Path(tempfile.gettempdir()) / "cinch-arena-bots")
+
+
+def pack(entry: BotEntry) -> bytes:
+    """A gzip tar of the bot folder's files (the same files the digest covers)."""
+    root = Path(entry.dir)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            for f in sorted(filenames):
+                if f.endswith(".pyc"):
+                    continue
+                full = Path(dirpath) / f
+                tar.add(full, arcname=full.relative_to(root).as_posix(), recursive=False)
+    return buf.getvalue()
+
+
+def materialize(entry: BotEntry, data: bytes, root: Path | None = None) -> BotEntry:
+    """The entry with ``dir`` pointing at a verified local copy of its folder."""
+    root = root or cache_root()
+    target = root / entry.digest
+    if not target.is_dir():
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{entry.digest[:12]}-", dir=root))
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+                tar.extractall(tmp, filter="data")
+            got = folder_digest(tmp)
+            if got != entry.digest:
+                raise HarnessError(f"bot {entry.ident}: unpacked folder has digest {got[:12]}, expected {entry.digest[:12]}")
+            try:
+                os.rename(tmp, target)
+            except OSError:
+                if not target.is_dir():  # a concurrent worker did not win the race either
+                    raise
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return entry.model_copy(update={"dir": str(target)})

@@ -24,7 +24,9 @@ class TimeSettings(BaseModel):
     decision_ms: int = Field(1_000, gt=0, description="one decision, bot CPU time")
     bank_ms: int = Field(120_000, gt=0, description="whole game, bot CPU time")
     wall_factor: float = Field(3.0, ge=1.0, description="wall-clock ceiling = wall_factor x the CPU limit (+50 ms)")
-    pause_idle: bool = Field(True, description="freeze a bot while it is not on move")
+    pause_idle: bool = Field(
+        False, description="freeze a bot while it is not on move (CPU it uses off-move is charged to its next decision either way)"
+    )
 
 
 class FaultPolicy(BaseModel):

@@ -91,6 +91,7 @@ class ProcessPlayer(Player):
         self._bwrap_path = bwrap_path
         self.proc: BotProcess | None = None
         self._dead: Fault | None = None
+        self._cpu_mark = 0.0
         self._report = PlayerReport(self.name, self.version)
 
     @property
@@ -137,6 +138,7 @@ class ProcessPlayer(Player):
             self._send({"type": "bye", "reason": reason})
             return self._die(Fault("protocol", reason, hello, line[:_REPLY_KEEP].decode(errors="replace")))
         self._report.version = reply.version
+        self._cpu_mark = self._cpu()
         self._pause()
         return None
 
@@ -153,7 +155,7 @@ class ProcessPlayer(Player):
         ceiling = limit * self.t.wall_factor + 0.05
         request = {**request, "time_left_ms": int(self.bank_s * 1000), "decision_ms": self.t.decision_ms}
         self._resume()
-        cpu0 = proc.cpu_time()
+        cpu0 = self._cpu_mark  # CPU used since the last reply (pondering) is charged here
         t0 = time.monotonic()
         fault = self._send(request)
         if fault:
@@ -164,13 +166,15 @@ class ProcessPlayer(Player):
             try:
                 line = proc.read_line(min(_POLL_S, max(ceiling - waited, 0.0)) if waited < ceiling else 0.0)
             except ReadTimeout:
-                used = proc.cpu_time() - cpu0
+                used = self._cpu() - cpu0
                 if used > limit or time.monotonic() - t0 >= ceiling:
                     return Decision(None, self._die(self._timeout(request, used, time.monotonic() - t0, limit)))
             except (BotExited, LineTooLong) as e:
                 return Decision(None, self._die(self._io_fault(e, request)))
         wall = time.monotonic() - t0
-        used = proc.cpu_time() - cpu0
+        now = self._cpu()
+        used = now - cpu0
+        self._cpu_mark = now
         self._pause()
         self.bank_s -= used
         self._report.latencies_ms.append(wall * 1000)
@@ -203,6 +207,14 @@ class ProcessPlayer(Player):
         return self._report
 
     # -- helpers -------------------------------------------------------------
+    def _cpu(self) -> float:
+        """The clock time limits are judged on: the bot tree's CPU time, or
+        wall time at level ``none`` (trusted bots; no cheap tree accounting)."""
+        if self.settings.sandbox is Level.NONE:
+            return time.monotonic()
+        assert self.proc is not None
+        return self.proc.cpu_time()
+
     def _send(self, msg: dict[str, Any]) -> Fault | None:
         assert self.proc is not None
         self._resume()

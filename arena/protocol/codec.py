@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -22,14 +21,13 @@ def encode(msg: BaseModel) -> bytes:
 
 
 def decode_from_bot(line: bytes) -> BaseModel:
+    """Parse and validate one line in a single pass (this is on the hot path)."""
     try:
-        data = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise MalformedMessage(f"not valid JSON: {e}") from None
-    try:
-        return _from_bot.validate_python(data)
+        return _from_bot.validate_json(line)
     except ValidationError as e:
         first = e.errors()[0]
+        if first["type"] == "json_invalid":
+            raise MalformedMessage(f"not valid JSON: {first['msg']}") from None
         where = ".".join(str(p) for p in first["loc"]) or "message"
         raise MalformedMessage(f"invalid message at {where}: {first['msg']}") from None
 

@@ -96,6 +96,7 @@ class BotCgroup:
     """The groups of one bot launch, one directory per usable controller."""
 
     paths: dict[str, Path] = field(default_factory=dict)
+    _cpu_fd: int | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, limits: Limits) -> "BotCgroup":
@@ -128,9 +129,15 @@ class BotCgroup:
         return " && ".join(f"echo $$ > '{p}/cgroup.procs'" for p in self.paths.values())
 
     def cpu_time(self) -> float:
-        """CPU seconds used by every task that ever ran in the group."""
-        with open(self.paths["cpuacct"] / "cpuacct.usage") as fh:
-            return int(fh.read()) / 1e9
+        """CPU seconds used by every task that ever ran in the group.
+
+        Read through a descriptor kept open: this sits on the per-decision
+        hot path, and pread is several times cheaper than open/read/close.
+        """
+        fd = self._cpu_fd
+        if fd is None:
+            fd = self._cpu_fd = os.open(self.paths["cpuacct"] / "cpuacct.usage", os.O_RDONLY)
+        return int(os.pread(fd, 64, 0)) / 1e9
 
     def memory_peak(self) -> int | None:
         if "memory" not in self.paths:
@@ -199,6 +206,9 @@ class BotCgroup:
 
     def destroy(self, timeout: float = 2.0) -> None:
         """Remove the groups (retrying while the last tasks finish exiting)."""
+        if self._cpu_fd is not None:
+            os.close(self._cpu_fd)
+            self._cpu_fd = None
         deadline = time.monotonic() + timeout
         for ctrl, path in list(self.paths.items()):
             while True:

@@ -1,0 +1,124 @@
+"""``arena bench protocol``: what the harness adds to a bot's round trip.
+
+In one run: the raw round trip of the same decide message over plain pipes
+to the minimal bot (no sandbox, no harness), the harness's round trip per
+decision (``ProcessPlayer.decide``: JSON encoding, CPU-time accounting,
+reply validation, freezing the idle bot) with the same bot at each sandbox
+level, and the sandbox start time. Raw and harness batches alternate so
+machine noise hits both alike; medians of batch means are reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ..engine import Game
+from ..match.settings import MatchSettings
+from ..players import load_entry
+from ..players.process import ProcessPlayer
+from ..protocol import choice_to_dict
+from ..sandbox import measure_start
+from ..sandbox.bench import SHELL_BOT
+
+MINIMAL = Path(__file__).resolve().parents[2] / "bots" / "minimal"
+
+
+def _request() -> dict:
+    """A realistic mid-game decide message (second trick, full view)."""
+    game = Game(key="bench-protocol")
+    rng = random.Random(1)
+    while not (game.choice.kind == "play" and len(game.deal.tricks) == 2):
+        game.apply(game.choice.sample(rng))
+    seat = game.to_act
+    return {"type": "decide", "id": 1, "kind": "play", "view": game.view(seat).to_dict(), "legal": choice_to_dict(game.choice)}
+
+
+def _raw_batch(proc: subprocess.Popen, line: bytes, n: int) -> float:
+    assert proc.stdin and proc.stdout
+    t0 = time.perf_counter()
+    for _ in range(n):
+        proc.stdin.write(line)
+        proc.stdin.flush()
+        json.loads(proc.stdout.readline())
+    return (time.perf_counter() - t0) / n
+
+
+def _harness_batch(player: ProcessPlayer, request: dict, n: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(n):
+        d = player.decide(request)
+        if d.fault is not None:
+            raise RuntimeError(f"benchmark bot faulted: {d.fault.message}")
+    return (time.perf_counter() - t0) / n
+
+
+def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20) -> dict:
+    entry = load_entry(MINIMAL)
+    request = _request()
+    line = (json.dumps(request, separators=(",", ":")) + "\n").encode()
+    per = max(1, decisions // batches)
+    raw = subprocess.Popen([sys.executable, str(MINIMAL / "bot.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=MINIMAL)
+    assert raw.stdin and raw.stdout
+    raw.stdin.write(b'{"type":"hello","protocol":[1],"seed":1,"harness":"bench"}\n')
+    raw.stdin.flush()
+    raw.stdout.readline()
+    configs = [(lvl, pause) for lvl in ("none", "rlimit", "bwrap") for pause in ((False,) if lvl == "none" else (True, False))]
+    players = {}
+    out: dict = {"decisions_per_config": per * batches}
+    try:
+        for lvl, pause in configs:
+            st = MatchSettings.model_validate({"sandbox": lvl, "time": {"pause_idle": pause, "decision_ms": 5000, "bank_ms": 10**9}})
+            p = ProcessPlayer(entry, 1, st)
+            if p.start() is not None:
+                raise RuntimeError(f"minimal bot failed to start at level {lvl}")
+            players[(lvl, pause)] = p
+        raw_t: list[float] = []
+        ours: dict = {c: [] for c in configs}
+        for _ in range(batches):
+            raw_t.append(_raw_batch(raw, line, per))
+            for c in configs:
+                ours[c].append(_harness_batch(players[c], request, per))
+        raw_us = statistics.median(raw_t) * 1e6
+        out["raw_rtt_us"] = round(raw_us, 1)
+        for (lvl, pause), ts in ours.items():
+            us = statistics.median(ts) * 1e6
+            name = f"{lvl}{'_paused' if pause else ''}"
+            out[f"harness_rtt_us_{name}"] = round(us, 1)
+            out[f"ratio_{name}"] = round(us / raw_us, 3)
+    finally:
+        for p in players.values():
+            p.close()
+        raw.kill()
+        raw.wait()
+    py_first_line = [sys.executable, "-S", "-c", "import sys; print('{}', flush=True); sys.stdin.readline()"]
+    for lvl in ("none", "rlimit", "bwrap"):
+        out[f"start_ms_{lvl}"] = round(measure_start(lvl, SHELL_BOT, repeats=starts)["median_ms"], 2)
+        out[f"start_ms_{lvl}_python"] = round(measure_start(lvl, py_first_line, repeats=starts)["median_ms"], 2)
+    out["request_bytes"] = len(line)
+    out["python"] = platform.python_version()
+    out["machine"] = f"{platform.machine()} {platform.node()}"
+    return out
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="arena bench protocol", description=__doc__.splitlines()[0])
+    ap.add_argument("--decisions", type=int, default=2000)
+    ap.add_argument("--starts", type=int, default=20)
+    args = ap.parse_args(argv)
+    r = bench_protocol(args.decisions, starts=args.starts)
+    print(f"raw round trip {r['raw_rtt_us']} us ({r['request_bytes']}-byte decide message, minimal Python bot)")
+    for k, v in r.items():
+        if k.startswith("harness_rtt_us_"):
+            name = k.removeprefix("harness_rtt_us_")
+            print(f"  harness {name:<14} {v:>8} us  ({r['ratio_' + name]}x raw)")
+    print("start to first byte: " + ", ".join(f"{k.removeprefix('start_ms_')} {v} ms" for k, v in r.items() if k.startswith("start_ms_")))
+    print(json.dumps(r))
+    return 0

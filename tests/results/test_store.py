@@ -1,0 +1,66 @@
+"""The results store and schema on their own."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.match import MatchSettings
+from arena.results import ResultLine, ResultsStore, StoreError, comparable, standings, write_stderr
+from arena.schedule import BlockTask, block_key, run_block
+from arena.players import BotEntry, Manifest, PolicyPlayer
+
+from ..schedule.conftest import Policy  # noqa: TID252
+
+
+def _entry(name: str) -> BotEntry:
+    return BotEntry(manifest=Manifest(name=name, command=["none"]), dir="/x", digest=(name * 64)[:64])
+
+
+@pytest.fixture(scope="module")
+def line() -> ResultLine:
+    a, b = _entry("aa"), _entry("bb")
+    task = BlockTask("aa~bb", 0, block_key("s", 0), (a.ident, a.ident), (b.ident, b.ident),
+                     MatchSettings(format="deals", deals=2), "hash1")
+    factory = lambda e, seed: PolicyPlayer(Policy(e.name, "first" if e.name == "aa" else "last"), seed)  # noqa: E731
+    return run_block(task, {a.ident: a, b.ident: b}, make_player=factory).line
+
+
+def test_line_round_trips_through_json(line: ResultLine) -> None:
+    obj = json.loads(line.to_json())
+    assert obj["schema"] == 1 and set(obj) == {
+        "schema", "config_hash", "pairing", "block", "block_key", "side_a", "side_b", "score_a", "games", "run"}
+    assert ResultLine.model_validate(obj) == line
+    other = copy.deepcopy(obj)
+    other["run"]["wall_s"] = 99.0
+    other["run"]["host"] = "elsewhere"
+    assert comparable(other) == comparable(obj)
+
+
+def test_append_is_keyed_and_hash_is_checked(tmp_path: Path, line: ResultLine) -> None:
+    store = ResultsStore(tmp_path)
+    store.load()
+    assert store.append(line) and not store.append(line)
+    assert len(ResultsStore(tmp_path).load(expect_hash="hash1")) == 1
+    with pytest.raises(StoreError, match="config hash"):
+        ResultsStore(tmp_path).load(expect_hash="other")
+
+
+def test_corrupt_middle_line_is_not_touched(tmp_path: Path, line: ResultLine) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_text("{not json}\n" + line.to_json() + "\n")
+    with pytest.raises(StoreError, match="line 1 is corrupt"):
+        ResultsStore(tmp_path).load()
+    assert path.read_text().startswith("{not json}")
+
+
+def test_standings_and_stderr_files(tmp_path: Path, line: ResultLine) -> None:
+    table = {s.bot: s for s in standings([json.loads(line.to_json())])}
+    assert table["aa"].games == table["bb"].games == 2
+    assert table["aa"].points + table["bb"].points == 2
+    p = write_stderr(tmp_path, "a@1+a@1~b/2", 3, 1, 2, "aa", "hello\n")
+    assert p is not None and p.read_text() == "hello\n" and p.name == "3-1-seat2-aa.txt"
+    assert write_stderr(tmp_path, "x", 0, 0, 0, "aa", "") is None

@@ -1,0 +1,79 @@
+"""Config validation: every error names the file, the field and the problem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from arena.schedule import ConfigError, load_config
+
+from .conftest import FAST_MATCH, FIRST, LAST, write_config
+
+
+def _error(tmp_path: Path, **fields) -> str:
+    p = write_config(tmp_path, **fields)
+    with pytest.raises(ConfigError) as e:
+        load_config(p)
+    return str(e.value)
+
+
+def test_a_good_config_loads(tmp_path: Path) -> None:
+    t = load_config(write_config(tmp_path, seed=7))
+    assert [e.name for e in t.entries] == ["first", "last"]
+    assert t.config.seed == "7"
+    assert t.out == tmp_path / "out"
+
+
+def test_bad_time_control_names_the_field(tmp_path: Path) -> None:
+    msg = _error(tmp_path, match={**FAST_MATCH, "time": {"decision_ms": 0}})
+    assert msg == f"{tmp_path / 'config.yaml'}: match.time.decision_ms: Input should be greater than 0"
+
+
+def test_unknown_field_is_named(tmp_path: Path) -> None:
+    assert "blokcs: Extra inputs are not permitted" in _error(tmp_path, blokcs=3)
+
+
+def test_missing_bot_folder(tmp_path: Path) -> None:
+    msg = _error(tmp_path, entries=[str(FIRST), str(tmp_path / "nobot")])
+    assert "entries.1: no bot folder or manifest at" in msg and "nobot" in msg
+
+
+def test_bad_manifest_names_entry_and_manifest_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "bot.yaml").write_text(yaml.safe_dump({"name": "bad bot!", "command": ["x"]}))
+    msg = _error(tmp_path, entries=[str(FIRST), str(bad)])
+    assert "entries.1:" in msg and "field name:" in msg
+
+
+def test_schedule_and_count_errors(tmp_path: Path) -> None:
+    assert "schedule: Value error, a gauntlet needs 'candidate'" in _error(tmp_path, schedule={"kind": "gauntlet"})
+    assert "entries: mixed partnerships need at least 4 entries" in _error(tmp_path, schedule={"kind": "mixed"})
+    assert "schedule.candidate:" in _error(tmp_path, schedule={"kind": "gauntlet", "candidate": "nobody"})
+    assert "blocks: Input should be greater than or equal to 1" in _error(tmp_path, blocks=0)
+    assert "entries.1: bot name 'first' is already used by entries.0" in _error(tmp_path, entries=[str(FIRST), str(FIRST)])
+
+
+def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    p = write_config(tmp_path / "sub", entries=[str(FIRST), str(LAST)], out="results-here")
+    assert load_config(p).out == tmp_path / "sub" / "results-here"
+
+
+def test_config_hash_covers_what_shapes_results_only(tmp_path: Path) -> None:
+    base = load_config(write_config(tmp_path)).config_hash()
+    same = [dict(workers=2), dict(backend="ray"), dict(out=str(tmp_path / "elsewhere")), dict(blocks=5), dict(entries=[str(LAST), str(FIRST)]),
+            dict(ray_address="ray://x:1")]
+    for fields in same:
+        assert load_config(write_config(tmp_path, **fields)).config_hash() == base, fields
+    differ = [dict(seed="other"), dict(match={**FAST_MATCH, "deals": 3}), dict(match={**FAST_MATCH, "time": {"decision_ms": 5}}),
+              dict(match={**FAST_MATCH, "sandbox": "rlimit"}), dict(match={**FAST_MATCH, "faults": {"mode": "substitute"}})]
+    for fields in differ:
+        assert load_config(write_config(tmp_path, **fields)).config_hash() != base, fields
+
+
+def test_profile_by_name(tmp_path: Path) -> None:
+    assert load_config(write_config(tmp_path, match={**FAST_MATCH, "profile": "pagat62"})).settings.profile.name == "pagat62"
+    assert "unknown rule profile" in _error(tmp_path, match={**FAST_MATCH, "profile": "nope"})

@@ -1,0 +1,57 @@
+"""Ray backend: same results as serial, bots shipped by digest."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from arena.players import load_entry
+from arena.results import ResultsStore, comparable
+from arena.sandbox import HarnessError
+from arena.schedule import load_config, plan_tasks, run_tasks
+from arena.schedule.backends import RayBackend, SerialBackend
+from arena.schedule.bundle import materialize, pack
+
+from .conftest import FIRST, write_config
+
+
+def _run(t, backend) -> dict:
+    store = ResultsStore(t.out)
+    store.load()
+    outcome = run_tasks(plan_tasks(t), backend, store)
+    backend.close()
+    assert not outcome.failures
+    return {k: comparable(v) for k, v in store.lines.items()}
+
+
+@pytest.mark.ray
+def test_serial_and_ray_two_workers_give_identical_results(tmp_path: Path, ray_session) -> None:
+    serial = load_config(write_config(tmp_path, blocks=3), {"out": str(tmp_path / "serial")})
+    ray = load_config(write_config(tmp_path, blocks=3), {"out": str(tmp_path / "ray")})
+    a = _run(serial, SerialBackend({e.ident: e for e in serial.entries}))
+    b = _run(ray, RayBackend({e.ident: e for e in ray.entries}, workers=2))
+    assert len(a) == 3 and a == b
+    runs = [json.loads(x)["run"]["backend"] for x in (tmp_path / "ray" / "results.jsonl").read_text().splitlines()]
+    assert runs == ["ray"] * 3
+
+
+def test_bundle_unpacks_by_digest_and_checks_it(tmp_path: Path) -> None:
+    entry = load_entry(FIRST)
+    data = pack(entry)
+    local = materialize(entry, data, tmp_path)
+    assert Path(local.dir) == tmp_path / entry.digest and local.digest == entry.digest
+    assert (Path(local.dir) / "bot.py").read_text() == (FIRST / "bot.py").read_text()
+    assert materialize(entry, b"", tmp_path).dir == local.dir  # cached: not unpacked again
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo("bot.py")
+        info.size = 3
+        tar.addfile(info, io.BytesIO(b"bad"))
+    with pytest.raises(HarnessError, match="digest"):
+        materialize(entry, buf.getvalue(), tmp_path / "other")
+    assert not (tmp_path / "other" / entry.digest).exists()

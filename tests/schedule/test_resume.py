@@ -1,0 +1,151 @@
+"""Resume, retries, extension, deal files: nothing lost, nothing counted twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.engine import DealFile
+from arena.results import ResultsStore, comparable
+from arena.sandbox import HarnessError
+from arena.schedule import load_config, plan_tasks, run_block, run_tasks
+from arena.schedule.backends import SerialBackend
+from arena.schedule.runner import main as run_main
+
+from .conftest import write_config
+
+QUIET = ["--skip-check", "--no-rate"]
+
+
+def _lines(out: Path) -> list[dict]:
+    return [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+
+
+def _comparable(out: Path) -> dict:
+    return {(d["pairing"], d["block"]): comparable(d) for d in _lines(out)}
+
+
+def test_kill_mid_run_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
+    ref = write_config(tmp_path, blocks=5)
+    assert run_main([str(ref), *QUIET, "--out", str(tmp_path / "ref")]) == 0
+
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "arena.cli", "run", str(ref), *QUIET, "--out", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (results.exists() and results.read_bytes().count(b"\n") >= 1):
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    landed = results.read_bytes().count(b"\n")
+    assert 1 <= landed < 5, "the kill should land mid-run"
+
+    assert subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60).returncode == 0
+    assert len(_lines(out)) == 5
+    assert _comparable(out) == _comparable(tmp_path / "ref")
+    assert json.loads((out / "summary.json").read_text())["seed"] == "test-seed"
+    assert any((out / "stderr").rglob("*-seat*-first.txt"))  # bot stderr kept next to the results
+
+
+def test_torn_last_line_is_cut_and_replayed(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, blocks=2)
+    assert run_main([str(cfg), *QUIET]) == 0
+    out = tmp_path / "out"
+    full = _comparable(out)
+    data = (out / "results.jsonl").read_bytes()
+    first_end = data.index(b"\n") + 1
+    (out / "results.jsonl").write_bytes(data[: first_end + 100])  # second line torn mid-way
+    store = ResultsStore(out)
+    assert len(store.load()) == 1 and store.repaired_bytes == 100
+    assert (out / "results.jsonl").read_bytes() == data[:first_end]
+    assert run_main([str(cfg), *QUIET]) == 0
+    assert _comparable(out) == full and len(_lines(out)) == 2
+
+
+def test_duplicate_lines_are_ignored_on_load(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path)
+    assert run_main([str(cfg), *QUIET]) == 0
+    path = tmp_path / "out" / "results.jsonl"
+    path.write_bytes(path.read_bytes() * 2)
+    store = ResultsStore(tmp_path / "out")
+    assert len(store.load()) == 1 and store.duplicates == 1
+
+
+def test_harness_error_is_retried_without_duplicates(tmp_path: Path) -> None:
+    t = load_config(write_config(tmp_path, blocks=2))
+    tasks = plan_tasks(t)
+    victim = tasks[1].key
+    calls: list[tuple] = []
+
+    def flaky(task, bots, *, attempt, backend):
+        calls.append((task.key, attempt))
+        if task.key == victim and attempt == 1:
+            raise HarnessError("injected: sandbox setup failed")
+        return run_block(task, bots, attempt=attempt, backend=backend)
+
+    store = ResultsStore(t.out)
+    store.load()
+    outcome = run_tasks(tasks, SerialBackend({e.ident: e for e in t.entries}, flaky), store, attempts=3)
+    assert outcome.retries == 1 and not outcome.failures
+    lines = _lines(t.out)
+    assert len(lines) == 2 and len({(d["pairing"], d["block"]) for d in lines}) == 2
+    assert {(d["pairing"], d["block"]): d["run"]["attempt"] for d in lines}[victim] == 2
+
+
+def test_persistent_harness_error_is_reported_not_scored(tmp_path: Path) -> None:
+    t = load_config(write_config(tmp_path))
+
+    def broken(task, bots, *, attempt, backend):
+        raise HarnessError("injected")
+
+    store = ResultsStore(t.out)
+    outcome = run_tasks(plan_tasks(t), SerialBackend({e.ident: e for e in t.entries}, broken), store, attempts=3)
+    assert outcome.retries == 2 and len(outcome.failures) == 1
+    assert not (t.out / "results.jsonl").exists()
+
+
+def test_extending_plays_only_new_games(tmp_path: Path) -> None:
+    from .conftest import FIRST, LAST
+
+    cfg = write_config(tmp_path, blocks=1)
+    assert run_main([str(cfg), *QUIET]) == 0
+    before = (tmp_path / "out" / "results.jsonl").read_bytes()
+    third = tmp_path / "third"
+    third.mkdir()
+    (third / "bot.py").write_text((FIRST / "bot.py").read_text())
+    (third / "bot.yaml").write_text('name: third\ncommand: ["{python}", "bot.py"]\nenv: {PICK: last}\n')
+    cfg = write_config(tmp_path, blocks=2, entries=[str(LAST), str(third), str(FIRST)])
+    assert run_main([str(cfg), *QUIET]) == 0
+    after = (tmp_path / "out" / "results.jsonl").read_bytes()
+    assert after.startswith(before)  # append-only: the old block is untouched
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["blocks_total"] == 3 * 2 and summary["played_now"] == 5
+
+
+def test_changed_config_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_main([str(write_config(tmp_path)), *QUIET]) == 0
+    assert run_main([str(write_config(tmp_path, seed="different")), *QUIET]) == 2
+    assert "config hash" in capsys.readouterr().err
+
+
+def test_deal_file_round_trip_and_replay(tmp_path: Path) -> None:
+    exported = DealFile.from_key("published-deals", 1)
+    exported.save(tmp_path / "deals.json")
+    assert DealFile.load(tmp_path / "deals.json") == exported
+    cfg = write_config(tmp_path, blocks=2, deal_files=["deals.json"])
+    assert run_main([str(cfg), *QUIET]) == 0
+    by_block = {d["block"]: d for d in _lines(tmp_path / "out")}
+    for g in by_block[0]["games"]:
+        deals = g["record"]["deals"]
+        assert deals[0]["deck"] == exported.deals[0].deck and deals[0]["origin"] == "file"
+        assert deals[0]["dealer"] == exported.first_dealer
+        assert deals[1]["origin"] == "key-after-file"
+    assert all(d["origin"] == "key" for g in by_block[1]["games"] for d in g["record"]["deals"])

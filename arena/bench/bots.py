@@ -58,6 +58,14 @@ def elo(rate: float) -> float:
     return -400.0 * math.log10(1.0 / r - 1.0)
 
 
+def wilson(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a rate observed over ``n`` games."""
+    denom = 1 + z * z / n
+    centre = (rate + z * z / (2 * n)) / denom
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def duplicate_match(
     make_a: Callable[[], Any], make_b: Callable[[], Any], blocks: int, key: str, settings: MatchSettings
 ) -> dict[str, Any]:
@@ -86,6 +94,10 @@ def duplicate_match(
     var = sum((x - mean) ** 2 for x in block_scores) / max(1, n - 1)
     se = math.sqrt(var / n) if n > 1 else 0.5
     lo, hi = max(0.0, mean - 1.96 * se), min(1.0, mean + 1.96 * se)
+    # At a perfect (or zero) score the block variance is 0; the Wilson interval
+    # over games keeps the range honest there, so take the wider of the two.
+    wlo, whi = wilson(mean, 2 * n)
+    lo, hi = min(lo, wlo), max(hi, whi)
     return {
         "blocks": n,
         "games": 2 * n,

@@ -23,7 +23,7 @@ from cinch_bot.cards import SUITS, card_index, card_name  # noqa: E402
 from cinch_bot.strategy import Facts, best_trump, choose_bid, choose_rob, choose_under  # noqa: E402
 from sim import Sampler, deal_delta  # noqa: E402
 
-DEFAULT_SAMPLES = 40
+DEFAULT_SAMPLES = 120
 
 
 class MonteCarloBot(Bot):

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Union
 
-from .cards import SUITS, Card, card_str, cards_str
+from .cards import CARD_NAMES, SUITS, Card, card_str, cards_str
+
+
+def _name(card: object) -> str:
+    """A card's text, or its repr when it is no card (so that an illegal
+    action can always be named in the IllegalAction message)."""
+    if type(card) is int and 0 <= card < 52:
+        return CARD_NAMES[card]
+    return repr(card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +43,8 @@ class NameTrump:
     suit: int
 
     def __str__(self) -> str:
-        return f"trump {SUITS[self.suit]}"
+        ok = type(self.suit) is int and 0 <= self.suit < 4
+        return f"trump {SUITS[self.suit] if ok else repr(self.suit)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +53,13 @@ class Rob:
 
     take: tuple[Card, ...]
 
+    def __post_init__(self) -> None:
+        # A rob is a set of cards: keep one canonical (sorted) order so that a
+        # record written from any order replays to an identical record.
+        object.__setattr__(self, "take", tuple(sorted(self.take)))
+
     def __str__(self) -> str:
-        return "rob [" + " ".join(cards_str(self.take)) + "]"
+        return "rob [" + " ".join(_name(c) for c in self.take) + "]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +69,8 @@ class Play:
 
     def __str__(self) -> str:
         if self.under:
-            return f"play {card_str(self.card)} over [{' '.join(cards_str(self.under))}]"
-        return f"play {card_str(self.card)}"
+            return f"play {_name(self.card)} over [{' '.join(_name(c) for c in self.under)}]"
+        return f"play {_name(self.card)}"
 
 
 Action = Union[Pass, Bid, NameTrump, Rob, Play]

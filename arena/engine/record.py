@@ -163,8 +163,45 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
 
 
 def replay(data: dict[str, Any]) -> Game:
-    """Rebuild a game from its record alone and check it ends the same way."""
+    """Rebuild a game from its record alone and check it is the same game.
+
+    The replayed game's record must equal the given one field for field, so
+    any edit (an action, a deck, a result) raises ``ReplayMismatch``.
+    """
     rec = load_record(data)
+    try:
+        game = _replay(rec)
+    except ReplayMismatch:
+        raise
+    except ValueError as e:  # an illegal recorded action, a deck that is not a deck, a bad card
+        raise ReplayMismatch(f"the record does not replay: {e}") from e
+    mine = game_record(game)
+    theirs = rec.model_dump(exclude_none=True)
+    for k, (a, b) in enumerate(zip(mine["deals"], theirs["deals"])):
+        if _without_none(a) != b:
+            diff = sorted(f for f in set(a) | set(b) if a.get(f) != b.get(f))
+            raise ReplayMismatch(f"deal {k}: the replayed deal differs from the record in {', '.join(diff)}")
+    if _without_none(mine) != theirs:
+        diff = sorted(f for f in set(mine) | set(theirs) if _without_none(mine).get(f) != theirs.get(f))
+        raise ReplayMismatch(f"the replayed game differs from the record in {', '.join(diff)}")
+    return game
+
+
+def _without_none(d: dict[str, Any]) -> dict[str, Any]:
+    """Drop None fields the way ``model_dump(exclude_none=True)`` does (recursively)."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if v is None:
+            continue
+        if isinstance(v, dict):
+            v = _without_none(v)
+        elif isinstance(v, list):
+            v = [_without_none(x) if isinstance(x, dict) else x for x in v]
+        out[k] = v
+    return out
+
+
+def _replay(rec: GameRecordModel) -> Game:
     decks = [parse_cards(d.deck) for d in rec.deals]
     reshuffles = {
         (d.index, e.j): parse_cards(e.stock or []) for d in rec.deals for e in d.events if e.type == "reshuffle"
@@ -187,11 +224,4 @@ def replay(data: dict[str, Any]) -> Game:
             game.apply(action_from_dict(e.model_dump(exclude_none=True)))
         if deal_record(deal)["events"] != [e.model_dump(exclude_none=True) for e in d.events]:
             raise ReplayMismatch(f"deal {d.index}: the replayed events differ from the record")
-    if [d.points for d in rec.deals] != [None if d.points is None else list(d.points) for d in game.deals]:
-        raise ReplayMismatch("replayed points differ from the record")
-    if list(game.scores) != rec.scores or game.winner != rec.winner or game.end_reason != rec.end:
-        raise ReplayMismatch(
-            f"replay ends {list(game.scores)} winner {game.winner} ({game.end_reason}),"
-            f" the record says {rec.scores} winner {rec.winner} ({rec.end})"
-        )
     return game

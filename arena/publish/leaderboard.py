@@ -1,0 +1,309 @@
+"""Leaderboards: one JSON document, rendered as Markdown and static HTML.
+
+The JSON (``format: cinch-leaderboard``, ``version: 1``, documented in
+docs/leaderboards.md) is the source of truth; the Markdown and HTML are pure
+functions of it, so the three files can never disagree. Nothing time- or
+host-dependent goes in, so rating the same results twice gives identical
+files (a committed leaderboard diffs cleanly).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from typing import Any
+
+from tabulate import tabulate
+
+from ..ratings import RatingReport
+from .load import LoadedResults
+from .provenance import Provenance
+
+FORMAT = "cinch-leaderboard"
+VERSION = 1
+UNKNOWN = "unknown"
+
+
+def _num(x: Any) -> Any:
+    """JSON-safe number: non-finite floats become null, floats are rounded."""
+    if isinstance(x, float):
+        return round(x, 6) if math.isfinite(x) else None
+    return x
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    return _num(x)
+
+
+def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
+          anchor: tuple[str, float] | None, level: float = 0.95) -> dict[str, Any]:
+    """The leaderboard document (see docs/leaderboards.md for every field)."""
+    info = {b.id: b for b in prov.bots}
+    bots = []
+    for rank, b in enumerate(report.bots, 1):
+        bp = info.get(b.bot)
+        bots.append({
+            "rank": rank, "bot": b.bot, "name": bp.name if bp else b.bot,
+            "version": bp.version if bp else None, "digest": bp.digest if bp else None,
+            "rating": b.rating, "ci_low": b.ci_low, "ci_high": b.ci_high,
+            "games": b.games, "score": b.score, "score_pct": b.score_pct if b.games else None,
+            "wins": b.wins, "draws": b.draws, "losses": b.losses, "forfeits": b.forfeits,
+            "faults": dict(b.faults), "faults_total": sum(b.faults.values()),
+        })
+    cross = [{"first": c.first, "second": c.second, "games": c.games, "wins": c.wins, "draws": c.draws,
+              "losses": c.losses, "score": c.score, "score_pct": c.score / c.games if c.games else None}
+             for c in report.crosstable]
+    luck = report.luck
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "provenance": prov.to_dict(),
+        "results": {"file": results.path.name, "sha256": results.sha256, "lines": len(results.lines),
+                    "torn_last_line": results.torn, "duplicates": results.duplicates},
+        "rating": {
+            "scale": "elo", "model": "bradley-terry, partnership = mean of its two bots",
+            "anchor": ({"kind": "bot", "bot": anchor[0], "rating": anchor[1]} if anchor
+                       else {"kind": "mean", "bot": None, "rating": 0.0}),
+            "anchor_text": report.anchor, "prior": report.prior, "interval_level": level,
+            "bootstrap": report.bootstrap, "bootstrap_failures": report.bootstrap_failures,
+            "bootstrap_unit": "block", "seed": report.seed,
+        },
+        "games": report.games,
+        "blocks": report.blocks,
+        "flags": dict(report.flags),
+        "bots": bots,
+        "crosstable": cross,
+        "los": report.los,
+        "luck": {"rho": luck.rho, "rho_ci": luck.rho_ci, "factor": luck.factor,
+                 "factor_ci": luck.factor_ci, "blocks": luck.blocks},
+    }
+    return _clean(doc)
+
+
+def to_json(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=1, sort_keys=False) + "\n"
+
+
+# ------------------------------------------------------------ text helpers
+
+
+def _f(x: Any, fmt: str = ".0f") -> str:
+    return UNKNOWN if x is None else format(x, fmt)
+
+
+def _interval(lo: Any, hi: Any, fmt: str = ".0f") -> str:
+    return "n/a" if lo is None or hi is None else f"[{format(lo, fmt)}, {format(hi, fmt)}]"
+
+
+def _pct(x: Any) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _faults_text(row: dict[str, Any]) -> str:
+    n = row["faults_total"]
+    if not n:
+        return "0"
+    parts = ", ".join(f"{k} {v}" for k, v in sorted(row["faults"].items()))
+    return f"{n} ({parts})"
+
+
+def _kv(d: dict[str, Any] | None) -> str:
+    if not d:
+        return UNKNOWN
+    return ", ".join(f"{k}={v}" for k, v in d.items() if not isinstance(v, dict))
+
+
+def provenance_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, value) pairs of the reproducibility facts, unknowns spelled out."""
+    p = doc["provenance"]
+    prof = p.get("rule_profile")
+    prof_text = UNKNOWN if not prof else f"{prof.get('name', '?')} ({_kv(prof)})"
+    mf = p.get("match_format")
+    if not mf:
+        mf_text = UNKNOWN
+    elif mf.get("format") == "deals":
+        mf_text = f"deals ({mf.get('deals')} deals per game)"
+    else:
+        mf_text = f"game (to the target; cap {_f(mf.get('max_deals'), 'd')} deals)"
+    sched = p.get("schedule")
+    bots = "; ".join(f"{b['name']} {b['version'] or 'version unknown'} ({b['digest'][:12] or 'no digest'})"
+                     for b in p.get("bots", []))
+    r = doc["results"]
+    return [
+        ("config", p.get("config_name") or UNKNOWN),
+        ("config hash", ", ".join(p.get("config_hashes") or []) or UNKNOWN),
+        ("tournament seed", p.get("tournament_seed") or UNKNOWN),
+        ("rule profile", prof_text),
+        ("match format", mf_text),
+        ("time control", _kv(p.get("time_control"))),
+        ("sandbox", p.get("sandbox") or UNKNOWN),
+        ("fault policy", _kv(p.get("fault_policy"))),
+        ("schedule", _kv(sched)),
+        ("blocks", f"{p.get('blocks')} in {p.get('pairings')} pairings"
+                   f" ({_f(p.get('blocks_per_pairing'), 'd')} per pairing configured)"),
+        ("bots", bots or UNKNOWN),
+        ("harness (games)", p.get("harness_version") or UNKNOWN),
+        ("harness (rating)", p.get("rated_with") or UNKNOWN),
+        ("results", f"{r['file']} sha256 {r['sha256'][:16]}, {r['lines']} lines"
+                    + (", torn last line ignored" if r["torn_last_line"] else "")),
+    ]
+
+
+def _luck_text(doc: dict[str, Any]) -> str:
+    lk = doc["luck"]
+    if lk["rho"] is None:
+        return f"Luck: not enough blocks to estimate rho ({lk['blocks']} blocks)."
+    return (f"Luck: rho = {lk['rho']:.3f} {_interval(*(lk['rho_ci'] or (None, None)), fmt='.3f')}; "
+            f"1/(1-rho) = {_f(lk['factor'], '.2f')} {_interval(*(lk['factor_ci'] or (None, None)), fmt='.2f')}"
+            " (one duplicate block is worth that many unpaired games' precision; "
+            "in the rho' = -rho form the factor reads 1/(1+rho')).")
+
+
+def main_table(doc: dict[str, Any], fmt: str = "github") -> str:
+    """The ranking table (rank, bot, rating, interval, games, score %, faults)."""
+    pct = int(round(100 * doc["rating"]["interval_level"]))
+    rows = [[b["rank"], b["bot"], _f(b["rating"]), _interval(b["ci_low"], b["ci_high"]), b["games"],
+             _pct(b["score_pct"]), f"{b['wins']}-{b['draws']}-{b['losses']}", b["forfeits"], _faults_text(b)]
+            for b in doc["bots"]]
+    return tabulate(rows, headers=["rank", "bot", "rating", f"{pct}% interval", "games", "score %", "W-D-L",
+                                   "forfeits", "faults"], tablefmt=fmt, disable_numparse=True)
+
+
+def crosstable_md(doc: dict[str, Any]) -> str:
+    rows = [[c["first"], c["second"], c["games"], f"{c['wins']}-{c['draws']}-{c['losses']}", _pct(c["score_pct"])]
+            for c in doc["crosstable"]]
+    return tabulate(rows, headers=["partnership", "vs", "games", "W-D-L", "score %"], tablefmt="github",
+                    disable_numparse=True)
+
+
+def los_md(doc: dict[str, Any]) -> str:
+    names = [b["bot"] for b in doc["bots"]]
+    los = doc["los"]
+    if not los:
+        return "(no bootstrap: LOS not computed)"
+    rows = [[a] + ["" if a == b else _pct(los.get(a, {}).get(b)) for b in names] for a in names]
+    return tabulate(rows, headers=["LOS"] + names, tablefmt="github", disable_numparse=True)
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    """leaderboard.md: table, crosstable, LOS matrix, luck line, provenance."""
+    p = doc["provenance"]
+    rt = doc["rating"]
+    flags = ", ".join(f"{k} {v}" for k, v in doc["flags"].items()) or "none"
+    out = [
+        f"# Leaderboard: {p.get('config_name') or UNKNOWN}",
+        "",
+        main_table(doc),
+        "",
+        f"Ratings: Elo scale, Bradley-Terry over all {doc['games']} games ({doc['blocks']} duplicate blocks), "
+        f"{'weak prior (one virtual draw per bot), ' if rt['prior'] else ''}anchor: {rt['anchor_text']}. "
+        f"Intervals: {rt['bootstrap']} bootstrap resamples of whole blocks, seed {rt['seed']}"
+        + (f", {rt['bootstrap_failures']} failed" if rt["bootstrap_failures"] else "") + ".",
+        "",
+        f"Games without a winner or ended by a fault: {flags}.",
+        "",
+        "## Crosstable",
+        "",
+        crosstable_md(doc),
+        "",
+        "## Likelihood of superiority",
+        "",
+        "Row bot rated above column bot in this share of bootstrap resamples.",
+        "",
+        los_md(doc),
+        "",
+        "## Luck",
+        "",
+        _luck_text(doc),
+        "",
+        "## Reproducibility",
+        "",
+    ]
+    out += [f"- {k}: {v}" for k, v in provenance_lines(doc)]
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------ HTML
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:70em}
+table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
+th{background:#f0f0f0}td.l,th.l{text-align:left}svg.bar{display:block}
+.meta td{text-align:left}.small{color:#666;font-size:.9em}
+"""
+
+
+def _bar_svg(lo: float | None, mid: float, hi: float | None, vmin: float, vmax: float, width: int = 240) -> str:
+    """Inline SVG: the interval as a bar, the rating as a tick, on a shared scale."""
+    span = (vmax - vmin) or 1.0
+    x = lambda v: 4 + (v - vmin) / span * (width - 8)  # noqa: E731
+    parts = [f'<svg class="bar" width="{width}" height="14" role="img" aria-label="rating interval">',
+             f'<line x1="4" y1="7" x2="{width - 4}" y2="7" stroke="#eee"/>']
+    if lo is not None and hi is not None:
+        parts.append(f'<rect class="ci" x="{x(lo):.1f}" y="3" width="{max(x(hi) - x(lo), 1):.1f}" height="8" fill="#9cc3e6"/>')
+    parts.append(f'<rect class="pt" x="{x(mid) - 1:.1f}" y="1" width="2" height="12" fill="#1a4f80"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render_html(doc: dict[str, Any]) -> str:
+    """leaderboard.html: static, no external assets (CSS inline, bars as SVG)."""
+    e = lambda s: html.escape(str(s))  # noqa: E731
+    p = doc["provenance"]
+    vals = [v for b in doc["bots"] for v in (b["rating"], b["ci_low"], b["ci_high"]) if v is not None]
+    vmin, vmax = (min(vals), max(vals)) if vals else (0.0, 1.0)
+    pct = int(round(100 * doc["rating"]["interval_level"]))
+    h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+         f"<title>Leaderboard: {e(p.get('config_name') or UNKNOWN)}</title>", f"<style>{_CSS}</style></head><body>",
+         f"<h1>Leaderboard: {e(p.get('config_name') or UNKNOWN)}</h1>",
+         '<table id="ratings"><thead><tr><th>rank</th><th class="l">bot</th><th>rating</th>'
+         f'<th>{pct}% interval</th><th class="l">interval ({vmin:.0f} to {vmax:.0f})</th><th>games</th>'
+         "<th>score %</th><th>W-D-L</th><th>forfeits</th><th class=\"l\">faults</th></tr></thead><tbody>"]
+    for b in doc["bots"]:
+        h.append(f"<tr><td>{b['rank']}</td><td class=\"l\">{e(b['bot'])}</td><td>{_f(b['rating'])}</td>"
+                 f"<td>{e(_interval(b['ci_low'], b['ci_high']))}</td>"
+                 f"<td class=\"l\">{_bar_svg(b['ci_low'], b['rating'], b['ci_high'], vmin, vmax)}</td>"
+                 f"<td>{b['games']}</td><td>{_pct(b['score_pct'])}</td>"
+                 f"<td>{b['wins']}-{b['draws']}-{b['losses']}</td><td>{b['forfeits']}</td>"
+                 f"<td class=\"l\">{e(_faults_text(b))}</td></tr>")
+    h.append("</tbody></table>")
+    rt = doc["rating"]
+    h.append(f'<p class="small">Elo scale, Bradley-Terry; anchor: {e(rt["anchor_text"])}; '
+             f'{rt["bootstrap"]} block bootstrap resamples, seed {e(rt["seed"])}. '
+             f'Flags: {e(", ".join(f"{k} {v}" for k, v in doc["flags"].items()) or "none")}.</p>')
+    # crosstable as a matrix of partnerships: cell = row's score % against column
+    parts = sorted({c["first"] for c in doc["crosstable"]} | {c["second"] for c in doc["crosstable"]})
+    cell: dict[tuple[str, str], str] = {}
+    for c in doc["crosstable"]:
+        wdl = f"{c['wins']}-{c['draws']}-{c['losses']}"
+        ldw = f"{c['losses']}-{c['draws']}-{c['wins']}"
+        cell[(c["first"], c["second"])] = f"{_pct(c['score_pct'])}<br><span class=\"small\">{wdl}</span>"
+        other = None if c["score_pct"] is None else 1 - c["score_pct"]
+        cell[(c["second"], c["first"])] = f"{_pct(other)}<br><span class=\"small\">{ldw}</span>"
+    h.append("<h2>Crosstable</h2><p class=\"small\">Row partnership's score against the column partnership "
+             "(W-D-L below).</p>")
+    h.append('<table id="crosstable"><thead><tr><th class="l">partnership</th>'
+             + "".join(f"<th>{e(x)}</th>" for x in parts) + "</tr></thead><tbody>")
+    for a in parts:
+        h.append(f'<tr><th class="l">{e(a)}</th>' + "".join(f"<td>{cell.get((a, b), '')}</td>" for b in parts) + "</tr>")
+    h.append("</tbody></table>")
+    names = [b["bot"] for b in doc["bots"]]
+    if doc["los"]:
+        h.append("<h2>Likelihood of superiority</h2>"
+                 '<table id="los"><thead><tr><th class="l">LOS</th>' + "".join(f"<th>{e(n)}</th>" for n in names)
+                 + "</tr></thead><tbody>")
+        for a in names:
+            h.append(f'<tr><th class="l">{e(a)}</th>'
+                     + "".join("<td></td>" if a == b else f"<td>{_pct(doc['los'].get(a, {}).get(b))}</td>" for b in names)
+                     + "</tr>")
+        h.append("</tbody></table>")
+    h.append(f"<h2>Luck</h2><p>{e(_luck_text(doc))}</p>")
+    h.append('<h2>Reproducibility</h2><table class="meta"><tbody>')
+    h += [f'<tr><th class="l">{e(k)}</th><td>{e(v)}</td></tr>' for k, v in provenance_lines(doc)]
+    h.append("</tbody></table></body></html>")
+    return "\n".join(h) + "\n"

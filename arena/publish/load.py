@@ -1,0 +1,256 @@
+"""Results lines -> rating inputs (``BlockOutcome``).
+
+The ratings math (``arena.ratings``) wants, per game, the two partnerships as
+bot ids, side A's score, a flag for games stopped without a winner, who
+forfeited, and the faults. The results store writes, per game, the bot at
+each seat and the *engine* side that won. This module is the only place that
+translates one into the other, so every conversion rule lives here:
+
+* **Side A of a ``GameOutcome`` is always engine side 0 (seats 0 and 2).**
+  Both games of a block use the same deals, so seats 0+2 hold the same cards
+  in both halves; the ratings code needs exactly that ("side A names the same
+  seats in both halves"). The results' per-game ``side_a`` (the engine side
+  where partnership A sits) is used only to check that the line is a proper
+  swap, and for the partnership labels.
+* ``winner`` null is a draw: flag ``capped`` when ``end == "cap"`` (or the
+  game is marked unfinished), ``drawn_deals`` for a deals-format game that
+  ended level, ``draw`` otherwise.
+* A forfeit is a loss for the forfeiting seat's side (flag ``forfeit``), and
+  ``forfeit_by`` (a seat) becomes the bot id at that seat.
+* ``points_diff`` is engine side 0's score minus side 1's (``scores``); it is
+  filled in for deals-format games only, where points are the measure.
+* A bot's id is its name, or ``name@digest12`` when one results file holds
+  the same name with different digests (a changed bot must not be merged
+  with its old self).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..ratings import BlockOutcome, GameOutcome
+
+
+class ResultsError(ValueError):
+    """A results file or line that cannot be turned into rating inputs."""
+
+
+@dataclass
+class BotInfo:
+    """What the results say about one entrant (id used in the ratings)."""
+
+    id: str
+    name: str
+    digest: str
+
+
+@dataclass
+class LoadedResults:
+    """A parsed results file: whole lines, plus what was skipped and why."""
+
+    path: Path
+    lines: list[dict[str, Any]]
+    torn: bool = False  # the last line was incomplete and ignored
+    duplicates: int = 0  # lines whose (pairing, block) key was already seen
+    sha256: str = ""  # of the whole lines read (the torn tail excluded)
+
+
+@dataclass
+class Conversion:
+    """Rating inputs built from results lines, with the bots they name."""
+
+    blocks: list[BlockOutcome]
+    bots: dict[str, BotInfo]  # id -> info
+    formats: set[str] = field(default_factory=set)  # match formats seen ("game", "deals")
+
+
+def read_results(path: str | os.PathLike[str]) -> LoadedResults:
+    """Read a results.jsonl without modifying it.
+
+    A last line that has no newline or does not parse is a torn write (the
+    runner crashed mid-line) and is skipped; a bad line anywhere else is a
+    corrupt file and raises. A repeated (pairing, block) key keeps its first
+    line, as the store does. ``sha256`` covers the whole lines only, so a
+    leaderboard names exactly the data it was computed from.
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / "results.jsonl"
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ResultsError(f"{p}: cannot read results: {e.strerror}") from None
+    raw = data.split(b"\n")
+    torn = raw[-1].strip() != b""  # bytes after the last newline: a cut-short line
+    raw = raw[:-1]
+    lines: list[dict[str, Any]] = []
+    seen: set[tuple[str, int]] = set()
+    dups = 0
+    h = hashlib.sha256()
+    for i, r in enumerate(raw):
+        if not r.strip():
+            continue
+        try:
+            obj = json.loads(r)
+            if not isinstance(obj, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            if i == len(raw) - 1 and not torn:
+                torn = True
+                break
+            raise ResultsError(f"{p}: line {i + 1} is not valid JSON") from None
+        h.update(r + b"\n")
+        key = (str(obj.get("pairing")), int(obj.get("block", -1)))
+        if key in seen:
+            dups += 1
+            continue
+        seen.add(key)
+        lines.append(obj)
+    return LoadedResults(p, lines, torn, dups, h.hexdigest())
+
+
+def _ref(seat: dict[str, Any]) -> tuple[str, str]:
+    """(name, digest) of a seat entry; accepts ``name`` or ``bot`` for the name."""
+    name = seat.get("name", seat.get("bot"))
+    if not isinstance(name, str) or not name:
+        raise ResultsError(f"seat without a bot name: {seat!r}")
+    return name, str(seat.get("digest", ""))
+
+
+def bot_ids(lines: Iterable[dict[str, Any]]) -> dict[tuple[str, str], BotInfo]:
+    """Id for every (name, digest) in the lines: the name when it is unambiguous."""
+    digests: dict[str, set[str]] = {}
+    for line in lines:
+        for g in line.get("games", []):
+            for s in g.get("seats", []):
+                n, d = _ref(s)
+                digests.setdefault(n, set()).add(d)
+    out: dict[tuple[str, str], BotInfo] = {}
+    for n, ds in digests.items():
+        for d in ds:
+            bid = n if len(ds) == 1 else f"{n}@{d[:12]}"
+            out[(n, d)] = BotInfo(bid, n, d)
+    return out
+
+
+def _flag_for_draw(g: dict[str, Any]) -> str:
+    end = g.get("end")
+    if end == "cap" or (g.get("unfinished") and end != "deals"):
+        return "capped"
+    if end == "deals":
+        return "drawn_deals"
+    return "draw"
+
+
+def game_outcome(g: dict[str, Any], ids: dict[tuple[str, str], BotInfo], where: str = "") -> GameOutcome:
+    """One results game -> ``GameOutcome`` with side A = engine side 0."""
+    seats = g.get("seats")
+    if not isinstance(seats, list) or len(seats) != 4:
+        raise ResultsError(f"{where}: a game needs 4 seats")
+    bots = [ids[_ref(s)].id for s in seats]
+    side0, side1 = (bots[0], bots[2]), (bots[1], bots[3])
+    winner = g.get("winner")
+    forfeit_seat = g.get("forfeit_by")
+    forfeit_bot: str | None = None
+    flag: str | None = None
+    if forfeit_seat is not None:
+        if not (isinstance(forfeit_seat, int) and 0 <= forfeit_seat <= 3):
+            raise ResultsError(f"{where}: forfeit_by must be a seat 0..3, got {forfeit_seat!r}")
+        forfeit_bot = bots[forfeit_seat]
+        score = 0.0 if forfeit_seat % 2 == 0 else 1.0  # the forfeiting side loses
+        flag = "forfeit"
+    elif winner is None:
+        score = 0.5
+        flag = _flag_for_draw(g)
+    elif winner in (0, 1):
+        score = 1.0 if winner == 0 else 0.0
+    else:
+        raise ResultsError(f"{where}: winner must be 0, 1 or null, got {winner!r}")
+    points: float | None = None
+    scores = g.get("scores")
+    if _is_deals(g) and isinstance(scores, list) and len(scores) == 2:
+        points = float(scores[0]) - float(scores[1])
+    faults = []
+    for f in g.get("faults") or []:
+        seat = f.get("seat")
+        bot = bots[seat] if isinstance(seat, int) and 0 <= seat <= 3 else str(f.get("bot", "?"))
+        faults.append((bot, str(f.get("kind", "unknown"))))
+    return GameOutcome(side0, side1, score, flag=flag, forfeit_by=forfeit_bot, points_diff=points,
+                       faults=tuple(faults))
+
+
+def _is_deals(g: dict[str, Any]) -> bool:
+    """Deals format: the record says fixed deals, or the game ended on the deal count."""
+    rec = g.get("record") or {}
+    return bool(rec.get("fixed_deals")) or g.get("end") == "deals"
+
+
+def block_outcome(line: dict[str, Any], ids: dict[tuple[str, str], BotInfo]) -> BlockOutcome:
+    """One results line (a duplicate block) -> ``BlockOutcome``."""
+    where = f"{line.get('pairing')}#{line.get('block')}"
+    games = line.get("games")
+    if not isinstance(games, list) or len(games) != 2:
+        raise ResultsError(f"{where}: a block needs exactly two games")
+    outs = [game_outcome(g, ids, where) for g in games]
+    _check_sides(line, games, ids, where)
+    try:
+        return BlockOutcome(f"{where}", str(line.get("pairing")), (outs[0], outs[1]))
+    except ValueError as e:
+        raise ResultsError(f"{where}: {e}") from None
+
+
+def _check_sides(line: dict[str, Any], games: list[dict[str, Any]], ids: dict[tuple[str, str], BotInfo],
+                 where: str) -> None:
+    """Partnership A must sit on each game's ``side_a`` (when the line names it)."""
+    if "side_a" not in line:
+        return
+    want = sorted(ids[_ref(s)].id for s in line["side_a"])
+    for h, g in enumerate(games):
+        side = g.get("side_a")
+        if side not in (0, 1):
+            raise ResultsError(f"{where}: game {h} side_a must be 0 or 1")
+        got = sorted(ids[_ref(g["seats"][s])].id for s in (side, side + 2))
+        if got != want:
+            raise ResultsError(f"{where}: game {h}: partnership A {want} is not at engine side {side} ({got})")
+
+
+def convert(lines: list[dict[str, Any]]) -> Conversion:
+    """All lines -> blocks, in a stable order (pairing, block)."""
+    ids = bot_ids(lines)
+    ordered = sorted(lines, key=lambda ln: (str(ln.get("pairing")), int(ln.get("block", 0))))
+    blocks = [block_outcome(ln, ids) for ln in ordered]
+    formats = {"deals" if _is_deals(g) else "game" for ln in lines for g in ln.get("games", [])}
+    return Conversion(blocks, {b.id: b for b in ids.values()}, formats)
+
+
+def load_blocks(path: str | os.PathLike[str]) -> tuple[LoadedResults, Conversion]:
+    """Read a results file and convert it in one go."""
+    res = read_results(path)
+    return res, convert(res.lines)
+
+
+def side_a_sample(line: dict[str, Any]) -> tuple[float, float | None]:
+    """Partnership A's block total (0..2) and points difference over both games.
+
+    Used by ``arena sprt``, which always seats the candidate side as
+    partnership A, so it needs no bot ids (candidate and baseline may even be
+    the same program). Draws and caps count 1/2; a forfeit has a winner. The
+    points difference is None unless both games carry two scores.
+    """
+    total = 0.0
+    points: float | None = 0.0
+    for g in line["games"]:
+        side = g["side_a"]
+        w = g.get("winner")
+        total += 0.5 if w is None else float(w == side)
+        sc = g.get("scores")
+        if points is not None and isinstance(sc, list) and len(sc) == 2:
+            points += float(sc[side]) - float(sc[1 - side])
+        else:
+            points = None
+    return total, points

@@ -127,7 +127,7 @@ def _fail(path: Path, where: str, msg: str) -> ConfigError:
 
 def _resolve(base: Path, p: str) -> Path:
     q = Path(os.path.expanduser(p))
-    return q if q.is_absolute() else (base / q)
+    return (q if q.is_absolute() else base / q).resolve()
 
 
 def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None) -> Tournament:

@@ -160,14 +160,22 @@ def _luck_text(doc: dict[str, Any]) -> str:
         return f"Luck: not enough blocks to estimate rho ({lk['blocks']} blocks)."
     return (f"Luck: rho = {lk['rho']:.3f} {_interval(*(lk['rho_ci'] or (None, None)), fmt='.3f')}; "
             f"1/(1-rho) = {_f(lk['factor'], '.2f')} {_interval(*(lk['factor_ci'] or (None, None)), fmt='.2f')}"
-            " (one duplicate block is worth that many unpaired games' precision; "
-            "in the rho' = -rho form the factor reads 1/(1+rho')).")
+            " (the paired design needs 1/(1-rho) times fewer games than unpaired deals for the same"
+            " precision; with rho' = -rho, the correlation of a partnership's own scores in the two"
+            " halves, it reads 1/(1+rho')).")
+
+
+def _bot_interval(doc: dict[str, Any], b: dict[str, Any]) -> str:
+    """The anchor's rating is fixed, so its (zero-width) interval says "anchor"."""
+    if doc["rating"]["anchor"].get("bot") == b["bot"]:
+        return "anchor"
+    return _interval(b["ci_low"], b["ci_high"])
 
 
 def main_table(doc: dict[str, Any], fmt: str = "github") -> str:
     """The ranking table (rank, bot, rating, interval, games, score %, faults)."""
     pct = int(round(100 * doc["rating"]["interval_level"]))
-    rows = [[b["rank"], b["bot"], _f(b["rating"]), _interval(b["ci_low"], b["ci_high"]), b["games"],
+    rows = [[b["rank"], b["bot"], _f(b["rating"]), _bot_interval(doc, b), b["games"],
              _pct(b["score_pct"]), f"{b['wins']}-{b['draws']}-{b['losses']}", b["forfeits"], _faults_text(b)]
             for b in doc["bots"]]
     return tabulate(rows, headers=["rank", "bot", "rating", f"{pct}% interval", "games", "score %", "W-D-L",
@@ -266,7 +274,7 @@ def render_html(doc: dict[str, Any]) -> str:
          "<th>score %</th><th>W-D-L</th><th>forfeits</th><th class=\"l\">faults</th></tr></thead><tbody>"]
     for b in doc["bots"]:
         h.append(f"<tr><td>{b['rank']}</td><td class=\"l\">{e(b['bot'])}</td><td>{_f(b['rating'])}</td>"
-                 f"<td>{e(_interval(b['ci_low'], b['ci_high']))}</td>"
+                 f"<td>{e(_bot_interval(doc, b))}</td>"
                  f"<td class=\"l\">{_bar_svg(b['ci_low'], b['rating'], b['ci_high'], vmin, vmax)}</td>"
                  f"<td>{b['games']}</td><td>{_pct(b['score_pct'])}</td>"
                  f"<td>{b['wins']}-{b['draws']}-{b['losses']}</td><td>{b['forfeits']}</td>"

@@ -156,7 +156,7 @@ def gather(lines: list[dict[str, Any]], bots: dict[str, BotInfo], *, meta: dict[
     for s in srcs:
         for e in s.get("entries") or []:
             if isinstance(e, dict) and e.get("version") is not None:
-                versions.setdefault((str(e.get("name")), str(e.get("digest"))), str(e["version"]))
+                versions.setdefault((str(e.get("name", e.get("bot"))), str(e.get("digest"))), str(e["version"]))
     pv.bots = [BotProvenance(b.id, b.name, versions.get((b.name, b.digest)), b.digest)
                for b in sorted(bots.values(), key=lambda b: b.id)]
     return pv

@@ -203,3 +203,33 @@ def test_parse_anchor() -> None:
     assert parse_anchor("random=-25.5") == ("random", -25.5)
     with pytest.raises(ValueError):
         parse_anchor("=3")
+
+
+def test_config_option_supplies_facts_and_versions(tmp_path: Path) -> None:
+    """Without tournament.json, --config gives name, seed, time control and bot versions."""
+    from arena.players import load_entry
+
+    from .helpers import game, line, seat
+
+    bots = Path(__file__).resolve().parents[2] / "bots"
+    ents = {n: load_entry(bots / n) for n in ("random", "heuristic")}
+    r, h = (seat(n, ents[n].digest) for n in ("random", "heuristic"))
+    lines = []
+    for k in range(4):
+        g0 = game([h, r, h, r], 0, 0)
+        g1 = game([r, h, r, h], 1, 1 if k % 2 else 0)
+        ln = line(("heuristic", "heuristic"), ("random", "random"), k, g0, g1)
+        ln["side_a"], ln["side_b"] = [h, h], [r, r]
+        lines.append(ln)
+    res = write(tmp_path / "res" / "results.jsonl", lines)
+    cfg = tmp_path / "cup.yaml"
+    cfg.write_text(f"name: cup\nentries: [{bots / 'random'}, {bots / 'heuristic'}]\nseed: 42\n"
+                   "match: {sandbox: none, time: {decision_ms: 500}}\nbackend: serial\n")
+    code, _, err = _rate([str(res), "--config", str(cfg), "--bootstrap", "0", "--out", str(tmp_path / "lb")])
+    assert code == 0, err
+    p = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())["provenance"]
+    assert p["config_name"] == "cup" and p["tournament_seed"] == "42"
+    assert p["time_control"]["decision_ms"] == 500 and p["sandbox"] == "none"
+    assert {b["name"]: b["version"] for b in p["bots"]} == {n: e.manifest.version for n, e in ents.items()}
+    cfg.write_text("name: [broken\n")
+    assert _rate([str(res), "--config", str(cfg), "--out", str(tmp_path / "lb2")])[0] == 2

@@ -78,6 +78,8 @@ def main_rate(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None
     except _UsageError as e:
         print(e, file=err)
         return RATE_ERROR
+    except SystemExit as e:  # --help
+        return RATE_OK if not e.code else RATE_ERROR
     if args.bootstrap < 0:
         print("arena rate: --bootstrap must be >= 0", file=err)
         return RATE_ERROR

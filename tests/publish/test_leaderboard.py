@@ -233,3 +233,8 @@ def test_config_option_supplies_facts_and_versions(tmp_path: Path) -> None:
     assert {b["name"]: b["version"] for b in p["bots"]} == {n: e.manifest.version for n, e in ents.items()}
     cfg.write_text("name: [broken\n")
     assert _rate([str(res), "--config", str(cfg), "--out", str(tmp_path / "lb2")])[0] == 2
+
+
+def test_rate_help_exits_0(capsys) -> None:
+    assert main_rate(["--help"]) == 0
+    assert "--anchor" in capsys.readouterr().out

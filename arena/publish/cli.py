@@ -20,7 +20,7 @@ from ..ratings import RatingFitError, rate
 from . import leaderboard
 from .load import ResultsError, convert, read_results, side_a_sample
 from .provenance import gather, read_config, read_meta
-from .sprt import (EXIT_ERROR, EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_PASSED, MATCHUP_LABELS, SPRTRun,
+from .sprt import (EXIT_ERROR, EXIT_PASSED, MATCHUP_LABELS, SPRTRun,
                    format_status)
 
 RATE_OK, RATE_ERROR = 0, 2

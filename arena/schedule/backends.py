@@ -100,7 +100,9 @@ class RayBackend:
 
     name = "ray"
 
-    def __init__(self, entries: Mapping[str, BotEntry], workers: int, address: str | None = None) -> None:
+    def __init__(
+        self, entries: Mapping[str, BotEntry], workers: int, address: str | None = None, *, capacity: int | None = None
+    ) -> None:
         import ray
 
         from .bundle import pack
@@ -111,7 +113,7 @@ class RayBackend:
             ray.init(**ray_init_kwargs(workers, address))
             self._owns = True
         cpus = int(ray.cluster_resources().get("CPU", workers)) if address else workers
-        self.capacity = max(1, cpus) * 2
+        self.capacity = capacity or max(1, cpus) * 2
         self.entries = dict(entries)
         self._bundles = {ident: ray.put(pack(e)) for ident, e in self.entries.items()}
         self._remote = ray.remote(num_cpus=1, max_retries=0)(_ray_block)

@@ -41,11 +41,12 @@ def _request() -> dict:
     return {"type": "decide", "id": 1, "kind": "play", "view": game.view(seat).to_dict(), "legal": choice_to_dict(game.choice)}
 
 
-def _raw_batch(proc: subprocess.Popen, line: bytes, n: int) -> float:
+def _raw_batch(proc: subprocess.Popen, request: dict, n: int) -> float:
+    """The plainest JSON-lines client: encode, write, read a line, decode."""
     assert proc.stdin and proc.stdout
     t0 = time.perf_counter()
     for _ in range(n):
-        proc.stdin.write(line)
+        proc.stdin.write(json.dumps(request, separators=(",", ":")).encode() + b"\n")
         proc.stdin.flush()
         json.loads(proc.stdout.readline())
     return (time.perf_counter() - t0) / n
@@ -83,7 +84,7 @@ def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20) -
         raw_t: list[float] = []
         ours: dict = {c: [] for c in configs}
         for _ in range(batches):
-            raw_t.append(_raw_batch(raw, line, per))
+            raw_t.append(_raw_batch(raw, request, per))
             for c in configs:
                 ours[c].append(_harness_batch(players[c], request, per))
         raw_us = statistics.median(raw_t) * 1e6

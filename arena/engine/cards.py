@@ -43,8 +43,14 @@ def card_str(card: Card) -> str:
     return CARD_NAMES[card]
 
 
+CARD_INDEX: dict[str, Card] = {name: c for c, name in enumerate(CARD_NAMES)}
+
+
 def parse_card(text: str) -> Card:
     """Parse ``"5H"``/``"10h"``; raise ``ValueError`` naming the bad text."""
+    card = CARD_INDEX.get(text)  # the canonical form, on the protocol's hot path
+    if card is not None:
+        return card
     t = text.strip().upper()
     if t.startswith("10"):
         t = "T" + t[2:]

@@ -61,6 +61,10 @@ class TournamentConfig(BaseModel):
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
     ray_address: str | None = None
     backend: Literal["ray", "serial"] = "ray"
+    nice: int | None = Field(
+        -5, ge=-20, le=19,
+        description="priority the match workers (and their bots) run at; below 0 keeps host load from eating bots' wall-clock allowance (needs root; null leaves it)",
+    )
     retries: int = Field(3, ge=1, description="attempts per block before it is reported as a harness failure")
     out: str = Field("runs/tournament", min_length=1)
     deal_files: list[str] = Field(default_factory=list, description="block i replays deal_files[i]")

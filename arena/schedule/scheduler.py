@@ -43,7 +43,7 @@ def plan_tasks(t: Tournament) -> list[BlockTask]:
                 BlockTask(
                     pairing=p.key, block=b, block_key=key,
                     side_a=(p.side_a[0].ident, p.side_a[1].ident), side_b=(p.side_b[0].ident, p.side_b[1].ident),
-                    settings=t.settings, config_hash=h, deal_file=df,
+                    settings=t.settings, config_hash=h, deal_file=df, nice=t.config.nice,
                 )
             )
     return tasks

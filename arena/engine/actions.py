@@ -76,6 +76,18 @@ class Play:
 Action = Union[Pass, Bid, NameTrump, Rob, Play]
 PASS = Pass()
 
+# Actions are immutable, so the common ones are built once and shared: the
+# engine's hot loop then never pays for a frozen dataclass construction.
+PLAY_CARD: tuple[Play, ...] = tuple(Play(c) for c in range(52))
+"""``PLAY_CARD[c]`` is ``Play(c)`` (no under cards)."""
+_BIDS: dict[int, Bid] = {a: Bid(a) for a in range(0, 33)}
+
+
+def bid_action(amount: int) -> Bid:
+    """``Bid(amount)``, shared for the usual amounts."""
+    b = _BIDS.get(amount)
+    return b if b is not None else Bid(amount)
+
 
 class IllegalAction(ValueError):
     """An action the rules do not allow here; the state is left unchanged."""
@@ -127,18 +139,18 @@ class BidChoice(Choice):
     def is_legal(self, action: object) -> bool:
         if isinstance(action, Pass):
             return self.can_pass
-        return isinstance(action, Bid) and action.amount in self.amounts
+        return isinstance(action, Bid) and type(action.amount) is int and action.amount in self.amounts
 
     def actions(self) -> list[Action]:
         acts: list[Action] = [PASS] if self.can_pass else []
-        acts.extend(Bid(a) for a in self.amounts)
+        acts.extend(bid_action(a) for a in self.amounts)
         return acts
 
     def only(self) -> Action | None:
         n = len(self.amounts) + self.can_pass
         if n != 1:
             return None
-        return PASS if self.can_pass else Bid(self.amounts[0])
+        return PASS if self.can_pass else bid_action(self.amounts[0])
 
     def sample(self, rng: random.Random) -> Action:
         return rng.choice(self.actions())
@@ -233,14 +245,19 @@ class PlayChoice(Choice):
         self.under_from = under_from
 
     def is_legal(self, action: object) -> bool:
-        if not isinstance(action, Play) or action.card not in self.cards:
+        if type(action) is not Play or action.card not in self.cards:
             return False
         under = action.under
         if len(under) != self.under_count:
             return False
         if not under:
-            return True
-        return len(set(under)) == len(under) and action.card not in under and all(c in self.under_from for c in under)
+            return type(action.card) is int
+        return (
+            type(action.card) is int
+            and len(set(under)) == len(under)
+            and action.card not in under
+            and all(c in self.under_from and type(c) is int for c in under)
+        )
 
     @property
     def enumerable(self) -> bool:
@@ -248,7 +265,7 @@ class PlayChoice(Choice):
 
     def actions(self) -> list[Action]:
         if not self.under_count:
-            return [Play(c) for c in self.cards]
+            return [PLAY_CARD[c] for c in self.cards]
         out: list[Action] = []
         for top in self.cards:
             pool = [c for c in self.under_from if c != top]
@@ -257,14 +274,14 @@ class PlayChoice(Choice):
 
     def only(self) -> Action | None:
         if self.under_count == 0:
-            return Play(self.cards[0]) if len(self.cards) == 1 else None
+            return PLAY_CARD[self.cards[0]] if len(self.cards) == 1 else None
         acts = self.actions()
         return acts[0] if len(acts) == 1 else None
 
     def sample(self, rng: random.Random) -> Action:
         top = rng.choice(self.cards)
         if not self.under_count:
-            return Play(top)
+            return PLAY_CARD[top]
         pool = [c for c in self.under_from if c != top]
         return Play(top, tuple(sorted(rng.sample(pool, self.under_count))))
 
@@ -280,6 +297,8 @@ class PlayChoice(Choice):
 
 def action_to_dict(action: Action) -> dict:
     """The JSON form of an action, shared by records and the bot protocol."""
+    if type(action) is Play and not action.under:  # the most common action, first
+        return {"type": "play", "card": CARD_NAMES[action.card]}
     if isinstance(action, Play):
         d: dict = {"type": "play", "card": card_str(action.card)}
         if action.under:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from .actions import (
     PASS,
+    PLAY_CARD,
     Action,
     Bid,
     BidChoice,
@@ -32,16 +33,42 @@ from .profile import RuleProfile
 BID, TRUMP, ROB, PLAY, DONE = "bid", "trump", "rob", "play", "done"
 TRICKS_PER_DEAL = 6
 
+_ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 1 + i) % 4 for i in range(4)) for d in range(4))
+"""``_ORDERS[dealer]``: seats from the dealer's left, clockwise, dealer last."""
+
+
+def _strength_table(table: TrumpTable, led: int) -> tuple[int, ...]:
+    """How strongly each card competes in a trick whose led suit is ``led``:
+    trumps by power above everything, then the led suit by rank, else -1."""
+    return tuple(
+        100 + table.power[c] if table.power[c] >= 0 else (c % 13 if table.esuit[c] == led else -1)
+        for c in range(NUM_CARDS)
+    )
+
+
+_STRENGTH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(_strength_table(TRUMP_TABLES[t], led) for led in range(4)) for t in range(4)
+)
+"""``_STRENGTH[trump][led][card]``."""
+
 
 class Trick:
-    """Cards played to one trick: ``plays`` holds (seat, top card, under cards)."""
+    """Cards played to one trick: ``plays`` holds (seat, top card, under cards).
 
-    __slots__ = ("leader", "plays", "winner")
+    ``led`` is the suit the first card counts as (-1 before it is played);
+    ``best``/``best_seat`` track the winning card so far, so finishing a
+    trick costs nothing extra.
+    """
+
+    __slots__ = ("leader", "plays", "winner", "led", "best", "best_seat")
 
     def __init__(self, leader: int) -> None:
         self.leader = leader
         self.plays: list[tuple[int, Card, tuple[Card, ...]]] = []
         self.winner: int | None = None
+        self.led = -1
+        self.best = -1
+        self.best_seat = -1
 
 
 class Deal:
@@ -68,17 +95,15 @@ class Deal:
         # ``events`` is the replayable log: ("act", seat, action, forced) and
         # ("reshuffle", j, new stock order).
         self.events: list[tuple] = []
-        order = [(dealer + 1 + i) % 4 for i in range(4)]
+        order = _ORDERS[dealer]
         self._order = order
         hands: list[list[Card]] = [[], [], [], []]
-        pos = 0
-        for _ in range(3):
-            for s in order:
-                hands[s].extend(deck[pos : pos + 3])
-                pos += 3
+        for i, s in enumerate(order):  # three rounds of 3-card packets (RULES 3)
+            p = 3 * i
+            hands[s] = [*deck[p : p + 3], *deck[p + 12 : p + 15], *deck[p + 24 : p + 27]]
         self.hands = hands
-        self.dealt: tuple[tuple[Card, ...], ...] = tuple(tuple(h) for h in hands)
-        self.stock: list[Card] = list(deck[pos:])
+        self.dealt: tuple[tuple[Card, ...], ...] = (tuple(hands[0]), tuple(hands[1]), tuple(hands[2]), tuple(hands[3]))
+        self.stock: list[Card] = list(deck[36:])
         self.pile: list[Card] = []
         self.reshuffles = 0
         self.bids: list[tuple[int, int, bool]] = []  # (seat, amount or 0 for pass, forced)
@@ -101,6 +126,8 @@ class Deal:
         self._choice: Choice | None = None
         self._pointless: frozenset[Card] = frozenset()
         self._card_points: tuple[int, ...] = ()
+        self._esuit: tuple[int, ...] = ()
+        self._strength: tuple[tuple[int, ...], ...] = ()
         self._advance()
 
     # -- public interface ------------------------------------------------
@@ -122,11 +149,12 @@ class Deal:
             raise RuntimeError("the deal is over: there is no decision to make")
         if not choice.is_legal(action):
             raise IllegalAction(action, choice)
-        self.events.append(("act", choice.seat, action, False))
-        if self.phase == PLAY:
-            self._play(choice.seat, action)  # type: ignore[arg-type]
+        seat = choice.seat
+        self.events.append(("act", seat, action, False))
+        if self.phase is PLAY:
+            self._play(seat, action)  # type: ignore[arg-type]
         else:
-            self._do(choice.seat, action, False)
+            self._do(seat, action, False)
         self._advance()
 
     @property
@@ -138,16 +166,32 @@ class Deal:
         """Find the next real decision, applying forced ones on the way."""
         while True:
             phase = self.phase
-            if phase == PLAY:
-                choice: Choice = self._play_choice()
-                if len(choice.cards) > 1 or choice.under_count:  # type: ignore[attr-defined]
-                    self._choice = choice
+            if phase is PLAY:  # inlined: this runs for every card of every deal
+                seat = self.to_act
+                hand = self.hands[seat]
+                led = self.tricks[-1].led
+                legal = hand
+                if led >= 0:
+                    esuit = self._esuit
+                    trump = self.trump
+                    if led == trump:
+                        legal = [c for c in hand if esuit[c] == trump] or hand
+                    else:
+                        for c in hand:
+                            if esuit[c] == led:  # can follow: the suit or a trump
+                                legal = [c for c in hand if esuit[c] == led or esuit[c] == trump]
+                                break
+                if len(hand) > 6 and len(self.tricks) == 1:
+                    self._choice = self._long_choice(seat, hand, legal)
                     return
-                action: Action = Play(choice.cards[0])  # type: ignore[attr-defined]
-                self.events.append(("act", choice.seat, action, True))
-                self._play(choice.seat, action)  # type: ignore[arg-type]
+                if len(legal) > 1:
+                    self._choice = PlayChoice(seat, tuple(legal))
+                    return
+                action: Action = PLAY_CARD[legal[0]]
+                self.events.append(("act", seat, action, True))
+                self._play(seat, action)  # type: ignore[arg-type]
                 continue
-            if phase == DONE:
+            if phase is DONE:
                 self._choice = None
                 return
             choice = self._make_choice()
@@ -207,6 +251,8 @@ class Deal:
     def _name_trump(self, suit: int) -> None:
         self.trump = suit
         table = self.table = TRUMP_TABLES[suit]
+        self._esuit = table.esuit
+        self._strength = _STRENGTH[suit]
         self._card_points = self.profile.point_table(suit)
         self._pointless = self.profile.pointless_trumps(suit)
         is_trump = table.is_trump
@@ -266,26 +312,8 @@ class Deal:
         self.tricks.append(Trick(self.maker))  # type: ignore[arg-type]
         self.to_act = self.maker  # type: ignore[assignment]
 
-    def _play_choice(self) -> PlayChoice:
-        seat = self.to_act
-        hand = self.hands[seat]
-        plays = self.tricks[-1].plays
-        legal = hand
-        if plays:
-            table = self.table
-            esuit = table.esuit  # type: ignore[union-attr]
-            led = esuit[plays[0][1]]
-            trump = self.trump
-            if led == trump:
-                legal = [c for c in hand if esuit[c] == trump] or hand
-            else:
-                candidates = [c for c in hand if esuit[c] == led or esuit[c] == trump]
-                for c in candidates:
-                    if esuit[c] == led:  # can follow: the suit or a trump
-                        legal = candidates
-                        break
-        if len(self.tricks) > 1 or len(hand) <= 6:
-            return PlayChoice(seat, tuple(legal))
+    def _long_choice(self, seat: int, hand: list[Card], legal: list[Card]) -> PlayChoice:
+        """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (RULES 6)."""
         n_under = len(hand) - 6
         pointless = self._pointless
         pool = tuple(c for c in hand if c in pointless)
@@ -293,26 +321,29 @@ class Deal:
         return PlayChoice(seat, tops, n_under, pool)
 
     def _play(self, seat: int, action: Play) -> None:
+        card = action.card
+        under = action.under
         hand = self.hands[seat]
-        hand.remove(action.card)
-        for c in action.under:
-            hand.remove(c)
+        hand.remove(card)
+        if under:
+            for c in under:
+                hand.remove(c)
         trick = self.tricks[-1]
         plays = trick.plays
-        plays.append((seat, action.card, action.under))
+        plays.append((seat, card, under))
+        if trick.led < 0:
+            trick.led = led = self._esuit[card]
+        else:
+            led = trick.led
+        # Trumps beat everything (by power); otherwise the highest card of the led suit.
+        strength = self._strength[led][card]
+        if strength > trick.best:
+            trick.best = strength
+            trick.best_seat = seat
         if len(plays) < 4:
             self.to_act = (seat + 1) % 4
             return
-        table = self.table
-        power = table.power  # type: ignore[union-attr]
-        esuit = table.esuit  # type: ignore[union-attr]
-        led = esuit[plays[0][1]]
-        # Trumps beat everything (by power); otherwise the highest card of the led suit.
-        winner, best = -1, -1
-        for s, c, _ in plays:
-            strength = 100 + power[c] if power[c] >= 0 else (c % 13 if esuit[c] == led else -1)
-            if strength > best:
-                winner, best = s, strength
+        winner = trick.best_seat
         trick.winner = winner
         if len(self.tricks) < TRICKS_PER_DEAL:
             self.tricks.append(Trick(winner))

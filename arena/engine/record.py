@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .actions import action_from_dict, action_to_dict
-from .cards import SUITS, Card, cards_str, parse_cards
+from .actions import Play, action_from_dict, action_to_dict
+from .cards import CARD_NAMES, SUITS, Card, cards_str, parse_cards
 from .deal import Deal
 from .game import Game
 from .profile import RuleProfile
@@ -24,16 +24,22 @@ RECORD_VERSION = 1
 
 
 def deal_record(deal: Deal) -> dict[str, Any]:
+    """The record of one deal (finished or not); docs/records.md describes it."""
     events: list[dict[str, Any]] = []
+    append = events.append
+    names = CARD_NAMES
     for ev in deal.events:
         if ev[0] == "act":
             _, seat, action, forced = ev
+            if type(action) is Play and not action.under:  # most events: a plain card play
+                append({"type": "play", "card": names[action.card], "seat": seat, "forced": forced})
+                continue
             d = action_to_dict(action)
             d["seat"] = seat
             d["forced"] = forced
-            events.append(d)
+            append(d)
         else:
-            events.append({"type": "reshuffle", "j": ev[1], "stock": cards_str(ev[2])})
+            append({"type": "reshuffle", "j": ev[1], "stock": cards_str(ev[2])})
     rec: dict[str, Any] = {
         "index": deal.index,
         "dealer": deal.dealer,

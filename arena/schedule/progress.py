@@ -29,6 +29,7 @@ class Progress:
         self.period = period
         self.t0 = time.monotonic()
         self.last = 0.0
+        self.printed = ""
         self.failed = 0
         self.retried = 0
 
@@ -71,8 +72,10 @@ class Progress:
             self.stream.write("\r\x1b[2K" + self.text()[:200])
             self.stream.flush()
         elif force or now - self.last >= self.period:
-            self.last = now
-            print(self.text(), file=self.stream, flush=True)
+            text = self.text()
+            if text.split(" | ")[0] != self.printed:  # do not repeat an unchanged count
+                self.last, self.printed = now, text.split(" | ")[0]
+                print(text, file=self.stream, flush=True)
 
     def finish(self) -> None:
         if self.tty:

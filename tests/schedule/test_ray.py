@@ -55,3 +55,39 @@ def test_bundle_unpacks_by_digest_and_checks_it(tmp_path: Path) -> None:
     with pytest.raises(HarnessError, match="digest"):
         materialize(entry, buf.getvalue(), tmp_path / "other")
     assert not (tmp_path / "other" / entry.digest).exists()
+
+
+KILLER = '''
+import os, signal, sys
+marker = os.environ["MARKER"]
+if not os.path.exists(marker):
+    open(marker, "w").close()
+    pid = os.getppid()
+    while pid > 1:  # find the Ray worker running this block and kill it
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if f.read().startswith(b"ray::"):
+                os.kill(pid, signal.SIGKILL)
+                break
+        with open(f"/proc/{pid}/stat") as f:
+            pid = int(f.read().rsplit(")", 1)[1].split()[1])
+    sys.exit(1)
+os.execv(sys.executable, [sys.executable, os.path.join(os.path.dirname(__file__), "first.py")])
+'''
+
+
+@pytest.mark.ray
+def test_block_lost_with_its_worker_is_retried_once(tmp_path: Path, ray_session) -> None:
+    bot = tmp_path / "killer"
+    bot.mkdir()
+    (bot / "first.py").write_text((FIRST / "bot.py").read_text())
+    (bot / "bot.py").write_text(KILLER)
+    marker = tmp_path / "killed-once"
+    (bot / "bot.yaml").write_text(f'name: killer\ncommand: ["{{python}}", "bot.py"]\nenv: {{PICK: first, MARKER: "{marker}"}}\n')
+    t = load_config(write_config(tmp_path, entries=[str(FIRST), str(bot)]))
+    store = ResultsStore(t.out)
+    backend = RayBackend({e.ident: e for e in t.entries}, workers=2)
+    outcome = run_tasks(plan_tasks(t), backend, store)
+    backend.close()
+    assert marker.exists() and outcome.retries == 1 and not outcome.failures
+    (line,) = store.lines.values()
+    assert line["run"]["attempt"] == 2 and not any(g["faults"] for g in line["games"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Union
 
@@ -127,6 +128,12 @@ class Choice:
         return True
 
 
+@lru_cache(maxsize=256)
+def _bid_options(amounts: tuple[int, ...], can_pass: bool) -> tuple[Action, ...]:
+    """The options of a bid decision, pass first (built once per distinct decision)."""
+    return ((PASS,) if can_pass else ()) + tuple(bid_action(a) for a in amounts)
+
+
 class BidChoice(Choice):
     kind = "bid"
     __slots__ = ("seat", "amounts", "can_pass")
@@ -142,9 +149,7 @@ class BidChoice(Choice):
         return isinstance(action, Bid) and type(action.amount) is int and action.amount in self.amounts
 
     def actions(self) -> list[Action]:
-        acts: list[Action] = [PASS] if self.can_pass else []
-        acts.extend(bid_action(a) for a in self.amounts)
-        return acts
+        return list(_bid_options(self.amounts, self.can_pass))
 
     def only(self) -> Action | None:
         n = len(self.amounts) + self.can_pass
@@ -153,7 +158,7 @@ class BidChoice(Choice):
         return PASS if self.can_pass else bid_action(self.amounts[0])
 
     def sample(self, rng: random.Random) -> Action:
-        return rng.choice(self.actions())
+        return rng.choice(_bid_options(self.amounts, self.can_pass))
 
     def explain(self) -> str:
         opts = (["pass"] if self.can_pass else []) + [str(a) for a in self.amounts]

@@ -9,6 +9,7 @@ filling involve no choice and happen when the trump is named.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .actions import (
     PASS,
@@ -32,6 +33,12 @@ from .profile import RuleProfile
 
 BID, TRUMP, ROB, PLAY, DONE = "bid", "trump", "rob", "play", "done"
 TRICKS_PER_DEAL = 6
+
+@lru_cache(maxsize=256)
+def _amounts(lo: int, hi: int) -> tuple[int, ...]:
+    """Bids ``lo..hi`` as a shared tuple (the same few ranges recur in every deal)."""
+    return tuple(range(lo, hi + 1))
+
 
 _ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 1 + i) % 4 for i in range(4)) for d in range(4))
 """``_ORDERS[dealer]``: seats from the dealer's left, clockwise, dealer last."""
@@ -210,7 +217,7 @@ class Deal:
             if seat == self.dealer and self.high == 0:
                 return BidChoice(seat, (p.dealer_forced_bid,), can_pass=False)  # type: ignore[arg-type]
             lo = max(self.high + 1, p.min_bid)
-            return BidChoice(seat, tuple(range(lo, p.max_bid + 1)), can_pass=True)
+            return BidChoice(seat, _amounts(lo, p.max_bid), can_pass=True)
         if phase == TRUMP:
             return TrumpChoice(self.to_act)
         return self._rob_choice()
@@ -359,11 +366,14 @@ class Deal:
         for trick in self.tricks:
             side = trick.winner % 2  # type: ignore[operator]
             for _, card, under in trick.plays:
-                for c in (card, *under):
+                for c in (card, *under) if under else (card,):
+                    p = card_points[c]
+                    if not p:
+                        continue
                     if c == low and low_to_holder:
-                        pts[self.low_holder % 2] += card_points[c]  # type: ignore[operator]
+                        pts[self.low_holder % 2] += p  # type: ignore[operator]
                     else:
-                        pts[side] += card_points[c]
+                        pts[side] += p
         self.points = (pts[0], pts[1])
         b = self.maker % 2  # type: ignore[operator]
         d = 1 - b

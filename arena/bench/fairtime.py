@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--decision-ms", type=int, default=100)
     ap.add_argument("--hogs", type=int, default=2, help="CPU-hog processes running alongside")
     ap.add_argument("--hog-nice", type=int, default=0, help="niceness of the hogs (diagnosis only)")
+    ap.add_argument("--no-pause", action="store_true", help="do not freeze bots while not on move (diagnosis)")
     ap.add_argument("--nice", default="-5", help="worker priority, as in a tournament config ('none': leave it)")
     ap.add_argument("--sandbox", default="bwrap", choices=["none", "rlimit", "bwrap"])
     ap.add_argument("--bot", type=Path, default=BUSY, help="bot folder (default: the 50 ms busy bot)")
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     bot = load_entry(args.bot)
     settings = MatchSettings(
         sandbox=args.sandbox, format="deals", deals=args.deals,
-        time={"decision_ms": args.decision_ms, "bank_ms": 600_000},
+        time={"decision_ms": args.decision_ms, "bank_ms": 600_000, "pause_idle": not args.no_pause},
     )
     ident = bot.ident
     # Self-play: the same bot in all four seats; every block is one pairing.

@@ -8,7 +8,7 @@ unimplemented value is refused at validation time, naming the field.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -74,16 +74,22 @@ class RuleProfile(BaseModel):
             raise ValueError("hand_size: only 6 is implemented yet")
         return self
 
+    @cached_property
+    def _tables(self) -> tuple[tuple[tuple[int, ...], frozenset[int]], ...]:
+        """Point table and pointless trumps per trump suit, built once per profile
+        (hashing a pydantic model per deal would cost more than the deal's scoring)."""
+        return tuple((_point_table(self.points, t), _pointless(self.points, t)) for t in range(4))
+
     def point_table(self, trump: int) -> tuple[int, ...]:
         """Points of each of the 52 cards once ``trump`` is named."""
-        return _point_table(self.points, trump)
+        return self._tables[trump][0]
 
     def low_card(self, trump: int) -> int:
         return make_card(RANK_2, trump)
 
     def pointless_trumps(self, trump: int) -> frozenset[int]:
         """Trumps that may be played under the top card (RULES 6, extra cards)."""
-        return _pointless(self.points, trump)
+        return self._tables[trump][1]
 
 
 @lru_cache(maxsize=64)

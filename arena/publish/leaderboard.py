@@ -159,10 +159,9 @@ def _luck_text(doc: dict[str, Any]) -> str:
     if lk["rho"] is None:
         return f"Luck: not enough blocks to estimate rho ({lk['blocks']} blocks)."
     return (f"Luck: rho = {lk['rho']:.3f} {_interval(*(lk['rho_ci'] or (None, None)), fmt='.3f')}; "
-            f"1/(1-rho) = {_f(lk['factor'], '.2f')} {_interval(*(lk['factor_ci'] or (None, None)), fmt='.2f')}"
-            " (the paired design needs 1/(1-rho) times fewer games than unpaired deals for the same"
-            " precision; with rho' = -rho, the correlation of a partnership's own scores in the two"
-            " halves, it reads 1/(1+rho')).")
+            f"1/(1+rho) = {_f(lk['factor'], '.2f')} {_interval(*(lk['factor_ci'] or (None, None)), fmt='.2f')}"
+            " (rho: correlation of a partnership's results in the two games of a block; the paired"
+            " design needs 1/(1+rho) times fewer games than unpaired deals for the same precision).")
 
 
 def _bot_interval(doc: dict[str, Any], b: dict[str, Any]) -> str:

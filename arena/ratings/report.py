@@ -57,9 +57,11 @@ class CrossEntry:
 class LuckSummary:
     """How much the cards decide, and what the duplicate design buys.
 
-    ``rho``: Pearson correlation over blocks of the same-cards residuals
-    (e1, e2) (score minus fitted expectation, see ``same_cards_residuals``); ``factor`` = 1/(1-rho) is how many times more
-    unpaired games would give the same precision as the paired design.
+    ``rho``: Pearson correlation over blocks between one partnership's
+    results in the two games of a block (score minus fitted expectation, see
+    ``same_cards_residuals``): negative when the cards decide. ``factor`` =
+    1/(1+rho) is how many times more unpaired games would give the same
+    precision as the paired design.
     """
 
     rho: float | None
@@ -181,16 +183,23 @@ def same_cards_residuals(blocks: Sequence[BlockOutcome],
 
 
 def luck_factor(rho: float | None) -> float | None:
-    """Unpaired/paired variance ratio 1/(1-rho) (inf when rho == 1)."""
+    """Unpaired/paired variance ratio 1/(1+rho) (inf when rho == -1)."""
     if rho is None:
         return None
-    return math.inf if rho >= 1.0 else 1.0 / (1.0 - rho)
+    return math.inf if rho <= -1.0 else 1.0 / (1.0 + rho)
+
+
+def _halves_correlation(e1: Sequence[float], e2: Sequence[float], weights: Sequence[float] | None = None) -> float | None:
+    """Correlation of one partnership's residuals in the two halves: P's game-2
+    result is one minus Q's, so it is minus the same-cards correlation."""
+    r = _weighted_pearson(e1, e2, weights) if weights is not None else _weighted_pearson(e1, e2)
+    return None if r is None else -r
 
 
 def luck_correlation(blocks: Sequence[BlockOutcome], ratings: dict[str, float]) -> float | None:
     """rho of the tournament (see :class:`LuckSummary` and docs/ratings.md)."""
     e1, e2 = same_cards_residuals(blocks, ratings)
-    return _weighted_pearson(e1, e2)
+    return _halves_correlation(e1, e2)
 
 
 def crosstable(blocks: Sequence[BlockOutcome]) -> list[CrossEntry]:
@@ -325,7 +334,7 @@ def rate(
     rho_samples: list[float] = []
     for smp, mult in zip(samples, bf.multiplicities):
         e1, e2 = same_cards_residuals(blocks, dict(zip(bots, smp)))
-        rr = _weighted_pearson(e1, e2, mult)
+        rr = _halves_correlation(e1, e2, mult)
         if rr is not None:
             rho_samples.append(rr)
 
@@ -352,7 +361,7 @@ def rate(
                     los[a][b] = above / len(samples)
 
     rho_ci = percentile_interval(rho_samples, level) if rho_samples else None
-    f_ci = (luck_factor(rho_ci[0]), luck_factor(rho_ci[1])) if rho_ci else None
+    f_ci = (luck_factor(rho_ci[1]), luck_factor(rho_ci[0])) if rho_ci else None  # the map is decreasing
     luck = LuckSummary(rho, rho_ci, luck_factor(rho), f_ci, nb)
 
     flags = Counter(g.flag for g in games if g.flag is not None)

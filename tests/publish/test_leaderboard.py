@@ -65,7 +65,7 @@ def test_writes_three_files_with_documented_schema(tmp_path: Path) -> None:
     assert "| rank" in out and "alpha" in out
     md = (tmp_path / "lb" / "leaderboard.md").read_text()
     assert md.count("| alpha") >= 1 and "## Crosstable" in md and "## Likelihood of superiority" in md
-    assert "Luck: rho =" in md and "1/(1-rho)" in md and "mean of all bots fixed at 0" in md
+    assert "Luck: rho =" in md and "1/(1+rho)" in md and "mean of all bots fixed at 0" in md
 
 
 def test_reproducibility_fields_from_tournament_json(tmp_path: Path) -> None:

@@ -97,12 +97,13 @@ def _equal_bots_blocks(luck: float, n: int, seed: int) -> list[BlockOutcome]:
 
 @pytest.mark.parametrize("luck", [0.0, 0.5])
 def test_rho_recovers_card_luck(luck: float) -> None:
-    # With equal ratings the simulator's same-cards correlation is exactly `luck`.
+    # With equal ratings the simulator's same-cards correlation is exactly `luck`,
+    # so a partnership's own results in the two halves correlate at -luck.
     rep = rate(_equal_bots_blocks(luck, 600, seed=4), bootstrap=300, seed=1)
     lo, hi = rep.luck.rho_ci
-    assert lo <= luck <= hi
-    assert rep.luck.rho == pytest.approx(luck, abs=0.1)
-    assert rep.luck.factor == pytest.approx(1 / (1 - rep.luck.rho))
+    assert lo <= -luck <= hi
+    assert rep.luck.rho == pytest.approx(-luck, abs=0.1)
+    assert rep.luck.factor == pytest.approx(1 / (1 + rep.luck.rho))
     assert rep.luck.factor_ci[0] <= rep.luck.factor <= rep.luck.factor_ci[1]
 
 
@@ -117,8 +118,9 @@ def test_rho_is_not_fooled_by_strength_differences() -> None:
 
 def test_luck_factor_edges() -> None:
     assert luck_factor(None) is None
-    assert luck_factor(1.0) == math.inf
-    assert luck_factor(0.5) == pytest.approx(2.0)
+    assert luck_factor(-1.0) == math.inf
+    assert luck_factor(-0.5) == pytest.approx(2.0)
+    assert luck_factor(0.0) == pytest.approx(1.0)
 
 
 def test_rate_speed_8_bots_300_blocks() -> None:

@@ -25,6 +25,7 @@ HARNESS_NAME = "cinch-arena"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LIBRARY_PATHS = {"sdk": REPO_ROOT / "bots" / "sdk", "engine": REPO_ROOT / "arena" / "engine"}
 _POLL_S = 0.05
+_HARD_WALL_FACTOR = 10  # even a starved machine cannot hold a decision longer than this
 _REPLY_KEEP = 2000
 
 
@@ -92,6 +93,7 @@ class ProcessPlayer(Player):
         self.proc: BotProcess | None = None
         self._dead: Fault | None = None
         self._cpu_mark = 0.0
+        self._sched_fd: int | None = None
         self._report = PlayerReport(self.name, self.version)
 
     @property
@@ -160,15 +162,19 @@ class ProcessPlayer(Player):
         fault = self._send(request)
         if fault:
             return Decision(None, self._die(fault))
+        delay0 = self._run_delay()
         line: bytes | None = None
         while line is None:
-            waited = time.monotonic() - t0
             try:
-                line = proc.read_line(min(_POLL_S, max(ceiling - waited, 0.0)) if waited < ceiling else 0.0)
+                line = proc.read_line(_POLL_S)
             except ReadTimeout:
                 used = self._cpu() - cpu0
-                if used > limit or time.monotonic() - t0 >= ceiling:
-                    return Decision(None, self._die(self._timeout(request, used, time.monotonic() - t0, limit)))
+                wall = time.monotonic() - t0
+                # Time the bot spent runnable but waiting for a core is the
+                # machine's doing, not the bot's: it does not count against it.
+                waited = wall - (self._run_delay() - delay0)
+                if used > limit or waited >= ceiling or wall >= ceiling * _HARD_WALL_FACTOR:
+                    return Decision(None, self._die(self._timeout(request, used, wall, limit)))
             except (BotExited, LineTooLong) as e:
                 return Decision(None, self._die(self._io_fault(e, request)))
         wall = time.monotonic() - t0
@@ -197,6 +203,9 @@ class ProcessPlayer(Player):
         return Decision(action, None, wall, used, text)
 
     def close(self) -> PlayerReport:
+        if self._sched_fd is not None:
+            os.close(self._sched_fd)
+            self._sched_fd = None
         if self.proc is not None:
             if self._dead is None:
                 self._send({"type": "bye", "reason": None})
@@ -207,6 +216,21 @@ class ProcessPlayer(Player):
         return self._report
 
     # -- helpers -------------------------------------------------------------
+    def _run_delay(self) -> float:
+        """Seconds the bot's main thread has spent waiting for a CPU (schedstat)."""
+        fd = self._sched_fd
+        if fd is None:
+            if self.proc is None:
+                return 0.0
+            try:
+                fd = self._sched_fd = os.open(f"/proc/{self.proc.sandbox_pid or self.proc.pid}/schedstat", os.O_RDONLY)
+            except OSError:
+                return 0.0
+        try:
+            return int(os.pread(fd, 128, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
     def _cpu(self) -> float:
         """The clock time limits are judged on: the bot tree's CPU time, or
         wall time at level ``none`` (trusted bots; no cheap tree accounting)."""

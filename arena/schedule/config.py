@@ -67,6 +67,9 @@ class TournamentConfig(BaseModel):
     )
     retries: int = Field(3, ge=1, description="attempts per block before it is reported as a harness failure")
     out: str = Field("runs/tournament", min_length=1)
+    leaderboard: str | None = Field(
+        None, description="where the run's leaderboard goes (default: <out>/leaderboard)"
+    )
     deal_files: list[str] = Field(default_factory=list, description="block i replays deal_files[i]")
     anchor: str | None = Field(None, description="entry whose rating is pinned (for the ratings step)")
 
@@ -151,11 +154,12 @@ def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None =
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: (top level): expected a mapping of fields")
     base = p.parent.resolve()
-    if data.get("out") is not None:
-        data["out"] = str(_resolve(base, str(data["out"])))
+    for k in ("out", "leaderboard"):
+        if data.get(k) is not None:
+            data[k] = str(_resolve(base, str(data[k])))
     for k, v in (overrides or {}).items():
         if v is not None:
-            data[k] = str(Path(v).resolve()) if k == "out" else v
+            data[k] = str(Path(v).resolve()) if k in ("out", "leaderboard") else v
     try:
         cfg = TournamentConfig.model_validate(data)
     except ValidationError as e:

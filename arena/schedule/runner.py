@@ -16,6 +16,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from .. import __version__
 from ..results import SCHEMA_VERSION, ResultsStore, StoreError, standings
 from .backends import make_backend
 from .config import ConfigError, Tournament, load_config
@@ -33,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--blocks", type=int, help="duplicate blocks per pairing")
     ap.add_argument("--seed", help="tournament seed (kept secret until the run completes)")
     ap.add_argument("--out", help="output folder (relative to the working directory)")
+    ap.add_argument("--leaderboard", help="where to write the leaderboard (default: the config's, else <out>/leaderboard)")
     ap.add_argument("--backend", choices=["ray", "serial"])
     ap.add_argument("--ray-address", help="existing Ray cluster (default: $RAY_ADDRESS, else an embedded instance)")
     ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check before the first game")
@@ -51,7 +53,10 @@ def _meta(t: Tournament, *, complete: bool) -> dict[str, Any]:
         "match": c.match.model_dump(mode="json"),
         "schedule": c.schedule.model_dump(mode="json"),
         "blocks": c.blocks,
-        "entries": [{"name": e.name, "digest": e.digest, "ident": e.ident} for e in t.entries],
+        "harness_version": __version__,
+        "entries": [
+            {"name": e.name, "version": e.manifest.version, "digest": e.digest, "ident": e.ident} for e in t.entries
+        ],
         "deal_files": t.deal_digests,
         "anchor": (t.by_ref[c.anchor].name if c.anchor in t.by_ref else c.anchor) if c.anchor else None,
     }
@@ -110,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     err = sys.stderr
     overrides = {
         "workers": args.workers, "blocks": args.blocks, "seed": args.seed, "out": args.out,
-        "backend": args.backend, "ray_address": args.ray_address,
+        "backend": args.backend, "ray_address": args.ray_address, "leaderboard": args.leaderboard,
     }
     try:
         t = load_config(args.config, overrides)
@@ -186,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"arena run: complete; seed published in {out / SUMMARY_NAME}", file=err)
     if not args.no_rate:
-        publish(store.path, out / "leaderboard", err)
+        publish(store.path, Path(t.config.leaderboard) if t.config.leaderboard else out / "leaderboard", err)
     return 0
 
 

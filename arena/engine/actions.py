@@ -12,9 +12,12 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
-from typing import Union
+from collections.abc import Sequence
+from typing import TypeVar, Union
 
 from .cards import CARD_NAMES, SUITS, Card, card_str, cards_str
+
+T = TypeVar("T")
 
 
 def _name(card: object) -> str:
@@ -99,6 +102,15 @@ class IllegalAction(ValueError):
         super().__init__(f"illegal action {action} by seat {choice.seat}: legal is {choice.explain()}")
 
 
+def _pick(rng: random.Random, seq: Sequence[T]) -> T:
+    """A uniform element of ``seq``: floor(U * n) with one C-level draw.
+
+    Several times cheaper than ``rng.choice`` (which loops in Python over
+    getrandbits); its bias is below n / 2**53, far under anything measurable.
+    """
+    return seq[int(rng.random() * len(seq))]
+
+
 class Choice:
     """What the acting seat may do. Subclasses describe one decision kind."""
 
@@ -158,7 +170,7 @@ class BidChoice(Choice):
         return PASS if self.can_pass else bid_action(self.amounts[0])
 
     def sample(self, rng: random.Random) -> Action:
-        return rng.choice(_bid_options(self.amounts, self.can_pass))
+        return _pick(rng, _bid_options(self.amounts, self.can_pass))
 
     def explain(self) -> str:
         opts = (["pass"] if self.can_pass else []) + [str(a) for a in self.amounts]
@@ -284,7 +296,7 @@ class PlayChoice(Choice):
         return acts[0] if len(acts) == 1 else None
 
     def sample(self, rng: random.Random) -> Action:
-        top = rng.choice(self.cards)
+        top = _pick(rng, self.cards)
         if not self.under_count:
             return PLAY_CARD[top]
         pool = [c for c in self.under_from if c != top]

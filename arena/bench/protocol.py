@@ -6,12 +6,18 @@ decision (``ProcessPlayer.decide``: JSON encoding, CPU-time accounting,
 reply validation, freezing the idle bot) with the same bot at each sandbox
 level, and the sandbox start time. Raw and harness batches alternate so
 machine noise hits both alike; medians of batch means are reported.
+
+The benchmark pins itself (and so every bot it starts) to one core: with two
+cores the kernel may put a bot on the client's core (a cheap hand-off) or
+on the other one (a cross-core wake-up, about twice the cost), and that
+placement, not the protocol, would otherwise decide the ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -61,7 +67,9 @@ def _harness_batch(player: ProcessPlayer, request: dict, n: int) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20) -> dict:
+def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20, pin: bool = True) -> dict:
+    if pin and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     entry = load_entry(MINIMAL)
     request = _request()
     line = (json.dumps(request, separators=(",", ":")) + "\n").encode()
@@ -104,6 +112,7 @@ def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20) -
         out[f"start_ms_{lvl}"] = round(measure_start(lvl, SHELL_BOT, repeats=starts)["median_ms"], 2)
         out[f"start_ms_{lvl}_python"] = round(measure_start(lvl, py_first_line, repeats=starts)["median_ms"], 2)
     out["request_bytes"] = len(line)
+    out["pinned"] = pin
     out["python"] = platform.python_version()
     out["machine"] = f"{platform.machine()} {platform.node()}"
     return out
@@ -113,8 +122,9 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="arena bench protocol", description=__doc__.splitlines()[0])
     ap.add_argument("--decisions", type=int, default=2000)
     ap.add_argument("--starts", type=int, default=20)
+    ap.add_argument("--no-pin", action="store_true", help="let the kernel place the processes (noisier)")
     args = ap.parse_args(argv)
-    r = bench_protocol(args.decisions, starts=args.starts)
+    r = bench_protocol(args.decisions, starts=args.starts, pin=not args.no_pin)
     print(f"raw round trip {r['raw_rtt_us']} us ({r['request_bytes']}-byte decide message, minimal Python bot)")
     for k, v in r.items():
         if k.startswith("harness_rtt_us_"):

@@ -333,34 +333,44 @@ def action_to_dict(action: Action) -> dict:
 
 
 def action_from_dict(d: dict) -> Action:
-    """Parse the JSON form; raise ValueError naming what is wrong."""
+    """Parse the JSON form; raise ValueError naming what is wrong.
+
+    A field set to None counts as absent, so a validated protocol model's
+    fields can be passed as they are.
+    """
     from .cards import parse_card, parse_cards, parse_suit
 
     if not isinstance(d, dict):
         raise ValueError(f"an action must be an object, got {type(d).__name__}")
     kind = d.get("type")
+
+    def need(field: str) -> object:
+        value = d.get(field)
+        if value is None:
+            raise ValueError(f"action of type {kind!r} is missing field {field!r}")
+        return value
+
     try:
         if kind == "play":
             under = d.get("under") or []
             if not isinstance(under, list):
                 raise ValueError("'under' must be a list of cards")
-            return Play(parse_card(d["card"]), tuple(parse_cards(under)))
+            return Play(parse_card(need("card")), tuple(parse_cards(under)))  # type: ignore[arg-type]
         if kind == "bid":
-            amount = d["amount"]
+            amount = need("amount")
             if not isinstance(amount, int) or isinstance(amount, bool):
                 raise ValueError(f"bid amount must be an integer, got {amount!r}")
             return Bid(amount)
         if kind == "pass":
             return PASS
         if kind == "trump":
-            return NameTrump(parse_suit(d["suit"]))
+            return NameTrump(parse_suit(need("suit")))  # type: ignore[arg-type]
         if kind == "rob":
             take = d.get("take")
             if not isinstance(take, list):
                 raise ValueError("'take' must be a list of cards")
             return Rob(tuple(sorted(parse_cards(take))))
-    except KeyError as e:
-        raise ValueError(f"action of type {kind!r} is missing field {e.args[0]!r}") from None
-    except AttributeError:
-        raise ValueError(f"malformed {kind!r} action: {d!r}") from None
+    except (AttributeError, TypeError):
+        shown = {k: v for k, v in d.items() if v is not None}
+        raise ValueError(f"malformed {kind!r} action: {shown!r}") from None
     raise ValueError(f"unknown action type {kind!r} (expected pass, bid, trump, rob or play)")

@@ -114,7 +114,7 @@ def play_game(
             try:
                 game.apply(answer.action)  # type: ignore[arg-type]
             except IllegalAction as e:
-                fault = Fault("illegal", str(e), request, answer.raw)
+                fault = Fault("illegal", str(e), request, answer.reply_text)
         if fault is not None:
             strikes[seat] += 1
             if settings.faults.mode == "substitute" and strikes[seat] <= settings.faults.strikes:

@@ -36,7 +36,14 @@ class Decision:
     fault: Fault | None = None
     latency_s: float = 0.0  # wall clock
     cpu_s: float | None = None  # bot CPU time, where measured
-    raw: str | None = None  # raw reply text, for illegal-action reports
+    raw: str | bytes | None = None  # the reply as sent (bytes are decoded only if needed)
+
+    @property
+    def reply_text(self) -> str | None:
+        """The reply, truncated, as text for fault reports."""
+        if isinstance(self.raw, bytes):
+            return self.raw[:2000].decode(errors="replace")
+        return self.raw
 
 
 @dataclass

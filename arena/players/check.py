@@ -163,7 +163,7 @@ def _ask(entry: BotEntry, settings: MatchSettings, game: Game, where: str, repor
             if fault is None:
                 report.latencies_ms.append(answer.latency_s * 1000)
                 if not choice.is_legal(answer.action):
-                    fault = Fault("illegal", f"{answer.action} is not legal: {choice.explain()}", req, answer.raw)
+                    fault = Fault("illegal", f"{answer.action} is not legal: {choice.explain()}", req, answer.reply_text)
         if fault is not None:
             report.violations.append(Violation(where, fault))
     finally:

@@ -29,6 +29,10 @@ _HARD_WALL_FACTOR = 10  # even a starved machine cannot hold a decision longer t
 _REPLY_KEEP = 2000
 
 
+def _text(line: bytes) -> str:
+    return line[:_REPLY_KEEP].decode(errors="replace")
+
+
 def _harness_version() -> str:
     from .. import __version__
 
@@ -129,16 +133,16 @@ class ProcessPlayer(Player):
         try:
             reply = decode_from_bot(line)
         except MalformedMessage as e:
-            return self._die(Fault("malformed", f"handshake: {e}", hello, line[:_REPLY_KEEP].decode(errors="replace")))
+            return self._die(Fault("malformed", f"handshake: {e}", hello, _text(line)))
         if not isinstance(reply, HelloReply):
-            return self._die(Fault("protocol", f"expected a hello reply, got {reply.type!r}", hello, line[:_REPLY_KEEP].decode(errors="replace")))
+            return self._die(Fault("protocol", f"expected a hello reply, got {reply.type!r}", hello, _text(line)))
         if reply.protocol not in PROTOCOL_VERSIONS:
             reason = (
                 f"protocol version {reply.protocol} is not supported: this harness speaks versions"
                 f" {list(PROTOCOL_VERSIONS)}"
             )
             self._send({"type": "bye", "reason": reason})
-            return self._die(Fault("protocol", reason, hello, line[:_REPLY_KEEP].decode(errors="replace")))
+            return self._die(Fault("protocol", reason, hello, _text(line)))
         self._report.version = reply.version
         self._cpu_mark = self._cpu()
         self._pause()
@@ -185,22 +189,27 @@ class ProcessPlayer(Player):
         self.bank_s -= used
         self._report.latencies_ms.append(wall * 1000)
         self._report.cpu_ms.append(used * 1000)
-        text = line[:_REPLY_KEEP].decode(errors="replace")
         if used > limit:
-            return Decision(None, self._die(self._timeout(request, used, wall, limit)), wall, used, text)
+            return Decision(None, self._die(self._timeout(request, used, wall, limit)), wall, used, line)
         try:
             reply = decode_from_bot(line)
         except MalformedMessage as e:
-            return Decision(None, self._die(Fault("malformed", str(e), request, text)), wall, used, text)
+            return self._reject(Fault("malformed", str(e), request, _text(line)), wall, used, line)
         if not isinstance(reply, ActionReply):
-            return Decision(None, self._die(Fault("protocol", f"expected an action reply, got {reply.type!r}", request, text)), wall, used, text)
+            fault = Fault("protocol", f"expected an action reply, got {reply.type!r}", request, _text(line))
+            return self._reject(fault, wall, used, line)
         if reply.id != request["id"]:
-            return Decision(None, self._die(Fault("protocol", f"reply id {reply.id} does not answer request {request['id']}", request, text)), wall, used, text)
+            fault = Fault("protocol", f"reply id {reply.id} does not answer request {request['id']}", request, _text(line))
+            return self._reject(fault, wall, used, line)
         try:
-            action = action_from_dict(reply.action.model_dump(exclude_none=True))
+            action = action_from_dict(vars(reply.action))  # unset fields are None, which it ignores
         except ValueError as e:
-            return Decision(None, Fault("illegal", f"unreadable action: {e}", request, text), wall, used, text)
-        return Decision(action, None, wall, used, text)
+            return Decision(None, Fault("illegal", f"unreadable action: {e}", request, _text(line)), wall, used, line)
+        return Decision(action, None, wall, used, line)
+
+    def _reject(self, fault: Fault, wall: float, used: float, line: bytes) -> Decision:
+        """A reply that breaks the protocol: the stream cannot be trusted any more."""
+        return Decision(None, self._die(fault), wall, used, line)
 
     def close(self) -> PlayerReport:
         if self._sched_fd is not None:

@@ -16,11 +16,17 @@ def action(kind, legal):
     return {"type": "play", "card": top, **({"under": under} if under else {})}
 
 
+def say(obj):
+    # One write per line: print() may write the text and the newline separately.
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
-        print(json.dumps({"type": "hello", "protocol": 1, "name": "minimal", "version": "1"}), flush=True)
+        say({"type": "hello", "protocol": 1, "name": "minimal", "version": "1"})
     elif msg["type"] == "decide":
-        print(json.dumps({"type": "action", "id": msg["id"], "action": action(msg["kind"], msg["legal"])}), flush=True)
+        say({"type": "action", "id": msg["id"], "action": action(msg["kind"], msg["legal"])})
     elif msg["type"] == "bye":
         break

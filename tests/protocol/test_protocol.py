@@ -1,0 +1,98 @@
+"""Protocol v1: the schema file matches the models, the codec refuses bad
+input with a clear reason, and choices go on the wire as constraints."""
+
+import json
+import random
+
+import pytest
+
+from arena.engine import Game, action_from_dict, parse_cards
+from arena.players.check import probe_positions
+from arena.protocol import ActionReply, HelloReply, MalformedMessage, choice_to_dict, decode_from_bot
+from arena.protocol.schema import SCHEMA_PATH, render
+
+
+def test_schema_file_is_generated_from_the_models():
+    assert SCHEMA_PATH.read_text() == render(), "run: python -c 'from arena.protocol import schema; schema.write()'"
+
+
+def test_schema_describes_both_directions():
+    schema = json.loads(render())
+    to_bot = json.dumps(schema["to_bot"])
+    for kind in ("hello", "game", "deal", "decide", "deal_end", "game_end", "bye"):
+        assert f'"const": "{kind}"' in to_bot
+    assert "action" in json.dumps(schema["from_bot"])
+
+
+def test_valid_replies_decode():
+    hello = decode_from_bot(b'{"type":"hello","protocol":1,"name":"x","version":"2"}')
+    assert isinstance(hello, HelloReply) and hello.name == "x"
+    reply = decode_from_bot(b'{"type":"action","id":7,"action":{"type":"play","card":"KC","under":["3H"]}}')
+    assert isinstance(reply, ActionReply) and reply.id == 7
+    assert action_from_dict(vars(reply.action)).under == tuple(parse_cards(["3H"]))
+
+
+@pytest.mark.parametrize(
+    "line,fragment",
+    [
+        (b"{not json", "not valid JSON"),
+        (b"\xff\xfe", "not valid JSON"),
+        (b"[1,2]", "invalid message"),
+        (b'{"type":"action","action":{"type":"pass"}}', "id"),
+        (b'{"type":"action","id":1,"action":{"type":"dance"}}', "action.type"),
+        (b'{"type":"action","id":1,"action":{"type":"pass"},"extra":1}', "extra"),
+        (b'{"type":"hello","protocol":1}', "name"),
+    ],
+)
+def test_malformed_lines_are_refused_with_the_reason(line, fragment):
+    with pytest.raises(MalformedMessage) as e:
+        decode_from_bot(line)
+    assert fragment in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "action,fragment",
+    [
+        ({"type": "trump"}, "missing field 'suit'"),
+        ({"type": "bid", "amount": "7"}, "integer"),
+        ({"type": "play", "card": "1Z"}, "not a card"),
+        ({"type": "rob", "take": "AS"}, "list"),
+    ],
+)
+def test_unreadable_actions_name_the_problem(action, fragment):
+    with pytest.raises(ValueError) as e:
+        action_from_dict(action)
+    assert fragment in str(e.value)
+
+
+def test_choices_are_sent_as_constraints_not_combinations():
+    positions = probe_positions()
+    rob = positions["rob_after_reshuffle"]()
+    wire = choice_to_dict(rob.choice)
+    assert set(wire) == {"take", "from", "automatic"}
+    assert wire["take"] == rob.choice.count and len(wire["from"]) == len(rob.choice.candidates)
+    extra = positions["extra_cards"]()
+    wire = choice_to_dict(extra.choice)
+    assert wire["under"] == extra.choice.under_count > 0
+    # every card named is one the seat holds
+    assert set(wire["cards"]) | set(wire["under_from"]) <= set(extra.view(extra.to_act).to_dict()["hand"])
+
+
+def test_every_wire_choice_round_trips_through_a_legal_action():
+    rng = random.Random(5)
+    for key in range(30):
+        game = Game(key=f"wire-{key}")
+        while not game.over:
+            choice = game.choice
+            wire = json.loads(json.dumps(choice_to_dict(choice)))
+            if choice.kind == "play":
+                top = wire["cards"][0]
+                under = [c for c in wire["under_from"] if c != top][: wire["under"]]
+                action = {"type": "play", "card": top, **({"under": under} if under else {})}
+            elif choice.kind == "rob":
+                action = {"type": "rob", "take": wire["from"][: wire["take"]]}
+            elif choice.kind == "bid":
+                action = {"type": "pass"} if wire["pass"] else {"type": "bid", "amount": wire["bids"][0]}
+            else:
+                action = {"type": "trump", "suit": rng.choice(wire["suits"])}
+            game.apply(action_from_dict(action))

@@ -114,6 +114,7 @@ def _pick(rng: random.Random, seq: Sequence[T]) -> T:
 class Choice:
     """What the acting seat may do. Subclasses describe one decision kind."""
 
+    __slots__ = ()  # one is built per decision: keep them cheap
     kind: str = ""
     seat: int
 

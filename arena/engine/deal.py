@@ -81,6 +81,15 @@ class Trick:
 class Deal:
     """All state of one deal. Read its attributes; change it only via ``apply``."""
 
+    # Slots: attribute access is most of the engine's hot path.
+    __slots__ = (
+        "profile", "index", "dealer", "scores_before", "_source", "deck", "origin", "events", "_order",
+        "hands", "dealt", "stock", "pile", "reshuffles", "bids", "high", "maker", "trump", "table",
+        "discarded", "received", "rob_stock", "rob_taken", "blind", "tricks", "low_holder", "points",
+        "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
+        "_strength",
+    )
+
     def __init__(
         self,
         profile: RuleProfile,

@@ -166,11 +166,11 @@ class Deal:
         if not choice.is_legal(action):
             raise IllegalAction(action, choice)
         seat = choice.seat
-        self.events.append(("act", seat, action, False))
         if self.phase is PLAY:
-            self._play(seat, action)  # type: ignore[arg-type]
-        else:
-            self._do(seat, action, False)
+            self._play_from(seat, action, False)  # type: ignore[arg-type]
+            return
+        self.events.append(("act", seat, action, False))
+        self._do(seat, action, False)
         self._advance()
 
     @property
@@ -182,31 +182,9 @@ class Deal:
         """Find the next real decision, applying forced ones on the way."""
         while True:
             phase = self.phase
-            if phase is PLAY:  # inlined: this runs for every card of every deal
-                seat = self.to_act
-                hand = self.hands[seat]
-                led = self.tricks[-1].led
-                legal = hand
-                if led >= 0:
-                    esuit = self._esuit
-                    trump = self.trump
-                    if led == trump:
-                        legal = [c for c in hand if esuit[c] == trump] or hand
-                    else:
-                        for c in hand:
-                            if esuit[c] == led:  # can follow: the suit or a trump
-                                legal = [c for c in hand if esuit[c] == led or esuit[c] == trump]
-                                break
-                if len(hand) > 6 and len(self.tricks) == 1:
-                    self._choice = self._long_choice(seat, hand, legal)
-                    return
-                if len(legal) > 1:
-                    self._choice = PlayChoice(seat, tuple(legal))
-                    return
-                action: Action = PLAY_CARD[legal[0]]
-                self.events.append(("act", seat, action, True))
-                self._play(seat, action)  # type: ignore[arg-type]
-                continue
+            if phase is PLAY:
+                self._play_from(self.to_act, None, False)
+                return
             if phase is DONE:
                 self._choice = None
                 return
@@ -232,7 +210,7 @@ class Deal:
         return self._rob_choice()
 
     def _do(self, seat: int, action: Action, forced: bool) -> None:
-        """Apply a bid, trump or rob (card play goes straight to ``_play``)."""
+        """Apply a bid, trump or rob (card play goes to ``_play_from``)."""
         phase = self.phase
         if phase == BID:
             if isinstance(action, Pass):
@@ -336,36 +314,70 @@ class Deal:
         tops = tuple(c for c in legal if len(pool) - (c in pointless) >= n_under)
         return PlayChoice(seat, tops, n_under, pool)
 
-    def _play(self, seat: int, action: Play) -> None:
-        card = action.card
-        under = action.under
-        hand = self.hands[seat]
-        hand.remove(card)
-        if under:
-            for c in under:
-                hand.remove(c)
-        trick = self.tricks[-1]
-        plays = trick.plays
-        plays.append((seat, card, under))
-        if trick.led < 0:
-            trick.led = led = self._esuit[card]
-        else:
+    def _play_from(self, seat: int, action: Play | None, forced: bool) -> None:
+        """Apply ``action`` (if any), then every forced card, up to the next real
+        decision or the end of the deal.
+
+        One loop for the whole trick-play phase: it runs for every card of
+        every deal, so it keeps its state in locals and calls nothing per card.
+        """
+        events = self.events
+        hands = self.hands
+        tricks = self.tricks
+        esuit = self._esuit
+        strengths = self._strength
+        trump = self.trump
+        trick = tricks[-1]
+        while True:
+            if action is not None:
+                events.append(("act", seat, action, forced))
+                card = action.card
+                under = action.under
+                hand = hands[seat]
+                hand.remove(card)
+                if under:
+                    for c in under:
+                        hand.remove(c)
+                plays = trick.plays
+                plays.append((seat, card, under))
+                led = trick.led
+                if led < 0:
+                    trick.led = led = esuit[card]
+                # Trumps beat everything (by power); otherwise the highest card of the led suit.
+                strength = strengths[led][card]
+                if strength > trick.best:
+                    trick.best = strength
+                    trick.best_seat = seat
+                if len(plays) < 4:
+                    seat = (seat + 1) % 4
+                else:
+                    seat = trick.winner = trick.best_seat
+                    if len(tricks) == TRICKS_PER_DEAL:
+                        self._score()
+                        self._choice = None
+                        return
+                    trick = Trick(seat)
+                    tricks.append(trick)
+                self.to_act = seat
+            hand = hands[seat]
             led = trick.led
-        # Trumps beat everything (by power); otherwise the highest card of the led suit.
-        strength = self._strength[led][card]
-        if strength > trick.best:
-            trick.best = strength
-            trick.best_seat = seat
-        if len(plays) < 4:
-            self.to_act = (seat + 1) % 4
-            return
-        winner = trick.best_seat
-        trick.winner = winner
-        if len(self.tricks) < TRICKS_PER_DEAL:
-            self.tricks.append(Trick(winner))
-            self.to_act = winner
-        else:
-            self._score()
+            legal = hand
+            if led >= 0:
+                if led == trump:
+                    legal = [c for c in hand if esuit[c] == trump] or hand
+                else:
+                    for c in hand:
+                        if esuit[c] == led:  # can follow: the suit or a trump
+                            legal = [c for c in hand if esuit[c] == led or esuit[c] == trump]
+                            break
+            if len(hand) > 6 and len(tricks) == 1:
+                self._choice = self._long_choice(seat, hand, legal)
+                return
+            if len(legal) > 1:
+                self._choice = PlayChoice(seat, tuple(legal))
+                return
+            action = PLAY_CARD[legal[0]]
+            forced = True
 
     def _score(self) -> None:
         pts = [0, 0]

@@ -370,13 +370,14 @@ class Deal:
                         if esuit[c] == led:  # can follow: the suit or a trump
                             legal = [c for c in hand if esuit[c] == led or esuit[c] == trump]
                             break
-            if len(hand) > 6 and len(tricks) == 1:
-                self._choice = self._long_choice(seat, hand, legal)
+            n = len(legal)
+            if n > 1:
+                if len(hand) > 6 and len(tricks) == 1:
+                    self._choice = self._long_choice(seat, hand, legal)
+                else:
+                    self._choice = PlayChoice(seat, tuple(legal))
                 return
-            if len(legal) > 1:
-                self._choice = PlayChoice(seat, tuple(legal))
-                return
-            action = PLAY_CARD[legal[0]]
+            action = PLAY_CARD[legal[0]]  # (a long hand holds only trumps: never a single option)
             forced = True
 
     def _score(self) -> None:

@@ -28,7 +28,16 @@ from .deal import Deal
 from .dealfile import DealFile, FileSource
 from .game import DEFAULT_MAX_DEALS, Game
 from .profile import PROFILES, PointValues, RuleProfile, get_profile
-from .record import RECORD_VERSION, ReplayMismatch, deal_record, game_record, load_record, replay
+from .record import (
+    RECORD_VERSION,
+    ReplayMismatch,
+    deal_record,
+    game_record,
+    load_record,
+    recorded_decisions,
+    recorded_source,
+    replay,
+)
 from .view import DealSummary, TrickView, View
 
 __all__ = [name for name in dir() if not name.startswith("_")]

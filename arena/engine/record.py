@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .actions import Play, action_from_dict, action_to_dict
+from .actions import Action, Play, action_from_dict, action_to_dict
 from .cards import CARD_NAMES, SUITS, Card, cards_str, parse_cards
 from .deal import Deal
 from .game import Game
@@ -207,12 +207,27 @@ def _without_none(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _replay(rec: GameRecordModel) -> Game:
+def recorded_source(rec: GameRecordModel) -> RecordedSource:
+    """The chance outcomes of a record, to play its game again (with any players)."""
     decks = [parse_cards(d.deck) for d in rec.deals]
     reshuffles = {
         (d.index, e.j): parse_cards(e.stock or []) for d in rec.deals for e in d.events if e.type == "reshuffle"
     }
-    source = RecordedSource(rec.first_dealer, decks, reshuffles, [d.origin for d in rec.deals], rec.key)
+    return RecordedSource(rec.first_dealer, decks, reshuffles, [d.origin for d in rec.deals], rec.key)
+
+
+def recorded_decisions(rec: GameRecordModel) -> list[tuple[int, Action]]:
+    """(seat, action) of every decision a player was asked for, in order."""
+    return [
+        (e.seat, action_from_dict(e.model_dump(exclude_none=True)))  # type: ignore[misc]
+        for d in rec.deals
+        for e in d.events
+        if e.type != "reshuffle" and not e.forced
+    ]
+
+
+def _replay(rec: GameRecordModel) -> Game:
+    source = recorded_source(rec)
     game = Game(rec.profile, source=source, max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
     for d in rec.deals:
         if game.over:

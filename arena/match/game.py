@@ -62,8 +62,13 @@ def play_game(
     *,
     source: DeckSource | None = None,
     players_by_seat: Sequence[str] | None = None,
+    stop_at: int | None = None,
 ) -> GameResult:
-    """Play one game; the caller owns the players and closes them."""
+    """Play one game; the caller owns the players and closes them.
+
+    ``stop_at`` ends the game (as ``stopped``) right after that decision:
+    reproducing a fault needs the game only up to it.
+    """
     t0 = time.monotonic()
     fixed = settings.deals if settings.format == "deals" else None
     game = Game(settings.profile, key=key, source=source, max_deals=max(settings.max_deals, fixed or 0), fixed_deals=fixed)
@@ -125,6 +130,8 @@ def play_game(
                 faults.append(SeatFault(seat, players[seat].name, deal.index, decision_no, fault, None))
                 forfeit_by = seat
                 break
+        if stop_at is not None and decision_no >= stop_at:
+            break
         if deal.done:
             for s, p in enumerate(players):
                 v = game.deals[deal.index]
@@ -144,6 +151,8 @@ def play_game(
     if forfeit_by is not None:
         winner: int | None = 1 - forfeit_by % 2
         end = "forfeit"
+    elif not game.over:
+        winner, end = None, "stopped"
     else:
         winner, end = game.winner, game.end_reason or "cap"
     for p in players:

@@ -49,6 +49,9 @@ class RunInfo(BaseModel):
     wall_s: float = 0.0
     finished_at: float = 0.0
     games: list[dict[str, Any]] = Field(default_factory=list, description="BlockResult.game_run(half)")
+    reproduce: list[dict[str, Any]] = Field(
+        default_factory=list, description="per fault: a shell command that replays it on this machine"
+    )
 
 
 class ResultLine(BaseModel):

@@ -42,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+_SHOW_REPROS = 10
+
+
 def _meta(t: Tournament, *, complete: bool) -> dict[str, Any]:
     c = t.config
     return {
@@ -156,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             outcome = run_tasks(
                 tasks, backend, store, attempts=t.config.retries,
                 on_line=progress.add, on_failure=progress.fail, on_retry=progress.retry,
+                bot_dirs={e.name: e.dir for e in t.entries},
             )
         except KeyboardInterrupt:
             progress.finish()
@@ -184,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     _write_json(out / SUMMARY_NAME, summary)
     print(tabulate([[s.bot, s.games, s.points, f"{s.rate:.3f}", s.faults] for s in table],
                    headers=["bot", "games", "points", "rate", "faults"]), file=err)
+    repros = [r for ln in mine for r in (ln.get("run") or {}).get("reproduce", [])]
+    for r in repros[:_SHOW_REPROS]:
+        print(f"arena run: {r['bot']} {r['kind']} (game {r['game']}, seat {r['seat']}); reproduce: {r['command']}", file=err)
+    if len(repros) > _SHOW_REPROS:
+        print(f"arena run: ... {len(repros) - _SHOW_REPROS} more faults; each line's run.reproduce lists them", file=err)
     if not complete:
         for (pairing, block), e in (outcome.failures if outcome else []):
             print(f"arena run: harness failure, not scored: {pairing} block {block}: {e}", file=err)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+import shlex
+from typing import Any, Callable, Mapping
 
 from ..engine import derive_key
 from ..results import ResultsStore, write_stderr
@@ -65,8 +66,13 @@ def run_tasks(
     on_line: Callable[[dict], None] | None = None,
     on_failure: Callable[[], None] | None = None,
     on_retry: Callable[[], None] | None = None,
+    bot_dirs: Mapping[str, str] | None = None,
 ) -> RunOutcome:
-    """Run the tasks not yet in the store; write each finished block durably."""
+    """Run the tasks not yet in the store; write each finished block durably.
+
+    ``bot_dirs`` (bot name -> folder on this machine) lets each fault carry a
+    command that reproduces it, under the line's ``run`` (paths are local).
+    """
     todo = deque(t for t in tasks if t.key not in store.lines)
     outcome = RunOutcome()
     inflight = 0
@@ -82,6 +88,8 @@ def run_tasks(
             line = fin.output.line
             for half, seat, bot, text in fin.output.stderr:
                 write_stderr(out, line.pairing, line.block, half, seat, bot, text)
+            if bot_dirs:
+                line.run.reproduce = reproduce_commands(line, store.path, bot_dirs, fin.task.settings)
             if store.append(line):
                 outcome.played += 1
                 if on_line:
@@ -98,3 +106,22 @@ def run_tasks(
             if on_failure:
                 on_failure()
     return outcome
+
+
+def reproduce_commands(line: Any, results: Path, bot_dirs: Mapping[str, str], settings: Any) -> list[dict[str, Any]]:
+    """One shell command per fault of the block that replays it locally."""
+    out: list[dict[str, Any]] = []
+    for half, game in enumerate(line.games):
+        for f in game.faults:
+            bot_dir = shlex.quote(bot_dirs.get(f["bot"], f["bot"]))
+            opts = f"--sandbox {settings.sandbox.value} --decision-ms {settings.time.decision_ms}"
+            if f["decision"] == 0:  # failed before its first decision: the start-up is what to check
+                cmd = f"arena check-bot {bot_dir} {opts} --games 0"
+            else:
+                cmd = (
+                    f"arena reproduce {shlex.quote(str(results))} --bot {bot_dir} --block {line.block_key}"
+                    f" --game {half} --decision {f['decision']} {opts}"
+                )
+            out.append({"game": half, "seat": f["seat"], "bot": f["bot"], "kind": f["kind"], "command": cmd})
+    return out
+

@@ -1,0 +1,43 @@
+"""A fault in a tournament comes with a command that replays it, and the
+command really sends the bot the same decision again."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from arena.cli import main
+
+from .conftest import FIRST, write_config
+
+HOSTILE = Path(__file__).resolve().parents[1] / "players" / "bots" / "hostile"
+
+
+def test_fault_line_carries_a_working_reproduce_command(tmp_path, capsys):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "bot.py").write_text((HOSTILE / "bot.py").read_text())
+    (bad / "bot.yaml").write_text('name: bad\ncommand: ["{python}", "bot.py"]\nenv: {MODE: illegal, AT: "2"}\n')
+    cfg = write_config(tmp_path, entries=[str(FIRST), str(bad)])
+    assert main(["run", str(cfg), "--skip-check", "--no-rate"]) == 0
+    err = capsys.readouterr().err
+    assert "reproduce: arena reproduce" in err
+    lines = [json.loads(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    repros = [r for ln in lines for r in ln["run"]["reproduce"]]
+    faults = [f for ln in lines for g in ln["games"] for f in g["faults"]]
+    assert len(repros) == len(faults) >= 1
+    r = repros[0]
+    assert r["bot"] == "bad" and r["kind"] == "illegal"
+    argv = shlex.split(r["command"])
+    assert argv[:2] == ["arena", "reproduce"]
+    # Running it plays the recorded game again with the bot live (the other seats
+    # replay the record): a bot that goes wrong on its second decision does again.
+    assert main(argv[1:]) == 1
+    out = capsys.readouterr().out
+    assert "recorded fault: illegal" in out and "reproduced: illegal" in out
+    assert "answered differently" not in out
+    # Once the bot is fixed, the same command reports that the fault is gone.
+    (bad / "bot.yaml").write_text('name: bad\ncommand: ["{python}", "bot.py"]\nenv: {MODE: good}\n')
+    assert main(argv[1:]) == 0
+    assert "not reproduced" in capsys.readouterr().out

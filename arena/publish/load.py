@@ -75,8 +75,11 @@ def read_results(path: str | os.PathLike[str]) -> LoadedResults:
     A last line that has no newline or does not parse is a torn write (the
     runner crashed mid-line) and is skipped; a bad line anywhere else is a
     corrupt file and raises. A repeated (pairing, block) key keeps its first
-    line, as the store does. ``sha256`` covers the whole lines only, so a
-    leaderboard names exactly the data it was computed from.
+    line, as the store does. ``sha256`` covers the scored content: every
+    kept line without its run-dependent ``run`` part, in (pairing, block)
+    order, so two runs of the same tournament (any worker count, any order
+    of completion) name the same data, and a leaderboard names exactly the
+    data it was computed from.
     """
     p = Path(path)
     if p.is_dir():
@@ -91,7 +94,6 @@ def read_results(path: str | os.PathLike[str]) -> LoadedResults:
     lines: list[dict[str, Any]] = []
     seen: set[tuple[str, int]] = set()
     dups = 0
-    h = hashlib.sha256()
     for i, r in enumerate(raw):
         if not r.strip():
             continue
@@ -104,14 +106,22 @@ def read_results(path: str | os.PathLike[str]) -> LoadedResults:
                 torn = True
                 break
             raise ResultsError(f"{p}: line {i + 1} is not valid JSON") from None
-        h.update(r + b"\n")
         key = (str(obj.get("pairing")), int(obj.get("block", -1)))
         if key in seen:
             dups += 1
             continue
         seen.add(key)
         lines.append(obj)
-    return LoadedResults(p, lines, torn, dups, h.hexdigest())
+    return LoadedResults(p, lines, torn, dups, scored_digest(lines))
+
+
+def scored_digest(lines: Iterable[dict[str, Any]]) -> str:
+    """SHA-256 of the lines' scored content (``run`` dropped), in key order."""
+    h = hashlib.sha256()
+    for obj in sorted(lines, key=lambda o: (str(o.get("pairing")), int(o.get("block", -1)))):
+        scored = {k: v for k, v in obj.items() if k != "run"}
+        h.update(json.dumps(scored, sort_keys=True, separators=(",", ":")).encode() + b"\n")
+    return h.hexdigest()
 
 
 def _ref(seat: dict[str, Any]) -> tuple[str, str]:

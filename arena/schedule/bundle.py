@@ -50,7 +50,7 @@ def materialize(entry: BotEntry, data: bytes, root: Path | None = None) -> BotEn
         tmp = Path(tempfile.mkdtemp(prefix=f".{entry.digest[:12]}-", dir=root))
         try:
             with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-                tar.extractall(tmp, filter="data")
+                _safe_extract(tar, tmp)
             got = folder_digest(tmp)
             if got != entry.digest:
                 raise HarnessError(f"bot {entry.ident}: unpacked folder has digest {got[:12]}, expected {entry.digest[:12]}")
@@ -63,3 +63,28 @@ def materialize(entry: BotEntry, data: bytes, root: Path | None = None) -> BotEn
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
     return entry.model_copy(update={"dir": str(target)})
+
+
+def _safe_extract(tar: tarfile.TarFile, dest: Path) -> None:
+    """Extract only regular files and folders that stay inside ``dest``.
+
+    The bundles are ours, but a worker should not trust bytes it was sent;
+    Python before 3.11.4 has no ``extractall(filter=...)`` to do this for us.
+    """
+    base = dest.resolve()
+    members = tar.getmembers()
+    for m in members:
+        target = (base / m.name).resolve()
+        if not (m.isfile() or m.isdir()) or not target.is_relative_to(base):
+            raise HarnessError(f"bot bundle holds an unsafe entry {m.name!r}")
+    for m in members:
+        if m.isdir():
+            (base / m.name).mkdir(parents=True, exist_ok=True)
+            continue
+        out = base / m.name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        src = tar.extractfile(m)
+        assert src is not None
+        out.write_bytes(src.read())
+        out.chmod(m.mode & 0o755 | 0o644)
+

@@ -134,3 +134,13 @@ def test_folder_argument_reads_results_jsonl(tmp_path) -> None:
     assert len(read_results(tmp_path).lines) == 1
     with pytest.raises(ResultsError):
         read_results(tmp_path / "missing.jsonl")
+
+
+def test_results_digest_ignores_run_facts_and_line_order_but_not_scores(tmp_path) -> None:
+    lines = [block(("x", "x"), ("y", "y"), i, 0, 1) for i in range(3)]
+    base = read_results(write(tmp_path / "a" / "results.jsonl", lines)).sha256
+    other_run = [{**ln, "run": {"wall_s": 99.0, "host": "elsewhere"}} for ln in reversed(lines)]
+    assert read_results(write(tmp_path / "b" / "results.jsonl", other_run)).sha256 == base
+    changed = json.loads(json.dumps(lines))
+    changed[1]["games"][0]["scores"] = [99, 0]
+    assert read_results(write(tmp_path / "c" / "results.jsonl", changed)).sha256 != base

@@ -2,7 +2,7 @@
 # profile-guided optimisation, which makes the pure-Python engine ~15% faster
 # than a default source build (measured with `arena bench engine`).
 PY ?= $(shell for p in /usr/bin/python3.11 python3.11 python3; do \
-        command -v $$p >/dev/null 2>&1 && $$p -c 'import sys, venv; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null \
+        command -v $$p >/dev/null 2>&1 && $$p -c 'import sys, venv, ensurepip; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null \
         && { echo $$p; break; }; done)
 VENV := .venv
 BIN := $(VENV)/bin

@@ -35,7 +35,7 @@ _PREFIX = "cinch/v1|"
 
 
 def _words(label: str, parts: Sequence[object], n: int) -> tuple[int, ...]:
-    text = _PREFIX + label + "|" + "|".join(str(p) for p in parts)
+    text = _PREFIX + label + "|" + "|".join(map(str, parts))
     raw = hashlib.shake_256(text.encode("utf-8")).digest(8 * n)
     return struct.unpack(f"<{n}Q", raw)
 

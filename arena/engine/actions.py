@@ -15,7 +15,7 @@ from itertools import combinations
 from collections.abc import Sequence
 from typing import TypeVar, Union
 
-from .cards import CARD_NAMES, SUITS, Card, card_str, cards_str
+from .cards import CARD_NAMES, SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
 
 T = TypeVar("T")
 
@@ -333,39 +333,38 @@ def action_to_dict(action: Action) -> dict:
     raise TypeError(f"not an action: {action!r}")
 
 
+def _need(d: dict, kind: object, field: str) -> object:
+    value = d.get(field)
+    if value is None:
+        raise ValueError(f"action of type {kind!r} is missing field {field!r}")
+    return value
+
+
 def action_from_dict(d: dict) -> Action:
     """Parse the JSON form; raise ValueError naming what is wrong.
 
     A field set to None counts as absent, so a validated protocol model's
-    fields can be passed as they are.
+    fields can be passed as they are. This runs once per bot decision.
     """
-    from .cards import parse_card, parse_cards, parse_suit
-
     if not isinstance(d, dict):
         raise ValueError(f"an action must be an object, got {type(d).__name__}")
     kind = d.get("type")
-
-    def need(field: str) -> object:
-        value = d.get(field)
-        if value is None:
-            raise ValueError(f"action of type {kind!r} is missing field {field!r}")
-        return value
-
     try:
         if kind == "play":
             under = d.get("under") or []
             if not isinstance(under, list):
                 raise ValueError("'under' must be a list of cards")
-            return Play(parse_card(need("card")), tuple(parse_cards(under)))  # type: ignore[arg-type]
+            card = parse_card(_need(d, kind, "card"))  # type: ignore[arg-type]
+            return PLAY_CARD[card] if not under else Play(card, tuple(parse_cards(under)))
         if kind == "bid":
-            amount = need("amount")
+            amount = _need(d, kind, "amount")
             if not isinstance(amount, int) or isinstance(amount, bool):
                 raise ValueError(f"bid amount must be an integer, got {amount!r}")
             return Bid(amount)
         if kind == "pass":
             return PASS
         if kind == "trump":
-            return NameTrump(parse_suit(need("suit")))  # type: ignore[arg-type]
+            return NameTrump(parse_suit(_need(d, kind, "suit")))  # type: ignore[arg-type]
         if kind == "rob":
             take = d.get("take")
             if not isinstance(take, list):

@@ -28,7 +28,7 @@ class Fault:
         return {"kind": self.kind, "message": self.message, "request": self.request, "reply": self.reply}
 
 
-@dataclass
+@dataclass(slots=True)
 class Decision:
     """What a player answered: an action (not yet checked for legality) or a fault."""
 

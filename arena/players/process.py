@@ -97,6 +97,7 @@ class ProcessPlayer(Player):
         self.proc: BotProcess | None = None
         self._dead: Fault | None = None
         self._cpu_mark = 0.0
+        self._write_timeout = max(self.t.decision_ms / 1000, 1.0)
         self._sched_fd: int | None = None
         self._report = PlayerReport(self.name, self.version)
 
@@ -160,7 +161,6 @@ class ProcessPlayer(Player):
         limit = min(self.t.decision_ms / 1000, self.bank_s)
         ceiling = limit * self.t.wall_factor + 0.05
         request = {**request, "time_left_ms": int(self.bank_s * 1000), "decision_ms": self.t.decision_ms}
-        self._resume()
         cpu0 = self._cpu_mark  # CPU used since the last reply (pondering) is charged here
         t0 = time.monotonic()
         fault = self._send(request)
@@ -252,7 +252,8 @@ class ProcessPlayer(Player):
         assert self.proc is not None
         self._resume()
         try:
-            self.proc.write_line(json.dumps(msg, separators=(",", ":")), timeout=max(self.t.decision_ms / 1000, 1.0))
+            data = (json.dumps(msg, separators=(",", ":")) + "\n").encode()
+            self.proc.write_line(data, timeout=self._write_timeout)
         except (BotExited, WriteTimeout) as e:
             return self._io_fault(e, msg)
         return None

@@ -27,7 +27,7 @@ from ..schedule.scheduler import block_key, run_tasks
 from ..schedule.task import BlockTask
 
 REPO = Path(__file__).resolve().parents[2]
-BUSY = REPO / "tests" / "schedule" / "bots" / "busy"
+BUSY = REPO / "tests" / "fixtures" / "testbot" / "busy.yaml"
 HOG = "while True:\n    pass\n"
 
 
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-pause", action="store_true", help="do not freeze bots while not on move (diagnosis)")
     ap.add_argument("--nice", default="-5", help="worker priority, as in a tournament config ('none': leave it)")
     ap.add_argument("--sandbox", default="bwrap", choices=["none", "rlimit", "bwrap"])
-    ap.add_argument("--bot", type=Path, default=BUSY, help="bot folder (default: the 50 ms busy bot)")
+    ap.add_argument("--bot", type=Path, default=BUSY, help="bot folder or manifest (default: the test bot burning 50 ms per decision)")
     args = ap.parse_args(argv)
 
     import ray

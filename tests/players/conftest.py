@@ -5,7 +5,7 @@ import pytest
 from arena.players import BotEntry, Manifest, load_entry
 from arena.players.process import ProcessPlayer
 
-BOTS = Path(__file__).parent / "bots"
+TESTBOT = Path(__file__).resolve().parents[1] / "fixtures" / "testbot"
 
 
 @pytest.fixture
@@ -14,7 +14,7 @@ def first_bot() -> BotEntry:
 
 
 def hostile(mode: str, at: int = 3) -> BotEntry:
-    base = load_entry(BOTS / "hostile")
+    base = load_entry(TESTBOT / "hostile.yaml")
     m = Manifest(**{**base.manifest.model_dump(), "env": {"MODE": mode, "AT": str(at)}})
     return BotEntry(manifest=m, dir=base.dir, digest=base.digest)
 

@@ -11,9 +11,9 @@ import yaml
 
 from arena.players import BotEntry, Manifest, PolicyPlayer
 
-BOTS = Path(__file__).parent / "bots"
-FIRST = BOTS / "first"
-LAST = BOTS / "last"
+TESTBOT = Path(__file__).resolve().parents[1] / "fixtures" / "testbot"
+FIRST = TESTBOT / "first.yaml"
+LAST = TESTBOT / "last.yaml"
 FAST_MATCH: dict[str, Any] = {"sandbox": "none", "format": "deals", "deals": 2}
 
 

@@ -44,7 +44,7 @@ def test_bundle_unpacks_by_digest_and_checks_it(tmp_path: Path) -> None:
     data = pack(entry)
     local = materialize(entry, data, tmp_path)
     assert Path(local.dir) == tmp_path / entry.digest and local.digest == entry.digest
-    assert (Path(local.dir) / "bot.py").read_text() == (FIRST / "bot.py").read_text()
+    assert (Path(local.dir) / "bot.py").read_text() == (FIRST.parent / "bot.py").read_text()
     assert materialize(entry, b"", tmp_path).dir == local.dir  # cached: not unpacked again
 
     buf = io.BytesIO()
@@ -79,7 +79,7 @@ os.execv(sys.executable, [sys.executable, os.path.join(os.path.dirname(__file__)
 def test_block_lost_with_its_worker_is_retried_once(tmp_path: Path, ray_session) -> None:
     bot = tmp_path / "killer"
     bot.mkdir()
-    (bot / "first.py").write_text((FIRST / "bot.py").read_text())
+    (bot / "first.py").write_text((FIRST.parent / "bot.py").read_text())
     (bot / "bot.py").write_text(KILLER)
     marker = tmp_path / "killed-once"
     (bot / "bot.yaml").write_text(f'name: killer\ncommand: ["{{python}}", "bot.py"]\nenv: {{PICK: first, MARKER: "{marker}"}}\n')

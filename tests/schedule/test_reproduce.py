@@ -11,13 +11,13 @@ from arena.cli import main
 
 from .conftest import FIRST, write_config
 
-HOSTILE = Path(__file__).resolve().parents[1] / "players" / "bots" / "hostile"
+TESTBOT = Path(__file__).resolve().parents[1] / "fixtures" / "testbot"
 
 
 def test_fault_line_carries_a_working_reproduce_command(tmp_path, capsys):
     bad = tmp_path / "bad"
     bad.mkdir()
-    (bad / "bot.py").write_text((HOSTILE / "bot.py").read_text())
+    (bad / "bot.py").write_text((TESTBOT / "bot.py").read_text())
     (bad / "bot.yaml").write_text('name: bad\ncommand: ["{python}", "bot.py"]\nenv: {MODE: illegal, AT: "2"}\n')
     cfg = write_config(tmp_path, entries=[str(FIRST), str(bad)])
     assert main(["run", str(cfg), "--skip-check", "--no-rate"]) == 0

@@ -120,7 +120,7 @@ def test_extending_plays_only_new_games(tmp_path: Path) -> None:
     before = (tmp_path / "out" / "results.jsonl").read_bytes()
     third = tmp_path / "third"
     third.mkdir()
-    (third / "bot.py").write_text((FIRST / "bot.py").read_text())
+    (third / "bot.py").write_text((FIRST.parent / "bot.py").read_text())
     (third / "bot.yaml").write_text('name: third\ncommand: ["{python}", "bot.py"]\nenv: {PICK: last}\n')
     cfg = write_config(tmp_path, blocks=2, entries=[str(LAST), str(third), str(FIRST)])
     assert run_main([str(cfg), *QUIET]) == 0

@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..sandbox import Limits
 
 MANIFEST_NAME = "bot.yaml"
-LIBRARIES = ("sdk", "engine")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LIBRARY_PATHS = {"sdk": REPO_ROOT / "bots" / "sdk", "engine": REPO_ROOT / "arena" / "engine"}
+LIBRARIES = tuple(LIBRARY_PATHS)
 _SKIP_DIRS = {"__pycache__", ".git", "node_modules/.cache", ".pytest_cache"}
 
 
@@ -50,11 +52,16 @@ class BotEntry(BaseModel):
 
     manifest: Manifest
     dir: str
-    digest: str
+    digest: str = Field(description="identity: the folder's files and the libraries the bot uses")
+    files_digest: str = Field("", description="the folder's files alone (what is shipped to workers)")
 
     @property
     def name(self) -> str:
         return self.manifest.name
+
+    @property
+    def folder_digest(self) -> str:
+        return self.files_digest or self.digest
 
     @property
     def ident(self) -> str:
@@ -102,7 +109,23 @@ def load_entry(path: str | os.PathLike[str]) -> BotEntry:
         field = ".".join(str(x) for x in err["loc"]) or "(top level)"
         raise ManifestError(f"{manifest_path}: field {field}: {err['msg']}") from None
     folder = manifest_path.parent.resolve()
-    return BotEntry(manifest=manifest, dir=str(folder), digest=folder_digest(folder))
+    files = folder_digest(folder)
+    return BotEntry(manifest=manifest, dir=str(folder), digest=identity_digest(files, manifest.libraries), files_digest=files)
+
+
+def identity_digest(files: str, libraries: list[str]) -> str:
+    """A bot's identity: its files plus the library code it runs with.
+
+    The libraries (the SDK, the engine) are mounted from the harness, so a
+    change there changes the bot's play just as a change to its own files
+    would. A bot that uses none keeps its folder digest.
+    """
+    if not libraries:
+        return files
+    h = hashlib.sha256(files.encode())
+    for lib in sorted(set(libraries)):
+        h.update(f"|{lib}:{folder_digest(LIBRARY_PATHS[lib])}".encode())
+    return h.hexdigest()
 
 
 def command_entry(argv: list[str], name: str = "cli-bot", cwd: str | None = None) -> BotEntry:

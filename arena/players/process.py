@@ -19,11 +19,9 @@ from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMess
 from ..sandbox import BotExited, BotProcess, Level, LineTooLong, ReadTimeout, WriteTimeout, launch
 from ..match.settings import MatchSettings
 from .base import Decision, Fault, Player, PlayerReport
-from .manifest import BotEntry
+from .manifest import LIBRARY_PATHS, BotEntry
 
 HARNESS_NAME = "cinch-arena"
-REPO_ROOT = Path(__file__).resolve().parents[2]
-LIBRARY_PATHS = {"sdk": REPO_ROOT / "bots" / "sdk", "engine": REPO_ROOT / "arena" / "engine"}
 _POLL_S = 0.05
 _HARD_WALL_FACTOR = 10  # even a starved machine cannot hold a decision longer than this
 _REPLY_KEEP = 2000

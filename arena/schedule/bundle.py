@@ -44,16 +44,18 @@ def pack(entry: BotEntry) -> bytes:
 def materialize(entry: BotEntry, data: bytes, root: Path | None = None) -> BotEntry:
     """The entry with ``dir`` pointing at a verified local copy of its folder."""
     root = root or cache_root()
-    target = root / entry.digest
+    target = root / entry.folder_digest
     if not target.is_dir():
         root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{entry.digest[:12]}-", dir=root))
+        tmp = Path(tempfile.mkdtemp(prefix=f".{entry.folder_digest[:12]}-", dir=root))
         try:
             with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
                 _safe_extract(tar, tmp)
             got = folder_digest(tmp)
-            if got != entry.digest:
-                raise HarnessError(f"bot {entry.ident}: unpacked folder has digest {got[:12]}, expected {entry.digest[:12]}")
+            if got != entry.folder_digest:
+                raise HarnessError(
+                    f"bot {entry.ident}: unpacked folder has digest {got[:12]}, expected {entry.folder_digest[:12]}"
+                )
             try:
                 os.rename(tmp, target)
             except OSError:

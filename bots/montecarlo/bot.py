@@ -18,47 +18,25 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cinch_bot import Bot, run  # noqa: E402
-from cinch_bot.cards import SUITS, card_index, card_name  # noqa: E402
-from cinch_bot.strategy import Facts, best_trump, choose_bid, choose_rob, choose_under  # noqa: E402
+from cinch_bot import run  # noqa: E402
+from cinch_bot.strategy import EvaluatingBot, Facts  # noqa: E402
 from sim import Sampler, deal_delta  # noqa: E402
 
 DEFAULT_SAMPLES = 120
 
 
-class MonteCarloBot(Bot):
+class MonteCarloBot(EvaluatingBot):
     name = "montecarlo"
     version = "1.0"
 
-    def __init__(self, samples: int | None = None, margin: float = 0.5) -> None:
+    def __init__(self, samples: int | None = None, margin: float = EvaluatingBot.margin) -> None:
         super().__init__()
         env = os.environ.get("CINCH_MC_SAMPLES")
         self.samples = samples if samples is not None else int(env) if env else DEFAULT_SAMPLES
         self.margin = margin
 
-    def decide(self, kind: str, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
-        if kind == "bid":
-            return choose_bid(view, legal, self.margin)
-        if kind == "trump":
-            hand = [card_index(c) for c in view["hand"]]
-            suit, _ = best_trump(hand, view["seat"] == view["dealer"])
-            return {"type": "trump", "suit": SUITS[suit]}
-        if kind == "rob":
-            return {"type": "rob", "take": choose_rob(legal)}
-        return self.play(view, legal)
-
-    def play(self, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
-        f = Facts(view)
-        t = f.t
-        tops = [card_index(c) for c in legal["cards"]]
-        best = tops[0]
-        if len(tops) > 1:
-            best = self.search(view, f, tops)
-        n = int(legal.get("under") or 0)
-        if not n:
-            return {"type": "play", "card": card_name(best)}
-        under = choose_under(best, [card_index(c) for c in legal["under_from"]], n, t)
-        return {"type": "play", "card": card_name(best), "under": [card_name(c) for c in under]}
+    def choose_top(self, view: dict[str, Any], facts: Facts, cards: list[int]) -> int:
+        return cards[0] if len(cards) == 1 else self.search(view, facts, cards)
 
     def search(self, view: dict[str, Any], f: Facts, tops: list[int]) -> int:
         """Sum each candidate's rollout value over shared samples; best total wins."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .cards import SUITS, TABLES, Tables, card_index
+from .bot import Bot
+from .cards import SUITS, TABLES, Tables, card_index, card_name
 
 # Trump power values (see Tables.power): A=13 K=12 Q=11 J=10 T=9 5=4 left=3 2=0.
 _A, _K, _Q, _J, _T, _R5, _L5 = 13, 12, 11, 10, 9, 4, 3
@@ -218,3 +219,34 @@ class Facts:
                             self.won_points[side] += t.points[x]
         mine = set(self.hand)
         self.outside_trumps = [c for c in t.trumps if c not in mine and c not in self.played]
+
+
+class EvaluatingBot(Bot):
+    """Bids, names trumps, robs and buries extra cards by hand evaluation;
+    a subclass only says which card to play (``choose_top``).
+
+    The heuristic and Monte Carlo baselines differ only in card play, so
+    this is the one place their shared decisions live.
+    """
+
+    margin = 0.5  # points of safety asked of a hand before it bids
+
+    def decide(self, kind: str, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
+        if kind == "bid":
+            return choose_bid(view, legal, self.margin)
+        if kind == "trump":
+            suit, _ = best_trump([card_index(c) for c in view["hand"]], view["seat"] == view["dealer"])
+            return {"type": "trump", "suit": SUITS[suit]}
+        if kind == "rob":
+            return {"type": "rob", "take": choose_rob(legal)}
+        facts = Facts(view)
+        top = self.choose_top(view, facts, [card_index(c) for c in legal["cards"]])
+        n = int(legal.get("under") or 0)
+        if not n:
+            return {"type": "play", "card": card_name(top)}
+        under = choose_under(top, [card_index(c) for c in legal["under_from"]], n, facts.t)
+        return {"type": "play", "card": card_name(top), "under": [card_name(c) for c in under]}
+
+    def choose_top(self, view: dict[str, Any], facts: Facts, cards: list[int]) -> int:
+        """The card to play (the top card, for a long hand) among the legal ``cards``."""
+        raise NotImplementedError

@@ -70,16 +70,23 @@ def _rate_parser() -> _Parser:
     return ap
 
 
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None, err: TextIO, *, ok: int, error: int) -> argparse.Namespace | int:
+    """Parsed arguments, or the exit status to return (usage errors print, --help is ok)."""
+    try:
+        return parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except _UsageError as e:
+        print(e, file=err)
+        return error
+    except SystemExit as e:  # --help
+        return ok if not e.code else error
+
+
 def main_rate(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Rate RESULTS and write leaderboard.{md,json,html}; 0 on success, 2 on any error."""
     out_s, err = stdout or sys.stdout, stderr or sys.stderr
-    try:
-        args = _rate_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    except _UsageError as e:
-        print(e, file=err)
-        return RATE_ERROR
-    except SystemExit as e:  # --help
-        return RATE_OK if not e.code else RATE_ERROR
+    args = _parse(_rate_parser(), argv, err, ok=RATE_OK, error=RATE_ERROR)
+    if isinstance(args, int):
+        return args
     if args.bootstrap < 0:
         print("arena rate: --bootstrap must be >= 0", file=err)
         return RATE_ERROR
@@ -187,13 +194,9 @@ def _task_pairing(matchup: str) -> str:
 def main_sprt(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run the SPRT; exit 0 passed, 1 failed, 2 inconclusive at the maximum, 3 error."""
     out, err = stdout or sys.stdout, stderr or sys.stderr
-    try:
-        args = _sprt_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    except _UsageError as e:
-        print(e, file=err)
-        return EXIT_ERROR
-    except SystemExit as e:  # --help
-        return EXIT_PASSED if not e.code else EXIT_ERROR
+    args = _parse(_sprt_parser(), argv, err, ok=EXIT_PASSED, error=EXIT_ERROR)
+    if isinstance(args, int):
+        return args
     fmt = args.format or ("deals" if args.points else "game")
     matchups = [m.strip() for m in args.matchups.split(",") if m.strip()]
     problems = []

@@ -6,13 +6,17 @@ voids), and for each sample plays every legal card followed by a greedy
 rollout of the rest of the deal for all four seats. It plays the card with
 the best total score difference (set contracts included). Bidding, trump
 and the rob use the SDK's hand evaluation. The budget is counted in
-samples, not seconds, so its play depends only on its seed.
+samples, not seconds, so its play depends only on its seed. An optional
+time budget (``CINCH_MC_TIME_MS``, CPU milliseconds per decision) stops
+sampling early when it runs out; with it set, play also depends on the
+machine's speed.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +33,12 @@ class MonteCarloBot(EvaluatingBot):
     name = "montecarlo"
     version = "1.0"
 
-    def __init__(self, samples: int | None = None, margin: float = EvaluatingBot.margin) -> None:
+    def __init__(self, samples: int | None = None, margin: float = EvaluatingBot.margin, time_ms: float | None = None) -> None:
         super().__init__()
         env = os.environ.get("CINCH_MC_SAMPLES")
         self.samples = samples if samples is not None else int(env) if env else DEFAULT_SAMPLES
+        env_t = os.environ.get("CINCH_MC_TIME_MS")
+        self.time_s = (time_ms if time_ms is not None else float(env_t) if env_t else 0.0) / 1000
         self.margin = margin
 
     def choose_top(self, view: dict[str, Any], facts: Facts, cards: list[int]) -> int:
@@ -43,7 +49,10 @@ class MonteCarloBot(EvaluatingBot):
         sampler = Sampler(view, f)
         side = f.seat % 2
         totals = [0.0] * len(tops)
-        for _ in range(self.samples):
+        deadline = time.process_time() + self.time_s if self.time_s else None
+        for n in range(self.samples):
+            if deadline is not None and n and time.process_time() >= deadline:
+                break
             root = sampler.state(sampler.sample(self.rng), view)
             for i, card in enumerate(tops):
                 st = root.copy()

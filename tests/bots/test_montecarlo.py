@@ -84,3 +84,30 @@ def test_search_finds_the_obvious_capture():
     assert bot.decide("play", view, legal)["card"] == "AH"
     legal = {"cards": ["AH", "3C", "4S", "7D", "8D", "9S"], "under": 0, "under_from": []}
     assert bot.decide("play", view, legal)["card"] == "AH"
+
+
+def test_time_budget_stops_sampling_early(monkeypatch):
+    """With a tiny CPU budget the bot samples far fewer times than its count."""
+    import sim
+
+    from .conftest import make_bot
+
+    drawn = []
+    real = sim.Sampler.sample
+    monkeypatch.setattr(sim.Sampler, "sample", lambda self, rng: drawn.append(1) or real(self, rng))
+    view = {
+        "seat": 0, "partner": 2, "dealer": 3, "hand": ["AH", "3C", "4S", "7D", "8D", "9S"],
+        "maker": 1, "bid": 7, "trump": "H", "discard_counts": [5, 5, 5, 5], "receive_counts": [2, 2, 2, 2],
+        "reshuffles": 0, "discarded": [], "rob_stock": None,
+        "tricks": [{"leader": 1, "plays": [{"seat": 1, "card": "5H"}, {"seat": 2, "card": "2C"}, {"seat": 3, "card": "KH"}], "winner": None}],
+    }
+    legal = {"cards": ["AH", "3C", "4S", "7D", "8D", "9S"], "under": 0, "under_from": []}
+    counts = []
+    for kw in ({}, {"time_ms": 1}):
+        drawn.clear()
+        bot = make_bot("montecarlo", samples=300, **kw)
+        bot.start_game({"type": "game"}, 3)
+        assert bot.decide("play", view, legal)["card"] == "AH"
+        counts.append(len(drawn))
+    assert counts[0] == 300
+    assert 1 <= counts[1] < 300

@@ -14,7 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("arena.match.show:main_play", "play one game and show it deal by deal"),
     "replay": ("arena.match.show:main_replay", "show a stored game again from its record alone"),
     "check-bot": ("arena.players.check:main", "check that a bot speaks the protocol and plays legally"),
-    "reproduce": ("arena.players.check:main_reproduce", "re-run a recorded fault of a bot locally"),
+    "reproduce": ("arena.players.reproduce:main", "re-run a recorded fault of a bot locally"),
     "export-deals": ("arena.match.show:main_export_deals", "write a deal file from a key"),
     "rate": ("arena.publish.cli:main_rate", "rate a results file and write leaderboards"),
     "sprt": ("arena.publish.cli:main_sprt", "regression-test a candidate against a baseline with an SPRT"),

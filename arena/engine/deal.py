@@ -12,18 +12,14 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from .actions import (
-    PASS,
     PLAY_CARD,
     Action,
-    Bid,
     BidChoice,
     Choice,
     IllegalAction,
-    NameTrump,
     Pass,
     Play,
     PlayChoice,
-    Rob,
     RobChoice,
     TrumpChoice,
 )

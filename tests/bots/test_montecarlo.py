@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 from arena.engine import Deal, KeyedSource, Play, RuleProfile
-from arena.engine.view import deal_view
 
 from cinch_bot.cards import TABLES
 from cinch_bot.strategy import Facts, choose_under

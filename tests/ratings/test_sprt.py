@@ -10,7 +10,7 @@ import pytest
 from arena.ratings import BlockOutcome, GameOutcome
 from arena.ratings.sprt import (
     SPRT, NELO_PER_T, llr_pentanomial, llr_points, logistic_to_normalized, matchup_bounds,
-    matchup_elo, normalized_to_logistic, pentanomial, pentanomial_estimate,
+    matchup_elo, normalized_to_logistic, pentanomial_estimate,
 )
 
 VALUES = [0.0, 0.25, 0.5, 0.75, 1.0]

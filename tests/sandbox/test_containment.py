@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import errno
-import json
 import os
 import socket
 from pathlib import Path
 
 import pytest
 
-from arena.sandbox import Level
 from arena.sandbox.bwrap import SANDBOX_UID, SCRATCH_MOUNT
 
 pytestmark = pytest.mark.bwrap

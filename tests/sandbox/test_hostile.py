@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from arena.sandbox import BotExited, Level, LineTooLong, ReadTimeout
+from arena.sandbox import BotExited, LineTooLong, ReadTimeout
 
 from .conftest import SMALL, pid_alive
 

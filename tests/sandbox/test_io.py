@@ -61,7 +61,7 @@ def test_exit_is_reported_with_status(tmp_path, start, level) -> None:
     argv, bot_dir = script_bot(tmp_path, "import sys; print('bye', flush=True); sys.exit(7)\n")
     bot = start(argv, bot_dir, level=level)
     assert bot.read_line(5) == b"bye"
-    with pytest.raises(BotExited) as info:
+    with pytest.raises(BotExited):
         bot.read_line(5)
     bot.wait(5)
     assert bot.exit_status == 7

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from arena.sandbox import BotExited, HarnessError, Level, SandboxUnavailable, launch
-from arena.sandbox import bwrap as bw
 
 from .conftest import SMALL, pid_alive
 

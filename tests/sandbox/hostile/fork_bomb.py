@@ -1,5 +1,5 @@
 """Forks until refused; prints how many children it got, then waits."""
-import os, sys, time
+import os, time
 count = 0
 while count < 10000:
     try:

@@ -3,7 +3,7 @@
 Each request names an action; the answer is a JSON object with the outcome.
 This lets one test drive several containment checks in one launch.
 """
-import errno, json, os, signal, socket, sys
+import json, os, signal, socket, sys
 
 
 def attempt(fn):

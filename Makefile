@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-all bench clean
+.PHONY: run test test-all typecheck bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -24,6 +24,10 @@ test: $(STAMP)
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -m ''
+
+typecheck: $(STAMP)
+	$(BIN)/python -m pip install -q 'mypy>=1.10'
+	$(BIN)/python -m mypy arena
 
 bench: $(STAMP)
 	$(BIN)/arena bench engine

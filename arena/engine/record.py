@@ -211,7 +211,7 @@ def recorded_source(rec: GameRecordModel) -> RecordedSource:
     """The chance outcomes of a record, to play its game again (with any players)."""
     decks = [parse_cards(d.deck) for d in rec.deals]
     reshuffles = {
-        (d.index, e.j): parse_cards(e.stock or []) for d in rec.deals for e in d.events if e.type == "reshuffle"
+        (d.index, e.j or 0): parse_cards(e.stock or []) for d in rec.deals for e in d.events if e.type == "reshuffle"
     }
     return RecordedSource(rec.first_dealer, decks, reshuffles, [d.origin for d in rec.deals], rec.key)
 

@@ -125,7 +125,7 @@ def _load_records(path: Path, block: str | None, game: int | None) -> list[tuple
         return [(data, None)]
     except json.JSONDecodeError:
         pass
-    out = []
+    out: list[tuple[dict[str, Any], list[str] | None]] = []
     for line in text.splitlines():
         try:
             row = json.loads(line)

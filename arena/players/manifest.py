@@ -8,6 +8,7 @@ changed bot is a new entry even if its author forgot to bump the version.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -113,7 +114,7 @@ def load_entry(path: str | os.PathLike[str]) -> BotEntry:
     return BotEntry(manifest=manifest, dir=str(folder), digest=identity_digest(files, manifest.libraries), files_digest=files)
 
 
-def identity_digest(files: str, libraries: list[str]) -> str:
+def identity_digest(files: str, libraries: Sequence[str]) -> str:
     """A bot's identity: its files plus the library code it runs with.
 
     The libraries (the SDK, the engine) are mounted from the harness, so a

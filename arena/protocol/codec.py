@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..engine import SUITS, BidChoice, Choice, PlayChoice, RobChoice, TrumpChoice, cards_str
-from .messages import FromBot
+from .messages import ActionReply, FromBot, HelloReply
 
 _from_bot: TypeAdapter = TypeAdapter(FromBot)
 _validate_json = _from_bot.validator.validate_json  # the core validator: no wrapper call per message
@@ -21,7 +21,7 @@ def encode(msg: BaseModel) -> bytes:
     return msg.model_dump_json(exclude_none=False).encode("utf-8") + b"\n"
 
 
-def decode_from_bot(line: bytes) -> BaseModel:
+def decode_from_bot(line: bytes) -> HelloReply | ActionReply:
     """Parse and validate one line in a single pass (this is on the hot path)."""
     try:
         return _validate_json(line)

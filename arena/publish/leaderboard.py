@@ -158,8 +158,10 @@ def _luck_text(doc: dict[str, Any]) -> str:
     lk = doc["luck"]
     if lk["rho"] is None:
         return f"Luck: not enough blocks to estimate rho ({lk['blocks']} blocks)."
-    return (f"Luck: rho = {lk['rho']:.3f} {_interval(*(lk['rho_ci'] or (None, None)), fmt='.3f')}; "
-            f"1/(1+rho) = {_f(lk['factor'], '.2f')} {_interval(*(lk['factor_ci'] or (None, None)), fmt='.2f')}"
+    rho_lo, rho_hi = lk["rho_ci"] or (None, None)
+    f_lo, f_hi = lk["factor_ci"] or (None, None)
+    return (f"Luck: rho = {lk['rho']:.3f} {_interval(rho_lo, rho_hi, fmt='.3f')}; "
+            f"1/(1+rho) = {_f(lk['factor'], '.2f')} {_interval(f_lo, f_hi, fmt='.2f')}"
             " (rho: correlation of a partnership's results in the two games of a block; the paired"
             " design needs 1/(1+rho) times fewer games than unpaired deals for the same precision).")
 

@@ -67,7 +67,7 @@ class LuckSummary:
     rho: float | None
     rho_ci: tuple[float, float] | None
     factor: float | None
-    factor_ci: tuple[float, float] | None
+    factor_ci: tuple[float | None, float | None] | None
     blocks: int
 
 
@@ -189,7 +189,7 @@ def luck_factor(rho: float | None) -> float | None:
     return math.inf if rho <= -1.0 else 1.0 / (1.0 + rho)
 
 
-def _halves_correlation(e1: Sequence[float], e2: Sequence[float], weights: Sequence[float] | None = None) -> float | None:
+def _halves_correlation(e1: Sequence[float], e2: Sequence[float], weights: Sequence[int] | None = None) -> float | None:
     """Correlation of one partnership's residuals in the two halves: P's game-2
     result is one minus Q's, so it is minus the same-cards correlation."""
     r = _weighted_pearson(e1, e2, weights) if weights is not None else _weighted_pearson(e1, e2)
@@ -220,7 +220,7 @@ def crosstable(blocks: Sequence[BlockOutcome]) -> list[CrossEntry]:
 
 
 def _bot_stats(games: Sequence[GameOutcome], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
-    st = {b: {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0,
+    st: dict[str, dict[str, Any]] = {b: {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0,
               "forfeits": 0, "faults": Counter()} for b in bots}
     for g in games:
         seats = [(b, g.score_a) for b in g.side_a] + [(b, 1.0 - g.score_a) for b in g.side_b]

@@ -185,7 +185,7 @@ class BotProcess:
         Raises BotExited if the bot closed stdin, WriteTimeout if it does not
         drain its pipe in time.
         """
-        if type(data) is str:
+        if isinstance(data, str):
             data = data.encode()
         if data[-1:] != b"\n":
             data += b"\n"

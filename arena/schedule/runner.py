@@ -194,8 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     if len(repros) > _SHOW_REPROS:
         print(f"arena run: ... {len(repros) - _SHOW_REPROS} more faults; each line's run.reproduce lists them", file=err)
     if not complete:
-        for (pairing, block), e in (outcome.failures if outcome else []):
-            print(f"arena run: harness failure, not scored: {pairing} block {block}: {e}", file=err)
+        for (pairing, block), why in (outcome.failures if outcome else []):
+            print(f"arena run: harness failure, not scored: {pairing} block {block}: {why}", file=err)
         print(f"arena run: {len(tasks) - len(mine)} blocks missing; run again to retry them", file=err)
         return 1
     print(f"arena run: complete; seed published in {out / SUMMARY_NAME}", file=err)

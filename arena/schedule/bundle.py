@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from ..players import BotEntry, folder_digest
+from ..players.manifest import LIBRARY_PATHS, identity_digest
 from ..sandbox import HarnessError
 
 _SKIP_DIRS = {"__pycache__", ".git", ".pytest_cache"}
@@ -64,7 +65,27 @@ def materialize(entry: BotEntry, data: bytes, root: Path | None = None) -> BotEn
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
+    check_libraries(entry)
     return entry.model_copy(update={"dir": str(target)})
+
+
+def check_libraries(entry: BotEntry) -> None:
+    """The harness libraries a bot runs with (SDK, engine) come from this
+    node's installation, not from the bundle: refuse to play if they are
+    missing here or differ from the driver's, since the bot's identity (and
+    its play) includes them."""
+    libs = entry.manifest.libraries
+    if not libs:
+        return
+    missing = [lib for lib in libs if not LIBRARY_PATHS[lib].is_dir()]
+    if missing:
+        raise HarnessError(f"bot {entry.ident}: library {', '.join(missing)} is not installed on this node")
+    here = identity_digest(entry.folder_digest, libs)
+    if here != entry.digest:
+        raise HarnessError(
+            f"bot {entry.ident}: the libraries {', '.join(libs)} on this node differ from the driver's"
+            f" (identity {here[:12]} here, {entry.digest[:12]} there)"
+        )
 
 
 def _safe_extract(tar: tarfile.TarFile, dest: Path) -> None:

@@ -57,6 +57,35 @@ def test_bundle_unpacks_by_digest_and_checks_it(tmp_path: Path) -> None:
     assert not (tmp_path / "other" / entry.digest).exists()
 
 
+def test_bundle_refuses_unsafe_entries_and_foreign_libraries(tmp_path: Path, monkeypatch) -> None:
+    entry = load_entry(FIRST)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo("../escape.py")
+        info.size = 1
+        tar.addfile(info, io.BytesIO(b"x"))
+    with pytest.raises(HarnessError, match="unsafe"):
+        materialize(entry, buf.getvalue(), tmp_path / "a")
+    assert not (tmp_path / "escape.py").exists()
+
+    from arena.players import manifest as mf
+
+    sdk = tmp_path / "sdk"
+    sdk.mkdir()
+    (sdk / "lib.py").write_text("X = 1\n")
+    monkeypatch.setitem(mf.LIBRARY_PATHS, "sdk", sdk)
+    uses = tmp_path / "uses"
+    uses.mkdir()
+    (uses / "bot.py").write_text((FIRST.parent / "bot.py").read_text())
+    (uses / "bot.yaml").write_text('name: u\ncommand: ["{python}", "bot.py"]\nlibraries: [sdk]\n')
+    driver_side = load_entry(uses)
+    data = pack(driver_side)
+    assert materialize(driver_side, data, tmp_path / "ok").digest == driver_side.digest
+    (sdk / "lib.py").write_text("X = 2\n")  # this "node" has another SDK
+    with pytest.raises(HarnessError, match="differ from the driver"):
+        materialize(driver_side, data, tmp_path / "node2")
+
+
 KILLER = '''
 import os, signal, sys
 marker = os.environ["MARKER"]

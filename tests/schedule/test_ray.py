@@ -39,6 +39,16 @@ def test_serial_and_ray_two_workers_give_identical_results(tmp_path: Path, ray_s
     assert runs == ["ray"] * 3
 
 
+def _tarball(name: str, data: bytes) -> bytes:
+    """A one-file gzip tar, as a (tampered) bot bundle."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
 def test_bundle_unpacks_by_digest_and_checks_it(tmp_path: Path) -> None:
     entry = load_entry(FIRST)
     data = pack(entry)
@@ -47,25 +57,15 @@ def test_bundle_unpacks_by_digest_and_checks_it(tmp_path: Path) -> None:
     assert (Path(local.dir) / "bot.py").read_text() == (FIRST.parent / "bot.py").read_text()
     assert materialize(entry, b"", tmp_path).dir == local.dir  # cached: not unpacked again
 
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        info = tarfile.TarInfo("bot.py")
-        info.size = 3
-        tar.addfile(info, io.BytesIO(b"bad"))
     with pytest.raises(HarnessError, match="digest"):
-        materialize(entry, buf.getvalue(), tmp_path / "other")
+        materialize(entry, _tarball("bot.py", b"bad"), tmp_path / "other")
     assert not (tmp_path / "other" / entry.digest).exists()
 
 
 def test_bundle_refuses_unsafe_entries_and_foreign_libraries(tmp_path: Path, monkeypatch) -> None:
     entry = load_entry(FIRST)
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        info = tarfile.TarInfo("../escape.py")
-        info.size = 1
-        tar.addfile(info, io.BytesIO(b"x"))
     with pytest.raises(HarnessError, match="unsafe"):
-        materialize(entry, buf.getvalue(), tmp_path / "a")
+        materialize(entry, _tarball("../escape.py", b"x"), tmp_path / "a")
     assert not (tmp_path / "escape.py").exists()
 
     from arena.players import manifest as mf

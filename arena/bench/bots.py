@@ -10,7 +10,6 @@ the margins. The last line printed is one JSON object.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import math
@@ -113,12 +112,8 @@ def duplicate_match(
 PAIRINGS = (("montecarlo", "heuristic"), ("heuristic", "random"))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="arena bench bots", description=__doc__.splitlines()[0])
-    ap.add_argument("--blocks", type=int, default=20, help="duplicate blocks per pairing (2 games each)")
-    ap.add_argument("--key", default="bench-bots", help="deal key prefix")
-    ap.add_argument("--pairing", action="append", help="A:B bot names (repeatable); default montecarlo:heuristic and heuristic:random")
-    args = ap.parse_args(list(argv) if argv is not None else None)
+def run(args: Any) -> int:
+    """Measure with the options ``arena bench bots`` parsed; print a summary, then one JSON line."""
     pairings = [tuple(p.split(":", 1)) for p in args.pairing] if args.pairing else list(PAIRINGS)
     settings = MatchSettings()
     out: dict[str, Any] = {"bench": "bots", "blocks": args.blocks, "pairings": {}}
@@ -139,6 +134,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps(out, sort_keys=True))
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

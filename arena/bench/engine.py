@@ -8,7 +8,8 @@ per deal apart from the bots themselves.
 
 from __future__ import annotations
 
-import argparse
+from typing import Any
+
 import json
 import platform
 import random
@@ -69,12 +70,8 @@ def bench_engine(seconds: float = 3.0, seed: int = 0) -> dict:
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print a human summary, then the figures as one JSON object on the last line."""
-    parser = argparse.ArgumentParser(prog="arena bench engine", description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="how long to play (default 3)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of decks and decisions (default 0)")
-    args = parser.parse_args(list(argv) if argv is not None else None)
+def run(args: Any) -> int:
+    """Measure with the options ``arena bench engine`` parsed; print a summary, then one JSON line."""
     result = bench_engine(args.seconds, args.seed)
     print(
         f"engine: {result['deals']} random deals in {result['cpu_seconds']} s of CPU ="
@@ -85,6 +82,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps(result, sort_keys=True))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,7 +10,8 @@ JSON object.
 
 from __future__ import annotations
 
-import argparse
+from typing import Any
+
 import json
 import os
 import subprocess
@@ -31,20 +32,8 @@ BUSY = REPO / "tests" / "fixtures" / "testbot" / "busy.yaml"
 HOG = "while True:\n    pass\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    cores = os.cpu_count() or 1
-    ap = argparse.ArgumentParser(prog="arena bench fairtime", description=__doc__.splitlines()[0])
-    ap.add_argument("--matches", type=int, default=cores, help="matches at once (default: cores)")
-    ap.add_argument("--blocks", type=int, default=0, help="blocks to play (default: one per match slot)")
-    ap.add_argument("--deals", type=int, default=3, help="deals per game")
-    ap.add_argument("--decision-ms", type=int, default=100)
-    ap.add_argument("--hogs", type=int, default=2, help="CPU-hog processes running alongside")
-    ap.add_argument("--hog-nice", type=int, default=0, help="niceness of the hogs (diagnosis only)")
-    ap.add_argument("--no-pause", action="store_true", help="do not freeze bots while not on move (diagnosis)")
-    ap.add_argument("--nice", default="-5", help="worker priority, as in a tournament config ('none': leave it)")
-    ap.add_argument("--sandbox", default="bwrap", choices=["none", "rlimit", "bwrap"])
-    ap.add_argument("--bot", type=Path, default=BUSY, help="bot folder or manifest (default: the test bot burning 50 ms per decision)")
-    args = ap.parse_args(argv)
+def run(args: Any) -> int:
+    """Measure with the options ``arena bench fairtime`` parsed; print a summary, then one JSON line."""
 
     import ray
 

@@ -15,7 +15,8 @@ placement, not the protocol, would otherwise decide the ratio.
 
 from __future__ import annotations
 
-import argparse
+from typing import Any
+
 import json
 import os
 import platform
@@ -85,7 +86,7 @@ def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20, p
     try:
         for lvl, pause in configs:
             st = MatchSettings.model_validate({"sandbox": lvl, "time": {"pause_idle": pause, "decision_ms": 5000, "bank_ms": 10**9}})
-            p = ProcessPlayer(entry, 1, st)
+            p = st.player(entry, 1)
             if p.start() is not None:
                 raise RuntimeError(f"minimal bot failed to start at level {lvl}")
             players[(lvl, pause)] = p
@@ -118,12 +119,8 @@ def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20, p
     return out
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="arena bench protocol", description=__doc__.splitlines()[0])
-    ap.add_argument("--decisions", type=int, default=2000)
-    ap.add_argument("--starts", type=int, default=20)
-    ap.add_argument("--no-pin", action="store_true", help="let the kernel place the processes (noisier)")
-    args = ap.parse_args(argv)
+def run(args: Any) -> int:
+    """Measure with the options ``arena bench protocol`` parsed; print a summary, then one JSON line."""
     r = bench_protocol(args.decisions, starts=args.starts, pin=not args.no_pin)
     print(f"raw round trip {r['raw_rtt_us']} us ({r['request_bytes']}-byte decide message, minimal Python bot)")
     for k, v in r.items():

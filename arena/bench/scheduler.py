@@ -11,7 +11,8 @@ tournament's throughput is made of. Last line: one JSON object.
 
 from __future__ import annotations
 
-import argparse
+from typing import Any
+
 import json
 import statistics
 import sys
@@ -28,7 +29,7 @@ from ..schedule.scheduler import block_key, run_tasks
 from ..schedule.task import BlockTask
 
 REPO = Path(__file__).resolve().parents[2]
-TINY = [REPO / "tests" / "schedule" / "bots" / "first", REPO / "tests" / "schedule" / "bots" / "last"]
+TINY = [REPO / "bots" / "minimal", REPO / "bots" / "random"]  # the lightest bots of a checkout
 
 
 def _tasks(entries, settings: MatchSettings, first_block: int, n: int) -> list[BlockTask]:
@@ -50,14 +51,8 @@ def _measure(backend: RayBackend, tasks: list[BlockTask], out: Path) -> float:
     return 2 * len(tasks) / dt
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="arena bench scheduler", description=__doc__.splitlines()[0])
-    ap.add_argument("--blocks", type=int, default=8, help="blocks per round (2 games each)")
-    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of each measurement (median kept)")
-    ap.add_argument("--sandbox", default="rlimit", choices=["none", "rlimit", "bwrap"])
-    ap.add_argument("--deals", type=int, default=0, help="play fixed-length games of this many deals (0: full games)")
-    ap.add_argument("--bots", nargs=2, type=Path, default=TINY, help="two bot folders")
-    args = ap.parse_args(argv)
+def run(args: Any) -> int:
+    """Measure with the options ``arena bench scheduler`` parsed; print a summary, then one JSON line."""
 
     import ray
 

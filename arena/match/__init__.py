@@ -1,10 +1,12 @@
-"""Match running: one game, one duplicate block, over any kind of player."""
+"""Match running: one game, one duplicate block, over any kind of player; the
+conformance checker and fault reproduction that drive them."""
 
 from .block import BlockResult, PlayerFactory, bot_seed, play_block, seating
-from .game import GameResult, SeatFault, play_game
-from .settings import FaultPolicy, MatchSettings, TimeSettings
+from .game import GameResult, SeatFault, close_all, play_game
+from .settings import FaultPolicy, MatchSettings
+from ..players import TimeSettings
 
 __all__ = [
     "BlockResult", "FaultPolicy", "GameResult", "MatchSettings", "PlayerFactory", "SeatFault",
-    "TimeSettings", "bot_seed", "play_block", "play_game", "seating",
+    "TimeSettings", "bot_seed", "close_all", "play_block", "play_game", "seating",
 ]

@@ -17,9 +17,10 @@ from typing import Any, Callable, Sequence
 
 from ..engine import derive_key
 from ..engine.chance import DeckSource
-from ..players.base import Player, PlayerReport
+from ..players.base import Player
+from ..players.process import STDERR_TAIL
 from ..players.manifest import BotEntry
-from .game import GameResult, play_game
+from .game import GameResult, close_all, play_game
 from .settings import MatchSettings
 
 PlayerFactory = Callable[[BotEntry, int], Player]
@@ -32,8 +33,11 @@ def seating(side_a: Sequence[BotEntry], side_b: Sequence[BotEntry], half: int) -
     return [a0, b0, a1, b1] if half == 0 else [b0, a0, b1, a1]
 
 
+SEED_LIMIT = 2**53  # seeds stay exact in every JSON reader (JavaScript's numbers included)
+
+
 def bot_seed(block_key: str, half: int, seat: int) -> int:
-    return int(derive_key("bot-seed", block_key, half, seat), 16) % (2**63)
+    return int(derive_key("bot-seed", block_key, half, seat), 16) % SEED_LIMIT
 
 
 @dataclass
@@ -86,6 +90,12 @@ class BlockResult:
                 }
                 for r in g.reports
             ],
+            "faults": [
+                {"seat": f.seat, "decision": f.decision,
+                 "stderr": f.fault.stderr if f.fault.stderr is not None else g.reports[f.seat].stderr[-STDERR_TAIL:]}
+                for f in g.faults
+                if f.seat < len(g.reports)
+            ],
         }
 
 
@@ -107,7 +117,6 @@ def play_block(
         seats = seating(side_a, side_b, half)
         seeds = [bot_seed(block_key, half, s) for s in range(4)]
         players: list[Player] = []
-        reports: list[PlayerReport] = []
         try:
             for s in range(4):
                 players.append(make_player(seats[s], seeds[s]))
@@ -119,8 +128,7 @@ def play_block(
                 players_by_seat=[e.name for e in seats],
             )
         finally:
-            for p in players:
-                reports.append(p.close())
+            reports = close_all(players)
         result.reports = reports
         games.append(result)
         seats_all.append(seats)

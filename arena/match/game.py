@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from ..engine import SUITS, Game, IllegalAction, cards_str, derive_key, game_record
+from ..engine import Game, IllegalAction, derive_key, game_record
 from ..engine.chance import DeckSource
-from ..protocol import choice_to_dict
 from ..players.base import Fault, Player, PlayerReport
+from ..protocol import wire
 from .settings import MatchSettings
 
 
@@ -70,7 +70,7 @@ def play_game(
     reproducing a fault needs the game only up to it.
     """
     t0 = time.monotonic()
-    fixed = settings.deals if settings.format == "deals" else None
+    fixed = settings.fixed_deals
     game = Game(settings.profile, key=key, source=source, max_deals=max(settings.max_deals, fixed or 0), fixed_deals=fixed)
     faults: list[SeatFault] = []
     strikes = [0, 0, 0, 0]
@@ -84,35 +84,24 @@ def play_game(
             forfeit_by = seat
             break
     if forfeit_by is None:
+        start = game_start_notice(settings, players_by_seat)
         for seat, p in enumerate(players):
-            p.notify(
-                {
-                    "type": "game",
-                    "seat": seat,
-                    "profile": settings.profile.model_dump(),
-                    "match_format": settings.format,
-                    "deals": fixed,
-                    "time": settings.time.model_dump(include={"startup_ms", "decision_ms", "bank_ms"}),
-                    "players": list(players_by_seat) if settings.reveal_players and players_by_seat else None,
-                }
-            )
+            fault = p.notify(start(seat))
+            if fault is not None:
+                faults.append(SeatFault(seat, p.name, 0, 0, fault, None))
+                forfeit_by = seat
+                break
     announced = -1
     while forfeit_by is None and not game.over:
         deal = game.deal
         if deal.index != announced:
             announced = deal.index
             for seat, p in enumerate(players):
-                p.notify({"type": "deal", "index": deal.index, "dealer": deal.dealer, "hand": cards_str(deal.dealt[seat]), "scores": list(deal.scores_before)})
+                p.notify(wire.deal_start(game, seat))
         seat = game.to_act
         choice = game.choice
         decision_no += 1
-        request = {
-            "type": "decide",
-            "id": decision_no,
-            "kind": choice.kind,
-            "view": game.view(seat).to_dict(),
-            "legal": choice_to_dict(choice),
-        }
+        request = wire.decide(game, seat, choice, decision_no)
         answer = players[seat].decide(request)
         fault = answer.fault
         if fault is None:
@@ -134,20 +123,7 @@ def play_game(
             break
         if deal.done:
             for s, p in enumerate(players):
-                v = game.deals[deal.index]
-                p.notify(
-                    {
-                        "type": "deal_end",
-                        "index": deal.index,
-                        "maker": v.maker,
-                        "bid": v.high,
-                        "trump": SUITS[v.trump],  # type: ignore[index]
-                        "points": list(v.points),  # type: ignore[arg-type]
-                        "made": v.made,
-                        "scores": list(v.scores_after),  # type: ignore[arg-type]
-                        "view": _final_view(game, deal.index, s),
-                    }
-                )
+                p.notify(wire.deal_end(game, deal.index, s))
     if forfeit_by is not None:
         winner: int | None = 1 - forfeit_by % 2
         end = "forfeit"
@@ -157,7 +133,7 @@ def play_game(
         winner, end = game.winner, game.end_reason or "cap"
     for p in players:
         if p.alive:
-            p.notify({"type": "game_end", "scores": list(game.scores), "winner": winner, "reason": end})
+            p.notify(wire.game_end(game.scores, winner, end))
     return GameResult(
         record=game_record(game),
         winner=winner,
@@ -169,8 +145,29 @@ def play_game(
     )
 
 
-def _final_view(game: Game, index: int, seat: int) -> dict[str, Any]:
-    from ..engine.view import deal_view, summarize
 
-    previous = tuple(summarize(d) for d in game.deals[:index])
-    return deal_view(game.deals[index], seat, previous).to_dict()
+def game_start_notice(settings: MatchSettings, players_by_seat: Sequence[str] | None = None) -> Callable[[int], dict[str, Any]]:
+    """The ``game`` notice for each seat (the same for all but the seat number)."""
+    profile = settings.profile.model_dump()
+    time = settings.time.model_dump(include={"startup_ms", "decision_ms", "bank_ms"})
+    names = list(players_by_seat) if settings.reveal_players and players_by_seat else None
+    return lambda seat: wire.game_start(seat, profile, settings.format, settings.fixed_deals, time, names)
+
+
+def close_all(players: Sequence[Player]) -> list[PlayerReport]:
+    """Close every player, whatever happens to any one of them.
+
+    A failure while closing one seat must not leave the other three
+    sandboxes running: all are closed first, then the first error is raised.
+    """
+    reports: list[PlayerReport] = []
+    error: BaseException | None = None
+    for p in players:
+        try:
+            reports.append(p.close())
+        except BaseException as e:  # noqa: BLE001 - close the others first, then re-raise
+            reports.append(PlayerReport(p.name, p.version))
+            error = error or e
+    if error is not None:
+        raise error
+    return reports

@@ -6,27 +6,13 @@ its field name before anything runs.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..engine import DEFAULT_MAX_DEALS, RuleProfile
-from ..sandbox import Level, Limits
-
-
-class TimeSettings(BaseModel):
-    """Time control. Limits are judged on the bot's own CPU time (its whole
-    process tree); ``wall_factor`` sets the wall-clock ceiling on top."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    startup_ms: int = Field(10_000, gt=0, description="process start to handshake reply (wall clock)")
-    decision_ms: int = Field(1_000, gt=0, description="one decision, bot CPU time")
-    bank_ms: int = Field(120_000, gt=0, description="whole game, bot CPU time")
-    wall_factor: float = Field(3.0, ge=1.0, description="wall-clock ceiling = wall_factor x the CPU limit (+50 ms)")
-    pause_idle: bool = Field(
-        False, description="freeze a bot while it is not on move (CPU it uses off-move is charged to its next decision either way)"
-    )
+from ..players import BotEntry, ProcessPlayer, TimeSettings
+from ..sandbox import Level, Limits, SandboxSpec
 
 
 class FaultPolicy(BaseModel):
@@ -47,7 +33,7 @@ class MatchSettings(BaseModel):
     max_deals: int = Field(DEFAULT_MAX_DEALS, ge=1, description="deal cap of a 'game': beyond it the game is unfinished")
     time: TimeSettings = TimeSettings()
     sandbox: Level = Level.BWRAP
-    limits: dict | None = Field(None, description="limit overrides; they win over each bot's manifest")
+    limits: dict[str, Any] | None = Field(None, description="limit overrides; they win over each bot's manifest")
     faults: FaultPolicy = FaultPolicy()
     reveal_players: bool = False
 
@@ -61,3 +47,15 @@ class MatchSettings(BaseModel):
         """The tournament's overrides win over the manifest, which wins over defaults."""
         base = manifest_limits or Limits()
         return base.merge(self.limits) if self.limits else base
+
+    def sandbox_spec(self, entry: BotEntry) -> SandboxSpec:
+        """How ``entry`` is contained in a game under these settings."""
+        return SandboxSpec(level=self.sandbox, limits=self.limits_for(entry.manifest.limits))
+
+    def player(self, entry: BotEntry, seed: int) -> ProcessPlayer:
+        """A fresh bot process player for one game under these settings."""
+        return ProcessPlayer(entry, seed, self.time, self.sandbox_spec(entry))
+
+    @property
+    def fixed_deals(self) -> int | None:
+        return self.deals if self.format == "deals" else None

@@ -1,19 +1,14 @@
-"""Games for people to read: ``arena play``, ``arena replay``, ``arena export-deals``.
+"""Games for people to read, rendered from the record alone.
 
-Everything is rendered from the record alone (the same renderer serves a
-game just played and one loaded from disk), and ``replay`` re-runs the
-record through the engine first, so what is shown is what the rules give.
+The same renderer serves a game just played (``arena play``) and one
+loaded from disk (``arena replay``, which re-runs the record through the
+engine first, so what is shown is what the rules give). ``saved_game`` is
+the file ``arena play --save`` writes: the record with the players' names.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from pathlib import Path
 from typing import Any
-
-from ..engine import DealFile, replay
 
 SEAT_NAMES = ("N", "E", "S", "W")
 
@@ -80,89 +75,9 @@ def render_game(record: dict[str, Any], names: list[str] | None = None) -> str:
     return "\n".join(parts)
 
 
-def main_play(argv: list[str]) -> int:
-    from ..players import load_entry
-    from ..players.process import ProcessPlayer
-    from .block import bot_seed
-    from .game import play_game
-    from .settings import MatchSettings
-
-    root = Path(__file__).resolve().parents[2] / "bots"
-    ap = argparse.ArgumentParser(prog="arena play", description="Play one game and show it deal by deal.")
-    ap.add_argument("bots", nargs="*", help="2 bots (N/S, E/W partnerships) or 4 (seats N E S W); default heuristic vs random")
-    ap.add_argument("--key", default="play", help="deal key (same key, same cards)")
-    ap.add_argument("--sandbox", default="bwrap", choices=["bwrap", "rlimit", "none"])
-    ap.add_argument("--format", default="game", choices=["game", "deals"])
-    ap.add_argument("--deals", type=int, default=8)
-    ap.add_argument("--save", help="write the game record (JSON) here")
-    args = ap.parse_args(argv)
-    paths = args.bots or [str(root / "heuristic"), str(root / "random")]
-    if len(paths) == 2:
-        paths = [paths[0], paths[1], paths[0], paths[1]]
-    if len(paths) != 4:
-        ap.error("give 2 or 4 bots")
-    entries = [load_entry(p) for p in paths]
-    settings = MatchSettings.model_validate({"sandbox": args.sandbox, "format": args.format, "deals": args.deals})
-    players = [ProcessPlayer(e, bot_seed(args.key, 0, s), settings) for s, e in enumerate(entries)]
-    try:
-        result = play_game(players, settings, args.key)
-    finally:
-        for p in players:
-            p.close()
-    names = [e.name for e in entries]
-    print(render_game(result.record, names))
-    for f in result.faults:
-        print(f"fault: seat {f.seat} ({f.bot}) {f.fault.kind}: {f.fault.message}")
-    if args.save:
-        Path(args.save).write_text(json.dumps(result.record) + "\n")
-    return 0
+SAVED_GAME = "cinch-saved-game"
 
 
-def _load_records(path: Path, block: str | None, game: int | None) -> list[tuple[dict[str, Any], list[str] | None]]:
-    text = path.read_text()
-    try:
-        data = json.loads(text)
-        return [(data, None)]
-    except json.JSONDecodeError:
-        pass
-    out: list[tuple[dict[str, Any], list[str] | None]] = []
-    for line in text.splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a torn last line
-        if block is not None and row.get("block_key") != block and str(row.get("block")) != block:
-            continue
-        for h, g in enumerate(row.get("games", [])):
-            if game is None or game == h:
-                out.append((g["record"], [s["bot"] for s in g["seats"]]))
-    return out
-
-
-def main_replay(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="arena replay", description="Show a stored game again from its record alone.")
-    ap.add_argument("record", help="a game record (JSON) or a results.jsonl")
-    ap.add_argument("--block", help="in a results file: block key or block index")
-    ap.add_argument("--game", type=int, choices=[0, 1], help="in a results file: which game of the block")
-    args = ap.parse_args(argv)
-    records = _load_records(Path(args.record), args.block, args.game)
-    if not records:
-        print("arena replay: no matching game found", file=sys.stderr)
-        return 1
-    for record, names in records:
-        replay(record)  # raises if the record does not replay to the same result
-        print(render_game(record, names))
-    return 0
-
-
-def main_export_deals(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="arena export-deals", description="Write a deal file from a key's seeded stream.")
-    ap.add_argument("key")
-    ap.add_argument("out")
-    ap.add_argument("--deals", type=int, default=30)
-    args = ap.parse_args(argv)
-    DealFile.from_key(args.key, args.deals).save(args.out)
-    print(f"wrote {args.deals} deals of key {args.key!r} to {args.out}")
-    return 0
-
-
+def saved_game(record: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """A game as ``arena play --save`` writes it: its record and who sat where."""
+    return {"format": SAVED_GAME, "version": 1, "players": names, "record": record}

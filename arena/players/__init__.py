@@ -2,9 +2,14 @@
 
 from .base import FAULT_KINDS, Decision, Fault, Player, PlayerReport
 from .manifest import BotEntry, Manifest, ManifestError, folder_digest, load_entry
+from .mock import MockTransport
 from .policy import PolicyPlayer
+from .process import ProcessPlayer
+from .timecontrol import TimeSettings
+from .transport import ProcessTransport, Transport, TransportReport
 
 __all__ = [
-    "FAULT_KINDS", "BotEntry", "Decision", "Fault", "Manifest", "ManifestError", "Player",
-    "PlayerReport", "PolicyPlayer", "folder_digest", "load_entry",
+    "FAULT_KINDS", "BotEntry", "Decision", "Fault", "Manifest", "ManifestError", "MockTransport", "Player",
+    "PlayerReport", "PolicyPlayer", "ProcessPlayer", "ProcessTransport", "TimeSettings", "Transport",
+    "TransportReport", "folder_digest", "load_entry",
 ]

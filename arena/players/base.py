@@ -23,8 +23,10 @@ class Fault:
     message: str
     request: dict[str, Any] | None = None  # the decide message (view and legal choice) that was asked
     reply: str | None = None  # the raw line the bot sent, truncated
+    stderr: str | None = None  # the tail of the bot's stderr when it faulted: usually the cause
 
     def to_dict(self) -> dict[str, Any]:
+        """The scored record of the fault (stderr varies from run to run: it is kept under ``run``)."""
         return {"kind": self.kind, "message": self.message, "request": self.request, "reply": self.reply}
 
 

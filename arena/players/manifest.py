@@ -8,6 +8,7 @@ changed bot is a new entry even if its author forgot to bump the version.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from collections.abc import Sequence
 import os
 from pathlib import Path
@@ -19,9 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..sandbox import Limits
 
 MANIFEST_NAME = "bot.yaml"
-REPO_ROOT = Path(__file__).resolve().parents[2]
-LIBRARY_PATHS = {"sdk": REPO_ROOT / "bots" / "sdk", "engine": REPO_ROOT / "arena" / "engine"}
-LIBRARIES = tuple(LIBRARY_PATHS)
+#: Harness libraries a bot may ask for, by the package it imports. Both ship
+#: with the installed harness (the SDK as the ``cinch_bot`` package), so
+#: nothing is read from a source checkout.
+LIBRARY_PACKAGES = {"sdk": "cinch_bot", "engine": "arena.engine"}
+LIBRARIES = tuple(LIBRARY_PACKAGES)
+#: Overrides of a library's folder (tests point one at a changed copy).
+LIBRARY_PATHS: dict[str, Path] = {}
 _SKIP_DIRS = {"__pycache__", ".git", "node_modules/.cache", ".pytest_cache"}
 
 
@@ -70,23 +75,47 @@ class BotEntry(BaseModel):
         return f"{self.manifest.name}@{self.digest[:12]}"
 
 
-def folder_digest(folder: str | os.PathLike[str]) -> str:
-    """SHA-256 over every file's relative path and bytes, in sorted order."""
-    root = Path(folder)
-    h = hashlib.sha256()
-    files: list[Path] = []
+def library_path(lib: str) -> Path:
+    """The installed folder of a harness library (its package directory)."""
+    if lib in LIBRARY_PATHS:
+        return LIBRARY_PATHS[lib]
+    spec = importlib.util.find_spec(LIBRARY_PACKAGES[lib])
+    if spec is None or not spec.submodule_search_locations:
+        raise ManifestError(f"library {lib!r} ({LIBRARY_PACKAGES[lib]}) is not installed with this harness")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def library_root(lib: str) -> Path:
+    """The folder to put on a bot's import path so ``import <package>`` finds the library."""
+    return library_path(lib).parents[LIBRARY_PACKAGES[lib].count(".")]
+
+
+def _files(root: Path) -> list[tuple[str, Path]]:
+    """(relative path, path) of every file a bot's identity covers, in sorted order."""
+    files: list[tuple[str, Path]] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
         for f in filenames:
             if f.endswith(".pyc"):
                 continue
-            files.append(Path(dirpath) / f)
-    for p in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
-        rel = p.relative_to(root).as_posix()
+            p = Path(dirpath) / f
+            files.append((p.relative_to(root).as_posix(), p))
+    return sorted(files)
+
+
+def folder_digest(folder: str | os.PathLike[str]) -> str:
+    """SHA-256 over every file's relative path and bytes, in sorted order."""
+    h = hashlib.sha256()
+    for rel, p in _files(Path(folder)):
         data = p.read_bytes()
         h.update(rel.encode() + b"\0" + str(len(data)).encode() + b"\0")
         h.update(data)
     return h.hexdigest()
+
+
+def file_digests(folder: str | os.PathLike[str]) -> dict[str, str]:
+    """SHA-256 of each file, by relative path: what tells a person which files of a bot changed."""
+    return {rel: hashlib.sha256(p.read_bytes()).hexdigest() for rel, p in _files(Path(folder))}
 
 
 class ManifestError(ValueError):
@@ -125,7 +154,7 @@ def identity_digest(files: str, libraries: Sequence[str]) -> str:
         return files
     h = hashlib.sha256(files.encode())
     for lib in sorted(set(libraries)):
-        h.update(f"|{lib}:{folder_digest(LIBRARY_PATHS[lib])}".encode())
+        h.update(f"|{lib}:{folder_digest(library_path(lib))}".encode())
     return h.hexdigest()
 
 

@@ -1,37 +1,41 @@
 """A bot process as a seat's player: protocol, time control and fault verdicts.
 
 Time is judged on the bot's own CPU time (its whole process tree) with a
-wall-clock ceiling, and the bot is frozen while not on move, so running as
-many matches as cores does not make a well-behaved bot lose on time.
+wall-clock ceiling, so running as many matches as cores does not make a
+well-behaved bot lose on time. The player talks through a ``Transport``:
+a sandboxed process by default, a scripted ``MockTransport`` in tests.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..engine import action_from_dict
-from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot
-from ..sandbox import BotExited, BotProcess, Level, LineTooLong, ReadTimeout, WriteTimeout, launch
-from ..match.settings import MatchSettings
+from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot, wire
+from ..sandbox import BotExited, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout
 from .base import Decision, Fault, Player, PlayerReport
-from .manifest import LIBRARY_PATHS, BotEntry
+from .manifest import BotEntry, library_path, library_root
+from .timecontrol import TimeSettings
+from .transport import ProcessTransport, Transport
 
 HARNESS_NAME = "cinch-arena"
 _POLL_S = 0.05
 _HARD_WALL_FACTOR = 10  # even a starved machine cannot hold a decision longer than this
 _REPLY_KEEP = 2000
+STDERR_TAIL = 2000  # characters of the bot's stderr kept with each fault
+
+#: Makes the transport of one bot: (argv, environment, extra read-only paths, bot folder).
+Launcher = Callable[[list[str], dict[str, str], list[str], str], Transport]
 
 
 def _text(line: bytes) -> str:
     return line[:_REPLY_KEEP].decode(errors="replace")
 
 
-def _harness_version() -> str:
+def harness_version() -> str:
     from .. import __version__
 
     return f"{HARNESS_NAME} {__version__}"
@@ -49,11 +53,12 @@ def bot_launch_args(entry: BotEntry) -> tuple[list[str], dict[str, str], list[st
     ro: list[str] = []
     pypath: list[str] = []
     if uses_python:
+        import os
+
         ro += sorted({sys.prefix, sys.base_prefix, os.path.realpath(sys.executable).rsplit("/bin/", 1)[0]})
     for lib in m.libraries:
-        path = LIBRARY_PATHS[lib]
-        ro.append(str(path))
-        pypath.append(str(path) if lib == "sdk" else str(path.parents[1]))
+        ro.append(str(library_path(lib)))
+        pypath.append(str(library_root(lib)))
         if lib == "engine":  # the engine needs pydantic, from the harness's own environment
             import pydantic
 
@@ -62,9 +67,19 @@ def bot_launch_args(entry: BotEntry) -> tuple[list[str], dict[str, str], list[st
             pypath.append(site)
     env = dict(m.env)
     if pypath:
-        env["PYTHONPATH"] = os.pathsep.join(pypath)
+        env["PYTHONPATH"] = ":".join(dict.fromkeys(pypath))
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     return argv, env, ro
+
+
+def sandbox_launcher(spec: SandboxSpec) -> Launcher:
+    """Launch bots in the sandbox ``spec`` describes (the default launcher)."""
+
+    def launch(argv: list[str], env: dict[str, str], ro: list[str], bot_dir: str) -> Transport:
+        full = spec.model_copy(update={"env": {**spec.env, **env}, "extra_ro_paths": (*spec.extra_ro_paths, *ro)})
+        return ProcessTransport(full.launch(argv, bot_dir))
+
+    return launch
 
 
 class ProcessPlayer(Player):
@@ -78,25 +93,24 @@ class ProcessPlayer(Player):
         self,
         entry: BotEntry,
         seed: int,
-        settings: MatchSettings,
+        time_control: TimeSettings,
+        sandbox: SandboxSpec,
         *,
-        scratch_root: str | None = None,
-        bwrap_path: str | None = None,
+        launcher: Launcher | None = None,
     ) -> None:
         self.entry = entry
         self.name = entry.manifest.name
         self.version = entry.manifest.version
         self.seed = seed
-        self.settings = settings
-        self.t = settings.time
+        self.t = time_control
+        self.sandbox = sandbox
         self.bank_s = self.t.bank_ms / 1000
-        self._scratch_root = scratch_root
-        self._bwrap_path = bwrap_path
-        self.proc: BotProcess | None = None
+        self._launcher = launcher or sandbox_launcher(sandbox)
+        self._pause_idle = self.t.pause_idle and sandbox.level.value != "none"
+        self.proc: Transport | None = None
         self._dead: Fault | None = None
         self._cpu_mark = 0.0
         self._write_timeout = max(self.t.decision_ms / 1000, 1.0)
-        self._sched_fd: int | None = None
         self._report = PlayerReport(self.name, self.version)
 
     @property
@@ -105,19 +119,9 @@ class ProcessPlayer(Player):
 
     def start(self) -> Fault | None:
         argv, env, ro = bot_launch_args(self.entry)
-        limits = self.settings.limits_for(self.entry.manifest.limits)
         t0 = time.monotonic()
-        self.proc = launch(
-            argv,
-            bot_dir=self.entry.dir,
-            level=self.settings.sandbox,
-            limits=limits,
-            env=env,
-            scratch_root=self._scratch_root,
-            bwrap_path=self._bwrap_path,
-            extra_ro_paths=ro,
-        )
-        hello = {"type": "hello", "protocol": list(PROTOCOL_VERSIONS), "seed": self.seed, "harness": _harness_version()}
+        self.proc = self._launcher(argv, env, ro, self.entry.dir)
+        hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version())
         fault = self._send(hello)
         if fault:
             return self._die(fault)
@@ -140,10 +144,10 @@ class ProcessPlayer(Player):
                 f"protocol version {reply.protocol} is not supported: this harness speaks versions"
                 f" {list(PROTOCOL_VERSIONS)}"
             )
-            self._send({"type": "bye", "reason": reason})
+            self._send(wire.bye(reason))
             return self._die(Fault("protocol", reason, hello, _text(line)))
         self._report.version = reply.version
-        self._cpu_mark = self._cpu()
+        self._cpu_mark = self.proc.cpu_time()
         self._pause()
         return None
 
@@ -158,29 +162,30 @@ class ProcessPlayer(Player):
         proc = self.proc
         limit = min(self.t.decision_ms / 1000, self.bank_s)
         ceiling = limit * self.t.wall_factor + 0.05
-        request = {**request, "time_left_ms": int(self.bank_s * 1000), "decision_ms": self.t.decision_ms}
+        request["time_left_ms"] = int(self.bank_s * 1000)
+        request["decision_ms"] = self.t.decision_ms
         cpu0 = self._cpu_mark  # CPU used since the last reply (pondering) is charged here
         t0 = time.monotonic()
         fault = self._send(request)
         if fault:
             return Decision(None, self._die(fault))
-        delay0 = self._run_delay()
+        delay0 = proc.run_delay()
         line: bytes | None = None
         while line is None:
             try:
                 line = proc.read_line(_POLL_S)
             except ReadTimeout:
-                used = self._cpu() - cpu0
+                used = proc.cpu_time() - cpu0
                 wall = time.monotonic() - t0
                 # Time the bot spent runnable but waiting for a core is the
                 # machine's doing, not the bot's: it does not count against it.
-                waited = wall - (self._run_delay() - delay0)
+                waited = wall - (proc.run_delay() - delay0)
                 if used > limit or waited >= ceiling or wall >= ceiling * _HARD_WALL_FACTOR:
                     return Decision(None, self._die(self._timeout(request, used, wall, limit)))
             except (BotExited, LineTooLong) as e:
                 return Decision(None, self._die(self._io_fault(e, request)))
         wall = time.monotonic() - t0
-        now = self._cpu()
+        now = proc.cpu_time()
         used = now - cpu0
         self._cpu_mark = now
         self._pause()
@@ -192,7 +197,7 @@ class ProcessPlayer(Player):
         try:
             reply = decode_from_bot(line)
         except MalformedMessage as e:
-            return self._reject(Fault("malformed", str(e), request, _text(line)), wall, used, line)
+            return self._reject(Fault("malformed", f"{e}; the line was {_quote(line)}", request, _text(line)), wall, used, line)
         if not isinstance(reply, ActionReply):
             fault = Fault("protocol", f"expected an action reply, got {reply.type!r}", request, _text(line))
             return self._reject(fault, wall, used, line)
@@ -210,65 +215,41 @@ class ProcessPlayer(Player):
         return Decision(None, self._die(fault), wall, used, line)
 
     def close(self) -> PlayerReport:
-        if self._sched_fd is not None:
-            os.close(self._sched_fd)
-            self._sched_fd = None
         if self.proc is not None:
             if self._dead is None:
-                self._send({"type": "bye", "reason": None})
-            self.proc.close()
-            self._report.stderr = self.proc.stderr_text()
-            self._report.stderr_dropped = self.proc.stderr_dropped
+                self._send(wire.bye(None))
+            rep = self.proc.close()
+            self._report.stderr = rep.stderr
+            self._report.stderr_dropped = rep.stderr_dropped
             self.proc = None
         return self._report
 
     # -- helpers -------------------------------------------------------------
-    def _run_delay(self) -> float:
-        """Seconds the bot's main thread has spent waiting for a CPU (schedstat)."""
-        fd = self._sched_fd
-        if fd is None:
-            if self.proc is None:
-                return 0.0
-            try:
-                fd = self._sched_fd = os.open(f"/proc/{self.proc.sandbox_pid or self.proc.pid}/schedstat", os.O_RDONLY)
-            except OSError:
-                return 0.0
-        try:
-            return int(os.pread(fd, 128, 0).split()[1]) / 1e9
-        except (OSError, IndexError, ValueError):
-            return 0.0
-
-    def _cpu(self) -> float:
-        """The clock time limits are judged on: the bot tree's CPU time, or
-        wall time at level ``none`` (trusted bots; no cheap tree accounting)."""
-        if self.settings.sandbox is Level.NONE:
-            return time.monotonic()
-        assert self.proc is not None
-        return self.proc.cpu_time()
-
     def _send(self, msg: dict[str, Any]) -> Fault | None:
-        assert self.proc is not None
-        self._resume()
+        proc = self.proc
+        assert proc is not None
+        if proc.paused:
+            proc.resume()
         try:
-            data = (json.dumps(msg, separators=(",", ":")) + "\n").encode()
-            self.proc.write_line(data, timeout=self._write_timeout)
+            proc.write_line(wire.encode(msg), self._write_timeout)
         except (BotExited, WriteTimeout) as e:
             return self._io_fault(e, msg)
         return None
 
     def _pause(self) -> None:
-        if self.t.pause_idle and self.proc is not None and self.settings.sandbox is not Level.NONE:
+        if self._pause_idle and self.proc is not None:
             self.proc.pause()
 
-    def _resume(self) -> None:
-        if self.proc is not None and self.proc.paused:
-            self.proc.resume()
-
     def _die(self, fault: Fault) -> Fault:
-        """After a timeout, crash or garbled stream the bot cannot be trusted to go on."""
+        """After a timeout, crash or garbled stream the bot cannot be trusted to go on.
+
+        The process is ended at once; what it wrote on stderr until then is
+        kept with the fault, since that is usually where the cause is.
+        """
         self._dead = fault
         if self.proc is not None:
-            self.proc.kill()
+            rep = self.proc.close()
+            fault.stderr = rep.stderr[-STDERR_TAIL:] or None
         return fault
 
     def _timeout(self, request: dict[str, Any], cpu: float, wall: float, limit: float) -> Fault:
@@ -286,3 +267,9 @@ class ProcessPlayer(Player):
         if proc is not None and proc.memory_limit_hit():
             detail += ", killed at its memory limit"
         return Fault("crash", f"the bot exited ({detail})", msg)
+
+
+def _quote(line: bytes, keep: int = 120) -> str:
+    """The start of an offending line, quoted, so the author sees what was sent."""
+    text = line[:keep].decode(errors="replace")
+    return repr(text) + (f" (+{len(line) - keep} more bytes)" if len(line) > keep else "")

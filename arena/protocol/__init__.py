@@ -1,5 +1,6 @@
 """The bot protocol: message models, JSON Lines codec and schema. No processes here."""
 
+from . import wire
 from .codec import MalformedMessage, choice_to_dict, decode_from_bot, encode
 from .messages import (
     PROTOCOL_VERSIONS,
@@ -13,6 +14,7 @@ from .messages import (
     Hello,
     HelloReply,
     TimeControl,
+    View,
 )
 
 __all__ = [name for name in dir() if not name.startswith("_")]

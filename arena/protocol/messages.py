@@ -1,10 +1,11 @@
 """Protocol v1 messages between the harness and a bot (JSON Lines).
 
-The pydantic models are the single source of truth: ``docs/protocol.schema.json``
-is generated from them and a test keeps the two in sync. Views inside
-``decide`` are typed as free objects here because their shape is the
-engine's ``View.to_dict()`` (documented in docs/protocol.md); what is
-validated strictly is what the *bot* sends, since that is untrusted input.
+The pydantic models are the single source of truth: the JSON Schema
+(``arena/protocol/protocol.schema.json``, shipped with the package) is
+generated from them and a test keeps the two in sync. What the *bot* sends
+is validated against them on every line (it is untrusted input); what the
+harness sends is built by ``wire`` as plain dicts for speed, and the tests
+check every kind of message it sends against these models.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class Hello(_Msg):
 
     type: Literal["hello"] = "hello"
     protocol: list[int] = Field(description="protocol versions the harness speaks")
-    seed: int = Field(description="seed for the bot's own randomness (differs per game)")
+    seed: int = Field(ge=0, lt=2**53, description="seed for the bot's own randomness (differs per game); below 2^53 so every JSON reader holds it exactly")
     harness: str = Field(description="harness name and version")
 
 
@@ -48,6 +49,84 @@ class GameStart(_Msg):
     players: list[str] | None = Field(None, description="bot names by seat, only if the tournament reveals them")
 
 
+class BidRecord(_Msg):
+    seat: int = Field(ge=0, le=3)
+    amount: int = Field(description="the bid, or 0 for a pass")
+    forced: bool = Field(description="the engine applied it: it was the only legal option")
+
+
+class TrickPlay(_Msg):
+    seat: int = Field(ge=0, le=3)
+    card: str = Field(description="the top card (the one that competes for the trick)")
+    under: list[str] | None = Field(None, description="cards played under the top card (long hands, first trick); absent when none")
+
+
+class TrickRecord(_Msg):
+    leader: int = Field(ge=0, le=3)
+    plays: list[TrickPlay] = Field(description="in play order; the last trick of a view may be open (fewer than 4, even empty)")
+    winner: int | None = Field(description="seat that won it; null while the trick is open")
+
+
+class DealSummaryMsg(_Msg):
+    index: int
+    dealer: int
+    maker: int
+    bid: int
+    trump: str
+    points: list[int] = Field(description="points won by side 0 and side 1")
+    made: bool
+    scores_after: list[int]
+
+
+class View(_Msg):
+    """Everything one seat may know (docs/rules.md, information sets); nothing more."""
+
+    seat: int = Field(ge=0, le=3)
+    partner: int = Field(ge=0, le=3)
+    dealer: int = Field(ge=0, le=3)
+    deal_index: int = Field(ge=0)
+    phase: Literal["bid", "trump", "rob", "play", "done"]
+    scores: list[int] = Field(description="scores before this deal, side 0 first")
+    hand: list[str] = Field(description="the cards this seat holds now")
+    dealt: list[str] = Field(description="the cards dealt to this seat")
+    discarded: list[str] = Field(description="the cards this seat discarded")
+    received: list[str] = Field(description="the cards this seat received in the fill")
+    bids: list[BidRecord] = Field(description="the bidding so far, in order")
+    maker: int | None = Field(description="the seat that won the bidding, once bidding is over")
+    bid: int | None = Field(description="the winning bid, once bidding is over")
+    trump: str | None
+    discard_counts: list[int] = Field(description="how many cards each seat discarded")
+    receive_counts: list[int] = Field(description="how many cards each seat received (the dealer: took when robbing)")
+    reshuffles: int = Field(description="how many times the discard pile became the stock in this deal")
+    rob_stock: list[str] | None = Field(description="dealer only: the stock it robbed")
+    rob_taken: list[str] | None = Field(description="dealer only: what it took")
+    tricks: list[TrickRecord]
+    previous: list[DealSummaryMsg] = Field(description="earlier deals of this game")
+    points: list[int] | None = Field(description="points of this deal, once it is over")
+    scores_after: list[int] | None
+
+
+class BidLegal(_Msg):
+    pass_: bool = Field(alias="pass", description="false only for the dealer when the profile forces a bid")
+    bids: list[int] = Field(description="the amounts that may be bid")
+
+
+class TrumpLegal(_Msg):
+    suits: list[str]
+
+
+class RobLegal(_Msg):
+    take: int = Field(description="how many cards to take from 'from'")
+    from_: list[str] = Field(alias="from", description="the cards to choose from")
+    automatic: list[str] = Field(description="cards the dealer takes anyway (every trump)")
+
+
+class PlayLegal(_Msg):
+    cards: list[str] = Field(description="cards that may be played as the top card")
+    under: int = Field(description="how many cards go under the top card (0 but in a long hand's first play)")
+    under_from: list[str] = Field(description="pointless trumps the under cards are chosen from (empty when under is 0)")
+
+
 class DealStart(_Msg):
     type: Literal["deal"] = "deal"
     index: int
@@ -62,8 +141,8 @@ class Decide(_Msg):
     type: Literal["decide"] = "decide"
     id: int = Field(description="echo it in the reply")
     kind: Literal["bid", "trump", "rob", "play"]
-    view: dict[str, Any] = Field(description="what this seat knows (RULES 9); see docs/protocol.md")
-    legal: dict[str, Any] = Field(description="the legal choice; see docs/protocol.md")
+    view: View
+    legal: BidLegal | TrumpLegal | RobLegal | PlayLegal = Field(description="the legal choice, as constraints")
     time_left_ms: int = Field(description="what is left of the game's time bank")
     decision_ms: int = Field(description="limit for this decision")
 
@@ -77,7 +156,7 @@ class DealEnd(_Msg):
     points: list[int]
     made: bool
     scores: list[int] = Field(description="scores after the deal")
-    view: dict[str, Any] = Field(description="the seat's final view of the deal")
+    view: View = Field(description="the seat's final view of the deal")
 
 
 class GameEnd(_Msg):

@@ -9,7 +9,8 @@ from pydantic import TypeAdapter
 
 from .messages import FromBot, ToBot
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "docs" / "protocol.schema.json"
+#: Shipped inside the package, so an installed harness (and its bot authors) always have it.
+SCHEMA_PATH = Path(__file__).resolve().parent / "protocol.schema.json"
 
 
 def protocol_schema() -> dict:

@@ -2,14 +2,10 @@
 
 ``load`` turns results lines into rating inputs, ``provenance`` gathers the
 reproducibility facts, ``leaderboard`` builds and renders the documents,
-``sprt`` holds the pure sequential-decision logic, ``cli`` the commands.
+and ``rate`` ties them together for ``arena rate`` and ``arena run``.
 """
 
 from .leaderboard import FORMAT, VERSION, build, render_html, render_markdown
-from .load import BotInfo, Conversion, LoadedResults, ResultsError, convert, load_blocks, read_results
-from .sprt import MatchupStatus, MatchupTest, SPRTRun, drive
+from .load import BotInfo, Conversion, convert, load_blocks
 
-__all__ = [
-    "FORMAT", "VERSION", "BotInfo", "Conversion", "LoadedResults", "MatchupStatus", "MatchupTest", "ResultsError",
-    "SPRTRun", "build", "convert", "drive", "load_blocks", "read_results", "render_html", "render_markdown",
-]
+__all__ = ["FORMAT", "VERSION", "BotInfo", "Conversion", "build", "convert", "load_blocks", "render_html", "render_markdown"]

@@ -26,18 +26,12 @@ translates one into the other, so every conversion rule lives here:
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable
 
 from ..ratings import BlockOutcome, GameOutcome
-
-
-class ResultsError(ValueError):
-    """A results file or line that cannot be turned into rating inputs."""
+from ..results import LoadedResults, ResultsError, read_results
 
 
 @dataclass
@@ -50,78 +44,12 @@ class BotInfo:
 
 
 @dataclass
-class LoadedResults:
-    """A parsed results file: whole lines, plus what was skipped and why."""
-
-    path: Path
-    lines: list[dict[str, Any]]
-    torn: bool = False  # the last line was incomplete and ignored
-    duplicates: int = 0  # lines whose (pairing, block) key was already seen
-    sha256: str = ""  # of the whole lines read (the torn tail excluded)
-
-
-@dataclass
 class Conversion:
     """Rating inputs built from results lines, with the bots they name."""
 
     blocks: list[BlockOutcome]
     bots: dict[str, BotInfo]  # id -> info
     formats: set[str] = field(default_factory=set)  # match formats seen ("game", "deals")
-
-
-def read_results(path: str | os.PathLike[str]) -> LoadedResults:
-    """Read a results.jsonl without modifying it.
-
-    A last line that has no newline or does not parse is a torn write (the
-    runner crashed mid-line) and is skipped; a bad line anywhere else is a
-    corrupt file and raises. A repeated (pairing, block) key keeps its first
-    line, as the store does. ``sha256`` covers the scored content: every
-    kept line without its run-dependent ``run`` part, in (pairing, block)
-    order, so two runs of the same tournament (any worker count, any order
-    of completion) name the same data, and a leaderboard names exactly the
-    data it was computed from.
-    """
-    p = Path(path)
-    if p.is_dir():
-        p = p / "results.jsonl"
-    try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise ResultsError(f"{p}: cannot read results: {e.strerror}") from None
-    raw = data.split(b"\n")
-    torn = raw[-1].strip() != b""  # bytes after the last newline: a cut-short line
-    raw = raw[:-1]
-    lines: list[dict[str, Any]] = []
-    seen: set[tuple[str, int]] = set()
-    dups = 0
-    for i, r in enumerate(raw):
-        if not r.strip():
-            continue
-        try:
-            obj = json.loads(r)
-            if not isinstance(obj, dict):
-                raise ValueError("not an object")
-        except ValueError:
-            if i == len(raw) - 1 and not torn:
-                torn = True
-                break
-            raise ResultsError(f"{p}: line {i + 1} is not valid JSON") from None
-        key = (str(obj.get("pairing")), int(obj.get("block", -1)))
-        if key in seen:
-            dups += 1
-            continue
-        seen.add(key)
-        lines.append(obj)
-    return LoadedResults(p, lines, torn, dups, scored_digest(lines))
-
-
-def scored_digest(lines: Iterable[dict[str, Any]]) -> str:
-    """SHA-256 of the lines' scored content (``run`` dropped), in key order."""
-    h = hashlib.sha256()
-    for obj in sorted(lines, key=lambda o: (str(o.get("pairing")), int(o.get("block", -1)))):
-        scored = {k: v for k, v in obj.items() if k != "run"}
-        h.update(json.dumps(scored, sort_keys=True, separators=(",", ":")).encode() + b"\n")
-    return h.hexdigest()
 
 
 def _ref(seat: dict[str, Any]) -> tuple[str, str]:
@@ -242,25 +170,3 @@ def load_blocks(path: str | os.PathLike[str]) -> tuple[LoadedResults, Conversion
     """Read a results file and convert it in one go."""
     res = read_results(path)
     return res, convert(res.lines)
-
-
-def side_a_sample(line: dict[str, Any]) -> tuple[float, float | None]:
-    """Partnership A's block total (0..2) and points difference over both games.
-
-    Used by ``arena sprt``, which always seats the candidate side as
-    partnership A, so it needs no bot ids (candidate and baseline may even be
-    the same program). Draws and caps count 1/2; a forfeit has a winner. The
-    points difference is None unless both games carry two scores.
-    """
-    total = 0.0
-    points: float | None = 0.0
-    for g in line["games"]:
-        side = g["side_a"]
-        w = g.get("winner")
-        total += 0.5 if w is None else float(w == side)
-        sc = g.get("scores")
-        if points is not None and isinstance(sc, list) and len(sc) == 2:
-            points += float(sc[side]) - float(sc[1 - side])
-        else:
-            points = None
-    return total, points

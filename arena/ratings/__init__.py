@@ -24,3 +24,9 @@ __all__ += [
     "matchup_bounds", "matchup_elo", "normalized_to_logistic", "pentanomial", "pentanomial_estimate",
     "points_estimate",
 ]
+
+from .sequential import (EXIT_ERROR, EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_PASSED, MATCHUP_LABELS,  # noqa: E402
+                         MatchupStatus, MatchupTest, SPRTRun, format_status)
+
+__all__ += ["EXIT_ERROR", "EXIT_FAILED", "EXIT_INCONCLUSIVE", "EXIT_PASSED", "MATCHUP_LABELS", "MatchupStatus",
+            "MatchupTest", "SPRTRun", "format_status"]

@@ -1,10 +1,12 @@
-"""The tournament results store: append-only JSON Lines and its schema."""
+"""The tournament results store: append-only JSON Lines, its schema and its one reader."""
 
-from .schema import SCHEMA_VERSION, BotRef, GameLine, ResultLine, RunInfo
-from .store import ResultsStore, StoreError, comparable, write_stderr
-from .standings import Standing, standings
+from .schema import SCHEMA_VERSION, BotRef, GameLine, ResultLine, RunInfo, game_id
+from .standings import Standing, side_a_sample, standings
+from .store import (LoadedResults, ResultsError, ResultsStore, comparable, line_key, read_results, results_path,
+                    scored_digest, stderr_path, write_stderr)
 
 __all__ = [
-    "SCHEMA_VERSION", "BotRef", "GameLine", "ResultLine", "ResultsStore", "RunInfo", "Standing", "StoreError",
-    "comparable", "standings", "write_stderr",
+    "SCHEMA_VERSION", "BotRef", "GameLine", "LoadedResults", "ResultLine", "ResultsError", "ResultsStore", "RunInfo",
+    "Standing", "comparable", "game_id", "line_key", "read_results", "results_path", "scored_digest", "side_a_sample", "standings",
+    "stderr_path", "write_stderr",
 ]

@@ -9,11 +9,22 @@ of the config and the bots.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = 1
+
+
+def game_id(pairing: str, block: int, half: int) -> str:
+    """A game's stable id: a short hash of where it stands in the tournament.
+
+    It depends only on the pairing key, the block index and the half, so it
+    is the same in every run of the tournament and can name the game in
+    ``arena replay``, ``arena reproduce`` and the leaderboards.
+    """
+    return hashlib.blake2b(f"{pairing}|{block}|{half}".encode(), digest_size=5).hexdigest()
 
 
 class BotRef(BaseModel):
@@ -26,6 +37,7 @@ class GameLine(BaseModel):
     """One game of the block: ``BlockResult.game_dict(half)``."""
 
     model_config = ConfigDict(extra="forbid")
+    id: str | None = Field(None, description="the game's stable id: game_id(pairing, block, half)")
     seats: list[BotRef] = Field(min_length=4, max_length=4, description="bot at seat 0..3")
     seeds: list[int] = Field(min_length=4, max_length=4, description="each seat's bot seed")
     side_a: int = Field(ge=0, le=1, description="engine side (0 = seats 0+2) where partnership A sits")

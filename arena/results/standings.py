@@ -38,3 +38,25 @@ def standings(lines: Iterable[dict[str, Any]]) -> list[Standing]:
             for f in g["faults"]:
                 table.setdefault(f["bot"], Standing(f["bot"])).faults += 1
     return sorted(table.values(), key=lambda s: (-s.rate, s.bot))
+
+
+def side_a_sample(line: dict[str, Any]) -> tuple[float, float | None]:
+    """Partnership A's block total (0..2) and points difference over both games.
+
+    Used by the SPRT, which always seats the candidate side as partnership
+    A, so it needs no bot ids (candidate and baseline may even be the same
+    program). Draws and caps count 1/2; a forfeit has a winner. The points
+    difference is None unless both games carry two scores.
+    """
+    total = 0.0
+    points: float | None = 0.0
+    for g in line["games"]:
+        side = g["side_a"]
+        w = g.get("winner")
+        total += 0.5 if w is None else float(w == side)
+        sc = g.get("scores")
+        if points is not None and isinstance(sc, list) and len(sc) == 2:
+            points += float(sc[side]) - float(sc[1 - side])
+        else:
+            points = None
+    return total, points

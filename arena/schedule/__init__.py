@@ -1,11 +1,15 @@
-"""Tournaments: configs, pairings, block tasks, backends, resume."""
+"""Tournaments: configs, pairings, block tasks, backends, the one loop, resume."""
 
-from .config import ConfigError, Tournament, TournamentConfig, load_config
-from .pairings import Pairing, gauntlet, mixed, round_robin
-from .scheduler import block_key, plan_tasks, run_tasks
+from .config import ConfigError, SPRTSpec, Tournament, TournamentConfig, build_tournament, load_config
+from .pairings import Pairing, gauntlet, mixed, round_robin, sprt_matchups
+from .runner import RunOptions, RunRefused, RunResult, plan_tasks, run_tournament
+from .scheduler import LoopEvents, RunOutcome, StoppingRule, block_key, run_tasks
+from .stopping import SPRTStop
 from .task import BlockTask, TaskOutput, run_block
 
 __all__ = [
-    "BlockTask", "ConfigError", "Pairing", "TaskOutput", "Tournament", "TournamentConfig", "block_key",
-    "gauntlet", "load_config", "mixed", "plan_tasks", "round_robin", "run_block", "run_tasks",
+    "BlockTask", "ConfigError", "LoopEvents", "Pairing", "RunOptions", "RunOutcome", "RunRefused", "RunResult",
+    "SPRTSpec", "SPRTStop", "StoppingRule", "TaskOutput", "Tournament", "TournamentConfig", "block_key",
+    "build_tournament", "gauntlet", "load_config", "mixed", "plan_tasks", "round_robin", "run_block", "run_tasks",
+    "run_tournament", "sprt_matchups",
 ]

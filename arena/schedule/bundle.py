@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from ..players import BotEntry, folder_digest
-from ..players.manifest import LIBRARY_PATHS, identity_digest
+from ..players.manifest import ManifestError, identity_digest, library_path
 from ..sandbox import HarnessError
 
 _SKIP_DIRS = {"__pycache__", ".git", ".pytest_cache"}
@@ -77,7 +77,13 @@ def check_libraries(entry: BotEntry) -> None:
     libs = entry.manifest.libraries
     if not libs:
         return
-    missing = [lib for lib in libs if not LIBRARY_PATHS[lib].is_dir()]
+    missing = []
+    for lib in libs:
+        try:
+            if not library_path(lib).is_dir():
+                missing.append(lib)
+        except ManifestError:
+            missing.append(lib)
     if missing:
         raise HarnessError(f"bot {entry.ident}: library {', '.join(missing)} is not installed on this node")
     here = identity_digest(entry.folder_digest, libs)

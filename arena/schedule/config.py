@@ -1,9 +1,12 @@
 """Tournament configs: one YAML file, validated before anything runs.
 
-Every problem is reported as ``FILE: dotted.field: message`` so the author
-sees exactly which line to fix. Relative paths in the file (entries, deal
-files, ``out``) are resolved against the config file's own folder, so a
-config runs the same from any working directory.
+Every problem is reported at once, each as ``FILE:LINE: dotted.field:
+message`` (with a suggestion for a misspelt key), so the author sees exactly
+which lines to fix. Relative paths in the file (entries, deal files,
+``out``) are resolved against the config file's own folder, so a config
+runs the same from any working directory. ``arena sprt`` builds its
+tournament from the same model (``build_tournament``), so it is validated,
+hashed and run exactly like a file's.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..engine import DealFile, get_profile
 from ..match import MatchSettings
 from ..players import BotEntry, ManifestError, load_entry
+from .configerrors import describe
+from .pairings import Pairing, plan_pairings
 
 CONFIG_HASH_VERSION = 1
 
@@ -34,16 +39,43 @@ class ScheduleSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["round_robin", "gauntlet", "mixed"] = "round_robin"
-    candidate: str | None = Field(None, description="gauntlet: the entry (path, as listed in entries) under test")
-    baselines: list[str] | None = Field(None, description="gauntlet: entries it meets; default all other entries")
+    kind: Literal["round_robin", "gauntlet", "mixed", "sprt"] = "round_robin"
+    candidate: str | None = Field(None, description="gauntlet, sprt: the entry (path, as listed in entries) under test")
+    baselines: list[str] | None = Field(None, description="gauntlet: entries it meets (default all others); sprt: the one baseline")
+    matchups: list[Literal["pair", "mixed"]] = Field(
+        default_factory=lambda: ["pair", "mixed"],
+        description="sprt: pair = candidate+candidate vs baseline+baseline; mixed = candidate+baseline vs baseline+baseline",
+    )
 
     @model_validator(mode="after")
-    def _gauntlet_needs_candidate(self) -> "ScheduleSpec":
-        if self.kind == "gauntlet" and not self.candidate:
-            raise ValueError("a gauntlet needs 'candidate'")
-        if self.kind != "gauntlet" and (self.candidate or self.baselines):
-            raise ValueError(f"'candidate' and 'baselines' only apply to a gauntlet, not to {self.kind!r}")
+    def _needs_candidate(self) -> "ScheduleSpec":
+        if self.kind in ("gauntlet", "sprt") and not self.candidate:
+            raise ValueError(f"a {self.kind} needs 'candidate'")
+        if self.kind not in ("gauntlet", "sprt") and (self.candidate or self.baselines):
+            raise ValueError(f"'candidate' and 'baselines' only apply to a gauntlet or an sprt, not to {self.kind!r}")
+        if self.kind == "sprt" and (not self.baselines or len(self.baselines) != 1):
+            raise ValueError("an sprt needs exactly one entry in 'baselines'")
+        if not self.matchups or len(set(self.matchups)) != len(self.matchups):
+            raise ValueError("'matchups' takes pair and/or mixed, each once")
+        return self
+
+
+class SPRTSpec(BaseModel):
+    """The stopping rule of an SPRT tournament (``arena sprt``); see docs/ratings.md."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    elo0: float = Field(0.0, description="H0: the candidate is this much better, per-bot logistic Elo")
+    elo1: float = Field(10.0, description="H1: the candidate is this much better, per-bot logistic Elo")
+    alpha: float = Field(0.05, gt=0, lt=1, description="false-pass rate of the whole run")
+    beta: float = Field(0.05, gt=0, lt=1, description="false-fail rate of the whole run")
+    mode: Literal["pentanomial", "points"] = Field("pentanomial", description="points: score blocks by the points difference (deals format)")
+    min_blocks: int = Field(10, ge=1, description="blocks per matchup before any decision")
+
+    @model_validator(mode="after")
+    def _bounds(self) -> "SPRTSpec":
+        if not self.elo0 < self.elo1:
+            raise ValueError(f"elo0 ({self.elo0:g}) must be below elo1 ({self.elo1:g})")
         return self
 
 
@@ -53,7 +85,7 @@ class TournamentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-    entries: list[str] = Field(min_length=2, description="bot folders or bot.yaml paths")
+    entries: list[str] = Field(min_length=1, description="bot folders or bot.yaml paths (at least 2, but for an sprt)")
     match: MatchSettings = MatchSettings()
     blocks: int = Field(1, ge=1, description="duplicate blocks per pairing")
     seed: str = Field(min_length=1, description="tournament seed: secret while running, published after")
@@ -72,6 +104,17 @@ class TournamentConfig(BaseModel):
     )
     deal_files: list[str] = Field(default_factory=list, description="block i replays deal_files[i]")
     anchor: str | None = Field(None, description="entry whose rating is pinned (for the ratings step)")
+    sprt: SPRTSpec | None = Field(None, description="stop early when an SPRT decides (needs schedule kind sprt)")
+
+    @model_validator(mode="after")
+    def _sprt_pairs(self) -> "TournamentConfig":
+        if self.schedule.kind != "sprt" and len(self.entries) < 2:
+            raise ValueError("a tournament needs at least 2 entries")
+        if (self.sprt is None) != (self.schedule.kind != "sprt"):
+            raise ValueError("'sprt' settings and schedule kind 'sprt' go together")
+        if self.sprt is not None and self.sprt.mode == "points" and self.match.format != "deals":
+            raise ValueError("an SPRT in points mode needs match.format: deals")
+        return self
 
     @field_validator("seed", mode="before")
     @classmethod
@@ -96,8 +139,13 @@ class Tournament:
     by_ref: dict[str, BotEntry]  # entry as written in the config -> loaded entry
     deal_files: list[DealFile] = field(default_factory=list)
     deal_digests: list[str] = field(default_factory=list)
-    candidate: BotEntry | None = None  # gauntlet only
-    baselines: list[BotEntry] = field(default_factory=list)  # gauntlet only
+    candidate: BotEntry | None = None  # gauntlet and sprt
+    baselines: list[BotEntry] = field(default_factory=list)  # gauntlet and sprt
+
+    @property
+    def pairings(self) -> list[Pairing]:
+        s = self.config.schedule
+        return plan_pairings(s.kind, self.entries, self.candidate, self.baselines, s.matchups)
 
     @property
     def out(self) -> Path:
@@ -124,33 +172,31 @@ class Tournament:
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _where(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(x) for x in loc) or "(top level)"
-
-
-def _fail(path: Path, where: str, msg: str) -> ConfigError:
-    return ConfigError(f"{path}: {where}: {msg}")
-
-
 def _resolve(base: Path, p: str) -> Path:
     q = Path(os.path.expanduser(p))
     return (q if q.is_absolute() else base / q).resolve()
 
 
 def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None) -> Tournament:
-    """Read, validate and resolve a config; raises ``ConfigError`` naming the field.
+    """Read, validate and resolve a config file; ``ConfigError`` lists every problem.
 
     ``overrides`` (from the command line) replace top-level fields before
     validation, so they are checked the same way; a relative ``out`` given
     there is taken relative to the working directory.
     """
     p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"{p}: no such config file")
     try:
-        data = yaml.safe_load(p.read_text())
+        text = p.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: no such config file") from None
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read: {e.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: not valid YAML: {e}") from None
+        mark = getattr(e, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{p}{where}: not valid YAML: {getattr(e, 'problem', None) or e}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: (top level): expected a mapping of fields")
     base = p.parent.resolve()
@@ -160,13 +206,21 @@ def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None =
     for k, v in (overrides or {}).items():
         if v is not None:
             data[k] = str(Path(v).resolve()) if k in ("out", "leaderboard") else v
+    return build_tournament(data, base, str(p), text)
+
+
+def build_tournament(data: dict[str, Any], base: Path, source: str, text: str | None = None) -> Tournament:
+    """Validate config data and load its entries; ``ConfigError`` lists every problem at once."""
+    problems: list[str] = []
     try:
         cfg = TournamentConfig.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        raise _fail(p, _where(err["loc"]), err["msg"]) from None
+        raise ConfigError("\n".join(describe(e, TournamentConfig, source, text, data))) from None
     if "out" not in data:
         cfg.out = str(base / cfg.out)
+
+    def fail(where: str, msg: str) -> None:
+        problems.append(f"{source}: {where}: {msg}")
 
     entries: list[BotEntry] = []
     by_ref: dict[str, BotEntry] = {}
@@ -174,39 +228,47 @@ def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None =
     for i, ref in enumerate(cfg.entries):
         target = _resolve(base, ref)
         if not target.exists():
-            raise _fail(p, f"entries.{i}", f"no bot folder or manifest at {target}")
+            fail(f"entries.{i}", f"no bot folder or manifest at {target}")
+            continue
         try:
             entry = load_entry(target)
         except ManifestError as e:
-            raise _fail(p, f"entries.{i}", str(e)) from None
-        if entry.name in seen:
-            raise _fail(p, f"entries.{i}", f"bot name {entry.name!r} is already used by entries.{seen[entry.name]}")
+            fail(f"entries.{i}", str(e))
+            continue
+        if entry.name in seen and cfg.schedule.kind != "sprt":  # an sprt may test a bot against its own copy
+            fail(f"entries.{i}", f"bot name {entry.name!r} is already used by entries.{seen[entry.name]}")
+            continue
+        by_ref[ref] = entry
+        if any(e.ident == entry.ident for e in entries):
+            continue
         seen[entry.name] = i
         entries.append(entry)
-        by_ref[ref] = entry
 
-    def lookup(ref: str, where: str) -> BotEntry:
+    def lookup(ref: str, where: str) -> BotEntry | None:
         if ref in by_ref:
             return by_ref[ref]
         named = [e for e in entries if e.name == ref]
         if named:
             return named[0]
-        raise _fail(p, where, f"{ref!r} is neither one of the entries nor the name of one")
+        fail(where, f"{ref!r} is neither one of the entries nor the name of one")
+        return None
 
     sched = cfg.schedule
     cand: BotEntry | None = None
     baselines: list[BotEntry] = []
-    if sched.kind == "gauntlet":
+    if sched.kind in ("gauntlet", "sprt"):
         cand = lookup(sched.candidate or "", "schedule.candidate")
         if sched.baselines is None:
             baselines = [e for e in entries if e != cand]
         for j, b in enumerate(sched.baselines or []):
             base_entry = lookup(b, f"schedule.baselines.{j}")
-            if base_entry == cand:
-                raise _fail(p, f"schedule.baselines.{j}", "the candidate cannot be its own baseline")
+            if base_entry is None:
+                continue
+            if base_entry == cand and sched.kind == "gauntlet":
+                fail(f"schedule.baselines.{j}", "the candidate cannot be its own baseline")
             baselines.append(base_entry)
     if sched.kind == "mixed" and len(entries) < 4:
-        raise _fail(p, "entries", f"mixed partnerships need at least 4 entries, got {len(entries)}")
+        fail("entries", f"mixed partnerships need at least 4 entries, got {len(entries)}")
     if cfg.anchor is not None:
         lookup(cfg.anchor, "anchor")
 
@@ -218,11 +280,16 @@ def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None =
             raw = target.read_bytes()
             deal_files.append(DealFile.model_validate(json.loads(raw)))
         except OSError as e:
-            raise _fail(p, f"deal_files.{i}", f"cannot read {target}: {e.strerror}") from None
+            fail(f"deal_files.{i}", f"cannot read {target}: {e.strerror}")
+            continue
         except ValidationError as e:
             err = e.errors()[0]
-            raise _fail(p, f"deal_files.{i}", f"{target}: {_where(err['loc'])}: {err['msg']}") from None
+            fail(f"deal_files.{i}", f"{target}: {'.'.join(str(x) for x in err['loc'])}: {err['msg']}")
+            continue
         except ValueError as e:
-            raise _fail(p, f"deal_files.{i}", f"{target}: not JSON: {e}") from None
+            fail(f"deal_files.{i}", f"{target}: not JSON: {e}")
+            continue
         digests.append(hashlib.sha256(deal_files[-1].model_dump_json().encode()).hexdigest()[:32])
-    return Tournament(cfg, p, entries, by_ref, deal_files, digests, cand, baselines)
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return Tournament(cfg, Path(source), entries, by_ref, deal_files, digests, cand, baselines)

@@ -19,12 +19,13 @@ from ..players import BotEntry
 class Pairing:
     side_a: tuple[BotEntry, BotEntry]
     side_b: tuple[BotEntry, BotEntry]
+    label: str = ""  # names the pairing's role where the bots alone do not (an SPRT matchup)
 
     @property
     def key(self) -> str:
         a = "+".join(e.ident for e in self.side_a)
         b = "+".join(e.ident for e in self.side_b)
-        return f"{a}~{b}"
+        return f"{self.label}:{a}~{b}" if self.label else f"{a}~{b}"
 
     @property
     def bots(self) -> list[BotEntry]:
@@ -57,7 +58,31 @@ def mixed(entries: Sequence[BotEntry]) -> list[Pairing]:
     return out
 
 
-def plan_pairings(kind: str, entries: Sequence[BotEntry], candidate: BotEntry | None = None, baselines: Sequence[BotEntry] = ()) -> list[Pairing]:
+SPRT_MATCHUPS = ("pair", "mixed")
+
+
+def sprt_matchups(candidate: BotEntry, baseline: BotEntry, matchups: Sequence[str] = SPRT_MATCHUPS) -> list[Pairing]:
+    """The SPRT's matchups, the candidate side always side A.
+
+    ``pair``: candidate+candidate vs baseline+baseline; ``mixed``:
+    candidate+baseline vs baseline+baseline. The key carries the matchup,
+    so even a bot tested against a copy of itself has distinct pairings.
+    """
+    sides = {"pair": (candidate, candidate), "mixed": (candidate, baseline)}
+    return [Pairing(sides[m], (baseline, baseline), label=f"sprt-{m}") for m in matchups]
+
+
+def matchup_of(pairing_key: str) -> str | None:
+    """The SPRT matchup a pairing key belongs to, or None for other schedules."""
+    label = pairing_key.split(":", 1)[0] if ":" in pairing_key else ""
+    return label[5:] if label.startswith("sprt-") else None
+
+
+def plan_pairings(kind: str, entries: Sequence[BotEntry], candidate: BotEntry | None = None,
+                  baselines: Sequence[BotEntry] = (), matchups: Sequence[str] = SPRT_MATCHUPS) -> list[Pairing]:
+    if kind == "sprt":
+        assert candidate is not None and len(baselines) == 1
+        return sprt_matchups(candidate, baselines[0], matchups)
     if kind == "round_robin":
         return round_robin(entries)
     if kind == "gauntlet":

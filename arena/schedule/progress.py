@@ -3,78 +3,104 @@
 On a terminal one line is redrawn in place; otherwise (logs, CI) a line is
 printed every ``period`` seconds and once at the end. The tournament seed is
 never shown here.
+
+The ETA is honest: the rate is measured from the first block that finished
+in this run (start-up, Ray and the first games' warm-up are not a rate), and
+until enough blocks have finished after it the ETA says "estimating".
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from ..results import standings
+from .scheduler import LoopEvents
+from .task import BlockTask
 
 
-def _clock(seconds: float) -> str:
+def clock(seconds: float) -> str:
     s = int(max(seconds, 0))
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
-class Progress:
-    def __init__(self, total: int, already: list[dict[str, Any]], stream: TextIO | None = None, period: float = 5.0) -> None:
+class Progress(LoopEvents):
+    def __init__(self, total: int, already: list[dict[str, Any]], stream: TextIO | None = None,
+                 period: float = 5.0, *, parallel: int = 1, now: Callable[[], float] = time.monotonic) -> None:
         self.total = total
         self.lines = list(already)
         self.start_done = len(already)
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.period = period
-        self.t0 = time.monotonic()
-        self.last = 0.0
+        self.parallel = max(1, parallel)
+        self.now = now
+        self.t0 = now()
+        self.first_at: float | None = None  # when the first block of this run finished
+        self.last = -1e9
         self.printed = ""
         self.failed = 0
         self.retried = 0
+        self.extra: str = ""  # e.g. the SPRT's running LLR
 
     @property
     def done(self) -> int:
         return len(self.lines)
 
-    def add(self, line: dict[str, Any]) -> None:
+    def line(self, line: dict[str, Any]) -> None:
         self.lines.append(line)
+        if self.first_at is None:
+            self.first_at = self.now()
         self.show()
 
-    def fail(self) -> None:
+    def failure(self, task: BlockTask, error: str) -> None:
         self.failed += 1
         self.show()
 
-    def retry(self) -> None:
+    def retry(self, task: BlockTask, error: str) -> None:
         self.retried += 1
 
+    def eta(self) -> str:
+        """Time left, from the rate since the first finished block; "estimating" until it can say."""
+        new = self.done - self.start_done
+        left = self.total - self.done - self.failed
+        if left <= 0:
+            return "0:00"
+        since = new - 1  # blocks finished after the first one
+        if self.first_at is None or since < max(2, self.parallel):
+            return "estimating"
+        elapsed = self.now() - self.first_at
+        return clock(left * elapsed / since) if elapsed > 0 else "estimating"
+
     def text(self) -> str:
-        elapsed = time.monotonic() - self.t0
+        elapsed = self.now() - self.t0
         new = self.done - self.start_done
         rate = new / elapsed if elapsed > 0 else 0.0
-        left = self.total - self.done - self.failed
-        eta = _clock(left / rate) if rate > 0 else "?"
         faults = sum(len(g["faults"]) for ln in self.lines for g in ln["games"])
         table = " ".join(f"{s.bot} {s.rate:.3f}" for s in standings(self.lines)[:8])
         parts = [
             f"{self.done}/{self.total} blocks",
-            f"ETA {eta}",
+            f"ETA {self.eta()}",
             f"{2 * rate:.2f} games/s",
             f"faults {faults}",
         ]
         if self.failed or self.retried:
             parts.append(f"harness failures {self.failed} (retries {self.retried})")
-        return " | ".join(parts) + (f" | {table}" if table else "")
+        if self.extra:
+            parts.append(self.extra)
+        return " | ".join(parts) + (f" | provisional: {table}" if table else "")
 
     def show(self, force: bool = False) -> None:
-        now = time.monotonic()
+        now = self.now()
         if self.tty:
             self.stream.write("\r\x1b[2K" + self.text()[:200])
             self.stream.flush()
         elif force or now - self.last >= self.period:
             text = self.text()
-            if text.split(" | ")[0] != self.printed:  # do not repeat an unchanged count
-                self.last, self.printed = now, text.split(" | ")[0]
+            head = text.split(" | ")[0]
+            if force or head != self.printed:  # do not repeat an unchanged count
+                self.last, self.printed = now, head
                 print(text, file=self.stream, flush=True)
 
     def finish(self) -> None:

@@ -1,51 +1,84 @@
-"""``arena run CONFIG``: run (or resume, or extend) a tournament.
+"""Running a tournament from a validated config: the library call behind ``arena run`` and ``arena sprt``.
 
-Order of work: validate the config and every entry, check the results
-folder belongs to this config, check each bot's conformance, play the
-missing blocks, then publish the seed and (if available) the leaderboard.
+Order of work: lock the output folder, check it holds this tournament (or
+an explicit extension of it), check each new entry's conformance, play the
+missing blocks through the one loop (with the SPRT as stopping rule when
+the config has one), then write the summary and publish the seed once the
+tournament is complete. Rating is the caller's step (``arena.publish``).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from tabulate import tabulate
+from typing import Any, Callable
 
 from .. import __version__
-from ..results import SCHEMA_VERSION, ResultsStore, StoreError, standings
+from ..match.check import check_entry
+from ..players import BotEntry
+from ..players.manifest import file_digests
+from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, standings
 from .backends import make_backend
-from .config import ConfigError, Tournament, load_config
+from .config import Tournament
+from .lock import FolderLock
 from .progress import Progress
-from .scheduler import plan_tasks, run_tasks
+from .scheduler import InOrderFeed, RunOutcome, StoppingRule, block_key, run_tasks
+from .task import BlockTask
 
 META_NAME = "tournament.json"
 SUMMARY_NAME = "summary.json"
 
 
-def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="arena run", description="Run a tournament from a YAML config (resumable).")
-    ap.add_argument("config", help="tournament config (YAML)")
-    ap.add_argument("--workers", type=int, help="parallel blocks (embedded Ray)")
-    ap.add_argument("--blocks", type=int, help="duplicate blocks per pairing")
-    ap.add_argument("--seed", help="tournament seed (kept secret until the run completes)")
-    ap.add_argument("--out", help="output folder (relative to the working directory)")
-    ap.add_argument("--leaderboard", help="where to write the leaderboard (default: the config's, else <out>/leaderboard)")
-    ap.add_argument("--backend", choices=["ray", "serial"])
-    ap.add_argument("--ray-address", help="existing Ray cluster (default: $RAY_ADDRESS, else an embedded instance)")
-    ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check before the first game")
-    ap.add_argument("--no-rate", action="store_true", help="do not rate the results at the end")
-    return ap
+class RunRefused(RuntimeError):
+    """The run cannot start as asked; the message says why and what to do."""
 
 
-_SHOW_REPROS = 10
+@dataclass
+class RunOptions:
+    extend: bool = False  # entries or blocks were added on purpose
+    new_versions: bool = False  # a changed bot enters as a new version instead of being refused
+    skip_check: bool = False
 
 
-def _meta(t: Tournament, *, complete: bool) -> dict[str, Any]:
+@dataclass
+class RunResult:
+    tournament: Tournament
+    tasks: list[BlockTask]
+    lines: list[dict[str, Any]]  # this tournament's stored lines, in key order
+    outcome: RunOutcome | None
+    complete: bool
+    wall_s: float
+    interrupted: bool = False
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def plan_tasks(t: Tournament) -> list[BlockTask]:
+    """Every (pairing, block) of the tournament, block by block."""
+    pairings = t.pairings
+    h = t.config_hash()
+    tasks: list[BlockTask] = []
+    for b in range(t.config.blocks):
+        key = block_key(t.config.seed, b)
+        df = t.deal_files[b] if b < len(t.deal_files) else None
+        for p in pairings:
+            tasks.append(
+                BlockTask(
+                    pairing=p.key, block=b, block_key=key,
+                    side_a=(p.side_a[0].ident, p.side_a[1].ident), side_b=(p.side_b[0].ident, p.side_b[1].ident),
+                    settings=t.settings, config_hash=h, deal_file=df, nice=t.config.nice,
+                )
+            )
+    return tasks
+
+
+def _entry_meta(e: BotEntry) -> dict[str, Any]:
+    return {"name": e.name, "version": e.manifest.version, "digest": e.digest, "ident": e.ident, "dir": e.dir,
+            "files": file_digests(e.dir)}
+
+
+def tournament_meta(t: Tournament, *, complete: bool, entries: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     c = t.config
     return {
         "schema": SCHEMA_VERSION,
@@ -55,154 +88,179 @@ def _meta(t: Tournament, *, complete: bool) -> dict[str, Any]:
         "complete": complete,
         "match": c.match.model_dump(mode="json"),
         "schedule": c.schedule.model_dump(mode="json"),
+        "sprt": c.sprt.model_dump(mode="json") if c.sprt else None,
         "blocks": c.blocks,
         "harness_version": __version__,
-        "entries": [
-            {"name": e.name, "version": e.manifest.version, "digest": e.digest, "ident": e.ident} for e in t.entries
-        ],
+        "entries": entries if entries is not None else [_entry_meta(e) for e in t.entries],
         "deal_files": t.deal_digests,
         "anchor": (t.by_ref[c.anchor].name if c.anchor in t.by_ref else c.anchor) if c.anchor else None,
     }
 
 
-def _write_json(path: Path, obj: Any) -> None:
+def write_json(path: Path, obj: Any) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(obj, indent=1) + "\n")
     tmp.replace(path)
 
 
-def check_meta(out: Path, config_hash: str) -> None:
-    p = out / META_NAME
-    if not p.exists():
-        return
+def read_meta(out: Path) -> dict[str, Any] | None:
     try:
-        old = json.loads(p.read_text()).get("config_hash")
-    except ValueError:
-        return
-    if old and old != config_hash:
-        raise StoreError(
-            f"{out}: holds a tournament with config hash {old}, this config hashes to {config_hash}:"
-            " seed, match settings or deal files changed. Use a new 'out' folder."
-        )
+        obj = json.loads((out / META_NAME).read_text())
+    except (OSError, ValueError):
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
-def conformance(t: Tournament, stream: Any) -> bool:
-    """Check every entry with ``arena.players.check`` when that module offers it."""
-    try:
-        from ..players.check import check_entry  # type: ignore[attr-defined]
-    except (ImportError, AttributeError):
-        return True
-    ok = True
+def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[list[str], list[str]]:
+    """(what this run adds, why it is another tournament) against the folder's previous run."""
+    new = tournament_meta(t, complete=False)
+    differs = []
+    if old.get("config_hash") and old["config_hash"] != new["config_hash"]:
+        # The hash covers seed, match settings and deal files: name which of them moved.
+        if old.get("match") != new["match"]:
+            keys = sorted(k for k in set(old.get("match") or {}) | set(new["match"])
+                          if (old.get("match") or {}).get(k) != new["match"].get(k))
+            differs.append("match." + ", match.".join(keys))
+        if old.get("deal_files") != new["deal_files"]:
+            differs.append("deal_files")
+        if not differs:
+            differs.append("seed")
+    for k in ("name", "schedule", "sprt"):
+        if k in old and old[k] != new[k]:
+            differs.append(k)
+    if isinstance(old.get("blocks"), int) and new["blocks"] < old["blocks"] and t.config.sprt is None:
+        differs.append(f"blocks (fewer: {new['blocks']} < {old['blocks']})")
+    old_entries = {e["name"]: e for e in old.get("entries") or [] if isinstance(e, dict)}
+    now = {e.name: e for e in t.entries}
+    removed = sorted(set(old_entries) - set(now))
+    if removed:
+        differs.append(f"entries (removed: {', '.join(removed)})")
+    added = []
+    if isinstance(old.get("blocks"), int) and new["blocks"] > old["blocks"]:
+        added.append(f"blocks {old['blocks']} -> {new['blocks']}")
+    for name in sorted(set(now) - set(old_entries)):
+        added.append(f"entry {name}")
+    return added, differs
+
+
+def changed_bots(old: dict[str, Any], t: Tournament) -> list[str]:
+    """One line per entry whose files changed since the folder's previous run."""
+    old_entries = {e["name"]: e for e in old.get("entries") or [] if isinstance(e, dict)}
+    out = []
     for e in t.entries:
-        report = check_entry(e, t.settings)
-        if not report.ok:
-            ok = False
-            print(f"arena run: {e.ident} failed the conformance check:\n{report.summary()}", file=stream)
-    return ok
+        prev = old_entries.get(e.name)
+        if prev is None or prev.get("digest") == e.digest:
+            continue
+        before, after = prev.get("files") or {}, file_digests(e.dir)
+        files = sorted(f for f in set(before) | set(after) if before.get(f) != after.get(f))
+        shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
+        out.append(f"{e.name}: digest {str(prev.get('digest'))[:12]} -> {e.digest[:12]}"
+                   f" (version {prev.get('version')} -> {e.manifest.version}); changed: {shown or 'libraries it uses'}")
+    return out
 
 
-def publish(results: Path, out: Path, stream: Any) -> None:
-    """Rate the results and write leaderboards, if the publish step exists."""
-    try:
-        from ..publish.cli import main_rate  # type: ignore[import-not-found]
-    except (ImportError, AttributeError):
-        return
-    try:
-        main_rate([str(results), "--out", str(out)])
-    except Exception as e:  # noqa: BLE001 - the tournament itself is done; say so and go on
-        print(f"arena run: rating step failed: {type(e).__name__}: {e}", file=stream)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    err = sys.stderr
-    overrides = {
-        "workers": args.workers, "blocks": args.blocks, "seed": args.seed, "out": args.out,
-        "backend": args.backend, "ray_address": args.ray_address, "leaderboard": args.leaderboard,
-    }
-    try:
-        t = load_config(args.config, overrides)
-    except ConfigError as e:
-        print(f"arena run: {e}", file=err)
-        return 2
+def run_tournament(
+    t: Tournament,
+    *,
+    options: RunOptions | None = None,
+    stop: StoppingRule | None = None,
+    say: Callable[[str], None] = print,
+    progress_stream: Any = None,
+) -> RunResult:
+    """Play what is missing of ``t``; raise ``RunRefused`` if the folder holds another tournament."""
+    options = options or RunOptions()
     out = t.out
     out.mkdir(parents=True, exist_ok=True)
+    lock = FolderLock(out).acquire()
+    try:
+        return _run_locked(t, options, stop, say, progress_stream)
+    finally:
+        lock.release()
+
+
+def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, say: Callable[[str], None],
+                progress_stream: Any) -> RunResult:
+    out = t.out
+    old = read_meta(out)
+    old_entries: list[dict[str, Any]] = []
+    if old is not None:
+        changed = changed_bots(old, t)
+        if changed and not options.new_versions:
+            raise RunRefused(
+                "these bots changed since this folder's last run:\n  " + "\n  ".join(changed)
+                + "\nrun with --new-version to enter each as a new version (rated separately), or restore its files"
+            )
+        added, differs = compare(old, t, options)
+        if differs:
+            raise RunRefused(f"{out} holds another tournament (differs in: {'; '.join(differs)}); use another 'out' folder")
+        if added and not options.extend:
+            raise RunRefused(f"this run would extend the tournament in {out} ({'; '.join(added)}); "
+                             "run with --extend to play the new games")
+        if changed:
+            say("arena run: new versions enter as new entries: " + "; ".join(changed))
+        current = {e.digest for e in t.entries}
+        old_entries = [e for e in old.get("entries") or [] if isinstance(e, dict) and e.get("digest") not in current]
     store = ResultsStore(out)
     h = t.config_hash()
     try:
-        check_meta(out, h)
         store.load(expect_hash=h)
-    except StoreError as e:
-        print(f"arena run: {e}", file=err)
-        return 2
+    except ResultsError as e:
+        raise RunRefused(str(e)) from None
     if store.repaired_bytes:
-        print(f"arena run: cut off a torn last line ({store.repaired_bytes} bytes) of {store.path}", file=err)
+        say(f"arena run: cut off a torn last line ({store.repaired_bytes} bytes) of {store.path}")
     tasks = plan_tasks(t)
-    todo = [x for x in tasks if x.key not in store.lines]
-    _write_json(out / META_NAME, _meta(t, complete=False))
-    print(
-        f"arena run: {t.config.name}: {len(tasks)} blocks ({len(tasks) - len(todo)} already done),"
-        f" {len(t.entries)} entries, backend {t.config.backend}, out {out}",
-        file=err,
-    )
-    if todo and not args.skip_check and not conformance(t, err):
-        return 3
-
-    outcome = None
+    keys = {x.key for x in tasks}
+    feed = InOrderFeed(stop, tasks, store.lines) if stop is not None else None  # what is stored counts first
+    todo = [x for x in tasks if x.key not in store.lines and (stop is None or stop.wants(x))]
+    entries_meta = old_entries + [_entry_meta(e) for e in t.entries]
+    write_json(out / META_NAME, tournament_meta(t, complete=False, entries=entries_meta))
+    say(f"arena run: {t.config.name}: {len(tasks)} blocks ({len(keys & set(store.lines))} already done),"
+        f" {len(t.entries)} entries, backend {t.config.backend}, out {out}")
     t0 = time.monotonic()
+    outcome: RunOutcome | None = None
+    interrupted = False
     if todo:
-        keys = {k for k in (x.key for x in tasks)}
-        progress = Progress(len(tasks), [ln for k, ln in store.lines.items() if k in keys], err)
         used = {i for x in todo for i in x.idents}
-        backend = make_backend(t.config.backend, {e.ident: e for e in t.entries if e.ident in used}, t.config.workers, t.config.ray_address)
+        playing = [e for e in t.entries if e.ident in used]
+        if not options.skip_check:
+            say(f"arena run: checking {len(playing)} entries (arena check-bot probes)...")
+            bad = []
+            for e in playing:
+                report = check_entry(e, t.settings)
+                if not report.ok:
+                    bad.append(f"{e.ident} failed the conformance check:\n{report.summary()}")
+            if bad:
+                raise RunRefused("\n".join(bad) + "\nfix the bot, or run with --skip-check to let the games judge it")
+        if t.config.backend == "ray":
+            say(f"arena run: starting {t.config.workers} Ray workers...")
+        progress = Progress(len(tasks), [ln for k, ln in store.lines.items() if k in keys], progress_stream,
+                            parallel=t.config.workers)
+        backend = make_backend(t.config.backend, {e.ident: e for e in playing}, t.config.workers, t.config.ray_address)
         try:
-            outcome = run_tasks(
-                tasks, backend, store, attempts=t.config.retries,
-                on_line=progress.add, on_failure=progress.fail, on_retry=progress.retry,
-                bot_dirs={e.name: e.dir for e in t.entries},
-            )
+            outcome = run_tasks(tasks, backend, store, attempts=t.config.retries, stop=stop, feed=feed, events=progress,
+                                bot_dirs={e.name: e.dir for e in t.entries})
         except KeyboardInterrupt:
-            progress.finish()
-            print("arena run: interrupted; run the same command again to resume", file=err)
-            return 130
+            interrupted = True
         finally:
             backend.close()
-        progress.finish()
-
-    keys = {x.key for x in tasks}
+            progress.finish()
     mine = [store.lines[k] for k in sorted(store.lines) if k in keys]
-    complete = len(mine) == len(tasks)
+    wanted = [x for x in tasks if stop is None or x.key in store.lines or stop.wants(x)]
+    complete = not interrupted and (stop.done if stop is not None else len(mine) == len(tasks))
     table = standings(mine)
     summary = {
-        **_meta(t, complete=complete),
+        **tournament_meta(t, complete=complete, entries=entries_meta),
         "blocks_total": len(tasks),
+        "blocks_wanted": len(wanted),
         "blocks_done": len(mine),
         "games": 2 * len(mine),
         "played_now": outcome.played if outcome else 0,
         "retries": outcome.retries if outcome else 0,
         "harness_failures": [{"pairing": k[0], "block": k[1], "error": e} for k, e in (outcome.failures if outcome else [])],
         "wall_s": round(time.monotonic() - t0, 3),
-        "standings": [{"bot": s.bot, "games": s.games, "points": s.points, "rate": round(s.rate, 4), "faults": s.faults} for s in table],
+        "standings": [{"bot": s.bot, "games": s.games, "points": s.points, "rate": round(s.rate, 4), "faults": s.faults}
+                      for s in table],
     }
-    _write_json(out / META_NAME, _meta(t, complete=complete))
-    _write_json(out / SUMMARY_NAME, summary)
-    print(tabulate([[s.bot, s.games, s.points, f"{s.rate:.3f}", s.faults] for s in table],
-                   headers=["bot", "games", "points", "rate", "faults"]), file=err)
-    repros = [r for ln in mine for r in (ln.get("run") or {}).get("reproduce", [])]
-    for r in repros[:_SHOW_REPROS]:
-        print(f"arena run: {r['bot']} {r['kind']} (game {r['game']}, seat {r['seat']}); reproduce: {r['command']}", file=err)
-    if len(repros) > _SHOW_REPROS:
-        print(f"arena run: ... {len(repros) - _SHOW_REPROS} more faults; each line's run.reproduce lists them", file=err)
-    if not complete:
-        for (pairing, block), why in (outcome.failures if outcome else []):
-            print(f"arena run: harness failure, not scored: {pairing} block {block}: {why}", file=err)
-        print(f"arena run: {len(tasks) - len(mine)} blocks missing; run again to retry them", file=err)
-        return 1
-    print(f"arena run: complete; seed published in {out / SUMMARY_NAME}", file=err)
-    if not args.no_rate:
-        publish(store.path, Path(t.config.leaderboard) if t.config.leaderboard else out / "leaderboard", err)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    write_json(out / META_NAME, tournament_meta(t, complete=complete, entries=entries_meta))
+    write_json(out / SUMMARY_NAME, summary)
+    return RunResult(t, tasks, mine, outcome, complete, time.monotonic() - t0, interrupted, summary)

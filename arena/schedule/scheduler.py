@@ -1,25 +1,30 @@
-"""From a tournament to block tasks, and the loop that runs them to the store.
+"""The one tournament loop: block tasks to the store, with an optional stopping rule.
 
 Each block's key is ``derive_key(seed, "block", i)``, the same for every
 pairing, so every pairing of block i plays the same deals. Tasks already in
 the results store are skipped, which is all that resuming and extending
-need. A failed task (harness error, lost worker) is resubmitted up to the
-attempt limit and never written; after that it is reported, not scored.
+need. A task that fails because of the harness (``HarnessError``, a lost
+worker) is resubmitted up to the attempt limit and never written; after
+that it is reported, not scored. A bot's misbehaviour is never a failure
+here: it is a fault inside a scored result.
+
+A stopping rule (the SPRT of ``arena sprt``) sees every line of a pairing
+in block order, whatever order the blocks finish in, so its verdict does not
+depend on the worker count; blocks that finish after it has decided are
+still written (nothing played is lost) but do not change the verdict.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-import shlex
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping, Protocol, Sequence
 
 from ..engine import derive_key
 from ..results import ResultsStore, write_stderr
 from .backends import Backend
-from .config import Tournament
-from .pairings import Pairing, plan_pairings
 from .task import BlockTask
 
 
@@ -27,27 +32,28 @@ def block_key(seed: str, block: int) -> str:
     return derive_key(seed, "block", block)
 
 
-def pairings_of(t: Tournament) -> list[Pairing]:
-    return plan_pairings(t.config.schedule.kind, t.entries, t.candidate, t.baselines)
+class StoppingRule(Protocol):
+    """Decides, from the blocks seen so far, what is still worth playing."""
+
+    def add(self, task: BlockTask, line: dict[str, Any]) -> None:
+        """One finished block; for each pairing, called in block order."""
+
+    def wants(self, task: BlockTask) -> bool:
+        """Whether the task should still be played."""
+        ...
+
+    @property
+    def done(self) -> bool: ...
 
 
-def plan_tasks(t: Tournament) -> list[BlockTask]:
-    """Every (pairing, block) of the tournament, block by block."""
-    pairings = pairings_of(t)
-    h = t.config_hash()
-    tasks: list[BlockTask] = []
-    for b in range(t.config.blocks):
-        key = block_key(t.config.seed, b)
-        df = t.deal_files[b] if b < len(t.deal_files) else None
-        for p in pairings:
-            tasks.append(
-                BlockTask(
-                    pairing=p.key, block=b, block_key=key,
-                    side_a=(p.side_a[0].ident, p.side_a[1].ident), side_b=(p.side_b[0].ident, p.side_b[1].ident),
-                    settings=t.settings, config_hash=h, deal_file=df, nice=t.config.nice,
-                )
-            )
-    return tasks
+class LoopEvents:
+    """What the loop reports as it goes (progress displays subclass it)."""
+
+    def line(self, line: dict[str, Any]) -> None: ...
+
+    def retry(self, task: BlockTask, error: str) -> None: ...
+
+    def failure(self, task: BlockTask, error: str) -> None: ...
 
 
 @dataclass
@@ -55,33 +61,86 @@ class RunOutcome:
     played: int = 0
     retries: int = 0
     failures: list[tuple[tuple[str, int], str]] = field(default_factory=list)
+    skipped: int = 0  # tasks the stopping rule no longer wanted
+
+
+class InOrderFeed:
+    """Feeds a stopping rule each pairing's lines in block order, starting with those already stored."""
+
+    def __init__(self, rule: StoppingRule, tasks: Sequence[BlockTask],
+                 stored: Mapping[tuple[str, int], dict[str, Any]]) -> None:
+        self.rule = rule
+        self.order: dict[str, list[BlockTask]] = {}
+        for t in tasks:
+            self.order.setdefault(t.pairing, []).append(t)
+        for ts in self.order.values():
+            ts.sort(key=lambda t: t.block)
+        self.next = {p: 0 for p in self.order}
+        self.ready: dict[tuple[str, int], dict[str, Any]] = {}
+        for t in tasks:
+            if t.key in stored:
+                self.offer(t, stored[t.key])
+
+    def offer(self, task: BlockTask, line: dict[str, Any]) -> None:
+        self.ready[task.key] = line
+        ts = self.order[task.pairing]
+        while self.next[task.pairing] < len(ts) and not self.rule.done:
+            t = ts[self.next[task.pairing]]
+            got = self.ready.pop(t.key, None)
+            if got is None:
+                break
+            self.next[task.pairing] += 1
+            self.rule.add(t, got)
 
 
 def run_tasks(
-    tasks: list[BlockTask],
+    tasks: Sequence[BlockTask],
     backend: Backend,
     store: ResultsStore,
     *,
     attempts: int = 3,
-    on_line: Callable[[dict], None] | None = None,
-    on_failure: Callable[[], None] | None = None,
-    on_retry: Callable[[], None] | None = None,
+    stop: StoppingRule | None = None,
+    feed: InOrderFeed | None = None,
+    events: LoopEvents | None = None,
     bot_dirs: Mapping[str, str] | None = None,
 ) -> RunOutcome:
-    """Run the tasks not yet in the store; write each finished block durably.
+    """Play the tasks not yet in the store (and still wanted); write each finished block durably.
 
+    ``tasks`` come in the order they should be started (block by block).
+    ``feed`` is the stopping rule's feed when the caller has already primed
+    it with the stored lines (made here otherwise).
     ``bot_dirs`` (bot name -> folder on this machine) lets each fault carry a
     command that reproduces it, under the line's ``run`` (paths are local).
     """
+    events = events or LoopEvents()
+    if stop is not None and feed is None:
+        feed = InOrderFeed(stop, tasks, store.lines)
     todo = deque(t for t in tasks if t.key not in store.lines)
     outcome = RunOutcome()
     inflight = 0
     out = Path(store.out)
-    while todo or inflight:
-        while todo and inflight < backend.capacity:
-            task = todo.popleft()
+
+    def next_task() -> BlockTask | None:
+        while todo:
+            if stop is not None and stop.done:
+                outcome.skipped += len(todo)
+                todo.clear()
+                return None
+            t = todo.popleft()
+            if stop is None or stop.wants(t):
+                return t
+            outcome.skipped += 1
+        return None
+
+    while True:
+        while inflight < backend.capacity:
+            task = next_task()
+            if task is None:
+                break
             backend.submit(task, 1)
             inflight += 1
+        if inflight == 0:
+            break
         fin = backend.wait()
         inflight -= 1
         if fin.output is not None:
@@ -92,26 +151,27 @@ def run_tasks(
                 line.run.reproduce = reproduce_commands(line, store.path, bot_dirs, fin.task.settings)
             if store.append(line):
                 outcome.played += 1
-                if on_line:
-                    on_line(store.lines[line.task_key])
+                stored = store.lines[line.task_key]
+                events.line(stored)
+                if feed is not None:
+                    feed.offer(fin.task, stored)
             continue
         if fin.retry and fin.attempt < attempts:
             outcome.retries += 1
-            if on_retry:
-                on_retry()
+            events.retry(fin.task, fin.error or "unknown")
             backend.submit(fin.task, fin.attempt + 1)
             inflight += 1
         else:
             outcome.failures.append((fin.task.key, fin.error or "unknown"))
-            if on_failure:
-                on_failure()
+            events.failure(fin.task, fin.error or "unknown")
     return outcome
 
 
 def reproduce_commands(line: Any, results: Path, bot_dirs: Mapping[str, str], settings: Any) -> list[dict[str, Any]]:
-    """One shell command per fault of the block that replays it locally."""
+    """One shell command per fault of the block that replays it locally, with the evidence to show."""
     out: list[dict[str, Any]] = []
     for half, game in enumerate(line.games):
+        tails = {(f["seat"], f["decision"]): f.get("stderr") for f in (line.run.games[half].get("faults") or [])}
         for f in game.faults:
             bot_dir = shlex.quote(bot_dirs.get(f["bot"], f["bot"]))
             opts = f"--sandbox {settings.sandbox.value} --decision-ms {settings.time.decision_ms}"
@@ -119,9 +179,10 @@ def reproduce_commands(line: Any, results: Path, bot_dirs: Mapping[str, str], se
                 cmd = f"arena check-bot {bot_dir} {opts} --games 0"
             else:
                 cmd = (
-                    f"arena reproduce {shlex.quote(str(results))} --bot {bot_dir} --block {line.block_key}"
-                    f" --game {half} --decision {f['decision']} {opts}"
+                    f"arena reproduce {shlex.quote(str(results))} --bot {bot_dir} --game {game.id}"
+                    f" --decision {f['decision']} {opts}"
                 )
-            out.append({"game": half, "seat": f["seat"], "bot": f["bot"], "kind": f["kind"], "command": cmd})
+            out.append({"game": half, "game_id": game.id, "seat": f["seat"], "bot": f["bot"], "kind": f["kind"],
+                        "message": f["message"], "reply": f.get("reply"),
+                        "stderr": tails.get((f["seat"], f["decision"])), "command": cmd})
     return out
-

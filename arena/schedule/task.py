@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from ..engine import DealFile, FileSource
-from ..match import MatchSettings, play_block
+from ..match import MatchSettings, PlayerFactory, play_block
 from ..players import BotEntry
-from ..players.process import ProcessPlayer
-from ..results import SCHEMA_VERSION, ResultLine
+from ..results import SCHEMA_VERSION, ResultLine, game_id
 
 STDERR_KEEP = 64 * 1024  # bytes of one seat's stderr kept per game
 
@@ -75,17 +74,13 @@ def apply_nice(nice: int | None) -> None:
         pass
 
 
-def default_factory(settings: MatchSettings) -> Callable[[BotEntry, int], ProcessPlayer]:
-    return lambda entry, seed: ProcessPlayer(entry, seed, settings)
-
-
 def run_block(
     task: BlockTask,
     bots: Mapping[str, BotEntry],
     *,
     attempt: int = 1,
     backend: str = "serial",
-    make_player: Callable[[BotEntry, int], Any] | None = None,
+    make_player: PlayerFactory | None = None,
 ) -> TaskOutput:
     """Play the block's two games and build its results line."""
     apply_nice(task.nice)
@@ -98,7 +93,7 @@ def run_block(
         source_for = lambda half: FileSource(df, task.block_key)  # noqa: E731
     result = play_block(
         side_a, side_b, task.block, task.block_key, task.settings,
-        make_player or default_factory(task.settings), source_for=source_for,
+        make_player or task.settings.player, source_for=source_for,
     )
     ref = lambda e: {"bot": e.name, "digest": e.digest}  # noqa: E731
     line = ResultLine.model_validate(
@@ -111,7 +106,7 @@ def run_block(
             "side_a": [ref(e) for e in side_a],
             "side_b": [ref(e) for e in side_b],
             "score_a": result.score_a(),
-            "games": [result.game_dict(h) for h in (0, 1)],
+            "games": [{"id": game_id(task.pairing, task.block, h), **result.game_dict(h)} for h in (0, 1)],
             "run": {
                 "attempt": attempt,
                 "backend": backend,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from arena.bench.bots import duplicate_match, elo, load_bot_class, main, wilson
+from arena.bench.bots import duplicate_match, elo, load_bot_class, wilson
+from arena.commands import main
 from arena.match.settings import MatchSettings
 
 
@@ -21,7 +22,7 @@ def test_elo_and_interval_helpers():
 
 
 def test_main_prints_json_last(capsys):
-    assert main(["--blocks", "1", "--pairing", "random:heuristic"]) == 0
+    assert main(["bench", "bots", "--blocks", "1", "--pairing", "random:heuristic"]) == 0
     import json
 
     last = capsys.readouterr().out.strip().splitlines()[-1]

@@ -9,7 +9,7 @@ from arena.match import MatchSettings, play_block, play_game
 from arena.players.process import ProcessPlayer
 from arena.sandbox import HarnessError
 
-from .conftest import factory, hostile
+from ..testbots import factory, hostile
 
 FAST = {"time": {"decision_ms": 150, "startup_ms": 5000, "bank_ms": 5000, "wall_factor": 2.0}}
 
@@ -20,7 +20,7 @@ def settings(level: str = "rlimit", **extra) -> MatchSettings:
 
 def game_with(bad, good, st: MatchSettings, key: str = "fault-key"):
     """Bad bot at seat 0, the good bot elsewhere."""
-    players = [ProcessPlayer(bad, 11, st)] + [ProcessPlayer(good, 20 + s, st) for s in range(1, 4)]
+    players = [st.player(bad, 11)] + [st.player(good, 20 + s) for s in range(1, 4)]
     try:
         return play_game(players, st, key), players
     finally:
@@ -96,7 +96,7 @@ def test_a_faulty_block_does_not_harm_the_other_game(first_bot):
 
 def test_harness_failure_is_not_a_bot_fault(first_bot):
     st = MatchSettings(sandbox="bwrap")
-    player = ProcessPlayer(first_bot, 1, st, bwrap_path="/nonexistent/bwrap")
+    player = ProcessPlayer(first_bot, 1, st.time, st.sandbox_spec(first_bot).model_copy(update={"bwrap_path": "/nonexistent/bwrap"}))
     with pytest.raises(HarnessError) as e:
         player.start()
     assert "bwrap" in str(e.value)

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from arena.engine import Game, action_from_dict, parse_cards
-from arena.players.check import probe_positions
+from arena.match.check import probe_positions
 from arena.protocol import ActionReply, HelloReply, MalformedMessage, choice_to_dict, decode_from_bot
 from arena.protocol.schema import SCHEMA_PATH, render
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.publish.cli import main_rate, parse_anchor
+from arena.publish.rate import parse_anchor
+
+from ..cli import arena
 
 from .helpers import block, meta, tournament, write
 
@@ -35,9 +37,7 @@ def _results(tmp_path: Path, *, with_meta: bool = True, extra: list | None = Non
 
 
 def _rate(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main_rate(argv, stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
+    return tuple(arena("rate", *argv))  # type: ignore[return-value]
 
 
 def test_writes_three_files_with_documented_schema(tmp_path: Path) -> None:
@@ -236,5 +236,5 @@ def test_config_option_supplies_facts_and_versions(tmp_path: Path) -> None:
 
 
 def test_rate_help_exits_0(capsys) -> None:
-    assert main_rate(["--help"]) == 0
-    assert "--anchor" in capsys.readouterr().out
+    ran = arena("rate", "--help")
+    assert ran.code == 0 and "--anchor" in ran.out

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from arena.publish.load import ResultsError, convert, read_results, side_a_sample
+from arena.publish.load import convert
+from arena.results import ResultsError, comparable, game_id, read_results, side_a_sample
 
 from .helpers import block, game, line, seat, write
 
@@ -126,6 +127,9 @@ def test_duplicate_keys_keep_the_first_line(tmp_path) -> None:
     first = block(("x", "x"), ("y", "y"), 0, 0, 1)
     again = block(("x", "x"), ("y", "y"), 0, 1, 0)
     res = read_results(write(tmp_path / "results.jsonl", [first, again]))
+    assert [g["id"] for g in res.lines[0]["games"]] == [game_id("x+x~y+y", 0, h) for h in (0, 1)]
+    for h, g in enumerate(first["games"]):
+        g["id"] = game_id("x+x~y+y", 0, h)  # the reader names every game
     assert res.duplicates == 1 and res.lines == [first]
 
 

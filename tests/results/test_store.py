@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.match import MatchSettings
-from arena.results import ResultLine, ResultsStore, StoreError, comparable, standings, write_stderr
+from arena.results import ResultLine, ResultsStore, ResultsError, comparable, standings, write_stderr
 from arena.schedule import BlockTask, block_key, run_block
 from arena.players import BotEntry, Manifest, PolicyPlayer
 
@@ -45,14 +45,14 @@ def test_append_is_keyed_and_hash_is_checked(tmp_path: Path, line: ResultLine) -
     store.load()
     assert store.append(line) and not store.append(line)
     assert len(ResultsStore(tmp_path).load(expect_hash="hash1")) == 1
-    with pytest.raises(StoreError, match="config hash"):
+    with pytest.raises(ResultsError, match="config hash"):
         ResultsStore(tmp_path).load(expect_hash="other")
 
 
 def test_corrupt_middle_line_is_not_touched(tmp_path: Path, line: ResultLine) -> None:
     path = tmp_path / "results.jsonl"
     path.write_text("{not json}\n" + line.to_json() + "\n")
-    with pytest.raises(StoreError, match="line 1 is corrupt"):
+    with pytest.raises(ResultsError, match="line 1 is not a results line"):
         ResultsStore(tmp_path).load()
     assert path.read_text().startswith("{not json}")
 

@@ -28,11 +28,32 @@ def test_a_good_config_loads(tmp_path: Path) -> None:
 
 def test_bad_time_control_names_the_field(tmp_path: Path) -> None:
     msg = _error(tmp_path, match={**FAST_MATCH, "time": {"decision_ms": 0}})
-    assert msg == f"{tmp_path / 'config.yaml'}: match.time.decision_ms: Input should be greater than 0"
+    assert msg == f"{tmp_path / 'config.yaml'}:11: match.time.decision_ms: Input should be greater than 0 (got 0)"
 
 
-def test_unknown_field_is_named(tmp_path: Path) -> None:
-    assert "blokcs: Extra inputs are not permitted" in _error(tmp_path, blokcs=3)
+def test_unknown_field_is_named_with_its_line_and_a_suggestion(tmp_path: Path) -> None:
+    assert f"{tmp_path / 'config.yaml'}:3: blokcs: unknown field (did you mean 'blocks'?)" == _error(tmp_path, blokcs=3)
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    """Misspelt keys all show up, each with its line and the field it probably meant."""
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(f"name: t\nentires: [{FIRST}, {LAST}]\nsed: 1\nblcoks: 2\nmatch: {{sandbox: none}}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(cfg)
+    lines = str(info.value).splitlines()
+    assert f"{cfg}:2: entires: unknown field (did you mean 'entries'?)" in lines
+    assert f"{cfg}:3: sed: unknown field (did you mean 'seed'?)" in lines
+    assert f"{cfg}:4: blcoks: unknown field (did you mean 'blocks'?)" in lines
+    assert any(ln.startswith(f"{cfg}: entries: Field required") and "'entires'" in ln for ln in lines)
+
+
+def test_yaml_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text("name: t\nentries: [a, b\nseed: 1\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(cfg)
+    assert str(info.value).startswith(f"{cfg}:") and "unicode string" not in str(info.value)
 
 
 def test_missing_bot_folder(tmp_path: Path) -> None:

@@ -17,7 +17,11 @@ from arena.results import ResultsStore, comparable
 from arena.sandbox import HarnessError
 from arena.schedule import load_config, plan_tasks, run_block, run_tasks
 from arena.schedule.backends import SerialBackend
-from arena.schedule.runner import main as run_main
+from arena.commands import main
+
+
+def run_main(argv):
+    return main(["run", *argv])
 
 from .conftest import write_config
 
@@ -37,7 +41,7 @@ def test_kill_mid_run_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
     assert run_main([str(ref), *QUIET, "--out", str(tmp_path / "ref")]) == 0
 
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "arena.cli", "run", str(ref), *QUIET, "--out", str(out)]
+    cmd = [sys.executable, "-m", "arena", "run", str(ref), *QUIET, "--out", str(out)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = out / "results.jsonl"
     deadline = time.monotonic() + 30
@@ -123,7 +127,9 @@ def test_extending_plays_only_new_games(tmp_path: Path) -> None:
     (third / "bot.py").write_text((FIRST.parent / "bot.py").read_text())
     (third / "bot.yaml").write_text('name: third\ncommand: ["{python}", "bot.py"]\nenv: {PICK: last}\n')
     cfg = write_config(tmp_path, blocks=2, entries=[str(LAST), str(third), str(FIRST)])
-    assert run_main([str(cfg), *QUIET]) == 0
+    assert run_main([str(cfg), *QUIET]) == 2  # an extension must be asked for
+    assert (tmp_path / "out" / "results.jsonl").read_bytes() == before
+    assert run_main([str(cfg), *QUIET, "--extend"]) == 0
     after = (tmp_path / "out" / "results.jsonl").read_bytes()
     assert after.startswith(before)  # append-only: the old block is untouched
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
@@ -132,8 +138,71 @@ def test_extending_plays_only_new_games(tmp_path: Path) -> None:
 
 def test_changed_config_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_main([str(write_config(tmp_path)), *QUIET]) == 0
+    capsys.readouterr()
     assert run_main([str(write_config(tmp_path, seed="different")), *QUIET]) == 2
-    assert "config hash" in capsys.readouterr().err
+    assert "holds another tournament (differs in: seed)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change,named", [
+    ({"name": "other"}, "differs in: name"),
+    ({"blocks": 0}, None),  # invalid config: refused before the folder is looked at
+    ({"match": {"sandbox": "none", "format": "deals", "deals": 2, "max_deals": 3}}, "match.max_deals"),
+])
+def test_another_tournament_in_the_same_folder_names_what_differs(tmp_path: Path, capsys, change, named) -> None:
+    assert run_main([str(write_config(tmp_path, blocks=2)), *QUIET]) == 0
+    before = (tmp_path / "out" / "results.jsonl").read_bytes()
+    meta = (tmp_path / "out" / "tournament.json").read_text()
+    capsys.readouterr()
+    assert run_main([str(write_config(tmp_path, **{"blocks": 2, **change})), *QUIET]) == 2
+    err = capsys.readouterr().err
+    if named:
+        assert named in err and err.count("\n") == 1, err
+    assert (tmp_path / "out" / "results.jsonl").read_bytes() == before
+    assert (tmp_path / "out" / "tournament.json").read_text() == meta
+
+
+def test_fewer_blocks_or_fewer_entries_is_another_tournament(tmp_path: Path, capsys) -> None:
+    from .conftest import FIRST, LAST
+
+    assert run_main([str(write_config(tmp_path, blocks=2)), *QUIET]) == 0
+    capsys.readouterr()
+    assert run_main([str(write_config(tmp_path, blocks=1)), *QUIET, "--extend"]) == 2
+    assert "blocks (fewer: 1 < 2)" in capsys.readouterr().err
+
+
+def test_a_second_run_on_a_busy_folder_says_who_holds_it(tmp_path: Path, capsys) -> None:
+    from arena.schedule.lock import FolderLock
+
+    cfg = write_config(tmp_path)
+    with FolderLock(tmp_path / "out"):
+        assert run_main([str(cfg), *QUIET]) == 2
+    err = capsys.readouterr().err
+    assert f"pid {os.getpid()}" in err and "in use by another run" in err
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+    assert run_main([str(cfg), *QUIET]) == 0  # the lock is gone with its holder
+
+
+def test_a_changed_bot_is_named_before_anything_is_played(tmp_path: Path, capsys) -> None:
+    from .conftest import FIRST
+
+    bot = tmp_path / "mybot"
+    bot.mkdir()
+    (bot / "bot.py").write_text((FIRST.parent / "bot.py").read_text())
+    (bot / "bot.yaml").write_text('name: mine\nversion: "1"\ncommand: ["{python}", "bot.py"]\nenv: {PICK: first}\n')
+    cfg = write_config(tmp_path, entries=[str(bot), str(FIRST)])
+    assert run_main([str(cfg), *QUIET]) == 0
+    before = (tmp_path / "out" / "results.jsonl").read_bytes()
+    (bot / "bot.py").write_text((bot / "bot.py").read_text() + "\n# a comment\n")
+    capsys.readouterr()
+    assert run_main([str(cfg), *QUIET]) == 2
+    err = capsys.readouterr().err
+    assert "mine: digest" in err and "changed: bot.py" in err and "--new-version" in err
+    assert (tmp_path / "out" / "results.jsonl").read_bytes() == before
+    assert run_main([str(cfg), *QUIET, "--new-version"]) == 0
+    lines = _lines(tmp_path / "out")
+    digests = {g["seats"][0]["digest"] for ln in lines for g in ln["games"] if g["seats"][0]["bot"] == "mine"}
+    digests |= {g["seats"][1]["digest"] for ln in lines for g in ln["games"] if g["seats"][1]["bot"] == "mine"}
+    assert len(digests) == 2  # the old version's games are kept, the new version played its own
 
 
 def test_deal_file_round_trip_and_replay(tmp_path: Path) -> None:

@@ -21,9 +21,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Literal
 
-from ..ratings import (EloEstimate, llr_pentanomial, llr_points, logistic_to_normalized, matchup_bounds,
-                       pentanomial_estimate, points_estimate)
-from ..ratings.sprt import _cell
+from .sprt import (EloEstimate, _cell, llr_pentanomial, llr_points, logistic_to_normalized, matchup_bounds,
+                   pentanomial_estimate, points_estimate)
 
 Matchup = Literal["pair", "mixed"]
 Mode = Literal["pentanomial", "points"]

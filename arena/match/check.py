@@ -13,11 +13,8 @@ a single decision (bots must be able to decide from the request alone).
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import statistics
-import sys
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Callable
@@ -34,16 +31,27 @@ from ..engine import (
     parse_suit,
 )
 from ..engine.dealfile import FileDeal
-from ..match.block import bot_seed
-from ..match.game import play_game
-from ..match.settings import MatchSettings
-from ..protocol import choice_to_dict
-from ..sandbox import HarnessError
-from .base import Fault
-from .manifest import BotEntry, ManifestError, command_entry, load_entry
-from .process import ProcessPlayer
+from ..players import BotEntry, Fault
+from ..players.process import STDERR_TAIL
+from ..protocol import wire
+from .block import bot_seed
+from .game import close_all, game_start_notice, play_game
+from .settings import MatchSettings
 
+STDERR_LINES = 12  # lines of a faulting bot's stderr shown to a person
 PROBES = ("forced_bid_history", "bid", "trump", "rob", "rob_after_reshuffle", "extra_cards", "play")
+
+
+def describe_evidence(fault: Fault, indent: str = "    ") -> str:
+    """The offending line and the tail of the bot's stderr, for a person to read."""
+    out = ""
+    if fault.reply:
+        shown = fault.reply if len(fault.reply) <= 200 else fault.reply[:200] + f"... ({len(fault.reply)} chars)"
+        out += f"\n{indent}the bot sent: {shown!r}"
+    if fault.stderr:
+        lines = fault.stderr.rstrip("\n").splitlines()[-STDERR_LINES:]
+        out += f"\n{indent}its stderr ended with:" + "".join(f"\n{indent}  | {ln[:300]}" for ln in lines)
+    return out
 
 
 @dataclass
@@ -52,7 +60,7 @@ class Violation:
     fault: Fault
 
     def line(self) -> str:
-        return f"[{self.where}] {self.fault.kind}: {self.fault.message}"
+        return f"[{self.where}] {self.fault.kind}: {self.fault.message}" + describe_evidence(self.fault)
 
 
 @dataclass
@@ -157,26 +165,27 @@ def probe_positions() -> dict[str, Callable[[], Game]]:
 
 def _ask(entry: BotEntry, settings: MatchSettings, game: Game, where: str, report: CheckReport, seed: int) -> None:
     seat = game.to_act
-    player = ProcessPlayer(entry, seed, settings)
+    player = settings.player(entry, seed)
     try:
         fault = player.start()
         if fault is None:
-            player.notify({"type": "game", "seat": seat, "profile": settings.profile.model_dump(), "match_format": settings.format, "deals": None, "time": settings.time.model_dump(include={"startup_ms", "decision_ms", "bank_ms"}), "players": None})
-            deal = game.deal
-            player.notify({"type": "deal", "index": deal.index, "dealer": deal.dealer, "hand": cards_str(deal.dealt[seat]), "scores": list(deal.scores_before)})
+            player.notify(game_start_notice(settings)(seat))
+            player.notify(wire.deal_start(game, seat))
             choice = game.choice
-            req = {"type": "decide", "id": 1, "kind": choice.kind, "view": game.view(seat).to_dict(), "legal": choice_to_dict(choice)}
+            req = wire.decide(game, seat, choice, 1)
             answer = player.decide(req)
             report.decisions += 1
             fault = answer.fault
             if fault is None:
                 report.latencies_ms.append(answer.latency_s * 1000)
-                if not choice.is_legal(answer.action):
+                if not choice.is_legal(answer.action):  # type: ignore[arg-type]
                     fault = Fault("illegal", f"{answer.action} is not legal: {choice.explain()}", req, answer.reply_text)
         if fault is not None:
             report.violations.append(Violation(where, fault))
     finally:
-        player.close()
+        (rep,) = close_all([player])
+    if report.violations and report.violations[-1].where == where and report.violations[-1].fault.stderr is None:
+        report.violations[-1].fault.stderr = rep.stderr[-STDERR_TAIL:] or None
 
 
 def check_entry(entry: BotEntry, settings: MatchSettings | None = None, *, games: int = 0) -> CheckReport:
@@ -190,53 +199,16 @@ def check_entry(entry: BotEntry, settings: MatchSettings | None = None, *, games
             break
     for g in range(games):
         key = f"check-game-{g}"
-        players = [ProcessPlayer(entry, bot_seed(key, 0, s), settings) for s in range(4)]
+        players = [settings.player(entry, bot_seed(key, 0, s)) for s in range(4)]
         try:
             result = play_game(players, settings, key)
         finally:
-            reports = [p.close() for p in players]
+            reports = close_all(players)
         for r in reports:
             report.latencies_ms += r.latencies_ms
             report.decisions += len(r.latencies_ms)
         for f in result.faults:
+            if f.fault.stderr is None:
+                f.fault.stderr = reports[f.seat].stderr[-STDERR_TAIL:] or None
             report.violations.append(Violation(f"game {key} seat {f.seat} decision {f.decision}", f.fault))
     return report
-
-
-def _entry_from_args(args: argparse.Namespace) -> BotEntry:
-    if args.command:
-        return command_entry(args.command, name=args.name)
-    if args.bot:
-        return load_entry(args.bot)
-    raise ManifestError("give a bot folder (or its bot.yaml), or -- COMMAND [ARGS...]")
-
-
-def settings_from_args(args: argparse.Namespace) -> MatchSettings:
-    return MatchSettings.model_validate({"sandbox": args.sandbox, "time": {"decision_ms": args.decision_ms}})
-
-
-def main(argv: list[str]) -> int:
-    cmd: list[str] = []
-    if "--" in argv:
-        i = argv.index("--")
-        argv, cmd = argv[:i], argv[i + 1 :]
-    ap = argparse.ArgumentParser(prog="arena check-bot", description="Check a bot against the protocol and the rules.")
-    ap.add_argument("bot", nargs="?", help="bot folder or bot.yaml (or use -- COMMAND [ARGS...])")
-    ap.add_argument("--name", default="cli-bot", help="name for a bot given as a command")
-    ap.add_argument("--sandbox", default="bwrap", choices=["bwrap", "rlimit", "none"])
-    ap.add_argument("--decision-ms", type=int, default=1000)
-    ap.add_argument("--games", type=int, default=2, help="full games with the bot in every seat (default 2)")
-    ap.add_argument("--json", action="store_true", help="print the report as JSON")
-    args = ap.parse_args(argv)
-    args.command = cmd
-    try:
-        entry = _entry_from_args(args)
-        report = check_entry(entry, settings_from_args(args), games=args.games)
-    except (ManifestError, HarnessError) as e:
-        print(f"arena check-bot: {e}", file=sys.stderr)
-        return 3
-    if args.json:
-        print(json.dumps({"bot": report.bot, "ok": report.ok, "decisions": report.decisions, "latency_ms": report.latency_summary(), "violations": [{"where": v.where, **v.fault.to_dict()} for v in report.violations]}))
-    else:
-        print(report.summary())
-    return 0 if report.ok else 1

@@ -7,9 +7,9 @@ import json
 import shlex
 from pathlib import Path
 
-from arena.cli import main
+from arena.commands import main
 
-from .conftest import FIRST, write_config
+from ..schedule.conftest import FIRST, write_config
 
 TESTBOT = Path(__file__).resolve().parents[1] / "fixtures" / "testbot"
 

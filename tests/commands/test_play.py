@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
+from arena.commands import main
 from arena.engine import DealFile, Game, game_record
 from arena.match.show import render_game
+
+from ..cli import arena
 
 MINIMAL = str(Path(__file__).resolve().parents[2] / "bots" / "minimal")
 
@@ -19,14 +21,16 @@ def test_play_shows_every_deal_and_saves_a_replayable_record(tmp_path, capsys):
     rec_path = tmp_path / "game.json"
     assert main(["play", MINIMAL, MINIMAL, "--sandbox", "none", "--key", "k1", "--save", str(rec_path)]) == 0
     out = capsys.readouterr().out
-    record = json.loads(rec_path.read_text())
+    saved = json.loads(rec_path.read_text())
+    record = saved["record"]
+    assert saved["players"] == ["minimal"] * 4
     assert out.count("--- deal ") == len(record["deals"])
     assert "=== game over" in out and "trick 6:" in out and "bidding:" in out
-    # replay shows the same tricks and result from the record alone (bot names are not in a record)
+    # replay shows the same game from the saved file alone, with the players' names
     assert main(["replay", str(rec_path)]) == 0
     again = capsys.readouterr().out
-    strip = lambda text: [ln for ln in text.splitlines() if ln.startswith(("  trick", "==="))]  # noqa: E731
-    assert strip(again) == strip(out)
+    assert again == out
+    assert "N minimal" in again and "seat 0" not in again
 
 
 def test_replay_refuses_a_tampered_record(tmp_path):
@@ -38,12 +42,37 @@ def test_replay_refuses_a_tampered_record(tmp_path):
     rec["deals"][0]["points"] = [14, 0] if rec["deals"][0]["points"] != [14, 0] else [0, 14]
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(rec))
-    with pytest.raises(ValueError, match="differs"):
-        main(["replay", str(p)])
+    ran = arena("replay", p)
+    assert ran.code == 2 and "does not replay" in ran.err and str(p) in ran.err
+    assert "Traceback" not in ran.err
+
+
+@pytest.mark.parametrize("content,why", [
+    (None, "no such file"),
+    ('{"some": "other json"}', "neither a game record nor a results file"),
+    ("not json at all\n", "neither a game record nor a results file"),
+])
+def test_replay_of_the_wrong_file_is_one_sentence(tmp_path, content, why):
+    p = tmp_path / "x.json"
+    if content is not None:
+        p.write_text(content)
+    ran = arena("replay", p)
+    assert ran.code == 2 and why in ran.err and "Traceback" not in ran.err
+    assert ran.err.count("\n") == 1
+
+
+def test_debug_shows_the_traceback(tmp_path):
+    ran = arena("--debug", "replay", tmp_path / "nosuch.json")
+    assert ran.code == 2 and "no such file" in ran.err
+
+
+def test_play_with_a_missing_bot_is_one_sentence(tmp_path):
+    ran = arena("play", tmp_path / "nosuchbot", MINIMAL)
+    assert ran.code == 2 and "no bot manifest" in ran.err and "Traceback" not in ran.err
 
 
 def test_render_marks_forced_moves_and_reshuffles():
-    from arena.players.check import probe_positions
+    from arena.match.check import probe_positions
 
     g = probe_positions()["rob_after_reshuffle"]()
     text = render_game(game_record(g))

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
+from arena.commands import main
 from arena.match import MatchSettings
 from arena.players import load_entry
-from arena.players.check import PROBES, check_entry, probe_positions
+from arena.match.check import PROBES, check_entry, probe_positions
 
-from .conftest import hostile
+from ..testbots import hostile
 
 MINIMAL = Path(__file__).resolve().parents[2] / "bots" / "minimal"
 

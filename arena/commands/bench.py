@@ -1,0 +1,77 @@
+"""``arena bench ...``: the benchmarks' options; each prints a summary and, last, one JSON line."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from .common import CommandError, Parser, parse, parser
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def _engine(ap: Parser) -> None:
+    ap.add_argument("--seconds", type=float, default=3.0, help="how long to play (default 3)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of decks and decisions (default 0)")
+
+
+def _protocol(ap: Parser) -> None:
+    ap.add_argument("--decisions", type=int, default=2000)
+    ap.add_argument("--starts", type=int, default=20)
+    ap.add_argument("--no-pin", action="store_true", help="let the kernel place the processes (noisier)")
+
+
+def _scheduler(ap: Parser) -> None:
+    ap.add_argument("--blocks", type=int, default=8, help="blocks per round (2 games each)")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of each measurement (median kept)")
+    ap.add_argument("--sandbox", default="rlimit", choices=["none", "rlimit", "bwrap"])
+    ap.add_argument("--deals", type=int, default=0, help="play fixed-length games of this many deals (0: full games)")
+    ap.add_argument("--bots", nargs=2, type=Path, default=[CHECKOUT / "bots" / "minimal", CHECKOUT / "bots" / "random"],
+                    help="two bot folders (default: minimal and random)")
+
+
+def _fairtime(ap: Parser) -> None:
+    ap.add_argument("--matches", type=int, default=os.cpu_count() or 1, help="matches at once (default: cores)")
+    ap.add_argument("--blocks", type=int, default=0, help="blocks to play (default: one per match slot)")
+    ap.add_argument("--deals", type=int, default=3, help="deals per game")
+    ap.add_argument("--decision-ms", type=int, default=100)
+    ap.add_argument("--hogs", type=int, default=2, help="CPU-hog processes running alongside")
+    ap.add_argument("--hog-nice", type=int, default=0, help="niceness of the hogs (diagnosis only)")
+    ap.add_argument("--no-pause", action="store_true", help="do not freeze bots while not on move (diagnosis)")
+    ap.add_argument("--nice", default="-5", help="worker priority, as in a tournament config ('none': leave it)")
+    ap.add_argument("--sandbox", default="bwrap", choices=["none", "rlimit", "bwrap"])
+    ap.add_argument("--bot", type=Path, default=CHECKOUT / "tests" / "fixtures" / "testbot" / "busy.yaml",
+                    help="bot folder or manifest (default: the test bot burning 50 ms per decision)")
+
+
+def _bots(ap: Parser) -> None:
+    ap.add_argument("--blocks", type=int, default=20, help="duplicate blocks per pairing (2 games each)")
+    ap.add_argument("--key", default="bench-bots", help="deal key prefix")
+    ap.add_argument("--pairing", action="append", help="A:B bot names (repeatable); default montecarlo:heuristic and heuristic:random")
+
+
+BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
+    "engine": (_engine, "random deals with full records per CPU second, one process"),
+    "protocol": (_protocol, "harness round trip per decision against a raw JSON-lines client; sandbox start"),
+    "scheduler": (_scheduler, "games per second with 1 and 2 Ray workers"),
+    "fairtime": (_fairtime, "timeouts of a well-behaved bot under CPU hogs (matches = cores)"),
+    "bots": (_bots, "in-process duplicate blocks between the baselines"),
+}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in BENCHES:
+        names = ", ".join(BENCHES)
+        if argv and argv[0] in ("-h", "--help"):
+            print(f"usage: arena bench {{{names}}} [OPTIONS]\n" + "\n".join(f"  {k:<10} {d}" for k, (_, d) in BENCHES.items()))
+            return 0
+        raise CommandError(f"give a benchmark: {names}")
+    name = argv[0]
+    add, desc = BENCHES[name]
+    ap = parser(f"bench {name}", desc)
+    add(ap)
+    args: Any = parse(ap, argv[1:])
+    module = importlib.import_module(f"arena.bench.{name}")
+    return int(module.run(args))

@@ -1,0 +1,55 @@
+"""What every command shares: argument parsing that never exits on its own, and exit codes.
+
+Exit codes (the same for every command unless its docs say otherwise):
+0 done; 1 the thing checked failed (a non-conforming bot, an incomplete
+run, a reproduced fault); 2 bad input (arguments, config, files, results)
+with a one-line message naming the file and the fix; 3 an error of the
+harness or of this machine (the sandbox cannot start, Ray failed); 130
+interrupted. ``arena sprt`` keeps its own: 0 passed, 1 failed, 2
+inconclusive, 3 error (bad input included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, NoReturn, Sequence
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+class CommandError(Exception):
+    """A problem to report as one line (``arena CMD: message``) with an exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class HelpShown(Exception):
+    """--help was printed: the command is done."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so the dispatcher owns every exit code."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CommandError(f"{message} (see arena {self.prog.split(' ', 1)[-1]} --help)")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            sys.stderr.write(message)
+        raise HelpShown()
+
+
+def parser(name: str, description: str) -> Parser:
+    return Parser(prog=f"arena {name}", description=description)
+
+
+def parse(p: argparse.ArgumentParser, argv: Sequence[str]) -> Any:
+    return p.parse_args(list(argv))
+
+
+def sandbox_option(p: argparse.ArgumentParser, default: str = "bwrap") -> None:
+    p.add_argument("--sandbox", default=default, choices=["bwrap", "rlimit", "none"],
+                   help=f"isolation level (default {default}; see docs/sandbox.md)")

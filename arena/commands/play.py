@@ -1,0 +1,125 @@
+"""``arena play``, ``arena replay``, ``arena export-deals`` and ``arena schema``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..engine import DealFile, ReplayMismatch, replay
+from ..engine.record import RECORD_FORMAT
+from ..match import MatchSettings, bot_seed, play_game
+from ..match.game import close_all
+from ..match.show import SAVED_GAME, render_game, saved_game
+from ..players import load_entry
+from ..results import ResultsError, read_results
+from .common import EXIT_OK, CommandError, parse, parser, sandbox_option
+
+#: The baseline bots of a source checkout (absent from an installed package).
+CHECKOUT_BOTS = Path(__file__).resolve().parents[2] / "bots"
+
+
+def main(argv: list[str]) -> int:
+    ap = parser("play", "Play one game and show it deal by deal.")
+    ap.add_argument("bots", nargs="*", help="2 bots (N/S, E/W partnerships) or 4 (seats N E S W); default heuristic vs random")
+    ap.add_argument("--key", default="play", help="deal key (same key, same cards)")
+    sandbox_option(ap)
+    ap.add_argument("--format", default="game", choices=["game", "deals"])
+    ap.add_argument("--deals", type=int, default=8)
+    ap.add_argument("--save", help="write the game (record and players) as JSON here; arena replay reads it")
+    args = parse(ap, argv)
+    paths = args.bots or [str(CHECKOUT_BOTS / "heuristic"), str(CHECKOUT_BOTS / "random")]
+    if len(paths) == 2:
+        paths = [paths[0], paths[1], paths[0], paths[1]]
+    if len(paths) != 4:
+        raise CommandError("give 2 bots (partnerships N/S and E/W) or 4 (seats N E S W)")
+    entries = [load_entry(p) for p in paths]
+    settings = MatchSettings.model_validate({"sandbox": args.sandbox, "format": args.format, "deals": args.deals})
+    players = [settings.player(e, bot_seed(args.key, 0, s)) for s, e in enumerate(entries)]
+    try:
+        result = play_game(players, settings, args.key, players_by_seat=[e.name for e in entries])
+    finally:
+        close_all(players)
+    names = [e.name for e in entries]
+    print(render_game(result.record, names))
+    for f in result.faults:
+        print(f"fault: seat {f.seat} ({f.bot}) {f.fault.kind}: {f.fault.message}")
+    if args.save:
+        Path(args.save).write_text(json.dumps(saved_game(result.record, names)) + "\n")
+    return EXIT_OK
+
+
+def load_games(path: str, game: str | None) -> list[tuple[dict[str, Any], list[str] | None, str]]:
+    """(record, names, label) of the games a file holds, or of the one ``game`` names."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise CommandError(f"{p}: no such file (give a game record, a file from arena play --save, or a results.jsonl)") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        doc = None
+    if isinstance(doc, dict) and doc.get("format") == SAVED_GAME:
+        return [(doc["record"], list(doc.get("players") or []) or None, p.name)]
+    if isinstance(doc, dict) and doc.get("format") == RECORD_FORMAT:
+        return [(doc, None, p.name)]
+    if isinstance(doc, dict) and isinstance(doc.get("games"), list):  # one results line on its own
+        lines = [doc]
+    elif doc is not None:
+        raise CommandError(f"{p}: neither a game record nor a results file (a JSON document of another kind)")
+    else:
+        try:
+            lines = read_results(p).lines
+        except ResultsError as e:
+            raise CommandError(f"{p}: neither a game record nor a results file ({e})") from None
+    out = []
+    for line in lines:
+        for g in line.get("games", []):
+            if game is None or g.get("id") == game:
+                label = f"game {g.get('id')}: {line.get('pairing')} block {line.get('block')}"
+                out.append((g["record"], [s["bot"] for s in g["seats"]], label))
+    if game is not None and not out:
+        raise CommandError(f"{p}: no game with id {game!r}; run arena replay {p} to list them")
+    if not out:
+        raise CommandError(f"{p}: holds no game: neither a game record nor a results file with finished blocks")
+    return out
+
+
+def main_replay(argv: list[str]) -> int:
+    ap = parser("replay", "Show a stored game again from its record alone.")
+    ap.add_argument("record", help="a game record, a file from arena play --save, or a results.jsonl")
+    ap.add_argument("--game", help="in a results file: the game's id (arena replay RESULTS lists them)")
+    args = parse(ap, argv)
+    games = load_games(args.record, args.game)
+    if len(games) > 1:
+        print(f"{len(games)} games; show one with --game ID:")
+        for _, names, label in games:
+            print(f"  {label} ({' '.join(names or [])})")
+        return EXIT_OK
+    for record, names, _ in games:
+        try:
+            replay(record)  # raises if the record does not replay to the same result
+        except (ReplayMismatch, ValueError, KeyError, TypeError) as e:
+            raise CommandError(f"{args.record}: the record does not replay: {e}") from None
+        print(render_game(record, names))
+    return EXIT_OK
+
+
+def main_export_deals(argv: list[str]) -> int:
+    ap = parser("export-deals", "Write a deal file from a key's seeded stream.")
+    ap.add_argument("key")
+    ap.add_argument("out")
+    ap.add_argument("--deals", type=int, default=30)
+    args = parse(ap, argv)
+    DealFile.from_key(args.key, args.deals).save(args.out)
+    print(f"wrote {args.deals} deals of key {args.key!r} to {args.out}")
+    return EXIT_OK
+
+
+def main_schema(argv: list[str]) -> int:
+    from ..protocol.schema import render
+
+    parse(parser("schema", "Print the JSON Schema of the bot protocol (it ships with the harness)."), argv)
+    print(render(), end="")
+    return EXIT_OK

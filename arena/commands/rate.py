@@ -1,0 +1,30 @@
+"""``arena rate RESULTS``: results.jsonl -> leaderboard.md / .json / .html."""
+
+from __future__ import annotations
+
+import sys
+
+from ..publish import leaderboard
+from ..publish.rate import parse_anchor, rate_results
+from .common import EXIT_OK, parse, parser
+
+
+def main(argv: list[str]) -> int:
+    ap = parser("rate", "Rate a results file and write leaderboards (md, json, html).")
+    ap.add_argument("results", help="results.jsonl (or the folder holding it)")
+    ap.add_argument("--out", help="output folder (default leaderboards/<config name>/)")
+    ap.add_argument("--anchor", help="NAME[=RATING]: pin this bot's rating (default: the config's anchor, else mean 0)")
+    ap.add_argument("--bootstrap", type=int, default=1000, help="block bootstrap resamples for intervals and LOS (0 = none)")
+    ap.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    ap.add_argument("--config", help="tournament config, for the reproducibility facts when tournament.json is absent")
+    ap.add_argument("--no-prior", action="store_true", help="plain maximum likelihood (fails on perfect scores)")
+    ap.add_argument("--quiet", action="store_true", help="do not print the table")
+    args = parse(ap, argv)
+    pub = rate_results(args.results, args.out, anchor=parse_anchor(args.anchor) if args.anchor else None,
+                       bootstrap=args.bootstrap, seed=args.seed, config=args.config, prior=not args.no_prior)
+    if pub.results.torn:
+        print(f"arena rate: {pub.results.path}: ignored a torn last line", file=sys.stderr)
+    if not args.quiet:
+        print(leaderboard.main_table(pub.doc))
+        print(f"\nanchor: {pub.report.anchor}; written to {pub.out}/leaderboard.{{md,json,html}}")
+    return EXIT_OK

@@ -1,0 +1,99 @@
+"""``arena run CONFIG``: run (or resume, or extend) a tournament."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from ..match.check import describe_evidence
+from ..players import Fault
+from ..publish.rate import PublishError, rate_results
+from ..schedule import load_config
+from ..schedule.runner import RunOptions, RunResult, run_tournament
+from ..schedule.stopping import SPRTStop
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, parse, parser
+
+SHOW_FAULTS = 10
+
+
+def build_parser() -> Any:
+    ap = parser("run", "Run a tournament from a YAML config (resumable: run it again after any stop).")
+    ap.add_argument("config", help="tournament config (YAML)")
+    ap.add_argument("--workers", type=int, help="blocks played at once (CPUs used on this machine)")
+    ap.add_argument("--blocks", type=int, help="duplicate blocks per pairing")
+    ap.add_argument("--seed", help="tournament seed (kept secret until the run completes)")
+    ap.add_argument("--out", help="output folder (relative to the working directory)")
+    ap.add_argument("--leaderboard", help="where to write the leaderboard (default: the config's, else <out>/leaderboard)")
+    ap.add_argument("--backend", choices=["ray", "serial"])
+    ap.add_argument("--ray-address", help="existing Ray cluster (default: $RAY_ADDRESS, else an embedded instance)")
+    ap.add_argument("--extend", action="store_true", help="the config adds entries or blocks to the folder's tournament: play them")
+    ap.add_argument("--new-version", action="store_true", help="a bot whose files changed enters as a new version (rated separately)")
+    ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check before the first game")
+    ap.add_argument("--no-rate", action="store_true", help="do not rate the results at the end")
+    return ap
+
+
+def main(argv: list[str]) -> int:
+    args = parse(build_parser(), argv)
+    err = sys.stderr
+    overrides = {
+        "workers": args.workers, "blocks": args.blocks, "seed": args.seed, "out": args.out,
+        "backend": args.backend, "ray_address": args.ray_address, "leaderboard": args.leaderboard,
+    }
+    t = load_config(args.config, overrides)
+    stop = SPRTStop.for_tournament(t) if t.config.sprt else None
+    result = run_tournament(
+        t, options=RunOptions(extend=args.extend, new_versions=args.new_version, skip_check=args.skip_check),
+        stop=stop, say=lambda s: print(s, file=err, flush=True),
+    )
+    report_run(result, err)
+    if result.interrupted:
+        print("arena run: interrupted; run the same command again to resume", file=err)
+        return EXIT_INTERRUPTED
+    if not result.complete:
+        return EXIT_FAILED
+    print(f"arena run: complete; seed published in {t.out / 'summary.json'}", file=err)
+    if not args.no_rate:
+        dest = Path(t.config.leaderboard) if t.config.leaderboard else t.out / "leaderboard"
+        return publish_step(t.out, dest, err)
+    return EXIT_OK
+
+
+def publish_step(results: Path, dest: Path, err: Any) -> int:
+    """Rate the finished results; the games are safe whatever happens here."""
+    try:
+        pub = rate_results(results, dest)
+    except KeyboardInterrupt:
+        print(f"arena run: interrupted while rating; the results are complete: `arena rate {results}"
+              f" --out {dest}` writes the leaderboard", file=err)
+        return EXIT_INTERRUPTED
+    except PublishError as e:
+        print(f"arena run: the games are done but rating failed: {e}", file=err)
+        return EXIT_FAILED
+    print(f"arena run: leaderboard written to {pub.out}/leaderboard.{{md,json,html}}", file=err)
+    return EXIT_OK
+
+
+def report_run(result: RunResult, err: Any) -> None:
+    """Standings, every fault with its evidence and reproduce command, and what is missing."""
+    table = result.summary.get("standings") or []
+    if table:
+        print(tabulate([[s["bot"], s["games"], s["points"], f"{s['rate']:.3f}", s["faults"]] for s in table],
+                       headers=["bot", "games", "points", "rate", "faults"]), file=err)
+    repros = [r for ln in result.lines for r in (ln.get("run") or {}).get("reproduce", [])]
+    for r in repros[:SHOW_FAULTS]:
+        evidence = describe_evidence(Fault(r["kind"], r.get("message", ""), None, r.get("reply"), r.get("stderr")))
+        print(f"arena run: fault: {r['bot']} {r['kind']} in game {r.get('game_id', r['game'])} (seat {r['seat']}):"
+              f" {r.get('message', '')}{evidence}\n    reproduce: {r['command']}", file=err)
+    if len(repros) > SHOW_FAULTS:
+        print(f"arena run: ... {len(repros) - SHOW_FAULTS} more faults; each results line's run.reproduce lists them",
+              file=err)
+    outcome = result.outcome
+    if not result.complete and not result.interrupted:
+        for (pairing, block), why in (outcome.failures if outcome else []):
+            print(f"arena run: harness failure, not scored: {pairing} block {block}: {why}", file=err)
+        missing = len(result.tasks) - len(result.lines)
+        print(f"arena run: {missing} blocks missing; run the same command again to retry them", file=err)

@@ -1,0 +1,140 @@
+"""A scripted bot for protocol tests: no process, no sandbox, no timing luck.
+
+Like python-chess's mock transport, the test states what the harness must
+send, in order, and what the bot answers to each message::
+
+    bot = MockTransport()
+    bot.expect("hello", {"type": "hello", "protocol": 1, "name": "m"})
+    bot.expect("game").expect("deal")
+    bot.expect("decide", lambda req: {"type": "action", "id": req["id"], "action": {...}}, cpu_ms=3)
+    player = ProcessPlayer(entry, 1, time, spec, launcher=bot.launcher)
+
+A message the script does not expect raises ``AssertionError`` at once. A
+step may instead make the bot hang (``hang=True``: it burns CPU while it is
+waited for), exit (``exit_status=...``) or send raw bytes (``raw=b"..."``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable, Union
+
+from ..sandbox import BotExited, LineTooLong, ReadTimeout
+from .transport import Transport, TransportReport
+
+Reply = Union[dict[str, Any], Callable[[dict[str, Any]], dict[str, Any]], None]
+
+
+@dataclass
+class _Step:
+    kind: str
+    reply: Reply
+    raw: bytes | None
+    cpu_ms: float
+    hang: bool
+    spin: bool
+    exit_status: int | None
+    stderr: str
+
+
+class MockTransport:
+    """A ``Transport`` that follows a script; ``sent`` keeps every message received."""
+
+    def __init__(self, max_line_bytes: int = 1 << 20) -> None:
+        self._script: deque[_Step] = deque()
+        self._out: deque[bytes] = deque()
+        self.sent: list[dict[str, Any]] = []
+        self._cpu = 0.0
+        self._exited: int | None = None
+        self._hang: _Step | None = None
+        self._stderr = ""
+        self._paused = False
+        self._closed = False
+        self.max_line_bytes = max_line_bytes
+        self.launched: tuple[list[str], dict[str, str], list[str], str] | None = None
+
+    # -- the script ----------------------------------------------------------
+    def expect(self, kind: str, reply: Reply = None, *, raw: bytes | None = None, cpu_ms: float = 0.0,
+               hang: bool = False, spin: bool = True, exit_status: int | None = None,
+               stderr: str = "") -> "MockTransport":
+        """The harness must next send a message of type ``kind``; then the bot does what the step says."""
+        self._script.append(_Step(kind, reply, raw, cpu_ms, hang, spin, exit_status, stderr))
+        return self
+
+    def assert_done(self) -> None:
+        if self._script:
+            raise AssertionError(f"the harness never sent: {[s.kind for s in self._script]}")
+
+    def launcher(self, argv: list[str], env: dict[str, str], ro: list[str], bot_dir: str) -> Transport:
+        """Use as ``ProcessPlayer(..., launcher=mock.launcher)``."""
+        self.launched = (argv, env, ro, bot_dir)
+        return self
+
+    # -- the transport -------------------------------------------------------
+    def write_line(self, data: bytes, timeout: float = 5.0) -> None:
+        if self._exited is not None or self._closed:
+            raise BotExited("bot closed its stdin", self._exited)
+        msg = json.loads(data)
+        self.sent.append(msg)
+        if not self._script:
+            raise AssertionError(f"the harness sent an unexpected {msg.get('type')!r} message: {msg}")
+        step = self._script.popleft()
+        if step.kind != msg.get("type"):
+            raise AssertionError(f"expected a {step.kind!r} message, the harness sent {msg.get('type')!r}: {msg}")
+        self._cpu += step.cpu_ms / 1000
+        self._stderr += step.stderr
+        if step.exit_status is not None:
+            self._exited = step.exit_status
+        elif step.hang:
+            self._hang = step
+        elif step.raw is not None:
+            self._out.append(step.raw)
+        elif step.reply is not None:
+            reply = step.reply(msg) if callable(step.reply) else step.reply
+            self._out.append(json.dumps(reply).encode())
+
+    def read_line(self, timeout: float) -> bytes:
+        if self._out:
+            line = self._out.popleft()
+            if len(line) > self.max_line_bytes:
+                raise LineTooLong(f"line exceeds limit of {self.max_line_bytes} bytes", self.max_line_bytes)
+            return line
+        if self._exited is not None:
+            raise BotExited("bot exited", self._exited)
+        if self._hang is not None and self._hang.spin:
+            self._cpu += timeout  # a spinning bot uses all the CPU it waits for
+        else:
+            time.sleep(timeout)
+        raise ReadTimeout(f"no line within {timeout}s")
+
+    def cpu_time(self) -> float:
+        return self._cpu
+
+    def run_delay(self) -> float:
+        return 0.0
+
+    def pause(self) -> None:
+        self._paused = True
+
+    def resume(self) -> None:
+        self._paused = False
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def memory_limit_hit(self) -> bool:
+        return False
+
+    def exit_status(self) -> int | None:
+        return self._exited
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        return self._stderr[-limit:]
+
+    def close(self) -> TransportReport:
+        self._closed = True
+        return TransportReport(self._stderr, 0)

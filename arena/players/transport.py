@@ -1,0 +1,135 @@
+"""The line transport a bot player talks through, and its real implementation.
+
+``ProcessPlayer`` needs only these few calls, so protocol, time control and
+fault verdicts can be tested against a scripted ``MockTransport``
+(``arena.players.mock``) without starting a process, and the real
+``ProcessTransport`` is a thin view of a sandboxed ``BotProcess``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..sandbox import BotProcess, Level
+
+
+@dataclass
+class TransportReport:
+    """What is left to say about a transport once it is closed."""
+
+    stderr: str = ""
+    stderr_dropped: int = 0
+
+
+class Transport(Protocol):
+    """One bot's line channel plus the clocks its time is judged on."""
+
+    def write_line(self, data: bytes, timeout: float = 5.0) -> None:
+        """Send one line; ``BotExited`` or ``WriteTimeout`` on failure."""
+
+    def read_line(self, timeout: float) -> bytes:
+        """One line without its newline; ``ReadTimeout``, ``BotExited`` or ``LineTooLong``."""
+        ...
+
+    def cpu_time(self) -> float:
+        """Seconds of the bot's CPU (its whole tree), or wall time where not measured."""
+        ...
+
+    def run_delay(self) -> float:
+        """Seconds the bot has waited, runnable, for a core (not its fault)."""
+        ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    @property
+    def paused(self) -> bool: ...
+
+    def memory_limit_hit(self) -> bool: ...
+
+    def exit_status(self) -> int | None: ...
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        """The last ``limit`` characters of what the bot wrote on stderr so far."""
+        ...
+
+    def close(self) -> TransportReport:
+        """Kill and reap the bot; idempotent."""
+        ...
+
+
+class ProcessTransport:
+    """A sandboxed ``BotProcess`` as a ``Transport``.
+
+    The line calls are the process's own bound methods (no wrapper on the hot
+    path). At level ``none`` there is no cheap tree accounting: the clock is
+    wall time, which is what trusted bots are judged on there.
+    """
+
+    def __init__(self, proc: BotProcess) -> None:
+        self.proc = proc
+        self.write_line = proc.write_line  # type: ignore[method-assign]
+        self.read_line = proc.read_line  # type: ignore[method-assign]
+        if proc.level is Level.NONE:
+            self.cpu_time = time.monotonic  # type: ignore[method-assign]
+        else:
+            self.cpu_time = proc.cpu_time  # type: ignore[method-assign]
+        self._sched_fd: int | None = None
+        self._report: TransportReport | None = None
+
+    def write_line(self, data: bytes, timeout: float = 5.0) -> None:  # replaced per instance
+        self.proc.write_line(data, timeout)
+
+    def read_line(self, timeout: float) -> bytes:  # replaced per instance
+        return self.proc.read_line(timeout)
+
+    def cpu_time(self) -> float:  # replaced per instance
+        return self.proc.cpu_time()
+
+    def run_delay(self) -> float:
+        """The bot's main thread's wait for a CPU, from /proc/PID/schedstat (kept open)."""
+        fd = self._sched_fd
+        if fd is None:
+            try:
+                fd = self._sched_fd = os.open(f"/proc/{self.proc.sandbox_pid or self.proc.pid}/schedstat", os.O_RDONLY)
+            except OSError:
+                return 0.0
+        try:
+            return int(os.pread(fd, 128, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    def pause(self) -> None:
+        self.proc.pause()
+
+    def resume(self) -> None:
+        self.proc.resume()
+
+    @property
+    def paused(self) -> bool:
+        return self.proc.paused
+
+    def memory_limit_hit(self) -> bool:
+        return self.proc.memory_limit_hit()
+
+    def exit_status(self) -> int | None:
+        return self.proc.exit_status
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        return self.proc.stderr_text()[-limit:]
+
+    def close(self) -> TransportReport:
+        if self._report is not None:
+            return self._report
+        if self._sched_fd is not None:
+            os.close(self._sched_fd)
+            self._sched_fd = None
+        try:
+            self.proc.close()
+        finally:
+            self._report = TransportReport(self.proc.stderr_text(), self.proc.stderr_dropped)
+        return self._report

@@ -1,0 +1,109 @@
+"""Rating a results file into leaderboards: the library call behind ``arena rate``.
+
+Commands parse arguments and print; this module reads, rates and writes,
+and raises ``PublishError`` (one line, naming the file and the fix) for
+anything the user must change.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..ratings import RatingFitError, RatingReport, rate
+from ..results import LoadedResults, ResultsError, read_results
+from . import leaderboard
+from .load import convert
+from .provenance import gather, read_config, read_meta
+
+
+class PublishError(ValueError):
+    """Results that cannot be rated or written as asked."""
+
+
+@dataclass
+class Published:
+    doc: dict[str, Any]
+    report: RatingReport
+    results: LoadedResults
+    out: Path
+
+
+def parse_anchor(text: str) -> tuple[str, float]:
+    """``NAME`` or ``NAME=RATING`` (rating 0 by default)."""
+    name, sep, value = text.partition("=")
+    if not name:
+        raise PublishError("--anchor needs a bot name")
+    if not sep:
+        return name, 0.0
+    try:
+        return name, float(value)
+    except ValueError:
+        raise PublishError(f"--anchor: rating {value!r} is not a number") from None
+
+
+def safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "results"
+
+
+def rate_results(
+    results: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    anchor: tuple[str, float] | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    config: str | os.PathLike[str] | None = None,
+    prior: bool = True,
+) -> Published:
+    """Rate ``results`` and write leaderboard.{md,json,html} to ``out``."""
+    if bootstrap < 0:
+        raise PublishError("--bootstrap must be >= 0")
+    try:
+        res = read_results(results)
+        conv = convert(res.lines)
+    except ResultsError as e:
+        raise PublishError(str(e)) from None
+    if not conv.blocks:
+        raise PublishError(f"{res.path}: no finished blocks to rate")
+    meta = read_meta(res.path)
+    cfg = None
+    if config:
+        try:
+            cfg = read_config(config)
+        except Exception as e:  # noqa: BLE001 - ConfigError and whatever loading a bot folder raises
+            raise PublishError(str(e)) from None
+    prov = gather(res.lines, conv.bots, meta=meta, config=cfg)
+    if anchor is None and ((meta or {}).get("anchor") or (cfg or {}).get("anchor")):
+        anchor = (str((meta or {}).get("anchor") or (cfg or {}).get("anchor")), 0.0)
+    if anchor is not None and anchor[0] not in conv.bots:
+        by_name = [b.id for b in conv.bots.values() if b.name == anchor[0]]
+        if len(by_name) != 1:
+            raise PublishError(f"anchor {anchor[0]!r} is not a bot in these results (bots: {', '.join(sorted(conv.bots))})")
+        anchor = (by_name[0], anchor[1])
+    try:
+        report = rate(conv.blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed)
+    except RatingFitError as e:
+        raise PublishError(f"cannot fit ratings: {e}") from None
+    doc = leaderboard.build(report, prov, res, anchor=anchor)
+    name = prov.config_name or safe_name(res.path.resolve().parent.name)
+    dest = Path(out) if out else Path("leaderboards") / safe_name(name)
+    try:
+        write_leaderboard(doc, dest)
+    except OSError as e:
+        raise PublishError(f"cannot write {dest}: {e.strerror}") from None
+    return Published(doc, report, res, dest)
+
+
+def write_leaderboard(doc: dict[str, Any], out: Path) -> None:
+    """Write the three files; each is replaced atomically."""
+    out.mkdir(parents=True, exist_ok=True)
+    for fname, text in (("leaderboard.json", leaderboard.to_json(doc)),
+                        ("leaderboard.md", leaderboard.render_markdown(doc)),
+                        ("leaderboard.html", leaderboard.render_html(doc))):
+        tmp = out / (fname + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(out / fname)

@@ -1,0 +1,92 @@
+"""Config errors a person can act on: every problem at once, with file, line and a suggestion.
+
+pydantic reports *where* in the data a value is wrong; this module turns
+that into the line of the YAML file it came from, and for a misspelt key
+("entires") suggests the field that was meant.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Sequence
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+
+def yaml_lines(text: str) -> dict[tuple[str | int, ...], int]:
+    """1-based line of every key path of a YAML document (keys and list items)."""
+    out: dict[tuple[str | int, ...], int] = {}
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return out
+
+    def walk(node: Any, path: tuple[str | int, ...]) -> None:
+        out.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                key = k.value
+                out[path + (key,)] = k.start_mark.line + 1
+                walk(v, path + (key,))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, v in enumerate(node.value):
+                walk(v, path + (i,))
+
+    if root is not None:
+        walk(root, ())
+    return out
+
+
+def _fields_at(model: type[BaseModel], loc: Sequence[str | int]) -> list[str]:
+    """Field names (and aliases) of the model that holds the value at ``loc``."""
+    current: Any = model
+    for part in loc:
+        if not (isinstance(current, type) and issubclass(current, BaseModel)) or not isinstance(part, str):
+            return []
+        f = current.model_fields.get(part)
+        if f is None:
+            return []
+        ann = f.annotation
+        current = next((a for a in getattr(ann, "__args__", (ann,)) if isinstance(a, type) and issubclass(a, BaseModel)), None)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return [f.alias or n for n, f in current.model_fields.items()]
+    return []
+
+
+def describe(e: ValidationError, model: type[BaseModel], source: str, text: str | None,
+             data: dict[str, Any] | None = None) -> list[str]:
+    """One line per problem: ``FILE:LINE: field: message (did you mean ...?)``."""
+    lines = yaml_lines(text) if text else {}
+    unknown: dict[tuple[str | int, ...], list[str]] = {}
+    for err in e.errors():
+        if err["type"] == "extra_forbidden":
+            loc = tuple(err["loc"])
+            unknown.setdefault(loc[:-1], []).append(str(loc[-1]))
+    out: list[str] = []
+    for err in e.errors():
+        loc = tuple(err["loc"])
+        where = ".".join(str(x) for x in loc) or "(top level)"
+        line = None if err["type"] == "missing" else _line_of(lines, loc)  # a missing key has no line
+        msg = err["msg"]
+        parent = loc[:-1]
+        known = _fields_at(model, [p for p in parent if isinstance(p, str)]) if all(isinstance(p, str) for p in parent) else []
+        if err["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+            msg = "unknown field" + (f" (did you mean {close[0]!r}?)" if close else
+                                     (f"; known fields: {', '.join(known)}" if known else ""))
+        elif err["type"] == "missing":
+            typo = difflib.get_close_matches(str(loc[-1]), unknown.get(parent, []), n=1, cutoff=0.6)
+            if typo:
+                msg += f" ({typo[0]!r} is written instead?)"
+        elif "input" in err and not isinstance(err["input"], (dict, list)):
+            msg += f" (got {err['input']!r})"
+        out.append(f"{source}{f':{line}' if line else ''}: {where}: {msg}")
+    return out
+
+
+def _line_of(lines: dict[tuple[str | int, ...], int], loc: tuple[Any, ...]) -> int | None:
+    for n in range(len(loc), -1, -1):
+        if loc[:n] in lines:
+            return lines[loc[:n]]
+    return None

@@ -1,0 +1,53 @@
+"""The SPRT as the tournament loop's stopping rule.
+
+Each SPRT matchup is one pairing of the tournament (see
+``pairings.sprt_matchups``); this rule turns each of its finished blocks
+into the candidate side's sample and feeds the matchup's test
+(``arena.ratings``), in block order. A matchup stops being played once its
+test has decided or reached the block limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..ratings import SPRTRun
+from ..results import side_a_sample
+from .config import Tournament
+from .pairings import matchup_of
+from .task import BlockTask
+
+
+class SPRTStop:
+    """``StoppingRule`` over an ``SPRTRun``; ``on_block`` sees each matchup's status after a block."""
+
+    def __init__(self, run: SPRTRun, on_block: Callable[[str, Any], None] | None = None) -> None:
+        self.run = run
+        self.on_block = on_block
+        self.samples: dict[str, list[tuple[float, float | None]]] = {m: [] for m in run.tests}
+
+    @classmethod
+    def for_tournament(cls, t: Tournament, on_block: Callable[[str, Any], None] | None = None) -> "SPRTStop":
+        spec = t.config.sprt
+        assert spec is not None, "not an SPRT tournament"
+        run = SPRTRun.standard(spec.elo0, spec.elo1, alpha=spec.alpha, beta=spec.beta, max_blocks=t.config.blocks,
+                               mode=spec.mode, min_blocks=spec.min_blocks, matchups=t.config.schedule.matchups)
+        return cls(run, on_block)
+
+    def add(self, task: BlockTask, line: dict[str, Any]) -> None:
+        m = matchup_of(task.pairing)
+        if m is None or m not in self.run.pending():
+            return
+        total, points = side_a_sample(line)
+        self.samples[m].append((total, points))
+        self.run.add(m, total, points)
+        if self.on_block is not None:
+            self.on_block(m, self.run.tests[m].status())
+
+    def wants(self, task: BlockTask) -> bool:
+        m = matchup_of(task.pairing)
+        return m is not None and m in self.run.pending()
+
+    @property
+    def done(self) -> bool:
+        return not self.run.pending()

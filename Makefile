@@ -26,7 +26,7 @@ test-all: $(STAMP)
 	$(BIN)/python -m pytest -m ''
 
 typecheck: $(STAMP)
-	$(BIN)/python -m pip install -q 'mypy>=1.10'
+	$(BIN)/python -m pip install -q "mypy>=1.10"
 	$(BIN)/python -m mypy arena
 
 bench: $(STAMP)

@@ -73,7 +73,7 @@ def load_games(path: str, game: str | None) -> list[tuple[dict[str, Any], list[s
             lines = read_results(p).lines
         except ResultsError as e:
             raise CommandError(f"{p}: neither a game record nor a results file ({e})") from None
-    out = []
+    out: list[tuple[dict[str, Any], list[str] | None, str]] = []
     for line in lines:
         for g in line.get("games", []):
             if game is None or g.get("id") == game:

@@ -40,4 +40,11 @@ from .record import (
 )
 from .view import DealSummary, TrickView, View
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "Action", "Bid", "BidChoice", "Card", "Choice", "DEFAULT_MAX_DEALS", "Deal", "DealFile", "DealSummary",
+    "DeckSource", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
+    "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile",
+    "SUITS", "TrickView", "TrumpChoice", "View", "action_from_dict", "action_to_dict", "card_str", "cards_str",
+    "deal_record", "derive_key", "game_record", "get_profile", "load_record", "parse_card", "parse_cards",
+    "parse_suit", "recorded_decisions", "recorded_source", "replay",
+]

@@ -17,4 +17,8 @@ from .messages import (
     View,
 )
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "ActionReply", "Bye", "DealEnd", "DealStart", "Decide", "GameEnd", "GameStart", "Hello", "HelloReply",
+    "MalformedMessage", "PROTOCOL_VERSIONS", "TimeControl", "View", "choice_to_dict", "decode_from_bot", "encode",
+    "wire",
+]

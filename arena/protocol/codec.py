@@ -9,7 +9,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from ..engine import SUITS, BidChoice, Choice, PlayChoice, RobChoice, TrumpChoice, cards_str
 from .messages import ActionReply, FromBot, HelloReply
 
-_from_bot: TypeAdapter = TypeAdapter(FromBot)
+_from_bot: TypeAdapter[HelloReply | ActionReply] = TypeAdapter(FromBot)
 _validate_json = _from_bot.validator.validate_json  # the core validator: no wrapper call per message
 
 
@@ -24,7 +24,8 @@ def encode(msg: BaseModel) -> bytes:
 def decode_from_bot(line: bytes) -> HelloReply | ActionReply:
     """Parse and validate one line in a single pass (this is on the hot path)."""
     try:
-        return _validate_json(line)
+        reply: HelloReply | ActionReply = _validate_json(line)
+        return reply
     except ValidationError as e:
         first = e.errors()[0]
         if first["type"] == "json_invalid":

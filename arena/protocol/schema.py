@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -13,7 +14,7 @@ from .messages import FromBot, ToBot
 SCHEMA_PATH = Path(__file__).resolve().parent / "protocol.schema.json"
 
 
-def protocol_schema() -> dict:
+def protocol_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "cinch-arena bot protocol v1",

@@ -112,7 +112,7 @@ class RayBackend:
         if not ray.is_initialized():
             ray.init(**ray_init_kwargs(workers, address))
             self._owns = True
-        cpus = int(ray.cluster_resources().get("CPU", workers)) if address else workers
+        cpus = int(ray.cluster_resources().get("CPU", workers)) if address else workers  # type: ignore[no-untyped-call]
         self.capacity = capacity or max(1, cpus) * 2
         self.entries = dict(entries)
         self._bundles = {ident: ray.put(pack(e)) for ident, e in self.entries.items()}

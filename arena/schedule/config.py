@@ -43,7 +43,7 @@ class ScheduleSpec(BaseModel):
     candidate: str | None = Field(None, description="gauntlet, sprt: the entry (path, as listed in entries) under test")
     baselines: list[str] | None = Field(None, description="gauntlet: entries it meets (default all others); sprt: the one baseline")
     matchups: list[Literal["pair", "mixed"]] = Field(
-        default_factory=lambda: ["pair", "mixed"],
+        default_factory=lambda: ["pair", "mixed"],  # type: ignore[arg-type,return-value]
         description="sprt: pair = candidate+candidate vs baseline+baseline; mixed = candidate+baseline vs baseline+baseline",
     )
 

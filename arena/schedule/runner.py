@@ -225,10 +225,10 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
         if not options.skip_check:
             say(f"arena run: checking {len(playing)} entries (arena check-bot probes)...")
             bad = []
-            for e in playing:
-                report = check_entry(e, t.settings)
+            for entry in playing:
+                report = check_entry(entry, t.settings)
                 if not report.ok:
-                    bad.append(f"{e.ident} failed the conformance check:\n{report.summary()}")
+                    bad.append(f"{entry.ident} failed the conformance check:\n{report.summary()}")
             if bad:
                 raise RunRefused("\n".join(bad) + "\nfix the bot, or run with --skip-check to let the games judge it")
         if t.config.backend == "ray":
@@ -256,7 +256,7 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
         "games": 2 * len(mine),
         "played_now": outcome.played if outcome else 0,
         "retries": outcome.retries if outcome else 0,
-        "harness_failures": [{"pairing": k[0], "block": k[1], "error": e} for k, e in (outcome.failures if outcome else [])],
+        "harness_failures": [{"pairing": k[0], "block": k[1], "error": why} for k, why in (outcome.failures if outcome else [])],
         "wall_s": round(time.monotonic() - t0, 3),
         "standings": [{"bot": s.bot, "games": s.games, "points": s.points, "rate": round(s.rate, 4), "faults": s.faults}
                       for s in table],

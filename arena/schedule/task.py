@@ -74,6 +74,10 @@ def apply_nice(nice: int | None) -> None:
         pass
 
 
+def _ref(e: BotEntry) -> dict[str, str]:
+    return {"bot": e.name, "digest": e.digest}
+
+
 def run_block(
     task: BlockTask,
     bots: Mapping[str, BotEntry],
@@ -95,7 +99,6 @@ def run_block(
         side_a, side_b, task.block, task.block_key, task.settings,
         make_player or task.settings.player, source_for=source_for,
     )
-    ref = lambda e: {"bot": e.name, "digest": e.digest}  # noqa: E731
     line = ResultLine.model_validate(
         {
             "schema": SCHEMA_VERSION,
@@ -103,8 +106,8 @@ def run_block(
             "pairing": task.pairing,
             "block": task.block,
             "block_key": task.block_key,
-            "side_a": [ref(e) for e in side_a],
-            "side_b": [ref(e) for e in side_b],
+            "side_a": [_ref(e) for e in side_a],
+            "side_b": [_ref(e) for e in side_b],
             "score_a": result.score_a(),
             "games": [{"id": game_id(task.pairing, task.block, h), **result.game_dict(h)} for h in (0, 1)],
             "run": {

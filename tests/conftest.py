@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
@@ -15,3 +16,15 @@ REPO = Path(__file__).resolve().parents[1]
 def first_bot() -> BotEntry:
     """The minimal reference bot: always the first legal option."""
     return load_entry(REPO / "bots" / "minimal")
+
+
+@pytest.fixture(scope="session")
+def ray_session() -> Iterator[Any]:
+    """One embedded Ray instance for every Ray test of the session (starting Ray takes seconds)."""
+    ray = pytest.importorskip("ray")
+    from arena.schedule.backends import quiet_ray_notices
+
+    quiet_ray_notices()
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()

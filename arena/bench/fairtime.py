@@ -23,7 +23,7 @@ from pathlib import Path
 from ..match import MatchSettings
 from ..players import load_entry
 from ..results import ResultsStore
-from ..schedule.backends import RayBackend, ray_init_kwargs
+from ..schedule.backends import RayBackend, quiet_ray_notices, ray_init_kwargs
 from ..schedule.scheduler import block_key, run_tasks
 from ..schedule.task import BlockTask
 
@@ -50,7 +50,10 @@ def run(args: Any) -> int:
         for b in range(args.blocks or args.matches)
     ]
     hogs = [subprocess.Popen([sys.executable, "-c", HOG], preexec_fn=(lambda: os.nice(args.hog_nice)) if args.hog_nice else None) for _ in range(args.hogs)]
-    ray.init(**ray_init_kwargs(args.matches, None))
+    owns = not ray.is_initialized()  # a caller's running instance is used as it is
+    if owns:
+        quiet_ray_notices()
+        ray.init(**ray_init_kwargs(args.matches, None))
     backend = RayBackend({ident: bot}, workers=args.matches, capacity=args.matches)
     t0 = time.monotonic()
     try:
@@ -60,7 +63,8 @@ def run(args: Any) -> int:
             lines = list(store.lines.values())
     finally:
         backend.close()
-        ray.shutdown()
+        if owns:
+            ray.shutdown()
         for h in hogs:
             os.kill(h.pid, 9)
             h.wait()

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..match import MatchSettings
 from ..players import load_entry
 from ..results import ResultsStore
-from ..schedule.backends import RayBackend, ray_init_kwargs
+from ..schedule.backends import RayBackend, quiet_ray_notices, ray_init_kwargs
 from ..schedule.pairings import round_robin
 from ..schedule.scheduler import block_key, run_tasks
 from ..schedule.task import BlockTask
@@ -59,7 +59,10 @@ def run(args: Any) -> int:
     settings = MatchSettings(sandbox=args.sandbox, **({"format": "deals", "deals": args.deals} if args.deals else {}))
     entries = [load_entry(b) for b in args.bots]
     t0 = time.monotonic()
-    ray.init(**ray_init_kwargs(2, None))
+    owns = not ray.is_initialized()  # a caller's running instance is used as it is
+    if owns:
+        quiet_ray_notices()
+        ray.init(**ray_init_kwargs(2, None))
     backend = RayBackend({e.ident: e for e in entries}, workers=2, capacity=2)
     startup = time.monotonic() - t0
     try:
@@ -74,7 +77,8 @@ def run(args: Any) -> int:
             one, two = statistics.median(rates[1]), statistics.median(rates[2])
     finally:
         backend.close()
-        ray.shutdown()
+        if owns:
+            ray.shutdown()
     result = {
         "games_per_s_1": round(one, 3),
         "games_per_s_2": round(two, 3),

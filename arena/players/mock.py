@@ -113,6 +113,8 @@ class MockTransport:
     def cpu_time(self) -> float:
         return self._cpu
 
+    measures_cpu = True
+
     def run_delay(self) -> float:
         return 0.0
 

@@ -164,8 +164,10 @@ class ProcessPlayer(Player):
         ceiling = limit * self.t.wall_factor + 0.05
         request["time_left_ms"] = int(self.bank_s * 1000)
         request["decision_ms"] = self.t.decision_ms
-        cpu0 = self._cpu_mark  # CPU used since the last reply (pondering) is charged here
         t0 = time.monotonic()
+        # CPU the bot used since its last reply (pondering) is charged here; a
+        # wall clock (level none) only runs against the bot while it is on move.
+        cpu0 = self._cpu_mark if proc.measures_cpu else proc.cpu_time()
         fault = self._send(request)
         if fault:
             return Decision(None, self._die(fault))

@@ -38,6 +38,11 @@ class Transport(Protocol):
         """Seconds of the bot's CPU (its whole tree), or wall time where not measured."""
         ...
 
+    @property
+    def measures_cpu(self) -> bool:
+        """True when ``cpu_time`` is the bot's own CPU: then what it burns off-move is its own too."""
+        ...
+
     def run_delay(self) -> float:
         """Seconds the bot has waited, runnable, for a core (not its fault)."""
         ...
@@ -74,10 +79,11 @@ class ProcessTransport:
         self.proc = proc
         self.write_line = proc.write_line  # type: ignore[method-assign]
         self.read_line = proc.read_line  # type: ignore[method-assign]
-        if proc.level is Level.NONE:
-            self.cpu_time = time.monotonic  # type: ignore[method-assign]
-        else:
+        self.measures_cpu = proc.level is not Level.NONE
+        if self.measures_cpu:
             self.cpu_time = proc.cpu_time  # type: ignore[method-assign]
+        else:
+            self.cpu_time = time.monotonic  # type: ignore[method-assign]
         self._sched_fd: int | None = None
         self._report: TransportReport | None = None
 

@@ -95,6 +95,21 @@ def ray_init_kwargs(workers: int, address: str | None) -> dict[str, Any]:
     return {"address": "local", "num_cpus": workers, "include_dashboard": False, **common}
 
 
+class _KnownNotice(logging.Filter):
+    """Drops Ray's notice that token authentication is on (it is, as it should be):
+    printed on every embedded start, it tells a user nothing to act on. A notice
+    that authentication is *off* still reaches the user."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "Token authentication is enabled" not in record.getMessage()
+
+
+def quiet_ray_notices() -> None:
+    logger = logging.getLogger("ray._private.authentication.authentication_token_setup")
+    if not any(isinstance(f, _KnownNotice) for f in logger.filters):
+        logger.addFilter(_KnownNotice())
+
+
 class RayBackend:
     """One Ray task per block, each bot's folder put in the object store once."""
 
@@ -110,6 +125,7 @@ class RayBackend:
         self.ray = ray
         self._owns = False
         if not ray.is_initialized():
+            quiet_ray_notices()
             ray.init(**ray_init_kwargs(workers, address))
             self._owns = True
         cpus = int(ray.cluster_resources().get("CPU", workers)) if address else workers  # type: ignore[no-untyped-call]

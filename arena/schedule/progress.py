@@ -40,6 +40,7 @@ class Progress(LoopEvents):
         self.first_at: float | None = None  # when the first block of this run finished
         self.last = -1e9
         self.printed = ""
+        self.printed_text = ""
         self.failed = 0
         self.retried = 0
         self.extra: str = ""  # e.g. the SPRT's running LLR
@@ -99,8 +100,8 @@ class Progress(LoopEvents):
         elif force or now - self.last >= self.period:
             text = self.text()
             head = text.split(" | ")[0]
-            if force or head != self.printed:  # do not repeat an unchanged count
-                self.last, self.printed = now, head
+            if head != self.printed or (force and text != self.printed_text):  # never the same line twice
+                self.last, self.printed, self.printed_text = now, head, text
                 print(text, file=self.stream, flush=True)
 
     def finish(self) -> None:

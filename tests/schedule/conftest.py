@@ -76,10 +76,3 @@ def policy_factory(modes: dict[str, str]):
     return lambda entry, seed: PolicyPlayer(Policy(entry.name, modes[entry.name]), seed)
 
 
-@pytest.fixture(scope="session")
-def ray_session() -> Iterator[Any]:
-    """One embedded Ray instance for every Ray test of the session."""
-    ray = pytest.importorskip("ray")
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()

@@ -1,0 +1,45 @@
+"""Every ``arena bench`` subcommand runs, at a tiny size, and ends with one JSON object.
+
+These check that the benchmarks work and report what they claim to; the
+figures themselves are measured by running the commands (README), never
+asserted here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ..cli import arena
+
+TINY = {
+    "engine": ["--seconds", "0.2"],
+    "protocol": ["--decisions", "40", "--starts", "2"],
+    "scheduler": ["--blocks", "1", "--rounds", "1", "--deals", "1", "--sandbox", "none"],
+    "fairtime": ["--matches", "1", "--blocks", "1", "--deals", "1", "--hogs", "0", "--sandbox", "rlimit",
+                 "--decision-ms", "5000", "--nice", "none"],
+    "bots": ["--blocks", "1", "--pairing", "random:heuristic"],
+}
+KEYS = {
+    "engine": {"deals_per_s", "deals"},
+    "protocol": {"raw_rtt_us"},
+    "scheduler": {"games_per_s_1", "games_per_s_2", "speedup"},
+    "fairtime": {"timeouts", "decisions"},
+    "bots": {"pairings"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_bench_runs_and_ends_with_one_json_object(name: str, request: pytest.FixtureRequest) -> None:
+    if name in ("scheduler", "fairtime"):
+        request.getfixturevalue("ray_session")  # the session's Ray instance, not one per bench
+    ran = arena("bench", name, *TINY[name])
+    assert ran.code == 0, ran.err
+    last = json.loads(ran.out.strip().splitlines()[-1])
+    assert KEYS[name] <= set(last), last
+
+
+def test_an_unknown_bench_is_one_sentence() -> None:
+    ran = arena("bench", "nosuch")
+    assert ran.code == 2 and "give a benchmark" in ran.err

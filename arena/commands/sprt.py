@@ -8,6 +8,7 @@ resume (run the same command again after any stop). Exit codes: 0 passed,
 
 from __future__ import annotations
 
+import io
 import json
 import secrets
 import sys
@@ -93,7 +94,7 @@ def main(argv: list[str]) -> int:
                   f" [{test.elo0:g}, {test.elo1:g}]", file=out_s)
     result = run_tournament(t, options=RunOptions(skip_check=args.skip_check), stop=stop,
                             say=(lambda s: None) if args.quiet else (lambda s: print(s, file=err, flush=True)),
-                            progress_stream=err)
+                            progress_stream=io.StringIO() if args.quiet else err)
     if result.interrupted:
         print(f"arena sprt: interrupted; run the same command again to resume (seed {seed}, results in {out})", file=err)
         return EXIT_ERROR

@@ -13,9 +13,7 @@ from typing import Any
 import json
 import platform
 import random
-import sys
 import time
-from collections.abc import Sequence
 
 from arena.engine import Deal, KeyedSource, RuleProfile, deal_record
 

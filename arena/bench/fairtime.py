@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 from ..match import MatchSettings
 from ..players import load_entry
@@ -27,8 +26,6 @@ from ..schedule.backends import RayBackend, quiet_ray_notices, ray_init_kwargs
 from ..schedule.scheduler import block_key, run_tasks
 from ..schedule.task import BlockTask
 
-REPO = Path(__file__).resolve().parents[2]
-BUSY = REPO / "tests" / "fixtures" / "testbot" / "busy.yaml"
 HOG = "while True:\n    pass\n"
 
 

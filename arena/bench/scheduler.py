@@ -28,8 +28,6 @@ from ..schedule.pairings import round_robin
 from ..schedule.scheduler import block_key, run_tasks
 from ..schedule.task import BlockTask
 
-REPO = Path(__file__).resolve().parents[2]
-TINY = [REPO / "bots" / "minimal", REPO / "bots" / "random"]  # the lightest bots of a checkout
 
 
 def _tasks(entries, settings: MatchSettings, first_block: int, n: int) -> list[BlockTask]:

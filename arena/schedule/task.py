@@ -13,7 +13,7 @@ import os
 import socket
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Mapping
 
 from ..engine import DealFile, FileSource
 from ..match import MatchSettings, PlayerFactory, play_block

@@ -15,7 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```", re.S | re.M)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ..cli import arena
-from ..schedule.conftest import FIRST, LAST, write_config
+from ..schedule.conftest import write_config
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from arena.publish.load import convert
-from arena.results import ResultsError, comparable, game_id, read_results, side_a_sample
+from arena.results import ResultsError, game_id, read_results, side_a_sample
 
 from .helpers import block, game, line, seat, write
 

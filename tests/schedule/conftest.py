@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-import pytest
 import yaml
 
 from arena.players import BotEntry, Manifest, PolicyPlayer

@@ -162,12 +162,18 @@ def test_another_tournament_in_the_same_folder_names_what_differs(tmp_path: Path
 
 
 def test_fewer_blocks_or_fewer_entries_is_another_tournament(tmp_path: Path, capsys) -> None:
-    from .conftest import FIRST, LAST
+    from .conftest import FIRST
 
     assert run_main([str(write_config(tmp_path, blocks=2)), *QUIET]) == 0
     capsys.readouterr()
     assert run_main([str(write_config(tmp_path, blocks=1)), *QUIET, "--extend"]) == 2
     assert "blocks (fewer: 1 < 2)" in capsys.readouterr().err
+    third = tmp_path / "third"
+    third.mkdir()
+    (third / "bot.py").write_text((FIRST.parent / "bot.py").read_text())
+    (third / "bot.yaml").write_text('name: third\ncommand: ["{python}", "bot.py"]\n')
+    assert run_main([str(write_config(tmp_path, blocks=2, entries=[str(FIRST), str(third)])), *QUIET, "--extend"]) == 2
+    assert "entries (removed: last)" in capsys.readouterr().err
 
 
 def test_a_second_run_on_a_busy_folder_says_who_holds_it(tmp_path: Path, capsys) -> None:

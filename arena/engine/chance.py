@@ -89,6 +89,12 @@ class DeckSource(Protocol):
         ``"key-after-file"`` for a keyed deal in a game that outlasted its file."""
         ...
 
+    def reshuffle_key(self, k: int) -> str | None:
+        """The key the reshuffles of deal ``k`` are drawn from (F(key, k, j)),
+        recorded so a record can deal any reshuffle of the deal again; None
+        when they come from no key."""
+        ...
+
 
 class KeyedSource:
     """The seeded stream of RULES.md section 3."""
@@ -107,3 +113,6 @@ class KeyedSource:
 
     def origin(self, k: int) -> str:
         return "key"
+
+    def reshuffle_key(self, k: int) -> str | None:
+        return self.key

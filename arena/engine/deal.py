@@ -79,7 +79,7 @@ class Deal:
 
     # Slots: attribute access is most of the engine's hot path.
     __slots__ = (
-        "profile", "index", "dealer", "scores_before", "_source", "deck", "origin", "events", "_order",
+        "profile", "index", "dealer", "scores_before", "_source", "deck", "origin", "reshuffle_key", "events", "_order",
         "hands", "dealt", "stock", "pile", "reshuffles", "bids", "high", "maker", "trump", "table",
         "discarded", "received", "rob_stock", "rob_taken", "blind", "tricks", "low_holder", "points",
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
@@ -104,8 +104,9 @@ class Deal:
             raise ValueError(f"deck of deal {index} is not a permutation of the 52 cards")
         self.deck: tuple[Card, ...] = tuple(deck)
         self.origin = source.origin(index)
+        self.reshuffle_key = source.reshuffle_key(index)
         # ``events`` is the replayable log: ("act", seat, action, forced) and
-        # ("reshuffle", j, new stock order).
+        # ("reshuffle", j, new stock order, "fill" or "rob").
         self.events: list[tuple] = []
         order = _ORDERS[dealer]
         self._order = order
@@ -225,15 +226,16 @@ class Deal:
         else:
             self._rob(action.take)  # type: ignore[union-attr]
 
-    def _draw_reshuffled(self) -> None:
-        """Turn the discard pile into the stock (RULES 5.3)."""
+    def _draw_reshuffled(self, kind: str) -> None:
+        """Turn the discard pile into the stock: during the fill (``kind``
+        "fill", RULES 5.3) or for the dealer's blind cards ("rob", 5.4)."""
         if not self.pile:
             raise RuntimeError("internal: the discard pile is empty but cards are needed")
         j = self.reshuffles
         new_stock = self._source.reshuffle(self.index, j, self.pile)
         if sorted(new_stock) != sorted(self.pile):
             raise ValueError(f"reshuffle {j} of deal {self.index} is not a permutation of the discard pile")
-        self.events.append(("reshuffle", j, tuple(new_stock)))
+        self.events.append(("reshuffle", j, tuple(new_stock), kind))
         self.reshuffles = j + 1
         self.pile = []
         self.stock = list(new_stock)
@@ -259,7 +261,7 @@ class Deal:
             need = size - len(hand)
             while need > 0:
                 if not self.stock:
-                    self._draw_reshuffled()
+                    self._draw_reshuffled("fill")
                 got = self.stock[:need]
                 del self.stock[:need]
                 hand.extend(got)
@@ -290,7 +292,7 @@ class Deal:
         short = self.profile.hand_size - len(hand)
         if short > 0:  # the whole stock was not enough: blind from the discards (RULES 5.4)
             self.stock = []
-            self._draw_reshuffled()
+            self._draw_reshuffled("rob")
             blind = tuple(self.stock[:short])
             del self.stock[:short]
             self.blind = blind

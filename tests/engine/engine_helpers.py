@@ -81,6 +81,9 @@ class ScriptSource:
     def origin(self, k: int) -> str:
         return "key"
 
+    def reshuffle_key(self, k: int) -> str | None:
+        return self.key
+
 
 def make_deal(deck: Sequence[int], dealer: int = 0, scores: tuple[int, int] = (0, 0), profile: RuleProfile | None = None) -> tuple[Deal, ScriptSource]:
     src = ScriptSource([deck], dealer)

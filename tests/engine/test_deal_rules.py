@@ -218,7 +218,7 @@ def test_stock_runs_out_during_fill_reshuffles_sorted_discards():
     assert (k, j) == (0, 0) and sorted(given) == sorted(pile)
     new_stock = keyed_reshuffle("script", 0, 0, pile)
     assert deal.reshuffles == 1
-    assert ("reshuffle", 0, tuple(new_stock)) in deal.events
+    assert ("reshuffle", 0, tuple(new_stock), "fill") in deal.events  # the fill's reshuffle (RULES 5.3)
     st = cs(stock)
     assert deal.received[1] == st[:6] and deal.received[2] == st[6:12]
     # seat 3 got the last 4 of the stock, then 2 from the top of the reshuffled pile
@@ -307,6 +307,8 @@ def test_short_stock_dealer_gets_blind_cards_from_reshuffled_discards():
     assert sorted(src.reshuffle_calls[0][2]) == sorted(pile)
     expect_blind = keyed_reshuffle("script", 0, 0, pile)[:5]
     assert list(deal.blind) == expect_blind
+    shuffles = [e for e in deal.events if e[0] == "reshuffle"]
+    assert shuffles == [("reshuffle", 0, tuple(keyed_reshuffle("script", 0, 0, pile)), "rob")]  # RULES 5.4, not the fill
     assert sorted(deal.hands[0]) == sorted([c("5S")] + expect_blind)
     assert deal.received[0] == [c("5S")] + expect_blind
     assert [len(h) for h in deal.hands] == [6, 6, 6, 6]

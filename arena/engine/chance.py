@@ -1,6 +1,6 @@
 """Every chance outcome of a game as a pure function of a deal key.
 
-RULES.md section 3: the first dealer is F(key), the deck of deal k is
+docs/rules.md section 3: the first dealer is F(key), the deck of deal k is
 F(key, k) and the j-th reshuffle of the discard pile in deal k is
 F(key, k, j) applied to the pile in sorted order. Nothing here keeps a
 generator running through the game, so two games with the same key deal
@@ -97,7 +97,7 @@ class DeckSource(Protocol):
 
 
 class KeyedSource:
-    """The seeded stream of RULES.md section 3."""
+    """The seeded stream of docs/rules.md section 3."""
 
     def __init__(self, key: object) -> None:
         self.key = str(key)

@@ -1,8 +1,8 @@
-"""One deal of Cinch as a state machine (RULES.md sections 3-7).
+"""One deal of Cinch as a state machine (docs/rules.md sections 3-7).
 
 The deal asks for a decision only when a seat has a real choice: bids,
 trump, the rob and card play. Every decision with exactly one legal option
-is applied on the spot and marked ``forced`` (RULES 4). Discarding and
+is applied on the spot and marked ``forced`` (rules 4). Discarding and
 filling involve no choice and happen when the trump is named.
 """
 
@@ -111,7 +111,7 @@ class Deal:
         order = _ORDERS[dealer]
         self._order = order
         hands: list[list[Card]] = [[], [], [], []]
-        for i, s in enumerate(order):  # three rounds of 3-card packets (RULES 3)
+        for i, s in enumerate(order):  # three rounds of 3-card packets (rules 3)
             p = 3 * i
             hands[s] = [*deck[p : p + 3], *deck[p + 12 : p + 15], *deck[p + 24 : p + 27]]
         self.hands = hands
@@ -228,7 +228,7 @@ class Deal:
 
     def _draw_reshuffled(self, kind: str) -> None:
         """Turn the discard pile into the stock: during the fill (``kind``
-        "fill", RULES 5.3) or for the dealer's blind cards ("rob", 5.4)."""
+        "fill", rules 5.3) or for the dealer's blind cards ("rob", 5.4)."""
         if not self.pile:
             raise RuntimeError("internal: the discard pile is empty but cards are needed")
         j = self.reshuffles
@@ -290,7 +290,7 @@ class Deal:
         self.received[dealer].extend(taken)
         self.stock = [c for c in self.stock if c not in taken]
         short = self.profile.hand_size - len(hand)
-        if short > 0:  # the whole stock was not enough: blind from the discards (RULES 5.4)
+        if short > 0:  # the whole stock was not enough: blind from the discards (rules 5.4)
             self.stock = []
             self._draw_reshuffled("rob")
             blind = tuple(self.stock[:short])
@@ -305,7 +305,7 @@ class Deal:
         self.to_act = self.maker  # type: ignore[assignment]
 
     def _long_choice(self, seat: int, hand: list[Card], legal: list[Card]) -> PlayChoice:
-        """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (RULES 6)."""
+        """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (rules 6)."""
         n_under = len(hand) - 6
         pointless = self._pointless
         pool = tuple(c for c in hand if c in pointless)

@@ -42,7 +42,7 @@ def dict_cards(obj) -> set[str]:
 
 
 class Knowledge:
-    """What each seat has seen, tracked from the outside (RULES 9)."""
+    """What each seat has seen, tracked from the outside (rules 9)."""
 
     def __init__(self, deal) -> None:
         self.deal = deal

@@ -46,7 +46,8 @@ test-all: $(STAMP)
 	$(BIN)/python -m pytest -m ''
 
 typecheck: $(STAMP)
-	$(PIP) install -q 'mypy>=1.10'
+	@$(PIP) install -q 'mypy>=1.10' >>$(VENV)/install.log 2>&1 \
+	  || { tail -n 30 $(VENV)/install.log >&2; echo "make: installing mypy failed; log in $(VENV)/install.log" >&2; exit 1; }
 	$(BIN)/python -m mypy arena
 
 bench: $(STAMP)

@@ -42,6 +42,8 @@ def test_every_example_manifest_loads():
 
 def test_manifest_rules_the_protocol_doc_states():
     assert Manifest(name="x", command=["./bot"]).version == "0"  # version is optional
+    with pytest.raises(ValueError):
+        Manifest(name="x", command=["./bot"], version=1.0)  # an unquoted YAML number is refused
     for ok in ("a", "My.Bot+2", "bot_v-1", "9lives"):
         Manifest(name=ok, command=["./bot"])
     for bad in ("-bot", ".bot", "my bot", "bot/1", "", "x" * 65):

@@ -1,20 +1,40 @@
-# The system's own CPython 3.11 when there is one: Debian builds it with
-# profile-guided optimisation, which makes the pure-Python engine ~15% faster
-# than a default source build (measured with `arena bench engine`).
-PY ?= $(shell for p in /usr/bin/python3.11 python3.11 python3; do \
-        command -v $$p >/dev/null 2>&1 && $$p -c 'import sys, venv, ensurepip; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null \
+# Python 3.11, 3.12 or 3.13. The system's own CPython comes first: Debian
+# builds it with profile-guided optimisation, which makes the pure-Python
+# engine ~15% faster than a default source build (measured with
+# `arena bench engine`); any other 3.11-3.13 on PATH, then pyenv's builds
+# (whose shims only answer for the selected version), are the fallback.
+# Override with `make PY=/path/to/python3.12 ...` (then `make clean` first).
+PY_CANDIDATES := /usr/bin/python3.11 /usr/bin/python3.12 /usr/bin/python3.13 \
+        python3.11 python3.12 python3.13 python3 \
+        $(sort $(wildcard $(HOME)/.pyenv/versions/3.1[123]*/bin/python3))
+ifeq ($(origin PY),undefined)
+PY := $(shell for p in $(PY_CANDIDATES); do \
+        command -v $$p >/dev/null 2>&1 && $$p -c 'import sys, venv, ensurepip; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null \
         && { echo $$p; break; }; done)
+endif
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PIP := $(BIN)/python -m pip --disable-pip-version-check
 
-.PHONY: run test test-all typecheck bench clean
+.PHONY: run test test-all typecheck bench clean check-python
 
+# First use only: one line says what is happening, pip's own output goes to
+# a log that is shown only if the install fails.
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
-	touch $(STAMP)
+	@$(MAKE) --no-print-directory -s check-python PY="$(PY)" >/dev/null
+	@echo "make: first run: installing cinch-arena and its dependencies (pydantic, ray, pytest, ...) into $(VENV) with $$($(PY) -c 'import sys; print(sys.executable, sys.version.split()[0])'); this downloads and builds packages and takes about a minute (log: $(VENV)/install.log)"
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	@{ $(PIP) install -q --upgrade pip && $(PIP) install -q -e '.[test]'; } >$(VENV)/install.log 2>&1 \
+	  || { tail -n 30 $(VENV)/install.log >&2; echo "make: install failed; full log in $(VENV)/install.log" >&2; exit 1; }
+	@touch $(STAMP)
+
+# Which interpreter a new .venv would use, or why there is none.
+check-python:
+	@test -n "$(PY)" || { echo "make: no Python 3.11, 3.12 or 3.13 found; install one or pass PY=/path/to/python3.x" >&2; exit 1; }
+	@$(PY) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null \
+	  || { echo "make: $(PY) is not Python 3.11-3.13; pass PY=/path/to/python3.x" >&2; exit 1; }
+	@echo "make: Python $$($(PY) -c 'import sys; print(sys.version.split()[0], "at", sys.executable)')"
 
 run: $(STAMP)
 	$(BIN)/arena run configs/quickstart.yaml
@@ -26,7 +46,8 @@ test-all: $(STAMP)
 	$(BIN)/python -m pytest -m ''
 
 typecheck: $(STAMP)
-	$(BIN)/python -m pip install -q "mypy>=1.10"
+	@$(PIP) install -q 'mypy>=1.10' >>$(VENV)/install.log 2>&1 \
+	  || { tail -n 30 $(VENV)/install.log >&2; echo "make: installing mypy failed; log in $(VENV)/install.log" >&2; exit 1; }
 	$(BIN)/python -m mypy arena
 
 bench: $(STAMP)

@@ -1,7 +1,7 @@
 """Actions a seat can take, and the legal choice offered for each decision.
 
 A choice is a description, not always a list: the dealer's rob and a long
-hand's extra cards have too many combinations to enumerate (RULES.md
+hand's extra cards have too many combinations to enumerate (docs/rules.md
 section 10), so they are stated as constraints ("take k of these cards",
 "one top card plus n-6 of these") that can still be checked and sampled.
 """

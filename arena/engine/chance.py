@@ -1,6 +1,6 @@
 """Every chance outcome of a game as a pure function of a deal key.
 
-RULES.md section 3: the first dealer is F(key), the deck of deal k is
+docs/rules.md section 3: the first dealer is F(key), the deck of deal k is
 F(key, k) and the j-th reshuffle of the discard pile in deal k is
 F(key, k, j) applied to the pile in sorted order. Nothing here keeps a
 generator running through the game, so two games with the same key deal
@@ -89,9 +89,15 @@ class DeckSource(Protocol):
         ``"key-after-file"`` for a keyed deal in a game that outlasted its file."""
         ...
 
+    def reshuffle_key(self, k: int) -> str | None:
+        """The key the reshuffles of deal ``k`` are drawn from (F(key, k, j)),
+        recorded so a record can deal any reshuffle of the deal again; None
+        when they come from no key."""
+        ...
+
 
 class KeyedSource:
-    """The seeded stream of RULES.md section 3."""
+    """The seeded stream of docs/rules.md section 3."""
 
     def __init__(self, key: object) -> None:
         self.key = str(key)
@@ -107,3 +113,6 @@ class KeyedSource:
 
     def origin(self, k: int) -> str:
         return "key"
+
+    def reshuffle_key(self, k: int) -> str | None:
+        return self.key

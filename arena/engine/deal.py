@@ -1,8 +1,8 @@
-"""One deal of Cinch as a state machine (RULES.md sections 3-7).
+"""One deal of Cinch as a state machine (docs/rules.md sections 3-7).
 
 The deal asks for a decision only when a seat has a real choice: bids,
 trump, the rob and card play. Every decision with exactly one legal option
-is applied on the spot and marked ``forced`` (RULES 4). Discarding and
+is applied on the spot and marked ``forced`` (rules 4). Discarding and
 filling involve no choice and happen when the trump is named.
 """
 
@@ -79,7 +79,7 @@ class Deal:
 
     # Slots: attribute access is most of the engine's hot path.
     __slots__ = (
-        "profile", "index", "dealer", "scores_before", "_source", "deck", "origin", "events", "_order",
+        "profile", "index", "dealer", "scores_before", "_source", "deck", "origin", "reshuffle_key", "events", "_order",
         "hands", "dealt", "stock", "pile", "reshuffles", "bids", "high", "maker", "trump", "table",
         "discarded", "received", "rob_stock", "rob_taken", "blind", "tricks", "low_holder", "points",
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
@@ -104,13 +104,14 @@ class Deal:
             raise ValueError(f"deck of deal {index} is not a permutation of the 52 cards")
         self.deck: tuple[Card, ...] = tuple(deck)
         self.origin = source.origin(index)
+        self.reshuffle_key = source.reshuffle_key(index)
         # ``events`` is the replayable log: ("act", seat, action, forced) and
-        # ("reshuffle", j, new stock order).
+        # ("reshuffle", j, new stock order, "fill" or "rob").
         self.events: list[tuple] = []
         order = _ORDERS[dealer]
         self._order = order
         hands: list[list[Card]] = [[], [], [], []]
-        for i, s in enumerate(order):  # three rounds of 3-card packets (RULES 3)
+        for i, s in enumerate(order):  # three rounds of 3-card packets (rules 3)
             p = 3 * i
             hands[s] = [*deck[p : p + 3], *deck[p + 12 : p + 15], *deck[p + 24 : p + 27]]
         self.hands = hands
@@ -225,15 +226,16 @@ class Deal:
         else:
             self._rob(action.take)  # type: ignore[union-attr]
 
-    def _draw_reshuffled(self) -> None:
-        """Turn the discard pile into the stock (RULES 5.3)."""
+    def _draw_reshuffled(self, kind: str) -> None:
+        """Turn the discard pile into the stock: during the fill (``kind``
+        "fill", rules 5.3) or for the dealer's blind cards ("rob", 5.4)."""
         if not self.pile:
             raise RuntimeError("internal: the discard pile is empty but cards are needed")
         j = self.reshuffles
         new_stock = self._source.reshuffle(self.index, j, self.pile)
         if sorted(new_stock) != sorted(self.pile):
             raise ValueError(f"reshuffle {j} of deal {self.index} is not a permutation of the discard pile")
-        self.events.append(("reshuffle", j, tuple(new_stock)))
+        self.events.append(("reshuffle", j, tuple(new_stock), kind))
         self.reshuffles = j + 1
         self.pile = []
         self.stock = list(new_stock)
@@ -259,7 +261,7 @@ class Deal:
             need = size - len(hand)
             while need > 0:
                 if not self.stock:
-                    self._draw_reshuffled()
+                    self._draw_reshuffled("fill")
                 got = self.stock[:need]
                 del self.stock[:need]
                 hand.extend(got)
@@ -288,9 +290,9 @@ class Deal:
         self.received[dealer].extend(taken)
         self.stock = [c for c in self.stock if c not in taken]
         short = self.profile.hand_size - len(hand)
-        if short > 0:  # the whole stock was not enough: blind from the discards (RULES 5.4)
+        if short > 0:  # the whole stock was not enough: blind from the discards (rules 5.4)
             self.stock = []
-            self._draw_reshuffled()
+            self._draw_reshuffled("rob")
             blind = tuple(self.stock[:short])
             del self.stock[:short]
             self.blind = blind
@@ -303,7 +305,7 @@ class Deal:
         self.to_act = self.maker  # type: ignore[assignment]
 
     def _long_choice(self, seat: int, hand: list[Card], legal: list[Card]) -> PlayChoice:
-        """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (RULES 6)."""
+        """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (rules 6)."""
         n_under = len(hand) - 6
         pointless = self._pointless
         pool = tuple(c for c in hand if c in pointless)

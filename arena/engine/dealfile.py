@@ -4,7 +4,8 @@ A deal file fixes the first dealer and the deck of each deal (top card
 first, after the cut), plus the key its discard reshuffles are drawn from,
 so the same benchmark deals are replayed for every pairing. A game that
 outlasts the file continues from its own seeded stream, and its records say
-so (``origin: "key-after-file"``).
+so (``origin: "key-after-file"``). Records carry each deal's reshuffle key,
+so a deal-file game can be dealt again from its record without the file.
 """
 
 from __future__ import annotations
@@ -98,3 +99,6 @@ class FileSource:
 
     def origin(self, k: int) -> str:
         return "file" if k < len(self._decks) else "key-after-file"
+
+    def reshuffle_key(self, k: int) -> str | None:
+        return self.file.deals[k].reshuffle_key if k < len(self._decks) else self.key

@@ -1,4 +1,4 @@
-"""A game: deal after deal until the end rules of RULES.md section 8.
+"""A game: deal after deal until the end rules of docs/rules.md section 8.
 
 Two formats share this class: ``target`` (play to the profile's target with
 "bidder goes out"; a deal cap ends a runaway game as unfinished) and a fixed
@@ -106,7 +106,7 @@ class Game:
         self.winner = winner
 
     def view(self, seat: int) -> "View":
-        """What ``seat`` knows now (RULES 9), including earlier deals' outcomes."""
+        """What ``seat`` knows now (rules 9), including earlier deals' outcomes."""
         previous = tuple(summarize(d) for d in self.deals[:-1])
         return deal_view(self.deals[-1], seat, previous)
 

@@ -1,7 +1,7 @@
 """Rule profiles: the rule variants of the seeds as data, not code forks.
 
 ``pagat62`` is the default and the only profile whose every field is the
-RULES.md default. Fields whose other values are not implemented yet are
+docs/rules.md default. Fields whose other values are not implemented yet are
 still modelled so a variant is a parameter change; asking for an
 unimplemented value is refused at validation time, naming the field.
 """
@@ -34,12 +34,12 @@ class PointValues(BaseModel):
 
 
 class RuleProfile(BaseModel):
-    """One set of Cinch rules; RULES.md section 11 lists the variants."""
+    """One set of Cinch rules; docs/rules.md, section Profiles, lists them."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = "pagat62"
-    target: int = Field(62, ge=1, description="score that wins the game (RULES 8)")
+    target: int = Field(62, ge=1, description="score that wins the game (rules 8)")
     deciding_threshold: int = Field(
         55, description="both sides at or above this before a deal make it a deciding deal (bidder goes out)"
     )
@@ -88,7 +88,7 @@ class RuleProfile(BaseModel):
         return make_card(RANK_2, trump)
 
     def pointless_trumps(self, trump: int) -> frozenset[int]:
-        """Trumps that may be played under the top card (RULES 6, extra cards)."""
+        """Trumps that may be played under the top card (rules 6, extra cards)."""
         return self._tables[trump][1]
 
 

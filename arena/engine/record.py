@@ -2,8 +2,10 @@
 
 A record holds every chance outcome (each deal's deck, every reshuffle of
 the discard pile) and every action in order with its seat and ``forced``
-flag, so a game replays exactly without its key. ``docs/records.md``
-documents the format; bump ``RECORD_VERSION`` on any incompatible change.
+flag, so a game replays exactly without its key, plus each deal's
+reshuffle key, so any reshuffle of a deal (also one another line of play
+would need) can be dealt again. ``docs/records.md`` documents the format;
+bump ``RECORD_VERSION`` on any change of shape and keep reading the old ones.
 """
 
 from __future__ import annotations
@@ -15,12 +17,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .actions import Action, Play, action_from_dict, action_to_dict
 from .cards import CARD_NAMES, SUITS, Card, cards_str, parse_cards
+from .chance import reshuffle as keyed_reshuffle
 from .deal import Deal
 from .game import Game
 from .profile import RuleProfile
 
 RECORD_FORMAT = "cinch-game"
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+"""Version 2 added ``reshuffle_key`` to deal records and ``kind`` to reshuffle
+events; version 1 records still load and replay."""
 
 
 def deal_record(deal: Deal) -> dict[str, Any]:
@@ -39,11 +45,12 @@ def deal_record(deal: Deal) -> dict[str, Any]:
             d["forced"] = forced
             append(d)
         else:
-            append({"type": "reshuffle", "j": ev[1], "stock": cards_str(ev[2])})
+            append({"type": "reshuffle", "j": ev[1], "kind": ev[3], "stock": cards_str(ev[2])})
     rec: dict[str, Any] = {
         "index": deal.index,
         "dealer": deal.dealer,
         "origin": deal.origin,
+        "reshuffle_key": deal.reshuffle_key,
         "deck": cards_str(deal.deck),
         "scores_before": list(deal.scores_before),
         "events": events,
@@ -92,6 +99,7 @@ class EventModel(BaseModel):
     card: str | None = None
     under: list[str] | None = None
     j: int | None = None
+    kind: Literal["fill", "rob"] | None = None
     stock: list[str] | None = None
 
 
@@ -100,6 +108,7 @@ class DealRecordModel(BaseModel):
     index: int = Field(ge=0)
     dealer: int = Field(ge=0, le=3)
     origin: str
+    reshuffle_key: str | None = None
     deck: list[str] = Field(min_length=52, max_length=52)
     scores_before: list[int] = Field(min_length=2, max_length=2)
     events: list[EventModel]
@@ -135,11 +144,20 @@ class ReplayMismatch(ValueError):
 class RecordedSource:
     """Chance outcomes read back from a record instead of a key."""
 
-    def __init__(self, first_dealer: int, decks: Sequence[list[Card]], reshuffles: dict[tuple[int, int], list[Card]], origins: Sequence[str], key: str | None) -> None:
+    def __init__(
+        self,
+        first_dealer: int,
+        decks: Sequence[list[Card]],
+        reshuffles: dict[tuple[int, int], list[Card]],
+        origins: Sequence[str],
+        key: str | None,
+        reshuffle_keys: Sequence[str | None] = (),
+    ) -> None:
         self._first = first_dealer
         self._decks = decks
         self._reshuffles = reshuffles
         self._origins = origins
+        self._reshuffle_keys = reshuffle_keys
         self.key = key
 
     def first_dealer(self) -> int:
@@ -151,21 +169,48 @@ class RecordedSource:
         return list(self._decks[k])
 
     def reshuffle(self, k: int, j: int, pile: Sequence[Card]) -> list[Card]:
-        try:
-            return list(self._reshuffles[(k, j)])
-        except KeyError:
-            raise ReplayMismatch(f"deal {k} needs reshuffle {j}, which the record lacks") from None
+        """The recorded reshuffle; one the game did not need (other players
+        may) is dealt from the deal's recorded reshuffle key."""
+        recorded = self._reshuffles.get((k, j))
+        if recorded is not None:
+            return list(recorded)
+        rkey = self.reshuffle_key(k)
+        if rkey is None:
+            raise ReplayMismatch(f"deal {k} needs reshuffle {j}, which the record lacks (and it names no reshuffle key)")
+        return keyed_reshuffle(rkey, k, j, pile)
 
     def origin(self, k: int) -> str:
         return self._origins[k]
+
+    def reshuffle_key(self, k: int) -> str | None:
+        return self._reshuffle_keys[k] if k < len(self._reshuffle_keys) else None
 
 
 def load_record(data: dict[str, Any]) -> GameRecordModel:
     """Validate a record; refuse versions this code does not read."""
     rec = GameRecordModel.model_validate(data)
-    if rec.version != RECORD_VERSION:
-        raise ValueError(f"record version {rec.version} is not supported (this harness reads version {RECORD_VERSION})")
+    if rec.version not in READABLE_VERSIONS:
+        known = ", ".join(map(str, READABLE_VERSIONS))
+        raise ValueError(f"record version {rec.version} is not supported (this harness reads versions {known})")
+    if rec.version >= 2:
+        for d in rec.deals:
+            for e in d.events:
+                if e.type == "reshuffle" and e.kind is None:
+                    raise ValueError(f"deal {d.index}: a version {rec.version} reshuffle event needs 'kind' (fill or rob)")
+    else:
+        for d in rec.deals:
+            if d.reshuffle_key is not None or any(e.kind is not None for e in d.events):
+                raise ValueError(f"deal {d.index}: version 1 records have no reshuffle_key or reshuffle kind")
     return rec
+
+
+def _as_version(deal_rec: dict[str, Any], version: int) -> dict[str, Any]:
+    """A deal record written now, in the shape of an older ``version``."""
+    if version >= 2:
+        return deal_rec
+    out = {k: v for k, v in deal_rec.items() if k != "reshuffle_key"}
+    out["events"] = [{k: v for k, v in e.items() if k != "kind"} for e in deal_rec["events"]]
+    return out
 
 
 def replay(data: dict[str, Any]) -> Game:
@@ -182,6 +227,8 @@ def replay(data: dict[str, Any]) -> Game:
     except ValueError as e:  # an illegal recorded action, a deck that is not a deck, a bad card
         raise ReplayMismatch(f"the record does not replay: {e}") from e
     mine = game_record(game)
+    mine["version"] = rec.version
+    mine["deals"] = [_as_version(d, rec.version) for d in mine["deals"]]
     theirs = rec.model_dump(exclude_none=True)
     for k, (a, b) in enumerate(zip(mine["deals"], theirs["deals"])):
         if _without_none(a) != b:
@@ -213,7 +260,8 @@ def recorded_source(rec: GameRecordModel) -> RecordedSource:
     reshuffles = {
         (d.index, e.j or 0): parse_cards(e.stock or []) for d in rec.deals for e in d.events if e.type == "reshuffle"
     }
-    return RecordedSource(rec.first_dealer, decks, reshuffles, [d.origin for d in rec.deals], rec.key)
+    origins = [d.origin for d in rec.deals]
+    return RecordedSource(rec.first_dealer, decks, reshuffles, origins, rec.key, [d.reshuffle_key for d in rec.deals])
 
 
 def recorded_decisions(rec: GameRecordModel) -> list[tuple[int, Action]]:
@@ -243,6 +291,6 @@ def _replay(rec: GameRecordModel) -> Game:
             if deal.to_act != e.seat:
                 raise ReplayMismatch(f"deal {d.index}: recorded seat {e.seat} acts, the engine expects seat {deal.to_act}")
             game.apply(action_from_dict(e.model_dump(exclude_none=True)))
-        if deal_record(deal)["events"] != [e.model_dump(exclude_none=True) for e in d.events]:
+        if _as_version(deal_record(deal), rec.version)["events"] != [e.model_dump(exclude_none=True) for e in d.events]:
             raise ReplayMismatch(f"deal {d.index}: the replayed events differ from the record")
     return game

@@ -1,4 +1,4 @@
-"""What one seat may know (RULES.md section 9), and nothing more.
+"""What one seat may know (docs/rules.md section 9), and nothing more.
 
 A view is built from the deal on demand, only from fields the seat has
 seen: its own cards, public counts, the bidding, played cards, and (for the

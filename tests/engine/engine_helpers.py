@@ -1,5 +1,5 @@
 """Helpers for the engine tests: decks built to order, scripted sources, and
-an independent model of what the rules say (written from RULES.md, not from
+an independent model of what the rules say (written from docs/rules.md, not from
 the engine), so that tests compare two readings of the rules."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def build_deck(dealer: int, hands: dict[int, str | Sequence[str]], stock: str | 
     """A deck (top first) that deals ``hands[seat]`` (9 cards, in dealing
     order) to the given seats and starts the stock with ``stock``.
 
-    Dealing (RULES 3): three rounds of 3-card packets from the dealer's left,
+    Dealing (rules 3): three rounds of 3-card packets from the dealer's left,
     so packet ``r`` of the ``i``-th seat in that order is deck[12r+3i : +3].
     Unnamed cards are filled in from the remaining ones in suit/rank order.
     """
@@ -80,6 +80,9 @@ class ScriptSource:
 
     def origin(self, k: int) -> str:
         return "key"
+
+    def reshuffle_key(self, k: int) -> str | None:
+        return self.key
 
 
 def make_deal(deck: Sequence[int], dealer: int = 0, scores: tuple[int, int] = (0, 0), profile: RuleProfile | None = None) -> tuple[Deal, ScriptSource]:
@@ -129,7 +132,7 @@ def is_trump_txt(card: str, trump: str) -> bool:
 
 
 def trump_order(trump: str) -> list[str]:
-    """The 14 trumps high to low, as the table in RULES 2 lists them."""
+    """The 14 trumps high to low, as the table in rules 2 lists them."""
     return [r + trump for r in "AKQJT9876"] + ["5" + trump, "5" + sister_suit(trump)] + [r + trump for r in "432"]
 
 
@@ -146,7 +149,7 @@ def effective_suit(card: str, trump: str) -> str:
 
 
 def trick_winner_txt(plays: Sequence[tuple[int, str]], trump: str) -> int:
-    """Seat winning a trick of (seat, top card) plays (RULES 6)."""
+    """Seat winning a trick of (seat, top card) plays (rules 6)."""
     order = trump_order(trump)
     trumps = [(order.index(card), seat) for seat, card in plays if is_trump_txt(card, trump)]
     if trumps:
@@ -156,7 +159,7 @@ def trick_winner_txt(plays: Sequence[tuple[int, str]], trump: str) -> int:
 
 
 def legal_tops_txt(hand: Sequence[str], led: str | None, trump: str) -> set[str]:
-    """Cards the follow rules of RULES 6 allow (ignoring extra cards)."""
+    """Cards the follow rules of rules 6 allow (ignoring extra cards)."""
     if led is None:
         return set(hand)
     led_suit = effective_suit(led, trump)

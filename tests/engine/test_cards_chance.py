@@ -1,4 +1,4 @@
-"""Cards, trump ranking (RULES 1-2) and the keyed chance functions (RULES 3)."""
+"""Cards, trump ranking (rules 1-2) and the keyed chance functions (rules 3)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_points_total_14_per_trump(trump):
     assert len(pointless) == 8
 
 
-# -- chance (RULES 3) -------------------------------------------------------
+# -- chance (rules 3) -------------------------------------------------------
 
 
 def _spec_words(label: str, parts: tuple, n: int) -> list[int]:

@@ -1,4 +1,4 @@
-"""One deal, rule by rule (RULES 3-7), on decks built to order."""
+"""One deal, rule by rule (rules 3-7), on decks built to order."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from engine_helpers import (
     trick_winner_txt,
 )
 
-# -- the worked example of seeds/000 (RULES 6) -------------------------------
+# -- the trick example of docs/rules.md 6.4 -------------------------------
 # Seats A=0, B=1, C=2, D=3 (D deals, so A is on the dealer's left); trump hearts.
 EXAMPLE_HANDS = {
     0: "AH KH QH 2S 3S 4S 6S 7S 8S",
@@ -109,7 +109,7 @@ def test_left_pedro_led_counts_as_trump():
     assert set(cards_str(deal.choice.cards)) == {"5D", "3H"}
 
 
-# -- dealing and bidding (RULES 3-4) ----------------------------------------
+# -- dealing and bidding (rules 3-4) ----------------------------------------
 
 
 @pytest.mark.parametrize("dealer", range(4))
@@ -164,7 +164,7 @@ def test_bid_fourteen_leaves_others_a_forced_pass():
     assert deal.phase == "trump" and deal.maker == 2
 
 
-# -- discard, fill, rob (RULES 5) -------------------------------------------
+# -- discard, fill, rob (rules 5) -------------------------------------------
 
 
 def _trumps(cards, trump="H"):
@@ -218,7 +218,7 @@ def test_stock_runs_out_during_fill_reshuffles_sorted_discards():
     assert (k, j) == (0, 0) and sorted(given) == sorted(pile)
     new_stock = keyed_reshuffle("script", 0, 0, pile)
     assert deal.reshuffles == 1
-    assert ("reshuffle", 0, tuple(new_stock)) in deal.events
+    assert ("reshuffle", 0, tuple(new_stock), "fill") in deal.events  # the fill's reshuffle (rules 5.3)
     st = cs(stock)
     assert deal.received[1] == st[:6] and deal.received[2] == st[6:12]
     # seat 3 got the last 4 of the stock, then 2 from the top of the reshuffled pile
@@ -307,6 +307,8 @@ def test_short_stock_dealer_gets_blind_cards_from_reshuffled_discards():
     assert sorted(src.reshuffle_calls[0][2]) == sorted(pile)
     expect_blind = keyed_reshuffle("script", 0, 0, pile)[:5]
     assert list(deal.blind) == expect_blind
+    shuffles = [e for e in deal.events if e[0] == "reshuffle"]
+    assert shuffles == [("reshuffle", 0, tuple(keyed_reshuffle("script", 0, 0, pile)), "rob")]  # rules 5.4, not the fill
     assert sorted(deal.hands[0]) == sorted([c("5S")] + expect_blind)
     assert deal.received[0] == [c("5S")] + expect_blind
     assert [len(h) for h in deal.hands] == [6, 6, 6, 6]
@@ -317,7 +319,7 @@ def test_short_stock_dealer_gets_blind_cards_from_reshuffled_discards():
     assert named == set(cs(hands[0])) | {c("5S")} | set(expect_blind)
 
 
-# -- extra cards (RULES 6) --------------------------------------------------
+# -- extra cards (rules 6) --------------------------------------------------
 
 LONG8 = {
     # seat 1 (dealer's left, dealer 0) is dealt 8 trumps: six point cards + KH QH
@@ -393,7 +395,7 @@ def test_seven_trumps_any_top_with_one_under():
         assert ch.is_legal(a)
 
 
-# -- scoring (RULES 7) ------------------------------------------------------
+# -- scoring (rules 7) ------------------------------------------------------
 
 
 def _independent_points(deal):
@@ -414,7 +416,7 @@ def _independent_points(deal):
 
 
 def test_bid_ten_made_nine_is_set_by_ten():
-    """RULES 7 example: bid 10, win 9 -> bidders -10, defenders +5."""
+    """rules 7 example: bid 10, win 9 -> bidders -10, defenders +5."""
     for seed in range(3000):
         rng = random.Random(seed)
         deal, _ = make_deal(keyed_deck("set", seed), dealer=seed % 4, scores=(20, 30))

@@ -1,4 +1,4 @@
-"""End of the game (RULES 8) and the fixed-deals format."""
+"""End of the game (rules 8) and the fixed-deals format."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ TARGET, DECIDING = 62, 55
 
 
 def expected_end(before, after, bidders, made):
-    """RULES 8 read independently: (over, winner, reason)."""
+    """rules 8 read independently: (over, winner, reason)."""
     if before[0] >= DECIDING and before[1] >= DECIDING and made:
         return True, bidders, "bidder_out"
     reached = [after[0] >= TARGET, after[1] >= TARGET]

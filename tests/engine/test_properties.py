@@ -42,7 +42,7 @@ def dict_cards(obj) -> set[str]:
 
 
 class Knowledge:
-    """What each seat has seen, tracked from the outside (RULES 9)."""
+    """What each seat has seen, tracked from the outside (rules 9)."""
 
     def __init__(self, deal) -> None:
         self.deal = deal
@@ -206,16 +206,25 @@ def check_finished_deal(deal, stats: dict[str, int]) -> None:
     stats["blind"] += bool(deal.blind)
 
 
-def test_properties_over_random_games():
-    stats = run_games(80, 0, deep_checks=True)
-    assert stats["deals"] > 250 and stats["illegal"] > 2500 and stats["accepted_copies"] > 250
+# Default sizes keep the suite fast (about a second each); the sizes that
+# used to run by default, and larger, run with ``-m slow``.
+@pytest.mark.parametrize(
+    "n_games, min_deals, min_illegal",
+    [(16, 60, 2500), pytest.param(80, 250, 10_000, marks=pytest.mark.slow)],
+)
+def test_properties_over_random_games(n_games: int, min_deals: int, min_illegal: int):
+    stats = run_games(n_games, 0, deep_checks=True)
+    assert stats["deals"] > min_deals and stats["illegal"] > min_illegal and stats["accepted_copies"] > 250
     assert stats["long"] >= 1, stats
 
 
-def test_conservation_over_thousands_of_deals():
-    stats = run_games(300, 10_000, deep_checks=False)
-    assert stats["deals"] > 1200
-    assert stats["long"] > 3 and stats["blind"] > 0, stats
+@pytest.mark.parametrize(
+    "n_games, min_deals, min_long", [(60, 250, 3), pytest.param(300, 1200, 4, marks=pytest.mark.slow)]
+)
+def test_conservation_over_many_deals(n_games: int, min_deals: int, min_long: int):
+    stats = run_games(n_games, 10_000, deep_checks=False)
+    assert stats["deals"] > min_deals
+    assert stats["long"] >= min_long and stats["blind"] > 0, stats
 
 
 @pytest.mark.slow

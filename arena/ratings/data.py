@@ -111,6 +111,17 @@ class BlockOutcome:
         object.__setattr__(self, "games", games)
 
     @property
+    def deal_key(self) -> str:
+        """The deals this block was played on, shared by every pairing.
+
+        Results ids are "pairing#block" and block i of every pairing uses the
+        same deals, so the key is the part after the last "#" (the whole id
+        when there is none: then every block is its own key).
+        """
+        head, sep, tail = self.block_id.rpartition("#")
+        return tail if sep else self.block_id
+
+    @property
     def same_cards_scores(self) -> tuple[float, float]:
         """(x1, x2): scores of the two partnerships that held the seat-A cards.
 

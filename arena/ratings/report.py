@@ -192,13 +192,15 @@ def _bot_stats(games: Sequence[GameOutcome], bots: Sequence[str]) -> dict[str, d
 class BootstrapFits:
     """Full-data fit plus refits on resamples (same order as ``bots``).
 
-    ``multiplicities[r][i]`` is how often block i is in resample r.
+    ``multiplicities[r][i]`` is the weight of block i in resample r: how
+    often it was drawn, times n/(n-1) for its stratum of n units (the
+    rescaled bootstrap, see :func:`bootstrap_fits`).
     """
 
     bots: list[str]
     full: list[float]
     samples: list[list[float]]
-    multiplicities: list[list[int]]
+    multiplicities: list[list[float]]
     failures: int
     resample: str = "key"
 
@@ -284,11 +286,13 @@ def bootstrap_fits(
     out = BootstrapFits(bots, full, [], [], 0, resample_unit(blocks, resample))
     nb, nm = len(blocks), len(design.matchups)
     for _ in range(bootstrap if nb else 0):
-        mult = [0] * nb
+        mult = [0.0] * nb
         for units in strata:
-            for unit in rng.choices(units, k=len(units)):
+            n_u = len(units)
+            k, w = (n_u - 1, n_u / (n_u - 1)) if n_u > 1 else (1, 1.0)
+            for unit in rng.choices(units, k=k):
                 for i in unit:
-                    mult[i] += 1
+                    mult[i] += w
         n = [0.0] * nm
         s = [0.0] * nm
         for i, c in enumerate(mult):
@@ -307,7 +311,7 @@ def bootstrap_fits(
 
 
 def luck_summary(blocks: Sequence[BlockOutcome], statistic: str = "score",
-                 multiplicities: Sequence[Sequence[int]] = (), level: float = 0.95) -> LuckSummary | None:
+                 multiplicities: Sequence[Sequence[float]] = (), level: float = 0.95) -> LuckSummary | None:
     """rho and 1/(1+rho) of ``statistic`` with a bootstrap interval.
 
     None for "points" unless every block carries points differences.

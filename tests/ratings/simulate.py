@@ -74,7 +74,7 @@ def mixed(true: dict[str, float], n_blocks: int, rng: random.Random,
 
 
 def difference_coverage(true: dict[str, float], blocks_per_pair: int, n_tournaments: int, n_boot: int, seed: int,
-                        *, resample: str = "key", prior: bool = True, luck: float = 0.6, draw: float = 0.2,
+                        *, resample: str = "auto", prior: bool = True, luck: float = 0.6, draw: float = 0.2,
                         shared: float = 0.0) -> float:
     """Share of 95% bootstrap intervals of rating differences that hold the true difference."""
     from arena.ratings import bootstrap_fits

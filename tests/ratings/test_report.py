@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
 
 import pytest
 
 from arena.ratings import BlockOutcome, GameOutcome, bootstrap_fits, luck_factor, rate
-from simulate import round_robin, simulate_block
+from simulate import difference_coverage, round_robin, simulate_block
 
 
 def G(a, b, s, **kw) -> GameOutcome:
@@ -123,44 +122,44 @@ def test_luck_factor_edges() -> None:
     assert luck_factor(0.0) == pytest.approx(1.0)
 
 
-def test_rate_speed_8_bots_300_blocks() -> None:
+def test_rate_8_bots_300_blocks_all_refits_succeed() -> None:
+    # (speed is measured by the benchmarks, not here)
     true = {f"b{i}": -175.0 + 50 * i for i in range(8)}
     blocks = round_robin(true, 11, random.Random(1))  # 308 blocks, 616 games
-    t = time.perf_counter()
-    rep = rate(blocks, bootstrap=1000, seed=0)
-    elapsed = time.perf_counter() - t
-    assert rep.bootstrap_failures == 0
-    assert elapsed < 5.0, elapsed
+    rep = rate(blocks, bootstrap=200, seed=0)
+    assert rep.bootstrap_failures == 0 and rep.resample == "pairing"
+    assert rep.rating("b7") - rep.rating("b0") > 200
 
 
-def _difference_coverage(n_tournaments: int, n_boot: int, seed: int) -> float:
-    true = {"a": -120.0, "b": -40.0, "c": 50.0, "d": 110.0}
-    rng = random.Random(seed)
-    hit = total = 0
-    for t in range(n_tournaments):
-        blocks = round_robin(true, 10, rng, luck=0.6, draw=0.25)
-        bf = bootstrap_fits(blocks, prior=False, bootstrap=n_boot, seed=rng.randrange(1 << 30))
-        assert bf.failures == 0
-        idx = {b: i for i, b in enumerate(bf.bots)}
-        for i, a in enumerate(sorted(true)):
-            for b in sorted(true)[i + 1:]:
-                diffs = sorted(s[idx[a]] - s[idx[b]] for s in bf.samples)
-                lo = diffs[int(0.025 * (len(diffs) - 1))]
-                hi = diffs[int(math.ceil(0.975 * (len(diffs) - 1)))]
-                total += 1
-                hit += lo <= true[a] - true[b] <= hi
-    return hit / total
+QUICKSTART_SIZE = {"a": -150.0, "b": -50.0, "c": 50.0, "d": 150.0}  # 4 bots, 6 pairings
 
 
 def test_bootstrap_interval_coverage() -> None:
-    cov = _difference_coverage(n_tournaments=120, n_boot=150, seed=123)
+    cov = difference_coverage({"a": -120.0, "b": -40.0, "c": 50.0, "d": 110.0}, 10, 60, 100, 123,
+                              prior=False, luck=0.6, draw=0.25)
     assert 0.88 <= cov <= 0.99, cov
+
+
+def test_coverage_at_quickstart_size() -> None:
+    # 6 pairings x 4 blocks, deal effects shared across pairings; measured 91% with 300 runs (docs/ratings.md)
+    cov = difference_coverage(QUICKSTART_SIZE, 4, 40, 120, 11, shared=0.3)
+    assert 0.85 <= cov <= 0.98, cov
+    # the same check catches a bootstrap over the 4 deal keys (measured 81%)
+    assert difference_coverage(QUICKSTART_SIZE, 4, 40, 120, 11, shared=0.3, resample="key") < cov
 
 
 @pytest.mark.slow
 def test_bootstrap_interval_coverage_heavy() -> None:
-    cov = _difference_coverage(n_tournaments=400, n_boot=1000, seed=321)
-    assert 0.91 <= cov <= 0.98, cov
+    cov = difference_coverage(QUICKSTART_SIZE, 4, 400, 400, 321)
+    assert 0.88 <= cov <= 0.97, cov
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shared", [0.0, 0.3])
+def test_coverage_large_round_robin(shared: float) -> None:
+    big = {f"b{i}": -175.0 + 50 * i for i in range(8)}
+    cov = difference_coverage(big, 20, 60, 100, 5, shared=shared)  # 20 deal keys: resampled by key
+    assert 0.85 <= cov <= 0.98, cov
 
 
 def test_empty_input() -> None:

@@ -5,7 +5,9 @@ P(A beats B) = 1 / (1 + 10 ** (-(mean(r_A) - mean(r_B)) / 400)).  Draws are
 half a win, so the log-likelihood of a game with score s is
 s*log(p) + (1-s)*log(1-p).  The fit maximises the sum over all games with
 Newton's method (the log-likelihood is concave in the ratings) plus a line
-search, so it converges from any start.
+search, so it converges from any start.  The optional prior is a set of
+virtual draws between every pair of bots: it depends on rating differences
+only, so the anchor is a pure offset.
 
 Games are first aggregated into *matchups*: the vector of rating coefficients
 (+1/2 per seat on the first side, -1/2 per seat on the other) together with
@@ -71,7 +73,7 @@ def build_design(games: Iterable[GameOutcome], bots: Sequence[str] | None = None
             seen.update(g.side_b)
         bots = sorted(seen)
     index = {b: i for i, b in enumerate(bots)}
-    pos: dict[tuple, int] = {}
+    pos: dict[tuple[tuple[str, float], ...], int] = {}
     design = Design(list(bots), [], [], [])
     for g in games:
         key, flipped = matchup_key(g.side_a, g.side_b)

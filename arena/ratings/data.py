@@ -28,7 +28,7 @@ def _pair(value: Iterable[str], name: str) -> tuple[str, str]:
     t = tuple(value)
     if len(t) != 2 or not all(isinstance(b, str) and b for b in t):
         raise ValueError(f"{name} must be two non-empty bot ids, got {value!r}")
-    return t  # type: ignore[return-value]
+    return t
 
 
 @dataclass(frozen=True)
@@ -80,13 +80,13 @@ class GameOutcome:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GameOutcome":
         return cls(
-            side_a=tuple(d["side_a"]),  # type: ignore[arg-type]
-            side_b=tuple(d["side_b"]),  # type: ignore[arg-type]
+            side_a=tuple(d["side_a"]),
+            side_b=tuple(d["side_b"]),
             score_a=d["score_a"],
             flag=d.get("flag"),
             forfeit_by=d.get("forfeit_by"),
             points_diff=d.get("points_diff"),
-            faults=tuple(tuple(f) for f in d.get("faults", ())),  # type: ignore[arg-type]
+            faults=tuple(tuple(f) for f in d.get("faults", ())),
         )
 
 

@@ -41,8 +41,12 @@ MAX_T = 4.0
 
 
 def logistic_score(elo: float) -> float:
-    """Expected score per game for a logistic Elo difference."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    """Expected score per game for a logistic Elo difference, 1 / (1 + 10^(-elo/400))."""
+    z = elo * math.log(10.0) / 400.0
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
 
 
 def score_to_logistic(score: float) -> float:
@@ -231,7 +235,7 @@ def _sigma_scan(phat: Sequence[float], values: Sequence[float], ref: float, t: f
         p = _tilt(phat, b, x)
         return sum(pi * a for pi, a in zip(p, values)) - mu, p
 
-    grid = [smax * 10.0 ** (-12.0 + 12.0 * i / 600) for i in range(601)]
+    grid = [smax * math.pow(10.0, -12.0 + 12.0 * i / 600) for i in range(601)]
     grid[-1] = smax * (1.0 - 1e-12)
     best: list[float] | None = None
     best_ll = -math.inf
@@ -455,8 +459,7 @@ def estimate(counts: Sequence[float]) -> EloEstimate:
         notes.append(f"{n:g} {unit} are too few for an interval")
         return EloEstimate(n, score, sigma_pg, elo, None, nelo, None, los, note="; ".join(notes))
     lo, hi = score - Z975 * se, score + Z975 * se
-    nt = lambda s: NELO_PER_T * (s - 0.5) / sigma_pg  # noqa: E731
-    nelo_ci = (nt(lo), nt(hi))
+    nelo_ci = (NELO_PER_T * (lo - 0.5) / sigma_pg, NELO_PER_T * (hi - 0.5) / sigma_pg)
     elo_lo, elo_hi = _finite(score_to_logistic(lo)), _finite(score_to_logistic(hi))
     elo_ci = None
     elo_error = None

@@ -114,7 +114,8 @@ class RatingReport:
         d = asdict(self)
         for row, b in zip(d["bots"], self.bots):
             row["score_pct"] = b.score_pct
-        return clean(d)
+        out: dict[str, Any] = clean(d)
+        return out
 
 
 # ---------------------------------------------------------------- helpers
@@ -220,8 +221,8 @@ def resample_unit(blocks: Sequence[BlockOutcome], resample: str) -> str:
 
 
 def resampling_units(blocks: Sequence[BlockOutcome], resample: str) -> list[list[list[int]]]:
-    """Strata of units of block indices: a resample draws, in every stratum,
-    as many units as it has, with replacement.
+    """Strata of units of block indices: a resample draws, in every stratum
+    of n units, n - 1 of them with replacement (see :func:`bootstrap_fits`).
 
     "key": one stratum, one unit per deal key (block i of every pairing);
     "pairing": one stratum per pairing, one unit per block (the design's

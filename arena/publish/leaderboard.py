@@ -58,7 +58,6 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
     cross = [{"first": c.first, "second": c.second, "games": c.games, "wins": c.wins, "draws": c.draws,
               "losses": c.losses, "score": c.score, "score_pct": c.score / c.games if c.games else None}
              for c in report.crosstable]
-    luck = report.luck
     doc = {
         "format": FORMAT,
         "version": VERSION,
@@ -71,7 +70,7 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
                        else {"kind": "mean", "bot": None, "rating": 0.0}),
             "anchor_text": report.anchor, "prior": report.prior, "interval_level": level,
             "bootstrap": report.bootstrap, "bootstrap_failures": report.bootstrap_failures,
-            "bootstrap_unit": "block", "seed": report.seed,
+            "bootstrap_unit": report.resample, "seed": report.seed, "interval_note": report.interval_note,
         },
         "games": report.games,
         "blocks": report.blocks,
@@ -79,10 +78,15 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
         "bots": bots,
         "crosstable": cross,
         "los": report.los,
-        "luck": {"rho": luck.rho, "rho_ci": luck.rho_ci, "factor": luck.factor,
-                 "factor_ci": luck.factor_ci, "blocks": luck.blocks},
+        "luck": _luck_doc(report.luck),
+        "luck_points": _luck_doc(report.luck_points) if report.luck_points is not None else None,
     }
     return _clean(doc)
+
+
+def _luck_doc(lk: Any) -> dict[str, Any]:
+    return {"statistic": lk.statistic, "rho": lk.rho, "rho_ci": lk.rho_ci, "factor": lk.factor,
+            "factor_ci": lk.factor_ci, "blocks": lk.blocks, "note": lk.note}
 
 
 def to_json(doc: dict[str, Any]) -> str:
@@ -154,23 +158,39 @@ def provenance_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def _luck_text(doc: dict[str, Any]) -> str:
-    lk = doc["luck"]
+_LUCK_WHAT = {"score": "game results, what the ratings use",
+              "points": "points differences, what `arena sprt --points` tests"}
+
+
+def _luck_line(lk: dict[str, Any]) -> str:
+    what = _LUCK_WHAT.get(lk.get("statistic", "score"), lk.get("statistic", "score"))
     if lk["rho"] is None:
-        return f"Luck: not enough blocks to estimate rho ({lk['blocks']} blocks)."
+        return f"Luck ({what}): {lk.get('note') or 'not measurable'} ({lk['blocks']} blocks)."
     rho_lo, rho_hi = lk["rho_ci"] or (None, None)
     f_lo, f_hi = lk["factor_ci"] or (None, None)
-    return (f"Luck: rho = {lk['rho']:.3f} {_interval(rho_lo, rho_hi, fmt='.3f')}; "
-            f"1/(1+rho) = {_f(lk['factor'], '.2f')} {_interval(f_lo, f_hi, fmt='.2f')}"
-            " (rho: correlation of a partnership's results in the two games of a block; the paired"
-            " design needs 1/(1+rho) times fewer games than unpaired deals for the same precision).")
+    factor = "inf" if lk["factor"] is None else f"{lk['factor']:.2f}"
+    return (f"Luck ({what}): rho = {lk['rho']:.3f} {_interval(rho_lo, rho_hi, fmt='.3f')}; "
+            f"1/(1+rho) = {factor} {_interval(f_lo, f_hi, fmt='.2f')}")
+
+
+def _luck_text(doc: dict[str, Any]) -> str:
+    lines = [_luck_line(doc["luck"])]
+    if doc.get("luck_points"):
+        lines.append(_luck_line(doc["luck_points"]))
+    return ("\n\n".join(lines) + "\n\n(rho: correlation of a partnership's results in the two games of a block, "
+            "from results centred within each pairing; the paired design needs 1/(1+rho) times fewer blocks than "
+            "unpaired deals for the same precision.)")
 
 
 def _bot_interval(doc: dict[str, Any], b: dict[str, Any]) -> str:
-    """The anchor's rating is fixed, so its (zero-width) interval says "anchor"."""
+    """The anchor's rating is fixed, so its (zero-width) interval says "anchor";
+    an interval the resamples never moved says the sample cannot carry one."""
     if doc["rating"]["anchor"].get("bot") == b["bot"]:
         return "anchor"
-    return _interval(b["ci_low"], b["ci_high"])
+    lo, hi = b["ci_low"], b["ci_high"]
+    if lo is not None and hi is not None and hi - lo < 0.5:
+        return f"too few games ({b['games']})"
+    return _interval(lo, hi)
 
 
 def main_table(doc: dict[str, Any], fmt: str = "github") -> str:
@@ -199,6 +219,10 @@ def los_md(doc: dict[str, Any]) -> str:
     return tabulate(rows, headers=["LOS"] + names, tablefmt="github", disable_numparse=True)
 
 
+_UNIT_TEXT = {"key": "of whole deal keys (block i of every pairing together)",
+              "pairing": "of blocks within each pairing", "block": "of single blocks"}
+
+
 def render_markdown(doc: dict[str, Any]) -> str:
     """leaderboard.md: table, crosstable, LOS matrix, luck line, provenance."""
     p = doc["provenance"]
@@ -210,10 +234,15 @@ def render_markdown(doc: dict[str, Any]) -> str:
         main_table(doc),
         "",
         f"Ratings: Elo scale, Bradley-Terry over all {doc['games']} games ({doc['blocks']} duplicate blocks), "
-        f"{'weak prior (one virtual draw per bot), ' if rt['prior'] else ''}anchor: {rt['anchor_text']}. "
-        f"Intervals: {rt['bootstrap']} bootstrap resamples of whole blocks, seed {rt['seed']}"
-        + (f", {rt['bootstrap_failures']} failed" if rt["bootstrap_failures"] else "") + ".",
+        f"{'symmetric weak prior (one virtual draw per bot, spread over the other bots), ' if rt['prior'] else ''}"
+        f"anchor: {rt['anchor_text']}. "
+        f"Intervals: {rt['bootstrap']} bootstrap resamples {_UNIT_TEXT.get(rt['bootstrap_unit'], 'of blocks')}, "
+        f"seed {rt['seed']}" + (f", {rt['bootstrap_failures']} failed" if rt["bootstrap_failures"] else "") + ".",
         "",
+    ]
+    if rt.get("interval_note"):
+        out += [f"Note: {rt['interval_note']}.", ""]
+    out += [
         f"Games without a winner or ended by a fault: {flags}.",
         "",
         "## Crosstable",
@@ -283,8 +312,11 @@ def render_html(doc: dict[str, Any]) -> str:
     h.append("</tbody></table>")
     rt = doc["rating"]
     h.append(f'<p class="small">Elo scale, Bradley-Terry; anchor: {e(rt["anchor_text"])}; '
-             f'{rt["bootstrap"]} block bootstrap resamples, seed {e(rt["seed"])}. '
+             f'{rt["bootstrap"]} bootstrap resamples {e(_UNIT_TEXT.get(rt["bootstrap_unit"], "of blocks"))}, '
+             f'seed {e(rt["seed"])}. '
              f'Flags: {e(", ".join(f"{k} {v}" for k, v in doc["flags"].items()) or "none")}.</p>')
+    if rt.get("interval_note"):
+        h.append(f'<p class="small">Note: {e(rt["interval_note"])}.</p>')
     # crosstable as a matrix of partnerships: cell = row's score % against column
     parts = sorted({c["first"] for c in doc["crosstable"]} | {c["second"] for c in doc["crosstable"]})
     cell: dict[tuple[str, str], str] = {}
@@ -311,7 +343,7 @@ def render_html(doc: dict[str, Any]) -> str:
                      + "".join("<td></td>" if a == b else f"<td>{_pct(doc['los'].get(a, {}).get(b))}</td>" for b in names)
                      + "</tr>")
         h.append("</tbody></table>")
-    h.append(f"<h2>Luck</h2><p>{e(_luck_text(doc))}</p>")
+    h.append("<h2>Luck</h2>" + "".join(f"<p>{e(p)}</p>" for p in _luck_text(doc).split("\n\n")))
     h.append('<h2>Reproducibility</h2><table class="meta"><tbody>')
     h += [f'<tr><th class="l">{e(k)}</th><td>{e(v)}</td></tr>' for k, v in provenance_lines(doc)]
     h.append("</tbody></table></body></html>")

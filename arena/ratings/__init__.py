@@ -1,32 +1,30 @@
 """Ratings math for cinch-arena: pure functions over plain data.
 
-See docs/ratings.md for definitions.
+``bt`` fits ratings, ``report`` builds the tournament report, ``luck``
+measures what the duplicate design saves, ``gsprt`` holds the SPRT
+arithmetic and ``sprt`` the sequential test itself. See docs/ratings.md.
 """
 
 from .bt import RatingFitError, build_design, fit
 from .data import DRAW_FLAGS, FAULT_KINDS, BlockOutcome, GameOutcome
-from .report import (BootstrapFits, BotSummary, CrossEntry, LuckSummary, RatingReport, crosstable,
-                     bootstrap_fits, luck_correlation, luck_factor, rate,
-                     same_cards_residuals)
+from .gsprt import (EloEstimate, estimate, llr_logistic, llr_normalized, llr_pentanomial, llr_points,
+                    llr_points_mean, logistic_score, logistic_to_normalized, matchup_bounds, matchup_elo,
+                    normalized_to_logistic, pentanomial, pentanomial_estimate, points_estimate, score_to_logistic)
+from .luck import PairingGain, candidate_halves, format_gain, pairing_gain
+from .report import (BootstrapFits, BotSummary, CrossEntry, LuckSummary, RatingReport, bootstrap_fits, crosstable,
+                     luck_summary, rate)
+from .sprt import (EXIT_ERROR, EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_PASSED, MATCHUP_LABELS, SPRT, MatchupStatus,
+                   MatchupTest, SPRTRun, SPRTStatus, drive, format_status)
+from .luck import factor_of as luck_factor
 
 __all__ = [
-    "BlockOutcome", "BootstrapFits", "BotSummary", "bootstrap_fits", "same_cards_residuals", "CrossEntry", "DRAW_FLAGS", "FAULT_KINDS", "GameOutcome",
-    "LuckSummary", "RatingFitError", "RatingReport", "build_design", "crosstable", "fit",
-    "luck_correlation", "luck_factor", "rate",
+    "BlockOutcome", "BootstrapFits", "BotSummary", "CrossEntry", "DRAW_FLAGS", "EXIT_ERROR", "EXIT_FAILED",
+    "EXIT_INCONCLUSIVE", "EXIT_PASSED", "EloEstimate", "FAULT_KINDS", "GameOutcome", "LuckSummary",
+    "MATCHUP_LABELS", "MatchupStatus", "MatchupTest", "PairingGain", "RatingFitError", "RatingReport", "SPRT",
+    "SPRTRun", "SPRTStatus", "bootstrap_fits", "build_design", "candidate_halves", "crosstable", "drive",
+    "estimate", "fit", "format_gain", "format_status", "llr_logistic", "llr_normalized", "llr_pentanomial",
+    "llr_points", "llr_points_mean", "logistic_score", "logistic_to_normalized", "luck_factor", "luck_summary",
+    "matchup_bounds", "matchup_elo", "normalized_to_logistic", "pairing_gain", "pentanomial",
+    "pentanomial_estimate", "points_estimate", "rate", "score_to_logistic",
 ]
 
-from .sprt import (SPRT, SPRTStatus, EloEstimate, llr_pentanomial, llr_points,  # noqa: E402
-                   logistic_to_normalized, matchup_bounds, matchup_elo, normalized_to_logistic,
-                   pentanomial, pentanomial_estimate, points_estimate)
-
-__all__ += [
-    "SPRT", "SPRTStatus", "EloEstimate", "llr_pentanomial", "llr_points", "logistic_to_normalized",
-    "matchup_bounds", "matchup_elo", "normalized_to_logistic", "pentanomial", "pentanomial_estimate",
-    "points_estimate",
-]
-
-from .sequential import (EXIT_ERROR, EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_PASSED, MATCHUP_LABELS,  # noqa: E402
-                         MatchupStatus, MatchupTest, SPRTRun, format_status)
-
-__all__ += ["EXIT_ERROR", "EXIT_FAILED", "EXIT_INCONCLUSIVE", "EXIT_PASSED", "MATCHUP_LABELS", "MatchupStatus",
-            "MatchupTest", "SPRTRun", "format_status"]

@@ -5,7 +5,9 @@ P(A beats B) = 1 / (1 + 10 ** (-(mean(r_A) - mean(r_B)) / 400)).  Draws are
 half a win, so the log-likelihood of a game with score s is
 s*log(p) + (1-s)*log(1-p).  The fit maximises the sum over all games with
 Newton's method (the log-likelihood is concave in the ratings) plus a line
-search, so it converges from any start.
+search, so it converges from any start.  The optional prior is a set of
+virtual draws between every pair of bots: it depends on rating differences
+only, so the anchor is a pure offset.
 
 Games are first aggregated into *matchups*: the vector of rating coefficients
 (+1/2 per seat on the first side, -1/2 per seat on the other) together with
@@ -71,7 +73,7 @@ def build_design(games: Iterable[GameOutcome], bots: Sequence[str] | None = None
             seen.update(g.side_b)
         bots = sorted(seen)
     index = {b: i for i, b in enumerate(bots)}
-    pos: dict[tuple, int] = {}
+    pos: dict[tuple[tuple[str, float], ...], int] = {}
     design = Design(list(bots), [], [], [])
     for g in games:
         key, flipped = matchup_key(g.side_a, g.side_b)
@@ -132,21 +134,39 @@ def solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
     return x
 
 
-def log_likelihood(design: Design, r: Sequence[float], prior: bool, prior_center: float,
+def prior_rows(k: int) -> list[tuple[tuple[int, ...], tuple[float, ...], float, float]]:
+    """The symmetric prior as virtual games: (indices, coefficients, games, score).
+
+    Each bot gets one virtual draw in total, split evenly over the other
+    k - 1 bots (a draw of weight 1/(k-1) between every pair). It depends on
+    rating differences only, so the anchor stays a pure offset and bots with
+    identical records get identical ratings.
+    """
+    if k < 2:
+        return []
+    w = 1.0 / (k - 1)
+    return [((i, j), (1.0, -1.0), w, 0.5 * w) for i in range(k) for j in range(i + 1, k)]
+
+
+def _rows(design: Design, prior: bool, games: Sequence[float], scores: Sequence[float]
+          ) -> list[tuple[tuple[int, ...], tuple[float, ...], float, float]]:
+    rows = [(idx, cf, n, s) for (idx, cf), n, s in zip(design.matchups, games, scores) if n > 0.0]
+    return rows + (prior_rows(len(design.bots)) if prior else [])
+
+
+def log_likelihood(design: Design, r: Sequence[float], prior: bool,
                    games: Sequence[float] | None = None, scores: Sequence[float] | None = None) -> float:
     """Log-likelihood (natural log) of ratings ``r`` incl. the virtual draws."""
-    games = design.games if games is None else games
-    scores = design.scores if scores is None else scores
+    rows = _rows(design, prior, design.games if games is None else games,
+                 design.scores if scores is None else scores)
+    return _ll(rows, r)
+
+
+def _ll(rows: Sequence[tuple[tuple[int, ...], tuple[float, ...], float, float]], r: Sequence[float]) -> float:
     ll = 0.0
-    for (idx, cf), n, s in zip(design.matchups, games, scores):
-        if n == 0.0:
-            continue
+    for idx, cf, n, s in rows:
         x = C * sum(c * r[i] for i, c in zip(idx, cf))
         ll += s * _log_sigmoid(x) + (n - s) * _log_sigmoid(-x)
-    if prior:
-        for ri in r:
-            x = C * (ri - prior_center)
-            ll += 0.5 * _log_sigmoid(x) + 0.5 * _log_sigmoid(-x)
     return ll
 
 
@@ -163,34 +183,31 @@ def fit(
 ) -> list[float]:
     """Maximum-likelihood ratings (Elo units), one per ``design.bots`` entry.
 
-    ``anchor=(bot, value)`` pins that bot at ``value``; otherwise the mean
-    rating is constrained to 0.  With ``prior`` every bot gets one virtual
-    draw against a virtual opponent rated at the anchor value (0 without an
-    anchor), which keeps perfect scores finite.  ``games``/``scores`` override
-    the design's counts (bootstrap resamples); ``start`` is a warm start.
-    Raises :class:`RatingFitError` when the optimum is at infinity (perfect
-    scores without prior) or the ratings are not identified.
+    The fit holds the mean rating at 0; ``anchor=(bot, value)`` then shifts
+    every rating by the same amount so that bot reads ``value`` (a pure
+    offset: differences never depend on the anchor). With ``prior`` the
+    symmetric virtual draws of :func:`prior_rows` keep perfect scores and
+    disconnected groups finite. ``games``/``scores`` override the design's
+    counts (bootstrap resamples); ``start`` is a warm start. Raises
+    :class:`RatingFitError` when the optimum is at infinity (perfect scores
+    without prior) or the ratings are not identified.
     """
     games = design.games if games is None else games
     scores = design.scores if scores is None else scores
     k = len(design.bots)
     if k == 0:
         return []
-    center = anchor[1] if anchor is not None else 0.0
     fixed = -1
     if anchor is not None:
         try:
             fixed = design.bots.index(anchor[0])
         except ValueError:
             raise RatingFitError(f"anchor bot {anchor[0]!r} played no games") from None
-    r = list(start) if start is not None else [center] * k
-    if fixed >= 0:
-        r[fixed] = anchor[1]  # type: ignore[index]
-    else:
-        mean = sum(r) / k
-        r = [x - mean for x in r]
-    rows = [(idx, cf, n, s) for (idx, cf), n, s in zip(design.matchups, games, scores) if n > 0.0]
-    ll = log_likelihood(design, r, prior, center, games, scores)
+    r = list(start) if start is not None else [0.0] * k
+    mean = sum(r) / k
+    r = [x - mean for x in r]
+    rows = _rows(design, prior, games, scores)
+    ll = _ll(rows, r)
     for _ in range(max_iter):
         grad = [0.0] * k
         hess = [[0.0] * k for _ in range(k)]
@@ -208,37 +225,29 @@ def fit(
                 wc = w * ci
                 for j, cj in zip(idx, cf):
                     hrow[j] += wc * cj
-        if prior:
-            for i in range(k):
-                p = _sigmoid(C * (r[i] - center))
-                grad[i] += C * (0.5 - p)
-                hess[i][i] += C * C * p * (1.0 - p)
-        # Newton step on the constraint surface.
-        if fixed >= 0:
-            free = [i for i in range(k) if i != fixed]
-            sub = [[hess[i][j] for j in free] for i in free]
-            step_free = solve_linear(sub, [grad[i] for i in free])
-            step = [0.0] * k
-            for i, v in zip(free, step_free):
-                step[i] = v
-        else:
-            kkt = [hess[i][:] + [1.0] for i in range(k)] + [[1.0] * k + [0.0]]
-            step = solve_linear(kkt, grad + [0.0])[:k]
+        # Newton step on the surface mean(r) = 0 (a Lagrange row).
+        kkt = [hess[i][:] + [1.0] for i in range(k)] + [[1.0] * k + [0.0]]
+        step = solve_linear(kkt, grad + [0.0])[:k]
         # Backtracking line search keeps the (concave) likelihood increasing.
         t = 1.0
         while True:
             cand = [ri + t * si for ri, si in zip(r, step)]
-            ll_new = log_likelihood(design, cand, prior, center, games, scores)
+            ll_new = _ll(rows, cand)
             if ll_new >= ll - 1e-12 * (1.0 + abs(ll)) or t < 1e-8:
                 break
             t *= 0.5
         r, ll = cand, ll_new
         move = max(abs(t * si) for si in step)
-        if max(abs(x - center) for x in r) > 1e5:
+        if max(abs(x) for x in r) > 1e5:
             raise RatingFitError(
                 "ratings diverge: some bot or group has a perfect score, so the "
                 "maximum-likelihood rating is infinite (fit with prior=True)"
             )
         if move < tol:
+            if fixed >= 0:
+                assert anchor is not None
+                shift = anchor[1] - r[fixed]
+                r = [x + shift for x in r]
+                r[fixed] = anchor[1]
             return r
     raise RatingFitError("Bradley-Terry fit did not converge (perfect scores without prior?)")

@@ -28,7 +28,7 @@ def _pair(value: Iterable[str], name: str) -> tuple[str, str]:
     t = tuple(value)
     if len(t) != 2 or not all(isinstance(b, str) and b for b in t):
         raise ValueError(f"{name} must be two non-empty bot ids, got {value!r}")
-    return t  # type: ignore[return-value]
+    return t
 
 
 @dataclass(frozen=True)
@@ -80,13 +80,13 @@ class GameOutcome:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GameOutcome":
         return cls(
-            side_a=tuple(d["side_a"]),  # type: ignore[arg-type]
-            side_b=tuple(d["side_b"]),  # type: ignore[arg-type]
+            side_a=tuple(d["side_a"]),
+            side_b=tuple(d["side_b"]),
             score_a=d["score_a"],
             flag=d.get("flag"),
             forfeit_by=d.get("forfeit_by"),
             points_diff=d.get("points_diff"),
-            faults=tuple(tuple(f) for f in d.get("faults", ())),  # type: ignore[arg-type]
+            faults=tuple(tuple(f) for f in d.get("faults", ())),
         )
 
 
@@ -109,6 +109,17 @@ class BlockOutcome:
                 "(games[1].side_a == games[0].side_b)"
             )
         object.__setattr__(self, "games", games)
+
+    @property
+    def deal_key(self) -> str:
+        """The deals this block was played on, shared by every pairing.
+
+        Results ids are "pairing#block" and block i of every pairing uses the
+        same deals, so the key is the part after the last "#" (the whole id
+        when there is none: then every block is its own key).
+        """
+        head, sep, tail = self.block_id.rpartition("#")
+        return tail if sep else self.block_id
 
     @property
     def same_cards_scores(self) -> tuple[float, float]:

@@ -1,269 +1,59 @@
-"""Sequential test for "candidate beats baseline" on duplicate blocks.
+"""The sequential test of ``arena sprt``: one GSPRT, its matchups, the run.
 
-Units used throughout (see docs/ratings.md):
+* :class:`SPRT` -- the one generalized SPRT over a stream of block samples
+  (pentanomial block totals, or real points differences), bounds in one
+  unit: "logistic" Elo (fishtest's expectation statistic), "normalized" Elo
+  (fishtest's t-value statistic) or "points" per block (points mode).
+* :class:`MatchupTest` -- one matchup of a regression test ("pair": C+C vs
+  B+B, "mixed": C+B vs B+B) with per-bot bounds converted to the matchup.
+* :class:`SPRTRun` -- the matchups together: passes only if every matchup
+  passes, fails as soon as one fails; the per-matchup beta is beta/k
+  (Bonferroni) so the run's false-fail rate stays within beta.
 
-* **logistic Elo** -- the rating scale of :mod:`arena.ratings.bt`;
-  expected score = 1 / (1 + 10 ** (-elo / 400)).
-* **normalized Elo (nelo)** -- a per-game *t-value* scaled by 800/ln(10):
-  nelo = (800 / ln 10) * (mu - 1/2) / sigma_pg, where mu is the expected
-  score per game and sigma_pg the standard deviation per game of the paired
-  design (sigma of a block's mean score times sqrt 2).  Equal nelo means
-  equal difficulty to detect, whatever the draw rate or card luck.
-
-The pentanomial generalized SPRT follows the published fishtest design
-(M. Van den Bergh, "normalized Elo" notes): each block is one sample with five
-outcomes (candidate total 0, 1/2, 1, 3/2, 2), empty cells are regularized to a
-count of 1e-3, the distribution is fitted by maximum likelihood under the
-constraint t = nelo0 and t = nelo1, and LLR = N * sum_i phat_i * log(p1_i / p0_i).
+Nothing here plays games; the command feeds blocks in block order.
+Formulas: docs/ratings.md.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Literal, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable, Literal
 
 from .data import BlockOutcome
+from .gsprt import (EloEstimate, estimate, llr_logistic, logistic_to_normalized, llr_normalized, llr_points, llr_points_mean,
+                    penta_cell, points_estimate, points_interval)
 
-#: normalized Elo per unit of per-game t-value: 800 / ln(10).
-NELO_PER_T = 800.0 / math.log(10.0)
-#: Block mean score (per game) of each pentanomial cell.
-PENTA_VALUES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
-#: Count given to empty pentanomial cells (fishtest's regularization).
-EMPTY_CELL = 1e-3
-_Z975 = 1.959963984540054
+Matchup = Literal["pair", "mixed"]
+Mode = Literal["pentanomial", "points"]
+Unit = Literal["logistic", "normalized", "points"]
+MATCHUP_LABELS: dict[str, str] = {"pair": "C+C vs B+B", "mixed": "C+B vs B+B"}
+#: Candidate seats on the candidate side of each matchup (per-bot effect = matchup effect * 2 / seats).
+CANDIDATE_SEATS: dict[str, int] = {"pair": 2, "mixed": 1}
+UNITS: dict[str, tuple[str, ...]] = {"pentanomial": ("logistic", "normalized"), "points": ("points", "normalized")}
 
-
-# ------------------------------------------------------------ unit helpers
-
-
-def logistic_score(elo: float) -> float:
-    """Expected score per game for a logistic Elo difference."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+EXIT_PASSED, EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_ERROR = 0, 1, 2, 3
 
 
-def score_to_logistic(score: float) -> float:
-    """Logistic Elo of a mean score (clamped to [0.001, 0.999] to stay finite)."""
-    s = min(max(score, 1e-3), 1.0 - 1e-3)
-    return -400.0 * math.log10(1.0 / s - 1.0)
+def _default_unit(mode: str) -> str:
+    return "logistic" if mode == "pentanomial" else "points"
 
 
-def logistic_to_normalized(elo: float, sigma_pg: float) -> float:
-    """Logistic Elo -> normalized Elo, given the per-game standard deviation."""
-    return NELO_PER_T * (logistic_score(elo) - 0.5) / sigma_pg
-
-
-def normalized_to_logistic(nelo: float, sigma_pg: float) -> float:
-    """Normalized Elo -> logistic Elo, given the per-game standard deviation."""
-    return score_to_logistic(0.5 + nelo / NELO_PER_T * sigma_pg)
-
-
-def matchup_elo(bot_elo_diff: float, candidate_seats: int) -> float:
-    """Partnership Elo difference implied by a per-bot difference.
-
-    The candidate side holds ``candidate_seats`` (1 or 2) candidate seats, the
-    rest of its seats and both opposing seats are baseline.  With the
-    mean-of-two model: 2 seats ("pair" matchup) -> d, 1 seat ("mixed") -> d/2.
-    """
-    if candidate_seats not in (1, 2):
-        raise ValueError("candidate_seats must be 1 or 2")
-    return bot_elo_diff * candidate_seats / 2.0
-
-
-def matchup_bounds(elo0: float, elo1: float, matchup: Literal["pair", "mixed"]) -> tuple[float, float]:
-    """Per-bot logistic Elo bounds -> partnership logistic Elo bounds.
-
-    "pair": candidate+candidate vs baseline+baseline; "mixed":
-    candidate+baseline vs baseline+baseline.  Convert the result to
-    normalized Elo with :func:`logistic_to_normalized` for :class:`SPRT`.
-    """
-    seats = {"pair": 2, "mixed": 1}[matchup]
-    return matchup_elo(elo0, seats), matchup_elo(elo1, seats)
-
-
-# ------------------------------------------------------------ pentanomial
-
-
-def pentanomial(totals: Iterable[float]) -> list[int]:
-    """Counts of candidate block totals 0, 1/2, 1, 3/2, 2."""
-    counts = [0] * 5
-    for t in totals:
-        counts[_cell(t)] += 1
-    return counts
-
-
-def _cell(total: float) -> int:
-    i = round(total * 2)
-    if not (0 <= i <= 4) or abs(i - total * 2) > 1e-9:
-        raise ValueError(f"block total must be 0, 0.5, 1, 1.5 or 2, got {total!r}")
-    return int(i)
-
-
-def regularize(counts: Sequence[float]) -> list[float]:
-    """Replace empty cells by 1e-3 so every outcome has positive mass."""
-    return [c if c > 0 else EMPTY_CELL for c in counts]
-
-
-def _mean_var(p: Sequence[float], a: Sequence[float]) -> tuple[float, float]:
-    mu = sum(pi * ai for pi, ai in zip(p, a))
-    return mu, sum(pi * (ai - mu) ** 2 for pi, ai in zip(p, a))
-
-
-def _secular_root(phat: Sequence[float], b: Sequence[float]) -> float:
-    """Root x of sum phat_i b_i / (1 + x b_i) = 0 on the interval where all
-    1 + x b_i > 0 (the function decreases there from +inf to -inf)."""
-    bmax, bmin = max(b), min(b)
-    if not (bmin < 0.0 < bmax):
-        raise ValueError("constraint unreachable: shifted outcomes do not straddle 0")
-    lo, hi = -1.0 / bmax, -1.0 / bmin
-    x = 0.0
-    for _ in range(200):
-        f = df = 0.0
-        for pi, bi in zip(phat, b):
-            q = 1.0 + x * bi
-            f += pi * bi / q
-            df -= pi * bi * bi / (q * q)
-        if f > 0.0:
-            lo = x
-        else:
-            hi = x
-        if abs(f) < 1e-15 or hi - lo < 1e-15 * (1.0 + abs(x)):
-            return x
-        nx = x - f / df
-        x = nx if lo < nx < hi else 0.5 * (lo + hi)
-    return x
-
-
-def constrained_mle(phat: Sequence[float], values: Sequence[float], t: float, ref: float) -> list[float]:
-    """Most likely distribution on ``values`` with (mu - ref) / sigma == t.
-
-    Lagrange conditions give p_i = phat_i / (1 + x * b_i) with
-    b_i = (a_i - ref) - t * sigma * (1 + ((a_i - mu) / sigma) ** 2) / 2,
-    where mu, sigma belong to the solution itself; iterate that fixed point,
-    solving the 1-D equation for the multiplier x each round.
-    """
-    # Start from the uniform distribution; a very peaked empirical start can
-    # make an intermediate step infeasible, so it is only the fallback.
-    for start in ([1.0 / len(phat)] * len(phat), list(phat)):
-        p = start
-        try:
-            for _ in range(200):
-                mu, var = _mean_var(p, values)
-                sigma = math.sqrt(var)
-                b = [(ai - ref) - t * sigma * (1.0 + ((ai - mu) / sigma) ** 2) / 2.0 for ai in values]
-                x = _secular_root(phat, b)
-                new = [pi / (1.0 + x * bi) for pi, bi in zip(phat, b)]
-                delta = max(abs(u - v) for u, v in zip(new, p))
-                p = new
-                if delta < 1e-13:
-                    break
-        except (ValueError, ZeroDivisionError):
-            continue
-        mu, var = _mean_var(p, values)
-        if abs(sum(p) - 1.0) < 1e-9 and var > 0 and abs((mu - ref) / math.sqrt(var) - t) < 1e-7:
-            return p
-    raise ArithmeticError(f"constrained MLE did not converge for t={t}")
-
-
-def pentanomial_t(nelo: float) -> float:
-    """Normalized Elo -> t-value of a block's mean score (sqrt 2 * per game)."""
-    return math.sqrt(2.0) * nelo / NELO_PER_T
-
-
-def llr_pentanomial(counts: Sequence[float], nelo0: float, nelo1: float) -> float:
-    """Generalized log-likelihood ratio of H1 (nelo1) against H0 (nelo0)."""
-    if sum(counts) == 0:
-        return 0.0
-    reg = regularize(counts)
-    n = sum(reg)
-    phat = [c / n for c in reg]
-    p0 = constrained_mle(phat, PENTA_VALUES, pentanomial_t(nelo0), 0.5)
-    p1 = constrained_mle(phat, PENTA_VALUES, pentanomial_t(nelo1), 0.5)
-    return n * sum(ph * math.log(b / a) for ph, a, b in zip(phat, p0, p1))
-
-
-# ------------------------------------------------------------ points mode
-
-
-def _normal_profile(n: float, mean: float, var: float, t: float) -> float:
-    """max over sigma of the normal log-likelihood with mu = t * sigma
-    (additive constants dropped).  With u = 1/sigma the optimum solves
-    (var + mean^2) u^2 - t mean u - 1 = 0."""
-    m2 = var + mean * mean
-    u = (t * mean + math.sqrt(t * t * mean * mean + 4.0 * m2)) / (2.0 * m2)
-    return n * math.log(u) - 0.5 * n * (1.0 - t * mean * u + t * t)
-
-
-def llr_points(n: int, total: float, total_sq: float, nelo0: float, nelo1: float) -> float:
-    """Normal-model GLR for real-valued block samples (points differences).
-
-    Samples are modelled as N(mu, sigma^2) with both unknown; H_k says
-    mu / sigma = sqrt(2) * nelo_k / (800 / ln 10), the same t-value a
-    pentanomial block would have.  Returns 0 until the variance is positive.
-    """
-    if n < 2:
-        return 0.0
-    mean = total / n
-    var = max(total_sq / n - mean * mean, 0.0)
-    if var <= 1e-12 * (1.0 + mean * mean):
-        return 0.0
-    return _normal_profile(n, mean, var, pentanomial_t(nelo1)) - _normal_profile(n, mean, var, pentanomial_t(nelo0))
-
-
-# ------------------------------------------------------------ estimates
-
-
-@dataclass
-class EloEstimate:
-    """Display estimate with 95% intervals (normal approximation)."""
-
-    blocks: float
-    score: float | None  # mean score per game (pentanomial mode only)
-    sigma_pg: float
-    elo: float | None
-    elo_ci: tuple[float, float] | None
-    nelo: float
-    nelo_ci: tuple[float, float]
-    los: float  # P(candidate better), normal approximation
-
-
-def _phi(z: float) -> float:
-    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
-
-
-def pentanomial_estimate(counts: Sequence[float]) -> EloEstimate:
-    """Logistic and normalized Elo of the candidate from pentanomial counts."""
-    reg = regularize(counts)
-    n = sum(reg)
-    mu, var = _mean_var([c / n for c in reg], PENTA_VALUES)
-    sigma_pg = math.sqrt(2.0 * var)
-    se = sigma_pg / math.sqrt(2.0 * n)  # per-game mean over 2n games
-    lo, hi = mu - _Z975 * se, mu + _Z975 * se
-    nt = lambda s: NELO_PER_T * (s - 0.5) / sigma_pg  # noqa: E731
-    return EloEstimate(
-        blocks=sum(counts), score=mu, sigma_pg=sigma_pg,
-        elo=score_to_logistic(mu), elo_ci=(score_to_logistic(lo), score_to_logistic(hi)),
-        nelo=nt(mu), nelo_ci=(nt(lo), nt(hi)), los=_phi((mu - 0.5) / se),
-    )
-
-
-def points_estimate(n: int, total: float, total_sq: float) -> EloEstimate:
-    """Normalized Elo of the candidate from points-difference block samples."""
-    if n < 2:
-        raise ValueError("need at least two blocks")
-    mean = total / n
-    sd = math.sqrt(max(total_sq / n - mean * mean, 1e-300))
-    t = mean / sd
-    se_t = math.sqrt((1.0 + t * t / 2.0) / n)
-    k = NELO_PER_T / math.sqrt(2.0)
-    return EloEstimate(
-        blocks=n, score=None, sigma_pg=sd / math.sqrt(2.0), elo=None, elo_ci=None,
-        nelo=k * t, nelo_ci=(k * (t - _Z975 * se_t), k * (t + _Z975 * se_t)),
-        los=_phi(mean / (sd / math.sqrt(n))),
-    )
-
-
-# ------------------------------------------------------------ the test
+def _check(elo0: float, elo1: float, alpha: float, beta: float, max_blocks: int | None, mode: str,
+           unit: str, min_blocks: int) -> None:
+    if mode not in UNITS:
+        raise ValueError(f"unknown mode {mode!r}")
+    if unit not in UNITS[mode]:
+        raise ValueError(f"{mode} mode takes bounds in {' or '.join(UNITS[mode])}, not {unit!r}"
+                         + (" (logistic Elo is a game-result scale; give points per block)" if mode == "points" else ""))
+    if not (math.isfinite(elo0) and math.isfinite(elo1)) or not elo0 < elo1:
+        raise ValueError("need elo0 < elo1 (finite)")
+    if not (0 < alpha < 0.5 and 0 < beta < 0.5):
+        raise ValueError("alpha and beta must be in (0, 0.5)")
+    if max_blocks is not None and max_blocks < 1:
+        raise ValueError("max_blocks must be at least 1")
+    if min_blocks < 1:
+        raise ValueError("min_blocks must be at least 1")
 
 
 @dataclass
@@ -276,35 +66,42 @@ class SPRTStatus:
     blocks: int
     stopped_at: int | None
     estimate: EloEstimate | None
+    unit: str = "normalized"
+    elo0: float = 0.0
+    elo1: float = 0.0
+    alpha: float = 0.05
+    beta: float = 0.05
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 class SPRT:
-    """Generalized SPRT of nelo0 (H0) against nelo1 (H1) on duplicate blocks.
+    """Generalized SPRT of ``elo0`` (H0) against ``elo1`` (H1) on duplicate blocks.
 
-    ``mode="pentanomial"``: ``add()`` takes the candidate's block total
-    (0, 0.5, 1, 1.5 or 2).  ``mode="points"``: ``add()`` takes a real number,
-    the candidate's points difference summed over the block.  Bounds are in
-    normalized Elo in both modes.  The LLR is checked every ``batch`` blocks;
-    the first crossing decides for good, and a test reaching ``max_blocks``
-    without a crossing is inconclusive.
+    ``mode="pentanomial"``: ``add()`` takes the candidate's block total (0,
+    0.5, 1, 1.5 or 2); ``unit`` "normalized" (default) or "logistic".
+    ``mode="points"``: ``add()`` takes a real number, the candidate's points
+    difference summed over the block; ``unit`` "normalized" (default: the
+    t-value) or "points" (mean per block). Wald's bounds
+    log(beta/(1-alpha)) and log((1-beta)/alpha); the LLR is checked every
+    ``batch`` blocks from ``min_blocks`` on; the first crossing decides for
+    good, and a test reaching ``max_blocks`` undecided is inconclusive.
     """
 
-    def __init__(self, nelo0: float, nelo1: float, alpha: float = 0.05, beta: float = 0.05,
-                 max_blocks: int | None = None, *, mode: Literal["pentanomial", "points"] = "pentanomial",
-                 batch: int = 1) -> None:
-        if not nelo0 < nelo1:
-            raise ValueError("need nelo0 < nelo1")
-        if not (0 < alpha < 1 and 0 < beta < 1):
-            raise ValueError("alpha and beta must be in (0, 1)")
-        if mode not in ("pentanomial", "points"):
-            raise ValueError(f"unknown mode {mode!r}")
-        self.nelo0, self.nelo1 = nelo0, nelo1
+    def __init__(self, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05,
+                 max_blocks: int | None = None, *, mode: Mode = "pentanomial", unit: Unit | None = None,
+                 min_blocks: int = 1, batch: int = 1) -> None:
+        unit = unit or "normalized"
+        _check(elo0, elo1, alpha, beta, max_blocks, mode, unit, min_blocks)
+        if unit == "normalized" and mode == "pentanomial":
+            llr_normalized([1, 1, 1, 1, 1], elo0, elo1)  # rejects bounds beyond any measurable effect
+        self.elo0, self.elo1 = float(elo0), float(elo1)
         self.alpha, self.beta = alpha, beta
         self.max_blocks = max_blocks
-        self.mode = mode
+        self.mode: str = mode
+        self.unit: str = unit
+        self.min_blocks = min_blocks
         self.batch = max(1, int(batch))
         self.lower = math.log(beta / (1.0 - alpha))
         self.upper = math.log((1.0 - beta) / alpha)
@@ -312,49 +109,328 @@ class SPRT:
         self.n = 0
         self.total = 0.0
         self.total_sq = 0.0
-        self._decision: str | None = None
-        self._stopped_at: int | None = None
-        self._llr_cache: tuple[int, float] = (0, 0.0)
+        self.decision: str | None = None
+        self.stopped_at: int | None = None
+        self._llr: tuple[int, float] = (0, 0.0)
 
-    def add(self, block_total: float) -> None:
-        """Record one block (see class docstring for what the number is)."""
+    @property
+    def finished(self) -> bool:
+        """True once decided or out of blocks: no more blocks are needed."""
+        return self.decision is not None or (self.max_blocks is not None and self.n >= self.max_blocks)
+
+    def add(self, sample: float) -> None:
+        """Record one block (see the class docstring for what the number is); ignored once finished."""
         if self.mode == "pentanomial":
-            self.counts[_cell(block_total)] += 1
+            cell = penta_cell(sample)
+        elif not (isinstance(sample, (int, float)) and math.isfinite(sample)):
+            raise ValueError(f"points difference must be a finite number, got {sample!r}")
+        if self.finished:
+            return
+        if self.mode == "pentanomial":
+            self.counts[cell] += 1
         self.n += 1
-        self.total += block_total
-        self.total_sq += block_total * block_total
-        if self._decision is None and not self._expired(self.n - 1):
-            if self.n % self.batch == 0 or (self.max_blocks is not None and self.n >= self.max_blocks):
-                llr = self.llr()
-                if llr >= self.upper:
-                    self._decision, self._stopped_at = "H1", self.n
-                elif llr <= self.lower:
-                    self._decision, self._stopped_at = "H0", self.n
+        self.total += sample
+        self.total_sq += sample * sample
+        at_max = self.max_blocks is not None and self.n >= self.max_blocks
+        if self.n >= self.min_blocks and (self.n % self.batch == 0 or at_max):
+            llr = self.llr()
+            if llr >= self.upper:
+                self.decision, self.stopped_at = "H1", self.n
+            elif llr <= self.lower:
+                self.decision, self.stopped_at = "H0", self.n
 
     def add_block(self, block: BlockOutcome, candidate: tuple[str, str]) -> None:
         """Record a block from the candidate partnership's point of view."""
         self.add(block.total_for(candidate) if self.mode == "pentanomial" else block.points_for(candidate))
 
-    def _expired(self, n: int) -> bool:
-        return self.max_blocks is not None and n >= self.max_blocks
-
     def llr(self) -> float:
-        """Log-likelihood ratio of all blocks recorded so far."""
-        if self._llr_cache[0] != self.n:
-            if self.mode == "pentanomial":
-                v = llr_pentanomial(self.counts, self.nelo0, self.nelo1)
+        """Log-likelihood ratio of all blocks recorded so far (0 before the first)."""
+        if self._llr[0] != self.n:
+            if self.n == 0:
+                v = 0.0
+            elif self.mode == "pentanomial":
+                f = llr_logistic if self.unit == "logistic" else llr_normalized
+                v = f(self.counts, self.elo0, self.elo1)
+            elif self.unit == "points":
+                v = llr_points_mean(self.n, self.total, self.total_sq, self.elo0, self.elo1)
             else:
-                v = llr_points(self.n, self.total, self.total_sq, self.nelo0, self.nelo1)
-            self._llr_cache = (self.n, v)
-        return self._llr_cache[1]
+                v = llr_points(self.n, self.total, self.total_sq, self.elo0, self.elo1)
+            self._llr = (self.n, v)
+        return self._llr[1]
+
+    def estimate(self) -> EloEstimate:
+        if self.mode == "pentanomial":
+            return estimate(self.counts)
+        return points_estimate(self.n, self.total, self.total_sq)
 
     def status(self) -> SPRTStatus:
-        est: EloEstimate | None = None
-        if self.n >= 2:
-            est = (pentanomial_estimate(self.counts) if self.mode == "pentanomial"
-                   else points_estimate(self.n, self.total, self.total_sq))
         return SPRTStatus(
-            llr=self.llr(), lower=self.lower, upper=self.upper, decision=self._decision,
-            inconclusive=self._decision is None and self._expired(self.n),
-            blocks=self.n, stopped_at=self._stopped_at, estimate=est,
+            llr=self.llr(), lower=self.lower, upper=self.upper, decision=self.decision,
+            inconclusive=self.decision is None and self.max_blocks is not None and self.n >= self.max_blocks,
+            blocks=self.n, stopped_at=self.stopped_at, estimate=self.estimate() if self.n else None,
+            unit=self.unit, elo0=self.elo0, elo1=self.elo1, alpha=self.alpha, beta=self.beta,
         )
+
+
+# ------------------------------------------------------------ matchups
+
+
+@dataclass
+class MatchupStatus:
+    """Where one matchup's test stands.
+
+    ``elo0``/``elo1`` are the matchup's bounds in ``unit``; ``estimate`` is
+    from the block totals (game results), ``points`` the mean points per
+    block with ``points_ci`` in points mode; ``bot_elo`` the per-bot logistic
+    Elo the matchup estimate implies (mixed: twice the matchup's). Estimates
+    are naive (see docs/ratings.md); ``note`` says where a figure is missing.
+    """
+
+    matchup: str
+    blocks: int
+    llr: float
+    lower: float
+    upper: float
+    decision: str | None  # "H1" passed, "H0" failed, None undecided
+    inconclusive: bool
+    stopped_at: int | None
+    unit: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    estimate: EloEstimate | None
+    bot_elo: float | None
+    bot_elo_ci: tuple[float, float] | None
+    points: float | None = None
+    points_ci: tuple[float, float] | None = None
+    bot_points: float | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.decision is not None or self.inconclusive
+
+    @property
+    def verdict(self) -> str:
+        if self.decision == "H1":
+            return "passed"
+        if self.decision == "H0":
+            return "failed"
+        return "inconclusive" if self.inconclusive else "running"
+
+
+@dataclass
+class MatchupTest:
+    """GSPRT of one matchup: H0 "candidate is bot_elo0 better" vs H1 "bot_elo1 better".
+
+    Bounds are per bot, in ``unit`` (default: logistic Elo for pentanomial,
+    points per block for points mode); the matchup tests them scaled by its
+    candidate seats (pair d, mixed d/2, the mean-of-two model).
+    """
+
+    matchup: Matchup
+    bot_elo0: float
+    bot_elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_blocks: int | None = None
+    mode: Mode = "pentanomial"
+    unit: Unit | None = None
+    min_blocks: int = 10
+    counts: list[int] = field(default_factory=lambda: [0] * 5)
+    sprt: SPRT = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.matchup not in CANDIDATE_SEATS:
+            raise ValueError(f"unknown matchup {self.matchup!r}")
+        self.unit = self.unit or _default_unit(self.mode)  # type: ignore[assignment]
+        assert self.unit is not None
+        _check(self.bot_elo0, self.bot_elo1, self.alpha, self.beta, self.max_blocks, self.mode, self.unit,
+               self.min_blocks)
+        scale = CANDIDATE_SEATS[self.matchup] / 2.0
+        self.elo0, self.elo1 = self.bot_elo0 * scale, self.bot_elo1 * scale
+        self.sprt = SPRT(self.elo0, self.elo1, self.alpha, self.beta, self.max_blocks, mode=self.mode,
+                         unit=self.unit, min_blocks=self.min_blocks)
+        self.lower, self.upper = self.sprt.lower, self.sprt.upper
+
+    @property
+    def n(self) -> int:
+        return self.sprt.n
+
+    @property
+    def decision(self) -> str | None:
+        return self.sprt.decision
+
+    @property
+    def stopped_at(self) -> int | None:
+        return self.sprt.stopped_at
+
+    @property
+    def finished(self) -> bool:
+        return self.sprt.finished
+
+    def add(self, total: float, points: float | None = None) -> None:
+        """Record one block: the candidate side's total (0..2), and its points difference in points mode."""
+        cell = penta_cell(total)
+        if self.mode == "points" and (points is None or not math.isfinite(points)):
+            raise ValueError(f"points mode needs the block's points difference, got {points!r}")
+        if self.finished:
+            return
+        if self.mode == "points":
+            assert points is not None
+            self.sprt.add(points)
+        else:
+            self.sprt.add(total)
+        self.counts[cell] += 1
+
+    def status(self) -> MatchupStatus:
+        sp = self.sprt
+        est = estimate(self.counts) if sp.n else None
+        per_bot = 2.0 / CANDIDATE_SEATS[self.matchup]
+        bot_elo = est.elo * per_bot if est is not None and est.elo is not None else None
+        bot_ci = (est.elo_ci[0] * per_bot, est.elo_ci[1] * per_bot) if est is not None and est.elo_ci else None
+        points = points_ci = bot_points = None
+        if self.mode == "points" and sp.n:
+            points = sp.total / sp.n
+            points_ci = points_interval(sp.n, sp.total, sp.total_sq)
+            bot_points = points * per_bot
+        return MatchupStatus(
+            matchup=self.matchup, blocks=sp.n, llr=sp.llr(), lower=sp.lower, upper=sp.upper,
+            decision=sp.decision,
+            inconclusive=sp.decision is None and sp.max_blocks is not None and sp.n >= sp.max_blocks,
+            stopped_at=sp.stopped_at, unit=sp.unit, elo0=self.elo0, elo1=self.elo1, alpha=sp.alpha,
+            beta=sp.beta, estimate=est, bot_elo=bot_elo, bot_elo_ci=bot_ci, points=points,
+            points_ci=points_ci, bot_points=bot_points,
+        )
+
+
+class SPRTRun:
+    """The matchups of a regression test; passes only if every matchup passes.
+
+    A matchup that fails ends the run at once (the verdict cannot become a
+    pass); a matchup that passes stops taking blocks while the others go on.
+    Error rates: a false pass needs every matchup to pass falsely, so it is
+    at most alpha; a false fail needs any one to fail falsely, so with
+    ``error_control="bonferroni"`` (default) each matchup runs at beta/k and
+    the run's false-fail rate is at most beta. ``"per-matchup"`` keeps beta
+    per matchup (the run's false-fail rate is then up to 1-(1-beta)^k).
+    """
+
+    def __init__(self, tests: dict[str, MatchupTest], *, alpha: float | None = None, beta: float | None = None,
+                 error_control: str = "per-matchup") -> None:
+        if not tests:
+            raise ValueError("need at least one matchup")
+        self.tests = tests
+        first = next(iter(tests.values()))
+        self.alpha = alpha if alpha is not None else first.alpha
+        self.beta = beta if beta is not None else first.beta
+        self.error_control = error_control
+
+    @classmethod
+    def standard(cls, elo0: float, elo1: float, *, alpha: float = 0.05, beta: float = 0.05,
+                 max_blocks: int | None = None, mode: Mode = "pentanomial", unit: Unit | None = None,
+                 min_blocks: int = 10, matchups: Iterable[Matchup] = ("pair", "mixed"),
+                 error_control: str = "bonferroni", sigma_pg: float | None = None) -> "SPRTRun":
+        """Per-bot bounds for every matchup.
+
+        ``sigma_pg`` (optional, pentanomial only): convert logistic bounds to
+        normalized Elo with this fixed per-game deviation (e.g. from an
+        earlier run) and test the t-value; never estimated from the run itself.
+        """
+        if sigma_pg is not None:
+            if mode != "pentanomial" or unit not in (None, "logistic"):
+                raise ValueError("sigma_pg converts logistic bounds of a pentanomial test only")
+            if not (sigma_pg > 0 and math.isfinite(sigma_pg)):
+                raise ValueError("sigma_pg must be positive")
+            elo0, elo1 = logistic_to_normalized(elo0, sigma_pg), logistic_to_normalized(elo1, sigma_pg)
+            unit = "normalized"
+        matchups = list(matchups)
+        if not matchups or len(set(matchups)) != len(matchups):
+            raise ValueError("need distinct matchups")
+        if error_control not in ("bonferroni", "per-matchup"):
+            raise ValueError(f"unknown error_control {error_control!r}")
+        b = beta / len(matchups) if error_control == "bonferroni" else beta
+        return cls({m: MatchupTest(m, elo0, elo1, alpha, b, max_blocks, mode, unit, min_blocks) for m in matchups},
+                   alpha=alpha, beta=beta, error_control=error_control)
+
+    def error_rates(self) -> str:
+        """One line stating the run's combined error rates."""
+        k = len(self.tests)
+        per = ", ".join(f"{MATCHUP_LABELS.get(m, m)} alpha {t.alpha:g} beta {t.beta:g}" for m, t in self.tests.items())
+        comb_fail = 1.0 - math.prod(1.0 - t.beta for t in self.tests.values())
+        return (f"error rates: per matchup {per}; run (pass needs all {k}): false pass <= "
+                f"{min(t.alpha for t in self.tests.values()):g}, false fail <= {comb_fail:.4g}"
+                + (" (Bonferroni: beta split over the matchups)" if self.error_control == "bonferroni" and k > 1 else ""))
+
+    def pending(self) -> list[str]:
+        """Matchups that still need blocks (empty once the verdict is final)."""
+        if self.verdict() != "running":
+            return []
+        return [m for m, t in self.tests.items() if not t.finished]
+
+    def add(self, matchup: str, total: float, points: float | None = None) -> None:
+        self.tests[matchup].add(total, points)
+
+    def verdict(self) -> str:
+        """passed / failed / inconclusive / running."""
+        ts = list(self.tests.values())
+        if any(t.decision == "H0" for t in ts):
+            return "failed"
+        if all(t.decision == "H1" for t in ts):
+            return "passed"
+        if all(t.finished for t in ts):
+            return "inconclusive"
+        return "running"
+
+    def exit_code(self) -> int:
+        v = self.verdict()
+        return {"passed": EXIT_PASSED, "failed": EXIT_FAILED, "inconclusive": EXIT_INCONCLUSIVE}.get(v, EXIT_ERROR)
+
+
+Sample = tuple[str, float, "float | None"]  # (matchup, candidate total, candidate points diff)
+
+
+def drive(run: SPRTRun, samples: Iterable[Sample], on_block: Callable[[str, MatchupStatus], None] | None = None) -> str:
+    """Feed a stream of block outcomes until the verdict is final; return it.
+
+    Samples for matchups that no longer need blocks are skipped (they were
+    already in flight when the matchup was decided).
+    """
+    for matchup, total, points in samples:
+        pending = run.pending()
+        if not pending:
+            break
+        if matchup not in pending:
+            continue
+        run.add(matchup, total, points)
+        if on_block:
+            on_block(matchup, run.tests[matchup].status())
+    return run.verdict()
+
+
+def _pm(x: float, err: float | None, fmt: str = "+.1f") -> str:
+    return format(x, fmt) + (f" +/- {err:.1f}" if err is not None else "")
+
+
+def format_status(s: MatchupStatus) -> str:
+    """One progress line: blocks, LLR against its bounds, estimates (or why there are none)."""
+    label = MATCHUP_LABELS.get(s.matchup, s.matchup)
+    parts = [f"{label}: {s.blocks:4d} blocks  LLR {s.llr:+.3f} [{s.lower:+.3f}, {s.upper:+.3f}]"]
+    e = s.estimate
+    if s.points is not None:
+        ci = f" [{s.points_ci[0]:+.1f}, {s.points_ci[1]:+.1f}]" if s.points_ci else " (no interval yet)"
+        parts.append(f"points/block {s.points:+.1f}{ci}")
+    if e is not None:
+        if e.elo is not None:
+            parts.append(f"Elo {_pm(e.elo, e.elo_error)}")
+        if s.bot_elo is not None:
+            ci = f" [{s.bot_elo_ci[0]:+.1f}, {s.bot_elo_ci[1]:+.1f}]" if s.bot_elo_ci else ""
+            parts.append(f"per bot {s.bot_elo:+.1f}{ci}")
+        if e.nelo is not None:
+            parts.append(f"nElo {_pm(e.nelo, e.nelo_error)}")
+        if e.note:
+            parts.append(f"({e.note})")
+    if s.verdict != "running":
+        parts.append(s.verdict.upper() + (f" at {s.stopped_at}" if s.stopped_at else "")
+                     + (" (estimates naive: an early stop exaggerates them)" if s.stopped_at else ""))
+    return "  ".join(parts)

@@ -13,14 +13,14 @@ from arena.publish.rate import parse_anchor
 
 from ..cli import arena
 
-from .helpers import block, meta, tournament, write
+from .helpers import block, game, line, meta, tournament, write
 
 STRENGTH = {"alpha": 200.0, "bravo": 0.0, "charlie": -150.0}
 
 BOT_KEYS = {"rank", "bot", "name", "version", "digest", "rating", "ci_low", "ci_high", "games", "score",
             "score_pct", "wins", "draws", "losses", "forfeits", "faults", "faults_total"}
 TOP_KEYS = {"format", "version", "provenance", "results", "rating", "games", "blocks", "flags", "bots",
-            "crosstable", "los", "luck"}
+            "crosstable", "los", "luck", "luck_points"}
 PROV_KEYS = {"config_name", "config_hashes", "tournament_seed", "complete", "rule_profile", "match_format",
              "time_control", "sandbox", "fault_policy", "schedule", "blocks", "blocks_per_pairing", "pairings",
              "deal_files", "bots", "harness_version", "rated_with", "sources"}
@@ -59,12 +59,16 @@ def test_writes_three_files_with_documented_schema(tmp_path: Path) -> None:
     assert doc["blocks"] == 30 and doc["games"] == 60
     assert doc["los"]["alpha"]["charlie"] > 0.9
     assert {c["first"] for c in doc["crosstable"]} == {"alpha", "bravo"}
-    assert set(doc["luck"]) == {"rho", "rho_ci", "factor", "factor_ci", "blocks"}
+    assert set(doc["luck"]) == {"statistic", "rho", "rho_ci", "factor", "factor_ci", "blocks", "note"}
+    assert doc["luck"]["statistic"] == "score" and doc["luck_points"] is None  # game format: no points
+    assert doc["rating"]["bootstrap_unit"] == "pairing"  # 10 deal keys: too few to resample by key
     # the Markdown table went to stdout as well
     assert "| rank" in out and "alpha" in out
     md = (tmp_path / "lb" / "leaderboard.md").read_text()
     assert md.count("| alpha") >= 1 and "## Crosstable" in md and "## Likelihood of superiority" in md
-    assert "Luck: rho =" in md and "1/(1+rho)" in md and "mean of all bots fixed at 0" in md
+    assert "Luck (game results, what the ratings use): rho =" in md and "1/(1+rho)" in md
+    assert "mean of all bots fixed at 0" in md
+    assert "Note: intervals from as few as 40 games per bot are rough" in md
 
 
 def test_reproducibility_fields_from_tournament_json(tmp_path: Path) -> None:
@@ -237,3 +241,50 @@ def test_config_option_supplies_facts_and_versions(tmp_path: Path) -> None:
 def test_rate_help_exits_0(capsys) -> None:
     ran = arena("rate", "--help")
     assert ran.code == 0 and "--anchor" in ran.out
+
+
+def test_identical_records_read_equal_whichever_bot_is_anchored(tmp_path: Path) -> None:
+    # As in the committed quickstart: r and j lose every game to the others and split their own blocks 1-1.
+    lines = []
+    for k in range(4):
+        lines += [block(("m", "m"), ("r", "r"), k, 0, 1), block(("m", "m"), ("j", "j"), k, 0, 1),
+                  block(("j", "j"), ("r", "r"), k, 0, 0)]
+    res = write(tmp_path / "run" / "results.jsonl", lines)
+    for anchor in ("r", "j"):
+        out = tmp_path / f"lb-{anchor}"
+        assert _rate([str(res), "--out", str(out), "--anchor", anchor, "--bootstrap", "100"])[0] == 0
+        doc = json.loads((out / "leaderboard.json").read_text())
+        rating = {b["bot"]: b["rating"] for b in doc["bots"]}
+        assert rating["r"] == rating["j"] == 0.0
+        assert doc["los"]["r"]["j"] == doc["los"]["j"]["r"] == 0.5
+        md = (out / "leaderboard.md").read_text()
+        assert "Note: intervals from as few as 16 games per bot are rough" in md
+
+
+def test_tiny_sample_shows_no_zero_width_interval(tmp_path: Path) -> None:
+    res = write(tmp_path / "run" / "results.jsonl", [block(("x", "x"), ("y", "y"), 0, 0, 1)])
+    assert _rate([str(res), "--out", str(tmp_path / "lb"), "--bootstrap", "50"])[0] == 0
+    md = (tmp_path / "lb" / "leaderboard.md").read_text()
+    assert "too few games (2)" in md
+    assert not re.search(r"\[(-?\d+), \1\]", md)  # no [253, 253]
+    assert "too few to measure what pairing saved" in md
+
+
+def test_deals_format_reports_the_luck_of_points_too(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    lines = []
+    for k in range(30):
+        cards = rng.choice([(40, 10), (10, 40), (30, 25), (25, 30)])  # seat-A cards decide most of the points
+        g0 = game(["p", "q", "p", "q"], 0, None, end="deals", scores=(cards[0] + rng.randrange(6), cards[1]),
+                  fixed_deals=8)
+        g1 = game(["q", "p", "q", "p"], 1, None, end="deals", scores=(cards[0], cards[1] + rng.randrange(6)),
+                  fixed_deals=8)
+        for g in (g0, g1):
+            g["winner"] = 0 if g["scores"][0] > g["scores"][1] else 1 if g["scores"][1] > g["scores"][0] else None
+        lines.append(line(("p", "p"), ("q", "q"), k, g0, g1))
+    res = write(tmp_path / "run" / "results.jsonl", lines)
+    assert _rate([str(res), "--out", str(tmp_path / "lb"), "--bootstrap", "50"])[0] == 0
+    doc = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())
+    assert doc["luck_points"]["statistic"] == "points" and doc["luck_points"]["rho"] < -0.5
+    md = (tmp_path / "lb" / "leaderboard.md").read_text()
+    assert "Luck (points differences, what `arena sprt --points` tests): rho =" in md

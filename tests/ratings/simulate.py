@@ -9,6 +9,7 @@ correlate positively.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Sequence
 
@@ -40,15 +41,23 @@ def simulate_block(bid: str, pid: str, side_p: tuple[str, str], side_q: tuple[st
 
 
 def round_robin(true: dict[str, float], blocks_per_pair: int, rng: random.Random,
-                luck: float = 0.6, draw: float = 0.2) -> list[BlockOutcome]:
-    """Self-partnerships, every pair of bots plays ``blocks_per_pair`` blocks."""
+                luck: float = 0.6, draw: float = 0.2, shared: float = 0.0) -> list[BlockOutcome]:
+    """Self-partnerships, every pair of bots plays ``blocks_per_pair`` blocks.
+
+    Block k of every pairing has id "pairing#k": it is played on the same
+    deals. ``shared`` > 0 makes those deals matter across pairings: deal key
+    k scales every rating gap by exp(shared * z_k), z_k standard normal (some
+    deals reward skill more than others).
+    """
     bots = sorted(true)
+    amp = [math.exp(shared * rng.gauss(0.0, 1.0)) if shared else 1.0 for _ in range(blocks_per_pair)]
     out = []
     for i, a in enumerate(bots):
         for b in bots[i + 1:]:
             for k in range(blocks_per_pair):
                 first, second = ((a, a), (b, b)) if k % 2 == 0 else ((b, b), (a, a))
-                out.append(simulate_block(f"{a}-{b}-{k}", f"{a}-{b}", first, second, true, rng, luck, draw))
+                scaled = {x: v * amp[k] for x, v in true.items()}
+                out.append(simulate_block(f"{a}-{b}#{k}", f"{a}-{b}", first, second, scaled, rng, luck, draw))
     return out
 
 
@@ -62,3 +71,25 @@ def mixed(true: dict[str, float], n_blocks: int, rng: random.Random,
         p, q = tuple(sorted((a, b))), tuple(sorted((c, d)))
         out.append(simulate_block(f"m{k}", f"{p}-{q}", p, q, true, rng, luck, draw))  # type: ignore[arg-type]
     return out
+
+
+def difference_coverage(true: dict[str, float], blocks_per_pair: int, n_tournaments: int, n_boot: int, seed: int,
+                        *, resample: str = "auto", prior: bool = True, luck: float = 0.6, draw: float = 0.2,
+                        shared: float = 0.0) -> float:
+    """Share of 95% bootstrap intervals of rating differences that hold the true difference."""
+    from arena.ratings import bootstrap_fits
+    from arena.ratings.report import percentile_interval
+
+    rng = random.Random(seed)
+    hit = total = 0
+    names = sorted(true)
+    for _ in range(n_tournaments):
+        blocks = round_robin(true, blocks_per_pair, rng, luck=luck, draw=draw, shared=shared)
+        bf = bootstrap_fits(blocks, prior=prior, bootstrap=n_boot, seed=rng.randrange(1 << 30), resample=resample)
+        idx = {b: i for i, b in enumerate(bf.bots)}
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                ci = percentile_interval([s[idx[a]] - s[idx[b]] for s in bf.samples])
+                total += 1
+                hit += ci is not None and ci[0] <= true[a] - true[b] <= ci[1]
+    return hit / total

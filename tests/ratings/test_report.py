@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
 
 import pytest
 
 from arena.ratings import BlockOutcome, GameOutcome, bootstrap_fits, luck_factor, rate
-from simulate import round_robin, simulate_block
+from simulate import difference_coverage, round_robin, simulate_block
 
 
 def G(a, b, s, **kw) -> GameOutcome:
@@ -123,47 +122,140 @@ def test_luck_factor_edges() -> None:
     assert luck_factor(0.0) == pytest.approx(1.0)
 
 
-def test_rate_speed_8_bots_300_blocks() -> None:
+def test_rate_8_bots_300_blocks_all_refits_succeed() -> None:
+    # (speed is measured by the benchmarks, not here)
     true = {f"b{i}": -175.0 + 50 * i for i in range(8)}
     blocks = round_robin(true, 11, random.Random(1))  # 308 blocks, 616 games
-    t = time.perf_counter()
-    rep = rate(blocks, bootstrap=1000, seed=0)
-    elapsed = time.perf_counter() - t
-    assert rep.bootstrap_failures == 0
-    assert elapsed < 5.0, elapsed
+    rep = rate(blocks, bootstrap=200, seed=0)
+    assert rep.bootstrap_failures == 0 and rep.resample == "pairing"
+    assert rep.rating("b7") - rep.rating("b0") > 200
 
 
-def _difference_coverage(n_tournaments: int, n_boot: int, seed: int) -> float:
-    true = {"a": -120.0, "b": -40.0, "c": 50.0, "d": 110.0}
-    rng = random.Random(seed)
-    hit = total = 0
-    for t in range(n_tournaments):
-        blocks = round_robin(true, 10, rng, luck=0.6, draw=0.25)
-        bf = bootstrap_fits(blocks, prior=False, bootstrap=n_boot, seed=rng.randrange(1 << 30))
-        assert bf.failures == 0
-        idx = {b: i for i, b in enumerate(bf.bots)}
-        for i, a in enumerate(sorted(true)):
-            for b in sorted(true)[i + 1:]:
-                diffs = sorted(s[idx[a]] - s[idx[b]] for s in bf.samples)
-                lo = diffs[int(0.025 * (len(diffs) - 1))]
-                hi = diffs[int(math.ceil(0.975 * (len(diffs) - 1)))]
-                total += 1
-                hit += lo <= true[a] - true[b] <= hi
-    return hit / total
+QUICKSTART_SIZE = {"a": -150.0, "b": -50.0, "c": 50.0, "d": 150.0}  # 4 bots, 6 pairings
 
 
 def test_bootstrap_interval_coverage() -> None:
-    cov = _difference_coverage(n_tournaments=120, n_boot=150, seed=123)
+    cov = difference_coverage({"a": -120.0, "b": -40.0, "c": 50.0, "d": 110.0}, 10, 60, 100, 123,
+                              prior=False, luck=0.6, draw=0.25)
     assert 0.88 <= cov <= 0.99, cov
+
+
+def test_coverage_at_quickstart_size() -> None:
+    # 6 pairings x 4 blocks, deal effects shared across pairings; measured 91% with 300 runs (docs/ratings.md)
+    cov = difference_coverage(QUICKSTART_SIZE, 4, 40, 120, 11, shared=0.3)
+    assert 0.85 <= cov <= 0.98, cov
+    # the same check catches a bootstrap over the 4 deal keys (measured 81%)
+    assert difference_coverage(QUICKSTART_SIZE, 4, 40, 120, 11, shared=0.3, resample="key") < cov
 
 
 @pytest.mark.slow
 def test_bootstrap_interval_coverage_heavy() -> None:
-    cov = _difference_coverage(n_tournaments=400, n_boot=1000, seed=321)
-    assert 0.91 <= cov <= 0.98, cov
+    cov = difference_coverage(QUICKSTART_SIZE, 4, 400, 400, 321)
+    assert 0.88 <= cov <= 0.97, cov
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shared", [0.0, 0.3])
+def test_coverage_large_round_robin(shared: float) -> None:
+    big = {f"b{i}": -175.0 + 50 * i for i in range(8)}
+    cov = difference_coverage(big, 20, 60, 100, 5, shared=shared)  # 20 deal keys: resampled by key
+    assert 0.85 <= cov <= 0.98, cov
 
 
 def test_empty_input() -> None:
     rep = rate([], bootstrap=10)
     assert rep.bots == [] and rep.luck.rho is None and rep.games == 0
     json.dumps(rep.to_dict(), allow_nan=False)
+
+
+# ---------------------------------------------------------------- symmetric prior, anchor as offset
+
+
+def _quickstart_like(level_blocks: bool) -> list[BlockOutcome]:
+    """4 bots, 6 pairings x 4 blocks; r and j have identical records (as in the committed quickstart)."""
+
+    def blk(a: str, b: str, k: int, wins_a: int) -> BlockOutcome:
+        """wins_a: games a wins (2 = both, 0 = none, 1 = a wins game 1 and loses game 2)."""
+        s1, s2 = {2: (1.0, 0.0), 0: (0.0, 1.0), 1: (1.0, 1.0)}[wins_a]
+        return BlockOutcome(f"{a}-{b}#{k}", f"{a}-{b}", (GameOutcome((a, a), (b, b), s1), GameOutcome((b, b), (a, a), s2)))
+
+    out = []
+    for k in range(4):
+        out += [blk("m", "h", k, 1 if k == 0 else 2), blk("m", "r", k, 2), blk("m", "j", k, 2),
+                blk("h", "r", k, 2), blk("h", "j", k, 2),
+                blk("j", "r", k, 1 if level_blocks else (2 if k % 2 else 0))]
+    random.Random(3).shuffle(out)
+    return out
+
+
+@pytest.mark.parametrize("anchor", [None, ("r", 0.0), ("j", 0.0), ("m", 1000.0)])
+def test_identical_records_identical_ratings_whatever_the_anchor(anchor) -> None:
+    rep = rate(_quickstart_like(level_blocks=True), anchor=anchor, bootstrap=200, seed=1)
+    assert rep.rating("r") == pytest.approx(rep.rating("j"), abs=1e-6)
+    assert rep.los["r"]["j"] == pytest.approx(0.5) and rep.los["j"]["r"] == pytest.approx(0.5)
+    by = {b.bot: b for b in rep.bots}
+    assert by["r"].ci_low == pytest.approx(by["j"].ci_low, abs=1e-6)
+
+
+def test_identical_records_los_near_half_when_their_blocks_split() -> None:
+    # r-j blocks 2-0 and 0-2 in turn: the records are still identical, the resamples are not.
+    rep = rate(_quickstart_like(level_blocks=False), anchor=("r", 0.0), bootstrap=400, seed=2)
+    assert rep.rating("r") == pytest.approx(rep.rating("j"), abs=1e-6)
+    assert 0.35 <= rep.los["r"]["j"] <= 0.65
+
+
+def test_anchor_is_a_pure_offset_with_the_prior() -> None:
+    blocks = _quickstart_like(level_blocks=True)
+    free = rate(blocks, bootstrap=0)
+    pinned = rate(blocks, anchor=("h", 50.0), bootstrap=0)
+    assert pinned.rating("h") == 50.0
+    for b in "hjmr":
+        assert pinned.rating(b) - pinned.rating("m") == pytest.approx(free.rating(b) - free.rating("m"), abs=1e-6)
+
+
+# ---------------------------------------------------------------- luck from within-pairing sums
+
+
+def test_a_pairing_won_every_game_does_not_bias_rho() -> None:
+    rng = random.Random(8)
+    equal = _equal_bots_blocks(0.4, 800, seed=6)
+    base = rate(equal, bootstrap=0).luck.rho
+    sweep = [BlockOutcome(f"s{k}", "sweep", (GameOutcome(("z", "z"), ("w", "w"), 1.0),
+                                            GameOutcome(("w", "w"), ("z", "z"), 0.0))) for k in range(200)]
+    rng.shuffle(sweep)
+    with_sweep = rate(equal + sweep, bootstrap=0).luck.rho
+    assert with_sweep == pytest.approx(base, abs=1e-12)
+    assert base == pytest.approx(-0.4, abs=0.08)
+
+
+def test_points_luck_is_reported_for_points_runs() -> None:
+    rng = random.Random(4)
+    blocks = []
+    for k in range(300):
+        luck_pts = rng.gauss(0, 20)
+        p1, p2 = luck_pts + rng.gauss(0, 5), luck_pts + rng.gauss(0, 5)  # seat-A cards worth luck_pts both times
+        g1 = GameOutcome(("x", "x"), ("y", "y"), 1.0 if p1 > 0 else 0.0, points_diff=p1)
+        g2 = GameOutcome(("y", "y"), ("x", "x"), 1.0 if p2 > 0 else 0.0, points_diff=p2)
+        blocks.append(BlockOutcome(f"x-y#{k}", "x-y", (g1, g2)))
+    rep = rate(blocks, bootstrap=100, seed=0)
+    assert rep.luck_points is not None and rep.luck_points.statistic == "points"
+    # x's points in the two halves: p1 and -p2, correlation -400/425
+    assert rep.luck_points.rho == pytest.approx(-400 / 425, abs=0.03)
+    assert rep.luck_points.factor > rep.luck.factor  # points keep more of the card luck than wins do
+    assert rate(_equal_bots_blocks(0.0, 40, seed=1), bootstrap=0).luck_points is None
+
+
+def test_resampling_units() -> None:
+    from arena.ratings.report import resampling_units
+    blocks = round_robin({"a": 0.0, "b": 10.0, "c": 20.0}, 5, random.Random(1))
+    [units] = resampling_units(blocks, "key")
+    assert len(units) == 5 and all(len(u) == 3 for u in units)
+    assert {blocks[i].deal_key for i in units[2]} == {"2"}
+    assert [len(u) for u in resampling_units(blocks, "block")] == [15]
+    strata = resampling_units(blocks, "pairing")
+    assert len(strata) == 3 and all(len(s) == 5 and all(len(u) == 1 for u in s) for s in strata)
+    assert resampling_units(blocks, "auto") == strata  # 5 keys are too few to resample
+    many = round_robin({"a": 0.0, "b": 10.0}, 25, random.Random(1))
+    assert len(resampling_units(many, "auto")[0]) == 25
+    with pytest.raises(ValueError):
+        resampling_units(blocks, "deal")

@@ -8,10 +8,11 @@ import random
 import pytest
 
 from arena.ratings import BlockOutcome, GameOutcome
-from arena.ratings.sprt import (
-    SPRT, NELO_PER_T, llr_pentanomial, llr_points, logistic_to_normalized, matchup_bounds,
-    matchup_elo, normalized_to_logistic, pentanomial_estimate,
+from arena.ratings.gsprt import (
+    NELO_PER_T, llr_pentanomial, llr_points, logistic_to_normalized, matchup_bounds, matchup_elo,
+    normalized_to_logistic, pentanomial_estimate,
 )
+from arena.ratings.sprt import SPRT
 
 VALUES = [0.0, 0.25, 0.5, 0.75, 1.0]
 
@@ -196,7 +197,7 @@ def test_class_decisions_and_bounds() -> None:
     for k in range(30):
         s.add([1.0, 1.5, 0.5, 1.0][k % 4])
     st = s.status()
-    assert st.decision is None and st.inconclusive and st.blocks == 30
+    assert st.decision is None and st.inconclusive and st.blocks == 20  # blocks after the end are ignored
     with pytest.raises(ValueError):
         s.add(0.7)
 

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..engine import DEFAULT_MAX_DEALS, RuleProfile
-from ..sandbox import Level, Limits
+from ..sandbox import Level, Limits, effective_limits
 
 
 class TimeSettings(BaseModel):
@@ -47,7 +47,7 @@ class MatchSettings(BaseModel):
     max_deals: int = Field(DEFAULT_MAX_DEALS, ge=1, description="deal cap of a 'game': beyond it the game is unfinished")
     time: TimeSettings = TimeSettings()
     sandbox: Level = Level.BWRAP
-    limits: dict | None = Field(None, description="limit overrides; they win over each bot's manifest")
+    limits: dict | None = Field(None, description="the competition's limits over the built-in defaults: a ceiling no manifest can lift")
     faults: FaultPolicy = FaultPolicy()
     reveal_players: bool = False
 
@@ -58,6 +58,9 @@ class MatchSettings(BaseModel):
         return self
 
     def limits_for(self, manifest_limits: Limits | None) -> Limits:
-        """The tournament's overrides win over the manifest, which wins over defaults."""
-        base = manifest_limits or Limits()
-        return base.merge(self.limits) if self.limits else base
+        """The ceiling (config over defaults), lowered where the manifest asks for less.
+
+        Raises LimitsError naming the field if the manifest asks for more or for none.
+        """
+        ceiling = Limits().merge(self.limits) if self.limits else Limits()
+        return effective_limits(ceiling, manifest_limits)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..engine import action_from_dict
 from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot
-from ..sandbox import BotExited, BotProcess, Level, LineTooLong, ReadTimeout, WriteTimeout, launch
+from ..sandbox import BotExited, BotProcess, Level, LimitsError, LineTooLong, ReadTimeout, WriteTimeout, launch
 from ..match.settings import MatchSettings
 from .base import Decision, Fault, Player, PlayerReport
 from .manifest import LIBRARY_PATHS, BotEntry
@@ -98,6 +98,8 @@ class ProcessPlayer(Player):
         self._write_timeout = max(self.t.decision_ms / 1000, 1.0)
         self._sched_fd: int | None = None
         self._report = PlayerReport(self.name, self.version)
+        #: What the bot left that resisted cleanup (BotProcess.trouble): evidence against it.
+        self.cleanup_trouble: list[str] = []
 
     @property
     def alive(self) -> bool:
@@ -105,7 +107,10 @@ class ProcessPlayer(Player):
 
     def start(self) -> Fault | None:
         argv, env, ro = bot_launch_args(self.entry)
-        limits = self.settings.limits_for(self.entry.manifest.limits)
+        try:
+            limits = self.settings.limits_for(self.entry.manifest.limits)
+        except LimitsError as e:  # the bot's own manifest asks for more than the competition allows
+            return self._die(Fault("protocol", f"bot.yaml {e}"))
         t0 = time.monotonic()
         self.proc = launch(
             argv,
@@ -217,6 +222,7 @@ class ProcessPlayer(Player):
             if self._dead is None:
                 self._send({"type": "bye", "reason": None})
             self.proc.close()
+            self.cleanup_trouble = list(self.proc.trouble)
             self._report.stderr = self.proc.stderr_text()
             self._report.stderr_dropped = self.proc.stderr_dropped
             self.proc = None

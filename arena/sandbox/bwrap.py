@@ -39,16 +39,14 @@ _SYSTEM_PREFIXES = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/")
 MIN_VERSION = (0, 10, 0)
 #: Device nodes a bot gets (bound from the host; no devpts, no /dev/tty).
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
-#: Host-wide counters in /proc a bot does not need and partners could signal
-#: through (CPU, interrupts, memory, I/O, locks, keys, open files): emptied.
-PROC_EMPTY = (
-    "interrupts", "softirqs", "schedstat", "diskstats", "vmstat", "zoneinfo", "buddyinfo",
-    "pagetypeinfo", "slabinfo", "key-users", "keys", "locks", "sched_debug", "timer_list",
-    "vmallocinfo", "iomem", "ioports", "kallsyms", "modules", "partitions", "swaps", "mdstat",
-    "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state",
-    "sys/fs/aio-nr", "sys/kernel/random/entropy_avail", "sys/kernel/pty/nr",
-    "sys/kernel/ns_last_pid", "pressure/cpu", "pressure/memory", "pressure/io", "pressure/irq",
-)
+#: Host-wide counters in /proc that change with other processes' activity
+#: (interrupts, memory, I/O, locks, keys, open files, pressure) and that a
+#: bot does not need: emptied, so partners cannot signal through them.
+#: Root-only files (slabinfo, timer_list, ...) are unreadable to the bot's uid anyway.
+PROC_EMPTY = ("interrupts", "softirqs", "schedstat", "diskstats", "vmstat", "zoneinfo", "buddyinfo",
+              "key-users", "keys", "locks", "sys/kernel/random/entropy_avail", "sys/kernel/pty/nr")
+#: Whole /proc folders of host-wide counters, hidden under an empty tmpfs.
+PROC_HIDDEN_DIRS = ("sys/fs", "pressure")
 #: /proc files replaced by fixed, plausible content (see `proc_fakes`).
 PROC_FAKE = ("stat", "meminfo", "loadavg", "uptime")
 
@@ -163,6 +161,9 @@ def system_mounts() -> list[str]:
     for name in PROC_EMPTY:
         if os.path.exists(f"/proc/{name}"):
             args += ["--ro-bind", "/dev/null", f"/proc/{name}"]
+    for name in PROC_HIDDEN_DIRS:
+        if os.path.isdir(f"/proc/{name}"):
+            args += ["--size", "4096", "--perms", "0555", "--tmpfs", f"/proc/{name}"]
     return args
 
 

@@ -146,6 +146,7 @@ class BotProcess:
         self.scratch_dir = scratch_dir
         self.cgroup = cgroup
         self.uid_lease: UidLease | None = None
+        self._copies: list[Path] = []
         #: What went wrong while closing, caused by what the bot left behind
         #: (processes that would not die, a cgroup that would not go, a
         #: scratch dir that would not be removed): evidence against the bot.
@@ -389,6 +390,8 @@ class BotProcess:
             problem = remove_tree(self.scratch_dir)
             if problem:
                 self.trouble.append(problem)
+        for copy in self._copies:
+            remove_tree(copy)  # our own copy of the bot folder: read-only to the bot
         if self.uid_lease is not None and not self.trouble:
             self.uid_lease.release()  # with trouble the uid may still be in use: keep it leased
 
@@ -533,6 +536,34 @@ def _world_reachable(path: str) -> bool:
     return bool(mode & stat.S_IROTH and (not stat.S_ISDIR(mode) or mode & stat.S_IXOTH))
 
 
+def _tree_world_readable(path: str) -> bool:
+    """True if every folder under `path` is o+rx and every file o+r (symlinks aside)."""
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in [dirpath, *(os.path.join(dirpath, f) for f in filenames)]:
+            try:
+                st = os.lstat(name)
+            except OSError:
+                continue
+            need = 0o005 if stat.S_ISDIR(st.st_mode) else 0o004
+            if not stat.S_ISLNK(st.st_mode) and st.st_mode & need != need:
+                return False
+    return True
+
+
+def _readable_copy(path: str) -> str:
+    """A copy of folder `path` that any uid can read (for a bot folder with private modes)."""
+    dest = Path(tempfile.mkdtemp(prefix="cinch-arena-bot-")) / "bot"
+    dest.parent.chmod(0o755)
+    shutil.copytree(path, dest, symlinks=True)
+    for dirpath, dirnames, filenames in os.walk(dest):
+        os.chmod(dirpath, os.stat(dirpath).st_mode | 0o555)
+        for f in filenames:
+            fp = os.path.join(dirpath, f)
+            if not os.path.islink(fp):
+                os.chmod(fp, os.stat(fp).st_mode | 0o444)
+    return str(dest)
+
+
 def _stage_script(paths: list[str]) -> tuple[str, dict[str, str]]:
     """Shell that binds `paths` under STAGE_DIR in a private mount namespace, and the mapping."""
     STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
@@ -629,6 +660,7 @@ def launch(
     lease: UidLease | None = None
     status_r = status_w = None
     fds: list[int] = []
+    copies: list[str] = []
     popen = None
     try:
         if level is not Level.NONE and parent_dirs():
@@ -655,9 +687,15 @@ def launch(
             staged: dict[str, str] = {}
             stage = ""
             if root_host:
-                hidden = [p for p in dict.fromkeys([*extra, bot_dir_s]) if not _world_reachable(p)]
+                if not _tree_world_readable(bot_dir_s):
+                    copy = _readable_copy(bot_dir_s)
+                    copies.append(copy)
+                    staged[bot_dir_s] = copy
+                hidden = [p for p in dict.fromkeys([*extra, bot_dir_s])
+                          if not _world_reachable(staged.get(p, p))]
                 if hidden:
-                    stage, staged = _stage_script(hidden)
+                    stage, more = _stage_script([staged.get(p, p) for p in hidden])
+                    staged.update({p: more[staged.get(p, p)] for p in hidden})
             status_r, status_w = os.pipe()
             seccomp_fd = _pipe_with(filter_bytes())
             fds.append(seccomp_fd)
@@ -708,10 +746,13 @@ def launch(
             lease.release()
         if scratch:
             remove_tree(scratch)
+        for copy in copies:
+            remove_tree(Path(copy).parent)
         raise
     bot = BotProcess(popen, level=level, limits=limits, scratch_dir=scratch, cgroup=cgroup,
                      status_fd=status_r, started_at=started)
     bot.uid_lease = lease
+    bot._copies = [Path(c).parent for c in copies]
     try:
         if level is not Level.NONE:
             bot._await_ready(ready_timeout)

@@ -479,11 +479,16 @@ class BotProcess:
             if not chunk:
                 raise HarnessError("bwrap closed its status pipe without a child pid")
             self._status_buf += chunk
-        pidfd = os.pidfd_open(pid)
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            return  # the bot already ended (after the ready byte): its own doing, seen as BotExited
         # Guard against pid reuse: the pid must still be a child of our bwrap.
         fields = proctree._stat_fields(pid)
         if fields is None or int(fields[1]) != self.pid:
             os.close(pidfd)
+            if fields is None or self._popen.poll() is not None:
+                return  # ended meanwhile, as above
             raise HarnessError(f"sandbox init {pid} vanished before it could be tracked")
         self.sandbox_pid = pid
         self._pidfd = pidfd
@@ -492,30 +497,49 @@ class BotProcess:
 def remove_tree(path: Path) -> str | None:
     """Remove a folder whatever is in it (any depth, modes, fifos, sockets).
 
-    Iterative, so depth cannot exhaust the stack; returns a description of
-    what could not be removed instead of raising.
+    Every sub-folder is first moved up to the top level, so no path ever gets
+    deep and at most two descriptors are open: depth cannot exhaust the stack,
+    PATH_MAX or the descriptor limit. Returns what could not be removed
+    instead of raising.
     """
-    stack = [str(path)]
     try:
-        while stack:
-            top = stack[-1]
+        os.chmod(path, 0o700)
+        top = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"scratch {path} not removed: {exc}"
+    moved = 0
+    try:
+        pending = [e.name for e in os.scandir(top)]
+        while pending:
+            name = pending.pop()
+            st = os.stat(name, dir_fd=top, follow_symlinks=False)
+            if not stat.S_ISDIR(st.st_mode):
+                os.unlink(name, dir_fd=top)
+                continue
+            os.chmod(name, 0o700, dir_fd=top)
+            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
             try:
-                os.chmod(top, 0o700, follow_symlinks=False)
-                entries = list(os.scandir(top))
-            except FileNotFoundError:
-                stack.pop()
-                continue
-            subdirs = [e.path for e in entries if e.is_dir(follow_symlinks=False)]
-            for e in entries:
-                if not e.is_dir(follow_symlinks=False):
-                    os.unlink(e.path)
-            if subdirs:
-                stack.extend(subdirs)
-                continue
-            os.rmdir(top)
-            stack.pop()
+                for entry in os.scandir(sub):
+                    if entry.is_dir(follow_symlinks=False):
+                        moved += 1
+                        flat = f".flat-{moved}"
+                        os.rename(entry.name, flat, src_dir_fd=sub, dst_dir_fd=top)
+                        pending.append(flat)
+                    else:
+                        os.unlink(entry.name, dir_fd=sub)
+            finally:
+                os.close(sub)
+            os.rmdir(name, dir_fd=top)
+        os.close(top)
+        top = -1
+        os.rmdir(path)
     except OSError as exc:
         return f"scratch {path} not fully removed: {exc}"
+    finally:
+        if top >= 0:
+            os.close(top)
     return None
 
 

@@ -132,6 +132,18 @@ def a_syscalls():
     return out
 
 
+def kill_everyone():
+    """SIGKILL to every process this one may signal (from a child, so the bot survives to report)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.kill(-1, 9)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    return "sent"
+
+
 def a_look_around():
     """Other processes, /sys, host counters, other bots' folders, setuid binaries."""
     harness = int(os.environ.get("HARNESS_PID", "0"))
@@ -144,7 +156,7 @@ def a_look_around():
            "counters": {n: attempt(lambda: read(f"/proc/{n}")) for n in
                         ("interrupts", "sys/fs/file-nr", "sys/fs/inode-nr", "keys", "key-users", "locks",
                          "schedstat", "diskstats", "vmstat", "sys/kernel/random/entropy_avail")},
-           "kill_all": attempt(lambda: os.kill(-1, 9) if os.fork() == 0 else "sent"),
+           "kill_all": attempt(kill_everyone),
            "write_bot_dir": attempt(lambda: write(os.path.join(os.getcwd(), "evil"))),
            "tty": attempt(lambda: os.open("/dev/tty", os.O_RDWR))}
     setuid = [p for p in ("/usr/bin/mount", "/usr/bin/su", "/usr/bin/passwd", "/bin/mount")
@@ -218,7 +230,7 @@ def ch_keyring_send(n):
 
 
 def ch_keyring_recv():
-    for line in read("/proc/keys").splitlines() + open("/proc/keys").read().splitlines():
+    for line in read("/proc/keys").splitlines():
         if "cinch-token-" in line:
             return int(line.rsplit("cinch-token-", 1)[1].split(":")[0].split()[0])
     return None
@@ -253,7 +265,8 @@ def ch_inotify_setup():
     fd = libc.syscall(nr("inotify_init1"), ctypes.c_long(os.O_NONBLOCK))
     if fd < 0:
         raise OSError(ctypes.get_errno(), "inotify_init1")
-    libc.inotify_add_watch(ctypes.c_int(fd), ctypes.c_char_p(SHARED.encode()), ctypes.c_uint32(0x20))  # IN_OPEN
+    # IN_OPEN | IN_CLOSE_NOWRITE: alternating events, so the kernel does not merge repeats
+    libc.inotify_add_watch(ctypes.c_int(fd), ctypes.c_char_p(SHARED.encode()), ctypes.c_uint32(0x30))
     _inotify["fd"] = fd
 
 
@@ -267,7 +280,7 @@ def ch_inotify_recv():
         data = os.read(_inotify["fd"], 65536)
     except (BlockingIOError, KeyError):
         return None
-    return len(data) // 16 or None  # struct inotify_event without a name
+    return len(data) // 32 or None  # an open and a close per unit; struct inotify_event is 16 bytes
 
 
 def ch_abstract_send(n):
@@ -318,7 +331,7 @@ def ch_sysv_recv():
 
 
 def token(hand):
-    return 1 + sum(hand.encode()) % 30
+    return 1 + sum(json.dumps(hand).encode()) % 30
 
 
 def partner(channel, role):

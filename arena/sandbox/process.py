@@ -80,7 +80,7 @@ def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
 
 def _prlimit_args(limits: Limits, cgroup: BotCgroup | None, lease: UidLease | None) -> list[str]:
     """rlimits as a `prlimit` prefix: set in the child by exec, never via preexec_fn."""
-    opts: list[str] = []
+    opts: list[str] = ["--core=0"]  # no core dumps: a crash must not write (or pipe) anything on the host
     if limits.memory_bytes is not None and not (cgroup and cgroup.has("memory")):
         opts.append(f"--data={limits.memory_bytes}")
     if limits.file_size_bytes is not None:
@@ -94,8 +94,6 @@ def _prlimit_args(limits: Limits, cgroup: BotCgroup | None, lease: UidLease | No
         # Counted per host uid: exact with a leased uid per seat; without one
         # (an unprivileged harness) it is the harness's own uid's budget.
         opts.append(f"--nproc={limits.max_processes}")
-    if not opts:
-        return []
     prlimit = shutil.which("prlimit")
     if prlimit is None:
         raise HarnessError("prlimit (util-linux) is needed to apply limits but was not found")

@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 
 from . import bwrap as bw
 from . import proctree
-from .cgroup import BotCgroup, parent_dirs
+from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
 from .errors import BotExited, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
 from .limits import Level, Limits
 from .seccomp import filter_bytes
@@ -78,7 +78,7 @@ def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
     return argv
 
 
-def _prlimit_args(limits: Limits, cgroup: BotCgroup | None, lease: UidLease | None) -> list[str]:
+def _prlimit_args(limits: Limits, cgroup: BotCgroup | BotCgroupV2 | None, lease: UidLease | None) -> list[str]:
     """rlimits as a `prlimit` prefix: set in the child by exec, never via preexec_fn."""
     opts: list[str] = ["--core=0"]  # no core dumps: a crash must not write (or pipe) anything on the host
     if limits.memory_bytes is not None and not (cgroup and cgroup.has("memory")):
@@ -134,7 +134,7 @@ class BotProcess:
         level: Level,
         limits: Limits,
         scratch_dir: Path | None,
-        cgroup: BotCgroup | None,
+        cgroup: BotCgroup | BotCgroupV2 | None,
         status_fd: int | None,
         started_at: float,
     ) -> None:
@@ -306,7 +306,7 @@ class BotProcess:
         From cgroup cpuacct when available (includes the few ms bwrap itself
         spends starting), else a /proc scan of the live tree.
         """
-        if self.cgroup and self.cgroup.has("cpuacct"):
+        if self.cgroup and self.cgroup.has("cpu"):
             return self.cgroup.cpu_time()
         root = self.sandbox_pid or self.pid
         return proctree.tree_cpu_seconds(root)
@@ -319,7 +319,7 @@ class BotProcess:
         """Stop the whole tree from running (cgroup freezer, else SIGSTOP of the tree)."""
         if self._paused or self._closed:
             return
-        if self.cgroup and self.cgroup.has("freezer"):
+        if self.cgroup and self.cgroup.has("freeze"):
             self.cgroup.freeze(wait=wait)
         else:
             self._signal_tree(signal.SIGSTOP)
@@ -329,7 +329,7 @@ class BotProcess:
         """Undo `pause()`."""
         if not self._paused or self._closed:
             return
-        if self.cgroup and self.cgroup.has("freezer"):
+        if self.cgroup and self.cgroup.has("freeze"):
             self.cgroup.thaw()
         else:
             self._signal_tree(signal.SIGCONT)
@@ -597,7 +597,7 @@ def _stage_script(paths: list[str]) -> tuple[str, dict[str, str]]:
     return " && ".join(steps), staged
 
 
-def _check_limits(level: Level, limits: Limits, cgroup: BotCgroup | None, allow_unlimited: bool) -> None:
+def _check_limits(level: Level, limits: Limits, cgroup: BotCgroup | BotCgroupV2 | None, allow_unlimited: bool) -> None:
     """Refuse untrusted bots without a tree-wide memory cap and a process cap (unless allowed)."""
     if allow_unlimited or level is not Level.BWRAP:
         return
@@ -678,15 +678,15 @@ def launch(
         root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
-    cgroup: BotCgroup | None = None
+    cgroup: BotCgroup | BotCgroupV2 | None = None
     lease: UidLease | None = None
     status_r = status_w = None
     fds: list[int] = []
     copies: list[str] = []
     popen = None
     try:
-        if level is not Level.NONE and parent_dirs():
-            cgroup = BotCgroup.create(limits)
+        if level is not Level.NONE:
+            cgroup = create_cgroup(limits)
         _check_limits(level, limits, cgroup, allow_unlimited)
         join = cgroup.join_script() if cgroup and cgroup.paths else ""
         pass_fds: tuple[int, ...] = ()

@@ -573,9 +573,12 @@ def _tree_world_readable(path: str) -> bool:
 
 
 def _readable_copy(path: str) -> str:
-    """A copy of folder `path` that any uid can read (for a bot folder with private modes)."""
-    dest = Path(tempfile.mkdtemp(prefix="cinch-arena-bot-")) / "bot"
-    dest.parent.chmod(0o755)
+    """A copy of folder `path` with modes any uid can read, in a root-only folder.
+
+    For a bot folder with private modes; it reaches the bot's uid through
+    the staging binds, never through the host's path permissions.
+    """
+    dest = Path(tempfile.mkdtemp(prefix="bot-copy-", dir=default_scratch_root())) / "bot"
     shutil.copytree(path, dest, symlinks=True)
     for dirpath, dirnames, filenames in os.walk(dest):
         os.chmod(dirpath, os.stat(dirpath).st_mode | 0o555)
@@ -729,8 +732,12 @@ def launch(
                                  env=_base_env(level, None, env), staged=staged)
             if lease is not None:
                 uid = str(lease.uid)
+                # --pdeathsig: if the harness dies, bwrap (and with it the bot) dies too,
+                # so no process of a released uid outlives its lease.
                 full = ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
-                        "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--", *full]
+                        "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs",
+                        "--pdeathsig", "KILL",
+                        "--", *full]
             steps = " && ".join(x for x in (join, stage) if x)
             if steps:
                 full = ["/bin/sh", "-c", steps + ' && exec "$@"', "sh", *full]

@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -298,3 +299,49 @@ def test_partner_channels_work_without_a_sandbox(tmp_path, channel) -> None:
         pytest.skip("session keyring sharing checked as root")
     sent, received = partner_game(tmp_path, channel, "none")
     assert _learned(received) == _sent(sent), (channel, sent, received)
+
+
+def test_check_bot_command_sees_only_its_own_file(start, tmp_path) -> None:
+    from arena.players.manifest import command_entry
+
+    work = tmp_path / "checkout"
+    (work / "runs").mkdir(parents=True)
+    (work / "runs" / "keys.json").write_text("block keys")
+    (work / "bot.py").write_text(
+        "import json, os, sys\n"
+        "secret = sys.argv[1]\n"
+        "print(json.dumps({'here': sorted(os.listdir(os.path.dirname(os.path.abspath(__file__)))),\n"
+        "                  'cwd': sorted(os.listdir('.')), 'secret': os.path.exists(secret)}), flush=True)\n")
+    entry = command_entry([sys.executable, "bot.py", str(work / "runs" / "keys.json")], cwd=str(work))
+    assert not Path(entry.dir).is_relative_to(work)
+    bot = start(entry.manifest.command, Path(entry.dir))
+    out = json.loads(bot.read_line(30))
+    assert out == {"here": ["bot.py"], "cwd": ["1"], "secret": False}, out
+
+
+def test_bot_dies_with_its_harness(tmp_path) -> None:
+    """A harness that dies (crash, kill -9) takes its bots with it: no process outlives its uid lease."""
+    import subprocess
+
+    bot_dir = attack_dir(tmp_path)
+    code = ("import sys, os, warnings\n"
+            "from arena.sandbox import launch\n"
+            f"b = launch([sys.executable, {str(bot_dir / 'attack.py')!r}, 'linger'], bot_dir={str(bot_dir)!r})\n"
+            "b.read_line(30)\n"
+            "print(b.sandbox_pid, b.pid, flush=True)\n"
+            "os._exit(0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=str(Path(__file__).resolve().parents[2]))
+    pids = [int(x) for x in out.stdout.split()]
+    assert len(pids) == 2, out.stderr
+    def running(pid: int) -> bool:  # a zombie left to a host init that does not reap is not running
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 10
+    while any(running(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(running(p) for p in pids)

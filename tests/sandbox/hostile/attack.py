@@ -212,7 +212,18 @@ def a_leave_mess():
     return {"depth": depth + 1}
 
 
-ATTACKS = {"sysctl": a_sysctl, "ids": a_ids, "syscalls": a_syscalls, "look_around": a_look_around,
+def a_linger():
+    """Ignore the end of its input and live on (as a bot outliving its harness would)."""
+    import signal
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    sys.stdout.write("{}\n")
+    sys.stdout.flush()
+    while True:
+        time.sleep(3600)
+
+
+ATTACKS = {"linger": a_linger, "sysctl": a_sysctl, "ids": a_ids, "syscalls": a_syscalls, "look_around": a_look_around,
            "fill_disk": a_fill_disk, "leave_mess": a_leave_mess}
 
 

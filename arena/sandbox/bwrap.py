@@ -48,7 +48,7 @@ PROC_EMPTY = ("interrupts", "softirqs", "schedstat", "diskstats", "vmstat", "zon
 #: Whole /proc folders of host-wide counters, hidden under an empty tmpfs.
 PROC_HIDDEN_DIRS = ("sys/fs", "pressure")
 #: /proc files replaced by fixed, plausible content (see `proc_fakes`).
-PROC_FAKE = ("stat", "meminfo", "loadavg", "uptime")
+PROC_FAKE = ("stat", "meminfo", "loadavg", "uptime", "cpuinfo")
 
 #: The shell step inside the sandbox: announce readiness, then become the bot.
 _INNER_SCRIPT = "printf '\\006' && exec \"$@\""
@@ -181,7 +181,19 @@ def proc_fakes(memory_bytes: int | None) -> dict[str, bytes]:
     meminfo = (f"MemTotal: {kb:>15} kB\nMemFree: {kb:>16} kB\nMemAvailable: {kb:>11} kB\n"
                "Buffers: 0 kB\nCached: 0 kB\nSwapCached: 0 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n")
     return {"stat": stat.encode(), "meminfo": meminfo.encode(),
-            "loadavg": b"0.00 0.00 0.00 1/1 1\n", "uptime": b"1000.00 1000.00\n"}
+            "loadavg": b"0.00 0.00 0.00 1/1 1\n", "uptime": b"1000.00 1000.00\n",
+            "cpuinfo": _cpuinfo_snapshot()}
+
+
+@lru_cache(maxsize=1)
+def _cpuinfo_snapshot() -> bytes:
+    """The host's /proc/cpuinfo, read once: CPU features stay visible, the
+    live clock speed ("cpu MHz", which rises with a partner's load) does not."""
+    try:
+        with open("/proc/cpuinfo", "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
 
 
 def install_dir(executable: str) -> str | None:

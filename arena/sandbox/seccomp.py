@@ -15,7 +15,11 @@ What is refused, and why (every refusal returns an errno, never a kill):
   quotas, host/domain names, port I/O, file handles (open_by_handle_at).
 - channels between partners on shared inodes or host-global state:
   inotify, fanotify, flock, fcntl record locks, leases and dnotify,
-  fadvise DONTNEED and RWF_NOWAIT reads (page-cache probing).
+  fadvise DONTNEED and RWF_NOWAIT reads (page-cache probing), and
+  sysinfo(): its host-wide thread count carried a partner's 4-bit symbol
+  per move, 188 of 200 right, when measured (programs get memory size from
+  /proc/meminfo, which shows the bot's own limit; glibc's
+  sysconf(_SC_PHYS_PAGES) is meaningless inside).
 - TIOCSTI/TIOCLINUX (typing into a terminal), socket families other
   than unix and IP, personality flags other than the harmless ones.
 A foreign ABI (i386 `int 0x80`, x32) is refused as a whole.
@@ -73,7 +77,7 @@ _X86_64 = dict(zip(_COMMON_NAMES, (
     163, 179, 443, 170, 171, 172, 173, 153, 134, 136, 139, 156, 303, 304, 312, 438, 429, 428, 430,
     431, 432, 433, 442, 440, 256, 279, 212, 180, 174, 177, 178, 448, 447, 236, 183, 184, 185,
 )))
-_X86_64.update(clone=56, clone3=435, ioctl=16, personality=135, socket=41, fcntl=72,
+_X86_64.update(sysinfo=99, clone=56, clone3=435, ioctl=16, personality=135, socket=41, fcntl=72,
                fadvise64=221, preadv2=327, pwritev2=328)
 
 _AARCH64_NR = (
@@ -83,7 +87,7 @@ _AARCH64_NR = (
     430, 431, 432, 433, 442, 440, 238, 239, 18, 42, None, None, None, 448, 447, None, None, None, None,
 )
 _AARCH64 = {n: v for n, v in zip(_COMMON_NAMES, _AARCH64_NR) if v is not None}
-_AARCH64.update(clone=220, clone3=435, ioctl=29, personality=92, socket=198, fcntl=25,
+_AARCH64.update(sysinfo=179, clone=220, clone3=435, ioctl=29, personality=92, socket=198, fcntl=25,
                 fadvise64=223, preadv2=286, pwritev2=287)
 
 ARCHES: dict[str, _Arch] = {
@@ -94,7 +98,7 @@ ARCHES: dict[str, _Arch] = {
 #: Calls refused with ENOSYS (so libc falls back) rather than EPERM.
 ENOSYS_CALLS = frozenset({"clone3"})
 #: Calls refused outright (everything of the common list).
-DENIED = frozenset(_COMMON_NAMES) | ENOSYS_CALLS
+DENIED = frozenset(_COMMON_NAMES) | ENOSYS_CALLS | {"sysinfo"}
 
 CLONE_NS_FLAGS = (0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000
                   | 0x20000000 | 0x40000000 | 0x00000080)  # NEWNS CGROUP UTS IPC USER PID NET TIME

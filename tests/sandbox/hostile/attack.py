@@ -27,6 +27,7 @@ NR = {  # x86_64 / aarch64
     "pidfd_getfd": (438, 438), "syslog": (103, 116), "acct": (163, 89), "swapon": (167, 224),
     "reboot": (169, 142), "sethostname": (170, 161), "chroot": (161, 51), "pivot_root": (155, 41),
     "fsopen": (430, 430), "open_tree": (428, 428), "move_pages": (279, 239), "delete_module": (176, 106),
+    "sysinfo": (99, 179),
 }
 
 
@@ -111,6 +112,7 @@ def a_syscalls():
         "chroot": sc("chroot", 0), "pivot_root": sc("pivot_root", 0, 0), "fsopen": sc("fsopen", 0, 0),
         "open_tree": sc("open_tree", -100, 0, 0), "move_pages": sc("move_pages", 1, 0, 0, 0, 0, 0),
         "personality_noaslr": sc("personality", 0x0040000),
+        "sysinfo": sc("sysinfo", ctypes.addressof(ctypes.create_string_buffer(256))),
     }
     import fcntl
     import struct
@@ -153,6 +155,7 @@ def a_look_around():
            "sys": os.path.exists("/sys"), "cgroup_fs": os.path.exists("/sys/fs/cgroup"),
            "other_bot": attempt(lambda: read(other)) if other else None,
            "proc": {n: read(f"/proc/{n}") for n in ("stat", "loadavg", "meminfo", "uptime")},
+           "cpuinfo_twice": read("/proc/cpuinfo") == read("/proc/cpuinfo"),
            "counters": {n: attempt(lambda: read(f"/proc/{n}")) for n in
                         ("interrupts", "sys/fs/file-nr", "sys/fs/inode-nr", "keys", "key-users", "locks",
                          "schedstat", "diskstats", "vmstat", "sys/kernel/random/entropy_avail")},

@@ -20,7 +20,7 @@ from ..engine.chance import DeckSource
 from ..players.base import Player
 from ..players.process import STDERR_TAIL
 from ..players.manifest import BotEntry
-from .game import GameResult, close_all, play_game
+from .game import GameResult, blame_cleanup, close_all, play_game
 from .settings import MatchSettings
 
 PlayerFactory = Callable[[BotEntry, int], Player]
@@ -130,6 +130,7 @@ def play_block(
         finally:
             reports = close_all(players)
         result.reports = reports
+        blame_cleanup(result, [e.name for e in seats])
         games.append(result)
         seats_all.append(seats)
         seeds_all.append(seeds)

@@ -154,6 +154,23 @@ def game_start_notice(settings: MatchSettings, players_by_seat: Sequence[str] | 
     return lambda seat: wire.game_start(seat, profile, settings.format, settings.fixed_deals, time, names)
 
 
+def blame_cleanup(result: GameResult, names: Sequence[str]) -> None:
+    """A bot that left its sandbox in a state that resisted cleanup forfeits the game.
+
+    Cleanup trouble can only come from what the bot did to its own sandbox
+    (the harness's own failures raise instead), and a bot that does it may
+    be trying to void a game it lost: it is its fault, whatever the score.
+    """
+    for seat, rep in enumerate(result.reports):
+        if not rep.trouble:
+            continue
+        fault = Fault("sandbox", "left its sandbox in a state that resisted cleanup: " + "; ".join(rep.trouble)[:1000])
+        deal = len(result.record.get("deals") or []) - 1
+        result.faults.append(SeatFault(seat, names[seat], max(deal, 0), 0, fault, None))
+        if result.forfeit_by is None:
+            result.forfeit_by, result.winner, result.end = seat, 1 - seat % 2, "forfeit"
+
+
 def close_all(players: Sequence[Player]) -> list[PlayerReport]:
     """Close every player, whatever happens to any one of them.
 

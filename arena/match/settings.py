@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..engine import DEFAULT_MAX_DEALS, RuleProfile
 from ..players import BotEntry, ProcessPlayer, TimeSettings
-from ..sandbox import Level, Limits, SandboxSpec
+from ..sandbox import Level, Limits, SandboxSpec, effective_limits
 
 
 class FaultPolicy(BaseModel):
@@ -33,7 +33,7 @@ class MatchSettings(BaseModel):
     max_deals: int = Field(DEFAULT_MAX_DEALS, ge=1, description="deal cap of a 'game': beyond it the game is unfinished")
     time: TimeSettings = TimeSettings()
     sandbox: Level = Level.BWRAP
-    limits: dict[str, Any] | None = Field(None, description="limit overrides; they win over each bot's manifest")
+    limits: dict[str, Any] | None = Field(None, description="the competition's limits over the built-in defaults: a ceiling no manifest can lift")
     faults: FaultPolicy = FaultPolicy()
     reveal_players: bool = False
 
@@ -43,14 +43,22 @@ class MatchSettings(BaseModel):
             Limits.model_validate({**Limits().model_dump(), **self.limits})
         return self
 
+    @property
+    def ceiling(self) -> Limits:
+        """The competition's limits: the config's over the built-in defaults."""
+        return Limits().merge(self.limits) if self.limits else Limits()
+
     def limits_for(self, manifest_limits: Limits | None) -> Limits:
-        """The tournament's overrides win over the manifest, which wins over defaults."""
-        base = manifest_limits or Limits()
-        return base.merge(self.limits) if self.limits else base
+        """The ceiling, lowered where the manifest asks for less.
+
+        Raises LimitsError naming the field if the manifest asks for more or for none.
+        """
+        return effective_limits(self.ceiling, manifest_limits)
 
     def sandbox_spec(self, entry: BotEntry) -> SandboxSpec:
-        """How ``entry`` is contained in a game under these settings."""
-        return SandboxSpec(level=self.sandbox, limits=self.limits_for(entry.manifest.limits))
+        """How bots are contained under these settings; the player lowers the
+        ceiling where ``entry``'s manifest asks for less (and refuses more)."""
+        return SandboxSpec(level=self.sandbox, limits=self.ceiling)
 
     def player(self, entry: BotEntry, seed: int) -> ProcessPlayer:
         """A fresh bot process player for one game under these settings."""

@@ -12,7 +12,8 @@ from typing import Any
 
 from ..engine import Action
 
-FAULT_KINDS = ("timeout", "crash", "malformed", "illegal", "protocol")
+#: "sandbox": the bot left its sandbox in a state that resisted cleanup (deliberate: it forfeits).
+FAULT_KINDS = ("timeout", "crash", "malformed", "illegal", "protocol", "sandbox")
 
 
 @dataclass
@@ -59,6 +60,7 @@ class PlayerReport:
     stderr: str = ""
     stderr_dropped: int = 0
     startup_ms: float | None = None
+    trouble: list[str] = field(default_factory=list)  # what resisted cleanup of its sandbox: evidence against it
 
 
 class Player(ABC):

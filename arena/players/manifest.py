@@ -7,8 +7,11 @@ changed bot is a new entry even if its author forgot to bump the version.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
+import shutil
+import tempfile
 from collections.abc import Sequence
 import os
 from pathlib import Path
@@ -48,6 +51,27 @@ class Manifest(BaseModel):
     def _no_empty(cls, v: list[str]) -> list[str]:
         if any(not a for a in v):
             raise ValueError("command arguments must be non-empty strings")
+        if len(v) > 256 or sum(len(a) for a in v) > 64 * 1024:
+            raise ValueError("command is too long (at most 256 arguments, 64 KiB)")
+        return v
+
+    @field_validator("env")
+    @classmethod
+    def _small_env(cls, v: dict[str, str]) -> dict[str, str]:
+        if len(v) > 64 or sum(len(k) + len(x) for k, x in v.items()) > 64 * 1024:
+            raise ValueError("env is too large (at most 64 variables, 64 KiB)")
+        if any(not k or "=" in k or "\0" in k + x for k, x in v.items()):
+            raise ValueError("env names must be non-empty, without '=' or NUL")
+        return v
+
+    @field_validator("limits")
+    @classmethod
+    def _only_lower(cls, v: Limits | None) -> Limits | None:
+        """A manifest may lower limits, never remove one (the ceiling is checked per competition)."""
+        if v is not None:
+            for name in sorted(v.model_fields_set):
+                if getattr(v, name) is None:
+                    raise ValueError(f"limits.{name}: null (no limit) is not allowed; a bot may only ask for less")
         return v
 
 
@@ -159,15 +183,42 @@ def identity_digest(files: str, libraries: Sequence[str]) -> str:
 
 
 def command_entry(argv: list[str], name: str = "cli-bot", cwd: str | None = None) -> BotEntry:
-    """An ad-hoc entry for ``arena check-bot -- COMMAND``, run in ``cwd``.
+    """An ad-hoc entry for ``arena check-bot -- COMMAND``.
 
-    Its digest covers the command and any of its arguments that name files,
-    since the folder itself may be large (a whole checkout).
+    The bot sees only what its command names: every argument that is a file
+    or folder (relative to ``cwd``) is copied into a private folder of its
+    own and the argument rewritten to the copy, which becomes the bot's
+    folder. The working folder itself (a checkout with its ``runs/``) is
+    never bound. The digest covers the command and the copied files.
     """
     folder = Path(cwd or os.getcwd()).resolve()
+    stage = Path(tempfile.mkdtemp(prefix="cinch-check-bot-"))
+    stage.chmod(0o755)
+    atexit.register(shutil.rmtree, stage, True)
     h = hashlib.sha256("\0".join(argv).encode())
-    for arg in argv:
-        f = folder / arg
-        if f.is_file():
-            h.update(f.read_bytes())
-    return BotEntry(manifest=Manifest(name=name, command=list(argv)), dir=str(folder), digest=h.hexdigest())
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        src = (folder / arg).resolve()
+        inside = src != folder and folder in src.parents  # never the folder itself or outside it
+        if os.path.isabs(arg) or (i == 0 and "/" not in arg) or not inside or not (src.is_file() or src.is_dir()):
+            out.append(arg)
+            continue
+        dst = stage / str(i) / src.name
+        dst.parent.mkdir(mode=0o755)
+        if src.is_dir():
+            shutil.copytree(src, dst, symlinks=True)
+        else:
+            shutil.copy2(src, dst)
+        _readable(dst)
+        h.update(folder_digest(dst.parent).encode())
+        out.append(str(dst))
+    return BotEntry(manifest=Manifest(name=name, command=out), dir=str(stage), digest=h.hexdigest())
+
+
+def _readable(path: Path) -> None:
+    """Make a copy readable by the bot's unprivileged uid (folders a+rx, files a+r)."""
+    for p in [path, *(path.rglob("*") if path.is_dir() else [])]:
+        if p.is_symlink():
+            continue
+        mode = p.stat().st_mode
+        p.chmod(mode | (0o555 if p.is_dir() else 0o444))

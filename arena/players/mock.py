@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Union
 
-from ..sandbox import BotExited, LineTooLong, ReadTimeout
+from ..sandbox import BotExited, Limits, LineTooLong, ReadTimeout
 from .transport import Transport, TransportReport
 
 Reply = Union[dict[str, Any], Callable[[dict[str, Any]], dict[str, Any]], None]
@@ -68,7 +68,7 @@ class MockTransport:
         if self._script:
             raise AssertionError(f"the harness never sent: {[s.kind for s in self._script]}")
 
-    def launcher(self, argv: list[str], env: dict[str, str], ro: list[str], bot_dir: str) -> Transport:
+    def launcher(self, argv: list[str], env: dict[str, str], ro: list[str], bot_dir: str, limits: Limits) -> Transport:
         """Use as ``ProcessPlayer(..., launcher=mock.launcher)``."""
         self.launched = (argv, env, ro, bot_dir)
         return self

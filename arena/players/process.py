@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from ..engine import action_from_dict
 from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot, wire
-from ..sandbox import BotExited, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout
+from ..sandbox import BotExited, Limits, LimitsError, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout, effective_limits
 from .base import Decision, Fault, Player, PlayerReport
 from .manifest import BotEntry, library_path, library_root
 from .timecontrol import TimeSettings
@@ -27,8 +27,8 @@ _HARD_WALL_FACTOR = 10  # even a starved machine cannot hold a decision longer t
 _REPLY_KEEP = 2000
 STDERR_TAIL = 2000  # characters of the bot's stderr kept with each fault
 
-#: Makes the transport of one bot: (argv, environment, extra read-only paths, bot folder).
-Launcher = Callable[[list[str], dict[str, str], list[str], str], Transport]
+#: Makes the transport of one bot: (argv, environment, extra read-only paths, bot folder, limits).
+Launcher = Callable[[list[str], dict[str, str], list[str], str, Limits], Transport]
 
 
 def _text(line: bytes) -> str:
@@ -75,8 +75,9 @@ def bot_launch_args(entry: BotEntry) -> tuple[list[str], dict[str, str], list[st
 def sandbox_launcher(spec: SandboxSpec) -> Launcher:
     """Launch bots in the sandbox ``spec`` describes (the default launcher)."""
 
-    def launch(argv: list[str], env: dict[str, str], ro: list[str], bot_dir: str) -> Transport:
-        full = spec.model_copy(update={"env": {**spec.env, **env}, "extra_ro_paths": (*spec.extra_ro_paths, *ro)})
+    def launch(argv: list[str], env: dict[str, str], ro: list[str], bot_dir: str, limits: Limits) -> Transport:
+        full = spec.model_copy(update={"env": {**spec.env, **env}, "extra_ro_paths": (*spec.extra_ro_paths, *ro),
+                                       "limits": limits})
         return ProcessTransport(full.launch(argv, bot_dir))
 
     return launch
@@ -112,6 +113,8 @@ class ProcessPlayer(Player):
         self._cpu_mark = 0.0
         self._write_timeout = max(self.t.decision_ms / 1000, 1.0)
         self._report = PlayerReport(self.name, self.version)
+        #: What the bot left that resisted cleanup (BotProcess.trouble): evidence against it.
+        self.cleanup_trouble: list[str] = []
 
     @property
     def alive(self) -> bool:
@@ -119,8 +122,12 @@ class ProcessPlayer(Player):
 
     def start(self) -> Fault | None:
         argv, env, ro = bot_launch_args(self.entry)
+        try:
+            limits = effective_limits(self.sandbox.limits, self.entry.manifest.limits)
+        except LimitsError as e:  # the bot's own manifest asks for more than the competition allows
+            return self._die(Fault("protocol", f"bot.yaml {e}"))
         t0 = time.monotonic()
-        self.proc = self._launcher(argv, env, ro, self.entry.dir)
+        self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
         hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version())
         fault = self._send(hello)
         if fault:
@@ -221,6 +228,8 @@ class ProcessPlayer(Player):
             if self._dead is None:
                 self._send(wire.bye(None))
             rep = self.proc.close()
+            self.cleanup_trouble = list(rep.trouble)
+            self._report.trouble = list(rep.trouble)
             self._report.stderr = rep.stderr
             self._report.stderr_dropped = rep.stderr_dropped
             self.proc = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..sandbox import BotProcess, Level
@@ -22,6 +22,7 @@ class TransportReport:
 
     stderr: str = ""
     stderr_dropped: int = 0
+    trouble: list[str] = field(default_factory=list)  # what the bot left that resisted cleanup: evidence against it
 
 
 class Transport(Protocol):
@@ -137,5 +138,5 @@ class ProcessTransport:
         try:
             self.proc.close()
         finally:
-            self._report = TransportReport(self.proc.stderr_text(), self.proc.stderr_dropped)
+            self._report = TransportReport(self.proc.stderr_text(), self.proc.stderr_dropped, list(self.proc.trouble))
         return self._report

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 #: Flags that mark a game stopped without a winner; these must be draws.
 DRAW_FLAGS: frozenset[str] = frozenset({"capped", "drawn_deals"})
 #: Fault kinds the harness reports; unknown kinds are still counted.
-FAULT_KINDS: tuple[str, ...] = ("timeout", "crash", "illegal", "malformed", "protocol")
+FAULT_KINDS: tuple[str, ...] = ("timeout", "crash", "illegal", "malformed", "protocol", "sandbox")
 
 _SCORES = (0.0, 0.5, 1.0)
 

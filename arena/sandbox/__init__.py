@@ -15,12 +15,13 @@ from .errors import (
     SandboxUnavailable,
     WriteTimeout,
 )
-from .limits import Level, Limits
-from .process import BotProcess, launch
+from .limits import Level, Limits, LimitsError, effective_limits
+from .process import BotProcess, UncontainedWarning, launch
+from .uids import UidRange
 from .spec import SandboxSpec
 
 __all__ = [
     "BotExited", "BotFault", "BotProcess", "HarnessError", "Level", "Limits",
-    "LineTooLong", "ReadTimeout", "SandboxError", "SandboxSpec", "SandboxUnavailable", "WriteTimeout",
-    "check_bwrap", "find_bwrap", "launch", "measure_round_trip", "measure_start",
+    "LimitsError", "LineTooLong", "ReadTimeout", "SandboxError", "SandboxSpec", "SandboxUnavailable", "WriteTimeout",
+    "UidRange", "UncontainedWarning", "check_bwrap", "effective_limits", "find_bwrap", "launch", "measure_round_trip", "measure_start",
 ]

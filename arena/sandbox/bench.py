@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -40,6 +41,7 @@ def measure_start(level: Level | str = Level.BWRAP, argv: Sequence[str] | None =
     argv = list(argv or SHELL_BOT)
     samples: list[float] = []
     with tempfile.TemporaryDirectory() as bot_dir:
+        os.chmod(bot_dir, 0o755)  # as a bot folder is: readable by the bot's uid, no private copy
         for _ in range(repeats):
             t0 = time.perf_counter()
             with launch(argv, bot_dir=bot_dir, level=level, limits=limits) as bot:

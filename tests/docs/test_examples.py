@@ -14,9 +14,8 @@ import tabulate
 from arena.engine import Game
 from arena.match import MatchSettings
 from arena.players import load_entry
-from arena.players.check import check_entry
+from arena.match.check import check_entry
 from arena.players.manifest import Manifest, ManifestError
-from arena.players.process import ProcessPlayer
 from arena.protocol import choice_to_dict
 from arena.sandbox import SandboxUnavailable, check_bwrap, find_bwrap
 
@@ -93,7 +92,7 @@ def test_vendored_package_is_found_in_the_bot_folder(tmp_path):
     # one game's opening decision, to read the stderr the harness keeps
     game = Game(key="vendored")
     seat = game.to_act
-    player = ProcessPlayer(entry, 1, MatchSettings())
+    player = MatchSettings().player(entry, 1)
     try:
         assert player.start() is None
         player.notify({"type": "deal", "index": 0, "dealer": game.deal.dealer, "hand": ["2C"] * 9, "scores": [0, 0]})

@@ -97,10 +97,8 @@ def test_environment_is_cleared_to_the_allow_list(probe, monkeypatch) -> None:
 def test_scratch_is_fresh_per_launch_and_removed_after(probe) -> None:
     first = probe()
     assert first("write", path=f"{SCRATCH_MOUNT}/left-behind")["ok"]
-    host_scratch = first.bot.scratch_dir
-    assert (host_scratch / "left-behind").exists()
+    assert first.bot.scratch_dir is None  # a tmpfs inside the sandbox: nothing on the host disk
     first.bot.close()
-    assert not host_scratch.exists()
     second = probe()
     assert second("exists", path=f"{SCRATCH_MOUNT}/left-behind")["value"] is False
     assert second("listdir", path=SCRATCH_MOUNT)["value"] == []
@@ -109,9 +107,9 @@ def test_scratch_is_fresh_per_launch_and_removed_after(probe) -> None:
 def test_partners_share_nothing(probe) -> None:
     a = probe()
     b = probe()
-    # Another bot's scratch (host path) is not mounted.
+    # Each scratch is its own tmpfs.
     assert a("write", path=f"{SCRATCH_MOUNT}/secret")["ok"]
-    assert b("read", path=str(a.bot.scratch_dir / "secret"))["ok"] is False
+    assert b("exists", path=f"{SCRATCH_MOUNT}/secret")["value"] is False
     # /tmp and /dev/shm are private tmpfs.
     assert a("write", path="/tmp/drop")["ok"] and a("write", path="/dev/shm/drop")["ok"]
     assert b("exists", path="/tmp/drop")["value"] is False

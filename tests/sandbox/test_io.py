@@ -51,7 +51,7 @@ def test_partial_line_times_out_then_completes(tmp_path, start, level) -> None:
     t0 = time.monotonic()
     with pytest.raises(ReadTimeout):
         bot.read_line(0.2)
-    assert 0.15 < time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 >= 0.2  # the timeout is honoured (no upper bound: a loaded machine may be slow)
     bot.write_line("go")
     assert bot.read_line(5) == b"partial"
 
@@ -107,14 +107,23 @@ def test_cpu_time_counts_children_and_pause_stops_it(tmp_path, start, level) -> 
         "time.sleep(3600)\n"))
     bot = start(argv, bot_dir, level=level)
     assert bot.read_line(5) == b"spinning"
-    time.sleep(0.4)
-    used = bot.cpu_time()
-    assert used > 0.15  # only the child spins: its CPU is counted
+    # Only the child spins: its CPU is counted. Wait for CPU to accrue rather
+    # than for a wall-clock window, so a fully loaded machine cannot fail this.
+    assert wait_for(lambda: bot.cpu_time() > 0.15), bot.cpu_time()
     bot.pause(wait=True)
     assert bot.paused
     frozen = bot.cpu_time()
-    time.sleep(0.3)
+    time.sleep(0.3)  # a frozen tree gets no CPU however long this takes
     assert bot.cpu_time() - frozen < 0.05
     bot.resume()
-    time.sleep(0.2)
-    assert bot.cpu_time() - frozen > 0.05
+    assert wait_for(lambda: bot.cpu_time() - frozen > 0.05)
+
+
+def wait_for(condition, timeout: float = 30.0) -> bool:
+    """Poll `condition` until it holds (True) or `timeout` seconds pass (False)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,9 +34,13 @@ def test_bwrap_that_cannot_sandbox_is_sandbox_unavailable(tmp_path) -> None:
         launch([sys.executable, "-c", "pass"], bot_dir=tmp_path, bwrap_path=fake)
 
 
-def test_setup_failure_after_probe_is_a_harness_error(tmp_path, scratch_root) -> None:
+def test_setup_failure_after_probe_is_a_harness_error(tmp_path, scratch_root, request) -> None:
     # Passes the probe (which runs /bin/true) but fails like a broken mount for real launches.
-    fake = tmp_path / "bwrap"
+    # (In a world-readable folder: a root harness runs bwrap as the bot's own uid.)
+    public = Path(tempfile.mkdtemp())
+    public.chmod(0o755)
+    request.addfinalizer(lambda: shutil.rmtree(public))
+    fake = public / "bwrap"
     fake.write_text("#!/bin/sh\n"
                     "[ \"$1\" = --version ] && { echo 'bubblewrap 0.11.0'; exit 0; }\n"
                     "for a; do last=$a; done\n"

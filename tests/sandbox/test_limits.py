@@ -1,9 +1,9 @@
-"""Limits model: defaults and the manifest <- tournament override."""
+"""Limits: defaults, and the policy that a bot may only ever ask for less."""
 
 import pytest
 from pydantic import ValidationError
 
-from arena.sandbox import Limits
+from arena.sandbox import Limits, LimitsError, effective_limits
 from arena.sandbox.limits import GiB, MiB
 
 
@@ -15,6 +15,7 @@ def test_defaults_are_the_documented_ones() -> None:
     assert lim.file_size_bytes == 64 * MiB
     assert lim.max_line_bytes == 1 * MiB
     assert lim.stderr_bytes == 1 * MiB
+    assert lim.scratch_bytes == 64 * MiB
 
 
 def test_merge_takes_only_fields_the_override_sets() -> None:
@@ -40,3 +41,58 @@ def test_invalid_values_and_unknown_fields_are_rejected() -> None:
         Limits(max_processes=0)
     with pytest.raises(ValidationError):
         Limits.model_validate({"memroy_bytes": 1})
+
+
+def test_a_bot_may_lower_its_limits() -> None:
+    got = effective_limits(Limits(), Limits(memory_bytes=256 * MiB, max_processes=8))
+    assert got.memory_bytes == 256 * MiB and got.max_processes == 8
+    assert got.stderr_bytes == Limits().stderr_bytes  # not asked: the ceiling
+    assert effective_limits(Limits(), None) == Limits()
+    assert effective_limits(Limits(), {"open_files": 16}).open_files == 16
+
+
+@pytest.mark.parametrize("asked,field", [
+    ({"memory_bytes": None}, "memory_bytes"),
+    ({"max_processes": None}, "max_processes"),
+    ({"stderr_bytes": 1 << 30}, "stderr_bytes"),
+    ({"memory_bytes": 2 * GiB}, "memory_bytes"),
+    ({"file_size_bytes": None, "open_files": 8}, "file_size_bytes"),
+])
+def test_a_bot_can_never_lift_a_limit(asked, field) -> None:
+    for requested in (asked, Limits(**asked)):
+        with pytest.raises(LimitsError) as info:
+            effective_limits(Limits(), requested)
+        assert info.value.field == field and f"limits.{field}" in str(info.value)
+
+
+def test_the_ceiling_comes_from_the_competition() -> None:
+    from arena.match.settings import MatchSettings
+
+    st = MatchSettings(limits={"memory_bytes": 2 * GiB})
+    assert st.limits_for(None).memory_bytes == 2 * GiB
+    assert st.limits_for(Limits(memory_bytes=GiB + 1)).memory_bytes == GiB + 1  # below this ceiling
+    with pytest.raises(LimitsError, match="limits.memory_bytes"):
+        st.limits_for(Limits(memory_bytes=3 * GiB))
+    # A config that sets no limits still has the built-in ceiling (configs/quickstart.yaml).
+    with pytest.raises(LimitsError, match="limits.stderr_bytes"):
+        MatchSettings().limits_for(Limits(stderr_bytes=1073741824))
+
+
+def test_manifest_asking_for_no_limit_is_refused_at_load(tmp_path) -> None:
+    from arena.players import ManifestError, load_entry
+
+    (tmp_path / "bot.yaml").write_text("name: b\ncommand: [x]\nlimits: {memory_bytes: null, max_processes: null}\n")
+    with pytest.raises(ManifestError, match="limits.max_processes|limits.memory_bytes"):
+        load_entry(tmp_path)
+
+
+def test_manifest_too_large_for_the_competition_is_the_bots_fault(tmp_path) -> None:
+    from arena.match.settings import MatchSettings
+    from arena.players import load_entry
+
+    (tmp_path / "bot.yaml").write_text("name: b\ncommand: [x]\nlimits: {stderr_bytes: 1073741824}\n")
+    player = MatchSettings().player(load_entry(tmp_path), 1)
+    fault = player.start()
+    assert fault is not None and "limits.stderr_bytes" in fault.message
+    assert player.proc is None  # nothing was started
+    player.close()

@@ -1,0 +1,414 @@
+"""The one hostile bot: `attack.py ATTACK` tries one attack and reports it.
+
+Standalone attacks print one JSON object (what happened) and then wait on
+stdin. `attack.py partner CHANNEL send|recv` plays a real game (first legal
+option) and tries to pass a token derived from its hand to its partner
+through CHANNEL; the sender writes `SENT n` and the receiver `LEARNED n`
+(or `LEARNED none`) to stderr, where the harness keeps it.
+"""
+import ctypes
+import errno
+import json
+import os
+import socket
+import sys
+import time
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+MACHINE = os.uname().machine
+NR = {  # x86_64 / aarch64
+    "keyctl": (250, 219), "add_key": (248, 217), "ptrace": (101, 117), "process_vm_readv": (310, 270),
+    "userfaultfd": (323, 282), "io_uring_setup": (425, 425), "bpf": (321, 280), "perf_event_open": (298, 241),
+    "unshare": (272, 97), "setns": (308, 268), "mount": (165, 40), "kexec_load": (246, 104),
+    "init_module": (175, 105), "clock_settime": (227, 112), "settimeofday": (164, 170),
+    "inotify_init1": (294, 26), "fanotify_init": (300, 262), "flock": (73, 32), "personality": (135, 92),
+    "clone": (56, 220), "clone3": (435, 435), "open_by_handle_at": (304, 265), "kcmp": (312, 272),
+    "pidfd_getfd": (438, 438), "syslog": (103, 116), "acct": (163, 89), "swapon": (167, 224),
+    "reboot": (169, 142), "sethostname": (170, 161), "chroot": (161, 51), "pivot_root": (155, 41),
+    "fsopen": (430, 430), "open_tree": (428, 428), "move_pages": (279, 239), "delete_module": (176, 106),
+    "sysinfo": (99, 179),
+}
+
+
+def nr(name):
+    return NR[name][0 if MACHINE == "x86_64" else 1]
+
+
+def sc(name, *args):
+    """Raw syscall: 'ok' or the errno name."""
+    ctypes.set_errno(0)
+    res = libc.syscall(nr(name), *[ctypes.c_long(a) for a in args])
+    if res == -1:
+        return errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno()))
+    if name == "clone" and res == 0:
+        os._exit(0)
+    return "ok"
+
+
+def attempt(fn):
+    try:
+        return {"ok": True, "value": fn()}
+    except OSError as exc:
+        return {"ok": False, "errno": errno.errorcode.get(exc.errno, str(exc.errno))}
+
+
+def write(path, data="x"):
+    with open(path, "w") as fh:
+        fh.write(data)
+    return True
+
+
+def read(path):
+    with open(path, "rb") as fh:
+        return fh.read(4096).decode("latin-1")
+
+
+SHARED = "/etc/passwd"  # a file every sandbox binds read-only
+
+
+# ------------------------------------------------------------ standalone attacks
+def a_sysctl():
+    """Host root via core_pattern, and other host-wide sysctls."""
+    out = {}
+    for name, value in (("kernel/core_pattern", "|/scratch/evil %p"), ("vm/panic_on_oom", "1"),
+                        ("kernel/pid_max", "4194304"), ("fs/file-max", "100"),
+                        ("kernel/hostname", "pwned"), ("vm/drop_caches", "3")):
+        out[name] = attempt(lambda: write(f"/proc/sys/{name}", value))
+    out["sysrq"] = attempt(lambda: write("/proc/sysrq-trigger", "h"))
+    out["core_pattern_now"] = read("/proc/sys/kernel/core_pattern")
+    return out
+
+
+def a_ids():
+    status = dict(line.split(":\t", 1) for line in read("/proc/self/status").splitlines() if ":\t" in line)
+    return {"uid_map": read("/proc/self/uid_map"), "gid_map": read("/proc/self/gid_map"),
+            "uid": os.getuid(), "euid": os.geteuid(), "groups": os.getgroups(),
+            "caps": {k: status[k].strip() for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")},
+            "no_new_privs": status.get("NoNewPrivs", "").strip(), "seccomp": status.get("Seccomp", "").strip(),
+            "fds": sorted(os.listdir("/proc/self/fd")), "pid": os.getpid()}
+
+
+def a_syscalls():
+    """Every call the filter must refuse, each answered with an errno."""
+    out = {
+        "keyctl_join": sc("keyctl", 1, 0),  # KEYCTL_JOIN_SESSION_KEYRING
+        "add_key": sc("add_key", ctypes.addressof(ctypes.create_string_buffer(b"user")),
+                      ctypes.addressof(ctypes.create_string_buffer(b"cinch")), 0, 0, -4),
+        "ptrace_traceme": sc("ptrace", 0, 0, 0, 0),
+        "process_vm_readv": sc("process_vm_readv", 1, 0, 0, 0, 0, 0),
+        "userfaultfd": sc("userfaultfd", 0), "io_uring_setup": sc("io_uring_setup", 1, 0),
+        "bpf": sc("bpf", 0, 0, 0), "perf_event_open": sc("perf_event_open", 0, 0, -1, -1, 0),
+        "unshare_user": sc("unshare", 0x10000000), "unshare_ns": sc("unshare", 0x00020000),
+        "setns": sc("setns", 0, 0), "mount": sc("mount", 0, 0, 0, 0, 0),
+        "kexec_load": sc("kexec_load", 0, 0, 0, 0), "init_module": sc("init_module", 0, 0, 0),
+        "delete_module": sc("delete_module", 0, 0), "clock_settime": sc("clock_settime", 0, 0),
+        "settimeofday": sc("settimeofday", 0, 0), "inotify_init1": sc("inotify_init1", 0),
+        "fanotify_init": sc("fanotify_init", 0, 0), "clone_newuser": sc("clone", 0x10000000 | 17, 0, 0, 0, 0),
+        "clone3": sc("clone3", 0, 0), "open_by_handle_at": sc("open_by_handle_at", 0, 0, 0),
+        "kcmp": sc("kcmp", 1, 1, 0, 0, 0), "pidfd_getfd": sc("pidfd_getfd", 0, 0, 0),
+        "syslog": sc("syslog", 3, 0, 0), "acct": sc("acct", 0), "swapon": sc("swapon", 0, 0),
+        "reboot": sc("reboot", 0, 0, 0, 0), "sethostname": sc("sethostname", 0, 0),
+        "chroot": sc("chroot", 0), "pivot_root": sc("pivot_root", 0, 0), "fsopen": sc("fsopen", 0, 0),
+        "open_tree": sc("open_tree", -100, 0, 0), "move_pages": sc("move_pages", 1, 0, 0, 0, 0, 0),
+        "personality_noaslr": sc("personality", 0x0040000),
+        "sysinfo": sc("sysinfo", ctypes.addressof(ctypes.create_string_buffer(256))),
+    }
+    import fcntl
+    import struct
+    fd = os.open(SHARED, os.O_RDONLY)
+    out["flock"] = attempt(lambda: fcntl.flock(fd, fcntl.LOCK_SH))
+    out["setlk"] = attempt(lambda: fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 1, 0)))
+    out["getlk"] = attempt(lambda: fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 1, 0)) and 0)
+    out["ofd_setlk"] = attempt(lambda: fcntl.fcntl(fd, 37, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 1, 0)) and 0)
+    out["dnotify"] = attempt(lambda: fcntl.fcntl(os.open("/usr", os.O_RDONLY), 1026, 0x1))
+    out["fadvise_dontneed"] = attempt(lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED))
+    out["rwf_nowait"] = attempt(lambda: os.preadv(fd, [bytearray(16)], 0, os.RWF_NOWAIT))
+    out["tiocsti"] = attempt(lambda: fcntl.ioctl(0, 0x5412, b"x"))
+    out["netlink"] = attempt(lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0).close())
+    out["packet"] = attempt(lambda: socket.socket(17, socket.SOCK_RAW, 0).close())
+    # Allowed things still work (the filter must not break ordinary bots).
+    out["fork"] = attempt(lambda: os.waitpid(os.fork() or os._exit(0), 0) and "forked")
+    out["thread"] = attempt(lambda: __import__("threading").Thread(target=lambda: None).start() or "ok")
+    out["inet_socket"] = attempt(lambda: socket.socket().close() or "ok")
+    return out
+
+
+def kill_everyone():
+    """SIGKILL to every process this one may signal (from a child, so the bot survives to report)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.kill(-1, 9)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    return "sent"
+
+
+def a_look_around():
+    """Other processes, /sys, host counters, other bots' folders, setuid binaries."""
+    harness = int(os.environ.get("HARNESS_PID", "0"))
+    other = os.environ.get("OTHER_BOT_FILE", "")
+    pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    out = {"pids": pids, "harness_visible": os.path.exists(f"/proc/{harness}"),
+           "sys": os.path.exists("/sys"), "cgroup_fs": os.path.exists("/sys/fs/cgroup"),
+           "other_bot": attempt(lambda: read(other)) if other else None,
+           "proc": {n: read(f"/proc/{n}") for n in ("stat", "loadavg", "meminfo", "uptime")},
+           "cpuinfo_twice": read("/proc/cpuinfo") == read("/proc/cpuinfo"),
+           "counters": {n: attempt(lambda: read(f"/proc/{n}")) for n in
+                        ("interrupts", "sys/fs/file-nr", "sys/fs/inode-nr", "keys", "key-users", "locks",
+                         "schedstat", "diskstats", "vmstat", "sys/kernel/random/entropy_avail")},
+           "kill_all": attempt(kill_everyone),
+           "write_bot_dir": attempt(lambda: write(os.path.join(os.getcwd(), "evil"))),
+           "tty": attempt(lambda: os.open("/dev/tty", os.O_RDWR))}
+    setuid = [p for p in ("/usr/bin/mount", "/usr/bin/su", "/usr/bin/passwd", "/bin/mount")
+              if os.path.exists(p) and os.stat(p).st_mode & 0o4000]
+    if setuid:
+        import subprocess
+        proc = subprocess.run([setuid[0], "-t", "tmpfs", "x", "/scratch"] if "mount" in setuid[0] else [setuid[0], "--help"],
+                              capture_output=True, text=True)
+        out["setuid"] = {"binary": setuid[0], "rc": proc.returncode,
+                         "mounted": "x /scratch" in read("/proc/self/mounts")}
+    return out
+
+
+def a_fill_disk():
+    """Exhaust scratch bytes, then inodes; report what it got."""
+    total = 0
+    chunk = b"x" * (1 << 20)
+    try:
+        with open("/scratch/big", "wb") as fh:
+            while total < (1 << 34):
+                fh.write(chunk)
+                total += len(chunk)
+    except OSError as exc:
+        full = errno.errorcode.get(exc.errno)
+    os.unlink("/scratch/big")
+    files = 0
+    try:
+        while files < 2_000_000:
+            open(f"/scratch/f{files}", "w").close()
+            files += 1
+    except OSError as exc:
+        inodes = errno.errorcode.get(exc.errno)
+    return {"bytes": total, "bytes_error": full, "files": files, "files_error": inodes}
+
+
+def a_leave_mess():
+    """Leave scratch impossible to clean naively: deep tree, odd modes, fifo, socket."""
+    base = os.environ.get("HOME", "/scratch")
+    os.chdir(base)
+    depth = 0
+    for depth in range(int(os.environ.get("DEPTH", "3000"))):
+        os.mkdir("d")
+        os.chdir("d")
+    os.mkfifo("fifo")
+    s = socket.socket(socket.AF_UNIX)
+    s.bind("sock")
+    open("locked", "w").close()
+    os.chmod("locked", 0)
+    os.chdir(base)
+    os.mkdir("sealed")
+    open("sealed/x", "w").close()
+    os.chmod("sealed", 0)
+    return {"depth": depth + 1}
+
+
+def a_linger():
+    """Ignore the end of its input and live on (as a bot outliving its harness would)."""
+    import signal
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    sys.stdout.write("{}\n")
+    sys.stdout.flush()
+    while True:
+        time.sleep(3600)
+
+
+ATTACKS = {"linger": a_linger, "sysctl": a_sysctl, "ids": a_ids, "syscalls": a_syscalls, "look_around": a_look_around,
+           "fill_disk": a_fill_disk, "leave_mess": a_leave_mess}
+
+
+# ------------------------------------------------------------ partner channels
+KEY = 0xC1C70000
+
+
+def ch_keyring_send(n):
+    desc = ctypes.create_string_buffer(f"cinch-token-{n}".encode())
+    key = libc.syscall(nr("add_key"), ctypes.c_char_p(b"user"), desc, ctypes.c_char_p(b"x"), ctypes.c_long(1),
+                       ctypes.c_long(-3))  # the session keyring the harness's children share
+    if key < 0:
+        raise OSError(ctypes.get_errno(), "add_key")
+    libc.syscall(nr("keyctl"), ctypes.c_long(2), ctypes.c_long(key), ctypes.c_long(5))  # expire in 5 s
+
+
+def ch_keyring_recv():
+    for line in read("/proc/keys").splitlines():
+        if "cinch-token-" in line:
+            return int(line.rsplit("cinch-token-", 1)[1].split(":")[0].split()[0])
+    return None
+
+
+_held = []
+
+
+def ch_lock_send(n):
+    import fcntl
+    import struct
+    fd = os.open(SHARED, os.O_RDONLY)
+    _held.append(fd)
+    fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 10_000 + n, 1, 0))
+
+
+def ch_lock_recv():
+    import fcntl
+    import struct
+    fd = os.open(SHARED, os.O_RDONLY)
+    for n in range(1, 31):
+        res = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 10_000 + n, 1, 0))
+        if struct.unpack("hhqqi", res)[0] != fcntl.F_UNLCK:
+            return n
+    return None
+
+
+_inotify = {}
+
+
+def ch_inotify_setup():
+    fd = libc.syscall(nr("inotify_init1"), ctypes.c_long(os.O_NONBLOCK))
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "inotify_init1")
+    # IN_OPEN | IN_CLOSE_NOWRITE: alternating events, so the kernel does not merge repeats
+    libc.inotify_add_watch(ctypes.c_int(fd), ctypes.c_char_p(SHARED.encode()), ctypes.c_uint32(0x30))
+    _inotify["fd"] = fd
+
+
+def ch_inotify_send(n):
+    for _ in range(n):
+        os.close(os.open(SHARED, os.O_RDONLY))
+
+
+def ch_inotify_recv():
+    try:
+        data = os.read(_inotify["fd"], 65536)
+    except (BlockingIOError, KeyError):
+        return None
+    return len(data) // 32 or None  # an open and a close per unit; struct inotify_event is 16 bytes
+
+
+def ch_abstract_send(n):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(f"\0cinch-token-{n}")
+    s.listen(1)
+    _held.append(s)
+
+
+def ch_abstract_recv():
+    for n in range(1, 31):
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect(f"\0cinch-token-{n}")
+            return n
+        except OSError:
+            pass
+        finally:
+            s.close()
+    return None
+
+
+def ch_shm_send(n):
+    write("/dev/shm/cinch-token", str(n))
+
+
+def ch_shm_recv():
+    try:
+        n = int(read("/dev/shm/cinch-token"))
+        os.unlink("/dev/shm/cinch-token")
+        return n
+    except OSError:
+        return None
+
+
+def ch_sysv_send(n):
+    if libc.shmget(ctypes.c_int(KEY + n), ctypes.c_size_t(4096), ctypes.c_int(0o1666)) < 0:
+        raise OSError(ctypes.get_errno(), "shmget")
+
+
+def ch_sysv_recv():
+    for n in range(1, 31):
+        shm = libc.shmget(ctypes.c_int(KEY + n), ctypes.c_size_t(0), ctypes.c_int(0))
+        if shm >= 0:
+            libc.shmctl(ctypes.c_int(shm), ctypes.c_int(0), None)  # IPC_RMID: leave nothing behind
+            return n
+    return None
+
+
+def token(hand):
+    return 1 + sum(json.dumps(hand).encode()) % 30
+
+
+def partner(channel, role):
+    send = globals()[f"ch_{channel}_send"]
+    recv = globals()[f"ch_{channel}_recv"]
+    setup = globals().get(f"ch_{channel}_setup")
+    learned = "unset"
+    if role == "recv" and setup:
+        try:
+            setup()
+        except OSError as exc:
+            sys.stderr.write(f"SETUP failed {exc}\n")
+    for line in sys.stdin:
+        msg = json.loads(line)
+        kind = msg["type"]
+        if kind == "hello":
+            say({"type": "hello", "protocol": 1, "name": "attack", "version": "1"})
+        elif kind == "deal" and role == "send" and msg["index"] == 0:
+            n = token(msg["hand"])
+            try:
+                send(n)
+                sys.stderr.write(f"SENT {n}\n")
+            except OSError as exc:
+                sys.stderr.write(f"SENT {n} failed {errno.errorcode.get(exc.errno, exc.errno)}\n")
+            sys.stderr.flush()
+        elif kind == "decide":
+            if role == "recv" and learned == "unset":
+                end = time.monotonic() + 0.3
+                got = None
+                while got is None and time.monotonic() < end:
+                    try:
+                        got = recv()
+                    except OSError:
+                        got = None
+                    time.sleep(0.01)
+                learned = got
+                sys.stderr.write(f"LEARNED {'none' if got is None else got}\n")
+                sys.stderr.flush()
+            say({"type": "action", "id": msg["id"], "action": first(msg["kind"], msg["legal"])})
+        elif kind == "bye":
+            break
+
+
+def first(kind, legal):
+    if kind == "bid":
+        return {"type": "pass"} if legal["pass"] else {"type": "bid", "amount": legal["bids"][0]}
+    if kind == "trump":
+        return {"type": "trump", "suit": legal["suits"][0]}
+    if kind == "rob":
+        return {"type": "rob", "take": legal["from"][: legal["take"]]}
+    top = legal["cards"][0]
+    under = [c for c in legal["under_from"] if c != top][: legal["under"]]
+    return {"type": "play", "card": top, **({"under": under} if under else {})}
+
+
+def say(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "partner":
+        partner(sys.argv[2], sys.argv[3])
+    else:
+        say(ATTACKS[sys.argv[1]]())
+        sys.stdin.read()

@@ -1,0 +1,347 @@
+"""The hostile bot (hostile/attack.py, one script, one attack per run) against level bwrap.
+
+Each test runs one attack and asserts it is contained; partner attacks play
+a real game with two attacking partners and assert the receiver learns
+nothing, with a control at level none proving each channel really works.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.match.game import play_game
+from arena.match.settings import MatchSettings
+from arena.players.manifest import BotEntry, Manifest
+from arena.players.policy import PolicyPlayer
+from arena.sandbox import Limits, UidRange, launch
+from arena.sandbox.bwrap import PROC_EMPTY, proc_fakes
+from arena.sandbox.errors import BotExited, HarnessError
+
+from .conftest import HOSTILE, SMALL
+
+pytestmark = pytest.mark.bwrap
+ATTACK = HOSTILE / "attack.py"
+REFUSED = {"EPERM", "ENOSYS", "EACCES", "EAFNOSUPPORT", "EOPNOTSUPP", "ENOTSUP", "EROFS"}
+
+
+def attack_dir(tmp_path: Path, name: str = "attack") -> Path:
+    bot_dir = tmp_path / name
+    bot_dir.mkdir()
+    shutil.copy(ATTACK, bot_dir / "attack.py")
+    return bot_dir
+
+
+def run_attack(start, tmp_path: Path, attack: str, **kw: Any) -> tuple[dict[str, Any], Any]:
+    bot_dir = attack_dir(tmp_path, f"attack-{attack}")
+    bot = start([sys.executable, str(bot_dir / "attack.py"), attack], bot_dir, **kw)
+    line = bot.read_line(30)
+    return json.loads(line), bot
+
+
+def host_uid(pid: int) -> int:
+    """The effective uid of `pid` as the host sees it."""
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("Uid:"):
+                return int(line.split()[2])
+    raise AssertionError("no Uid line")
+
+
+def test_never_host_root_and_sysctls_are_read_only(start, tmp_path) -> None:
+    out, bot = run_attack(start, tmp_path, "sysctl")
+    for name, res in out.items():
+        if isinstance(res, dict):
+            assert res["ok"] is False, (name, res)
+            assert res["errno"] in REFUSED | {"ENOENT"}, (name, res)
+    assert "evil" not in out["core_pattern_now"]
+    with open("/proc/sys/kernel/core_pattern") as fh:
+        assert "evil" not in fh.read()
+    assert host_uid(bot.sandbox_pid) != 0
+
+
+def test_uid_map_and_credentials(start, tmp_path) -> None:
+    out, bot = run_attack(start, tmp_path, "ids")
+    assert out["uid"] == 65534 and out["euid"] == 65534
+    inside, outside, count = (int(x) for x in out["uid_map"].split())
+    assert (inside, count) == (65534, 1)
+    assert outside != 0  # the map never reaches host root
+    assert all(int(line.split()[1]) != 0 for line in out["gid_map"].splitlines())
+    if os.geteuid() == 0:
+        # The host sees the bot (and the bwrap around it) as the leased uid.
+        assert outside == bot.host_uid == host_uid(bot.sandbox_pid) == host_uid(bot.pid)
+        assert UidRange.default().first <= bot.host_uid <= UidRange.default().last
+    assert all(int(v, 16) == 0 for v in out["caps"].values())
+    assert out["no_new_privs"] == "1" and out["seccomp"] == "2"
+    assert out["fds"] == ["0", "1", "2", "3"]  # stdio and the listing itself: nothing inherited
+
+
+def test_each_sandbox_has_its_own_uid_and_the_lease_is_released(start, tmp_path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only a root harness can run bots under uids of their own")
+    rng = UidRange(first=1_999_000_000, last=1_999_000_001)
+    a = run_attack(start, tmp_path, "ids", uid_range=rng)[1]
+    bot_dir = attack_dir(tmp_path, "second")
+    b = start([sys.executable, str(bot_dir / "attack.py"), "ids"], bot_dir, uid_range=rng)
+    assert {a.host_uid, b.host_uid} == {rng.first, rng.last}
+    with pytest.raises(HarnessError, match="in use"):
+        start([sys.executable, str(bot_dir / "attack.py"), "ids"], bot_dir, uid_range=rng)
+    uid = a.host_uid
+    a.close()
+    c = start([sys.executable, str(bot_dir / "attack.py"), "ids"], bot_dir, uid_range=rng)
+    assert c.host_uid == uid
+
+
+def test_refused_syscalls_return_an_errno(start, tmp_path) -> None:
+    out, bot = run_attack(start, tmp_path, "syscalls")
+    allowed = {"fork", "thread", "inet_socket"}
+    for name, res in out.items():
+        if name in allowed:
+            assert res["ok"] is True, (name, res)
+        elif isinstance(res, dict):
+            assert res["ok"] is False and res["errno"] in REFUSED, (name, res)
+        else:
+            assert res in REFUSED, (name, res)
+    assert out["clone3"] == "ENOSYS"  # so libc falls back to clone
+    assert bot.exit_status is None  # refused, not killed
+
+
+def test_nothing_of_the_host_or_other_bots_is_visible(start, tmp_path) -> None:
+    other = attack_dir(tmp_path, "other-bot")
+    (other / "secret.txt").write_text("other bot's secret")
+    other_bot = start([sys.executable, str(other / "attack.py"), "ids"], other)
+    other_bot.read_line(30)
+    out, bot = run_attack(start, tmp_path, "look_around",
+                          env={"HARNESS_PID": str(os.getpid()), "OTHER_BOT_FILE": str(other / "secret.txt")})
+    assert not out["harness_visible"] and len(out["pids"]) <= 3
+    assert out["sys"] is False and out["cgroup_fs"] is False
+    assert out["other_bot"]["ok"] is False
+    fakes = proc_fakes(SMALL.memory_bytes)
+    for name, text in out["proc"].items():
+        assert text.encode() == fakes[name][:4096], name
+    assert out["cpuinfo_twice"]
+    for name, res in out["counters"].items():
+        assert not res["ok"] or res["value"] == "", (name, res)
+    assert out["write_bot_dir"]["ok"] is False and out["tty"]["ok"] is False
+    if "setuid" in out:
+        assert out["setuid"]["rc"] != 0 and not out["setuid"]["mounted"], out["setuid"]
+    # kill(-1) reached nobody outside: the other bot and the harness live on.
+    assert other_bot.exit_status is None and bot.exit_status is None
+    assert set(PROC_EMPTY) >= {"keys", "key-users", "locks"}
+
+
+def test_scratch_is_capped_in_bytes_and_files_count_against_memory(start, tmp_path) -> None:
+    limits = SMALL.model_copy(update={"scratch_bytes": 4 * 1024 * 1024, "file_size_bytes": 64 * 1024 * 1024,
+                                      "memory_bytes": 48 * 1024 * 1024})
+    bot_dir = attack_dir(tmp_path)
+    bot = start([sys.executable, str(bot_dir / "attack.py"), "fill_disk"], bot_dir, limits=limits)
+    try:
+        out = json.loads(bot.read_line(60))
+        assert out["bytes_error"] == "ENOSPC" and out["bytes"] <= limits.scratch_bytes
+        assert out["files_error"] in ("ENOSPC", "ENOMEM") and out["files"] < 100_000, out
+    except BotExited:  # or it was killed at its memory limit while making files
+        assert bot.memory_limit_hit()
+    bot.close()
+    assert bot.trouble == []
+    assert not any(Path("/tmp").glob("cinch-arena-bot-*/bot/big"))  # nothing on the host's disk
+
+
+@pytest.mark.parametrize("level", ["bwrap", "rlimit"])
+def test_a_mess_left_in_scratch_is_cleaned_without_blame_on_the_harness(start, tmp_path, level) -> None:
+    # Depth 1500 broke a recursive rmtree (RecursionError). The host scratch of
+    # level rlimit goes on a tmpfs here only to keep the test fast.
+    root = Path(tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out, bot = run_attack(start, tmp_path, "leave_mess", level=level, env={"DEPTH": "1500"},
+                                  scratch_root=root)
+        assert out["depth"] == 1500
+        bot.close()  # never raises
+        assert bot.trouble == []
+        assert list(root.iterdir()) == []
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_manifest_env_never_reaches_host_side_helpers(start, tmp_path) -> None:
+    bot_dir = attack_dir(tmp_path)
+    bot = start([sys.executable, str(bot_dir / "attack.py"), "ids"], bot_dir,
+                env={"LD_PRELOAD": "/nonexistent/evil.so", "CINCH_MARK": "bot-only"})
+    bot.read_line(30)
+    with open(f"/proc/{bot.pid}/environ", "rb") as fh:  # bwrap, on the host
+        host_env = fh.read()
+    assert b"LD_PRELOAD" not in host_env and b"CINCH_MARK" not in host_env
+    with open(f"/proc/{bot.sandbox_pid}/environ", "rb") as fh:  # the bot itself
+        assert b"CINCH_MARK=bot-only" in fh.read()
+
+
+def test_bot_folder_under_a_private_home_is_reachable(start, tmp_path) -> None:
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    bot_dir = attack_dir(home, "bot")
+    private = attack_dir(home, "private-bot")
+    private.chmod(0o700)
+    (private / "attack.py").chmod(0o600)
+    for d in (bot_dir, private):
+        bot = start([sys.executable, str(d / "attack.py"), "ids"], d)
+        assert json.loads(bot.read_line(30))["uid"] == 65534, bot.stderr_text()
+
+
+def test_absolute_command_outside_the_bot_folder_binds_nothing(start, tmp_path) -> None:
+    secret_dir = tmp_path / "runs" / "bin"
+    secret_dir.mkdir(parents=True)
+    (tmp_path / "runs" / "keys.json").write_text("block keys")
+    tool = secret_dir / "tool"
+    tool.write_text("#!/bin/sh\ncat ../keys.json\n")
+    tool.chmod(0o755)
+    bot_dir = attack_dir(tmp_path)
+    bot = start([str(tool)], bot_dir)
+    with pytest.raises(Exception):
+        bot.read_line(10)
+    assert "block keys" not in bot.stderr_text()
+
+
+def test_untrusted_bot_without_limits_is_refused_unless_allowed(tmp_path, scratch_root) -> None:
+    from arena.sandbox import SandboxUnavailable
+
+    bot_dir = attack_dir(tmp_path)
+    argv = [sys.executable, str(bot_dir / "attack.py"), "ids"]
+    for missing in ({"memory_bytes": None}, {"max_processes": None}):
+        with pytest.raises(SandboxUnavailable, match="allow_unlimited"):
+            launch(argv, bot_dir=bot_dir, limits=Limits(**missing), scratch_root=scratch_root)
+    with launch(argv, bot_dir=bot_dir, limits=Limits(memory_bytes=None), scratch_root=scratch_root,
+                allow_unlimited=True) as bot:
+        assert json.loads(bot.read_line(30))["uid"] == 65534
+
+
+@pytest.mark.parametrize("level", ["rlimit", "none"])
+def test_trusted_levels_warn(tmp_path, scratch_root, level) -> None:
+    from arena.sandbox import UncontainedWarning
+
+    bot_dir = attack_dir(tmp_path)
+    with pytest.warns(UncontainedWarning, match="trusted"):
+        bot = launch([sys.executable, str(bot_dir / "attack.py"), "ids"], bot_dir=bot_dir, level=level,
+                     limits=SMALL, scratch_root=scratch_root)
+    with bot:
+        bot.read_line(30)
+
+
+# ------------------------------------------------------------------ partners
+CHANNELS = ["keyring", "lock", "inotify", "abstract", "shm", "sysv"]
+
+
+class FirstLegal:
+    """An in-process opponent: the first legal option, always."""
+
+    name = "first-legal"
+
+    def decide(self, kind: str, view: dict, legal: dict) -> dict:
+        sys.path.insert(0, str(HOSTILE))
+        from attack import first  # type: ignore[import-not-found]
+
+        return first(kind, legal)
+
+
+def partner_game(tmp_path: Path, channel: str, level: str) -> tuple[str, str]:
+    """Seats 0 and 2 are attacking partners; returns (sender's and receiver's stderr)."""
+    bot_dir = attack_dir(tmp_path, f"partners-{channel}-{level}")
+    settings = MatchSettings.model_validate({
+        "sandbox": level, "format": "deals", "deals": 1, "limits": SMALL.model_dump(),
+        "time": {"decision_ms": 2000, "startup_ms": 20000}})
+    players: list[Any] = []
+    for seat in range(4):
+        if seat % 2 == 0:
+            role = "send" if seat == 0 else "recv"
+            entry = BotEntry(manifest=Manifest(name=f"attack-{role}", command=["{python}", "attack.py", "partner", channel, role]),
+                             dir=str(bot_dir), digest="test")
+            players.append(settings.player(entry, seat))
+        else:
+            players.append(PolicyPlayer(FirstLegal(), seat))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            result = play_game(players, settings, f"partners-{channel}")
+        finally:
+            reports = [p.close() for p in players]
+    assert not result.faults, result.faults
+    return reports[0].stderr, reports[2].stderr
+
+
+def _learned(stderr: str) -> str:
+    return next(line.split()[1] for line in stderr.splitlines() if line.startswith("LEARNED"))
+
+
+def _sent(stderr: str) -> str:
+    return next(line.split()[1] for line in stderr.splitlines() if line.startswith("SENT"))
+
+
+@pytest.mark.parametrize("channel", CHANNELS)
+def test_partners_learn_nothing_at_bwrap(tmp_path, channel) -> None:
+    sent, received = partner_game(tmp_path, channel, "bwrap")
+    assert "SENT" in sent, sent
+    assert _learned(received) == "none", (channel, sent, received)
+
+
+@pytest.mark.parametrize("channel", CHANNELS)
+def test_partner_channels_work_without_a_sandbox(tmp_path, channel) -> None:
+    """Control: at level none the very same bots do pass the token (the attack is real)."""
+    if channel == "keyring" and os.geteuid() != 0:
+        pytest.skip("session keyring sharing checked as root")
+    sent, received = partner_game(tmp_path, channel, "none")
+    assert _learned(received) == _sent(sent), (channel, sent, received)
+
+
+def test_check_bot_command_sees_only_its_own_file(start, tmp_path) -> None:
+    from arena.players.manifest import command_entry
+
+    work = tmp_path / "checkout"
+    (work / "runs").mkdir(parents=True)
+    (work / "runs" / "keys.json").write_text("block keys")
+    (work / "bot.py").write_text(
+        "import json, os, sys\n"
+        "secret = sys.argv[1]\n"
+        "print(json.dumps({'here': sorted(os.listdir(os.path.dirname(os.path.abspath(__file__)))),\n"
+        "                  'cwd': sorted(os.listdir('.')), 'secret': os.path.exists(secret)}), flush=True)\n")
+    entry = command_entry([sys.executable, "bot.py", str(work / "runs" / "keys.json")], cwd=str(work))
+    assert not Path(entry.dir).is_relative_to(work)
+    bot = start(entry.manifest.command, Path(entry.dir))
+    out = json.loads(bot.read_line(30))
+    assert out == {"here": ["bot.py"], "cwd": ["1"], "secret": False}, out
+
+
+def test_bot_dies_with_its_harness(tmp_path) -> None:
+    """A harness that dies (crash, kill -9) takes its bots with it: no process outlives its uid lease."""
+    import subprocess
+
+    bot_dir = attack_dir(tmp_path)
+    code = ("import sys, os, warnings\n"
+            "from arena.sandbox import launch\n"
+            f"b = launch([sys.executable, {str(bot_dir / 'attack.py')!r}, 'linger'], bot_dir={str(bot_dir)!r})\n"
+            "b.read_line(30)\n"
+            "print(b.sandbox_pid, b.pid, flush=True)\n"
+            "os._exit(0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=str(Path(__file__).resolve().parents[2]))
+    pids = [int(x) for x in out.stdout.split()]
+    assert len(pids) == 2, out.stderr
+    def running(pid: int) -> bool:  # a zombie left to a host init that does not reap is not running
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 10
+    while any(running(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(running(p) for p in pids)

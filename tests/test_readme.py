@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 REPO = Path(__file__).resolve().parents[1]
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```", re.S | re.M)
@@ -36,6 +38,7 @@ def test_python_examples_run() -> None:
         exec(compile(body, "README.md", "exec"), {"__name__": "readme_example"})
 
 
+@pytest.mark.slow  # about 20 s of real bots in bwrap and a Ray start; CI runs it (.ci/run)
 def test_the_first_hour_works_as_written(tmp_path: Path) -> None:
     files = [(path, body) for lang, path, body in blocks() if path]
     commands = [ln for lang, path, body in blocks() if lang == "sh" and path is None

@@ -13,6 +13,7 @@ import importlib
 import os
 import sys
 import traceback
+import warnings
 from typing import Callable
 
 from .common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommandError, HelpShown
@@ -46,13 +47,14 @@ def _expected() -> tuple[type[BaseException], ...]:
     """Errors that are the user's input or this machine, reported as a sentence."""
     from ..players import ManifestError
     from ..results import ResultsError
-    from ..sandbox import SandboxError
+    from ..sandbox import LimitsError, SandboxError
     from ..schedule import ConfigError
     from ..schedule.lock import FolderBusy
     from ..schedule.runner import RunRefused
     from ..publish.rate import PublishError
 
-    return (ManifestError, ResultsError, SandboxError, ConfigError, FolderBusy, RunRefused, PublishError, OSError)
+    return (ManifestError, ResultsError, SandboxError, LimitsError, ConfigError, FolderBusy, RunRefused, PublishError,
+            OSError)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,7 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     return _guarded(cmd, fn, rest, debug)
 
 
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      line: str | None = None) -> str:
+    return f"arena: warning: {message}\n"
+
+
 def _guarded(cmd: str, fn: Callable[[list[str]], int], argv: list[str], debug: bool) -> int:
+    if not debug:
+        warnings.formatwarning = _one_line_warning  # a sentence, not a source line
     try:
         return int(fn(argv) or 0)
     except HelpShown:

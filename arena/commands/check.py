@@ -37,7 +37,9 @@ def main(argv: list[str]) -> int:
         entry = load_entry(args.bot)
     else:
         raise CommandError("give a bot folder (or its bot.yaml), or -- COMMAND [ARGS...]")
-    report = check_entry(entry, settings_from_args(args), games=args.games)
+    settings = settings_from_args(args)
+    settings.limits_for(entry.manifest.limits)  # refused up front, naming the field (LimitsError)
+    report = check_entry(entry, settings, games=args.games)
     if args.json:
         print(json.dumps({"bot": report.bot, "ok": report.ok, "decisions": report.decisions,
                           "latency_ms": report.latency_summary(),

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..players import load_entry
-from ..ratings import EXIT_ERROR, MATCHUP_LABELS, format_status
+from ..ratings import EXIT_ERROR, MATCHUP_LABELS, format_gain, format_status
 from ..schedule.config import build_tournament
 from ..schedule.runner import RunOptions, run_tournament
 from ..schedule.stopping import SPRTStop
@@ -39,6 +39,8 @@ def build_parser() -> Any:
     ap.add_argument("--max-blocks", type=int, default=400, help="blocks per matchup before giving up (default 400)")
     ap.add_argument("--min-blocks", type=int, default=10, help="blocks per matchup before any decision (default 10)")
     ap.add_argument("--points", action="store_true", help="score blocks by the points difference (deals format)")
+    ap.add_argument("--points0", type=float, default=0.0, help="with --points, H0: points per block per bot (default 0)")
+    ap.add_argument("--points1", type=float, default=5.0, help="with --points, H1: points per block per bot (default 5)")
     ap.add_argument("--format", choices=["game", "deals"], help="match format (default game; deals with --points)")
     ap.add_argument("--deals", type=int, default=8, help="deals per game in the deals format (default 8)")
     sandbox_option(ap)
@@ -68,7 +70,8 @@ def main(argv: list[str]) -> int:
                      "baselines": [str(Path(args.baseline).resolve())],
                      "matchups": [m.strip() for m in args.matchups.split(",") if m.strip()]},
         "sprt": {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta,
-                 "mode": "points" if args.points else "pentanomial", "min_blocks": args.min_blocks},
+                 "mode": "points" if args.points else "pentanomial", "min_blocks": args.min_blocks,
+                 "points0": args.points0, "points1": args.points1},
         "blocks": args.max_blocks,
         "seed": seed,
         "match": {"format": fmt, "deals": args.deals, "sandbox": args.sandbox},
@@ -89,9 +92,11 @@ def main(argv: list[str]) -> int:
         print(f"arena sprt: candidate {cand.ident} vs baseline {base.ident}; seed {seed}; format {fmt}"
               f"{f' ({args.deals} deals)' if fmt == 'deals' else ''}; sandbox {args.sandbox}; results in {out}",
               file=out_s)
+        unit = "points per block" if args.points else "Elo"
         for m, test in stop.run.tests.items():
-            print(f"  {MATCHUP_LABELS[m]}: per-bot Elo [{test.bot_elo0:g}, {test.bot_elo1:g}] -> matchup Elo"
+            print(f"  {MATCHUP_LABELS[m]}: per-bot {unit} [{test.bot_elo0:g}, {test.bot_elo1:g}] -> matchup {unit}"
                   f" [{test.elo0:g}, {test.elo1:g}]", file=out_s)
+        print(f"  {stop.run.error_rates()}", file=out_s)
     result = run_tournament(t, options=RunOptions(skip_check=args.skip_check), stop=stop,
                             say=(lambda s: None) if args.quiet else (lambda s: print(s, file=err, flush=True)),
                             progress_stream=io.StringIO() if args.quiet else err)
@@ -110,7 +115,10 @@ def main(argv: list[str]) -> int:
     for test in run.tests.values():
         print(format_status(test.status()), file=out_s)
     blocks = sum(t_.n for t_ in run.tests.values())
-    print(f"arena sprt: {blocks} blocks ({2 * blocks} games) on the deals of seed {seed}; results in {out}", file=out_s)
+    print(f"arena sprt: {blocks} blocks ({2 * blocks} games) on the deals of seed {seed}"
+          f" (block keys derive_key(seed, 'block', i), i < {max(t_.n for t_ in run.tests.values())}); results in {out}",
+          file=out_s)
+    print(f"arena sprt: what pairing saved: {format_gain(stop.gain())}", file=out_s)
     print(f"arena sprt: {verdict.upper()} (exit {code})", file=out_s)
     if args.json_out:
         doc = {
@@ -121,6 +129,7 @@ def main(argv: list[str]) -> int:
             "mode": "points" if args.points else "pentanomial", "alpha": args.alpha, "beta": args.beta,
             "elo0": args.elo0, "elo1": args.elo1, "max_blocks": args.max_blocks, "results": str(out),
             "matchups": {m: asdict(t_.status()) | {"pentanomial": list(t_.counts)} for m, t_ in run.tests.items()},
+            "pairing_gain": asdict(stop.gain()),
         }
         Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json_out).write_text(json.dumps(doc, indent=1, default=str) + "\n")

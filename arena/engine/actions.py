@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from collections.abc import Sequence
-from typing import TypeVar, Union
+from typing import Any, TypeVar, Union
 
 from .cards import CARD_NAMES, SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
 
@@ -313,12 +313,12 @@ class PlayChoice(Choice):
         return text
 
 
-def action_to_dict(action: Action) -> dict:
+def action_to_dict(action: Action) -> dict[str, Any]:
     """The JSON form of an action, shared by records and the bot protocol."""
     if type(action) is Play and not action.under:  # the most common action, first
         return {"type": "play", "card": CARD_NAMES[action.card]}
     if isinstance(action, Play):
-        d: dict = {"type": "play", "card": card_str(action.card)}
+        d: dict[str, Any] = {"type": "play", "card": card_str(action.card)}
         if action.under:
             d["under"] = cards_str(action.under)
         return d
@@ -333,14 +333,14 @@ def action_to_dict(action: Action) -> dict:
     raise TypeError(f"not an action: {action!r}")
 
 
-def _need(d: dict, kind: object, field: str) -> object:
+def _need(d: dict[str, Any], kind: object, field: str) -> object:
     value = d.get(field)
     if value is None:
         raise ValueError(f"action of type {kind!r} is missing field {field!r}")
     return value
 
 
-def action_from_dict(d: dict) -> Action:
+def action_from_dict(d: dict[str, Any]) -> Action:
     """Parse the JSON form; raise ValueError naming what is wrong.
 
     A field set to None counts as absent, so a validated protocol model's

@@ -8,6 +8,8 @@ filling involve no choice and happen when the trump is named.
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -107,7 +109,7 @@ class Deal:
         self.reshuffle_key = source.reshuffle_key(index)
         # ``events`` is the replayable log: ("act", seat, action, forced) and
         # ("reshuffle", j, new stock order, "fill" or "rob").
-        self.events: list[tuple] = []
+        self.events: list[tuple[Any, ...]] = []
         order = _ORDERS[dealer]
         self._order = order
         hands: list[list[Card]] = [[], [], [], []]

@@ -8,6 +8,8 @@ every card a view names against what the seat could have seen.
 
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass
 
 from .cards import SUITS, Card, card_str, cards_str
@@ -71,7 +73,7 @@ class View:
                 out.update(under)
         return out
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON form with cards as text, as sent to bots."""
         return {
             "seat": self.seat,

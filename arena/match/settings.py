@@ -36,6 +36,8 @@ class MatchSettings(BaseModel):
     limits: dict[str, Any] | None = Field(None, description="the competition's limits over the built-in defaults: a ceiling no manifest can lift")
     faults: FaultPolicy = FaultPolicy()
     reveal_players: bool = False
+    allow_unlimited: bool = Field(
+        False, description="run untrusted bots even where no memory or process limit can be enforced (never the default)")
 
     @model_validator(mode="after")
     def _check(self) -> "MatchSettings":
@@ -58,7 +60,7 @@ class MatchSettings(BaseModel):
     def sandbox_spec(self, entry: BotEntry) -> SandboxSpec:
         """How bots are contained under these settings; the player lowers the
         ceiling where ``entry``'s manifest asks for less (and refuses more)."""
-        return SandboxSpec(level=self.sandbox, limits=self.ceiling)
+        return SandboxSpec(level=self.sandbox, limits=self.ceiling, allow_unlimited=self.allow_unlimited)
 
     def player(self, entry: BotEntry, seed: int) -> ProcessPlayer:
         """A fresh bot process player for one game under these settings."""

@@ -123,9 +123,10 @@ def format_gain(g: PairingGain) -> str:
     what = "points difference" if g.statistic == "points" else "game score"
     if g.factor is None:
         return f"pairing ({what}): {g.note}"
-    f = "all of it" if not math.isfinite(g.factor) else f"{g.factor:.2f}x"
+    saved = ("every paired block came out level: pairing removed all of the variance" if not math.isfinite(g.factor)
+             else f"unpaired deals would need {g.factor:.2f}x the blocks")
     return (f"pairing ({what}, {g.blocks} blocks): variance per block paired {g.paired_var:.4g} vs "
-            f"unpaired {g.unpaired_var:.4g}, rho {g.rho:+.3f}: unpaired deals would need {f} the blocks"
+            f"unpaired {g.unpaired_var:.4g}, rho {g.rho:+.3f}: {saved}"
             + (" (rough: few blocks)" if g.blocks < 30 else ""))
 
 

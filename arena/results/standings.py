@@ -40,6 +40,25 @@ def standings(lines: Iterable[dict[str, Any]]) -> list[Standing]:
     return sorted(table.values(), key=lambda s: (-s.rate, s.bot))
 
 
+def side_a_halves(line: dict[str, Any], statistic: str = "score") -> tuple[float, float] | None:
+    """Partnership A's result in each game of the block: score (1, 1/2, 0) or points difference.
+
+    None for points when a game carries no scores.
+    """
+    out: list[float] = []
+    for g in line["games"]:
+        side = g["side_a"]
+        if statistic == "points":
+            sc = g.get("scores")
+            if not (isinstance(sc, list) and len(sc) == 2):
+                return None
+            out.append(float(sc[side]) - float(sc[1 - side]))
+        else:
+            w = g.get("winner")
+            out.append(0.5 if w is None else float(w == side))
+    return out[0], out[1]
+
+
 def side_a_sample(line: dict[str, Any]) -> tuple[float, float | None]:
     """Partnership A's block total (0..2) and points difference over both games.
 

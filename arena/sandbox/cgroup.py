@@ -323,7 +323,7 @@ class BotCgroupV2:
     def has(self, feature: str) -> bool:
         files = {"memory": "memory.max", "pids": "pids.max", "cpu": "cpu.stat", "freeze": "cgroup.freeze"}
         name = files.get(feature)
-        return bool(name) and (self.path / name).exists()
+        return name is not None and (self.path / name).exists()
 
     def join_script(self) -> str:
         return f"echo $$ > '{self.path}/cgroup.procs'"

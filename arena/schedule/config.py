@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..engine import DealFile, get_profile
 from ..match import MatchSettings
 from ..players import BotEntry, ManifestError, load_entry
+from ..sandbox import LimitsError
 from .configerrors import describe
 from .pairings import Pairing, plan_pairings
 
@@ -70,12 +71,16 @@ class SPRTSpec(BaseModel):
     alpha: float = Field(0.05, gt=0, lt=1, description="false-pass rate of the whole run")
     beta: float = Field(0.05, gt=0, lt=1, description="false-fail rate of the whole run")
     mode: Literal["pentanomial", "points"] = Field("pentanomial", description="points: score blocks by the points difference (deals format)")
+    points0: float = Field(0.0, description="points mode, H0: the candidate gains this many points per block, per bot")
+    points1: float = Field(5.0, description="points mode, H1: the candidate gains this many points per block, per bot")
     min_blocks: int = Field(10, ge=1, description="blocks per matchup before any decision")
 
     @model_validator(mode="after")
     def _bounds(self) -> "SPRTSpec":
         if not self.elo0 < self.elo1:
             raise ValueError(f"elo0 ({self.elo0:g}) must be below elo1 ({self.elo1:g})")
+        if not self.points0 < self.points1:
+            raise ValueError(f"points0 ({self.points0:g}) must be below points1 ({self.points1:g})")
         return self
 
 
@@ -240,6 +245,11 @@ def build_tournament(data: dict[str, Any], base: Path, source: str, text: str | 
             continue
         by_ref[ref] = entry
         if any(e.ident == entry.ident for e in entries):
+            continue
+        try:
+            cfg.match.limits_for(entry.manifest.limits)  # a manifest may only ask for less than the competition
+        except LimitsError as e:
+            fail(f"entries.{i}", f"{entry.dir}/bot.yaml: {e}")
             continue
         seen[entry.name] = i
         entries.append(entry)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..ratings import SPRTRun
-from ..results import side_a_sample
+from ..ratings import PairingGain, SPRTRun, pairing_gain
+from ..results import side_a_halves, side_a_sample
 from .config import Tournament
 from .pairings import matchup_of
 from .task import BlockTask
@@ -25,12 +25,14 @@ class SPRTStop:
         self.run = run
         self.on_block = on_block
         self.samples: dict[str, list[tuple[float, float | None]]] = {m: [] for m in run.tests}
+        self.halves: dict[str, list[tuple[float, float] | None]] = {m: [] for m in run.tests}
 
     @classmethod
     def for_tournament(cls, t: Tournament, on_block: Callable[[str, Any], None] | None = None) -> "SPRTStop":
         spec = t.config.sprt
         assert spec is not None, "not an SPRT tournament"
-        run = SPRTRun.standard(spec.elo0, spec.elo1, alpha=spec.alpha, beta=spec.beta, max_blocks=t.config.blocks,
+        lo, hi = (spec.points0, spec.points1) if spec.mode == "points" else (spec.elo0, spec.elo1)
+        run = SPRTRun.standard(lo, hi, alpha=spec.alpha, beta=spec.beta, max_blocks=t.config.blocks,
                                mode=spec.mode, min_blocks=spec.min_blocks, matchups=t.config.schedule.matchups)
         return cls(run, on_block)
 
@@ -40,9 +42,16 @@ class SPRTStop:
             return
         total, points = side_a_sample(line)
         self.samples[m].append((total, points))
+        self.halves[m].append(side_a_halves(line, "points" if self.run.tests[m].mode == "points" else "score"))
         self.run.add(m, total, points)
         if self.on_block is not None:
             self.on_block(m, self.run.tests[m].status())
+
+    def gain(self) -> PairingGain:
+        """What the duplicate design saved on the blocks the test used, for the statistic it tested."""
+        mode = next(iter(self.run.tests.values())).mode
+        groups = {m: [h for h in hs if h is not None] for m, hs in self.halves.items()}
+        return pairing_gain(groups, "points" if mode == "points" else "score")
 
     def wants(self, task: BlockTask) -> bool:
         m = matchup_of(task.pairing)

@@ -60,3 +60,25 @@ def test_end_to_end_heuristic_beats_random_passes(tmp_path) -> None:
                             "--elo1", "150", "--max-blocks", "60", "--seed", "h1", "--quiet", "--out", str(tmp_path / "r")])
     assert code == 0, out + err
     assert "PASSED (exit 0)" in out
+
+
+def test_two_copies_of_one_bot_end_in_a_verdict_with_what_pairing_saved(tmp_path) -> None:
+    """Every block 1-1 (a deterministic bot against itself): a verdict, never a traceback."""
+    minimal = str(BOTS / "minimal")
+    code, out, err = _sprt(["--candidate", minimal, "--baseline", minimal, "--sandbox", "none", "--max-blocks", "12",
+                            "--min-blocks", "2", "--seed", "twins", "--skip-check", "--out", str(tmp_path / "r"),
+                            "--json", str(tmp_path / "s.json")])
+    assert code in (1, 2), out + err
+    assert "Traceback" not in err
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert all(v["pentanomial"] == [0, 0, sum(v["pentanomial"]), 0, 0] for v in doc["matchups"].values())
+    assert "what pairing saved: pairing (game score" in out and "removed all of the variance" in out
+    assert "error rates: per matchup" in out
+
+
+def test_points_mode_tests_points_per_block(tmp_path) -> None:
+    code, out, err = _sprt(["--candidate", HEURISTIC, "--baseline", RANDOM, "--sandbox", "none", "--points",
+                            "--deals", "2", "--points0", "0", "--points1", "20", "--max-blocks", "3", "--min-blocks", "2",
+                            "--seed", "pts", "--skip-check", "--out", str(tmp_path / "r")])
+    assert code in (0, 1, 2) and "per-bot points per block [0, 20]" in out, out + err
+    assert "pairing (points difference" in out

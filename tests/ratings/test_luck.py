@@ -58,7 +58,7 @@ def test_degenerate_samples_say_so(halves: list[tuple[float, float]], phrase: st
 def test_cards_decide_everything() -> None:
     g = pairing_gain([(1.0, 0.0), (0.0, 1.0)] * 5)  # every block 1-1: block totals never vary
     assert g.rho == -1.0 and g.factor == math.inf
-    assert "all of it" in format_gain(g)
+    assert "removed all of the variance" in format_gain(g)
     assert g.to_dict()["factor"] is None
 
 

@@ -262,6 +262,7 @@ def _error_rates(n_tests, seed, batch):
     return under_h0["H1"] / n_tests, under_h1["H0"] / n_tests
 
 
+@pytest.mark.slow
 def test_error_rates_near_alpha_beta() -> None:
     fp, fn = _error_rates(n_tests=300, seed=2024, batch=2)
     assert fp <= 0.05 + 0.035, fp

@@ -98,3 +98,16 @@ def test_config_hash_covers_what_shapes_results_only(tmp_path: Path) -> None:
 def test_profile_by_name(tmp_path: Path) -> None:
     assert load_config(write_config(tmp_path, match={**FAST_MATCH, "profile": "pagat62"})).settings.profile.name == "pagat62"
     assert "unknown rule profile" in _error(tmp_path, match={**FAST_MATCH, "profile": "nope"})
+
+
+def test_a_manifest_above_the_competitions_limits_is_refused_naming_the_field(tmp_path: Path) -> None:
+    from ..cli import arena
+
+    greedy = tmp_path / "greedy"
+    greedy.mkdir()
+    (greedy / "bot.py").write_text((FIRST.parent / "bot.py").read_text())
+    (greedy / "bot.yaml").write_text('name: greedy\ncommand: ["{python}", "bot.py"]\nlimits: {memory_bytes: 4294967296}\n')
+    msg = _error(tmp_path, entries=[str(FIRST), str(greedy)], match={**FAST_MATCH, "limits": {"memory_bytes": 268435456}})
+    assert "entries.1" in msg and "memory_bytes" in msg
+    ran = arena("check-bot", greedy, "--sandbox", "none", "--games", "0")
+    assert ran.code == 2 and "memory_bytes" in ran.err and "Traceback" not in ran.err

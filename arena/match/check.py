@@ -135,7 +135,7 @@ def _scanned_position(key: str, n: int) -> Game:
 
 
 def _reshuffle_position() -> Game:
-    """A rob after the stock ran out during the fill (RULES 5.3), built by hand.
+    """A rob after the stock ran out during the fill (docs/rules.md 5.3), built by hand.
 
     Seat 0 deals; seats 1-3 hold no hearts and not the 5 of diamonds, seat 1
     bids 7 in hearts, so the three of them need 18 cards from a stock of 16.

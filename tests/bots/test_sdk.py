@@ -35,7 +35,7 @@ def test_trump_order_and_points_match_engine():
 
 
 def test_trick_winner_worked_example():
-    # RULES.md section 6: hearts trump, KC 5D 6H 5H -> 6H (third card) wins.
+    # docs/rules.md section 6: hearts trump, KC 5D 6H 5H -> 6H (third card) wins.
     assert sdk.trick_winner(["KC", "5D", "6H", "5H"], "H") == 2
     assert sdk.trick_winner(["KC", "AC", "2D", "QC"], "H") == 1
 

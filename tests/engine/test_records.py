@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Game, Rob, ReplayMismatch, action_from_dict, action_to_dict, game_record, load_record, replay
-from arena.engine import RECORD_VERSION, Bid, DealFile, FileSource, NameTrump, PASS, Play, cards_str, recorded_source
+from arena.engine import RECORD_VERSION, Bid, DealFile, FileSource, NameTrump, PASS, Play, cards_str
 from arena.engine.chance import reshuffle as keyed_reshuffle
 from arena.engine.dealfile import FileDeal
 from arena.engine.record import RecordedSource

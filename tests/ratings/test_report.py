@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from arena.ratings import BlockOutcome, GameOutcome, bootstrap_fits, luck_factor, rate
+from arena.ratings import BlockOutcome, GameOutcome, luck_factor, rate
 from simulate import difference_coverage, round_robin, simulate_block
 
 

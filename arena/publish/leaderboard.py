@@ -104,6 +104,13 @@ def _interval(lo: Any, hi: Any, fmt: str = ".0f") -> str:
     return "n/a" if lo is None or hi is None else f"[{format(lo, fmt)}, {format(hi, fmt)}]"
 
 
+def _factor_interval(lo: Any, hi: Any) -> str:
+    """The factor's interval; rho's interval reaching -1 leaves it without an upper bound."""
+    if lo is None:
+        return "(interval n/a)"
+    return f"[{lo:.2f}, {'no upper bound' if hi is None else format(hi, '.2f')}]"
+
+
 def _pct(x: Any) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
@@ -170,7 +177,7 @@ def _luck_line(lk: dict[str, Any]) -> str:
     f_lo, f_hi = lk["factor_ci"] or (None, None)
     factor = "inf" if lk["factor"] is None else f"{lk['factor']:.2f}"
     return (f"Luck ({what}): rho = {lk['rho']:.3f} {_interval(rho_lo, rho_hi, fmt='.3f')}; "
-            f"1/(1+rho) = {factor} {_interval(f_lo, f_hi, fmt='.2f')}")
+            f"1/(1+rho) = {factor} {_factor_interval(f_lo, f_hi)}")
 
 
 def _luck_text(doc: dict[str, Any]) -> str:

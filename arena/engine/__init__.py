@@ -27,7 +27,7 @@ from .chance import DeckSource, KeyedSource, derive_key
 from .deal import Deal
 from .dealfile import DealFile, FileSource
 from .game import DEFAULT_MAX_DEALS, Game
-from .profile import PROFILES, PointValues, RuleProfile, get_profile
+from .profile import PROFILES, PointValues, RuleProfile, get_profile, profile_names, register_profile
 from .record import (
     RECORD_VERSION,
     ReplayMismatch,
@@ -45,6 +45,6 @@ __all__ = [
     "DeckSource", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
     "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile",
     "SUITS", "TrickView", "TrumpChoice", "View", "action_from_dict", "action_to_dict", "card_str", "cards_str",
-    "deal_record", "derive_key", "game_record", "get_profile", "load_record", "parse_card", "parse_cards",
+    "deal_record", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",
     "parse_suit", "recorded_decisions", "recorded_source", "replay",
 ]

@@ -110,11 +110,30 @@ def _pointless(p: PointValues, trump: int) -> frozenset[int]:
     return frozenset(c for c in TRUMP_TABLES[trump].trumps if pts[c] == 0)
 
 
+#: The registered profiles by name. Add one with ``register_profile``.
 PROFILES: dict[str, RuleProfile] = {"pagat62": RuleProfile()}
+
+
+def register_profile(profile: RuleProfile) -> RuleProfile:
+    """Make ``profile`` known by its name (a name taken by a different profile is refused)."""
+    known = PROFILES.get(profile.name)
+    if known is not None and known != profile:
+        raise ValueError(f"rule profile {profile.name!r} is already registered with other parameters")
+    PROFILES[profile.name] = profile
+    return profile
+
+
+def profile_names() -> list[str]:
+    """Registered profile names, sorted."""
+    return sorted(PROFILES)
 
 
 def get_profile(name: str) -> RuleProfile:
     try:
         return PROFILES[name]
     except KeyError:
-        raise ValueError(f"unknown rule profile {name!r}; known: {', '.join(sorted(PROFILES))}") from None
+        import difflib
+
+        close = difflib.get_close_matches(name, PROFILES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown rule profile {name!r}{hint}; known: {', '.join(profile_names())}") from None

@@ -9,11 +9,12 @@ from ..match import MatchSettings
 from ..match.check import check_entry
 from ..players import BotEntry, load_entry
 from ..players.manifest import command_entry
-from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser, sandbox_option
+from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
 
 
 def settings_from_args(args: Any) -> MatchSettings:
-    return MatchSettings.model_validate({"sandbox": args.sandbox, "time": {"decision_ms": args.decision_ms}})
+    return MatchSettings.model_validate({"sandbox": args.sandbox, "time": {"decision_ms": args.decision_ms},
+                                         "profile": profile_from_args(args)})
 
 
 def main(argv: list[str]) -> int:
@@ -26,6 +27,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("bot", nargs="?", help="bot folder or bot.yaml (or use -- COMMAND [ARGS...])")
     ap.add_argument("--name", default="cli-bot", help="name for a bot given as a command")
     sandbox_option(ap)
+    profile_option(ap)
     ap.add_argument("--decision-ms", type=int, default=1000)
     ap.add_argument("--games", type=int, default=2, help="full games with the bot in every seat (default 2)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -41,7 +43,7 @@ def main(argv: list[str]) -> int:
     settings.limits_for(entry.manifest.limits)  # refused up front, naming the field (LimitsError)
     report = check_entry(entry, settings, games=args.games)
     if args.json:
-        print(json.dumps({"bot": report.bot, "ok": report.ok, "decisions": report.decisions,
+        print(json.dumps({"bot": report.bot, "profile": report.profile, "ok": report.ok, "probes": report.probes, "decisions": report.decisions,
                           "latency_ms": report.latency_summary(),
                           "violations": [{"where": v.where, **v.fault.to_dict(), "stderr": v.fault.stderr}
                                          for v in report.violations]}))

@@ -111,7 +111,7 @@ def _situation(game: Game) -> str:
         return "rob_after_reshuffle"
     if choice.kind == "play" and getattr(choice, "under_count", 0) > 0:
         return "extra_cards"
-    if choice.kind == "trump" and any(f for _, _, f in deal.bids):
+    if choice.kind == "trump" and any(f and amount for _, amount, f in deal.bids):  # the dealer's forced bid
         return "forced_bid_history"
     if choice.kind == "bid" and getattr(choice, "can_pass", False) and len(getattr(choice, "amounts", ())) == 1:
         return "top_bid"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..engine import RuleProfile
 from ..match import MatchSettings
 from ..match.check import check_entry
 from ..players import BotEntry, load_entry
@@ -12,9 +13,10 @@ from ..players.manifest import command_entry
 from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
 
 
-def settings_from_args(args: Any) -> MatchSettings:
+def settings_from_args(args: Any, profile: RuleProfile | None = None) -> MatchSettings:
+    """Sandbox and time from the arguments; ``profile`` default pagat62 (reproduce takes the record's)."""
     return MatchSettings.model_validate({"sandbox": args.sandbox, "time": {"decision_ms": args.decision_ms},
-                                         "profile": profile_from_args(args)})
+                                         "profile": profile or RuleProfile()})
 
 
 def main(argv: list[str]) -> int:
@@ -39,7 +41,7 @@ def main(argv: list[str]) -> int:
         entry = load_entry(args.bot)
     else:
         raise CommandError("give a bot folder (or its bot.yaml), or -- COMMAND [ARGS...]")
-    settings = settings_from_args(args)
+    settings = settings_from_args(args, profile_from_args(args))
     settings.limits_for(entry.manifest.limits)  # refused up front, naming the field (LimitsError)
     report = check_entry(entry, settings, games=args.games)
     if args.json:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..engine import DEFAULT_MAX_DEALS, RuleProfile, get_profile
+from ..engine import DEFAULT_MAX_DEALS, PROFILES, RuleProfile, get_profile
 from ..players import BotEntry, ProcessPlayer, TimeSettings
 from ..sandbox import Level, Limits, SandboxSpec, effective_limits
 
@@ -45,6 +45,17 @@ class MatchSettings(BaseModel):
     def _profile_by_name(cls, v: Any) -> Any:
         """A name is looked up in the registry; an unknown one is refused with the closest name."""
         return get_profile(v) if isinstance(v, str) else v
+
+    @field_validator("profile")
+    @classmethod
+    def _no_impostor(cls, v: RuleProfile) -> RuleProfile:
+        """A profile given in full may not take a registered profile's name with other
+        parameters: results and leaderboards would name rules that were not played."""
+        known = PROFILES.get(v.name)
+        if known is not None and known != v:
+            raise ValueError(f"the name {v.name!r} is a registered profile with other parameters: give these "
+                             "parameters a name of their own (or the profile by name alone)")
+        return v
 
     @model_validator(mode="after")
     def _check(self) -> "MatchSettings":

@@ -8,15 +8,17 @@ implemented parameter differs from pagat62's.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
 import yaml
 
-from arena.engine import RuleProfile
+from arena.engine import Game, RuleProfile, game_record, load_record, recorded_decisions
 from arena.match import MatchSettings
 from arena.match.check import PROBES, check_entry, probe_positions
-from arena.players import ManifestError, ProfileRefused, load_entry
+from arena.match.reproduce import reproduce_fault
+from arena.players import BotEntry, ManifestError, ProfileRefused, load_entry
 from arena.protocol.messages import GameStart, Hello
 from arena.schedule import ConfigError
 from arena.schedule.config import load_config
@@ -164,14 +166,20 @@ run(Recorder())
 '''
 
 
-def test_hello_and_game_name_the_profile_with_all_its_parameters(tmp_path):
+def recorder(tmp_path: Path) -> tuple[BotEntry, Path]:
+    """An SDK bot (random legal play) that logs every hello and game message it gets."""
     folder = tmp_path / "rec"
     folder.mkdir()
     log = tmp_path / "log.jsonl"
     (folder / "bot.py").write_text(RECORDER)
     (folder / "bot.yaml").write_text(yaml.safe_dump({"name": "recorder", "command": ["{python}", "bot.py"],
                                                      "libraries": ["sdk"], "env": {"LOG": str(log)}}))
-    report = check_entry(load_entry(folder), MatchSettings(sandbox="none", profile=VARIANT), games=1)
+    return load_entry(folder), log
+
+
+def test_hello_and_game_name_the_profile_with_all_its_parameters(tmp_path):
+    entry, log = recorder(tmp_path)
+    report = check_entry(entry, MatchSettings(sandbox="none", profile=VARIANT), games=1)
     assert report.ok, report.summary()
     assert report.profile == "testvariant" and "under rule profile testvariant" in report.summary()
     msgs = [json.loads(x) for x in log.read_text().splitlines()]
@@ -185,6 +193,20 @@ def test_hello_and_game_name_the_profile_with_all_its_parameters(tmp_path):
         assert m["profile"] == PARAMS and GameStart.model_validate(m)
         assert RuleProfile.model_validate(m["profile"]) == VARIANT  # all parameters: the profile itself
     assert seen and all(p == PARAMS for p in seen)  # the SDK's Bot.profile is the game's
+
+
+def test_reproduce_speaks_the_recorded_games_profile(tmp_path):
+    game = Game(VARIANT, key="repro")
+    rng = random.Random(3)
+    while not game.over:
+        game.apply(game.choice.sample(rng))
+    record = game_record(game)
+    seat = recorded_decisions(load_record(record))[4][0]
+    entry, log = recorder(tmp_path)
+    result, _ = reproduce_fault(record, seat, 1, 5, entry, MatchSettings(sandbox="none"))  # settings say pagat62
+    assert result.record["profile"] == PARAMS
+    sent = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [m["profile"] for m in sent if m["type"] in ("hello", "game")] == [PARAMS, PARAMS]
 
 
 # -- leaderboards and results ---------------------------------------------------------------------
@@ -230,3 +252,11 @@ def test_play_shows_the_profile_and_its_record_replays(tmp_path, variant):
     record = json.loads(save.read_text())["record"]
     assert record["profile"] == PARAMS
     assert arena("replay", save).out == ran.out
+
+
+def test_parameters_in_full_may_not_borrow_a_registered_name(tmp_path):
+    with pytest.raises(ConfigError) as e:
+        load_config(config(tmp_path, [MINIMAL, REPO / "bots" / "random"], profile={"target": 40}))
+    assert "match.profile" in str(e.value) and "'pagat62' is a registered profile with other parameters" in str(e.value)
+    own = load_config(config(tmp_path, [MINIMAL, REPO / "bots" / "random"], profile={"name": "club40", "target": 40}))
+    assert own.settings.profile.name == "club40" and own.settings.profile.target == 40

@@ -9,8 +9,9 @@ checked against the engine's legal choice; latencies are summarised.
 Everything is played under the settings' rule profile: probe positions are
 found by scanning seeded random games of that profile (so the same
 positions are used every time, and a decision kind the profile adds gets a
-probe of its own), and the hand-built reshuffle rob uses its bid range. Each probe is sent to a fresh bot process as
-a single decision (bots must be able to decide from the request alone).
+probe of its own), and the hand-built reshuffle rob uses its bid range.
+Each probe is sent to a fresh bot process as a single decision (bots must
+be able to decide from the request alone).
 """
 
 from __future__ import annotations

@@ -260,3 +260,16 @@ def test_parameters_in_full_may_not_borrow_a_registered_name(tmp_path):
     assert "match.profile" in str(e.value) and "'pagat62' is a registered profile with other parameters" in str(e.value)
     own = load_config(config(tmp_path, [MINIMAL, REPO / "bots" / "random"], profile={"name": "club40", "target": 40}))
     assert own.settings.profile.name == "club40" and own.settings.profile.target == 40
+
+
+def test_sprt_plays_under_a_profile(tmp_path, variant):
+    rnd = REPO / "bots" / "random"
+    bad = arena("sprt", "--candidate", rnd, "--baseline", rnd, "--sandbox", "none", "--profile", "testvariamt")
+    assert bad.code == 3 and "did you mean 'testvariant'" in bad.err
+    out_json = tmp_path / "sprt.json"
+    ran = arena("sprt", "--candidate", rnd, "--baseline", rnd, "--sandbox", "none", "--profile", "testvariant",
+                "--max-blocks", "1", "--matchups", "pair", "--seed", "p", "--json", out_json, "--out", tmp_path / "r")
+    assert ran.code == 2, ran.err  # one block decides nothing
+    assert json.loads(out_json.read_text())["profile"] == PARAMS
+    line = json.loads((tmp_path / "r" / "results.jsonl").read_text().splitlines()[0])
+    assert all(g["record"]["profile"] == PARAMS for g in line["games"])

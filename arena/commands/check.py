@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..engine import RuleProfile
 from ..match import MatchSettings
 from ..match.check import check_entry
 from ..players import BotEntry, load_entry
 from ..players.manifest import command_entry
-from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser, sandbox_option
+from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
 
 
-def settings_from_args(args: Any) -> MatchSettings:
-    return MatchSettings.model_validate({"sandbox": args.sandbox, "time": {"decision_ms": args.decision_ms}})
+def settings_from_args(args: Any, profile: RuleProfile | None = None) -> MatchSettings:
+    """Sandbox and time from the arguments; ``profile`` default pagat62 (reproduce takes the record's)."""
+    return MatchSettings.model_validate({"sandbox": args.sandbox, "time": {"decision_ms": args.decision_ms},
+                                         "profile": profile or RuleProfile()})
 
 
 def main(argv: list[str]) -> int:
@@ -26,6 +29,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("bot", nargs="?", help="bot folder or bot.yaml (or use -- COMMAND [ARGS...])")
     ap.add_argument("--name", default="cli-bot", help="name for a bot given as a command")
     sandbox_option(ap)
+    profile_option(ap)
     ap.add_argument("--decision-ms", type=int, default=1000)
     ap.add_argument("--games", type=int, default=2, help="full games with the bot in every seat (default 2)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -37,11 +41,11 @@ def main(argv: list[str]) -> int:
         entry = load_entry(args.bot)
     else:
         raise CommandError("give a bot folder (or its bot.yaml), or -- COMMAND [ARGS...]")
-    settings = settings_from_args(args)
+    settings = settings_from_args(args, profile_from_args(args))
     settings.limits_for(entry.manifest.limits)  # refused up front, naming the field (LimitsError)
     report = check_entry(entry, settings, games=args.games)
     if args.json:
-        print(json.dumps({"bot": report.bot, "ok": report.ok, "decisions": report.decisions,
+        print(json.dumps({"bot": report.bot, "profile": report.profile, "ok": report.ok, "probes": report.probes, "decisions": report.decisions,
                           "latency_ms": report.latency_summary(),
                           "violations": [{"where": v.where, **v.fault.to_dict(), "stderr": v.fault.stderr}
                                          for v in report.violations]}))

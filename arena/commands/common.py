@@ -53,3 +53,20 @@ def parse(p: argparse.ArgumentParser, argv: Sequence[str]) -> Any:
 def sandbox_option(p: argparse.ArgumentParser, default: str = "bwrap") -> None:
     p.add_argument("--sandbox", default=default, choices=["bwrap", "rlimit", "none"],
                    help=f"isolation level (default {default}; see docs/sandbox.md)")
+
+
+def profile_option(p: argparse.ArgumentParser) -> None:
+    from ..engine import profile_names
+
+    p.add_argument("--profile", default="pagat62", metavar="NAME",
+                   help=f"rule profile to play (default pagat62; registered: {', '.join(profile_names())})")
+
+
+def profile_from_args(args: Any) -> Any:
+    """The ``RuleProfile`` named by ``--profile``; an unknown name is bad input, with the closest name."""
+    from ..engine import get_profile
+
+    try:
+        return get_profile(args.profile)
+    except ValueError as e:
+        raise CommandError(f"--profile: {e}") from None

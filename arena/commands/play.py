@@ -11,9 +11,9 @@ from ..engine.record import RECORD_FORMAT
 from ..match import MatchSettings, bot_seed, play_game
 from ..match.game import close_all
 from ..match.show import SAVED_GAME, render_game, saved_game
-from ..players import load_entry
+from ..players import load_entry, require_profile
 from ..results import ResultsError, read_results
-from .common import EXIT_OK, CommandError, parse, parser, sandbox_option
+from .common import EXIT_OK, CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
 
 #: The baseline bots of a source checkout (absent from an installed package).
 CHECKOUT_BOTS = Path(__file__).resolve().parents[2] / "bots"
@@ -24,6 +24,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("bots", nargs="*", help="2 bots (N/S, E/W partnerships) or 4 (seats N E S W); default heuristic vs random")
     ap.add_argument("--key", default="play", help="deal key (same key, same cards)")
     sandbox_option(ap)
+    profile_option(ap)
     ap.add_argument("--format", default="game", choices=["game", "deals"])
     ap.add_argument("--deals", type=int, default=8)
     ap.add_argument("--save", help="write the game (record and players) as JSON here; arena replay reads it")
@@ -34,7 +35,10 @@ def main(argv: list[str]) -> int:
     if len(paths) != 4:
         raise CommandError("give 2 bots (partnerships N/S and E/W) or 4 (seats N E S W)")
     entries = [load_entry(p) for p in paths]
-    settings = MatchSettings.model_validate({"sandbox": args.sandbox, "format": args.format, "deals": args.deals})
+    settings = MatchSettings.model_validate({"sandbox": args.sandbox, "format": args.format, "deals": args.deals,
+                                             "profile": profile_from_args(args)})
+    for e in entries:
+        require_profile(e, settings.profile.name)  # before any bot starts
     players = [settings.player(e, bot_seed(args.key, 0, s)) for s, e in enumerate(entries)]
     try:
         result = play_game(players, settings, args.key, players_by_seat=[e.name for e in entries])

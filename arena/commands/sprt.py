@@ -21,7 +21,7 @@ from ..ratings import EXIT_ERROR, MATCHUP_LABELS, format_gain, format_status
 from ..schedule.config import build_tournament
 from ..schedule.runner import RunOptions, run_tournament
 from ..schedule.stopping import SPRTStop
-from .common import CommandError, parse, parser, sandbox_option
+from .common import CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
 from .run import report_run
 
 SEED_FILE = "sprt-seed"
@@ -43,6 +43,7 @@ def build_parser() -> Any:
     ap.add_argument("--points1", type=float, default=5.0, help="with --points, H1: points per block per bot (default 5)")
     ap.add_argument("--format", choices=["game", "deals"], help="match format (default game; deals with --points)")
     ap.add_argument("--deals", type=int, default=8, help="deals per game in the deals format (default 8)")
+    profile_option(ap)
     sandbox_option(ap)
     ap.add_argument("--seed", help="seed for the block keys (default: the folder's, else random; printed)")
     ap.add_argument("--out", help="results folder (default runs/sprt/CANDIDATE-vs-BASELINE)")
@@ -74,7 +75,7 @@ def main(argv: list[str]) -> int:
                  "points0": args.points0, "points1": args.points1},
         "blocks": args.max_blocks,
         "seed": seed,
-        "match": {"format": fmt, "deals": args.deals, "sandbox": args.sandbox},
+        "match": {"format": fmt, "deals": args.deals, "sandbox": args.sandbox, "profile": profile_from_args(args).name},
         "workers": args.workers,
         "backend": "serial" if args.workers <= 1 else "ray",
         "out": str(out.resolve()),
@@ -126,6 +127,7 @@ def main(argv: list[str]) -> int:
             "candidate": {"name": cand.name, "version": cand.manifest.version, "digest": cand.digest},
             "baseline": {"name": base.name, "version": base.manifest.version, "digest": base.digest},
             "match_format": fmt, "deals": args.deals if fmt == "deals" else None, "sandbox": args.sandbox,
+            "profile": t.settings.profile.model_dump(mode="json"),
             "mode": "points" if args.points else "pentanomial", "alpha": args.alpha, "beta": args.beta,
             "elo0": args.elo0, "elo1": args.elo1, "max_blocks": args.max_blocks, "results": str(out),
             "matchups": {m: asdict(t_.status()) | {"pentanomial": list(t_.counts)} for m, t_ in run.tests.items()},

@@ -6,9 +6,12 @@ rob, the rob after the stock ran out, extra cards under the top card), and
 in full mode through whole games with the bot in every seat. Every answer is
 checked against the engine's legal choice; latencies are summarised.
 
-Probe positions are found by scanning seeded random games, so the same
-positions are used every time. Each probe is sent to a fresh bot process as
-a single decision (bots must be able to decide from the request alone).
+Everything is played under the settings' rule profile: probe positions are
+found by scanning seeded random games of that profile (so the same
+positions are used every time, and a decision kind the profile adds gets a
+probe of its own), and the hand-built reshuffle rob uses its bid range.
+Each probe is sent to a fresh bot process as a single decision (bots must
+be able to decide from the request alone).
 """
 
 from __future__ import annotations
@@ -25,13 +28,15 @@ from ..engine import (
     DealFile,
     FileSource,
     Game,
+    IllegalAction,
     NameTrump,
+    RuleProfile,
     cards_str,
     parse_card,
     parse_suit,
 )
 from ..engine.dealfile import FileDeal
-from ..players import BotEntry, Fault
+from ..players import BotEntry, Fault, require_profile
 from ..players.process import STDERR_TAIL
 from ..protocol import wire
 from .block import bot_seed
@@ -39,7 +44,9 @@ from .game import close_all, game_start_notice, play_game
 from .settings import MatchSettings
 
 STDERR_LINES = 12  # lines of a faulting bot's stderr shown to a person
-PROBES = ("forced_bid_history", "bid", "trump", "rob", "rob_after_reshuffle", "extra_cards", "play")
+#: The named probes (edge cases and the plain decision kinds); a profile that
+#: adds a decision kind also gets a probe named after that kind.
+PROBES = ("forced_bid_history", "bid", "top_bid", "trump", "rob", "rob_after_reshuffle", "extra_cards", "play")
 
 
 def describe_evidence(fault: Fault, indent: str = "    ") -> str:
@@ -66,6 +73,7 @@ class Violation:
 @dataclass
 class CheckReport:
     bot: str
+    profile: str = "pagat62"
     violations: list[Violation] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
     decisions: int = 0
@@ -86,7 +94,8 @@ class CheckReport:
         return {"n": len(xs), "p50": pct(0.5), "p90": pct(0.9), "p99": pct(0.99), "max": round(xs[-1], 2), "mean": round(statistics.fmean(xs), 2)}
 
     def summary(self) -> str:
-        head = f"{self.bot}: {'CONFORMS' if self.ok else 'FAILS'} ({self.decisions} decisions, probes: {', '.join(self.probes)})"
+        head = (f"{self.bot}: {'CONFORMS' if self.ok else 'FAILS'} under rule profile {self.profile} "
+                f"({self.decisions} decisions, probes: {', '.join(self.probes)})")
         lat = self.latency_summary()
         lines = [head]
         if lat:
@@ -95,50 +104,70 @@ class CheckReport:
         return "\n".join(lines)
 
 
-def _situation(game: Game) -> str | None:
+def _situation(game: Game) -> str:
+    """The probe a position stands for: an edge case's name, else the decision kind."""
     deal = game.deal
     choice = game.choice
     if choice.kind == "rob" and deal.reshuffles > 0:
         return "rob_after_reshuffle"
     if choice.kind == "play" and getattr(choice, "under_count", 0) > 0:
         return "extra_cards"
-    if choice.kind == "trump" and any(f for _, _, f in deal.bids):
+    if choice.kind == "trump" and any(f and amount for _, amount, f in deal.bids):  # the dealer's forced bid
         return "forced_bid_history"
+    if choice.kind == "bid" and getattr(choice, "can_pass", False) and len(getattr(choice, "amounts", ())) == 1:
+        return "top_bid"
     return choice.kind
 
 
-@lru_cache(maxsize=1)
-def _scanned() -> dict[str, tuple[str, int]]:
-    """(key, decisions before it) of one seeded random position per probe kind."""
-    found: dict[str, tuple[str, int]] = {}
+_MIN_SCAN = 300  # keys scanned even once every named probe is found: a profile's own kinds turn up too
+_MAX_SCAN = 5000
+
+
+def _expected_probes(profile: RuleProfile) -> set[str]:
+    """Named probes the scan should find under ``profile`` (the hand-built one aside)."""
     wanted = set(PROBES) - {"rob_after_reshuffle"}
-    for i in range(5000):
+    if getattr(profile, "dealer_forced_bid", None) is None:
+        wanted.discard("forced_bid_history")
+    return wanted
+
+
+@lru_cache(maxsize=16)
+def _scanned(profile: RuleProfile) -> dict[str, tuple[str, int]]:
+    """(key, decisions before it) of one seeded random position per probe, under ``profile``.
+
+    Besides the named edge cases, every decision kind the profile offers gets
+    a probe, so a profile that adds a kind is checked without a change here.
+    """
+    found: dict[str, tuple[str, int]] = {}
+    wanted = _expected_probes(profile)
+    for i in range(_MAX_SCAN):
         key = f"probe-{i}"
-        game = Game(key=key)
+        game = Game(profile, key=key)
         n = 0
         while not game.over and len(game.deals) == 1:
             kind = _situation(game)
-            if kind in wanted and kind not in found:
+            if kind not in found and kind != "rob_after_reshuffle":
                 found[kind] = (key, n)
             game.apply(game.choice.sample(random.Random(f"{key}/{n}")))
             n += 1
-        if wanted <= found.keys():
+        if wanted <= found.keys() and i + 1 >= _MIN_SCAN:
             break
     return found
 
 
-def _scanned_position(key: str, n: int) -> Game:
-    game = Game(key=key)
+def _scanned_position(profile: RuleProfile, key: str, n: int) -> Game:
+    game = Game(profile, key=key)
     for i in range(n):
         game.apply(game.choice.sample(random.Random(f"{key}/{i}")))
     return game
 
 
-def _reshuffle_position() -> Game:
+def _reshuffle_position(profile: RuleProfile) -> Game:
     """A rob after the stock ran out during the fill (docs/rules.md 5.3), built by hand.
 
     Seat 0 deals; seats 1-3 hold no hearts and not the 5 of diamonds, seat 1
-    bids 7 in hearts, so the three of them need 18 cards from a stock of 16.
+    bids the profile's lowest bid in hearts, so the three of them need 18
+    cards from a stock of 16.
     """
     trumps = [parse_card(r + "H") for r in "23456789TJQKA"] + [parse_card("5D")]
     plain = [c for c in range(52) if c not in trumps]
@@ -150,16 +179,32 @@ def _reshuffle_position() -> Game:
             deck += hands[seat][3 * r : 3 * r + 3]
     deck += stock
     source = FileSource(DealFile(first_dealer=0, deals=[FileDeal(deck=cards_str(deck), reshuffle_key="probe")]), "probe")
-    game = Game(source=source)
-    for action in (Bid(7), PASS, PASS, PASS, NameTrump(parse_suit("H"))):
+    game = Game(profile, source=source)
+    for action in (Bid(profile.min_bid), PASS, PASS, PASS, NameTrump(parse_suit("H"))):
         game.apply(action)
     return game
 
 
-def probe_positions() -> dict[str, Callable[[], Game]]:
-    """A builder of one position per probe kind, the same every time."""
-    out: dict[str, Callable[[], Game]] = {k: partial(_scanned_position, key, n) for k, (key, n) in _scanned().items()}
-    out["rob_after_reshuffle"] = _reshuffle_position
+def _built_position(profile: RuleProfile) -> Callable[[], Game] | None:
+    """The hand-built reshuffle rob, if the engine can build it under ``profile``
+    (a profile with other deals, bidding or fill rules may not have this position)."""
+    try:
+        game = _reshuffle_position(profile)
+    except (IllegalAction, ValueError, RuntimeError):
+        return None
+    if game.over or _situation(game) != "rob_after_reshuffle":
+        return None
+    return partial(_reshuffle_position, profile)
+
+
+def probe_positions(profile: RuleProfile | None = None) -> dict[str, Callable[[], Game]]:
+    """A builder of one position per probe under ``profile`` (default pagat62), the same every time."""
+    profile = profile or RuleProfile()
+    out: dict[str, Callable[[], Game]] = {
+        k: partial(_scanned_position, profile, key, n) for k, (key, n) in _scanned(profile).items()}
+    built = _built_position(profile)
+    if built is not None:
+        out["rob_after_reshuffle"] = built
     return dict(sorted(out.items()))
 
 
@@ -189,10 +234,13 @@ def _ask(entry: BotEntry, settings: MatchSettings, game: Game, where: str, repor
 
 
 def check_entry(entry: BotEntry, settings: MatchSettings | None = None, *, games: int = 0) -> CheckReport:
-    """Run the probes (and ``games`` full games with the bot in every seat)."""
+    """Run the probes (and ``games`` full games with the bot in every seat) under
+    the settings' rule profile; a bot whose manifest does not list that profile
+    is refused first (``ProfileRefused``), before anything is played."""
     settings = settings or MatchSettings()
-    report = CheckReport(entry.name)
-    for i, (kind, build) in enumerate(probe_positions().items()):
+    require_profile(entry, settings.profile.name)
+    report = CheckReport(entry.name, profile=settings.profile.name)
+    for i, (kind, build) in enumerate(probe_positions(settings.profile).items()):
         report.probes.append(kind)
         _ask(entry, settings, build(), f"probe {kind}", report, seed=i)
         if report.violations and report.violations[-1].fault.kind in ("crash", "protocol") and kind == "bid":

@@ -148,7 +148,7 @@ def play_game(
 
 def game_start_notice(settings: MatchSettings, players_by_seat: Sequence[str] | None = None) -> Callable[[int], dict[str, Any]]:
     """The ``game`` notice for each seat (the same for all but the seat number)."""
-    profile = settings.profile.model_dump()
+    profile = settings.profile.model_dump(mode="json")  # every parameter: bots need not know the name
     time = settings.time.model_dump(include={"startup_ms", "decision_ms", "bank_ms"})
     names = list(players_by_seat) if settings.reveal_players and players_by_seat else None
     return lambda seat: wire.game_start(seat, profile, settings.format, settings.fixed_deals, time, names)

@@ -59,8 +59,6 @@ def reproduce_fault(
     by_seat: list[dict[int, Any]] = [{}, {}, {}, {}]
     for n, (s, action) in enumerate(recorded_decisions(rec), start=1):
         by_seat[s][n] = action
-    live = settings.player(entry, seed)
-    players = [_Scripted(by_seat[s], live if s == seat else None, decision) for s in range(4)]
     match = settings.model_copy(
         update={
             "profile": rec.profile,
@@ -69,6 +67,8 @@ def reproduce_fault(
             "max_deals": rec.max_deals,
         }
     )
+    live = match.player(entry, seed)  # its hello names the recorded game's profile
+    players = [_Scripted(by_seat[s], live if s == seat else None, decision) for s in range(4)]
     try:
         result = play_game(players, match, rec.key or "", source=recorded_source(rec), stop_at=decision)
     finally:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..engine import DEFAULT_MAX_DEALS, RuleProfile
+from ..engine import DEFAULT_MAX_DEALS, PROFILES, RuleProfile, get_profile
 from ..players import BotEntry, ProcessPlayer, TimeSettings
 from ..sandbox import Level, Limits, SandboxSpec, effective_limits
 
@@ -27,7 +27,8 @@ class FaultPolicy(BaseModel):
 class MatchSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    profile: RuleProfile = RuleProfile()
+    profile: RuleProfile = Field(
+        RuleProfile(), description="a registered rule profile by name (default pagat62), or all its parameters")
     format: Literal["game", "deals"] = "game"
     deals: int = Field(8, ge=1, description="deals per game in the 'deals' format")
     max_deals: int = Field(DEFAULT_MAX_DEALS, ge=1, description="deal cap of a 'game': beyond it the game is unfinished")
@@ -38,6 +39,23 @@ class MatchSettings(BaseModel):
     reveal_players: bool = False
     allow_unlimited: bool = Field(
         False, description="run untrusted bots even where no memory or process limit can be enforced (never the default)")
+
+    @field_validator("profile", mode="before")
+    @classmethod
+    def _profile_by_name(cls, v: Any) -> Any:
+        """A name is looked up in the registry; an unknown one is refused with the closest name."""
+        return get_profile(v) if isinstance(v, str) else v
+
+    @field_validator("profile")
+    @classmethod
+    def _no_impostor(cls, v: RuleProfile) -> RuleProfile:
+        """A profile given in full may not take a registered profile's name with other
+        parameters: results and leaderboards would name rules that were not played."""
+        known = PROFILES.get(v.name)
+        if known is not None and known != v:
+            raise ValueError(f"the name {v.name!r} is a registered profile with other parameters: give these "
+                             "parameters a name of their own (or the profile by name alone)")
+        return v
 
     @model_validator(mode="after")
     def _check(self) -> "MatchSettings":
@@ -64,7 +82,7 @@ class MatchSettings(BaseModel):
 
     def player(self, entry: BotEntry, seed: int) -> ProcessPlayer:
         """A fresh bot process player for one game under these settings."""
-        return ProcessPlayer(entry, seed, self.time, self.sandbox_spec(entry))
+        return ProcessPlayer(entry, seed, self.time, self.sandbox_spec(entry), profile=self.profile)
 
     @property
     def fixed_deals(self) -> int | None:

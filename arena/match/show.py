@@ -66,8 +66,30 @@ def render_deal(d: dict[str, Any], names: list[str] | None = None) -> str:
     return "\n".join(out)
 
 
+def profile_params(profile: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """Every parameter of a profile's JSON form but its name, nested ones dotted (``points.jack``)."""
+    out: list[tuple[str, Any]] = []
+    for k, v in profile.items():
+        if not prefix and k == "name":
+            continue
+        if isinstance(v, dict):
+            out += profile_params(v, f"{prefix}{k}.")
+        else:
+            out.append((prefix + k, v))
+    return out
+
+
+def profile_text(profile: dict[str, Any] | None) -> str:
+    """A profile as one line: its name, then all its parameters (``unknown`` without one)."""
+    if not profile:
+        return "unknown"
+    params = ", ".join(f"{k}={'none' if v is None else v}" for k, v in profile_params(profile))
+    return f"{profile.get('name', 'unnamed')} ({params})" if params else str(profile.get("name", "unnamed"))
+
+
 def render_game(record: dict[str, Any], names: list[str] | None = None) -> str:
-    parts = [render_deal(d, names) for d in record["deals"]]
+    parts = [f"=== rule profile {profile_text(record.get('profile'))}"] if record.get("profile") else []
+    parts += [render_deal(d, names) for d in record["deals"]]
     end = record.get("end")
     winner = record.get("winner")
     who = "nobody" if winner is None else ("N/S" if winner == 0 else "E/W")

@@ -1,7 +1,7 @@
 """Players for a seat: in-process policies, or bot processes in a sandbox."""
 
 from .base import FAULT_KINDS, Decision, Fault, Player, PlayerReport
-from .manifest import BotEntry, Manifest, ManifestError, folder_digest, load_entry
+from .manifest import BotEntry, Manifest, ManifestError, ProfileRefused, folder_digest, load_entry, require_profile
 from .mock import MockTransport
 from .policy import PolicyPlayer
 from .process import ProcessPlayer
@@ -10,6 +10,6 @@ from .transport import ProcessTransport, Transport, TransportReport
 
 __all__ = [
     "FAULT_KINDS", "BotEntry", "Decision", "Fault", "Manifest", "ManifestError", "MockTransport", "Player",
-    "PlayerReport", "PolicyPlayer", "ProcessPlayer", "ProcessTransport", "TimeSettings", "Transport",
+    "PlayerReport", "PolicyPlayer", "ProfileRefused", "require_profile", "ProcessPlayer", "ProcessTransport", "TimeSettings", "Transport",
     "TransportReport", "folder_digest", "load_entry",
 ]

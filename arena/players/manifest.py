@@ -8,18 +8,21 @@ changed bot is a new entry even if its author forgot to bump the version.
 from __future__ import annotations
 
 import atexit
+import difflib
 import hashlib
 import importlib.util
 import shutil
 import tempfile
 from collections.abc import Sequence
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..engine import profile_names
 from ..sandbox import Limits
 
 MANIFEST_NAME = "bot.yaml"
@@ -30,6 +33,7 @@ LIBRARY_PACKAGES = {"sdk": "cinch_bot", "engine": "arena.engine"}
 LIBRARIES = tuple(LIBRARY_PACKAGES)
 #: Overrides of a library's folder (tests point one at a changed copy).
 LIBRARY_PATHS: dict[str, Path] = {}
+_PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _SKIP_DIRS = {"__pycache__", ".git", "node_modules/.cache", ".pytest_cache"}
 
 
@@ -44,7 +48,25 @@ class Manifest(BaseModel):
     libraries: list[Literal["sdk", "engine"]] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict, description="extra environment variables")
     limits: Limits | None = None
+    profiles: list[str] | None = Field(
+        None, description="rule profiles the bot plays (by name); omitted: every profile")
     description: str = ""
+
+    @field_validator("profiles")
+    @classmethod
+    def _profile_names(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None:
+            if not v:
+                raise ValueError("an empty list would refuse every game: list at least one profile, or omit the field")
+            if len(set(v)) != len(v):
+                raise ValueError("each profile name once")
+            if any(not _PROFILE_NAME.fullmatch(n) for n in v):
+                raise ValueError("profile names are letters, digits, '.', '_' and '-'")
+        return v
+
+    def plays(self, profile: str) -> bool:
+        """Whether the author says the bot plays the rule profile named ``profile``."""
+        return self.profiles is None or profile in self.profiles
 
     @field_validator("command")
     @classmethod
@@ -144,6 +166,32 @@ def file_digests(folder: str | os.PathLike[str]) -> dict[str, str]:
 
 class ManifestError(ValueError):
     """A manifest that cannot be used; the message names the file and field."""
+
+
+class ProfileRefused(ManifestError):
+    """A bot whose manifest lists rule profiles, asked to play another one."""
+
+
+def require_profile(entry: BotEntry, profile: str) -> None:
+    """Refuse ``entry`` (before any game) unless its manifest admits ``profile``.
+
+    The message names the bot, the profile asked for and the ones it lists
+    (with the closest registered name for a listed one this harness does
+    not know, which is most likely a typo).
+    """
+    listed = entry.manifest.profiles
+    if listed is None or profile in listed:
+        return
+    known = profile_names()
+    hints = []
+    for name in listed:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hints.append(f"{name!r} is not a profile of this harness" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    extra = f"; {'; '.join(hints)}" if hints else ""
+    raise ProfileRefused(
+        f"bot {entry.name!r} ({entry.dir}/{MANIFEST_NAME}) plays only the rule profiles {', '.join(listed)} "
+        f"(its field profiles), not {profile!r}{extra}")
 
 
 def load_entry(path: str | os.PathLike[str]) -> BotEntry:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ..engine import action_from_dict
+from ..engine import RuleProfile, action_from_dict
 from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot, wire
 from ..sandbox import BotExited, Limits, LimitsError, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout, effective_limits
 from .base import Decision, Fault, Player, PlayerReport
@@ -98,8 +98,11 @@ class ProcessPlayer(Player):
         sandbox: SandboxSpec,
         *,
         launcher: Launcher | None = None,
+        profile: RuleProfile | None = None,
     ) -> None:
         self.entry = entry
+        #: The rules the bot will play, named with all their parameters in ``hello``.
+        self.profile = profile or RuleProfile()
         self.name = entry.manifest.name
         self.version = entry.manifest.version
         self.seed = seed
@@ -128,7 +131,7 @@ class ProcessPlayer(Player):
             return self._die(Fault("protocol", f"bot.yaml {e}"))
         t0 = time.monotonic()
         self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
-        hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version())
+        hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version(), self.profile.model_dump(mode="json"))
         fault = self._send(hello)
         if fault:
             return self._die(fault)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..engine import SUITS, BidChoice, Choice, PlayChoice, RobChoice, TrumpChoice, cards_str
+from ..engine import SUITS, BidChoice, Choice, PlayChoice, RobChoice, TrumpChoice, action_to_dict, cards_str
 from .messages import ActionReply, FromBot, HelloReply
 
 _from_bot: TypeAdapter[HelloReply | ActionReply] = TypeAdapter(FromBot)
@@ -34,8 +35,19 @@ def decode_from_bot(line: bytes) -> HelloReply | ActionReply:
         raise MalformedMessage(f"invalid message at {where}: {first['msg']}") from None
 
 
+#: The decision kinds every bot of protocol v1 must know; rule profiles may add others.
+CORE_KINDS = ("bid", "trump", "rob", "play")
+_ANY_RNG_SEED = "legal.any"
+
+
 def choice_to_dict(choice: Choice) -> dict[str, Any]:
-    """The legal choice as sent to bots: constraints, not lists of combinations."""
+    """The legal choice as sent to bots: constraints, not lists of combinations.
+
+    A kind outside ``CORE_KINDS`` (a rule profile's own decision) describes
+    itself (``Choice.to_wire()``, else the list of its ``options``) and always
+    carries ``any``: one legal action, the same for the same decision, that a
+    bot which does not know the kind may send back as it is.
+    """
     if isinstance(choice, PlayChoice):
         return {"cards": cards_str(choice.cards), "under": choice.under_count, "under_from": cards_str(choice.under_from)}
     if isinstance(choice, BidChoice):
@@ -43,5 +55,14 @@ def choice_to_dict(choice: Choice) -> dict[str, Any]:
     if isinstance(choice, RobChoice):
         return {"take": choice.count, "from": cards_str(choice.candidates), "automatic": cards_str(choice.must_take)}
     if isinstance(choice, TrumpChoice):
-        return {"suits": list(SUITS)}
-    raise TypeError(f"unknown choice {choice!r}")
+        suits = getattr(choice, "suits", None)  # a profile may allow fewer than four
+        return {"suits": [SUITS[s] for s in suits] if suits is not None else list(SUITS)}
+    own = getattr(choice, "to_wire", None)
+    if own is not None:
+        legal: dict[str, Any] = dict(own())
+    elif choice.enumerable:
+        legal = {"options": [action_to_dict(a) for a in choice.actions()]}
+    else:
+        raise TypeError(f"choice {choice!r} neither describes itself (to_wire) nor can be enumerated")
+    legal["any"] = action_to_dict(choice.sample(random.Random(_ANY_RNG_SEED)))
+    return legal

@@ -24,13 +24,24 @@ class _Msg(BaseModel):
 # -- harness -> bot ----------------------------------------------------------
 
 
+class ProfileParams(BaseModel):
+    """A rule profile with every one of its parameters (the engine's ``RuleProfile``
+    fields, docs/rules.md, Profiles). Profiles added later bring parameters of
+    their own, so a bot reads the ones it knows and ignores the rest."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = Field(min_length=1, description="the profile's registered name, e.g. pagat62")
+
+
 class Hello(_Msg):
-    """First message: the versions the harness speaks and the bot's seed."""
+    """First message: the versions the harness speaks, the bot's seed and the rules it will play."""
 
     type: Literal["hello"] = "hello"
     protocol: list[int] = Field(description="protocol versions the harness speaks")
     seed: int = Field(ge=0, lt=2**53, description="seed for the bot's own randomness (differs per game); below 2^53 so every JSON reader holds it exactly")
     harness: str = Field(description="harness name and version")
+    profile: ProfileParams = Field(description="the rule profile of the game(s) to come, with all its parameters")
 
 
 class TimeControl(_Msg):
@@ -42,7 +53,7 @@ class TimeControl(_Msg):
 class GameStart(_Msg):
     type: Literal["game"] = "game"
     seat: int = Field(ge=0, le=3)
-    profile: dict[str, Any] = Field(description="the rule profile (RuleProfile fields)")
+    profile: ProfileParams = Field(description="the rule profile of this game, with all its parameters")
     match_format: Literal["game", "deals"]
     deals: int | None = Field(None, description="number of deals in the 'deals' format")
     time: TimeControl
@@ -127,6 +138,15 @@ class PlayLegal(_Msg):
     under_from: list[str] = Field(description="pointless trumps the under cards are chosen from (empty when under is 0)")
 
 
+class OtherLegal(BaseModel):
+    """The legal choice of a decision kind a rule profile adds: its own fields,
+    plus ``any``, one legal action a bot that does not know the kind may send back."""
+
+    model_config = ConfigDict(extra="allow")
+
+    any: dict[str, Any] = Field(description="one legal action, valid as the reply's action as it is")
+
+
 class DealStart(_Msg):
     type: Literal["deal"] = "deal"
     index: int
@@ -140,9 +160,9 @@ class Decide(_Msg):
 
     type: Literal["decide"] = "decide"
     id: int = Field(description="echo it in the reply")
-    kind: Literal["bid", "trump", "rob", "play"]
+    kind: str = Field(description="bid, trump, rob or play; a rule profile may add kinds (their legal carries 'any')")
     view: View
-    legal: BidLegal | TrumpLegal | RobLegal | PlayLegal = Field(description="the legal choice, as constraints")
+    legal: BidLegal | TrumpLegal | RobLegal | PlayLegal | OtherLegal = Field(description="the legal choice, as constraints")
     time_left_ms: int = Field(description="what is left of the game's time bank")
     decision_ms: int = Field(description="limit for this decision")
 

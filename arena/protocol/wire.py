@@ -22,8 +22,9 @@ def encode(msg: dict[str, Any]) -> bytes:
     return (_dumps(msg) + "\n").encode()
 
 
-def hello(versions: Sequence[int], seed: int, harness: str) -> dict[str, Any]:
-    return {"type": "hello", "protocol": list(versions), "seed": seed, "harness": harness}
+def hello(versions: Sequence[int], seed: int, harness: str, profile: dict[str, Any]) -> dict[str, Any]:
+    """``profile``: the rule profile's parameters, all of them (``RuleProfile.model_dump()``)."""
+    return {"type": "hello", "protocol": list(versions), "seed": seed, "harness": harness, "profile": profile}
 
 
 def game_start(seat: int, profile: dict[str, Any], match_format: str, deals: int | None, time: dict[str, Any],

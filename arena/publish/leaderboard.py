@@ -16,6 +16,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from ..match.show import profile_text
 from ..ratings import RatingReport
 from .load import LoadedResults
 from .provenance import Provenance
@@ -132,8 +133,7 @@ def _kv(d: dict[str, Any] | None) -> str:
 def provenance_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, value) pairs of the reproducibility facts, unknowns spelled out."""
     p = doc["provenance"]
-    prof = p.get("rule_profile")
-    prof_text = UNKNOWN if not prof else f"{prof.get('name', '?')} ({_kv(prof)})"
+    prof_text = profile_text(p.get("rule_profile"))
     mf = p.get("match_format")
     if not mf:
         mf_text = UNKNOWN
@@ -230,6 +230,14 @@ _UNIT_TEXT = {"key": "of whole deal keys (block i of every pairing together)",
               "pairing": "of blocks within each pairing", "block": "of single blocks"}
 
 
+def profile_line(doc: dict[str, Any]) -> tuple[str, str]:
+    """The rule profile's name and what follows it, shown under every title."""
+    prof = doc["provenance"].get("rule_profile")
+    if not prof:
+        return UNKNOWN, " (neither the run's files nor the game records name it)"
+    return str(prof.get("name") or UNKNOWN), " (all its parameters under Reproducibility)"
+
+
 def render_markdown(doc: dict[str, Any]) -> str:
     """leaderboard.md: table, crosstable, LOS matrix, luck line, provenance."""
     p = doc["provenance"]
@@ -237,6 +245,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     flags = ", ".join(f"{k} {v}" for k, v in doc["flags"].items()) or "none"
     out = [
         f"# Leaderboard: {p.get('config_name') or UNKNOWN}",
+        "",
+        "Rule profile: **{}**{}.".format(*profile_line(doc)),
         "",
         main_table(doc),
         "",
@@ -306,6 +316,7 @@ def render_html(doc: dict[str, Any]) -> str:
     h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
          f"<title>Leaderboard: {e(p.get('config_name') or UNKNOWN)}</title>", f"<style>{_CSS}</style></head><body>",
          f"<h1>Leaderboard: {e(p.get('config_name') or UNKNOWN)}</h1>",
+         '<p id="profile">Rule profile: <strong>{}</strong>{}.</p>'.format(*map(e, profile_line(doc))),
          '<table id="ratings"><thead><tr><th>rank</th><th class="l">bot</th><th>rating</th>'
          f'<th>{pct}% interval</th><th class="l">interval ({vmin:.0f} to {vmax:.0f})</th><th>games</th>'
          "<th>score %</th><th>W-D-L</th><th>forfeits</th><th class=\"l\">faults</th></tr></thead><tbody>"]

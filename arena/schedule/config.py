@@ -21,9 +21,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..engine import DealFile, get_profile
+from ..engine import DealFile
 from ..match import MatchSettings
-from ..players import BotEntry, ManifestError, load_entry
+from ..players import BotEntry, ManifestError, ProfileRefused, load_entry, require_profile
 from ..sandbox import LimitsError
 from .configerrors import describe
 from .pairings import Pairing, plan_pairings
@@ -125,13 +125,6 @@ class TournamentConfig(BaseModel):
     @classmethod
     def _seed_text(cls, v: Any) -> Any:
         return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
-
-    @field_validator("match", mode="before")
-    @classmethod
-    def _profile_by_name(cls, v: Any) -> Any:
-        if isinstance(v, dict) and isinstance(v.get("profile"), str):
-            return {**v, "profile": get_profile(v["profile"])}
-        return v
 
 
 @dataclass
@@ -245,6 +238,11 @@ def build_tournament(data: dict[str, Any], base: Path, source: str, text: str | 
             continue
         by_ref[ref] = entry
         if any(e.ident == entry.ident for e in entries):
+            continue
+        try:
+            require_profile(entry, cfg.match.profile.name)
+        except ProfileRefused as e:
+            fail(f"entries.{i}", f"{e}: this tournament plays match.profile {cfg.match.profile.name!r}")
             continue
         try:
             cfg.match.limits_for(entry.manifest.limits)  # a manifest may only ask for less than the competition

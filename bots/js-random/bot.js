@@ -36,9 +36,9 @@ function strength(hand, trump) {
   const pedro = trumps.includes("5" + trump) || trumps.includes("5" + sister(trump));
   return [trumps.length, pedro ? 1 : 0];
 }
-function longestSuit(hand) {
-  let best = "C", key = [-1, -1];
-  for (const s of SUITS) {
+function longestSuit(hand, suits) {
+  let best = suits[0], key = [-1, -1];
+  for (const s of suits) {
     const k = strength(hand, s);
     if (k[0] > key[0] || (k[0] === key[0] && k[1] > key[1])) { best = s; key = k; }
   }
@@ -49,11 +49,11 @@ function decide(kind, view, legal) {
   if (kind === "bid") {
     const bids = legal.bids || [];
     if (!legal.pass) return { type: "bid", amount: bids[0] };
-    const [n, pedro] = strength(view.hand, longestSuit(view.hand));
+    const [n, pedro] = strength(view.hand, longestSuit(view.hand, SUITS));
     if (bids.length && n >= 4 && pedro) return { type: "bid", amount: bids[0] };
     return { type: "pass" };
   }
-  if (kind === "trump") return { type: "trump", suit: longestSuit(view.hand) };
+  if (kind === "trump") return { type: "trump", suit: longestSuit(view.hand, legal.suits || SUITS) };
   if (kind === "rob") return { type: "rob", take: sample(legal.from, legal.take) };
   if (kind === "play") {
     const top = choice(legal.cards);
@@ -61,7 +61,10 @@ function decide(kind, view, legal) {
     const pool = legal.under_from.filter((c) => c !== top);
     return { type: "play", card: top, under: sample(pool, legal.under) };
   }
-  throw new Error("unknown decision kind " + kind);
+  // A decision kind a rule profile adds: its options when listed, else the one legal action it names.
+  if (Array.isArray(legal.options) && legal.options.length) return choice(legal.options);
+  if (legal.any) return legal.any;
+  throw new Error("unknown decision kind " + kind + " without options or any");
 }
 
 function send(obj) { process.stdout.write(JSON.stringify(obj) + "\n"); }

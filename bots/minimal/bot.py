@@ -5,6 +5,8 @@ import sys
 
 
 def action(kind, legal):
+    if "any" in legal:  # a decision kind a rule profile adds: it names one legal action
+        return legal["any"]
     if kind == "bid":
         return {"type": "pass"} if legal["pass"] else {"type": "bid", "amount": legal["bids"][0]}
     if kind == "trump":

@@ -48,6 +48,7 @@ class MonteCarloBot(EvaluatingBot):
         """Sum each candidate's rollout value over shared samples; best total wins."""
         sampler = Sampler(view, f)
         side = f.seat % 2
+        scoring = str(self.profile.get("scoring", "standard"))
         totals = [0.0] * len(tops)
         deadline = time.process_time() + self.time_s if self.time_s else None
         for n in range(self.samples):
@@ -57,7 +58,7 @@ class MonteCarloBot(EvaluatingBot):
             for i, card in enumerate(tops):
                 st = root.copy()
                 st.play(card)
-                d = deal_delta(st.rollout(), f.bidder_side, f.bid)
+                d = deal_delta(st.rollout(), f.bidder_side, f.bid, scoring)
                 totals[i] += d[side] - d[1 - side]
         return tops[max(range(len(tops)), key=lambda i: totals[i])]
 

@@ -86,7 +86,7 @@ class PlayState:
             self.remaining_trumps.discard(c)
         trick = self.trick
         trick.append((seat, card))
-        pts = t.points  # under cards are pointless trumps: they never change the points
+        cap = t.captured  # under cards are pointless trumps: they never change the points
         if len(trick) < 4:
             self.to_act = (seat + 1) % 4
             return
@@ -97,17 +97,17 @@ class PlayState:
             st = t.strength(c, led)
             if st > best:
                 win_seat, best = s, st
-            if c != t.low:
-                value += pts[c]
+            value += cap[c]
         self.won[win_seat % 2] += value
         self.trick = []
         self.tricks_done += 1
         self.to_act = win_seat
 
     def points(self) -> tuple[int, int]:
-        """Final points per side, Low credited to the side that held it."""
+        """Final points per side; where the profile leaves Low with its holder, credited to that side."""
         p = list(self.won)
-        p[self.low_side] += self.t.points[self.t.low]
+        if self.t.low_to_holder and self.low_side >= 0:
+            p[self.low_side] += self.t.points[self.t.low]
         return p[0], p[1]
 
     def policy_move(self) -> int:
@@ -126,12 +126,27 @@ class PlayState:
         return self.points()
 
 
-def deal_delta(points: tuple[int, int], bidder_side: int, bid: int) -> tuple[int, int]:
-    """Score change per side under standard scoring (a set bidder loses the bid)."""
-    d = [points[0], points[1]]
-    if points[bidder_side] < bid:
-        d[bidder_side] = -bid
-    return d[0], d[1]
+def deal_delta(points: tuple[int, int], bidder_side: int, bid: int, scoring: str = "standard") -> tuple[int, int]:
+    """Score change per side under the profile's scoring (docs/rules.md 7).
+
+    ``standard``: each side adds its points, a set bidder loses the bid instead.
+    ``difference``: a bidder that makes it scores the difference (a negative
+    difference goes to the defenders); a set gives the defenders their
+    points plus the bid.
+    """
+    b, d = bidder_side, 1 - bidder_side
+    out = [0, 0]
+    made = points[b] >= bid
+    if scoring == "difference":
+        if made:
+            diff = points[b] - points[d]
+            out[b if diff > 0 else d] = abs(diff)
+        else:
+            out[d] = points[d] + bid
+    else:
+        out[d] = points[d]
+        out[b] = points[b] if made else -bid
+    return out[0], out[1]
 
 
 class Sampler:

@@ -19,8 +19,9 @@ def suit_strength(hand: list[str], trump: str) -> tuple[int, bool]:
     return len(trumps), pedro
 
 
-def longest_suit(hand: list[str]) -> str:
-    return max(SUITS, key=lambda s: suit_strength(hand, s))
+def longest_suit(hand: list[str], suits: str | list[str] = SUITS) -> str:
+    """The suit of ``suits`` (the legal ones) with the most trumps, a pedro breaking ties."""
+    return max(suits, key=lambda s: suit_strength(hand, s))
 
 
 class RandomBot(Bot):
@@ -37,8 +38,8 @@ class RandomBot(Bot):
                 return {"type": "pass"}
             return random_legal(legal, kind, self.rng)
         if kind == "trump":
-            return {"type": "trump", "suit": longest_suit(view["hand"])}
-        return random_legal(legal, kind, self.rng)
+            return {"type": "trump", "suit": longest_suit(view["hand"], legal.get("suits") or SUITS)}
+        return random_legal(legal, kind, self.rng)  # also any kind a rule profile adds
 
 
 if __name__ == "__main__":

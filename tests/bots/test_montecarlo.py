@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import random
 
-from arena.engine import Deal, KeyedSource, Play, RuleProfile
+import pytest
 
-from cinch_bot.cards import TABLES
+from arena.engine import Deal, KeyedSource, Play
+
+from cinch_bot.cards import tables_for
 from cinch_bot.strategy import Facts, choose_under
 from sim import PlayState, Sampler
 
+from ..profiles import profiles_under_test
 
-def test_simulator_scores_like_the_engine():
+
+@pytest.mark.parametrize("profile", profiles_under_test(), ids=lambda p: p.name)
+def test_simulator_scores_like_the_engine(profile):
     rng = random.Random(2)
     for k in range(150):
-        deal = Deal(RuleProfile(), k, k % 4, (0, 0), KeyedSource("sim-check"))
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource("sim-check"))
         while deal.phase != "play":
             deal.apply(deal.choice.sample(rng))
-        t = TABLES[deal.trump]
+        t = tables_for(profile.model_dump(mode="json"))[deal.trump]
         low_side = deal.low_holder % 2
         st = PlayState(t, [list(h) for h in deal.hands], [], deal.to_act, 0, [0, 0], low_side, deal.maker % 2)
         while not st.done:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
+from arena.engine import RuleProfile
 from arena.match import MatchSettings, play_game
 from arena.match.check import probe_positions
 from arena.match.game import game_start_notice
@@ -75,7 +76,7 @@ def test_edge_case_positions_and_the_handshake_are_valid() -> None:
         TO_BOT.validate_python(game_start_notice(settings)(seat))
         TO_BOT.validate_python(wire.deal_start(game, seat))
         TO_BOT.validate_python({**wire.decide(game, seat, game.choice, 1), "time_left_ms": 5, "decision_ms": 5})
-    TO_BOT.validate_python(wire.hello(PROTOCOL_VERSIONS, 2**53 - 1, "cinch-arena test"))
+    TO_BOT.validate_python(wire.hello(PROTOCOL_VERSIONS, 2**53 - 1, "cinch-arena test", RuleProfile().model_dump(mode="json")))
     TO_BOT.validate_python(wire.bye(None))
     TO_BOT.validate_python(wire.bye("protocol version 7 is not supported"))
 
@@ -88,4 +89,4 @@ def test_the_models_refuse_what_the_harness_must_never_send() -> None:
     with pytest.raises(ValueError):
         TO_BOT.validate_python(msg)
     with pytest.raises(ValueError):
-        TO_BOT.validate_python(wire.hello(PROTOCOL_VERSIONS, 2**53, "x"))
+        TO_BOT.validate_python(wire.hello(PROTOCOL_VERSIONS, 2**53, "x", RuleProfile().model_dump(mode="json")))

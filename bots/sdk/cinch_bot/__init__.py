@@ -14,6 +14,8 @@
 from .bot import PROTOCOL, Bot, run
 from .cards import (
     CARD_NAMES,
+    PAGAT62,
+    POINT_CARDS,
     RANKS,
     SUITS,
     TABLES,
@@ -31,11 +33,12 @@ from .cards import (
     rank_value,
     sister_suit,
     suit,
+    tables_for,
     trick_winner,
     trump_power,
     trumps_high_to_low,
 )
-from .legal import is_legal, random_legal
+from .legal import is_legal, other_legal, random_legal
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 __version__ = "1.0.0"

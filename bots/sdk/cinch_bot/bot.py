@@ -12,6 +12,8 @@ import random
 import sys
 from typing import Any, BinaryIO
 
+from .cards import PAGAT62, Tables, tables_for
+
 PROTOCOL = 1
 
 
@@ -30,6 +32,23 @@ class Bot:
         self.seed = 0
         self.rng = random.Random(0)
         self.game: dict[str, Any] = {}
+        self.hello: dict[str, Any] = {}
+
+    @property
+    def profile(self) -> dict[str, Any]:
+        """The rules being played, with all their parameters: from the ``game``
+        message, else from ``hello``, else pagat62's (before either arrived)."""
+        return self.game.get("profile") or self.hello.get("profile") or PAGAT62
+
+    @property
+    def tables(self) -> tuple[Tables, ...]:
+        """``tables_for(self.profile)``: per-trump tables with this game's point values."""
+        return tables_for(self.profile)
+
+    def start(self, hello: dict[str, Any]) -> None:
+        """The harness's ``hello`` (protocol versions, seed, the profile); reseeds from its seed."""
+        self.hello = hello
+        self.reseed(int(hello.get("seed", 0)))
 
     def reseed(self, seed: int) -> None:
         """Reset the randomness from ``seed`` (called on hello and game start)."""
@@ -45,7 +64,8 @@ class Bot:
         """The ``deal`` message (index, dealer, 9-card hand, scores)."""
 
     def decide(self, kind: str, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
-        """Return the action dict for a ``bid``/``trump``/``rob``/``play`` decision."""
+        """Return the action dict for a ``bid``/``trump``/``rob``/``play`` decision
+        (or a kind a rule profile adds: ``random_legal`` answers any kind legally)."""
         raise NotImplementedError
 
     def end_deal(self, msg: dict[str, Any]) -> None:
@@ -77,7 +97,7 @@ def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None)
         kind = msg.get("type")
         if kind == "hello":
             seed = int(msg.get("seed", 0))
-            bot.reseed(seed)
+            bot.start(msg)
             # Protocol 1 is the only version spoken; a harness that does not
             # offer it refuses with ``bye``, which ends the loop below.
             _write(out, {"type": "hello", "protocol": PROTOCOL, "name": bot.name, "version": str(bot.version)})

@@ -7,7 +7,9 @@ wants speed, so the same facts are also offered on integers
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
 
 SUITS = "CDHS"
 RANKS = "23456789TJQKA"
@@ -78,9 +80,10 @@ def trump_power(card: str, trump: str) -> int:
     return TABLES[SUITS.index(trump)].power[card_index(card)]
 
 
-def card_points(card: str, trump: str) -> int:
-    """Points the card carries under ``trump`` (pagat62): A, J, T, 2 = 1; both pedros = 5."""
-    return TABLES[SUITS.index(trump)].points[card_index(card)]
+def card_points(card: str, trump: str, profile: Mapping[str, Any] | None = None) -> int:
+    """Points the card carries under ``trump`` in ``profile`` (the ``game``
+    message's profile; default pagat62: A, J, T, 2 = 1, both pedros = 5)."""
+    return tables_for(profile)[SUITS.index(trump)].points[card_index(card)]
 
 
 def trumps_high_to_low(trump: str) -> list[str]:
@@ -95,17 +98,33 @@ def trick_winner(cards: Sequence[str], trump: str) -> int:
     return t.winner_pos(indices(cards))
 
 
+#: The pagat62 profile's parameters, as the ``game`` message spells them:
+#: what a bot assumes before it has been told the rules.
+PAGAT62: dict[str, Any] = {
+    "name": "pagat62", "target": 62, "deciding_threshold": 55, "min_bid": 7, "max_bid": 14, "dealer_forced_bid": 7,
+    "hand_size": 6, "points": {"high": 1, "jack": 1, "game": 1, "right_pedro": 5, "left_pedro": 5, "low": 1},
+    "low_goes_to": "holder", "scoring": "standard", "extra_trumps": "play_under", "rob_from": "stock",
+}
+#: The point cards by rank letter (``"L"``: the left pedro), keyed as in ``profile["points"]``.
+POINT_CARDS: tuple[tuple[str, str], ...] = (
+    ("high", "A"), ("jack", "J"), ("game", "T"), ("right_pedro", "5"), ("left_pedro", "L"), ("low", "2"))
+
+
 class Tables:
-    """Integer tables for one trump suit: the fast path for simulations.
+    """Integer tables for one trump suit under one profile: the fast path for simulations.
 
     ``power[c]`` is 0..13 for trumps (2 low, ace high; left pedro 4) and -1
     for plain cards; ``esuit[c]`` is the suit index a card follows as;
-    ``points[c]`` the pagat62 points; ``low`` the 2 of trump.
+    ``points[c]`` the profile's points; ``captured[c]`` the points a trick
+    winner takes for the card (Low's are 0 where it stays with its holder);
+    ``total`` the points of a deal; ``low`` the 2 of trump.
     """
 
-    __slots__ = ("trump", "left", "low", "power", "esuit", "points", "is_trump", "trumps", "order", "pointless")
+    __slots__ = ("trump", "left", "low", "power", "esuit", "points", "captured", "total", "low_to_holder",
+                 "is_trump", "trumps", "order", "pointless")
 
-    def __init__(self, trump: int) -> None:
+    def __init__(self, trump: int, values: Mapping[str, int] | None = None, low_to_holder: bool = True) -> None:
+        values = {**PAGAT62["points"], **(values or {})}
         self.trump = trump
         self.left = 3 + 13 * (3 - trump)
         self.low = 13 * trump
@@ -119,10 +138,16 @@ class Tables:
         esuit[self.left] = trump
         self.esuit = tuple(esuit)
         pts = [0] * 52
-        for r, p in ((12, 1), (9, 1), (8, 1), (3, 5), (0, 1)):
-            pts[13 * trump + r] = p
-        pts[self.left] = 5
+        for key, letter in POINT_CARDS:
+            card = self.left if letter == "L" else 13 * trump + RANKS.index(letter)
+            pts[card] = int(values[key])
         self.points = tuple(pts)
+        self.low_to_holder = low_to_holder
+        cap = list(pts)
+        if low_to_holder:
+            cap[self.low] = 0
+        self.captured = tuple(cap)
+        self.total = sum(pts)
         self.is_trump = tuple(p >= 0 for p in power)
         self.trumps = frozenset(c for c in range(52) if power[c] >= 0)
         self.order = tuple(sorted(self.trumps, key=lambda c: -power[c]))
@@ -158,3 +183,25 @@ class Tables:
 
 
 TABLES: tuple[Tables, ...] = tuple(Tables(s) for s in range(4))
+"""The pagat62 tables, by trump suit index."""
+
+
+@lru_cache(maxsize=32)
+def _tables(values: tuple[tuple[str, int], ...], low_to_holder: bool) -> tuple[Tables, ...]:
+    return tuple(Tables(s, dict(values), low_to_holder) for s in range(4))
+
+
+def tables_for(profile: Mapping[str, Any] | None) -> tuple[Tables, ...]:
+    """The ``Tables`` of the four trump suits under ``profile`` (a ``game``
+    message's ``profile``; None: pagat62): its point values and who scores Low.
+
+    Parameters a profile leaves out keep their pagat62 values.
+    """
+    if not profile:
+        return TABLES
+    values = {**PAGAT62["points"], **(profile.get("points") or {})}
+    holder = profile.get("low_goes_to", "holder") != "capturer"
+    key = tuple(sorted((k, int(v)) for k, v in values.items() if isinstance(v, (int, float))))
+    if holder and dict(key) == PAGAT62["points"]:
+        return TABLES
+    return _tables(key, holder)

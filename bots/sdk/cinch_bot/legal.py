@@ -17,7 +17,8 @@ def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[s
 
     For bids the options are pass (if allowed) and each amount; for a rob,
     a uniformly random k-subset of ``from``; for a play, a random top card,
-    then a random set of ``under`` cards from ``under_from`` minus the top.
+    then a random set of ``under`` cards from ``under_from`` minus the top;
+    for a kind a rule profile adds, ``other_legal``.
     """
     if kind == "bid":
         options: list[int | None] = ([None] if legal.get("pass") else []) + list(legal.get("bids", []))
@@ -34,7 +35,21 @@ def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[s
             return {"type": "play", "card": top}
         pool = [c for c in legal.get("under_from", []) if c != top]
         return {"type": "play", "card": top, "under": rng.sample(pool, n)}
-    raise ValueError(f"unknown decision kind {kind!r}")
+    return other_legal(legal, kind, rng)
+
+
+def other_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any]:
+    """A legal answer to a decision kind this SDK does not know (a rule profile's own).
+
+    Such a choice lists its ``options`` when they are few (one is drawn with
+    ``rng``) and always carries ``any``, one legal action (docs/protocol.md).
+    """
+    options = legal.get("options")
+    if isinstance(options, list) and options:
+        return dict(rng.choice(options))
+    if isinstance(legal.get("any"), dict):
+        return dict(legal["any"])
+    raise ValueError(f"decision kind {kind!r} is unknown and its legal choice offers neither options nor any")
 
 
 def is_legal(action: dict[str, Any], legal: dict[str, Any], kind: str) -> bool:
@@ -59,4 +74,7 @@ def is_legal(action: dict[str, Any], legal: dict[str, Any], kind: str) -> bool:
         if len(under) != n or len(set(under)) != n:
             return False
         return all(c in legal.get("under_from", []) and c != action["card"] for c in under)
-    return False
+    options = legal.get("options")
+    if isinstance(options, list):
+        return action in options
+    return action == legal.get("any")

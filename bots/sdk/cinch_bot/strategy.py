@@ -12,50 +12,56 @@ from typing import Any
 
 from .bot import Bot
 from .cards import SUITS, TABLES, Tables, card_index, card_name
+from .legal import other_legal
 
 # Trump power values (see Tables.power): A=13 K=12 Q=11 J=10 T=9 5=4 left=3 2=0.
 _A, _K, _Q, _J, _T, _R5, _L5 = 13, 12, 11, 10, 9, 4, 3
 
 
-def estimate_points(hand: Iterable[int], trump: int, dealer: bool = False) -> float:
+def estimate_points(hand: Iterable[int], trump: int, dealer: bool = False, tables: Sequence[Tables] = TABLES) -> float:
     """Rough expected points for the maker's side if ``trump`` is named.
 
     Held point cards count by how safe they are (a pedro is safer with high
-    trumps to cover it), and the side also expects a share of the points it
-    does not hold that grows with trump control. Tuned by self-play.
+    trumps to cover it), each at the profile's value (``tables``, from
+    ``tables_for``); the side also expects a share of the points it does not
+    hold that grows with trump control. Tuned by self-play on pagat62.
     """
-    t = TABLES[trump]
-    powers = sorted((t.power[c] for c in hand if t.power[c] >= 0), reverse=True)
+    t = tables[trump]
+    cards = list(hand)
+    value = {t.power[c]: t.points[c] for c in cards if t.power[c] >= 0}
+    powers = sorted(value, reverse=True)
     n = len(powers)
-    held = set(powers)
     high = sum(1 for p in powers if p >= _J)
     est = 0.0
-    if _A in held:
-        est += 1.0
-    if _J in held:
-        est += 0.75 if (_A in held or _K in held) else 0.55
-    if _T in held:
-        est += 0.55 + 0.05 * high
+    if _A in value:
+        est += value[_A]
+    if _J in value:
+        est += value[_J] * (0.75 if (_A in value or _K in value) else 0.55)
+    if _T in value:
+        est += value[_T] * (0.55 + 0.05 * high)
     for pedro in (_R5, _L5):
-        if pedro in held:
+        if pedro in value:
             cover = sum(1 for p in powers if p > pedro)
-            est += 5.0 * min(0.95, 0.45 + 0.12 * cover)
-    if 0 in held:
-        est += 1.0
-    unheld = 14 - sum(t.points[c] for c in hand)
+            est += value[pedro] * min(0.95, 0.45 + 0.12 * cover)
+    if 0 in value:  # Low: certain where it stays with its holder, else as exposed as a small trump
+        est += value[0] * (1.0 if t.low_to_holder else 0.3 + 0.1 * high)
+    unheld = t.total - sum(t.points[c] for c in cards)
     share = min(0.6, 0.22 + 0.07 * high + 0.03 * n + (0.05 if dealer else 0.0))
-    return est + unheld * share + (0.6 if dealer else 0.0)
+    return est + unheld * share + (0.6 if dealer else 0.0) * (t.total / 14)
 
 
-def best_trump(hand: Iterable[int], dealer: bool = False) -> tuple[int, float]:
-    """The suit with the highest estimate, and that estimate."""
+def best_trump(hand: Iterable[int], dealer: bool = False, tables: Sequence[Tables] = TABLES,
+               suits: Iterable[str] | None = None) -> tuple[int, float]:
+    """The suit with the highest estimate among ``suits`` (default all four), and that estimate."""
     cards = list(hand)
-    scored = [(estimate_points(cards, s, dealer), s) for s in range(4)]
+    allowed = [SUITS.index(x) for x in suits] if suits is not None else range(4)
+    scored = [(estimate_points(cards, s, dealer, tables), s) for s in allowed]
     est, suit = max(scored)
     return suit, est
 
 
-def choose_bid(view: dict[str, Any], legal: dict[str, Any], margin: float = 0.5) -> dict[str, Any]:
+def choose_bid(view: dict[str, Any], legal: dict[str, Any], margin: float = 0.5,
+               tables: Sequence[Tables] = TABLES) -> dict[str, Any]:
     """Bid the cheapest legal amount the hand supports, else pass.
 
     The bid promises points, so bidding higher than needed only adds risk;
@@ -63,7 +69,7 @@ def choose_bid(view: dict[str, Any], legal: dict[str, Any], margin: float = 0.5)
     """
     hand = [card_index(c) for c in view["hand"]]
     dealer = view["seat"] == view["dealer"]
-    _, est = best_trump(hand, dealer)
+    _, est = best_trump(hand, dealer, tables)
     bids = legal.get("bids", [])
     if not legal.get("pass"):
         return {"type": "bid", "amount": bids[0]}
@@ -90,9 +96,9 @@ def choose_under(top: int, under_from: Sequence[int], n: int, t: Tables) -> list
 def _cheap_key(c: int, t: Tables) -> tuple[int, int, int]:
     """Order for throwing a card away: no points at stake, plain before trump, low first.
 
-    Low (the 2 of trump) counts as free: its point stays with its holder.
+    Where Low (the 2 of trump) stays with its holder it counts as free.
     """
-    pts = 0 if c == t.low else t.points[c]
+    pts = t.captured[c]
     trump = t.power[c] >= 0
     return (pts, 1 if trump else 0, t.power[c] if trump else c % 13)
 
@@ -116,7 +122,7 @@ def choose_play(
     """
     power = t.power
     pts = t.points
-    low = t.low
+    cap = t.captured  # what a trick winner takes for each card
     top_out = max((power[c] for c in outside_trumps), default=-1)
     if len(legal) == 1:
         return legal[0]
@@ -129,40 +135,45 @@ def choose_play(
         if st > best:
             best_seat, best_card, best = s, c, st
     after = 3 - len(trick)
-    at_stake = sum(pts[c] for _, c in trick if c != low)
+    at_stake = sum(cap[c] for _, c in trick)
     if (best_seat - seat) % 2 == 0:  # partner is winning
         safe = after == 0 or (power[best_card] >= 0 and power[best_card] > top_out)
         if safe:
-            return max(legal, key=lambda c: (pts[c] if c != low else 0, -_cheap_key(c, t)[1], -_cheap_key(c, t)[2]))
+            return max(legal, key=lambda c: (cap[c], -_cheap_key(c, t)[1], -_cheap_key(c, t)[2]))
         return min(legal, key=lambda c: _cheap_key(c, t))
     winners = [c for c in legal if t.strength(c, led) > best]
     if winners:
         if after == 0:
             # Last to play: win, and take our own point card home if we can.
-            return max(winners, key=lambda c: (pts[c] if c != low else 0, -t.strength(c, led)))
+            return max(winners, key=lambda c: (cap[c], -t.strength(c, led)))
         bosses = [c for c in winners if power[c] >= 0 and power[c] > top_out]
-        if bosses and (at_stake > 0 or any(pts[c] >= 5 for c in hand)):
-            return min(bosses, key=lambda c: (pts[c] if c != low else 0, power[c]))
+        if bosses and (at_stake > 0 or any(_big(pts[c], t) for c in hand)):
+            return min(bosses, key=lambda c: (cap[c], power[c]))
         if at_stake > 0:
             return max(winners, key=lambda c: (t.strength(c, led), -pts[c]))
     return min(legal, key=lambda c: _cheap_key(c, t))
 
 
+def _big(points: int, t: Tables) -> bool:
+    """A card worth protecting on its own (a pedro in pagat62): a third of the deal's points or more."""
+    return 3 * points >= t.total > 0
+
+
 def _lead(hand: Sequence[int], legal: Sequence[int], t: Tables, top_out: int, bidding: bool) -> int:
-    power, pts = t.power, t.points
+    power, pts, cap = t.power, t.points, t.captured
     trumps = [c for c in legal if power[c] >= 0]
     if trumps:
         bosses = sorted((c for c in trumps if power[c] > top_out), key=lambda c: -power[c])
         if bosses:
             if top_out < 0:  # nothing outside can beat any trump: cash the points first
-                return max(trumps, key=lambda c: (pts[c] if c != t.low else 0, power[c]))
-            pointed = [c for c in bosses if pts[c] >= 5]
+                return max(trumps, key=lambda c: (cap[c], power[c]))
+            pointed = [c for c in bosses if _big(pts[c], t)]
             if pointed:
                 return pointed[0]
             return bosses[0]  # draw trumps with the boss
         if bidding and len(trumps) >= 3:
             # Push out the opponents' high trumps with a pointless middle trump.
-            mids = [c for c in trumps if pts[c] == 0 or c == t.low]
+            mids = [c for c in trumps if cap[c] == 0]
             if mids:
                 return max(mids, key=lambda c: power[c])
     plains = [c for c in legal if power[c] < 0]
@@ -180,12 +191,13 @@ class Facts:
     ``outside_trumps`` are trumps not in the hand and not yet played: since
     every trump is in some hand during play, they are exactly the trumps the
     other seats hold. ``voids[s]`` are suits seat ``s`` showed out of.
+    ``tables`` (``tables_for(profile)``) give the game's point values.
     """
 
-    def __init__(self, view: dict[str, Any]) -> None:
+    def __init__(self, view: dict[str, Any], tables: Sequence[Tables] = TABLES) -> None:
         self.seat: int = view["seat"]
         self.trump: int = SUITS.index(view["trump"])
-        self.t: Tables = TABLES[self.trump]
+        self.t: Tables = tables[self.trump]
         self.hand = [card_index(c) for c in view["hand"]]
         self.maker: int = view["maker"]
         self.bid: int = view["bid"]
@@ -195,7 +207,7 @@ class Facts:
         self.voids: list[set[int]] = [set(), set(), set(), set()]
         self.trick: list[tuple[int, int]] = []
         self.tricks_done = 0
-        self.won_points = [0, 0]  # points captured so far (Low excluded: it stays with its holder)
+        self.won_points = [0, 0]  # points captured so far (Low excluded where it stays with its holder)
         t = self.t
         for tr in view.get("tricks", []):
             plays = [(p["seat"], card_index(p["card"]), [card_index(u) for u in p.get("under", [])]) for p in tr["plays"]]
@@ -215,8 +227,7 @@ class Facts:
                 side = tr["winner"] % 2
                 for s, c, under in plays:
                     for x in (c, *under):
-                        if x != t.low:
-                            self.won_points[side] += t.points[x]
+                        self.won_points[side] += t.captured[x]
         mine = set(self.hand)
         self.outside_trumps = [c for c in t.trumps if c not in mine and c not in self.played]
 
@@ -232,14 +243,20 @@ class EvaluatingBot(Bot):
     margin = 0.5  # points of safety asked of a hand before it bids
 
     def decide(self, kind: str, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
+        """Every choice reads the game's profile (``self.tables``) and the legal
+        choice; a kind added by a profile is answered legally (``other_legal``)."""
+        tables = self.tables
         if kind == "bid":
-            return choose_bid(view, legal, self.margin)
+            return choose_bid(view, legal, self.margin, tables)
         if kind == "trump":
-            suit, _ = best_trump([card_index(c) for c in view["hand"]], view["seat"] == view["dealer"])
+            hand = [card_index(c) for c in view["hand"]]
+            suit, _ = best_trump(hand, view["seat"] == view["dealer"], tables, legal.get("suits") or SUITS)
             return {"type": "trump", "suit": SUITS[suit]}
         if kind == "rob":
             return {"type": "rob", "take": choose_rob(legal)}
-        facts = Facts(view)
+        if kind != "play":
+            return other_legal(legal, kind, self.rng)
+        facts = Facts(view, tables)
         top = self.choose_top(view, facts, [card_index(c) for c in legal["cards"]])
         n = int(legal.get("under") or 0)
         if not n:

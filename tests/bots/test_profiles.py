@@ -1,0 +1,237 @@
+"""The SDK and every baseline under any rule profile: the profile's point values,
+legal play from the ``legal`` choices only, trump among the legal suits, and
+a legal answer to a decision kind a bot does not know.
+
+Profiles come from ``profiles_under_test`` (every registered one plus the
+test variant), so checks cover profiles as they are registered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from arena.bench.bots import duplicate_match, load_bot_class
+from arena.engine import Choice, Deal, KeyedSource, NameTrump, RuleProfile, action_from_dict
+from arena.engine.view import deal_view
+from arena.match import MatchSettings
+from arena.match.check import check_entry
+from arena.players import load_entry
+from arena.protocol import choice_to_dict
+from arena.protocol.messages import Decide
+
+import cinch_bot
+from cinch_bot import PAGAT62, Bot, card_points, run, tables_for
+from cinch_bot.strategy import Facts, estimate_points
+from sim import deal_delta
+
+from ..profiles import VARIANT, profiles_under_test
+from .conftest import BOTS, PY_BOTS, ROOT, make_bot
+
+ALL_BOTS = ("random", "heuristic", "montecarlo", "js-random", "minimal")
+PROFILES = profiles_under_test()
+NODE = shutil.which("node")
+
+
+def params(profile: RuleProfile) -> dict[str, Any]:
+    return profile.model_dump(mode="json")
+
+
+# -- the SDK's point values -------------------------------------------------------------------------
+
+
+def test_pagat62_of_the_sdk_is_the_engine_default():
+    assert PAGAT62 == params(RuleProfile())
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+def test_sdk_tables_give_the_engine_point_values(profile):
+    tables = tables_for(params(profile))
+    for trump in range(4):
+        t = tables[trump]
+        assert t.points == profile.point_table(trump)
+        assert t.pointless == profile.pointless_trumps(trump)
+        assert t.total == profile.points.total == sum(t.points)
+        holder = profile.low_goes_to == "holder"
+        assert t.low_to_holder == holder and t.captured[t.low] == (0 if holder else t.points[t.low])
+
+
+def test_card_points_read_the_profile():
+    p = params(VARIANT)
+    assert card_points("JH", "H", p) == 2 and card_points("TH", "H", p) == 2 and card_points("5D", "H", p) == 5
+    assert card_points("JH", "H") == 1 and card_points("JH", "H", PAGAT62) == 1 and card_points("JS", "H", p) == 0
+    assert tables_for(None) is tables_for(PAGAT62) is cinch_bot.TABLES
+
+
+def test_bot_profile_comes_from_the_game_then_the_hello():
+    bot = Bot()
+    assert bot.profile == PAGAT62 and bot.tables is cinch_bot.TABLES
+    hello = {"type": "hello", "protocol": [1], "seed": 3, "harness": "t", "profile": params(VARIANT)}
+    import io
+
+    run(bot, io.BytesIO(json.dumps(hello).encode() + b"\n"), io.BytesIO())
+    assert bot.profile == params(VARIANT) and bot.seed == 3
+    assert bot.tables[2].points == VARIANT.point_table(2)
+    other = {**params(VARIANT), "name": "other", "target": 40}
+    bot.start_game({"type": "game", "profile": other}, 3)
+    assert bot.profile == other
+
+
+def test_points_won_and_hand_estimates_use_the_profile():
+    # Hearts trump; seat 0 (side 0) won a trick holding the jack and Low of hearts.
+    view = {"seat": 0, "hand": ["AS"], "maker": 0, "bid": 6, "trump": "H",
+            "tricks": [{"leader": 1, "plays": [{"seat": 1, "card": "2H"}, {"seat": 2, "card": "JH"},
+                                                {"seat": 3, "card": "3C"}, {"seat": 0, "card": "QH"}], "winner": 0}]}
+    assert Facts(view).won_points == [1, 0]  # pagat62: Low stays with its holder (side 1)
+    assert Facts(view, tables_for(params(VARIANT))).won_points == [3, 0]  # jack 2, Low to the capturer
+    hand = [cinch_bot.card_index(c) for c in ("JH", "TH", "KH", "3C", "4S", "7D")]
+    assert estimate_points(hand, 2, tables=tables_for(params(VARIANT))) > estimate_points(hand, 2)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+def test_the_simulator_scores_a_deal_like_the_engine(profile):
+    rng = random.Random(5)
+    for k in range(60):
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource(f"delta-{profile.name}"))
+        while not deal.done:
+            deal.apply(deal.choice.sample(rng))
+        got = deal_delta(deal.points, deal.maker % 2, deal.high, profile.scoring)
+        assert [deal.scores_after[s] - deal.scores_before[s] for s in (0, 1)] == list(got)
+
+
+# -- legal choices only -----------------------------------------------------------------------------
+
+
+class CallChoice(Choice):
+    """A decision kind no baseline knows (as a profile could add): name one of three suits."""
+
+    kind = "call"
+    __slots__ = ("seat",)
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
+    def actions(self) -> list[Any]:
+        return [NameTrump(s) for s in (0, 2, 3)]
+
+    def is_legal(self, action: object) -> bool:
+        return action in self.actions()
+
+    def sample(self, rng: random.Random) -> Any:
+        return rng.choice(self.actions())
+
+    def only(self) -> None:
+        return None
+
+    def explain(self) -> str:
+        return "call C, H or S"
+
+
+def a_view(profile: RuleProfile = VARIANT) -> dict[str, Any]:
+    deal = Deal(profile, 0, 0, (0, 0), KeyedSource("views"))
+    return deal_view(deal, deal.to_act).to_dict()
+
+
+def test_an_unknown_kind_carries_one_legal_action_and_validates():
+    legal = choice_to_dict(CallChoice(1))
+    assert legal["options"] == [{"type": "trump", "suit": s} for s in "CHS"] and legal["any"] in legal["options"]
+    assert legal == choice_to_dict(CallChoice(1))  # the same decision, the same 'any'
+    msg = Decide.model_validate({"type": "decide", "id": 1, "kind": "call", "view": a_view(), "legal": legal,
+                                 "time_left_ms": 1, "decision_ms": 1})
+    assert msg.kind == "call"
+
+
+def talk(name: str, decides: list[tuple[str, dict[str, Any], dict[str, Any]]], profile: RuleProfile) -> list[dict[str, Any]]:
+    """Run a baseline as a process (no sandbox): hello, game, the decides, bye; its actions."""
+    manifest = load_entry(BOTS / name).manifest
+    if manifest.command[0] == "node" and NODE is None:
+        pytest.skip("node is not installed")
+    argv = [sys.executable if a == "{python}" else a for a in manifest.command]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(BOTS / "sdk"), str(ROOT)]), CINCH_MC_SAMPLES="4")
+    lines = [{"type": "hello", "protocol": [1], "seed": 5, "harness": "t", "profile": params(profile)},
+             {"type": "game", "seat": 1, "profile": params(profile), "match_format": "game", "deals": None,
+              "time": {"startup_ms": 10000, "decision_ms": 1000, "bank_ms": 60000}, "players": None}]
+    lines += [{"type": "decide", "id": i, "kind": k, "view": v, "legal": lg, "time_left_ms": 9, "decision_ms": 9}
+              for i, (k, v, lg) in enumerate(decides)]
+    lines.append({"type": "bye", "reason": None})
+    text = "".join(json.dumps(m) + "\n" for m in lines).encode()
+    proc = subprocess.run(argv, cwd=BOTS / name, env=env, input=text, capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode()
+    replies = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert replies[0]["type"] == "hello" and [r["id"] for r in replies[1:]] == list(range(len(decides)))
+    return [r["action"] for r in replies[1:]]
+
+
+@pytest.mark.parametrize("name", ALL_BOTS)
+def test_every_baseline_names_trump_among_the_legal_suits_and_answers_an_unknown_kind(name):
+    view = a_view()
+    call = choice_to_dict(CallChoice(view["seat"]))
+    only_any = {"any": {"type": "trump", "suit": "D"}}
+    decides = [("trump", view, {"suits": [s]}) for s in "CDHS"] + [("trump", view, {"suits": ["D", "S"]})]
+    decides += [("call", view, call), ("call", view, only_any)]
+    actions = talk(name, decides, VARIANT)
+    assert [a["suit"] for a in actions[:4]] == list("CDHS")
+    assert actions[4]["suit"] in ("D", "S")
+    assert CallChoice(view["seat"]).is_legal(action_from_dict(actions[5]))
+    assert actions[6] == only_any["any"]
+
+
+@pytest.mark.parametrize("name", PY_BOTS)
+def test_sdk_baselines_in_process_answer_an_unknown_kind_legally(name):
+    bot = make_bot(name, samples=4) if name == "montecarlo" else make_bot(name)
+    bot.start_game({"type": "game", "profile": params(VARIANT)}, 1)
+    choice = CallChoice(0)
+    for _ in range(10):
+        assert choice.is_legal(action_from_dict(bot.decide("call", a_view(), choice_to_dict(choice))))
+    assert cinch_bot.is_legal(cinch_bot.random_legal(choice_to_dict(choice), "call", random.Random(1)),
+                              choice_to_dict(choice), "call")
+
+
+# -- conformance and strength under a profile -------------------------------------------------------
+
+
+def settings(profile: RuleProfile) -> MatchSettings:
+    return MatchSettings(sandbox="none", profile=profile, time={"decision_ms": 5000, "bank_ms": 600000})
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic"])
+def test_baselines_conform_under_the_variant(name):
+    report = check_entry(load_entry(BOTS / name), settings(VARIANT), games=1)
+    assert report.ok, report.summary()
+    assert report.profile == "testvariant" and report.decisions > 50
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("name", ALL_BOTS)
+def test_every_baseline_conforms_under_every_profile(name, profile):
+    if name == "js-random" and NODE is None:
+        pytest.skip("node is not installed")
+    report = check_entry(load_entry(BOTS / name), settings(profile), games=2)
+    assert report.ok, report.summary()
+
+
+def test_heuristic_beats_random_under_the_variant():
+    r = duplicate_match(load_bot_class("heuristic"), load_bot_class("random"), 4, "variant-strength",
+                        MatchSettings(profile=VARIANT))
+    assert r["games"] == 8 and r["unfinished_games"] == 0
+    assert r["score_rate"] >= 0.75 and r["mean_final_score_diff"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("strong", ["heuristic", "montecarlo"])
+def test_the_strong_baselines_beat_random_under_every_profile(strong, profile):
+    make = load_bot_class(strong)
+    r = duplicate_match((lambda: make(samples=40)) if strong == "montecarlo" else make, load_bot_class("random"), 8,
+                        f"strength-{profile.name}", MatchSettings(profile=profile))
+    assert r["unfinished_games"] == 0
+    lo, _ = r["score_rate_95"]
+    assert r["score_rate"] >= 0.75 and lo > 0.5, r

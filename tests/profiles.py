@@ -1,0 +1,45 @@
+"""A variant rule profile for the plumbing tests, and the profiles every check covers.
+
+The variant uses only parameters the engine implements today, each set away
+from its pagat62 value, so a test that passes under it cannot be leaning on
+pagat62's numbers. It is registered only while a test needs it (the
+``variant`` fixture), so the registry other tests see stays as shipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from arena.engine import PROFILES, PointValues, RuleProfile, profile_names, register_profile
+
+VARIANT = RuleProfile(
+    name="testvariant",
+    target=31,
+    deciding_threshold=25,
+    min_bid=6,
+    max_bid=14,
+    dealer_forced_bid=6,
+    points=PointValues(jack=2, game=2),
+    low_goes_to="capturer",
+    scoring="difference",
+)
+
+
+@pytest.fixture
+def variant() -> Iterator[RuleProfile]:
+    """``VARIANT``, registered by name for the test's duration."""
+    added = VARIANT.name not in PROFILES
+    register_profile(VARIANT)
+    try:
+        yield VARIANT
+    finally:
+        if added:
+            PROFILES.pop(VARIANT.name, None)
+
+
+def profiles_under_test() -> list[RuleProfile]:
+    """Every registered profile and the variant: profiles registered later are covered as they come."""
+    out = [PROFILES[n] for n in profile_names()]
+    return out + ([VARIANT] if VARIANT.name not in PROFILES else [])

@@ -24,6 +24,7 @@ VARIANT = RuleProfile(
     points=PointValues(jack=2, game=2),
     low_goes_to="capturer",
     scoring="difference",
+    set_rule="points_plus_bid",
 )
 
 

@@ -15,6 +15,8 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 def _engine(ap: Parser) -> None:
     ap.add_argument("--seconds", type=float, default=3.0, help="how long to play (default 3)")
     ap.add_argument("--seed", type=int, default=0, help="seed of decks and decisions (default 0)")
+    ap.add_argument("--profile", default="pagat62",
+                    help="rule profile to play (default pagat62), or 'all' for every registered profile in turn")
 
 
 def _protocol(ap: Parser) -> None:
@@ -73,5 +75,12 @@ def main(argv: list[str]) -> int:
     ap = parser(f"bench {name}", desc)
     add(ap)
     args: Any = parse(ap, argv[1:])
+    if name == "engine" and args.profile != "all":
+        from ..engine import get_profile
+
+        try:
+            get_profile(args.profile)
+        except ValueError as e:
+            raise CommandError(f"--profile: {e}") from None
     module = importlib.import_module(f"arena.bench.{name}")
     return int(module.run(args))

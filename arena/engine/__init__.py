@@ -11,6 +11,8 @@ from .actions import (
     Bid,
     BidChoice,
     Choice,
+    Discard,
+    DiscardChoice,
     IllegalAction,
     NameTrump,
     Pass,
@@ -27,7 +29,7 @@ from .chance import DeckSource, KeyedSource, derive_key
 from .deal import Deal
 from .dealfile import DealFile, FileSource
 from .game import DEFAULT_MAX_DEALS, Game
-from .profile import PROFILES, PointValues, RuleProfile, get_profile, profile_names, register_profile
+from .profile import PROFILES, PointValues, RuleProfile, get_profile, profile_names, register_profile, variant
 from .record import (
     RECORD_VERSION,
     ReplayMismatch,
@@ -42,9 +44,9 @@ from .view import DealSummary, TrickView, View
 
 __all__ = [
     "Action", "Bid", "BidChoice", "Card", "Choice", "DEFAULT_MAX_DEALS", "Deal", "DealFile", "DealSummary",
-    "DeckSource", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
+    "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
     "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile",
     "SUITS", "TrickView", "TrumpChoice", "View", "action_from_dict", "action_to_dict", "card_str", "cards_str",
     "deal_record", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",
-    "parse_suit", "recorded_decisions", "recorded_source", "replay",
+    "parse_suit", "recorded_decisions", "recorded_source", "replay", "variant",
 ]

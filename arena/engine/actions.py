@@ -77,7 +77,21 @@ class Play:
         return f"play {_name(self.card)}"
 
 
-Action = Union[Pass, Bid, NameTrump, Rob, Play]
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """The cards a seat lays away after the trump is named (profiles whose
+    seats choose their discards, or show and discard extra trumps)."""
+
+    cards: tuple[Card, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", tuple(sorted(self.cards)))  # a set: one canonical order
+
+    def __str__(self) -> str:
+        return "discard [" + " ".join(_name(c) for c in self.cards) + "]"
+
+
+Action = Union[Pass, Bid, NameTrump, Rob, Play, Discard]
 PASS = Pass()
 
 # Actions are immutable, so the common ones are built once and shared: the
@@ -249,6 +263,55 @@ class RobChoice(Choice):
         )
 
 
+class DiscardChoice(Choice):
+    """Discard between ``least`` and ``most`` distinct cards of ``candidates``.
+
+    Stated as a constraint, like the rob: a nine-card hand has hundreds of
+    subsets. ``most`` never leaves the seat fewer cards than it keeps anyway.
+    """
+
+    kind = "discard"
+    __slots__ = ("seat", "candidates", "least", "most")
+
+    def __init__(self, seat: int, candidates: tuple[Card, ...], least: int, most: int) -> None:
+        self.seat = seat
+        self.candidates = candidates
+        self.least = least
+        self.most = most
+
+    def is_legal(self, action: object) -> bool:
+        if not isinstance(action, Discard):
+            return False
+        cards = action.cards
+        return (
+            self.least <= len(cards) <= self.most
+            and len(set(cards)) == len(cards)
+            and all(type(c) is int and c in self.candidates for c in cards)
+        )
+
+    @property
+    def enumerable(self) -> bool:
+        return False
+
+    def actions(self) -> list[Action]:
+        return [
+            Discard(tuple(t)) for n in range(self.least, self.most + 1) for t in combinations(self.candidates, n)
+        ]
+
+    def only(self) -> Action | None:
+        if self.least == self.most and self.least in (0, len(self.candidates)):
+            return Discard(self.candidates if self.least else ())
+        return None
+
+    def sample(self, rng: random.Random) -> Action:
+        n = rng.randint(self.least, self.most)
+        return Discard(tuple(rng.sample(self.candidates, n)))
+
+    def explain(self) -> str:
+        span = str(self.least) if self.least == self.most else f"{self.least} to {self.most}"
+        return f"discard {span} of [{' '.join(cards_str(self.candidates))}]"
+
+
 class PlayChoice(Choice):
     """Play one of ``cards``; a long hand in the first trick adds
     ``under_count`` distinct cards of ``under_from`` other than the top."""
@@ -330,6 +393,8 @@ def action_to_dict(action: Action) -> dict[str, Any]:
         return {"type": "trump", "suit": SUITS[action.suit]}
     if isinstance(action, Rob):
         return {"type": "rob", "take": cards_str(action.take)}
+    if isinstance(action, Discard):
+        return {"type": "discard", "cards": cards_str(action.cards)}
     raise TypeError(f"not an action: {action!r}")
 
 
@@ -370,7 +435,12 @@ def action_from_dict(d: dict[str, Any]) -> Action:
             if not isinstance(take, list):
                 raise ValueError("'take' must be a list of cards")
             return Rob(tuple(sorted(parse_cards(take))))
+        if kind == "discard":
+            cards = d.get("cards")
+            if not isinstance(cards, list):
+                raise ValueError("'cards' must be a list of cards")
+            return Discard(tuple(parse_cards(cards)))
     except (AttributeError, TypeError):
         shown = {k: v for k, v in d.items() if v is not None}
         raise ValueError(f"malformed {kind!r} action: {shown!r}") from None
-    raise ValueError(f"unknown action type {kind!r} (expected pass, bid, trump, rob or play)")
+    raise ValueError(f"unknown action type {kind!r} (expected pass, bid, trump, discard, rob or play)")

@@ -18,6 +18,8 @@ from .actions import (
     Action,
     BidChoice,
     Choice,
+    Discard,
+    DiscardChoice,
     IllegalAction,
     Pass,
     Play,
@@ -29,7 +31,7 @@ from .cards import NUM_CARDS, TRUMP_TABLES, Card, TrumpTable
 from .chance import DeckSource
 from .profile import RuleProfile
 
-BID, TRUMP, ROB, PLAY, DONE = "bid", "trump", "rob", "play", "done"
+BID, TRUMP, DISCARD, ROB, PLAY, DONE = "bid", "trump", "discard", "rob", "play", "done"
 TRICKS_PER_DEAL = 6
 
 @lru_cache(maxsize=256)
@@ -40,6 +42,8 @@ def _amounts(lo: int, hi: int) -> tuple[int, ...]:
 
 _ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 1 + i) % 4 for i in range(4)) for d in range(4))
 """``_ORDERS[dealer]``: seats from the dealer's left, clockwise, dealer last."""
+_RIGHT_ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 3 - i) % 4 for i in range(4)) for d in range(4))
+"""``_RIGHT_ORDERS[dealer]``: seats from the dealer's right, anticlockwise, dealer last."""
 
 
 def _strength_table(table: TrumpTable, led: int) -> tuple[int, ...]:
@@ -85,7 +89,7 @@ class Deal:
         "hands", "dealt", "stock", "pile", "reshuffles", "bids", "high", "maker", "trump", "table",
         "discarded", "received", "rob_stock", "rob_taken", "blind", "tricks", "low_holder", "points",
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
-        "_strength",
+        "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue",
     )
 
     def __init__(
@@ -122,6 +126,14 @@ class Deal:
         self.pile: list[Card] = []
         self.reshuffles = 0
         self.bids: list[tuple[int, int, bool]] = []  # (seat, amount or 0 for pass, forced)
+        self._bid_order = order if profile.bid_start == "left" else _RIGHT_ORDERS[dealer]
+        self._bid_pos = 0
+        self._passed: list[int] = []  # seats that passed (final with auction "until_three_pass")
+        self._queue: list[int] = []  # seats still to discard, in order
+        self.redeal = False  # every seat passed and the profile redeals
+        self.shown: list[list[Card]] = [[], [], [], []]  # cards each seat laid face up (public)
+        self.out: list[tuple[int, Card]] = []  # (discarding seat or -1, card): out of play when play began
+        self.lost = 0  # points that count for nobody (cards out of play)
         self.high = 0
         self.maker: int | None = None
         self.trump: int | None = None
@@ -137,7 +149,7 @@ class Deal:
         self.made: bool | None = None
         self.scores_after: tuple[int, int] | None = None
         self.phase = BID
-        self.to_act: int = order[0]
+        self.to_act: int = self._bid_order[0]
         self._choice: Choice | None = None
         self._pointless: frozenset[Card] = frozenset()
         self._card_points: tuple[int, ...] = ()
@@ -172,6 +184,12 @@ class Deal:
         self._do(seat, action, False)
         self._advance()
 
+    def rob_pool(self) -> tuple[Card, ...]:
+        """The cards the dealer looks through while robbing (rules 5.4; ru51: the discards too)."""
+        if self.profile.rob_from == "stock_and_discards":
+            return tuple(self.stock) + tuple(self.pile)
+        return tuple(self.stock)
+
     @property
     def bidders(self) -> int | None:
         return None if self.maker is None else self.maker % 2
@@ -200,12 +218,16 @@ class Deal:
         if phase == BID:
             p = self.profile
             seat = self.to_act
-            if seat == self.dealer and self.high == 0:
-                return BidChoice(seat, (p.dealer_forced_bid,), can_pass=False)  # type: ignore[arg-type]
+            if self.high == 0 and len(self._passed) == 3 and p.dealer_forced_bid is not None:
+                # the last seat to speak, after three passes (the dealer): must bid
+                forced = p.dealer_forced_bid
+                return BidChoice(seat, _amounts(forced, p.max_bid) if p.forced_bid_any else (forced,), can_pass=False)
             lo = max(self.high + 1, p.min_bid)
             return BidChoice(seat, _amounts(lo, p.max_bid), can_pass=True)
         if phase == TRUMP:
             return TrumpChoice(self.to_act)
+        if phase == DISCARD:
+            return self._discard_choice()
         return self._rob_choice()
 
     def _do(self, seat: int, action: Action, forced: bool) -> None:
@@ -214,19 +236,44 @@ class Deal:
         if phase == BID:
             if isinstance(action, Pass):
                 self.bids.append((seat, 0, forced))
+                self._passed.append(seat)
             else:
                 self.bids.append((seat, action.amount, forced))  # type: ignore[union-attr]
                 self.high = action.amount  # type: ignore[union-attr]
                 self.maker = seat
-            if seat == self.dealer:
-                self.phase = TRUMP
-                self.to_act = self.maker  # type: ignore[assignment]
-            else:
-                self.to_act = (seat + 1) % 4
+            self._next_bidder()
         elif phase == TRUMP:
             self._name_trump(action.suit)  # type: ignore[union-attr]
+        elif phase == DISCARD:
+            self._discard(seat, action.cards)  # type: ignore[union-attr]
         else:
             self._rob(action.take)  # type: ignore[union-attr]
+
+    def _next_bidder(self) -> None:
+        """Whose turn in the auction, or its end: naming trump, or a redeal."""
+        order = self._bid_order
+        passed = self._passed
+        if self.profile.auction == "once_around":
+            self._bid_pos += 1
+            over = self._bid_pos == 4
+        else:  # rounds, skipping seats that passed, until three have passed
+            over = len(passed) == 4 or (len(passed) == 3 and self.high > 0)
+            pos = self._bid_pos
+            while not over:
+                pos = (pos + 1) % 4
+                if order[pos] not in passed:
+                    break
+            self._bid_pos = pos
+        if not over:
+            self.to_act = order[self._bid_pos]
+        elif self.maker is None:  # everybody passed: the deal is void (rules 11)
+            self.redeal = True
+            self.scores_after = self.scores_before
+            self.phase = DONE
+            self.to_act = -1
+        else:
+            self.phase = TRUMP
+            self.to_act = self.maker
 
     def _draw_reshuffled(self, kind: str) -> None:
         """Turn the discard pile into the stock: during the fill (``kind``
@@ -250,13 +297,53 @@ class Deal:
         self._card_points = self.profile.point_table(suit)
         self._pointless = self.profile.pointless_trumps(suit)
         is_trump = table.is_trump
-        for s in range(4):
-            hand = self.hands[s]
-            keep = [c for c in hand if is_trump[c]]
-            gone = [c for c in hand if not is_trump[c]]
-            self.hands[s] = keep
-            self.discarded[s] = gone
-            self.pile.extend(gone)
+        p = self.profile
+        if p.discard == "choose":  # each seat in turn, the dealer last (rules 11)
+            self._queue = list(self._order)
+        else:
+            for s in range(4):
+                hand = self.hands[s]
+                keep = [c for c in hand if is_trump[c]]
+                gone = [c for c in hand if not is_trump[c]]
+                self.hands[s] = keep
+                self.discarded[s] = gone
+                self.pile.extend(gone)
+            if p.extra_trumps == "discard":
+                self._queue = [s for s in self._order if len(self.hands[s]) > p.hand_size]
+        if self._queue:
+            self.phase = DISCARD
+            self.to_act = self._queue[0]
+        else:
+            self._fill()
+
+    def _discard_choice(self) -> DiscardChoice:
+        seat = self.to_act
+        hand = self.hands[seat]
+        p = self.profile
+        if p.discard == "choose":
+            return DiscardChoice(seat, tuple(hand), max(p.min_discard, len(hand) - p.hand_size), len(hand))
+        extra = len(hand) - p.hand_size
+        return DiscardChoice(seat, tuple(hand), extra, extra)
+
+    def _discard(self, seat: int, cards: tuple[Card, ...]) -> None:
+        hand = self.hands[seat]
+        for c in cards:
+            hand.remove(c)
+        self.discarded[seat].extend(cards)
+        if self.profile.discard == "choose":
+            self.pile.extend(cards)
+            if self.profile.discards_face_up:
+                self.shown[seat].extend(cards)
+        else:  # extra trumps: shown and put out of play, never back into a stock (rules 11, ru51)
+            self.shown[seat].extend(cards)
+        self._queue.pop(0)
+        if self._queue:
+            self.to_act = self._queue[0]
+        else:
+            self._fill()
+
+    def _fill(self) -> None:
+        """The dealer fills the other hands from the stock, then robs (rules 5)."""
         size = self.profile.hand_size
         for s in self._order[:3]:
             hand = self.hands[s]
@@ -273,6 +360,11 @@ class Deal:
         self.to_act = self.dealer
 
     def _rob_choice(self) -> RobChoice:
+        p = self.profile
+        if p.rob == "free":  # any cards of the pool; trumps left go out face up
+            pool = self.rob_pool()
+            short = max(0, p.hand_size - len(self.hands[self.dealer]))
+            return RobChoice(self.dealer, pool, (), pool, min(short, len(pool)))
         is_trump = self.table.is_trump  # type: ignore[union-attr]
         stock = tuple(self.stock)
         must = tuple(c for c in stock if is_trump[c])
@@ -283,15 +375,31 @@ class Deal:
 
     def _rob(self, take: tuple[Card, ...]) -> None:
         dealer = self.dealer
-        self.rob_stock = tuple(self.stock)
+        p = self.profile
         is_trump = self.table.is_trump  # type: ignore[union-attr]
-        taken = tuple(c for c in self.stock if is_trump[c]) + tuple(take)
+        if p.rob == "free":
+            from_pile = p.rob_from == "stock_and_discards"
+            self.rob_stock = tuple(self.stock) + (tuple(self.pile) if from_pile else ())
+            taken = tuple(take)
+            self.stock = [c for c in self.stock if c not in taken]
+            if from_pile:
+                self.pile = [c for c in self.pile if c not in taken]
+            left = [c for c in self.stock if is_trump[c]]
+            if from_pile:
+                left += [c for c in self.pile if is_trump[c]]
+            if left:  # trumps the dealer leaves are laid face up, out of play
+                self.shown[dealer].extend(left)
+                self.stock = [c for c in self.stock if not is_trump[c]]
+                self.pile = [c for c in self.pile if not is_trump[c]]
+        else:
+            self.rob_stock = tuple(self.stock)
+            taken = tuple(c for c in self.stock if is_trump[c]) + tuple(take)
+            self.stock = [c for c in self.stock if c not in taken]
         self.rob_taken = taken
         hand = self.hands[dealer]
         hand.extend(taken)
         self.received[dealer].extend(taken)
-        self.stock = [c for c in self.stock if c not in taken]
-        short = self.profile.hand_size - len(hand)
+        short = p.hand_size - len(hand)
         if short > 0:  # the whole stock was not enough: blind from the discards (rules 5.4)
             self.stock = []
             self._draw_reshuffled("rob")
@@ -301,10 +409,24 @@ class Deal:
             hand.extend(blind)
             self.received[dealer].extend(blind)
         self.phase = PLAY
-        low = self.profile.low_card(self.trump)  # type: ignore[arg-type]
-        self.low_holder = next(s for s in range(4) if low in self.hands[s])
+        low = p.low_card(self.trump)  # type: ignore[arg-type]
+        self.low_holder = next((s for s in range(4) if low in self.hands[s]), None)
+        if p.may_lose_points:
+            self._out_of_play()
         self.tricks.append(Trick(self.maker))  # type: ignore[arg-type]
         self.to_act = self.maker  # type: ignore[assignment]
+
+    def _out_of_play(self) -> None:
+        """Every card in no hand when play begins, with the seat that laid it away
+        (-1: never dealt to anyone), for the points of cards out of play."""
+        held = {c for h in self.hands for c in h}
+        by: dict[Card, int] = {}
+        for s in range(4):
+            for c in self.discarded[s]:
+                by[c] = s
+            for c in self.shown[s]:
+                by[c] = s
+        self.out = [(by.get(c, -1), c) for c in self.deck if c not in held]
 
     def _long_choice(self, seat: int, hand: list[Card], legal: list[Card]) -> PlayChoice:
         """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (rules 6)."""
@@ -389,23 +511,36 @@ class Deal:
             side = trick.winner % 2  # type: ignore[operator]
             for _, card, under in trick.plays:
                 for c in (card, *under) if under else (card,):
-                    p = card_points[c]
-                    if not p:
+                    v = card_points[c]
+                    if not v:
                         continue
                     if c == low and low_to_holder:
-                        pts[self.low_holder % 2] += p  # type: ignore[operator]
+                        pts[self.low_holder % 2] += v  # type: ignore[operator]
                     else:
-                        pts[side] += p
-        self.points = (pts[0], pts[1])
+                        pts[side] += v
         b = self.maker % 2  # type: ignore[operator]
         d = 1 - b
+        p = self.profile
+        if self.out:  # cards out of play: the defenders' point trumps may count for the bidders
+            lost = 0
+            for s, c in self.out:
+                v = card_points[c]
+                if v:
+                    if p.defender_discards_to_bidders and s >= 0 and s % 2 == d:
+                        pts[b] += v
+                    else:
+                        lost += v
+            self.lost = lost
+        self.points = (pts[0], pts[1])
         bid = self.high
         made = pts[b] >= bid
         self.made = made
         delta = [0, 0]
-        if self.profile.scoring == "standard":
+        if p.scoring == "standard":
             delta[d] = pts[d]
             delta[b] = pts[b] if made else -bid
+            if made and p.full_bid_doubles and bid == p.deal_points:
+                delta[b] = 2 * bid
         else:  # difference scoring (foster1897 and relatives)
             if made:
                 diff = pts[b] - pts[d]
@@ -413,6 +548,8 @@ class Deal:
                     delta[b] = diff
                 else:
                     delta[d] = -diff
+            elif p.set_rule == "total_plus_gap":
+                delta[d] = p.deal_points + bid - pts[b]
             else:
                 delta[d] = pts[d] + bid
         self.scores_after = (self.scores_before[0] + delta[0], self.scores_before[1] + delta[1])

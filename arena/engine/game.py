@@ -85,20 +85,34 @@ class Game:
             if n >= self.fixed_deals:
                 self._finish("deals", None if after[0] == after[1] else (0 if after[0] > after[1] else 1))
                 return
-        else:
-            p = self.profile
-            thr = p.deciding_threshold
-            if before[0] >= thr and before[1] >= thr and deal.made:
-                self._finish("bidder_out", deal.bidders)
-                return
-            reached = [after[0] >= p.target, after[1] >= p.target]
-            if reached[0] != reached[1]:
-                self._finish("target", 0 if reached[0] else 1)
+        elif not deal.redeal:
+            end = self._end_of(deal, before, after)
+            if end is not None:
+                self._finish(*end)
                 return
         if n >= self.max_deals:
             self._finish("cap", None)
             return
         self._start_deal()
+
+    def _end_of(self, deal: Deal, before: tuple[int, int], after: tuple[int, int]) -> tuple[str, int] | None:
+        """The end rules of the profile (docs/rules.md 8 and 11), checked after a scored deal."""
+        p = self.profile
+        b = deal.bidders
+        assert b is not None
+        if p.moon_bid is not None and deal.high >= p.moon_bid:  # shooting the moon: all or nothing
+            return ("moon", b if deal.made else 1 - b)
+        thr = p.deciding_threshold
+        if thr is not None and before[0] >= thr and before[1] >= thr and deal.made:
+            return ("bidder_out", b)
+        reached = (after[0] >= p.target, after[1] >= p.target)
+        if p.win_requires_bid:  # only the bidders can go out, by making their bid
+            return ("target", b) if deal.made and reached[b] else None
+        if reached[0] != reached[1]:
+            return ("target", 0 if reached[0] else 1)
+        if reached[0] and p.both_reach == "bidders":
+            return ("target", b)
+        return None
 
     def _finish(self, reason: str, winner: int | None) -> None:
         self.over = True

@@ -1,9 +1,10 @@
 """Rule profiles: the rule variants of the seeds as data, not code forks.
 
-``pagat62`` is the default and the only profile whose every field is the
-docs/rules.md default. Fields whose other values are not implemented yet are
-still modelled so a variant is a parameter change; asking for an
-unimplemented value is refused at validation time, naming the field.
+``pagat62`` is the default: every field's default is its rule. The other
+systems of the seeds are registered at the end of this module
+(docs/rules.md, section 11, gives each one's source and decisions).
+Combinations the engine cannot play are refused at validation, naming
+the field.
 """
 
 from __future__ import annotations
@@ -34,45 +35,129 @@ class PointValues(BaseModel):
 
 
 class RuleProfile(BaseModel):
-    """One set of Cinch rules; docs/rules.md, section Profiles, lists them."""
+    """One set of Cinch rules; docs/rules.md, section Profiles, lists them.
+
+    Every field defaults to ``pagat62``'s rule, so a profile is the list of
+    its differences; the deal state machine reads these fields (no profile
+    is a fork of the code).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = "pagat62"
     target: int = Field(62, ge=1, description="score that wins the game (rules 8)")
-    deciding_threshold: int = Field(
-        55, description="both sides at or above this before a deal make it a deciding deal (bidder goes out)"
+    deciding_threshold: int | None = Field(
+        55,
+        description="both sides at or above this before a deal make it a deciding deal (bidder goes out); "
+        "None: no deciding deals",
     )
     min_bid: int = Field(7, ge=1)
     max_bid: int = Field(14, ge=1)
     dealer_forced_bid: int | None = Field(
-        7, description="bid the dealer must make when the other three pass; None would mean a redeal"
+        7, description="bid the dealer must make when all others pass; None: the deal is void and redealt"
     )
     hand_size: int = Field(6, ge=1, description="cards each hand is filled to after the discard")
     points: PointValues = PointValues()
     low_goes_to: Literal["holder", "capturer"] = "holder"
     scoring: Literal["standard", "difference"] = "standard"
-    extra_trumps: Literal["play_under", "discard"] = "play_under"
-    rob_from: Literal["stock", "stock_and_discards"] = "stock"
+    extra_trumps: Literal["play_under", "discard"] = Field(
+        "play_under",
+        description="a hand of more than hand_size trumps plays the extras under its first card, "
+        "or shows and discards them (its holder chooses which) before the rob",
+    )
+    rob_from: Literal["stock", "stock_and_discards"] = Field(
+        "stock", description="what the dealer robs: the stock, or the stock and every discard"
+    )
+    # -- fields added with the profiles of issue 13 (absent from pagat62 records) --
+    players: Literal[4] = Field(4, description="seats at the table (the data model leaves room for 2-6)")
+    forced_bid_any: bool = Field(
+        False, description="the dealer who must bid may bid any amount from dealer_forced_bid up, not just it"
+    )
+    bid_start: Literal["left", "right"] = Field(
+        "left",
+        description="bidding starts at the dealer's left and goes clockwise, or at the dealer's right and "
+        "goes anticlockwise; the dealer speaks last either way",
+    )
+    auction: Literal["once_around", "until_three_pass"] = Field(
+        "once_around", description="one turn each, or rounds until three seats have passed (a pass is final)"
+    )
+    discard: Literal["non_trumps", "choose"] = Field(
+        "non_trumps", description="every non-trump is discarded, or each seat in turn chooses its discards"
+    )
+    min_discard: int = Field(0, ge=0, description="with discard 'choose': the fewest cards a seat may discard")
+    discards_face_up: bool = Field(False, description="discards (and trumps left in a robbed stock) are public")
+    rob: Literal["take_trumps", "free"] = Field(
+        "take_trumps",
+        description="the dealer takes every trump of the stock and chooses the rest, or chooses freely "
+        "(trumps it leaves are discarded face up, out of play)",
+    )
+    defender_discards_to_bidders: bool = Field(
+        False, description="point trumps discarded by the defenders count for the bidders"
+    )
+    set_rule: Literal["minus_bid", "points_plus_bid", "total_plus_gap"] = Field(
+        "minus_bid",
+        description="when the bidders are set: they lose the bid (defenders keep their points), or the defenders "
+        "score their points plus the bid, or the deal's total plus the bid's shortfall",
+    )
+    full_bid_doubles: bool = Field(
+        False, description="bidders who bid and make the deal's whole total score double it"
+    )
+    moon_bid: int | None = Field(
+        None, description="a bid of at least this wins the game at once if made and loses it if set"
+    )
+    win_requires_bid: bool = Field(
+        False, description="a side wins by reaching the target only in a deal it bid and made"
+    )
+    both_reach: Literal["play_on", "bidders"] = Field(
+        "play_on",
+        description="both sides at the target after a deal: play on (deciding deals), or the bidders of the deal win",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> "RuleProfile":
+        total = self.points.total
         if self.min_bid > self.max_bid:
             raise ValueError(f"min_bid ({self.min_bid}) is above max_bid ({self.max_bid})")
-        if self.dealer_forced_bid is None:
-            raise ValueError("dealer_forced_bid: None (redeal when all pass) is not implemented yet")
-        if not self.min_bid <= self.dealer_forced_bid <= self.max_bid:
-            raise ValueError(
-                f"dealer_forced_bid ({self.dealer_forced_bid}) is outside the bid range "
-                f"{self.min_bid}-{self.max_bid}"
-            )
-        if self.extra_trumps != "play_under":
-            raise ValueError("extra_trumps: only 'play_under' is implemented yet")
-        if self.rob_from != "stock":
-            raise ValueError("rob_from: only 'stock' is implemented yet")
+        if self.max_bid > total:
+            raise ValueError(f"max_bid ({self.max_bid}) is above the {total} points of a deal")
+        if self.dealer_forced_bid is not None and not 1 <= self.dealer_forced_bid <= self.max_bid:
+            raise ValueError(f"dealer_forced_bid ({self.dealer_forced_bid}) is outside 1-{self.max_bid}")
         if self.hand_size != 6:
             raise ValueError("hand_size: only 6 is implemented yet")
+        if self.discard == "choose" and self.extra_trumps == "discard":
+            raise ValueError("extra_trumps: 'discard' goes with discard 'non_trumps' (with 'choose' a seat keeps at most hand_size)")
+        if self.discard == "choose" and not 9 - self.hand_size <= self.min_discard <= 9:
+            raise ValueError(f"min_discard ({self.min_discard}): with discard 'choose' a seat must discard {9 - self.hand_size}-9 cards")
+        if self.discard == "non_trumps" and self.min_discard:
+            raise ValueError("min_discard: only with discard 'choose'")
+        if self.rob_from == "stock_and_discards" and self.rob != "free":
+            raise ValueError("rob_from: 'stock_and_discards' goes with rob 'free'")
+        if self.moon_bid is not None and not self.min_bid <= self.moon_bid <= self.max_bid:
+            raise ValueError(f"moon_bid ({self.moon_bid}) is outside the bid range {self.min_bid}-{self.max_bid}")
+        if self.scoring == "standard" and self.set_rule != "minus_bid":
+            raise ValueError("set_rule: standard scoring sets the bidders back by their bid ('minus_bid')")
+        if self.scoring == "difference" and self.set_rule == "minus_bid":
+            raise ValueError("set_rule: difference scoring pays the defenders ('points_plus_bid' or 'total_plus_gap')")
+        if self.full_bid_doubles and self.scoring != "standard":
+            raise ValueError("full_bid_doubles: only with standard scoring")
         return self
+
+    @property
+    def deal_points(self) -> int:
+        """Points carried by the cards of one deal."""
+        return self.points.total
+
+    @property
+    def may_lose_points(self) -> bool:
+        """Whether a point card can leave play (discarded or left in a robbed stock)."""
+        return self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard"
+
+    def record_dict(self) -> dict[str, object]:
+        """The profile as records and hello messages carry it: every field pagat62
+        records always had, then each later field that differs from its default
+        (docs/records.md lists the defaults), so pagat62 records stay as they were."""
+        full = self.model_dump()
+        return {k: v for k, v in full.items() if k in _LEGACY_FIELDS or v != _DEFAULTS[k]}
 
     @cached_property
     def _tables(self) -> tuple[tuple[tuple[int, ...], frozenset[int]], ...]:
@@ -110,6 +195,13 @@ def _pointless(p: PointValues, trump: int) -> frozenset[int]:
     return frozenset(c for c in TRUMP_TABLES[trump].trumps if pts[c] == 0)
 
 
+_LEGACY_FIELDS = frozenset(
+    ("name", "target", "deciding_threshold", "min_bid", "max_bid", "dealer_forced_bid", "hand_size", "points",
+     "low_goes_to", "scoring", "extra_trumps", "rob_from")
+)
+_DEFAULTS: dict[str, object] = RuleProfile.model_construct().model_dump()
+
+
 #: The registered profiles by name. Add one with ``register_profile``.
 PROFILES: dict[str, RuleProfile] = {"pagat62": RuleProfile()}
 
@@ -137,3 +229,42 @@ def get_profile(name: str) -> RuleProfile:
         close = difflib.get_close_matches(name, PROFILES, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(f"unknown rule profile {name!r}{hint}; known: {', '.join(profile_names())}") from None
+
+
+def variant(base: RuleProfile | str, **changes: object) -> RuleProfile:
+    """``base`` with some fields changed, validated again (a profile's options,
+    e.g. ``variant("california", moon_bid=14, name="california-moon")``)."""
+    profile = get_profile(base) if isinstance(base, str) else base
+    data = profile.model_dump()
+    data.update(changes)
+    return RuleProfile.model_validate(data)
+
+
+# -- the systems of the seeds (docs/rules.md section 11) ----------------------
+
+_JACK3 = PointValues(jack=3)
+_FOSTER = RuleProfile(
+    name="foster1897", target=51, deciding_threshold=None, min_bid=1, max_bid=14, dealer_forced_bid=None,
+    discard="choose", min_discard=3, discards_face_up=True, rob="free", defender_discards_to_bidders=True,
+    low_goes_to="capturer", scoring="difference", set_rule="points_plus_bid", both_reach="bidders",
+)
+for _p in (
+    RuleProfile(
+        name="italian91", target=91, deciding_threshold=None, max_bid=16, points=_JACK3, win_requires_bid=True,
+    ),
+    RuleProfile(name="louisiana", dealer_forced_bid=6),
+    RuleProfile(
+        name="california", target=52, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
+        bid_start="right", points=_JACK3, full_bid_doubles=True, win_requires_bid=True,
+    ),
+    _FOSTER,
+    variant(_FOSTER, name="bicycle", set_rule="total_plus_gap"),
+    variant(_FOSTER, name="chicago1890", dealer_forced_bid=1, forced_bid_any=True),
+    RuleProfile(
+        name="ru51", target=51, deciding_threshold=None, min_bid=1, max_bid=14, dealer_forced_bid=1,
+        forced_bid_any=True, auction="until_three_pass", extra_trumps="discard", discards_face_up=False,
+        rob="free", rob_from="stock_and_discards", low_goes_to="capturer", scoring="difference",
+        set_rule="points_plus_bid", both_reach="bidders",
+    ),
+):
+    register_profile(_p)

@@ -55,7 +55,9 @@ def deal_record(deal: Deal) -> dict[str, Any]:
         "scores_before": list(deal.scores_before),
         "events": events,
     }
-    if deal.done:
+    if deal.redeal:  # every seat passed: no trump, no play, no score
+        rec.update(redeal=True, scores_after=list(deal.scores_after))  # type: ignore[arg-type]
+    elif deal.done:
         rec.update(
             maker=deal.maker,
             bid=deal.high,
@@ -72,7 +74,7 @@ def game_record(game: Game) -> dict[str, Any]:
     return {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
-        "profile": game.profile.model_dump(),
+        "profile": game.profile.record_dict(),
         "key": game.key,
         "first_dealer": game.first_dealer,
         "max_deals": game.max_deals,
@@ -90,12 +92,13 @@ def game_record(game: Game) -> dict[str, Any]:
 
 class EventModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: Literal["pass", "bid", "trump", "rob", "play", "reshuffle"]
+    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "reshuffle"]
     seat: int | None = Field(None, ge=0, le=3)
     forced: bool | None = None
     amount: int | None = None
     suit: str | None = None
     take: list[str] | None = None
+    cards: list[str] | None = None
     card: str | None = None
     under: list[str] | None = None
     j: int | None = None
@@ -118,6 +121,7 @@ class DealRecordModel(BaseModel):
     trick_winners: list[int] | None = None
     points: list[int] | None = None
     made: bool | None = None
+    redeal: bool | None = None
     scores_after: list[int] | None = None
 
 
@@ -229,7 +233,8 @@ def replay(data: dict[str, Any]) -> Game:
     mine = game_record(game)
     mine["version"] = rec.version
     mine["deals"] = [_as_version(d, rec.version) for d in mine["deals"]]
-    theirs = rec.model_dump(exclude_none=True)
+    # the profile compares in its record form (later fields only where not default)
+    theirs = _without_none({**rec.model_dump(exclude_none=True), "profile": rec.profile.record_dict()})
     for k, (a, b) in enumerate(zip(mine["deals"], theirs["deals"])):
         if _without_none(a) != b:
             diff = sorted(f for f in set(a) | set(b) if a.get(f) != b.get(f))

@@ -29,12 +29,13 @@ class DealSummary:
 
     index: int
     dealer: int
-    maker: int
+    maker: int | None  # None (and trump None, bid 0) for a deal every seat passed (redeal)
     bid: int
-    trump: int
+    trump: int | None
     points: tuple[int, int]
     made: bool
     scores_after: tuple[int, int]
+    redeal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +63,14 @@ class View:
     previous: tuple[DealSummary, ...]
     points: tuple[int, int] | None  # once the deal is over
     scores_after: tuple[int, int] | None
+    shown: tuple[tuple[Card, ...], ...] | None = None  # cards each seat laid face up; None: the profile shows none
 
     def cards_named(self) -> set[Card]:
         """Every card this view mentions (used to audit information hiding)."""
         out = set(self.hand) | set(self.dealt) | set(self.discarded) | set(self.received)
         out |= set(self.rob_stock or ()) | set(self.rob_taken or ())
+        for cards in self.shown or ():
+            out.update(cards)
         for t in self.tricks:
             for _, c, under in t.plays:
                 out.add(c)
@@ -75,7 +79,7 @@ class View:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form with cards as text, as sent to bots."""
-        return {
+        d = {
             "seat": self.seat,
             "partner": self.partner,
             "dealer": self.dealer,
@@ -107,21 +111,30 @@ class View:
                 for t in self.tricks
             ],
             "previous": [
-                {
-                    "index": d.index,
-                    "dealer": d.dealer,
-                    "maker": d.maker,
-                    "bid": d.bid,
-                    "trump": SUITS[d.trump],
-                    "points": list(d.points),
-                    "made": d.made,
-                    "scores_after": list(d.scores_after),
-                }
-                for d in self.previous
+                _summary_dict(p) for p in self.previous
             ],
             "points": None if self.points is None else list(self.points),
             "scores_after": None if self.scores_after is None else list(self.scores_after),
         }
+        if self.shown is not None:
+            d["shown"] = [cards_str(c) for c in self.shown]
+        return d
+
+
+def _summary_dict(d: DealSummary) -> dict[str, Any]:
+    out = {
+        "index": d.index,
+        "dealer": d.dealer,
+        "maker": d.maker,
+        "bid": d.bid,
+        "trump": None if d.trump is None else SUITS[d.trump],
+        "points": list(d.points),
+        "made": d.made,
+        "scores_after": list(d.scores_after),
+    }
+    if d.redeal:
+        out["redeal"] = True
+    return out
 
 
 def summarize(deal: Deal) -> DealSummary:
@@ -129,12 +142,13 @@ def summarize(deal: Deal) -> DealSummary:
     return DealSummary(
         deal.index,
         deal.dealer,
-        deal.maker,  # type: ignore[arg-type]
+        deal.maker,
         deal.high,
-        deal.trump,  # type: ignore[arg-type]
-        deal.points,  # type: ignore[arg-type]
+        deal.trump,
+        deal.points or (0, 0),
         bool(deal.made),
         deal.scores_after,  # type: ignore[arg-type]
+        deal.redeal,
     )
 
 
@@ -143,7 +157,7 @@ def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> 
     rob_taken: tuple[Card, ...] | None = None
     if seat == deal.dealer:
         if deal.phase == ROB:  # the dealer looks through the stock to decide
-            rob_stock, rob_taken = tuple(deal.stock), ()
+            rob_stock, rob_taken = deal.rob_pool(), ()
         elif deal.phase in (PLAY, DONE):
             rob_stock, rob_taken = deal.rob_stock, deal.rob_taken
     bidding_over = deal.phase != BID
@@ -172,4 +186,5 @@ def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> 
         previous=previous,
         points=deal.points if done else None,
         scores_after=deal.scores_after if done else None,
+        shown=tuple(tuple(c) for c in deal.shown) if deal.profile.may_lose_points else None,
     )

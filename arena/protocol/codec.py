@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..engine import SUITS, BidChoice, Choice, PlayChoice, RobChoice, TrumpChoice, action_to_dict, cards_str
+from ..engine import SUITS, BidChoice, Choice, DiscardChoice, PlayChoice, RobChoice, TrumpChoice, action_to_dict, cards_str
 from .messages import ActionReply, FromBot, HelloReply
 
 _from_bot: TypeAdapter[HelloReply | ActionReply] = TypeAdapter(FromBot)
@@ -58,8 +58,10 @@ def choice_to_dict(choice: Choice) -> dict[str, Any]:
         suits = getattr(choice, "suits", None)  # a profile may allow fewer than four
         return {"suits": [SUITS[s] for s in suits] if suits is not None else list(SUITS)}
     own = getattr(choice, "to_wire", None)
-    if own is not None:
-        legal: dict[str, Any] = dict(own())
+    if isinstance(choice, DiscardChoice):
+        legal: dict[str, Any] = {"least": choice.least, "most": choice.most, "from": cards_str(choice.candidates)}
+    elif own is not None:
+        legal = dict(own())
     elif choice.enumerable:
         legal = {"options": [action_to_dict(a) for a in choice.actions()]}
     else:

@@ -81,12 +81,13 @@ class TrickRecord(_Msg):
 class DealSummaryMsg(_Msg):
     index: int
     dealer: int
-    maker: int
+    maker: int | None = Field(description="null for a deal every seat passed (redeal)")
     bid: int
-    trump: str
+    trump: str | None
     points: list[int] = Field(description="points won by side 0 and side 1")
     made: bool
     scores_after: list[int]
+    redeal: bool | None = Field(None, description="true for a deal every seat passed (the profile redeals); absent otherwise")
 
 
 class View(_Msg):
@@ -96,7 +97,7 @@ class View(_Msg):
     partner: int = Field(ge=0, le=3)
     dealer: int = Field(ge=0, le=3)
     deal_index: int = Field(ge=0)
-    phase: Literal["bid", "trump", "rob", "play", "done"]
+    phase: Literal["bid", "trump", "discard", "rob", "play", "done"]
     scores: list[int] = Field(description="scores before this deal, side 0 first")
     hand: list[str] = Field(description="the cards this seat holds now")
     dealt: list[str] = Field(description="the cards dealt to this seat")
@@ -115,6 +116,11 @@ class View(_Msg):
     previous: list[DealSummaryMsg] = Field(description="earlier deals of this game")
     points: list[int] | None = Field(description="points of this deal, once it is over")
     scores_after: list[int] | None
+    shown: list[list[str]] | None = Field(
+        None,
+        description="per seat, the cards it laid face up (discards, extra trumps, trumps left in a robbed stock); "
+        "absent under profiles that never show cards",
+    )
 
 
 class BidLegal(_Msg):
@@ -130,6 +136,13 @@ class RobLegal(_Msg):
     take: int = Field(description="how many cards to take from 'from'")
     from_: list[str] = Field(alias="from", description="the cards to choose from")
     automatic: list[str] = Field(description="cards the dealer takes anyway (every trump)")
+
+
+class DiscardLegal(_Msg):
+    least: int = Field(description="the fewest cards to discard")
+    most: int = Field(description="the most cards to discard")
+    from_: list[str] = Field(alias="from", description="the cards to choose from (the seat's hand)")
+    any: dict[str, Any] = Field(description="one legal action, valid as the reply's action as it is (discard is not a core kind)")
 
 
 class PlayLegal(_Msg):
@@ -160,9 +173,9 @@ class Decide(_Msg):
 
     type: Literal["decide"] = "decide"
     id: int = Field(description="echo it in the reply")
-    kind: str = Field(description="bid, trump, rob or play; a rule profile may add kinds (their legal carries 'any')")
+    kind: str = Field(description="bid, trump, discard, rob or play; a rule profile may add kinds (their legal carries 'any')")
     view: View
-    legal: BidLegal | TrumpLegal | RobLegal | PlayLegal | OtherLegal = Field(description="the legal choice, as constraints")
+    legal: BidLegal | TrumpLegal | DiscardLegal | RobLegal | PlayLegal | OtherLegal = Field(description="the legal choice, as constraints")
     time_left_ms: int = Field(description="what is left of the game's time bank")
     decision_ms: int = Field(description="limit for this decision")
 
@@ -170,11 +183,11 @@ class Decide(_Msg):
 class DealEnd(_Msg):
     type: Literal["deal_end"] = "deal_end"
     index: int
-    maker: int
+    maker: int | None = Field(description="null for a deal every seat passed (redeal)")
     bid: int
-    trump: str
+    trump: str | None
     points: list[int]
-    made: bool
+    made: bool | None
     scores: list[int] = Field(description="scores after the deal")
     view: View = Field(description="the seat's final view of the deal")
 
@@ -183,7 +196,7 @@ class GameEnd(_Msg):
     type: Literal["game_end"] = "game_end"
     scores: list[int]
     winner: int | None = Field(description="winning side (0: seats 0+2, 1: seats 1+3), null for none")
-    reason: str = Field(description="target, bidder_out, deals (fixed-deal format), cap, or forfeit")
+    reason: str = Field(description="target, bidder_out, moon, deals (fixed-deal format), cap, or forfeit")
 
 
 class Bye(_Msg):
@@ -207,10 +220,11 @@ class HelloReply(_Msg):
 
 
 class ActionMsg(_Msg):
-    type: Literal["pass", "bid", "trump", "rob", "play"]
+    type: Literal["pass", "bid", "trump", "discard", "rob", "play"]
     amount: int | None = None
     suit: str | None = None
     take: list[str] | None = None
+    cards: list[str] | None = None
     card: str | None = None
     under: list[str] | None = None
 

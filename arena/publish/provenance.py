@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..engine import RuleProfile
 from .load import BotInfo
 
 META_NAME = "tournament.json"
@@ -117,6 +118,17 @@ def _from_records(lines: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, d
     return prof, fmt
 
 
+def _in_full(profile: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Every parameter of a profile: records leave out later fields at their
+    defaults, a leaderboard spells them out (one it cannot parse stays as found)."""
+    if profile is None:
+        return None
+    try:
+        return RuleProfile.model_validate(profile).model_dump(mode="json")
+    except ValueError:
+        return profile
+
+
 def gather(lines: list[dict[str, Any]], bots: dict[str, BotInfo], *, meta: dict[str, Any] | None = None,
            config: dict[str, Any] | None = None) -> Provenance:
     """Merge the sources (see module docstring) into one ``Provenance``."""
@@ -137,7 +149,7 @@ def gather(lines: list[dict[str, Any]], bots: dict[str, BotInfo], *, meta: dict[
     pv.complete = meta.get("complete") if meta else None
     match = first("match") or {}
     rec_profile, rec_format = _from_records(lines)
-    pv.rule_profile = match.get("profile") or rec_profile
+    pv.rule_profile = _in_full(match.get("profile") or rec_profile)
     if match.get("format"):
         pv.match_format = {"format": match["format"], "deals": match.get("deals") if match["format"] == "deals" else None,
                            "max_deals": match.get("max_deals")}

@@ -18,7 +18,17 @@ from typing import Any
 import pytest
 import yaml
 
-from arena.engine import DealFile, FileSource, Game, IllegalAction, action_from_dict, cards_str, deal_record, get_profile
+from arena.engine import (
+    DealFile,
+    FileSource,
+    Game,
+    IllegalAction,
+    action_from_dict,
+    cards_str,
+    deal_record,
+    get_profile,
+    variant,
+)
 from arena.engine.dealfile import FileDeal
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
@@ -58,6 +68,8 @@ def parse_line(line: str) -> dict[str, Any]:
         d = {"type": "trump", "suit": rest[0]}
     elif kind == "rob":
         d = {"type": "rob", "take": rest}
+    elif kind == "discard":
+        d = {"type": "discard", "cards": rest}
     elif kind == "play":
         d = {"type": "play", "card": rest[0]}
         if len(rest) > 1:
@@ -73,7 +85,8 @@ def event_line(e: dict[str, Any]) -> str:
     if e["type"] == "reshuffle":
         return f"reshuffle {e['kind']}: " + " ".join(e["stock"])
     t = e["type"]
-    words = {"pass": [], "bid": [str(e.get("amount"))], "trump": [e.get("suit")], "rob": e.get("take", [])}.get(t)
+    words = {"pass": [], "bid": [str(e.get("amount"))], "trump": [e.get("suit")], "rob": e.get("take", []),
+             "discard": e.get("cards", [])}.get(t)
     if t == "play":
         words = [e["card"]] + (["under", *e["under"]] if e.get("under") else [])
     text = " ".join([str(e["seat"]), t, *words])  # type: ignore[list-item]
@@ -85,7 +98,10 @@ def start(ex: dict[str, Any]) -> Game:
     deck = deck_from_hands(dealer, ex["hands"], ex["stock"])
     assert len(deck) == 52 and len(set(deck)) == 52, f"{ex['title']}: hands and stock are not one deck"
     source = FileSource(DealFile(first_dealer=dealer, deals=[FileDeal(deck=deck, reshuffle_key=ex["reshuffle_key"])]), "next")
-    game = Game(get_profile(ex.get("profile", "pagat62")), source=source, max_deals=2)
+    profile = get_profile(ex.get("profile", "pagat62"))
+    if ex.get("changes"):  # a profile's option, e.g. {moon_bid: 14}
+        profile = variant(profile, **ex["changes"])
+    game = Game(profile, source=source, max_deals=2)
     scores = tuple(ex.get("scores", (0, 0)))
     if scores != (0, 0):  # a game always starts at 0-0: deal the first deal again from these scores
         game.deals.clear()
@@ -143,6 +159,13 @@ def run_example(ex: dict[str, Any]) -> Game:
         assert [len(h) for h in deal.hands] == expect["hand_sizes"]
     if "trick_winners" in expect:
         assert [t.winner for t in deal.tricks if t.winner is not None] == expect["trick_winners"]
+    if "shown" in expect:  # cards laid face up, per seat, in the order they were laid
+        for seat in range(4):
+            assert cards_str(deal.shown[seat]) == expect["shown"].get(seat, "").split(), f"seat {seat} shown"
+    if "lost" in expect:
+        assert deal.lost == expect["lost"], "points out of play"
+    if "redeal" in expect:
+        assert deal.redeal == expect["redeal"]
     for field in ("points", "made", "scores_after"):
         if field in expect:
             value = getattr(deal, field)

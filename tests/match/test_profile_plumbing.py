@@ -29,6 +29,8 @@ from ..profiles import VARIANT, variant  # noqa: F401  (fixture)
 REPO = Path(__file__).resolve().parents[2]
 MINIMAL = REPO / "bots" / "minimal"
 PARAMS = VARIANT.model_dump(mode="json")
+#: Records carry the profile in its record form (later fields only where not default).
+RECORDED = json.loads(json.dumps(VARIANT.record_dict()))
 
 
 def bot_folder(folder: Path, name: str, profiles: list[str] | None, source: Path = MINIMAL) -> Path:
@@ -204,7 +206,7 @@ def test_reproduce_speaks_the_recorded_games_profile(tmp_path):
     seat = recorded_decisions(load_record(record))[4][0]
     entry, log = recorder(tmp_path)
     result, _ = reproduce_fault(record, seat, 1, 5, entry, MatchSettings(sandbox="none"))  # settings say pagat62
-    assert result.record["profile"] == PARAMS
+    assert result.record["profile"] == RECORDED
     sent = [json.loads(x) for x in log.read_text().splitlines()]
     assert [m["profile"] for m in sent if m["type"] in ("hello", "game")] == [PARAMS, PARAMS]
 
@@ -217,7 +219,7 @@ def test_a_tournament_of_a_profile_records_and_publishes_it(tmp_path, variant):
     ran = arena("run", cfg)
     assert ran.code == 0, ran.err
     line = json.loads((tmp_path / "out" / "results.jsonl").read_text().splitlines()[0])
-    assert all(g["record"]["profile"] == PARAMS for g in line["games"])
+    assert all(g["record"]["profile"] == RECORDED for g in line["games"])
     board = tmp_path / "out" / "leaderboard"
     doc = json.loads((board / "leaderboard.json").read_text())
     assert doc["provenance"]["rule_profile"] == PARAMS
@@ -250,7 +252,7 @@ def test_play_shows_the_profile_and_its_record_replays(tmp_path, variant):
     assert ran.code == 0, ran.err
     assert ran.out.splitlines()[0].startswith("=== rule profile testvariant (target=31,")
     record = json.loads(save.read_text())["record"]
-    assert record["profile"] == PARAMS
+    assert record["profile"] == RECORDED
     assert arena("replay", save).out == ran.out
 
 
@@ -272,4 +274,4 @@ def test_sprt_plays_under_a_profile(tmp_path, variant):
     assert ran.code == 2, ran.err  # one block decides nothing
     assert json.loads(out_json.read_text())["profile"] == PARAMS
     line = json.loads((tmp_path / "r" / "results.jsonl").read_text().splitlines()[0])
-    assert all(g["record"]["profile"] == PARAMS for g in line["games"])
+    assert all(g["record"]["profile"] == RECORDED for g in line["games"])

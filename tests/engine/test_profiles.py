@@ -1,0 +1,460 @@
+"""The rule profiles of docs/rules.md section 11: each mechanism on decks
+built to order, the registry, and the generic conformance check (which must
+pass for every profile and must fail for a broken engine)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+
+import pytest
+
+from arena.engine import (
+    PASS,
+    PROFILES,
+    Bid,
+    Discard,
+    Game,
+    IllegalAction,
+    NameTrump,
+    Play,
+    Rob,
+    RuleProfile,
+    cards_str,
+    game_record,
+    get_profile,
+    profile_names,
+    replay,
+    variant,
+)
+from arena.engine.actions import BidChoice
+from arena.engine.conformance import ConformanceError, check_profile
+from arena.engine.deal import Deal
+from engine_helpers import ScriptSource, build_deck, c, card_points, cs, make_deal
+
+SEED_PROFILES = ["pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51"]
+
+
+# -- the registry -------------------------------------------------------------
+
+
+def test_every_seed_profile_is_registered_and_round_trips_through_its_record_form():
+    assert set(SEED_PROFILES) <= set(profile_names())
+    for name in SEED_PROFILES:
+        p = get_profile(name)
+        assert p.name == name
+        assert RuleProfile.model_validate(json.loads(json.dumps(p.record_dict()))) == p
+
+
+def test_pagat62_record_form_has_exactly_the_fields_its_records_always_had():
+    assert list(get_profile("pagat62").record_dict()) == [
+        "name", "target", "deciding_threshold", "min_bid", "max_bid", "dealer_forced_bid", "hand_size", "points",
+        "low_goes_to", "scoring", "extra_trumps", "rob_from",
+    ]
+    # a later field appears only where a profile changes it
+    assert get_profile("ru51").record_dict()["auction"] == "until_three_pass"
+    assert "auction" not in get_profile("foster1897").record_dict()
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"max_bid": 15}, "max_bid"),
+        ({"discard": "choose", "min_discard": 1}, "min_discard"),
+        ({"rob_from": "stock_and_discards"}, "rob_from"),
+        ({"moon_bid": 20}, "moon_bid"),
+        ({"scoring": "difference"}, "set_rule"),
+        ({"set_rule": "total_plus_gap"}, "set_rule"),
+        ({"dealer_forced_bid": 0}, "dealer_forced_bid"),
+        ({"discard": "choose", "min_discard": 3, "extra_trumps": "discard"}, "extra_trumps"),
+        ({"hand_size": 7}, "hand_size"),
+    ],
+)
+def test_an_impossible_combination_is_refused_naming_the_field(changes, field):
+    with pytest.raises(ValueError, match=field):
+        RuleProfile(**changes)
+
+
+def test_variant_is_validated_again():
+    moon = variant("california", name="california-moon", moon_bid=14)
+    assert moon.moon_bid == 14 and moon.points.jack == 3
+    with pytest.raises(ValueError, match="moon_bid"):
+        variant("california", moon_bid=3)
+
+
+# -- bidding ------------------------------------------------------------------
+
+
+def _asked_order(deal: Deal, bids: list[int | None]) -> list[int]:
+    seats = []
+    for amount in bids:
+        seats.append(deal.to_act)
+        deal.apply(PASS if amount is None else Bid(amount))
+    return seats
+
+
+def test_california_bids_from_the_dealers_right_anticlockwise_dealer_last():
+    deal, _ = make_deal(build_deck(0, {}), dealer=0, profile=get_profile("california"))
+    assert _asked_order(deal, [6, None, 7, None]) == [3, 2, 1, 0]
+    assert deal.maker == 1 and deal.high == 7 and deal.phase == "trump"
+
+
+def test_louisiana_dealer_is_forced_at_six_below_the_minimum_bid():
+    deal, _ = make_deal(build_deck(2, {}), dealer=2, profile=get_profile("louisiana"))
+    choice = deal.choice
+    assert choice.amounts[0] == 7  # the first seat may not bid 6
+    for _ in range(3):
+        deal.apply(PASS)
+    assert deal.bids[-1] == (2, 6, True) and deal.maker == 2 and deal.phase == "trump"
+
+
+def test_chicago_dealer_must_bid_but_chooses_the_amount():
+    deal, _ = make_deal(build_deck(1, {}), dealer=1, profile=get_profile("chicago1890"))
+    for _ in range(3):
+        deal.apply(PASS)
+    choice = deal.choice
+    assert deal.to_act == 1 and not choice.can_pass and choice.amounts == tuple(range(1, 15))
+    with pytest.raises(IllegalAction):
+        deal.apply(PASS)
+    deal.apply(Bid(4))
+    assert deal.maker == 1 and deal.high == 4
+
+
+def test_ru51_auction_goes_round_until_three_have_passed_and_a_pass_is_final():
+    deal, _ = make_deal(build_deck(0, {}), dealer=0, profile=get_profile("ru51"))
+    # 1 bids 1, 2 bids 2, 3 passes, 0 bids 3, 1 bids 4, 2 passes, 0 passes: 1 wins at 4
+    assert _asked_order(deal, [1, 2, None, 3, 4, None, None]) == [1, 2, 3, 0, 1, 2, 0]
+    assert deal.maker == 1 and deal.high == 4 and deal.phase == "trump"
+
+
+def test_ru51_three_passes_at_the_start_leave_the_dealer_to_bid():
+    deal, _ = make_deal(build_deck(3, {}), dealer=3, profile=get_profile("ru51"))
+    assert _asked_order(deal, [None, None, None]) == [0, 1, 2]
+    assert deal.to_act == 3 and not deal.choice.can_pass
+
+
+def test_foster_all_pass_is_a_redeal_that_scores_nothing_and_replays():
+    decks = [build_deck(0, {}), build_deck(1, {})]
+    game = Game(get_profile("foster1897"), source=ScriptSource(decks, 0, "redeal"))
+    for _ in range(4):
+        game.apply(PASS)
+    first = game.deals[0]
+    assert first.redeal and first.done and first.scores_after == (0, 0) and first.maker is None
+    assert len(game.deals) == 2 and game.deal.dealer == 1 and not game.over
+    view = game.view(2).to_dict()
+    assert view["previous"][0]["redeal"] is True and view["previous"][0]["maker"] is None
+    rec = json.loads(json.dumps(game_record(game)))
+    assert rec["deals"][0]["redeal"] is True and "points" not in rec["deals"][0]
+    assert game_record(replay(rec)) == rec
+
+
+# -- discards, the rob, cards out of play ---------------------------------------
+
+FOSTER_HANDS = {  # dealer 0; seat 1 bids, hearts
+    1: "KH QH 9H 2C 3C 4C 6C 7C 8C",
+    2: "AH 3H 2S 3S 4S 6S 7S 8S 9S",
+    3: "JH 4H 2D 3D 4D 6D 7D 8D 9D",
+    0: "TH 6H 9C TC JC QC KC AC 2H",
+}
+FOSTER_STOCK = "5H 5D 7H 8H TS JS QS KS AS TD JD QD KD AD 5C 5S"
+
+
+def _foster_to_discards(profile: str = "foster1897") -> Deal:
+    deal, _ = make_deal(build_deck(0, FOSTER_HANDS, FOSTER_STOCK), dealer=0, profile=get_profile(profile))
+    deal.apply(Bid(3))
+    for _ in range(3):
+        deal.apply(PASS)
+    deal.apply(NameTrump(2))
+    return deal
+
+
+def test_foster_each_seat_in_turn_discards_at_least_three_face_up():
+    deal = _foster_to_discards()
+    assert deal.phase == "discard" and deal.to_act == 1
+    choice = deal.choice
+    assert (choice.kind, choice.least, choice.most) == ("discard", 3, 9)
+    with pytest.raises(IllegalAction):
+        deal.apply(Discard(tuple(cs("2C 3C"))))  # fewer than three
+    deal.apply(Discard(tuple(cs("2C 3C 4C 6C 7C 8C"))))
+    assert deal.to_act == 2
+    # discards are public: every seat's view shows them
+    for seat in range(4):
+        assert deal_shown(deal, seat)[1] == ["2C", "3C", "4C", "6C", "7C", "8C"]
+
+
+def deal_shown(deal: Deal, seat: int) -> list[list[str]]:
+    from arena.engine.view import deal_view
+
+    return deal_view(deal, seat).to_dict()["shown"]
+
+
+def test_foster_free_rob_leftover_trumps_face_up_and_defenders_discards_count_for_bidders():
+    deal = _foster_to_discards()
+    deal.apply(Discard(tuple(cs("2C 3C 4C 6C 7C 8C"))))  # seat 1 (bidder) keeps KH QH 9H
+    deal.apply(Discard(tuple(cs("AH 2S 3S 4S 6S 7S"))))  # seat 2 (defender) throws the ace of trumps
+    deal.apply(Discard(tuple(cs("JH 2D 3D 4D 6D 7D"))))  # seat 3 (bidder) throws the jack of trumps
+    deal.apply(Discard(tuple(cs("9C TC JC"))))  # the dealer (defender) keeps six
+    # fill, one hand after the other from the dealer's left: three cards each
+    assert cards_str(deal.received[1]) == ["5H", "5D", "7H"]
+    assert cards_str(deal.received[2]) == ["8H", "TS", "JS"]
+    assert cards_str(deal.received[3]) == ["QS", "KS", "AS"]
+    # the dealer holds six already: nothing to take, so the (forced) rob leaves the stock's trumps
+    assert deal.phase == "play"
+    assert deal.events[-1][2] == Rob(())
+    assert deal_shown(deal, 1)[0] == ["9C", "TC", "JC"]  # its discards; TD .. AD 5C 5S hold no trump
+    rng = random.Random(3)
+    while not deal.done:
+        deal.apply(deal.choice.sample(rng))
+    # independent count: trick points (Low to the capturer) + AH for the bidders; JH is lost
+    pts = [0, 0]
+    for t in deal.tricks:
+        for _, top, under in t.plays:
+            for x in (top, *under):
+                pts[t.winner % 2] += card_points(cards_str([x])[0], "H")
+    pts[1] += 1  # AH, discarded by a defender
+    assert list(deal.points) == pts and deal.lost == 1
+    assert sum(deal.points) + deal.lost == 14
+
+
+def test_foster_dealer_leaving_trumps_in_the_stock_lays_them_face_up_out_of_play():
+    hands = dict(FOSTER_HANDS)
+    deal, _ = make_deal(build_deck(0, hands, FOSTER_STOCK), dealer=0, profile=get_profile("foster1897"))
+    deal.apply(Bid(3))
+    for _ in range(3):
+        deal.apply(PASS)
+    deal.apply(NameTrump(2))
+    for seat_discard in ("2C 3C 4C", "2S 3S 4S", "2D 3D 4D", "9C TC JC QC KC AC"):
+        deal.apply(Discard(tuple(cs(seat_discard))))
+    # 1, 2, 3 hold six; the dealer (TH 6H 2H) needs three from the whole stock
+    choice = deal.choice
+    assert choice.kind == "rob" and choice.count == 3 and choice.must_take == ()
+    assert set(cards_str(choice.candidates)) == set(FOSTER_STOCK.split())
+    deal.apply(Rob(tuple(cs("5H 5D 7H"))))
+    assert cards_str(deal.shown[0]) == ["9C", "TC", "JC", "QC", "KC", "AC", "8H"]  # its discards, then the stock's last trump
+    assert (0, c("8H")) in deal.out and c("8H") not in deal.stock
+    for seat in (1, 2, 3):
+        assert "8H" in deal_shown(deal, seat)[0]
+        assert "KS" not in {x for cards in deal_shown(deal, seat) for x in cards}
+
+
+def test_ru51_extra_trumps_are_shown_and_discarded_and_the_dealer_robs_the_discards_too():
+    hands = {
+        1: "AH KH QH JH TH 9H 8H 7H 2C",  # eight trumps
+        2: "2S 3S 4S 6S 7S 8S 9S TS JS",
+        3: "2D 3D 4D 6D 7D 8D 9D TD JD",
+        0: "3C 4C 6C 7C 8C 9C TC JC QC",
+    }
+    deal, _ = make_deal(build_deck(0, hands), dealer=0, profile=get_profile("ru51"))
+    deal.apply(Bid(5))
+    for _ in range(3):
+        deal.apply(PASS)
+    deal.apply(NameTrump(2))
+    choice = deal.choice
+    assert (deal.phase, deal.to_act, choice.least, choice.most) == ("discard", 1, 2, 2)
+    with pytest.raises(IllegalAction):
+        deal.apply(Discard(tuple(cs("2C 7H"))))  # the 2C was discarded already: not in the hand
+    deal.apply(Discard(tuple(cs("8H 7H"))))
+    assert sorted(cards_str(deal.shown[1])) == ["7H", "8H"]
+    rob = deal.choice
+    assert rob.kind == "rob" and deal.to_act == 0
+    pool = set(cards_str(rob.candidates))
+    assert {"2C", "2S", "JD", "3C"} <= pool  # the face-down discards, the dealer's own included
+    assert not {"7H", "8H"} & pool  # shown extras are out of play
+    from arena.engine.view import deal_view
+
+    assert set(cards_str(deal_view(deal, 0).rob_stock)) == pool
+    assert deal_view(deal, 2).rob_stock is None
+
+
+# -- scoring and the end of the game ---------------------------------------------
+
+
+class _Scorer:
+    """The scoring rules of docs/rules.md 7 and 11, written from the document."""
+
+    def __init__(self, p: RuleProfile, b: int, bid: int, pts: tuple[int, int]) -> None:
+        self.p, self.b, self.bid, self.pts = p, b, bid, pts
+
+    def delta(self) -> tuple[int, int]:
+        p, b, bid, pts = self.p, self.b, self.bid, self.pts
+        d = 1 - b
+        made = pts[b] >= bid
+        delta = [0, 0]
+        if p.scoring == "standard":
+            delta[d] = pts[d]
+            delta[b] = (2 * bid if p.full_bid_doubles and bid == p.deal_points else pts[b]) if made else -bid
+        elif made:
+            diff = pts[b] - pts[d]
+            delta[b if diff > 0 else d] = abs(diff)
+        else:
+            delta[d] = p.deal_points + bid - pts[b] if p.set_rule == "total_plus_gap" else pts[d] + bid
+        return (delta[0], delta[1])
+
+
+def _trick_points(deal: Deal) -> list[int]:
+    """Points won in tricks, counted from the profile's point values and its Low rule."""
+    p = deal.profile
+    trump = "CDHS"[deal.trump]
+    sister = {"H": "D", "D": "H", "S": "C", "C": "S"}[trump]
+    values = {"A" + trump: p.points.high, "J" + trump: p.points.jack, "T" + trump: p.points.game,
+              "5" + trump: p.points.right_pedro, "5" + sister: p.points.left_pedro, "2" + trump: p.points.low}
+    pts = [0, 0]
+    for t in deal.tricks:
+        for seat, top, under in t.plays:
+            for x in cards_str((top, *under)):
+                side = t.winner % 2
+                if x == "2" + trump and p.low_goes_to == "holder":
+                    side = seat % 2  # played by its holder: the holder's side keeps it
+                pts[side] += values.get(x, 0)
+    return pts
+
+
+@pytest.mark.parametrize("name", SEED_PROFILES)
+def test_points_and_scores_agree_with_the_document_over_random_deals(name):
+    from arena.engine import KeyedSource
+
+    profile = get_profile(name)
+    rng = random.Random(name)
+    branches = set()
+    for k in range(150):
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource(f"score-{name}"))
+        while not deal.done:
+            ch = deal.choice
+            deal.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.6 else ch.sample(rng))
+        if deal.redeal:
+            branches.add("redeal")
+            continue
+        if not profile.may_lose_points:
+            assert list(deal.points) == _trick_points(deal)
+        b = deal.maker % 2
+        want = _Scorer(profile, b, deal.high, deal.points).delta()
+        assert (deal.scores_after[0] - deal.scores_before[0], deal.scores_after[1] - deal.scores_before[1]) == want
+        branches.add("made" if deal.made else "set")
+    assert {"made", "set"} <= branches
+
+
+def test_california_a_made_sixteen_scores_thirty_two():
+    """Sixteen made is rare at random: build it. Seat 3 (dealer's right, first to
+    bid) holds the eight highest trumps and Low (which stays with its holder),
+    and always plays its highest trump: every trick is its side's."""
+    hands = {
+        3: "AH KH QH JH TH 9H 8H 7H 2H",
+        2: "2C 3C 4C 6C 7C 8C 9C TC JC",
+        1: "2S 3S 4S 6S 7S 8S 9S TS JS",
+        0: "2D 3D 4D 6D 7D 8D 9D TD JD",
+    }
+    deal, _ = make_deal(build_deck(0, hands), dealer=0, profile=get_profile("california"))
+    deal.apply(Bid(16))
+    assert deal.phase == "trump" and [b[2] for b in deal.bids] == [False, True, True, True]  # the rest is forced
+    deal.apply(NameTrump(2))
+    rng = random.Random(0)
+    power = deal.table.power
+    while not deal.done:
+        ch = deal.choice
+        if ch.seat == 3 and ch.kind == "play":
+            top = max(ch.cards, key=lambda x: power[x])
+            under = tuple(x for x in ch.under_from if x != top)[: ch.under_count]
+            deal.apply(Play(top, under))
+        else:
+            deal.apply(ch.sample(rng))
+    assert deal.points == (0, 16) and deal.made and deal.scores_after == (0, 32)
+
+
+# -- the end of the game ------------------------------------------------------------
+
+
+def _game_from(profile: RuleProfile, scores: tuple[int, int], key: str = "end") -> Game:
+    from arena.engine import KeyedSource
+
+    g = Game(profile, source=KeyedSource(key))
+    g.deals.clear()
+    g.scores = scores
+    g._start_deal()
+    return g
+
+
+def _play_out(g: Game, rng: random.Random) -> Deal:
+    deal = g.deal
+    while not deal.done:
+        g.apply(g.choice.sample(rng))
+    return deal
+
+
+def test_italian91_only_bidders_making_their_bid_go_out():
+    profile = get_profile("italian91")
+    seen = set()
+    for k in range(200):
+        g = _game_from(profile, (88, 88), key=f"it-{k}")
+        deal = _play_out(g, random.Random(k))
+        after = deal.scores_after
+        b = deal.maker % 2
+        if deal.made and after[b] >= 91:
+            assert (g.over, g.winner) == (True, b)
+            seen.add("bidders out")
+        else:
+            assert not g.over  # the defenders passing 91 do not win
+            if after[1 - b] >= 91:
+                seen.add("defenders over, no win")
+    assert seen == {"bidders out", "defenders over, no win"}
+
+
+def test_moon_option_wins_or_loses_the_game_in_one_deal():
+    profile = variant("california", name="california-moon", moon_bid=14)
+    results = set()
+    for k in range(60):
+        g = _game_from(profile, (0, 0), key=f"moon-{k}")
+        g.apply(Bid(14))
+        deal = _play_out(g, random.Random(k))
+        b = deal.maker % 2
+        assert g.over and g.end_reason == "moon" and g.winner == (b if deal.made else 1 - b)
+        results.add(deal.made)
+    assert results == {True, False}
+
+
+# -- the conformance check ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SEED_PROFILES)
+def test_every_profile_passes_the_conformance_check(name):
+    report = check_profile(get_profile(name), games=6, seed=1, max_deals=12)
+    assert report.ok and report.games == 6 and report.decisions > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_every_profile_passes_the_conformance_check_at_length(name):
+    report = check_profile(get_profile(name), games=200, seed=7, max_deals=40)
+    assert report.deals >= 1000
+
+
+def test_conformance_catches_a_view_that_leaks_a_hidden_card(monkeypatch):
+    import arena.engine.game as game_module
+
+    real = game_module.deal_view
+
+    def leaky(deal, seat, previous=()):
+        v = real(deal, seat, previous)
+        return dataclasses.replace(v, rob_taken=tuple(deal.hands[(seat + 1) % 4]))
+
+    monkeypatch.setattr(game_module, "deal_view", leaky)
+    with pytest.raises(ConformanceError, match="never saw"):
+        check_profile(get_profile("foster1897"), games=2, max_deals=3)
+
+
+def test_conformance_catches_a_forced_decision_that_is_asked(monkeypatch):
+    monkeypatch.setattr(BidChoice, "only", lambda self: None)
+    with pytest.raises(ConformanceError, match="forced"):
+        check_profile(get_profile("pagat62"), games=3, max_deals=3)
+
+
+def test_conformance_catches_points_that_do_not_add_up(monkeypatch):
+    real = Deal._score
+
+    def lossy(self):
+        real(self)
+        self.points = (self.points[0] + 1, self.points[1])
+
+    monkeypatch.setattr(Deal, "_score", lossy)
+    report = check_profile(get_profile("ru51"), games=2, max_deals=3, raise_on_failure=False)
+    assert not report.ok and any("out of play" in f for f in report.failures)

@@ -22,6 +22,7 @@ from ..players.manifest import file_digests
 from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, standings
 from .backends import make_backend
 from .config import Tournament
+from .ladder import record_run
 from .lock import FolderLock
 from .progress import Progress
 from .scheduler import InOrderFeed, RunOutcome, StoppingRule, block_key, run_tasks
@@ -263,4 +264,6 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
     }
     write_json(out / META_NAME, tournament_meta(t, complete=complete, entries=entries_meta))
     write_json(out / SUMMARY_NAME, summary)
+    if outcome is not None and outcome.played:
+        record_run(out, lines=len(store.lines), played=outcome.played, complete=complete, entries=entries_meta)
     return RunResult(t, tasks, mine, outcome, complete, time.monotonic() - t0, interrupted, summary)

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("play", "show a stored game again from its record alone"),
     "reproduce": ("reproduce", "re-run a recorded fault of a bot locally"),
     "rate": ("rate", "rate a results file and write leaderboards"),
+    "site": ("site", "write the static site: leaderboard, bot pages, every game replayable"),
     "export-deals": ("play", "write a deal file from a key"),
     "schema": ("play", "print the protocol's JSON Schema"),
     "bench": ("bench", "benchmarks: engine, protocol, scheduler, fairtime, bots"),

@@ -41,6 +41,7 @@ class RunOptions:
     extend: bool = False  # entries or blocks were added on purpose
     new_versions: bool = False  # a changed bot enters as a new version instead of being refused
     skip_check: bool = False
+    on_block: Callable[[int, int], None] | None = None  # (blocks done, blocks total) after each stored block
 
 
 @dataclass
@@ -235,7 +236,7 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
         if t.config.backend == "ray":
             say(f"arena run: starting {t.config.workers} Ray workers...")
         progress = Progress(len(tasks), [ln for k, ln in store.lines.items() if k in keys], progress_stream,
-                            parallel=t.config.workers)
+                            parallel=t.config.workers, listener=options.on_block)
         backend = make_backend(t.config.backend, {e.ident: e for e in playing}, t.config.workers, t.config.ray_address)
         try:
             outcome = run_tasks(tasks, backend, store, attempts=t.config.retries, stop=stop, feed=feed, events=progress,

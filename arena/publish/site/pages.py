@@ -121,7 +121,7 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
                "mean rating of the opposing partnership over the bot's games. Draws: share of its games with no "
                "winner (capped games, level deals-format games).</p>")
     out += _crosstable(m, live)
-    out += _history(m, list(m.order))
+    out += _history(m, list(m.order), live=live)
     out.append("<h2>Luck</h2>" + "".join(f"<p>{e(t)}</p>" for t in lb._luck_text(doc).split("\n\n")))
     if doc["los"]:
         names = m.order
@@ -161,7 +161,7 @@ def _crosstable(m: SiteModel, live: bool) -> list[str]:
     return out
 
 
-def _history(m: SiteModel, bots: list[str], root: str = "") -> list[str]:
+def _history(m: SiteModel, bots: list[str], root: str = "", live: bool = False) -> list[str]:
     runs = len(m.history)
     series = {b: [h[b]["rating"] if b in h else None for h in m.history] for b in bots}
     out = ["<h2>Rating history</h2>"]
@@ -182,7 +182,7 @@ def _history(m: SiteModel, bots: list[str], root: str = "") -> list[str]:
                 continue
             iv = lb._bot_interval({"rating": {"anchor": {"bot": None}}}, r)
             cells.append(f"<td>{r['rating']:.0f} <span class=\"small\">{e(iv)}</span></td>")
-        out.append(f'<tr><th scope="row" class="l">{bot_link(m, b, root)}</th>{"".join(cells)}</tr>')
+        out.append(f'<tr><th scope="row" class="l">{bot_link(m, b, root, live)}</th>{"".join(cells)}</tr>')
     out.append("</tbody></table>")
     return out
 

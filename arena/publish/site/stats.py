@@ -76,11 +76,11 @@ class BotStats:
 
 def tricks_of(deal: dict[str, Any]) -> list[list[tuple[int, str, tuple[str, ...]]]]:
     """The deal's tricks as lists of (seat, top card, under cards), in play order."""
-    tricks: list[list[tuple[int, str, tuple[str, ...]]]] = [[]]
+    tricks: list[list[tuple[int, str, tuple[str, ...]]]] = []
     for ev in deal["events"]:
         if ev["type"] != "play":
             continue
-        if len(tricks[-1]) == 4:
+        if not tricks or len(tricks[-1]) == 4:
             tricks.append([])
         tricks[-1].append((ev["seat"], ev["card"], tuple(ev.get("under") or ())))
     return tricks

@@ -325,7 +325,7 @@
           el("td", { text: String(p.bid) }), el("td", { text: SUIT_SIGN[p.trump] }), el("td", { text: p.points.join(" - ") }),
           el("td", { text: p.made ? "yes" : "set" }), el("td", { text: p.scoresAfter.join(" - ") }))))));
     }
-    for (const b of v.buttons) b.disabled = (b.dir < 0 && v.i === 0) || (b.dir > 0 && v.i === v.frames.length - 1);
+    for (const b of v.buttons) b.disabled = (b.way < 0 && v.i === 0) || (b.way > 0 && v.i === v.frames.length - 1);
     if (v.onmove) v.onmove(v);
   }
 
@@ -360,7 +360,7 @@
     const nav = el("div", { class: "nav", role: "toolbar", "aria-label": "replay controls" });
     const mk = (label, text, dir, fn) => {
       const b = el("button", { type: "button", "aria-label": label, title: label, text: text, onclick: fn });
-      b.dir = dir; v.buttons.push(b); nav.append(b);
+      b.way = dir; v.buttons.push(b); nav.append(b);
     };
     mk("first step (Home)", "|<", -1, () => v.go(0));
     mk("previous deal (Page Up)", "<<", -1, () => v.deal(-1));

@@ -123,6 +123,7 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
     out += _crosstable(m, live)
     out += _history(m, list(m.order), live=live)
     out.append("<h2>Luck</h2>" + "".join(f"<p>{e(t)}</p>" for t in lb._luck_text(doc).split("\n\n")))
+    out += _block_results(m)
     if doc["los"]:
         names = m.order
         out.append('<h2>Likelihood of superiority</h2><table id="los"><caption>Share of bootstrap resamples in '
@@ -139,6 +140,27 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
             for k, v in lb.provenance_lines(doc)]
     out.append("</tbody></table>")
     return page(f"{name}: leaderboard", out)
+
+
+def _block_results(m: SiteModel) -> list[str]:
+    """How duplicate blocks ended: partnership A's score over both games (0 to 2), as a chart and a table."""
+    levels = [0.0, 0.5, 1.0, 1.5, 2.0]
+    counts = {x: 0 for x in levels}
+    for ln in m.comp.lines:
+        sc = float(ln.get("score_a", -1))
+        if sc in counts:
+            counts[sc] += 1
+    n = sum(counts.values())
+    if not n:
+        return []
+    out = [f"<h3>Block results</h3><p class=\"small\">Partnership A's score over the two games of each block "
+           f"({n} blocks): 1 means the two tables split the deals' luck, 0 or 2 that one partnership won both.</p>",
+           histogram_svg([(f"{x:g}", counts[x]) for x in levels], caption="blocks by partnership A's score"),
+           '<table class="blocks"><caption>Blocks by partnership A\'s score</caption><thead><tr><th scope="col">score'
+           '</th><th scope="col">blocks</th><th scope="col">share</th></tr></thead><tbody>']
+    out += [f"<tr><td>{x:g}</td><td>{counts[x]}</td><td>{pct(counts[x] / n)}</td></tr>" for x in levels]
+    out.append("</tbody></table>")
+    return out
 
 
 def _crosstable(m: SiteModel, live: bool) -> list[str]:

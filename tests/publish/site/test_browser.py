@@ -6,12 +6,14 @@ git). Skipped, with the reason shown, where no Chromium is installed.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
 from arena.engine import Game
+from arena.match.show import saved_game
 from arena.engine.cards import card_str
 from arena.engine.record import load_record, recorded_decisions, recorded_source
 from arena.publish.site import build_site
@@ -182,16 +184,39 @@ def test_the_twin_opens_side_by_side(browser: Browser, site: Path, competition: 
     assert browser.problems() == []
 
 
-def test_viewer_page_opens_a_users_results_file(browser: Browser, site: Path, competition: Path) -> None:
+def _open_file(browser: Browser, site: Path, path: Path) -> None:
     browser.open(site / "viewer.html")
     doc = browser.call("DOM.getDocument")
     node = browser.call("DOM.querySelector", nodeId=doc["root"]["nodeId"], selector="#record-file")
-    browser.call("DOM.setFileInputFiles", nodeId=node["nodeId"], files=[str(competition / "results.jsonl")])
+    browser.call("DOM.setFileInputFiles", nodeId=node["nodeId"], files=[str(path)])
     browser.wait_for("cinchViewer.viewers.length > 0")
+
+
+def test_viewer_page_opens_a_users_results_file(browser: Browser, site: Path, competition: Path) -> None:
+    _open_file(browser, site, competition / "results.jsonl")
     lines = read_results(competition).lines
     assert browser.js("document.querySelectorAll('#record-pick option').length") == 2 * len(lines)
     browser.js("cinchViewer.viewers[0].go(cinchViewer.viewers[0].frames.length - 1)")
     first = lines[0]["games"][0]
     assert _scores(browser) == first["scores"]
+    assert browser.js("!!document.querySelector('.twinctl button')")  # the file holds the twin too
     browser.screenshot(ARTIFACTS / "viewer.png")
+    assert browser.problems() == []
+
+
+def test_viewer_page_opens_a_saved_game_and_flags_a_doctored_record(browser: Browser, site: Path,
+                                                                     competition: Path, tmp_path: Path) -> None:
+    g = longest_game(competition)
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps(saved_game(g["record"], [s["bot"] for s in g["seats"]])))
+    _open_file(browser, site, saved)
+    browser.key("End")
+    assert _scores(browser) == g["record"]["scores"]
+    assert browser.js(f"{MAIN}.querySelector('.warn')") is None
+    doctored = json.loads(json.dumps(g["record"]))
+    doctored["deals"][0]["points"] = [0, 14]  # not what the cards give
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doctored))
+    _open_file(browser, site, bad)
+    assert "deal 0: points by the rules" in browser.js(f"{MAIN}.querySelector('.warn').textContent")
     assert browser.problems() == []

@@ -68,6 +68,11 @@ def test_leaderboard_numbers(site: Path, competition: Path) -> None:
                    "Rating history", "Reproducibility"):
         assert needed in html, needed
     assert "As of 20" in html  # the date of the last block, from the results
+    blocks = html[html.index("Blocks by partnership A's score</caption>"):]
+    shown = re.findall(r"<tr><td>([\d.]+)</td><td>(\d+)</td>", blocks[:blocks.index("</table>")])
+    lines = read_results(competition).lines
+    assert {float(x): int(n) for x, n in shown} == {x: sum(ln["score_a"] == x for ln in lines)
+                                                    for x in (0.0, 0.5, 1.0, 1.5, 2.0)}
 
 
 def test_bot_page_lists_every_fault_with_evidence(site: Path) -> None:

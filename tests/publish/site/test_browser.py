@@ -108,19 +108,21 @@ def test_viewer_steps_a_whole_game_forward_and_back(browser: Browser, site: Path
     assert browser.js(f"{MAIN}.dataset.frame") == "2"
     browser.key("Home")
     # by the forward button, through every step; each deal's scoring step shows the record's scores
-    seen_after: list[list[int]] = []
-    for i in range(n - 1):
-        browser.js(f"{MAIN}.querySelector('button[aria-label^=\"forward\"]').click()")
-        if browser.js(f"{MAIN}.querySelector('.board caption').textContent") == "Scores after this deal":
-            seen_after.append(_scores(browser))
+    seen_after = browser.js(
+        f"(() => {{ const r = {MAIN}, b = r.querySelector('button[aria-label^=\"forward\"]'), out = [];"
+        f" for (let i = 0; i < {n - 1}; i++) {{ b.click();"
+        " if (r.querySelector('.board caption').textContent === 'Scores after this deal')"
+        " out.push([...r.querySelectorAll('td.score')].map(td => +td.textContent)); } return out; })()")
     assert seen_after == [d["scores_after"] for d in rec["deals"] if "scores_after" in d]
     assert browser.js(f"{MAIN}.dataset.frame") == str(n - 1)
     assert _scores(browser) == rec["scores"] == g["scores"]
     assert "Game over" in browser.js(f"{MAIN}.querySelector('.status').textContent")
     assert browser.js(f"{MAIN}.querySelector('button[aria-label^=\"forward\"]').disabled") is True
-    for i in range(n - 1):
-        browser.key("ArrowLeft")
+    back = browser.js(f"(() => {{ const r = {MAIN}, b = r.querySelector('button[aria-label^=\"back\"]'), seen = [];"
+                      f" for (let i = 0; i < {n - 1}; i++) {{ b.click(); seen.push(+r.dataset.frame); }} return seen; }})()")
+    assert back == list(range(n - 2, -1, -1))  # every step on the way back, in order
     assert browser.js(f"{MAIN}.dataset.frame") == "0" and _scores(browser) == [0, 0]
+    assert browser.js(f"{MAIN}.querySelector('button[aria-label^=\"back\"]').disabled") is True
     browser.key("End")
     assert _scores(browser) == rec["scores"]
     browser.key("PageUp")

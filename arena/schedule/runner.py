@@ -127,9 +127,13 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
             differs.append("deal_files")
         if not differs:
             differs.append("seed")
+    next_gauntlet = False
     for k in ("name", "schedule", "sprt"):
         if k in old and old[k] != new[k]:
-            differs.append(k)
+            if k == "schedule" and _next_candidate(old[k], new[k]):
+                next_gauntlet = True  # the ladder: a new candidate plays its gauntlet, earlier ones stay
+            else:
+                differs.append(k)
     if isinstance(old.get("blocks"), int) and new["blocks"] < old["blocks"] and t.config.sprt is None:
         differs.append(f"blocks (fewer: {new['blocks']} < {old['blocks']})")
     old_entries = {e["name"]: e for e in old.get("entries") or [] if isinstance(e, dict)}
@@ -142,7 +146,17 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
         added.append(f"blocks {old['blocks']} -> {new['blocks']}")
     for name in sorted(set(now) - set(old_entries)):
         added.append(f"entry {name}")
+    if next_gauntlet:
+        added.append(f"gauntlet candidate {new['schedule'].get('candidate')}")
     return added, differs
+
+
+def _next_candidate(old: Any, new: dict[str, Any]) -> bool:
+    """Both runs are gauntlets that differ only in who is the candidate (and whom it meets)."""
+    if not isinstance(old, dict) or old.get("kind") != "gauntlet" or new.get("kind") != "gauntlet":
+        return False
+    same = {k: v for k, v in old.items() if k not in ("candidate", "baselines")}
+    return same == {k: v for k, v in new.items() if k not in ("candidate", "baselines")}
 
 
 def changed_bots(old: dict[str, Any], t: Tournament) -> list[str]:

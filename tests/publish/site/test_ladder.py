@@ -9,6 +9,8 @@ from arena.publish.site import build_site, load_competition
 from arena.results import comparable, read_results
 from arena.schedule.ladder import read_runs
 
+import yaml
+
 from tests.cli import arena
 
 from .conftest import bot_folder, play
@@ -70,3 +72,32 @@ def test_a_new_version_plays_its_share_and_the_old_one_stays_rated(tmp_path: Pat
     assert len(ids) == 3 and all(i.startswith("alpha@") for i in ids[:2]) and ids[2] == "bravo"
     first_run = site.model.history[0]
     assert len(first_run) == 2 and "bravo" in first_run  # as of run 1: the old alpha and bravo
+
+
+def test_a_gauntlet_ladder_plays_each_new_candidate_against_the_pool(tmp_path: Path) -> None:
+    a = bot_folder(tmp_path, "alpha", {"PICK": "first"})
+    b = bot_folder(tmp_path, "bravo", {"PICK": "last"})
+    c = bot_folder(tmp_path, "charlie", {"PICK": "last", "NOISY": "1"})
+    ladder = tmp_path / "ladder"
+    play(tmp_path, [a, b], out=ladder, blocks=2, match=FAST, schedule={"kind": "gauntlet", "candidate": str(a)})
+    before = read_results(ladder).lines
+    gauntlet_c = {"kind": "gauntlet", "candidate": str(c)}
+    ran = arena("run", *_config(tmp_path, [a, b, c], ladder, gauntlet_c), "--skip-check", "--no-rate")
+    assert ran.code == 2 and "--extend" in ran.err  # a new candidate is an extension, asked for explicitly
+    play(tmp_path, [a, b, c], out=ladder, extend=True, blocks=2, match=FAST, schedule=gauntlet_c)
+    assert summary(ladder)["played_now"] == 4  # charlie against alpha and bravo, 2 blocks each
+    after = read_results(ladder).lines
+    assert after[:len(before)] == before and len(after) == len(before) + 4
+    alone = tmp_path / "alone"  # the same gauntlet in a fresh folder plays the same games
+    play(tmp_path, [a, b, c], out=alone, blocks=2, match=FAST, schedule=gauntlet_c)
+    assert [comparable(x) for x in after[len(before):]] == [comparable(x) for x in read_results(alone).lines]
+    site = build_site([ladder], tmp_path / "site", bootstrap=0, history_bootstrap=0)
+    assert [set(h) for h in site.model.history] == [{"alpha", "bravo"}, {"alpha", "bravo", "charlie"}]
+
+
+def _config(folder: Path, entries: list[Path], out: Path, schedule: dict) -> list[str]:
+    cfg = folder / "gauntlet.yaml"
+    cfg.write_text(yaml.safe_dump({"name": "sitetest", "entries": [str(e) for e in entries], "seed": "site-seed",
+                                   "blocks": 2, "match": FAST, "out": str(out), "backend": "serial", "workers": 1,
+                                   "schedule": schedule}))
+    return [str(cfg)]

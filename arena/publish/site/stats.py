@@ -86,8 +86,11 @@ def tricks_of(deal: dict[str, Any]) -> list[list[tuple[int, str, tuple[str, ...]
     return tricks
 
 
-def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats]) -> None:
-    """Count one finished deal of a game whose seats hold ``bot_at``."""
+def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats], low_to_holder: bool = True) -> None:
+    """Count one finished deal of a game whose seats hold ``bot_at``.
+
+    ``low_to_holder``: the profile's ``low_goes_to`` is ``holder`` (else Low goes with its trick, like the others).
+    """
     get: Callable[[str], BotStats] = lambda b: table.setdefault(b, BotStats())  # noqa: E731
     maker, bid, made, trump = deal["maker"], deal["bid"], deal["made"], deal["trump"]
     points = deal["points"]
@@ -128,7 +131,7 @@ def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats]
                         get(bot_at[seat]).pedros_lost += 1
                 name = honours.get(c)
                 if name:
-                    side = seat % 2 if name == "low" else w % 2
+                    side = seat % 2 if name == "low" and low_to_holder else w % 2
                     for b in sides[side]:
                         get(b).honours[name] += 1
 
@@ -137,9 +140,10 @@ def cinch_stats(games: Iterable[tuple[dict[str, Any], list[str]]]) -> dict[str, 
     """Statistics per bot id over (game record, bot id at each seat) pairs; unfinished deals are skipped."""
     table: dict[str, BotStats] = {}
     for record, bot_at in games:
+        holder = (record.get("profile") or {}).get("low_goes_to", "holder") == "holder"
         for deal in record.get("deals") or []:
             if "maker" in deal:
-                add_deal(deal, bot_at, table)
+                add_deal(deal, bot_at, table, holder)
     return table
 
 

@@ -56,6 +56,12 @@ def test_hand_built_deal_gives_the_hand_worked_answers() -> None:
     assert all(x.deals == 1 for x in st.values())
 
 
+def test_low_goes_with_its_trick_under_a_captor_profile() -> None:
+    st = cinch_stats([({"profile": {"low_goes_to": "captor"}, "deals": [hand_deal()]}, ["n", "e", "s", "w"])])
+    assert st["s"].honours["low"] == st["n"].honours["low"] == 1  # south won the trick west played Low into
+    assert st["w"].honours["low"] == 0
+
+
 def test_a_bot_partnering_itself_counts_its_side_once() -> None:
     st = cinch_stats([({"deals": [hand_deal()]}, ["a", "b", "a", "b"])])
     assert st["a"].deals == st["b"].deals == 1

@@ -139,3 +139,27 @@ def test_provisional_page_is_marked_and_links_nowhere(competition: Path, tmp_pat
     html = (tmp_path / "live" / "index.html").read_text()
     assert "Provisional" in html and "2 of 3 blocks played so far" in html
     assert 'href="bots/' not in html and 'href="matchups/' not in html
+
+
+def test_what_a_bot_sent_is_shown_as_text_never_as_markup(competition: Path, tmp_path: Path) -> None:
+    hostile = '<img src=x onerror="alert(1)"></pre><script>alert(2)</script>'
+    lines = [json.loads(x) for x in (competition / "results.jsonl").read_text().splitlines()]
+    faulty = next(ln for ln in lines if ln["games"][0]["faults"])
+    faulty["games"][0]["faults"][0]["reply"] = hostile
+    faulty["games"][0]["faults"][0]["message"] = hostile
+    for r in faulty["run"]["reproduce"]:
+        r["stderr"] = hostile
+    for g in faulty["run"]["games"]:
+        for f in g.get("faults") or []:
+            f["stderr"] = hostile
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    build_site([tmp_path / "r"], tmp_path / "s", bootstrap=0)
+    for page in [tmp_path / "s" / "bots" / "crashy.html", tmp_path / "s" / "games" / f"{faulty['games'][0]['id']}.html"]:
+        text = page.read_text()
+        assert "<script>alert" not in text and "<img src=x" not in text
+        assert "&lt;script&gt;alert(2)&lt;/script&gt;" in text
+    record = (tmp_path / "s" / "records" / f"{faulty['games'][0]['id']}.js").read_text()
+    # a separate script file (never inlined in a page): the text survives as data, the viewer shows it as text
+    payload = json.loads(record[record.index(", ") + 2:].rstrip().removesuffix(");"))
+    assert payload["game"]["faults"][0]["reply"] == hostile

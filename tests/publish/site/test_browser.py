@@ -222,3 +222,15 @@ def test_viewer_page_opens_a_saved_game_and_flags_a_doctored_record(browser: Bro
     _open_file(browser, site, bad)
     assert "deal 0: points by the rules" in browser.js(f"{MAIN}.querySelector('.warn').textContent")
     assert browser.problems() == []
+
+
+def test_a_forfeited_game_replays_up_to_the_fault(browser: Browser, site: Path, competition: Path) -> None:
+    g = next(g for ln in read_results(competition).lines for g in ln["games"] if g["forfeit_by"] is not None)
+    browser.events.clear()
+    open_game(browser, site, g["id"])
+    browser.key("End")
+    status = browser.js(f"{MAIN}.querySelector('.status').textContent")
+    assert "forfeited" in status and "crashy" in status
+    assert _scores(browser) == g["scores"] and browser.js(f"{MAIN}.querySelector('.warn')") is None
+    assert browser.js("document.querySelectorAll('section.fault').length") == len(g["faults"])
+    assert browser.problems() == []

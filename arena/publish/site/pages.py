@@ -31,8 +31,9 @@ def page(title: str, body: Iterable[str], *, root: str = "", script: bool = Fals
     head = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{e(title)}</title>", f'<link rel="stylesheet" href="{root}site.css"></head><body>',
+            '<a class="skip" href="#main">Skip to the content</a>',
             f'<header class="top"><nav aria-label="site"><a href="{root}index.html">Leaderboard</a>'
-            f'<a href="{root}viewer.html">Open a record</a></nav></header><main>']
+            f'<a href="{root}viewer.html">Open a record</a></nav></header><main id="main">']
     tail = ["</main>"] + ([f'<script src="{root}viewer.js"></script>'] if script else []) + ["</body></html>"]
     return "\n".join([*head, *body, *tail]) + "\n"
 

@@ -44,3 +44,9 @@ def test_wheel_installs_and_runs_a_tiny_tournament_without_the_checkout(tmp_path
     assert {g["end"] for g in line["games"]} == {"deals"} and not any(g["faults"] for g in line["games"])
     schema = subprocess.run([py, "-m", "arena", "schema"], cwd=work, capture_output=True, text=True, check=True).stdout
     assert json.loads(schema)["title"].startswith("cinch-arena bot protocol")
+    # the site's assets ship as package data
+    ran = subprocess.run([py, "-m", "arena", "site", "out", "--out", "site", "--bootstrap", "0"], cwd=work,
+                         capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    for asset in ("viewer.js", "site.css"):
+        assert (work / "site" / asset).read_bytes() == (REPO / "arena" / "publish" / "site" / "assets" / asset).read_bytes()

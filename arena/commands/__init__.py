@@ -26,9 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("play", "show a stored game again from its record alone"),
     "reproduce": ("reproduce", "re-run a recorded fault of a bot locally"),
     "rate": ("rate", "rate a results file and write leaderboards"),
+    "site": ("site", "write the static site: leaderboard, bot pages, every game replayable"),
     "export-deals": ("play", "write a deal file from a key"),
     "schema": ("play", "print the protocol's JSON Schema"),
-    "bench": ("bench", "benchmarks: engine, protocol, scheduler, fairtime, bots"),
+    "bench": ("bench", "benchmarks: engine, protocol, scheduler, fairtime, bots, site"),
 }
 #: Commands whose module offers a function other than ``main``.
 ENTRY = {"replay": "main_replay", "export-deals": "main_export_deals", "schema": "main_schema"}

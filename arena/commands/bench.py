@@ -54,12 +54,20 @@ def _bots(ap: Parser) -> None:
     ap.add_argument("--pairing", action="append", help="A:B bot names (repeatable); default montecarlo:heuristic and heuristic:random")
 
 
+def _site(ap: Parser) -> None:
+    ap.add_argument("--games", type=int, default=10_000, help="games in the synthetic competition (default 10000)")
+    ap.add_argument("--bots", type=int, default=8, help="bots in its round robin (default 8)")
+    ap.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the final table")
+    ap.add_argument("--history-bootstrap", type=int, default=200, help="resamples of each earlier run's table")
+
+
 BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "engine": (_engine, "random deals with full records per CPU second, one process"),
     "protocol": (_protocol, "harness round trip per decision against a raw JSON-lines client; sandbox start"),
     "scheduler": (_scheduler, "games per second with 1 and 2 Ray workers"),
     "fairtime": (_fairtime, "timeouts of a well-behaved bot under CPU hogs (matches = cores)"),
     "bots": (_bots, "in-process duplicate blocks between the baselines"),
+    "site": (_site, "build time of the static site of a 10,000-game competition, one core"),
 }
 
 

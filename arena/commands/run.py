@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tabulate import tabulate
 
 from ..match.check import describe_evidence
 from ..players import Fault
 from ..publish.rate import PublishError, rate_results
+from ..publish.site import build_site, write_provisional
+from ..results import ResultsError
 from ..schedule import load_config
 from ..schedule.runner import RunOptions, RunResult, run_tournament
 from ..schedule.stopping import SPRTStop
@@ -32,6 +35,8 @@ def build_parser() -> Any:
     ap.add_argument("--extend", action="store_true", help="the config adds entries or blocks to the folder's tournament: play them")
     ap.add_argument("--new-version", action="store_true", help="a bot whose files changed enters as a new version (rated separately)")
     ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check before the first game")
+    ap.add_argument("--site", help="write the static site here at the end, with provisional standings while it runs"
+                                   " (default: the config's site)")
     ap.add_argument("--no-rate", action="store_true", help="do not rate the results at the end")
     return ap
 
@@ -42,11 +47,14 @@ def main(argv: list[str]) -> int:
     overrides = {
         "workers": args.workers, "blocks": args.blocks, "seed": args.seed, "out": args.out,
         "backend": args.backend, "ray_address": args.ray_address, "leaderboard": args.leaderboard,
+        "site": args.site,
     }
     t = load_config(args.config, overrides)
     stop = SPRTStop.for_tournament(t) if t.config.sprt else None
+    site = Path(t.config.site) if t.config.site else None
     result = run_tournament(
-        t, options=RunOptions(extend=args.extend, new_versions=args.new_version, skip_check=args.skip_check),
+        t, options=RunOptions(extend=args.extend, new_versions=args.new_version, skip_check=args.skip_check,
+                              on_block=live_site(t.out, site, err) if site else None),
         stop=stop, say=lambda s: print(s, file=err, flush=True),
     )
     report_run(result, err)
@@ -56,9 +64,49 @@ def main(argv: list[str]) -> int:
     if not result.complete:
         return EXIT_FAILED
     print(f"arena run: complete; seed published in {t.out / 'summary.json'}", file=err)
+    code = EXIT_OK
     if not args.no_rate:
         dest = Path(t.config.leaderboard) if t.config.leaderboard else t.out / "leaderboard"
-        return publish_step(t.out, dest, err)
+        code = publish_step(t.out, dest, err)
+    if site and code == EXIT_OK:
+        code = site_step(t.out, site, err)
+    return code
+
+
+def live_site(results: Path, site: Path, err: Any) -> Callable[[int, int], None]:
+    """After each finished block: the site's leaderboard page from the blocks so far, marked provisional.
+
+    A failure here is reported once and never stops the games. The page
+    reads the whole results file, so on a large competition it is refreshed
+    only once ten times its own build time has passed (at most ~10% of the
+    run goes to it); the last block always refreshes it.
+    """
+    failed: list[str] = []
+    last = {"at": -1e9, "took": 0.0}
+
+    def refresh(done: int, total: int) -> None:
+        now = time.monotonic()
+        if failed or (done < total and now - last["at"] < 10 * last["took"]):
+            return
+        try:
+            write_provisional(results, site, done=done, total=total)
+            last["at"], last["took"] = now, time.monotonic() - now
+        except (PublishError, ResultsError, OSError) as e:
+            failed.append(str(e))
+            print(f"arena run: provisional site not written (the games go on): {e}", file=err)
+
+    return refresh
+
+
+def site_step(results: Path, site: Path, err: Any) -> int:
+    """The final site; the results are complete whatever happens here."""
+    try:
+        b = build_site([results], site)
+    except PublishError as e:
+        print(f"arena run: the games are done but the site failed: {e}; `arena site {results} --out {site}` "
+              "writes it", file=err)
+        return EXIT_FAILED
+    print(f"arena run: site written to {b.out}/index.html ({b.files} files)", file=err)
     return EXIT_OK
 
 

@@ -17,7 +17,7 @@ from ..ratings import RatingFitError, RatingReport, rate
 from ..results import LoadedResults, ResultsError, read_results
 from . import leaderboard
 from .load import convert
-from .provenance import gather, read_config, read_meta
+from .provenance import Provenance, gather, read_config, read_meta
 
 
 class PublishError(ValueError):
@@ -64,21 +64,39 @@ def rate_results(
         raise PublishError("--bootstrap must be >= 0")
     try:
         res = read_results(results)
-        conv = convert(res.lines)
     except ResultsError as e:
         raise PublishError(str(e)) from None
-    if not conv.blocks:
-        raise PublishError(f"{res.path}: no finished blocks to rate")
-    meta = read_meta(res.path)
     cfg = None
     if config:
         try:
             cfg = read_config(config)
         except Exception as e:  # noqa: BLE001 - ConfigError and whatever loading a bot folder raises
             raise PublishError(str(e)) from None
-    prov = gather(res.lines, conv.bots, meta=meta, config=cfg)
-    if anchor is None and ((meta or {}).get("anchor") or (cfg or {}).get("anchor")):
-        anchor = (str((meta or {}).get("anchor") or (cfg or {}).get("anchor")), 0.0)
+    meta = read_meta(res.path)
+    doc, report, prov = rate_loaded(res, meta=meta, config=cfg, anchor=anchor, bootstrap=bootstrap, seed=seed,
+                                    prior=prior)
+    name = prov.config_name or safe_name(res.path.resolve().parent.name)
+    dest = Path(out) if out else Path("leaderboards") / safe_name(name)
+    try:
+        write_leaderboard(doc, dest)
+    except OSError as e:
+        raise PublishError(f"cannot write {dest}: {e.strerror}") from None
+    return Published(doc, report, res, dest)
+
+
+def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, config: dict[str, Any] | None = None,
+                anchor: tuple[str, float] | None = None, bootstrap: int = 1000, seed: int = 0,
+                prior: bool = True) -> tuple[dict[str, Any], RatingReport, Provenance]:
+    """Rate loaded results into the leaderboard document (``arena rate`` and the site share this)."""
+    try:
+        conv = convert(res.lines)
+    except ResultsError as e:
+        raise PublishError(str(e)) from None
+    if not conv.blocks:
+        raise PublishError(f"{res.path}: no finished blocks to rate")
+    prov = gather(res.lines, conv.bots, meta=meta, config=config)
+    if anchor is None and ((meta or {}).get("anchor") or (config or {}).get("anchor")):
+        anchor = (str((meta or {}).get("anchor") or (config or {}).get("anchor")), 0.0)
     if anchor is not None and anchor[0] not in conv.bots:
         by_name = [b.id for b in conv.bots.values() if b.name == anchor[0]]
         if len(by_name) != 1:
@@ -88,14 +106,7 @@ def rate_results(
         report = rate(conv.blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed)
     except RatingFitError as e:
         raise PublishError(f"cannot fit ratings: {e}") from None
-    doc = leaderboard.build(report, prov, res, anchor=anchor)
-    name = prov.config_name or safe_name(res.path.resolve().parent.name)
-    dest = Path(out) if out else Path("leaderboards") / safe_name(name)
-    try:
-        write_leaderboard(doc, dest)
-    except OSError as e:
-        raise PublishError(f"cannot write {dest}: {e.strerror}") from None
-    return Published(doc, report, res, dest)
+    return leaderboard.build(report, prov, res, anchor=anchor), report, prov
 
 
 def write_leaderboard(doc: dict[str, Any], out: Path) -> None:

@@ -107,6 +107,9 @@ class TournamentConfig(BaseModel):
     leaderboard: str | None = Field(
         None, description="where the run's leaderboard goes (default: <out>/leaderboard)"
     )
+    site: str | None = Field(
+        None, description="write the static site here at the end (and provisional standings while it runs)"
+    )
     deal_files: list[str] = Field(default_factory=list, description="block i replays deal_files[i]")
     anchor: str | None = Field(None, description="entry whose rating is pinned (for the ratings step)")
     sprt: SPRTSpec | None = Field(None, description="stop early when an SPRT decides (needs schedule kind sprt)")
@@ -198,12 +201,12 @@ def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None =
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: (top level): expected a mapping of fields")
     base = p.parent.resolve()
-    for k in ("out", "leaderboard"):
+    for k in ("out", "leaderboard", "site"):
         if data.get(k) is not None:
             data[k] = str(_resolve(base, str(data[k])))
     for k, v in (overrides or {}).items():
         if v is not None:
-            data[k] = str(Path(v).resolve()) if k in ("out", "leaderboard") else v
+            data[k] = str(Path(v).resolve()) if k in ("out", "leaderboard", "site") else v
     return build_tournament(data, base, str(p), text)
 
 

@@ -27,7 +27,8 @@ def clock(seconds: float) -> str:
 
 class Progress(LoopEvents):
     def __init__(self, total: int, already: list[dict[str, Any]], stream: TextIO | None = None,
-                 period: float = 5.0, *, parallel: int = 1, now: Callable[[], float] = time.monotonic) -> None:
+                 period: float = 5.0, *, parallel: int = 1, now: Callable[[], float] = time.monotonic,
+                 listener: Callable[[int, int], None] | None = None) -> None:
         self.total = total
         self.lines = list(already)
         self.start_done = len(already)
@@ -44,6 +45,7 @@ class Progress(LoopEvents):
         self.failed = 0
         self.retried = 0
         self.extra: str = ""  # e.g. the SPRT's running LLR
+        self.listener = listener  # told (done, total) after each stored block: the live site
 
     @property
     def done(self) -> int:
@@ -54,6 +56,8 @@ class Progress(LoopEvents):
         if self.first_at is None:
             self.first_at = self.now()
         self.show()
+        if self.listener is not None:
+            self.listener(self.done, self.total)
 
     def failure(self, task: BlockTask, error: str) -> None:
         self.failed += 1

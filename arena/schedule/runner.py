@@ -22,6 +22,7 @@ from ..players.manifest import file_digests
 from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, standings
 from .backends import make_backend
 from .config import Tournament
+from .ladder import record_run
 from .lock import FolderLock
 from .progress import Progress
 from .scheduler import InOrderFeed, RunOutcome, StoppingRule, block_key, run_tasks
@@ -40,6 +41,7 @@ class RunOptions:
     extend: bool = False  # entries or blocks were added on purpose
     new_versions: bool = False  # a changed bot enters as a new version instead of being refused
     skip_check: bool = False
+    on_block: Callable[[int, int], None] | None = None  # (blocks done, blocks total) after each stored block
 
 
 @dataclass
@@ -125,9 +127,13 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
             differs.append("deal_files")
         if not differs:
             differs.append("seed")
+    next_gauntlet = False
     for k in ("name", "schedule", "sprt"):
         if k in old and old[k] != new[k]:
-            differs.append(k)
+            if k == "schedule" and _next_candidate(old[k], new[k]):
+                next_gauntlet = True  # the ladder: a new candidate plays its gauntlet, earlier ones stay
+            else:
+                differs.append(k)
     if isinstance(old.get("blocks"), int) and new["blocks"] < old["blocks"] and t.config.sprt is None:
         differs.append(f"blocks (fewer: {new['blocks']} < {old['blocks']})")
     old_entries = {e["name"]: e for e in old.get("entries") or [] if isinstance(e, dict)}
@@ -140,7 +146,17 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
         added.append(f"blocks {old['blocks']} -> {new['blocks']}")
     for name in sorted(set(now) - set(old_entries)):
         added.append(f"entry {name}")
+    if next_gauntlet:
+        added.append(f"gauntlet candidate {new['schedule'].get('candidate')}")
     return added, differs
+
+
+def _next_candidate(old: Any, new: dict[str, Any]) -> bool:
+    """Both runs are gauntlets that differ only in who is the candidate (and whom it meets)."""
+    if not isinstance(old, dict) or old.get("kind") != "gauntlet" or new.get("kind") != "gauntlet":
+        return False
+    same = {k: v for k, v in old.items() if k not in ("candidate", "baselines")}
+    return same == {k: v for k, v in new.items() if k not in ("candidate", "baselines")}
 
 
 def changed_bots(old: dict[str, Any], t: Tournament) -> list[str]:
@@ -234,7 +250,7 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
         if t.config.backend == "ray":
             say(f"arena run: starting {t.config.workers} Ray workers...")
         progress = Progress(len(tasks), [ln for k, ln in store.lines.items() if k in keys], progress_stream,
-                            parallel=t.config.workers)
+                            parallel=t.config.workers, listener=options.on_block)
         backend = make_backend(t.config.backend, {e.ident: e for e in playing}, t.config.workers, t.config.ray_address)
         try:
             outcome = run_tasks(tasks, backend, store, attempts=t.config.retries, stop=stop, feed=feed, events=progress,
@@ -263,4 +279,6 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
     }
     write_json(out / META_NAME, tournament_meta(t, complete=complete, entries=entries_meta))
     write_json(out / SUMMARY_NAME, summary)
+    if outcome is not None and outcome.played:
+        record_run(out, lines=len(store.lines), played=outcome.played, complete=complete, entries=entries_meta)
     return RunResult(t, tasks, mine, outcome, complete, time.monotonic() - t0, interrupted, summary)

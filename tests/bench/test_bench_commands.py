@@ -20,6 +20,7 @@ TINY = {
     "fairtime": ["--matches", "1", "--blocks", "1", "--deals", "1", "--hogs", "0", "--sandbox", "rlimit",
                  "--decision-ms", "5000", "--nice", "none"],
     "bots": ["--blocks", "1", "--pairing", "random:heuristic"],
+    "site": ["--games", "12", "--bots", "3", "--bootstrap", "10", "--history-bootstrap", "0"],
 }
 KEYS = {
     "engine": {"deals_per_s", "deals"},
@@ -27,6 +28,7 @@ KEYS = {
     "scheduler": {"games_per_s_1", "games_per_s_2", "speedup"},
     "fairtime": {"timeouts", "decisions"},
     "bots": {"pairings"},
+    "site": {"games", "build_cpu_seconds", "files", "largest_file_bytes"},
 }
 
 

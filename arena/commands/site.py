@@ -1,0 +1,28 @@
+"""``arena site RESULTS... --out DIR``: the competition's static site."""
+
+from __future__ import annotations
+
+import sys
+
+from ..publish.rate import parse_anchor
+from ..publish.site import build_site
+from .common import EXIT_OK, CommandError, parse, parser
+
+
+def main(argv: list[str]) -> int:
+    ap = parser("site", "Write a static site: leaderboard, a page per bot, every game replayable, history per run.")
+    ap.add_argument("results", nargs="+", help="results.jsonl files (or folders holding them) of one competition")
+    ap.add_argument("--out", required=True, help="folder for the site (created; a previous site there is replaced)")
+    ap.add_argument("--anchor", help="NAME[=RATING]: pin this bot's rating (default: the config's anchor, else mean 0)")
+    ap.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the final table (0 = none)")
+    ap.add_argument("--history-bootstrap", type=int, default=200,
+                    help="bootstrap resamples of each earlier run's table in the history (0 = none)")
+    args = parse(ap, argv)
+    if args.bootstrap < 0 or args.history_bootstrap < 0:
+        raise CommandError("--bootstrap and --history-bootstrap must be >= 0")
+    b = build_site(args.results, args.out, anchor=parse_anchor(args.anchor) if args.anchor else None,
+                   bootstrap=args.bootstrap, history_bootstrap=args.history_bootstrap)
+    comp = b.model.comp
+    print(f"arena site: {len(comp.games)} games, {len(b.model.slugs)} bots, {len(comp.runs)} runs: {b.files} files "
+          f"({b.written} changed) in {b.out}; open {b.out}/index.html", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,535 @@
+/* cinch-arena replay viewer: reads the project's game records (docs/records.md)
+ * and steps through them. No framework, no network: records come from
+ * records/<id>.js files (a <script> tag, which also works from file://) or
+ * from a file the user opens. Every hand, the discards, the fill and the rob
+ * are rebuilt from the deck and the events as the rules say; trick winners,
+ * points and scores are recomputed and checked against the record, and any
+ * difference is shown. A seat's point of view shows exactly what
+ * arena/engine/view.py gives that seat (rules section 9). */
+"use strict";
+(function () {
+  const SISTER = { H: "D", D: "H", S: "C", C: "S" };
+  const SUIT_SIGN = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+  const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+  const SEAT_NAME = ["N", "E", "S", "W"];
+  const RANKS = "23456789TJQKA";
+  const TRUMP_ORDER = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5t", "5s", "4", "3", "2"];
+
+  function isTrump(c, t) { return c[1] === t || (c[0] === "5" && c[1] === SISTER[t]); }
+  function effSuit(c, t) { return isTrump(c, t) ? t : c[1]; }
+  function strength(c, t, led) {
+    if (isTrump(c, t)) {
+      const key = c[0] === "5" ? (c[1] === t ? "5t" : "5s") : c[0];
+      return 100 + (TRUMP_ORDER.length - TRUMP_ORDER.indexOf(key));
+    }
+    return c[1] === led ? RANKS.indexOf(c[0]) : -1;
+  }
+  function pointsOf(c, t, pts) {
+    if (!isTrump(c, t)) return 0;
+    if (c[0] === "5") return c[1] === t ? pts.right_pedro : pts.left_pedro;
+    return { A: pts.high, J: pts.jack, T: pts.game, 2: pts.low }[c[0]] || 0;
+  }
+  function without(list, cards) {
+    const out = list.slice();
+    for (const c of cards) {
+      const i = out.indexOf(c);
+      if (i < 0) throw new Error("card " + c + " is not where the record says");
+      out.splice(i, 1);
+    }
+    return out;
+  }
+  function clone(o) { return JSON.parse(JSON.stringify(o)); }
+
+  /* ------------------------------------------------------------ input */
+
+  /** Normalise what a user or the site gives: a site record file's payload,
+   * a results game line, a results block line, an `arena play --save` file or
+   * a bare record. Returns a list of games {id, names, record, twin, end, forfeit_by}. */
+  function gamesFrom(obj) {
+    if (Array.isArray(obj)) return obj.flatMap(gamesFrom);
+    if (!obj || typeof obj !== "object") throw new Error("not a JSON object");
+    if (obj.game && obj.game.record) return [gameOf(obj.game, obj)];
+    if (Array.isArray(obj.games)) {
+      const ids = obj.games.map((g, h) => g.id || (obj.pairing + "#" + obj.block + "/" + h));
+      return obj.games.map((g, h) => Object.assign(gameOf(g, {}), { id: ids[h], twin: ids[1 - h], block: obj.block, pairing: obj.pairing }));
+    }
+    if (obj.format === "cinch-saved-game") return [{ id: "saved game", names: obj.players || [], record: obj.record }];
+    if (obj.format === "cinch-game") return [{ id: "record", names: [], record: obj }];
+    if (obj.record && obj.seats) return [gameOf(obj, {})];
+    throw new Error("not a game record, a results line or an `arena play --save` file");
+  }
+  function gameOf(g, extra) {
+    return {
+      id: extra.id || g.id || "game", twin: extra.twin || null,
+      names: (g.seats || []).map((s) => s.bot || s.name || "?"),
+      record: g.record, end: g.end, forfeit_by: g.forfeit_by, faults: g.faults || [],
+    };
+  }
+  function parseText(text) {
+    try { return gamesFrom(JSON.parse(text)); } catch (e) {
+      const lines = text.split("\n").filter((l) => l.trim());
+      if (lines.length < 2) throw e;
+      return lines.flatMap((l) => gamesFrom(JSON.parse(l)));
+    }
+  }
+
+  /* ------------------------------------------------------------ replay */
+
+  /** Every step of a game as a frame (the whole table's state after it). */
+  function framesOf(game) {
+    const rec = game.record;
+    if (!rec || rec.format !== "cinch-game") throw new Error("not a cinch-game record");
+    if (rec.version !== 1 && rec.version !== 2) throw new Error("record version " + rec.version + " is not one this viewer reads");
+    const prof = rec.profile || {};
+    const size = prof.hand_size || 6;
+    const pts = prof.points || { high: 1, jack: 1, game: 1, right_pedro: 5, left_pedro: 5, low: 1 };
+    const frames = [];
+    const warnings = [];
+    let scores = [0, 0];
+    const summaries = [];
+    const name = (s) => SEAT_NAME[s] + (game.names[s] ? " (" + game.names[s] + ")" : "");
+    for (const d of rec.deals) {
+      const order = [1, 2, 3, 4].map((i) => (d.dealer + i) % 4);
+      const st = {
+        deal: d.index, events: 0, dealer: d.dealer, phase: "bid", scores: scores.slice(), scoresAfter: null,
+        hands: [[], [], [], []], dealt: null, discarded: [[], [], [], []], received: [[], [], [], []],
+        stock: d.deck.slice(36), pile: [], reshuffles: 0, bids: [], maker: null, bid: null, trump: null,
+        robStock: null, robTaken: null, tricks: [], points: null, made: null, previous: summaries.slice(), text: "",
+      };
+      if (d.scores_before && (d.scores_before[0] !== scores[0] || d.scores_before[1] !== scores[1]))
+        warnings.push("deal " + d.index + ": the record starts at " + d.scores_before + ", the deals before add up to " + scores);
+      order.forEach((s, i) => {
+        const p = 3 * i;
+        st.hands[s] = [...d.deck.slice(p, p + 3), ...d.deck.slice(p + 12, p + 15), ...d.deck.slice(p + 24, p + 27)];
+      });
+      st.dealt = clone(st.hands);
+      st.text = "Deal " + (d.index + 1) + ": " + name(d.dealer) + " deals 9 cards each; " + name(order[0]) + " bids first.";
+      frames.push(clone(st));
+      const ev = d.events;
+      let lowHolder = null;
+      for (let i = 0; i < ev.length; i++) {
+        const e = ev[i];
+        const forced = e.forced ? " (forced)" : "";
+        const follow = [];
+        while (i + 1 < ev.length && ev[i + 1].type === "reshuffle") follow.push(ev[++i]);
+        const reshuffle = (kind) => {
+          const r = follow.shift();
+          if (!r || r.kind && r.kind !== kind) throw new Error("deal " + d.index + ": a reshuffle is needed here but the record has none");
+          st.stock = r.stock.slice(); st.pile = []; st.reshuffles += 1;
+        };
+        if (e.type === "pass" || e.type === "bid") {
+          st.bids.push({ seat: e.seat, amount: e.type === "bid" ? e.amount : 0, forced: !!e.forced });
+          if (e.type === "bid") { st.maker = e.seat; st.bid = e.amount; }
+          st.text = name(e.seat) + (e.type === "bid" ? " bids " + e.amount : " passes") + forced + ".";
+          if (e.seat === d.dealer) { st.phase = "trump"; st.text += " " + name(st.maker) + " makes it at " + st.bid + "."; }
+        } else if (e.type === "trump") {
+          const t = (st.trump = e.suit);
+          for (let s = 0; s < 4; s++) {
+            st.discarded[s] = st.hands[s].filter((c) => !isTrump(c, t));
+            st.hands[s] = st.hands[s].filter((c) => isTrump(c, t));
+            st.pile.push(...st.discarded[s]);
+          }
+          for (const s of order.slice(0, 3)) {
+            let need = size - st.hands[s].length;
+            while (need > 0) {
+              if (!st.stock.length) reshuffle("fill");
+              const got = st.stock.splice(0, need);
+              st.hands[s].push(...got); st.received[s].push(...got); need -= got.length;
+            }
+          }
+          st.phase = "rob";
+          st.text = name(e.seat) + " names " + SUIT_NAME[t] + " trump" + forced + ". Everyone discards every non-trump ("
+            + st.discarded.map((x) => x.length).join(", ") + " cards); the dealer fills the others to " + size
+            + (st.reshuffles ? " (the discard pile was reshuffled into the stock)" : "") + ".";
+        } else if (e.type === "rob") {
+          const t = st.trump;
+          st.robStock = st.stock.slice();
+          st.robTaken = [...st.stock.filter((c) => isTrump(c, t)), ...e.take];
+          st.hands[d.dealer].push(...st.robTaken); st.received[d.dealer].push(...st.robTaken);
+          st.stock = without(st.stock, st.robTaken);
+          const short = size - st.hands[d.dealer].length;
+          let blind = [];
+          if (short > 0) {
+            st.stock = []; reshuffle("rob");
+            blind = st.stock.splice(0, short);
+            st.hands[d.dealer].push(...blind); st.received[d.dealer].push(...blind);
+          }
+          st.phase = "play";
+          const low = "2" + t;
+          lowHolder = st.hands.findIndex((h) => h.includes(low));
+          st.tricks.push({ leader: st.maker, plays: [], winner: null });
+          st.text = name(e.seat) + " robs the pack and takes " + st.robTaken.length + " cards" + forced
+            + (blind.length ? " and " + blind.length + " blind from the reshuffled discards" : "") + "; "
+            + name(st.maker) + " leads.";
+        } else if (e.type === "play") {
+          const t = st.trump;
+          const trick = st.tricks[st.tricks.length - 1];
+          const under = e.under || [];
+          st.hands[e.seat] = without(st.hands[e.seat], [e.card, ...under]);
+          trick.plays.push({ seat: e.seat, card: e.card, under: under });
+          st.text = name(e.seat) + " plays " + e.card + (under.length ? " with " + under.join(" ") + " under it" : "") + forced + ".";
+          if (trick.plays.length === 4) {
+            const led = effSuit(trick.plays[0].card, t);
+            let best = trick.plays[0];
+            for (const p of trick.plays) if (strength(p.card, t, led) > strength(best.card, t, led)) best = p;
+            trick.winner = best.seat;
+            const k = st.tricks.length - 1;
+            if (d.trick_winners && d.trick_winners[k] !== undefined && d.trick_winners[k] !== best.seat)
+              warnings.push("deal " + d.index + " trick " + (k + 1) + ": the rules give it to " + SEAT_NAME[best.seat] + ", the record to " + SEAT_NAME[d.trick_winners[k]]);
+            st.text += " " + name(best.seat) + " wins trick " + (k + 1) + ".";
+            if (st.tricks.length === 6) {
+              const won = [0, 0];
+              for (const tr of st.tricks) for (const p of tr.plays) for (const c of [p.card, ...p.under]) {
+                const v = pointsOf(c, t, pts);
+                if (!v) continue;
+                const holder = c === "2" + t && prof.low_goes_to !== "captor" ? lowHolder : tr.winner;
+                won[holder % 2] += v;
+              }
+              const b = st.maker % 2, def = 1 - b;
+              const made = won[b] >= st.bid;
+              const delta = [0, 0];
+              if ((prof.scoring || "standard") === "standard") { delta[def] = won[def]; delta[b] = made ? won[b] : -st.bid; }
+              else if (made) { const diff = won[b] - won[def]; if (diff > 0) delta[b] = diff; else delta[def] = -diff; }
+              else delta[def] = won[def] + st.bid;
+              st.points = won; st.made = made;
+              st.scoresAfter = [scores[0] + delta[0], scores[1] + delta[1]];
+              st.phase = "done";
+              if (d.points && (d.points[0] !== won[0] || d.points[1] !== won[1]))
+                warnings.push("deal " + d.index + ": points by the rules " + won + ", in the record " + d.points);
+              if (d.scores_after && (d.scores_after[0] !== st.scoresAfter[0] || d.scores_after[1] !== st.scoresAfter[1]))
+                warnings.push("deal " + d.index + ": scores by the rules " + st.scoresAfter + ", in the record " + d.scores_after);
+              st.text += " Deal over: points " + won[0] + " - " + won[1] + "; the bidders " + (made ? "made " : "are set at ")
+                + st.bid + "; scores " + st.scoresAfter[0] + " - " + st.scoresAfter[1] + ".";
+            } else st.tricks.push({ leader: best.seat, plays: [], winner: null });
+          }
+        } else if (e.type !== "reshuffle") {
+          warnings.push("deal " + d.index + ": unknown event " + e.type);
+        }
+        if (follow.length) warnings.push("deal " + d.index + ": the record has a reshuffle the rules did not need");
+        st.events = i + 1;
+        frames.push(clone(st));
+      }
+      if (st.phase === "done") {
+        summaries.push({ index: d.index, dealer: d.dealer, maker: st.maker, bid: st.bid, trump: st.trump, points: st.points, made: st.made, scoresAfter: st.scoresAfter });
+        scores = st.scoresAfter;
+      }
+    }
+    const last = clone(frames[frames.length - 1]);
+    last.final = true;
+    last.previous = summaries.slice();
+    last.gameScores = scores.slice();
+    if (rec.over && rec.scores && (rec.scores[0] !== scores[0] || rec.scores[1] !== scores[1]))
+      warnings.push("final scores by the rules " + scores + ", in the record " + rec.scores);
+    const why = { target: "a side reached the target", bidder_out: "the bidders went out", deals: "the fixed number of deals was played", cap: "stopped by the deal cap: unfinished" }[rec.end];
+    if (game.forfeit_by !== null && game.forfeit_by !== undefined) last.text = "Game over: " + name(game.forfeit_by) + " forfeited (a fault).";
+    else if (!rec.over) last.text = "The record ends here (the game was saved before it ended).";
+    else last.text = "Game over: " + (rec.winner === null ? "no winner" : "side " + (rec.winner === 0 ? "N+S" : "E+W") + " wins") + (why ? " (" + why + ")" : "") + ".";
+    last.text += " Final scores " + scores[0] + " - " + scores[1] + ".";
+    frames.push(last);
+    return { frames: frames, warnings: warnings };
+  }
+
+  /* ------------------------------------------------------------ rendering */
+
+  function el(tag, attrs, ...kids) {
+    const n = document.createElement(tag);
+    for (const k in attrs || {}) {
+      if (k === "text") n.textContent = attrs[k];
+      else if (k.startsWith("on")) n.addEventListener(k.slice(2), attrs[k]);
+      else n.setAttribute(k, attrs[k]);
+    }
+    for (const c of kids) if (c !== null && c !== undefined) n.append(c);
+    return n;
+  }
+  function card(c) {
+    return el("span", { class: "card s" + c[1], "data-card": c, title: c, text: c[0] + SUIT_SIGN[c[1]] });
+  }
+  function cards(list) {
+    const n = el("span", { class: "cards" });
+    if (!list.length) n.append(el("span", { class: "none", text: "none" }));
+    for (const c of list) n.append(card(c));
+    return n;
+  }
+  function backs(k) {
+    return el("span", { class: "cards hidden", "aria-label": k + " hidden cards", text: k + " cards" });
+  }
+
+  /** What ``seat`` may see of frame ``f`` (null = omniscient): the fields of engine View. */
+  function seen(f, seat) {
+    const all = seat === null;
+    const mine = (s) => all || s === seat;
+    const dealerSees = !all && seat === f.dealer;
+    let robStock = null, robTaken = null;
+    if (all || dealerSees) {
+      if (f.phase === "rob") { robStock = f.stock; robTaken = []; }
+      else if (f.robStock) { robStock = f.robStock; robTaken = f.robTaken; }
+    }
+    return { mine: mine, robStock: robStock, robTaken: robTaken, stock: all ? f.stock : null, pile: all ? f.pile : null };
+  }
+
+  function render(v) {
+    const f = v.frames[v.i];
+    const seat = v.seat;
+    const sw = seen(f, seat);
+    const names = v.game.names;
+    const who = (s) => SEAT_NAME[s] + (names[s] ? " " + names[s] : "");
+    v.body.replaceChildren();
+    v.status.textContent = f.text;
+    v.pos.textContent = "step " + (v.i + 1) + " of " + v.frames.length + ", deal " + (f.deal + 1);
+    v.root.dataset.frame = v.i; v.root.dataset.deal = f.deal; v.root.dataset.events = f.events;
+    const sc = f.final ? f.gameScores : (f.scoresAfter || f.scores);
+    const board = el("table", { class: "scores" },
+      el("caption", { text: f.final ? "Final scores" : f.scoresAfter ? "Scores after this deal" : "Scores before this deal" }),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "side" }), el("th", { scope: "col", text: "seats" }), el("th", { scope: "col", text: "score" }))),
+      el("tbody", {}, ...[0, 1].map((s) => el("tr", {}, el("th", { scope: "row", text: s === 0 ? "N+S" : "E+W" }),
+        el("td", { class: "l", text: who(s) + " + " + who(s + 2) }), el("td", { class: "score", "data-side": s, text: String(sc[s]) })))));
+    v.body.append(board);
+    const info = [];
+    info.push("dealer " + who(f.dealer));
+    if (f.maker !== null && f.phase !== "bid") info.push("maker " + who(f.maker) + " at " + f.bid);
+    if (f.trump) info.push("trump " + SUIT_NAME[f.trump]);
+    v.body.append(el("p", { class: "dealinfo", text: "Deal " + (f.deal + 1) + ": " + info.join("; ") + "." }));
+    const rows = [0, 1, 2, 3].map((s) => {
+      const hand = sw.mine(s) ? cards(f.hands[s]) : backs(f.hands[s].length);
+      const after = f.phase !== "bid" && f.phase !== "trump";
+      const disc = !after ? el("span", { text: "-" }) : sw.mine(s) ? cards(f.discarded[s]) : el("span", { text: f.discarded[s].length + " cards" });
+      const recv = !after ? el("span", { text: "-" }) : sw.mine(s) ? cards(f.received[s]) : el("span", { text: f.received[s].length + " cards" });
+      const dealt = sw.mine(s) ? cards(f.dealt[s]) : el("span", { text: "9 cards" });
+      return el("tr", { "data-seat": s, class: seat === s ? "me" : "" },
+        el("th", { scope: "row", class: "l", text: who(s) + (s === f.dealer ? " (dealer)" : "") }),
+        el("td", { class: "l" }, hand), el("td", { class: "l" }, dealt), el("td", { class: "l" }, disc), el("td", { class: "l" }, recv));
+    });
+    v.body.append(el("table", { class: "hands" }, el("caption", { text: seat === null ? "Hands (omniscient)" : "Hands as " + who(seat) + " knows them" }),
+      el("thead", {}, el("tr", {}, ...["seat", "hand", "dealt", "discarded", "received"].map((h) => el("th", { scope: "col", class: "l", text: h })))),
+      el("tbody", {}, ...rows)));
+    const bids = f.bids.map((b) => who(b.seat) + ": " + (b.amount ? b.amount : "pass") + (b.forced ? " (forced)" : "")).join(", ");
+    v.body.append(el("p", { class: "bids", text: "Bidding: " + (bids || "not started") + "." }));
+    if (sw.robStock) {
+      v.body.append(el("p", { class: "rob" }, f.phase === "rob" ? "Stock the dealer robs: " : "Stock the dealer robbed: ", cards(sw.robStock),
+        f.phase === "rob" ? "" : " took: ", f.phase === "rob" ? "" : cards(sw.robTaken)));
+    }
+    if (sw.stock !== null && f.phase !== "bid") v.body.append(el("p", { class: "stock" }, "Stock now: ", cards(sw.stock), " Discard pile: ", cards(sw.pile)));
+    if (f.tricks.length) {
+      v.body.append(el("table", { class: "tricks" }, el("caption", { text: "Tricks" }),
+        el("thead", {}, el("tr", {}, ...["trick", "leader", "plays", "winner"].map((h) => el("th", { scope: "col", class: "l", text: h })))),
+        el("tbody", {}, ...f.tricks.map((t, k) => el("tr", {}, el("th", { scope: "row", text: String(k + 1) }), el("td", { class: "l", text: who(t.leader) }),
+          el("td", { class: "l" }, ...t.plays.map((p) => el("span", { class: "play" }, SEAT_NAME[p.seat] + " ", card(p.card),
+            ...(p.under.length ? [" under: ", cards(p.under)] : [])))),
+          el("td", { class: "l", text: t.winner === null ? "" : who(t.winner) }))))));
+    }
+    if (f.points) v.body.append(el("p", { class: "result", text: "Points " + f.points[0] + " - " + f.points[1] + "; bidders " + (f.made ? "made it" : "set") + "." }));
+    if (f.previous.length) {
+      v.body.append(el("table", { class: "deals" }, el("caption", { text: "Deals played" }),
+        el("thead", {}, el("tr", {}, ...["deal", "maker", "bid", "trump", "points", "made", "scores after"].map((h) => el("th", { scope: "col", text: h })))),
+        el("tbody", {}, ...f.previous.map((p) => el("tr", {}, el("td", { text: String(p.index + 1) }), el("td", { class: "l", text: who(p.maker) }),
+          el("td", { text: String(p.bid) }), el("td", { text: SUIT_SIGN[p.trump] }), el("td", { text: p.points.join(" - ") }),
+          el("td", { text: p.made ? "yes" : "set" }), el("td", { text: p.scoresAfter.join(" - ") }))))));
+    }
+    for (const b of v.buttons) b.disabled = (b.way < 0 && v.i === 0) || (b.way > 0 && v.i === v.frames.length - 1);
+    if (v.onmove) v.onmove(v);
+  }
+
+  /** Index of the first frame of each deal, to jump deal by deal. */
+  function dealStarts(frames) {
+    const out = [];
+    frames.forEach((f, i) => { if (f.events === 0 && !f.final) out.push(i); });
+    return out;
+  }
+
+  function makeViewer(root, game) {
+    const r = framesOf(game);
+    const v = { root: root, game: game, frames: r.frames, i: 0, seat: null, buttons: [] };
+    v.starts = dealStarts(v.frames);
+    root.replaceChildren();
+    root.classList.add("viewer");
+    root.append(el("h2", { text: game.title || "Game " + game.id }));
+    if (r.warnings.length) {
+      root.append(el("div", { class: "warn", role: "alert" }, el("strong", { text: "The record disagrees with the rules: " }),
+        el("ul", {}, ...r.warnings.map((w) => el("li", { text: w })))));
+    }
+    const seatBox = el("fieldset", { class: "seats" }, el("legend", { text: "Point of view" }));
+    const group = "pov-" + Math.random().toString(36).slice(2);
+    [null, 0, 1, 2, 3].forEach((s) => {
+      const id = group + "-" + (s === null ? "all" : s);
+      const input = el("input", { type: "radio", name: group, id: id, value: s === null ? "all" : String(s) });
+      if (s === null) input.checked = true;
+      input.addEventListener("change", () => { v.seat = s; render(v); });
+      seatBox.append(input, el("label", { for: id, text: s === null ? "omniscient" : SEAT_NAME[s] + (game.names[s] ? " " + game.names[s] : "") }));
+    });
+    root.append(seatBox);
+    const nav = el("div", { class: "nav", role: "toolbar", "aria-label": "replay controls" });
+    const mk = (label, text, dir, fn) => {
+      const b = el("button", { type: "button", "aria-label": label, title: label, text: text, onclick: fn });
+      b.way = dir; v.buttons.push(b); nav.append(b);
+    };
+    mk("first step (Home)", "|<", -1, () => v.go(0));
+    mk("previous deal (Page Up)", "<<", -1, () => v.deal(-1));
+    mk("back one step (Left arrow)", "<", -1, () => v.go(v.i - 1));
+    mk("forward one step (Right arrow)", ">", 1, () => v.go(v.i + 1));
+    mk("next deal (Page Down)", ">>", 1, () => v.deal(1));
+    mk("last step (End)", ">|", 1, () => v.go(v.frames.length - 1));
+    v.pos = el("span", { class: "pos" });
+    nav.append(v.pos);
+    root.append(nav);
+    v.status = el("p", { class: "status", role: "status", "aria-live": "polite" });
+    root.append(v.status);
+    v.body = el("div", { class: "board" });
+    root.append(v.body);
+    v.go = (i) => { v.i = Math.max(0, Math.min(v.frames.length - 1, i)); render(v); };
+    v.deal = (dir) => {
+      const cur = v.starts.filter((s) => s <= v.i).length - 1;
+      if (dir < 0) v.go(v.i > v.starts[cur] ? v.starts[cur] : v.starts[Math.max(0, cur - 1)]);
+      else v.go(cur + 1 < v.starts.length ? v.starts[cur + 1] : v.frames.length - 1);
+    };
+    v.setSeat = (s) => {
+      v.seat = s;
+      const input = seatBox.querySelector('input[value="' + (s === null ? "all" : s) + '"]');
+      if (input) input.checked = true;
+      render(v);
+    };
+    v.key = (e) => {
+      const map = { ArrowRight: () => v.go(v.i + 1), ArrowLeft: () => v.go(v.i - 1), Home: () => v.go(0), End: () => v.go(v.frames.length - 1),
+        PageDown: () => v.deal(1), PageUp: () => v.deal(-1), o: () => v.setSeat(null),
+        0: () => v.setSeat(0), 1: () => v.setSeat(1), 2: () => v.setSeat(2), 3: () => v.setSeat(3) };
+      if (map[e.key]) { map[e.key](); e.preventDefault(); return true; }
+      return false;
+    };
+    /* Where this frame stands, for the twin to follow: (deal, step within the deal). */
+    v.place = () => { const f = v.frames[v.i]; return { deal: f.deal, step: v.i - v.starts[v.starts.filter((s) => s <= v.i).length - 1], final: !!f.final }; };
+    v.follow = (p) => {
+      if (p.final) return v.go(v.frames.length - 1);
+      const k = v.frames.findIndex((f) => f.deal === p.deal && f.events === 0 && !f.final);
+      if (k < 0) return v.go(v.frames.length - 1);
+      const next = v.starts[v.starts.indexOf(k) + 1];
+      const end = next === undefined ? v.frames.length - 2 : next - 1;
+      v.go(Math.min(k + p.step, end));
+    };
+    render(v);
+    return v;
+  }
+
+  /** Per deal, the two tables side by side: where the duplicate games went apart. */
+  function compareTable(a, b) {
+    const sums = (v) => v.frames[v.frames.length - 1].previous;
+    const sa = sums(a), sb = sums(b);
+    const n = Math.max(sa.length, sb.length);
+    const rows = [];
+    const desc = (p) => p ? SEAT_NAME[p.maker] + " " + p.bid + SUIT_SIGN[p.trump] + ", " + p.points.join("-") + (p.made ? "" : " set") : "not played";
+    let first = null;
+    for (let k = 0; k < n; k++) {
+      const x = sa[k], y = sb[k];
+      const same = x && y && x.maker === y.maker && x.bid === y.bid && x.trump === y.trump && x.points[0] === y.points[0];
+      if (!same && first === null) first = k;
+      rows.push(el("tr", { class: same ? "" : "diff" }, el("td", { text: String(k + 1) }), el("td", { class: "l", text: desc(x) }),
+        el("td", { class: "l", text: desc(y) }), el("td", { text: same ? "same" : "differs" })));
+    }
+    return el("table", { class: "compare" }, el("caption", { text: "The two tables deal by deal" + (first === null ? ": every deal went the same way" : ": first difference in deal " + (first + 1)) }),
+      el("thead", {}, el("tr", {}, ...["deal", "this game: maker bid trump, points", "twin", ""].map((h) => el("th", { scope: "col", class: "l", text: h })))),
+      el("tbody", {}, ...rows));
+  }
+
+  /* ------------------------------------------------------------ loading */
+
+  const pending = {};
+  /** Called by records/<id>.js files. */
+  window.cinchRecord = function (id, data) { (pending[id] || []).forEach((f) => f(data)); delete pending[id]; };
+  function loadRecord(src, id) {
+    return new Promise((resolve, reject) => {
+      (pending[id] = pending[id] || []).push(resolve);
+      const s = document.createElement("script");
+      s.src = src;
+      s.onerror = () => reject(new Error("cannot load " + src));
+      document.head.append(s);
+    });
+  }
+
+  const api = { viewers: [], framesOf: framesOf, parseText: parseText };
+  window.cinchViewer = api;
+
+  function showError(where, e) {
+    where.replaceChildren(el("p", { class: "warn", role: "alert", text: "Cannot show this game: " + e.message }));
+  }
+
+  function mount(box, games, twinSrc) {
+    api.viewers = [];
+    box.replaceChildren();
+    const main = el("section", { class: "panel", "aria-label": "game" });
+    box.append(main);
+    const v = makeViewer(main, games[0]);
+    api.viewers.push(v);
+    const twinGame = games.length > 1 ? games[1] : null;
+    const ctl = el("p", { class: "twinctl" });
+    box.before(ctl);
+    const showTwin = (g) => {
+      const side = el("section", { class: "panel", "aria-label": "duplicate twin" });
+      box.append(side);
+      g.title = "Twin " + g.id + " (same deals, partnerships swapped)";
+      const t = makeViewer(side, g);
+      api.viewers[1] = t;
+      const link = el("label", {}, el("input", { type: "checkbox", checked: "checked" }), " keep the twin at the same deal");
+      const cb = link.querySelector("input");
+      ctl.replaceChildren(link);
+      v.onmove = () => { if (cb.checked) t.follow(v.place()); };
+      v.onmove(v);
+      box.classList.add("two");
+      box.after(compareTable(v, t));
+    };
+    if (twinGame || twinSrc) {
+      const b = el("button", { type: "button", text: "Show the duplicate twin side by side (t)" });
+      b.addEventListener("click", () => {
+        ctl.replaceChildren(el("span", { text: "loading the twin..." }));
+        if (twinGame) showTwin(twinGame);
+        else loadRecord(twinSrc.src, twinSrc.id).then((d) => showTwin(gamesFrom(d)[0])).catch((e) => showError(ctl, e));
+      });
+      ctl.replaceChildren(b);
+      api.showTwin = () => b.click();
+    }
+    return v;
+  }
+
+  document.addEventListener("keydown", (e) => {
+    if (e.target && (e.target.tagName === "INPUT" && e.target.type !== "radio" || e.target.tagName === "SELECT")) return;
+    if (e.key === "t" && api.showTwin && !api.viewers[1]) { api.showTwin(); e.preventDefault(); return; }
+    const v = api.viewers[0];
+    if (v && !e.altKey && !e.ctrlKey && !e.metaKey) v.key(e);
+  });
+
+  function start() {
+    const box = document.getElementById("replay");
+    if (box && box.dataset.record) {
+      box.replaceChildren(el("p", { text: "loading the record..." }));
+      loadRecord(box.dataset.record, box.dataset.id).then((d) => {
+        const twin = box.dataset.twin ? { src: box.dataset.twin, id: box.dataset.twinId } : null;
+        mount(box, gamesFrom(d), twin);
+        api.ready = true;
+      }).catch((e) => { showError(box, e); api.ready = true; });
+    } else api.ready = true;
+    const input = document.getElementById("record-file");
+    if (input) {
+      input.addEventListener("change", () => {
+        const file = input.files[0];
+        const target = document.getElementById("replay");
+        if (!file || !target) return;
+        file.text().then((text) => {
+          const games = parseText(text);
+          const pick = document.getElementById("record-pick");
+          const show = (k) => {
+            delete target.dataset.record;
+            document.querySelectorAll(".twinctl, table.compare").forEach((n) => n.remove());
+            target.classList.remove("two");
+            const rest = games.filter((g, j) => j !== k && g.id === games[k].twin);
+            mount(target, [games[k], ...rest], null);
+          };
+          if (pick) {
+            pick.replaceChildren(...games.map((g, k) => el("option", { value: String(k), text: g.id + (g.names.length ? ": " + g.names.join(", ") : "") })));
+            pick.hidden = games.length < 2;
+            pick.onchange = () => show(Number(pick.value));
+          }
+          show(0);
+        }).catch((e) => showError(target, e));
+      });
+    }
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

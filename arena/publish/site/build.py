@@ -1,0 +1,154 @@
+"""Write the static site: the library call behind ``arena site`` and ``arena run`` with ``site:``.
+
+Layout of ``out``::
+
+    index.html               leaderboard (ratings, bars, crosstable, history, luck, LOS, runs, provenance)
+    bots/<bot>.html          one page per bot
+    matchups/<a>--<b>.html   the games behind each crosstable cell
+    games/<id>.html          one small page per game, with the replay viewer
+    records/<id>.js          the game's record, loaded by its page on demand
+    viewer.html              open a record file from disk
+    site.css, viewer.js      the assets (shipped in the package)
+
+Files are written only when their bytes change, each through a temporary
+file, and nothing depends on the clock or the host: the same results give
+byte-identical files. Files a previous build left that this build does not
+write (a renamed bot) are removed, so the folder is exactly the site.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+from ...results import ResultsError
+from ..rate import PublishError
+from . import pages
+from .collect import Competition, load_competition
+from .model import SiteModel, build_model
+
+ASSETS = ("site.css", "viewer.js")
+MARKER = ".cinch-site"  # marks a folder as a site, so a rebuild may prune it
+
+
+@dataclass
+class SiteBuild:
+    out: Path
+    model: SiteModel
+    files: int
+    written: int
+    largest: tuple[str, int]
+
+
+def asset(name: str) -> str:
+    return resources.files(__package__).joinpath("assets", name).read_text()
+
+
+class _Writer:
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.names: set[str] = set()
+        self.written = 0
+        self.largest = ("", 0)
+        self.dirs: set[Path] = set()
+
+    def put(self, rel: str, text: str) -> None:
+        data = text.encode()
+        self.names.add(rel)
+        if len(data) > self.largest[1]:
+            self.largest = (rel, len(data))
+        p = self.out / rel
+        if p.parent not in self.dirs:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            self.dirs.add(p.parent)
+        try:
+            if p.stat().st_size == len(data) and p.read_bytes() == data:
+                return
+        except OSError:
+            pass
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(p)
+        self.written += 1
+
+    def prune(self) -> None:
+        for sub in ("bots", "games", "matchups", "records"):
+            d = self.out / sub
+            if d.is_dir():
+                for f in d.iterdir():
+                    if f"{sub}/{f.name}" not in self.names and f.is_file():
+                        f.unlink()
+
+
+def _check_out(out: Path) -> None:
+    """Refuse to fill a folder that holds something other than a site."""
+    if out.exists() and not out.is_dir():
+        raise PublishError(f"{out}: exists and is not a folder; give --out a folder for the site")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
+        raise PublishError(f"{out}: the folder is not empty and holds no site; give --out an empty or new folder")
+
+
+def write_site(m: SiteModel, out: Path) -> SiteBuild:
+    _check_out(out)
+    out.mkdir(parents=True, exist_ok=True)
+    w = _Writer(out)
+    w.put(MARKER, "built by arena site; files here are replaced on every build\n")
+    for name in ASSETS:
+        w.put(name, asset(name))
+    w.put("index.html", pages.leaderboard_page(m))
+    w.put("viewer.html", pages.viewer_page())
+    refs = {r.id: r for r in m.comp.games}
+    for bot in m.slugs:
+        w.put(f"bots/{m.slugs[bot]}.html", pages.bot_page(m, bot))
+    for (a, b) in sorted(m.matrix):
+        w.put(f"matchups/{pages.matchup_name(m, a, b)}", pages.matchup_page(m, a, b, refs))
+    for ref in m.comp.games:
+        w.put(f"games/{ref.id}.html", pages.game_page(m, ref))
+        w.put(f"records/{ref.id}.js", pages.record_js(ref, m.comp.lines[ref.line]))
+    w.prune()
+    return SiteBuild(out, m, len(w.names), w.written, w.largest)
+
+
+def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
+               anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
+               history_bootstrap: int = 200) -> SiteBuild:
+    """Read the results, compute every page's numbers and write the site to ``out``."""
+    comp = _load(results)
+    m = build_model(comp, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap)
+    try:
+        return write_site(m, Path(out))
+    except OSError as e:
+        raise PublishError(f"cannot write the site to {out}: {e.strerror}") from None
+
+
+def _load(results: Sequence[str | os.PathLike[str]]) -> Competition:
+    try:
+        comp = load_competition(results)
+    except ResultsError as e:
+        raise PublishError(str(e)) from None
+    if not comp.lines:
+        raise PublishError(f"{comp.sources[0]}: no finished blocks yet: nothing to publish")
+    return comp
+
+
+def write_provisional(results: str | os.PathLike[str], out: str | os.PathLike[str], *, done: int, total: int,
+                      anchor: tuple[str, float] | None = None) -> Any:
+    """During a run: the leaderboard page alone, from the blocks finished so far, marked provisional.
+
+    No bootstrap (a point estimate each time a block finishes) and no links
+    into pages that do not exist yet; the final build replaces it.
+    """
+    comp = _load([results])
+    m = build_model(comp, anchor=anchor, bootstrap=0, history_bootstrap=0,
+                    provisional=f"{done} of {total} blocks played so far.")
+    dest = Path(out)
+    _check_out(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    w = _Writer(dest)
+    w.put(MARKER, "built by arena site; files here are replaced on every build\n")
+    w.put("site.css", asset("site.css"))
+    w.put("index.html", pages.leaderboard_page(m, live=True))
+    return m

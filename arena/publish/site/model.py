@@ -1,0 +1,168 @@
+"""Everything the pages show, computed once from a ``Competition``.
+
+Ratings come from the same code as ``arena rate`` (``rate_loaded``): the
+final leaderboard over all lines, and one fit per run over the lines that
+run had (the ladder's history). Bot vs bot results, average opponent, draw
+share, the Cinch statistics and time use are computed here; pages only
+format them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...results import LoadedResults
+from ..load import game_outcome
+from ..rate import rate_loaded
+from .collect import Competition, GameRef
+from .stats import BotStats, TimeUse, add_time_use, cinch_stats
+
+
+@dataclass
+class Cell:
+    """The row bot's games against the column bot (opposite sides of the table)."""
+
+    games: list[str] = field(default_factory=list)
+    score: float = 0.0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def pct(self) -> float | None:
+        return self.score / len(self.games) if self.games else None
+
+
+@dataclass
+class FaultRow:
+    game: str
+    seat: int
+    kind: str
+    message: str
+    decision: Any
+    deal: Any
+    request: Any
+    reply: Any
+    stderr: str | None
+    command: str | None
+
+
+@dataclass
+class SiteModel:
+    comp: Competition
+    doc: dict[str, Any]  # the leaderboard document (docs/leaderboards.md)
+    history: list[dict[str, dict[str, Any]]]  # per run: final bot id -> its row in that run's leaderboard
+    history_bootstrap: int
+    slugs: dict[str, str]
+    matrix: dict[tuple[str, str], Cell]
+    avg_opponent: dict[str, float | None]
+    stats: dict[str, BotStats]
+    time_use: dict[str, TimeUse]
+    faults: dict[str, list[FaultRow]]
+    entries: dict[str, dict[str, Any]]  # bot id -> tournament.json entry (version, folder, files)
+    bank_ms: float | None
+    provisional: str | None = None
+
+    @property
+    def order(self) -> list[str]:
+        """Bot ids in rank order."""
+        return [b["bot"] for b in self.doc["bots"]]
+
+    def game_line(self, ref: GameRef) -> dict[str, Any]:
+        return self.comp.lines[ref.line]["games"][ref.half]
+
+
+def slug(text: str, used: set[str]) -> str:
+    """A file name for a bot id: readable, and never the same for two ids."""
+    base = re.sub(r"[^A-Za-z0-9_.-]", "_", text)[:60] or "bot"
+    name = base
+    if name in used or name.lower() in {u.lower() for u in used}:
+        name = f"{base}-{hashlib.blake2b(text.encode(), digest_size=4).hexdigest()}"
+    used.add(name)
+    return name
+
+
+def _rate(lines: list[dict[str, Any]], comp: Competition, anchor: tuple[str, float] | None,
+          bootstrap: int) -> dict[str, Any]:
+    res = LoadedResults(comp.sources[0], lines, 1 if comp.torn else 0, comp.duplicates)
+    doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0)
+    return doc
+
+
+def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
+                history_bootstrap: int = 200, provisional: str | None = None) -> SiteModel:
+    doc = _rate(comp.lines, comp, anchor, bootstrap)
+    by_ref = {(b.name, b.digest): b.id for b in comp.bots.values()}
+    history: list[dict[str, dict[str, Any]]] = []
+    for i, run in enumerate(comp.runs):
+        if i == len(comp.runs) - 1 and run.end == len(comp.lines):
+            rows = doc["bots"]
+        else:
+            try:
+                rows = _rate(comp.lines[:run.end], comp, anchor, history_bootstrap)["bots"]
+            except ValueError:  # an early run the anchor had not entered yet: fit it unanchored
+                rows = _rate(comp.lines[:run.end], comp, None, history_bootstrap)["bots"]
+        history.append({by_ref[(r["name"], r["digest"])]: r for r in rows if (r["name"], r["digest"]) in by_ref})
+    used: set[str] = set()
+    slugs = {b: slug(b, used) for b in sorted(comp.bots[k].id for k in comp.bots)}
+    rating = {b["bot"]: b["rating"] for b in doc["bots"]}
+    matrix: dict[tuple[str, str], Cell] = {}
+    opp_sum: dict[str, float] = {}
+    opp_n: dict[str, int] = {}
+    games_for_stats = []
+    time_use: dict[str, TimeUse] = {}
+    faults: dict[str, list[FaultRow]] = {}
+    bank = ((comp.meta or {}).get("match") or {}).get("time", {}) or {}
+    bank_ms = float(bank["bank_ms"]) if isinstance(bank.get("bank_ms"), (int, float)) else None
+    for ref in comp.games:
+        line = comp.lines[ref.line]
+        g = line["games"][ref.half]
+        out = game_outcome(g, comp.bots, ref.id)
+        sides = [sorted(set(out.side_a)), sorted(set(out.side_b))]
+        for s in (0, 1):
+            opp = [rating.get(b) for b in (out.side_a if s == 1 else out.side_b)]
+            for b in sides[s]:
+                if all(r is not None for r in opp):
+                    opp_sum[b] = opp_sum.get(b, 0.0) + sum(opp) / 2  # type: ignore[arg-type]
+                    opp_n[b] = opp_n.get(b, 0) + 1
+        for x in sides[0]:
+            for y in sides[1]:
+                if x == y:
+                    continue
+                for row, col, sc in ((x, y, out.score_a), (y, x, 1.0 - out.score_a)):
+                    c = matrix.setdefault((row, col), Cell())
+                    c.games.append(ref.id)
+                    c.score += sc
+                    c.wins += sc == 1.0
+                    c.draws += sc == 0.5
+                    c.losses += sc == 0.0
+        games_for_stats.append((g.get("record") or {}, ref.bots))
+        run_games = (line.get("run") or {}).get("games") or []
+        if ref.half < len(run_games) and isinstance(run_games[ref.half], dict):
+            add_time_use(run_games[ref.half], ref.bots, bank_ms, time_use)
+        repro = [r for r in (line.get("run") or {}).get("reproduce") or [] if r.get("game") == ref.half]
+        tails = {(f.get("seat"), f.get("decision")): f.get("stderr")
+                 for f in (run_games[ref.half].get("faults") or [] if ref.half < len(run_games) else [])}
+        for f in g.get("faults") or []:
+            seat = f.get("seat")
+            bot = ref.bots[seat] if isinstance(seat, int) and 0 <= seat < 4 else str(f.get("bot"))
+            cmd = next((r.get("command") for r in repro if r.get("seat") == seat and r.get("kind") == f.get("kind")), None)
+            stderr = tails.get((seat, f.get("decision")))
+            if stderr is None:
+                stderr = next((r.get("stderr") for r in repro if r.get("seat") == seat), None)
+            faults.setdefault(bot, []).append(FaultRow(ref.id, seat if isinstance(seat, int) else -1,
+                                                       str(f.get("kind")), str(f.get("message", "")),
+                                                       f.get("decision"), f.get("deal"), f.get("request"),
+                                                       f.get("reply"), stderr, cmd))
+    entries: dict[str, dict[str, Any]] = {}
+    for m in comp.metas:
+        for e in (m or {}).get("entries") or []:
+            bid = by_ref.get((str(e.get("name")), str(e.get("digest"))))
+            if bid and bid not in entries:
+                entries[bid] = e
+    return SiteModel(comp, doc, history, history_bootstrap, slugs, matrix,
+                     {b: (opp_sum[b] / opp_n[b] if opp_n.get(b) else None) for b in slugs},
+                     cinch_stats(games_for_stats), time_use, faults, entries, bank_ms, provisional)

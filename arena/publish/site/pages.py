@@ -1,0 +1,420 @@
+"""The site's HTML pages, as pure functions of the ``SiteModel``.
+
+Real tables with headers and captions, headings in order, links for every
+bot, matchup and game, and every chart next to a table of the same numbers.
+Pages below the root link back with ``../``, so the site works from disk
+and from any web server path.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any, Iterable
+
+from .. import leaderboard as lb
+from .charts import Axis, axis_svg, histogram_svg, history_svg, interval_bar, scale_for
+from .collect import GameRef
+from .model import FaultRow, SiteModel
+from .stats import BotStats
+
+SEATS = "NESW"
+#: evidence (request, reply, stderr) is written out for this many faults per bot page; every fault is listed
+EVIDENCE_PER_BOT = 50
+
+
+def e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def page(title: str, body: Iterable[str], *, root: str = "", script: bool = False) -> str:
+    head = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{e(title)}</title>", f'<link rel="stylesheet" href="{root}site.css"></head><body>',
+            '<a class="skip" href="#main">Skip to the content</a>',
+            f'<header class="top"><nav aria-label="site"><a href="{root}index.html">Leaderboard</a>'
+            f'<a href="{root}viewer.html">Open a record</a></nav></header><main id="main">']
+    tail = ["</main>"] + ([f'<script src="{root}viewer.js"></script>'] if script else []) + ["</body></html>"]
+    return "\n".join([*head, *body, *tail]) + "\n"
+
+
+def num(x: float | None, fmt: str = ".0f", none: str = "n/a") -> str:
+    return none if x is None else format(x, fmt)
+
+
+def pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def signed(x: float) -> str:
+    return f"{x:+.0f}".replace("-", "\u2212")
+
+
+def plusminus(doc: dict[str, Any], b: dict[str, Any]) -> str:
+    """+high / -low distances from the rating, or why there are none."""
+    txt = lb._bot_interval(doc, b)
+    if not txt.startswith("["):
+        return txt
+    return f"+{b['ci_high'] - b['rating']:.0f} / \u2212{b['rating'] - b['ci_low']:.0f}"
+
+
+def bot_link(m: SiteModel, bot: str, root: str, live: bool = False) -> str:
+    if live or bot not in m.slugs:
+        return e(bot)
+    return f'<a href="{root}bots/{m.slugs[bot]}.html">{e(bot)}</a>'
+
+
+def matchup_name(m: SiteModel, a: str, b: str) -> str:
+    return f"{m.slugs[a]}--{m.slugs[b]}.html"
+
+
+def _runs_text(m: SiteModel) -> list[str]:
+    runs = m.comp.runs
+    rows = [f"<tr><td>{r.index}</td><td class=\"l\">{e(r.source)}</td><td>{r.end}</td><td>{r.played}</td>"
+            f"<td class=\"l\">{e(r.date or 'not recorded')}</td></tr>" for r in runs]
+    return ['<table id="runs"><caption>Runs covered</caption><thead><tr><th scope="col">run</th>'
+            '<th scope="col" class="l">folder</th><th scope="col">blocks after it</th><th scope="col">blocks played</th>'
+            '<th scope="col" class="l">last block finished</th></tr></thead><tbody>', *rows, "</tbody></table>"]
+
+
+# ------------------------------------------------------------ leaderboard
+
+
+def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
+    doc = m.doc
+    p = doc["provenance"]
+    name = p.get("config_name") or m.comp.sources[0].parent.name
+    pcts = int(round(100 * doc["rating"]["interval_level"]))
+    dates = [r.date for r in m.comp.runs if r.date]
+    out = [f"<h1>{e(name)}: leaderboard</h1>"]
+    if m.provisional:
+        out.append(f'<p class="provisional" role="status"><strong>Provisional</strong>: {e(m.provisional)} '
+                   "The table changes as blocks finish; intervals, bot pages and replays come with the final site.</p>")
+    out.append(f"<p>As of {e(dates[-1] if dates else 'an unrecorded date')}: {doc['games']} games in "
+               f"{doc['blocks']} duplicate blocks over {len(m.comp.runs)} run{'s' if len(m.comp.runs) != 1 else ''}"
+               f"{'' if p.get('complete') is not False else '; the last run did not finish every block'}.</p>")
+    if doc["rating"].get("interval_note"):
+        out.append(f'<p class="note">Note: {e(doc["rating"]["interval_note"])}.</p>')
+    vals = [v for b in doc["bots"] for v in (b["rating"], b["ci_low"], b["ci_high"]) if v is not None]
+    axis = Axis(*scale_for(vals), width=260)
+    out.append(f'<table id="ratings"><caption>Ratings (Elo scale, {e(doc["rating"]["anchor_text"])}), best first'
+               "</caption><thead><tr>"
+               + "".join(f'<th scope="col"{c}>{h}</th>' for h, c in (
+                   ("rank", ""), ("bot", ' class="l"'), ("rating", ""), ("\u00b1", ""), (f"{pcts}% interval", ""),
+                   (f'interval bar<br>{axis_svg(axis)}', ' class="l"'), ("games", ""), ("score %", ""),
+                   ("draws", ""), ("average opponent", ""), ("W-D-L", ""), ("forfeits", ""), ("faults", ' class="l"')))
+               + "</tr></thead><tbody>")
+    for b in doc["bots"]:
+        iv = lb._bot_interval(doc, b)
+        ci = (b["ci_low"], b["ci_high"]) if iv.startswith("[") else (None, None)
+        label = f"{b['bot']}: rating {b['rating']:.0f}" + (f", {pcts}% interval {ci[0]:.0f} to {ci[1]:.0f}"
+                                                            if ci[0] is not None else f", interval: {iv}")
+        draws = b["draws"] / b["games"] if b["games"] else None
+        out.append(f"<tr><td>{b['rank']}</td><th scope=\"row\" class=\"l\">{bot_link(m, b['bot'], '', live)}</th>"
+                   f"<td>{b['rating']:.0f}</td><td>{e(plusminus(doc, b))}</td><td>{e(iv)}</td>"
+                   f'<td class="l">{interval_bar(b["rating"], ci[0], ci[1], axis, label)}</td>'
+                   f"<td>{b['games']}</td><td>{pct(b['score_pct'])}</td><td>{pct(draws)}</td>"
+                   f"<td>{num(m.avg_opponent.get(b['bot']))}</td>"
+                   f"<td>{b['wins']}-{b['draws']}-{b['losses']}</td><td>{b['forfeits']}</td>"
+                   f'<td class="l">{e(lb._faults_text(b))}</td></tr>')
+    out.append("</tbody></table>")
+    out.append('<p class="small">\u00b1: distance from the rating to the ends of its interval. Average opponent: '
+               "mean rating of the opposing partnership over the bot's games. Draws: share of its games with no "
+               "winner (capped games, level deals-format games).</p>")
+    out += _crosstable(m, live)
+    out += _history(m, list(m.order), live=live)
+    out.append("<h2>Luck</h2>" + "".join(f"<p>{e(t)}</p>" for t in lb._luck_text(doc).split("\n\n")))
+    out += _block_results(m)
+    if doc["los"]:
+        names = m.order
+        out.append('<h2>Likelihood of superiority</h2><table id="los"><caption>Share of bootstrap resamples in '
+                   "which the row bot is rated above the column bot</caption><thead><tr><th scope=\"col\">LOS</th>"
+                   + "".join(f'<th scope="col">{e(n)}</th>' for n in names) + "</tr></thead><tbody>")
+        for a in names:
+            out.append(f'<tr><th scope="row" class="l">{e(a)}</th>' + "".join(
+                "<td></td>" if a == b else f"<td>{pct(doc['los'].get(a, {}).get(b))}</td>" for b in names) + "</tr>")
+        out.append("</tbody></table>")
+    out += _runs_text(m)
+    out.append('<h2>Reproducibility</h2><table class="meta"><caption>What makes these results reproducible'
+               '</caption><tbody>')
+    out += [f'<tr><th scope="row" class="l">{e(k)}</th><td class="l">{e(v)}</td></tr>'
+            for k, v in lb.provenance_lines(doc)]
+    out.append("</tbody></table>")
+    return page(f"{name}: leaderboard", out)
+
+
+def _block_results(m: SiteModel) -> list[str]:
+    """How duplicate blocks ended: partnership A's score over both games (0 to 2), as a chart and a table."""
+    levels = [0.0, 0.5, 1.0, 1.5, 2.0]
+    counts = {x: 0 for x in levels}
+    for ln in m.comp.lines:
+        sc = float(ln.get("score_a", -1))
+        if sc in counts:
+            counts[sc] += 1
+    n = sum(counts.values())
+    if not n:
+        return []
+    out = [f"<h3>Block results</h3><p class=\"small\">Partnership A's score over the two games of each block "
+           f"({n} blocks): 1 means the two tables split the deals' luck, 0 or 2 that one partnership won both.</p>",
+           histogram_svg([(f"{x:g}", counts[x]) for x in levels], caption="blocks by partnership A's score"),
+           '<table class="blocks"><caption>Blocks by partnership A\'s score</caption><thead><tr><th scope="col">score'
+           '</th><th scope="col">blocks</th><th scope="col">share</th></tr></thead><tbody>']
+    out += [f"<tr><td>{x:g}</td><td>{counts[x]}</td><td>{pct(counts[x] / n)}</td></tr>" for x in levels]
+    out.append("</tbody></table>")
+    return out
+
+
+def _crosstable(m: SiteModel, live: bool) -> list[str]:
+    names = m.order
+    out = ["<h2>Crosstable</h2>", '<table id="crosstable"><caption>Row bot\'s score against the column bot (games '
+           "where they sat on opposite sides), in rank order; each cell links to its games</caption><thead><tr>"
+           '<th scope="col">bot</th>' + "".join(f'<th scope="col">{e(n)}</th>' for n in names) + "</tr></thead><tbody>"]
+    for a in names:
+        cells = []
+        for b in names:
+            c = m.matrix.get((a, b))
+            if a == b or c is None:
+                cells.append("<td></td>")
+                continue
+            text = f"{pct(c.pct)} ({len(c.games)})"
+            link = text if live else f'<a href="matchups/{matchup_name(m, a, b)}">{text}</a>'
+            cells.append(f"<td>{link}</td>")
+        out.append(f'<tr><th scope="row" class="l">{bot_link(m, a, "", live)}</th>{"".join(cells)}</tr>')
+    out.append("</tbody></table>")
+    return out
+
+
+def _history(m: SiteModel, bots: list[str], root: str = "", live: bool = False) -> list[str]:
+    runs = len(m.history)
+    series = {b: [h[b]["rating"] if b in h else None for h in m.history] for b in bots}
+    out = ["<h2>Rating history</h2>"]
+    if runs > 1:
+        out.append(history_svg(series, runs, caption="rating after each run: " + ", ".join(bots)))
+    else:
+        out.append('<p class="small">One run so far: the history starts with the next run.</p>')
+    out.append(f'<table class="history"><caption>Rating as of each run (intervals from '
+               f"{m.history_bootstrap} bootstrap resamples for earlier runs, the final table's for the last)</caption>"
+               '<thead><tr><th scope="col">bot</th>'
+               + "".join(f'<th scope="col">run {i + 1}</th>' for i in range(runs)) + "</tr></thead><tbody>")
+    for b in bots:
+        cells = []
+        for h in m.history:
+            r = h.get(b)
+            if r is None:
+                cells.append('<td>not entered</td>')
+                continue
+            iv = lb._bot_interval({"rating": {"anchor": {"bot": None}}}, r)
+            cells.append(f"<td>{r['rating']:.0f} <span class=\"small\">{e(iv)}</span></td>")
+        out.append(f'<tr><th scope="row" class="l">{bot_link(m, b, root, live)}</th>{"".join(cells)}</tr>')
+    out.append("</tbody></table>")
+    return out
+
+
+# ------------------------------------------------------------ bot pages
+
+
+def _stats_tables(st: BotStats | None) -> list[str]:
+    if st is None or not st.deals:
+        return ["<p>No finished deals in the records.</p>"]
+    out = ['<table class="stats"><caption>Per deal</caption><tbody>']
+    made = sum(v[0] for v in st.contracts.values())
+    contracts = sum(sum(v) for v in st.contracts.values())
+    rows = [
+        ("deals played (its side)", st.deals),
+        ("bids placed (not forced)", st.bids),
+        ("average bid placed", num(st.average_bid, ".2f")),
+        ("passes", st.passes),
+        ("contracts won (it made the highest bid)", contracts),
+        ("contracts made", f"{made} ({pct(made / contracts if contracts else None)})"),
+        ("points per deal as bidder (its side's points)", f"{num(st.points_as_bidder, '.2f')} over {st.bidder_deals} deals"),
+        ("points per deal as defender", f"{num(st.points_as_defender, '.2f')} over {st.defender_deals} deals"),
+        ("forced dealer bids (7 after three passes)", f"{st.forced7}, made {st.forced7_made}"),
+        ("pedros captured (in tricks it won)", st.pedros_captured),
+        ("pedros lost (it played them, the opponents won the trick)", st.pedros_lost),
+    ]
+    rows += [(f"deals its side took {name.capitalize()}", f"{n} ({pct(n / st.deals)})") for name, n in st.honours.items()]
+    out += [f'<tr><th scope="row" class="l">{e(k)}</th><td>{e(v)}</td></tr>' for k, v in rows]
+    out.append("</tbody></table>")
+    if st.contracts:
+        levels = sorted(st.contracts)
+        out.append(histogram_svg([(str(k), sum(st.contracts[k])) for k in levels], caption="contracts won by bid level"))
+        out.append('<table class="contracts"><caption>Contracts by bid level (forced 7s included)</caption><thead><tr>'
+                   '<th scope="col">bid</th><th scope="col">contracts</th><th scope="col">made</th><th scope="col">set</th>'
+                   '<th scope="col">made %</th></tr></thead><tbody>')
+        for k in levels:
+            mk, st_ = st.contracts[k]
+            out.append(f"<tr><td>{k}</td><td>{mk + st_}</td><td>{mk}</td><td>{st_}</td><td>{pct(mk / (mk + st_))}</td></tr>")
+        out.append("</tbody></table>")
+    return out
+
+
+def _time_table(m: SiteModel, bot: str) -> list[str]:
+    tu = m.time_use.get(bot)
+    if tu is None or not tu.latencies:
+        return ["<p>No decision times recorded (in-process players or results without their <code>run</code> part).</p>"]
+    s = tu.summary()
+    few = "n/a (fewer than 100 decisions)"
+    bank = (f"{num(s['bank_left_min_ms'], '.0f')} ms lowest, {num(s['bank_left_median_ms'], '.0f')} ms median over "
+            f"{s['games_with_bank']} games (bank {m.bank_ms:.0f} ms minus the time charged)" if s["games_with_bank"]
+            else "not recorded (the time control is not in the results' tournament.json)")
+    rows = [("decisions timed", s["decisions"]), ("latency p50", f"{num(s['latency_p50_ms'], '.2f')} ms"),
+            ("latency p99", few if s["latency_p99_ms"] is None else f"{s['latency_p99_ms']:.2f} ms"),
+            ("latency max", f"{num(s['latency_max_ms'], '.2f')} ms"),
+            ("start-up p50", "n/a" if s["startup_p50_ms"] is None else f"{s['startup_p50_ms']:.0f} ms"),
+            ("bank left at the end of a game", bank)]
+    return ['<table class="time"><caption>Time use</caption><tbody>',
+            *[f'<tr><th scope="row" class="l">{e(k)}</th><td class="l">{e(v)}</td></tr>' for k, v in rows],
+            "</tbody></table>"]
+
+
+def _fault_evidence(f: FaultRow) -> str:
+    parts = [f"<p><strong>{e(f.kind)}</strong> at seat {SEATS[f.seat] if 0 <= f.seat < 4 else '?'}"
+             f"{'' if f.decision is None else f', decision {e(f.decision)}'}: {e(f.message)}</p>"]
+    if f.reply is not None:
+        parts.append(f"<p>The bot sent:</p><pre>{e(f.reply)}</pre>")
+    if f.stderr:
+        parts.append(f"<p>End of its stderr:</p><pre>{e(f.stderr[-2000:])}</pre>")
+    if f.request is not None:
+        parts.append("<details><summary>The request it was answering</summary><pre>"
+                     f"{e(json.dumps(f.request, indent=1, sort_keys=True))}</pre></details>")
+    if f.command:
+        parts.append(f"<p>Reproduce: <code>{e(f.command)}</code></p>")
+    return "".join(parts)
+
+
+def bot_page(m: SiteModel, bot: str) -> str:
+    doc = m.doc
+    row = next((b for b in doc["bots"] if b["bot"] == bot), None)
+    info = next((b for b in m.comp.bots.values() if b.id == bot), None)
+    ent = m.entries.get(bot, {})
+    out = [f"<h1>{e(bot)}</h1>", '<table class="meta"><caption>Identity</caption><tbody>']
+    ident = [("name", info.name if info else bot), ("version", ent.get("version") or "not recorded"),
+             ("digest", info.digest if info else "?"), ("folder", ent.get("dir") or "not recorded")]
+    out += [f'<tr><th scope="row" class="l">{e(k)}</th><td class="l"><code>{e(v)}</code></td></tr>' for k, v in ident]
+    files = ent.get("files") or {}
+    if files:
+        out.append('<tr><th scope="row" class="l">files (manifest and program)</th><td class="l">'
+                   + "<br>".join(f"<code>{e(k)}</code> {e(str(v)[:16])}" for k, v in sorted(files.items())) + "</td></tr>")
+    out.append("</tbody></table>")
+    if row:
+        out.append(f"<p>Rank {row['rank']} of {len(doc['bots'])}: rating {row['rating']:.0f} "
+                   f"({e(lb._bot_interval(doc, row))}), {row['games']} games, score {pct(row['score_pct'])}, "
+                   f"W-D-L {row['wins']}-{row['draws']}-{row['losses']}, average opponent "
+                   f"{num(m.avg_opponent.get(bot))}.</p>")
+    out += _history(m, [bot], "../")
+    out.append('<h2>Results per opponent</h2><table class="opponents"><caption>Games against each bot on the other '
+               'side</caption><thead><tr><th scope="col">opponent</th><th scope="col">games</th><th scope="col">W-D-L'
+               '</th><th scope="col">score %</th><th scope="col">games</th></tr></thead><tbody>')
+    for other in m.order:
+        c = m.matrix.get((bot, other))
+        if c is None:
+            continue
+        out.append(f'<tr><th scope="row" class="l">{bot_link(m, other, "../")}</th><td>{len(c.games)}</td>'
+                   f"<td>{c.wins}-{c.draws}-{c.losses}</td><td>{pct(c.pct)}</td>"
+                   f'<td><a href="../matchups/{matchup_name(m, bot, other)}">list</a></td></tr>')
+    out.append("</tbody></table>")
+    out.append("<h2>Cinch statistics</h2><p class=\"small\">From the game records. Bids, contracts, pedros and "
+               "forced bids count the bot's own seats; deals, defence and High/Low/Jack/Game count its side once "
+               "per deal (a bot partnering itself is one side).</p>")
+    out += _stats_tables(m.stats.get(bot))
+    out.append("<h2>Time use</h2>")
+    out += _time_table(m, bot)
+    fl = m.faults.get(bot, [])
+    out.append(f"<h2>Faults ({len(fl)})</h2>")
+    if not fl:
+        out.append("<p>None.</p>")
+    else:
+        out.append('<table class="faults"><caption>Every fault, with its game</caption><thead><tr><th scope="col">game'
+                   '</th><th scope="col">kind</th><th scope="col" class="l">message</th><th scope="col" class="l">'
+                   "reproduce</th></tr></thead><tbody>")
+        for f in fl:
+            out.append(f'<tr><td><a href="../games/{e(f.game)}.html">{e(f.game)}</a></td><td>{e(f.kind)}</td>'
+                       f'<td class="l">{e(f.message)}</td><td class="l"><code>{e(f.command or "not recorded")}</code></td></tr>')
+        out.append("</tbody></table>")
+        shown = fl[:EVIDENCE_PER_BOT]
+        out.append(f"<h3>Evidence{'' if len(fl) <= EVIDENCE_PER_BOT else f' (the first {EVIDENCE_PER_BOT}; every game page shows its own)'}</h3>")
+        out += [f'<section class="fault"><h4>Game <a href="../games/{e(f.game)}.html">{e(f.game)}</a></h4>'
+                f"{_fault_evidence(f)}</section>" for f in shown]
+    return page(f"{bot}: bot", out, root="../")
+
+
+# ------------------------------------------------------------ matchups and games
+
+
+def _result_text(g: dict[str, Any], side: int) -> str:
+    """The game's result for engine side ``side``."""
+    if g.get("forfeit_by") is not None:
+        return "won (forfeit)" if g["forfeit_by"] % 2 != side else "lost (forfeit)"
+    w = g.get("winner")
+    if w is None:
+        return "unfinished (cap)" if g.get("end") == "cap" else "draw"
+    return "won" if w == side else "lost"
+
+
+def matchup_page(m: SiteModel, a: str, b: str, refs: dict[str, GameRef]) -> str:
+    c = m.matrix[(a, b)]
+    out = [f"<h1>{e(a)} against {e(b)}</h1>",
+           f"<p>{len(c.games)} games, {a} scored {c.score:g} ({pct(c.pct)}), W-D-L {c.wins}-{c.draws}-{c.losses}. "
+           f'<a href="{matchup_name(m, b, a)}">The other way round</a>.</p>',
+           f'<table class="games"><caption>Games of {e(a)} against {e(b)}</caption><thead><tr><th scope="col">game</th>'
+           '<th scope="col">block</th><th scope="col" class="l">seats N E S W</th><th scope="col" class="l">'
+           f"{e(a)}'s result</th><th scope=\"col\">scores N+S : E+W</th><th scope=\"col\">deals</th>"
+           '<th scope="col">twin</th></tr></thead><tbody>']
+    for gid in c.games:
+        ref = refs[gid]
+        g = m.game_line(ref)
+        side = next(s % 2 for s in range(4) if ref.bots[s] == a and ref.bots[(s + 1) % 4] == b
+                    or ref.bots[s] == a and ref.bots[(s + 3) % 4] == b)
+        out.append(f'<tr><td><a href="../games/{e(gid)}.html">{e(gid)}</a></td><td>{ref.block}</td>'
+                   f'<td class="l">{e(" ".join(ref.bots))}</td><td class="l">{_result_text(g, side)}</td>'
+                   f"<td>{g['scores'][0]} : {g['scores'][1]}</td><td>{len((g.get('record') or {}).get('deals') or [])}</td>"
+                   f'<td><a href="../games/{e(ref.twin)}.html">{e(ref.twin)}</a></td></tr>')
+    out.append("</tbody></table>")
+    return page(f"{a} against {b}", out, root="../")
+
+
+def game_page(m: SiteModel, ref: GameRef) -> str:
+    g = m.game_line(ref)
+    rec = g.get("record") or {}
+    names = ref.bots
+    out = [f"<h1>Game {e(ref.id)}</h1>",
+           f"<p>Block {ref.block} of <code>{e(ref.pairing)}</code>, game {ref.half + 1} of 2; its duplicate twin "
+           f'(the same deals, partnerships swapped) is <a href="{e(ref.twin)}.html">game {e(ref.twin)}</a>.</p>',
+           '<table class="seats"><caption>Seats</caption><thead><tr><th scope="col">seat</th><th scope="col" class="l">'
+           'bot</th><th scope="col">side</th><th scope="col" class="l">result</th></tr></thead><tbody>']
+    for s in range(4):
+        out.append(f"<tr><td>{SEATS[s]}</td><td class=\"l\">{bot_link(m, names[s], '../')}</td>"
+                   f"<td>{'N+S' if s % 2 == 0 else 'E+W'}</td><td class=\"l\">{_result_text(g, s % 2)}</td></tr>")
+    out.append("</tbody></table>")
+    out.append(f"<p>Final scores N+S {g['scores'][0]}, E+W {g['scores'][1]}; ended by: {e(g.get('end'))}; "
+               f"{len(rec.get('deals') or [])} deals; deal key <code>{e(rec.get('key'))}</code>.</p>")
+    fl = [f for f in m.faults.get(names[0], []) + sum((m.faults.get(b, []) for b in sorted(set(names[1:]) - {names[0]})), [])
+          if f.game == ref.id]
+    if fl:
+        out.append(f"<h2>Faults ({len(fl)})</h2>" + "".join(f'<section class="fault">{_fault_evidence(f)}</section>' for f in fl))
+    out.append("<h2>Replay</h2>")
+    out.append('<p class="small">Keys: Right and Left arrows step, Page Down and Page Up go deal by deal, Home and End; '
+               "o omniscient, 0-3 a seat's point of view (only what that seat could know), t shows the twin.</p>")
+    out.append(f'<div id="replay" class="viewers" data-id="{e(ref.id)}" data-record="../records/{e(ref.id)}.js" '
+               f'data-twin-id="{e(ref.twin)}" data-twin="../records/{e(ref.twin)}.js"><noscript>The replay viewer needs '
+               "JavaScript; the game's record is in the results file (and in records/ as JSON wrapped in one call)."
+               "</noscript></div>")
+    return page(f"Game {ref.id}", out, root="../", script=True)
+
+
+def viewer_page() -> str:
+    out = ["<h1>Open a game record</h1>",
+           "<p>Choose a file: a game record, the output of <code>arena play --save</code>, or a results file "
+           "(<code>results.jsonl</code>, one line or many: pick a game below). Nothing leaves this page.</p>",
+           '<p><label for="record-file">Record file </label><input type="file" id="record-file" '
+           'accept=".json,.jsonl,application/json"> <label for="record-pick" class="small">game </label>'
+           '<select id="record-pick" hidden></select></p>',
+           '<div id="replay" class="viewers"></div>']
+    return page("Open a game record", out, script=True)
+
+
+def record_js(ref: GameRef, line: dict[str, Any]) -> str:
+    """records/<id>.js: the game's results entry (without run facts) for the viewer, as one call."""
+    g = line["games"][ref.half]
+    payload = {"id": ref.id, "twin": ref.twin, "pairing": ref.pairing, "block": ref.block, "half": ref.half, "game": g}
+    return f"cinchRecord({json.dumps(ref.id)}, {json.dumps(payload, separators=(',', ':'))});\n"

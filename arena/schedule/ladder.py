@@ -1,0 +1,53 @@
+"""The ladder: a competition folder remembers its runs, one line per run that played games.
+
+``runs.jsonl`` next to the results holds, for every ``arena run`` that added
+blocks, how many results lines the folder held when it ended and which
+entries it had. The results file is append-only and its reader keeps file
+order, so run *n* covers exactly the first ``lines`` lines: a site can rate
+the competition as of each run without any clock. A run killed before it
+could write its line is covered by the next run's line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+RUNS_NAME = "runs.jsonl"
+
+
+def record_run(out: Path, *, lines: int, played: int, complete: bool, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Append this run's line (durably: the results it names are already fsync'd)."""
+    runs = read_runs(out)
+    row = {"run": len(runs) + 1, "lines": lines, "played": played, "complete": complete,
+           "entries": sorted(({"name": e.get("name"), "version": e.get("version"), "digest": e.get("digest")}
+                              for e in entries), key=lambda e: (str(e["name"]), str(e["digest"])))}
+    fd = os.open(out / RUNS_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (json.dumps(row, sort_keys=True) + "\n").encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return row
+
+
+def read_runs(folder: Path) -> list[dict[str, Any]]:
+    """The folder's runs in order; a torn or foreign line ends the list (what follows cannot be placed)."""
+    try:
+        text = (folder / RUNS_NAME).read_text()
+    except OSError:
+        return []
+    runs: list[dict[str, Any]] = []
+    for raw in text.splitlines():
+        try:
+            row = json.loads(raw)
+        except ValueError:
+            break
+        if not (isinstance(row, dict) and isinstance(row.get("lines"), int)):
+            break
+        if runs and row["lines"] < runs[-1]["lines"]:
+            break
+        runs.append(row)
+    return runs

@@ -1,0 +1,46 @@
+"""A small real competition, played once per session: three bots, one of them faulting."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.cli import arena
+
+REPO = Path(__file__).resolve().parents[3]
+TESTBOT = REPO / "tests" / "fixtures" / "testbot"
+
+
+def bot_folder(root: Path, name: str, env: dict[str, str]) -> Path:
+    """A copy of the test bot with its own manifest (its own digest)."""
+    d = root / name
+    d.mkdir(parents=True)
+    shutil.copy(TESTBOT / "bot.py", d / "bot.py")
+    (d / "bot.yaml").write_text(yaml.safe_dump({"name": name, "version": "1", "command": ["{python}", "bot.py"],
+                                                "env": env}))
+    return d
+
+
+def play(cfg_dir: Path, entries: list[Path], *, out: Path, extend: bool = False, **fields: object) -> None:
+    data = {"name": "sitetest", "entries": [str(e) for e in entries], "seed": "site-seed", "blocks": 1,
+            "match": {"sandbox": "none", "format": "game", "max_deals": 14}, "out": str(out),
+            "backend": "serial", "workers": 1}
+    data.update(fields)
+    cfg = cfg_dir / "config.yaml"
+    cfg.write_text(yaml.safe_dump(data))
+    ran = arena("run", cfg, "--skip-check", "--no-rate", *(["--extend"] if extend else []))
+    assert ran.code == 0, ran.err
+
+
+@pytest.fixture(scope="session")
+def competition(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """results of first, last and crashy (illegal move at its 30th decision): 3 pairings, 6 games."""
+    root = tmp_path_factory.mktemp("competition")
+    bots = [bot_folder(root, "first", {"PICK": "first", "NOISY": "1"}),
+            bot_folder(root, "last", {"PICK": "last"}),
+            bot_folder(root, "crashy", {"PICK": "first", "MODE": "illegal", "AT": "30", "NOISY": "1"})]
+    play(root, bots, out=root / "out")
+    return root / "out"

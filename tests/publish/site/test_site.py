@@ -1,0 +1,165 @@
+"""The generated site without a browser: files, links, numbers, byte-identical rebuilds, refusals."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from arena.publish.rate import PublishError
+from arena.publish.site import build_site, write_provisional
+from arena.results import read_results
+from tests.cli import arena
+
+LINK = re.compile(r'(?:href|src|data-record|data-twin)="([^"#:]+)"')
+
+
+@pytest.fixture(scope="module")
+def site(competition: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site") / "site"
+    build_site([competition], out, bootstrap=100)
+    return out
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_every_page_kind_is_written_and_every_link_resolves(site: Path, competition: Path) -> None:
+    lines = read_results(competition).lines
+    ids = {g["id"] for ln in lines for g in ln["games"]}
+    assert {p.stem for p in (site / "games").iterdir()} == ids
+    assert {p.name for p in (site / "records").iterdir()} == {f"{i}.js" for i in ids}
+    assert {p.stem for p in (site / "bots").iterdir()} == {"first", "last", "crashy"}
+    assert len(list((site / "matchups").iterdir())) == 6  # 3 bots: each ordered pair of opponents
+    checked = 0
+    for page in site.rglob("*.html"):
+        for target in LINK.findall(page.read_text()):
+            assert (page.parent / target).resolve().is_file(), f"{page.relative_to(site)} links to missing {target}"
+            checked += 1
+    assert checked > 50
+
+
+def test_game_pages_stay_small_and_records_load_on_demand(site: Path, competition: Path) -> None:
+    line = read_results(competition).lines[0]
+    g = line["games"][0]
+    page = (site / "games" / f"{g['id']}.html").read_text()
+    assert len(page) < 20_000 and '"deals"' not in page  # the record is not inlined
+    rec = (site / "records" / f"{g['id']}.js").read_text()
+    head = f'cinchRecord("{g["id"]}", '
+    assert rec.startswith(head)
+    payload = json.loads(rec[len(head):].rstrip().removesuffix(");"))
+    assert payload["game"]["record"] == g["record"] and payload["twin"] == line["games"][1]["id"]
+    assert "run" not in payload["game"]  # timings stay out of the published record
+
+
+def test_leaderboard_numbers(site: Path, competition: Path) -> None:
+    html = (site / "index.html").read_text()
+    doc_rows = re.findall(r"<tr><td>(\d)</td><th scope=\"row\" class=\"l\"><a href=\"bots/(\w+)\.html\">", html)
+    assert [r[0] for r in doc_rows] == ["1", "2", "3"]
+    # crashy forfeits every game: it ranks last with a 0% score and 4 forfeits
+    assert doc_rows[-1][1] == "crashy"
+    row = html[html.index('bots/crashy.html">crashy'):]
+    row = row[:row.index("</tr>")]
+    assert "0.0%" in row and "0-0-4" in row and "illegal 4" in row
+    for needed in ("\u00b1", "average opponent", "draws", 'role="img"', "Runs covered", 'id="crosstable"',
+                   "Rating history", "Reproducibility"):
+        assert needed in html, needed
+    assert "As of 20" in html  # the date of the last block, from the results
+    blocks = html[html.index("Blocks by partnership A's score</caption>"):]
+    shown = re.findall(r"<tr><td>([\d.]+)</td><td>(\d+)</td>", blocks[:blocks.index("</table>")])
+    lines = read_results(competition).lines
+    assert {float(x): int(n) for x, n in shown} == {x: sum(ln["score_a"] == x for ln in lines)
+                                                    for x in (0.0, 0.5, 1.0, 1.5, 2.0)}
+
+
+def test_bot_page_lists_every_fault_with_evidence(site: Path) -> None:
+    page = (site / "bots" / "crashy.html").read_text()
+    assert "Faults (4)" in page
+    assert page.count("arena reproduce ") >= 4 + 4  # the table and the evidence sections
+    assert "illegal action" in page and "thinking about decision" in page  # message and stderr excerpt
+    assert "The request it was answering" in page
+    assert "Cinch statistics" in page and "pedros captured" in page and "latency p50" in page
+    assert "fewer than 100 decisions" in page or "latency p99</th><td class=\"l\">" in page
+
+
+def test_same_results_give_byte_identical_sites(site: Path, competition: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    build_site([competition], again, bootstrap=100)
+    assert tree(again) == tree(site)
+    b = build_site([competition], again, bootstrap=100)  # a rebuild in place changes nothing
+    assert b.written == 0
+
+
+def test_a_rebuild_removes_pages_of_a_previous_build(competition: Path, tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    build_site([competition], out, bootstrap=0)
+    stale = out / "games" / "0000000000.html"
+    stale.write_text("old")
+    build_site([competition], out, bootstrap=0)
+    assert not stale.exists()
+
+
+def test_refusals(competition: Path, tmp_path: Path) -> None:
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "thesis.tex").write_text("mine")
+    with pytest.raises(PublishError, match="not empty and holds no site"):
+        build_site([competition], busy)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(PublishError, match="no finished blocks"):
+        build_site([empty], tmp_path / "s")
+    ran = arena("site", tmp_path / "missing.jsonl", "--out", tmp_path / "s2")
+    assert ran.code == 2 and "missing.jsonl" in ran.err
+    ran = arena("site", competition, "--out", tmp_path / "s3", "--bootstrap", "-1")
+    assert ran.code == 2 and "--bootstrap" in ran.err
+
+
+def test_two_files_with_clashing_games_are_refused(competition: Path, tmp_path: Path) -> None:
+    lines = (competition / "results.jsonl").read_text().splitlines()
+    other = json.loads(lines[0])
+    other["games"][0]["scores"] = [1, 2]
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "results.jsonl").write_text(json.dumps(other) + "\n")
+    with pytest.raises(PublishError, match="also in"):
+        build_site([competition, tmp_path / "o"], tmp_path / "s")
+
+
+def test_command_writes_the_site(competition: Path, tmp_path: Path) -> None:
+    ran = arena("site", competition, "--out", tmp_path / "s", "--bootstrap", "0")
+    assert ran.code == 0, ran.err
+    assert "6 games, 3 bots, 1 runs" in ran.err and (tmp_path / "s" / "index.html").is_file()
+
+
+def test_provisional_page_is_marked_and_links_nowhere(competition: Path, tmp_path: Path) -> None:
+    write_provisional(competition, tmp_path / "live", done=2, total=3)
+    html = (tmp_path / "live" / "index.html").read_text()
+    assert "Provisional" in html and "2 of 3 blocks played so far" in html
+    assert 'href="bots/' not in html and 'href="matchups/' not in html
+
+
+def test_what_a_bot_sent_is_shown_as_text_never_as_markup(competition: Path, tmp_path: Path) -> None:
+    hostile = '<img src=x onerror="alert(1)"></pre><script>alert(2)</script>'
+    lines = [json.loads(x) for x in (competition / "results.jsonl").read_text().splitlines()]
+    faulty = next(ln for ln in lines if ln["games"][0]["faults"])
+    faulty["games"][0]["faults"][0]["reply"] = hostile
+    faulty["games"][0]["faults"][0]["message"] = hostile
+    for r in faulty["run"]["reproduce"]:
+        r["stderr"] = hostile
+    for g in faulty["run"]["games"]:
+        for f in g.get("faults") or []:
+            f["stderr"] = hostile
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    build_site([tmp_path / "r"], tmp_path / "s", bootstrap=0)
+    for page in [tmp_path / "s" / "bots" / "crashy.html", tmp_path / "s" / "games" / f"{faulty['games'][0]['id']}.html"]:
+        text = page.read_text()
+        assert "<script>alert" not in text and "<img src=x" not in text
+        assert "&lt;script&gt;alert(2)&lt;/script&gt;" in text
+    record = (tmp_path / "s" / "records" / f"{faulty['games'][0]['id']}.js").read_text()
+    # a separate script file (never inlined in a page): the text survives as data, the viewer shows it as text
+    payload = json.loads(record[record.index(", ") + 2:].rstrip().removesuffix(");"))
+    assert payload["game"]["faults"][0]["reply"] == hostile

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
+import time
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
 from ..players import BotEntry
-from ..sandbox import HarnessError
+from ..players.manifest import library_path
+from ..sandbox import HarnessError, HostUnfit
+from .nodes import NodeInfo, NodePool
 from .task import BlockTask, TaskOutput, run_block
 
 
@@ -26,11 +31,14 @@ class Finished:
     output: TaskOutput | None = None
     error: str | None = None  # why it failed: never scored
     retry: bool = False  # a harness error or a lost worker: worth another attempt
+    requeue: bool = False  # the node refused before playing: send it elsewhere, the attempt not spent
+    latency_s: float = 0.0  # submit to result, as the driver saw it (scheduling overhead = this - run.wall_s)
 
 
 class Backend(Protocol):
     name: str
-    capacity: int  # tasks worth keeping in flight
+    capacity: int  # tasks worth keeping in flight now (a cluster's changes as nodes come and go)
+    notices: list[str]  # what the user should hear (a node refused or lost); the loop drains it
 
     def submit(self, task: BlockTask, attempt: int) -> None: ...
 
@@ -54,10 +62,12 @@ class SerialBackend:
     name = "serial"
     capacity = 1
 
+
     def __init__(self, entries: Mapping[str, BotEntry], task_fn: TaskFn = run_block) -> None:
         self.entries = dict(entries)
         self.task_fn = task_fn
         self.queue: deque[tuple[BlockTask, int]] = deque()
+        self.notices: list[str] = []
 
     def submit(self, task: BlockTask, attempt: int) -> None:
         self.queue.append((task, attempt))
@@ -75,48 +85,87 @@ class SerialBackend:
 
 
 def _ray_block(task: BlockTask, attempt: int, manifests: list[BotEntry], *bundles: bytes) -> TaskOutput:
-    """Worker side: unpack the bots by digest, then play the block."""
+    """Worker side: check this node's sandbox (once per process), unpack the bots by digest, play the block."""
+    import ray
+
+    from ..sandbox import check_host
     from .bundle import materialize
 
+    t0 = time.monotonic()
+    node = ray.get_runtime_context().get_node_id()
+    check_host(task.settings.sandbox_spec(manifests[0]), f"node {socket.gethostname()} ({node[:12]})")
     local = {e.ident: materialize(e, data) for e, data in zip(manifests, bundles)}
-    return run_block(task, local, attempt=attempt, backend="ray")
+    ship_s = time.monotonic() - t0
+    out = run_block(task, local, attempt=attempt, backend="ray")
+    out.line.run.node = node  # type: ignore[attr-defined]  # RunInfo takes extra keys
+    out.line.run.ship_s = round(ship_s, 4)  # type: ignore[attr-defined]
+    return out
+
+
+def harness_runtime_env() -> dict[str, Any]:
+    """The harness's own code, shipped with the job: the ``arena`` and ``cinch_bot`` packages
+    this driver runs from. Ray uploads them once to the cluster and puts them first on every
+    worker's import path, so a node needs only Python, Ray and the dependencies; the libraries
+    bots get (SDK, engine) are these shipped copies."""
+    import arena
+
+    dirs = [str(Path(arena.__file__).resolve().parent), str(library_path("sdk"))]
+    return {"py_modules": dirs, "excludes": ["__pycache__", "*.pyc"]}
 
 
 def ray_init_kwargs(workers: int, address: str | None) -> dict[str, Any]:
-    """Arguments for ``ray.init``: an embedded instance, or an existing cluster.
+    """Arguments for ``ray.init``: an embedded instance, or an existing cluster (``HOST:PORT`` or ``ray://``).
 
-    For an existing cluster Ray itself reads token authentication
+    The embedded instance registers on loopback and starts no dashboard. For
+    an existing cluster Ray itself reads token authentication
     (``RAY_AUTH_MODE``, ``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or the
     default token file) from the environment; nothing here gets in its way.
     """
-    common: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
+    common: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False,
+                              "runtime_env": harness_runtime_env()}
     if address:
         return {"address": address, **common}
-    return {"address": "local", "num_cpus": workers, "include_dashboard": False, **common}
+    return {"address": "local", "num_cpus": workers, "include_dashboard": False, "_node_ip_address": "127.0.0.1",
+            **common}
 
 
 class _KnownNotice(logging.Filter):
-    """Drops Ray's notice that token authentication is on (it is, as it should be):
-    printed on every embedded start, it tells a user nothing to act on. A notice
-    that authentication is *off* still reaches the user."""
+    """Drops Ray's notices that ask nothing of the user: token authentication is *on*
+    (as it should be; printed on every embedded start) and the harness's packages being
+    pushed to the cluster. A notice that authentication is *off* still reaches the user."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return "Token authentication is enabled" not in record.getMessage()
+        text = record.getMessage()
+        return not ("Token authentication is enabled" in text or "file package" in text)
 
 
 def quiet_ray_notices() -> None:
-    logger = logging.getLogger("ray._private.authentication.authentication_token_setup")
-    if not any(isinstance(f, _KnownNotice) for f in logger.filters):
-        logger.addFilter(_KnownNotice())
+    for name in ("ray._private.authentication.authentication_token_setup", "ray._private.runtime_env.packaging"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _KnownNotice) for f in logger.filters):
+            logger.addFilter(_KnownNotice())
+
+
+class ClusterUnavailable(HarnessError):
+    """No node of the cluster can take blocks, or the cluster itself went away: the run stops, resumable."""
 
 
 class RayBackend:
-    """One Ray task per block, each bot's folder put in the object store once."""
+    """One Ray task per block, placed by the backend on a node with a free CPU.
+
+    Each bot's folder is put in the object store once. Blocks go to nodes
+    with hard node affinity, as many per node as it has CPUs (``NodePool``),
+    so the work in flight (tasks and their result objects) stays bounded
+    however many blocks a tournament has, a node that refused the sandbox
+    check gets nothing more, and a block lost with its node is retried on
+    another.
+    """
 
     name = "ray"
 
     def __init__(
-        self, entries: Mapping[str, BotEntry], workers: int, address: str | None = None, *, capacity: int | None = None
+        self, entries: Mapping[str, BotEntry], workers: int, address: str | None = None, *,
+        capacity: int | None = None, cap: int | None = None, poll_s: float = 1.0,
     ) -> None:
         import ray
 
@@ -128,29 +177,72 @@ class RayBackend:
             quiet_ray_notices()
             ray.init(**ray_init_kwargs(workers, address))
             self._owns = True
-        cpus = int(ray.cluster_resources().get("CPU", workers)) if address else workers  # type: ignore[no-untyped-call]
-        self.capacity = capacity or max(1, cpus) * 2
+        self.pool = NodePool(capacity or (cap if address else workers))
+        self.notices: list[str] = []
+        self.poll_s = poll_s
+        self._refreshed = 0.0
+        self._refresh(force=True)
         self.entries = dict(entries)
         self._bundles = {ident: ray.put(pack(e)) for ident, e in self.entries.items()}
         self._remote = ray.remote(num_cpus=1, max_retries=0)(_ray_block)
-        self._pending: dict[Any, tuple[BlockTask, int]] = {}
+        self._pending: dict[Any, tuple[BlockTask, int, str, float]] = {}
+
+    @property
+    def capacity(self) -> int:
+        return self.pool.capacity
+
+    @capacity.setter
+    def capacity(self, n: int) -> None:  # the bench varies the width of one instance
+        self.pool.cap = n
+
+    def _refresh(self, force: bool = False) -> None:
+        """Ray's view of the nodes, at most once per poll period unless forced."""
+        now = time.monotonic()
+        if not force and now - self._refreshed < self.poll_s:
+            return
+        self._refreshed = now
+        infos = [NodeInfo(n["NodeID"], str(n.get("NodeManagerAddress", "?")), int(n.get("Resources", {}).get("CPU", 0)),
+                          bool(n.get("Alive"))) for n in self.ray.nodes()]  # type: ignore[no-untyped-call]
+        self.notices += self.pool.update(infos)
 
     def submit(self, task: BlockTask, attempt: int) -> None:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        node = self.pool.take()
+        if node is None:
+            self._refresh(force=True)
+            node = self.pool.take()
+        if node is None:
+            raise ClusterUnavailable(self.pool.why_none() + "; the blocks finished so far are saved:"
+                                     " run the same command again to resume")
         idents = task.idents
-        ref = self._remote.remote(task, attempt, [self.entries[i] for i in idents], *[self._bundles[i] for i in idents])
-        self._pending[ref] = (task, attempt)
+        ref = self._remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node.id, soft=False)).remote(
+            task, attempt, [self.entries[i] for i in idents], *[self._bundles[i] for i in idents])
+        self._pending[ref] = (task, attempt, node.id, time.monotonic())
 
     def wait(self) -> Finished:
         ray = self.ray
-        done, _ = ray.wait(list(self._pending), num_returns=1)
+        while True:
+            done, _ = ray.wait(list(self._pending), num_returns=1, timeout=self.poll_s)
+            if done:
+                break
+            self._refresh()
         ref = done[0]
-        task, attempt = self._pending.pop(ref)
+        task, attempt, node_id, sent = self._pending.pop(ref)
+        self.pool.give_back(node_id)
         try:
-            return Finished(task, attempt, output=ray.get(ref))
+            out: TaskOutput = ray.get(ref)
+            return Finished(task, attempt, output=out, latency_s=time.monotonic() - sent)
         except ray.exceptions.RayTaskError as e:
             cause = e.cause if getattr(e, "cause", None) is not None else e
+            if isinstance(cause, HostUnfit):
+                said = self.pool.refuse(node_id, str(cause).split(": ", 1)[-1])
+                if said:
+                    self.notices.append(said)
+                return Finished(task, attempt, error=describe(cause), requeue=True)
             return Finished(task, attempt, error=describe(cause), retry=isinstance(cause, HarnessError))
         except ray.exceptions.RayError as e:  # worker or node lost, object lost: not the task's doing
+            self._refresh(force=True)
             return Finished(task, attempt, error=f"worker lost: {describe(e)}", retry=True)
 
     def close(self) -> None:
@@ -164,9 +256,11 @@ class RayBackend:
             self.ray.shutdown()
 
 
-def make_backend(kind: str, entries: Mapping[str, BotEntry], workers: int, address: str | None = None) -> Backend:
+def make_backend(kind: str, entries: Mapping[str, BotEntry], workers: int, address: str | None = None,
+                 *, cap: int | None = None) -> Backend:
+    """``workers``: the embedded instance's CPUs; ``cap``: at most this many blocks at once on a cluster."""
     if kind == "serial":
         return SerialBackend(entries)
     if kind == "ray":
-        return RayBackend(entries, workers, address or os.environ.get("RAY_ADDRESS") or None)
+        return RayBackend(entries, workers, address or os.environ.get("RAY_ADDRESS") or None, cap=cap)
     raise ValueError(f"unknown backend {kind!r}")

@@ -62,6 +62,14 @@ class Progress(LoopEvents):
     def retry(self, task: BlockTask, error: str) -> None:
         self.retried += 1
 
+    def notice(self, text: str) -> None:
+        """A line of its own (a cluster node refused, lost or joined), then the progress line again."""
+        if self.tty:
+            self.stream.write("\r\x1b[2K")
+        print(f"cluster: {text}", file=self.stream, flush=True)
+        if self.tty:
+            self.show()
+
     def eta(self) -> str:
         """Time left, from the rate since the first finished block; "estimating" until it can say."""
         new = self.done - self.start_done

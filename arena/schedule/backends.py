@@ -236,7 +236,8 @@ class RayBackend:
         except ray.exceptions.RayTaskError as e:
             cause = e.cause if getattr(e, "cause", None) is not None else e
             if isinstance(cause, HostUnfit):
-                said = self.pool.refuse(node_id, str(cause).split(": ", 1)[-1])
+                head, sep, rest = str(cause).partition(" cannot run bots")  # the pool names the node itself
+                said = self.pool.refuse(node_id, ("cannot run bots" + rest) if sep else head)
                 if said:
                     self.notices.append(said)
                 return Finished(task, attempt, error=describe(cause), requeue=True)

@@ -146,5 +146,26 @@ def test_worker_node_killed_mid_run_every_block_recorded_once(cluster, tmp_path:
     lines = lines_of(out)
     keys = [(ln["pairing"], ln["block"]) for ln in lines]
     assert len(keys) == len(set(keys)) == 10, keys  # nothing lost, nothing written twice
+    assert "was lost; its blocks are played again elsewhere" in stderr, stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["retries"] >= 1 and not summary["harness_failures"]  # the block it was playing came back
     assert scored(out) == embedded(cfg, tmp_path / "embedded-out")
 
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the uid-lease folder is the root harness's")
+def test_node_that_cannot_hold_the_sandbox_refuses_and_gets_no_more_work(cluster, tmp_path: Path) -> None:
+    c, py, bare = cluster
+    # This node cannot lease bot uids (its lease folder cannot be made): bwrap bots cannot run there.
+    bad = c.add_node(cpus=1, python=py, cwd=str(bare), env={"CINCH_ARENA_UID_LEASES": "/proc/no-such-folder"})
+    cfg = config(tmp_path)
+    run = arena_run(c, cfg, tmp_path / "out")
+    stdout, stderr = run.communicate(timeout=RUN_WAIT_S)
+    assert run.returncode == 0, stderr
+    (said,) = [x for x in stderr.splitlines() if "refused" in x]
+    assert "cannot run bots at sandbox level bwrap" in said and "/proc/no-such-folder" in said
+    assert "no more blocks go there (1 usable node left)" in said
+    lines = lines_of(tmp_path / "out")
+    assert len(lines) == 4 and all(ln["run"]["attempt"] == 1 for ln in lines)  # a refusal spends no attempt
+    assert not any(ln["run"]["pid"] in session_pids(bad.sid) for ln in lines)
+    assert scored(tmp_path / "out") == embedded(cfg, tmp_path / "embedded-out")

@@ -103,6 +103,7 @@ class LoopbackCluster:
     token: str = field(default_factory=lambda: secrets.token_hex(32))
     extra_env: dict[str, str] = field(default_factory=dict)
     _short: Path | None = None
+    _started: int = 0
 
     @property
     def address(self) -> str:
@@ -132,7 +133,8 @@ class LoopbackCluster:
 
     def _start(self, role: list[str], cpus: int, python: str | None, env: dict[str, str] | None,
                cwd: str | None = None) -> RayNode:
-        i = len(self.nodes)
+        i = self._started
+        self._started += 1
         self.root.mkdir(parents=True, exist_ok=True)
         if self._short is None:  # Ray's unix socket paths must stay under 108 bytes: a short folder of ours
             self._short = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))

@@ -146,6 +146,34 @@ def quiet_ray_notices() -> None:
             logger.addFilter(_KnownNotice())
 
 
+RECONNECT_S = 120.0  # how long a run waits for a restarted head ($ARENA_RAY_RECONNECT_S)
+HEAD_LOST_S = 5.0  # unreachable this long: the head is gone (Ray itself gives up on it after 60 s)
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    host, sep, port = address.rpartition(":")
+    return (host, int(port)) if sep and port.isdigit() and host else None
+
+
+def _reachable(where: tuple[str, int]) -> bool:
+    try:
+        socket.create_connection(where, timeout=2.0).close()
+    except OSError:
+        return False
+    return True
+
+
+def explain_connect_error(address: str | None, e: BaseException) -> str:
+    """One sentence for a failed ``ray.init``: a missing or wrong token says how to give it."""
+    chain = f"{e} {e.__cause__ or ''}"
+    where = f"the Ray cluster at {address}" if address else "the embedded Ray instance"
+    if "Authentication" in chain or "InvalidAuthToken" in chain:
+        return (f"{where} refused this driver's token (token authentication is on there):"
+                " set RAY_AUTH_MODE=token and RAY_AUTH_TOKEN_PATH=<the cluster's token file> (or RAY_AUTH_TOKEN),"
+                " see docs/cluster.md")
+    return f"cannot connect to {where}: {describe(e)}"
+
+
 class ClusterUnavailable(HarnessError):
     """No node of the cluster can take blocks, or the cluster itself went away: the run stops, resumable."""
 
@@ -166,26 +194,46 @@ class RayBackend:
     def __init__(
         self, entries: Mapping[str, BotEntry], workers: int, address: str | None = None, *,
         capacity: int | None = None, cap: int | None = None, poll_s: float = 1.0,
+        reconnect_s: float | None = None,
     ) -> None:
         import ray
 
-        from .bundle import pack
-
         self.ray = ray
+        self.address = address
+        self.workers = workers
         self._owns = False
         if not ray.is_initialized():
-            quiet_ray_notices()
-            ray.init(**ray_init_kwargs(workers, address))
+            self._connect()
             self._owns = True
         self.pool = NodePool(capacity or (cap if address else workers))
         self.notices: list[str] = []
         self.poll_s = poll_s
+        self.reconnect_s = reconnect_s if reconnect_s is not None else float(
+            os.environ.get("ARENA_RAY_RECONNECT_S") or RECONNECT_S)
         self._refreshed = 0.0
-        self._refresh(force=True)
+        self._unreachable_since: float | None = None
         self.entries = dict(entries)
-        self._bundles = {ident: ray.put(pack(e)) for ident, e in self.entries.items()}
         self._remote = ray.remote(num_cpus=1, max_retries=0)(_ray_block)
         self._pending: dict[Any, tuple[BlockTask, int, str, float]] = {}
+        self._lost: deque[tuple[BlockTask, int]] = deque()  # in flight when the cluster went away
+        self._start_job()
+
+    def _connect(self) -> None:
+        quiet_ray_notices()
+        try:
+            self.ray.init(**ray_init_kwargs(self.workers, self.address))
+        except (ConnectionError, RuntimeError) as e:
+            raise ClusterUnavailable(explain_connect_error(self.address, e)) from e
+
+    def _start_job(self) -> None:
+        """What a (re)connected job needs: the bots in the object store, the nodes, the head's address."""
+        from .bundle import pack
+
+        self._bundles = {ident: self.ray.put(pack(e)) for ident, e in self.entries.items()}
+        self._gcs = _host_port(self.ray.get_runtime_context().gcs_address) if self.address and not \
+            self.address.startswith("ray://") else None
+        self.pool.nodes.clear()
+        self._refresh(force=True)
 
     @property
     def capacity(self) -> int:
@@ -196,11 +244,18 @@ class RayBackend:
         self.pool.cap = n
 
     def _refresh(self, force: bool = False) -> None:
-        """Ray's view of the nodes, at most once per poll period unless forced."""
+        """Ray's view of the nodes, at most once per poll period unless forced (never while the head is away:
+        Ray's calls would hang until it comes back)."""
         now = time.monotonic()
         if not force and now - self._refreshed < self.poll_s:
             return
         self._refreshed = now
+        if self._gcs is not None and not _reachable(self._gcs):
+            self._unreachable_since = self._unreachable_since or now
+            if now - self._unreachable_since >= HEAD_LOST_S:
+                self._reconnect()
+            return
+        self._unreachable_since = None
         infos = [NodeInfo(n["NodeID"], str(n.get("NodeManagerAddress", "?")), int(n.get("Resources", {}).get("CPU", 0)),
                           bool(n.get("Alive"))) for n in self.ray.nodes()]  # type: ignore[no-untyped-call]
         self.notices += self.pool.update(infos)
@@ -220,9 +275,43 @@ class RayBackend:
             task, attempt, [self.entries[i] for i in idents], *[self._bundles[i] for i in idents])
         self._pending[ref] = (task, attempt, node.id, time.monotonic())
 
+    def _reconnect(self) -> None:
+        """The head is gone: drop this job (before Ray ends the process for it), wait for the head to come
+        back within ``reconnect_s`` and start again; the blocks that were in flight are played again."""
+        assert self.address is not None
+        ray = self.ray
+        self.notices.append(f"the Ray head at {self.address} is unreachable; the {len(self._pending)} blocks in flight"
+                            f" will be played again; waiting up to {self.reconnect_s:.0f} s for it to come back")
+        for task, attempt, _, _ in self._pending.values():
+            self._lost.append((task, attempt))
+        self._pending.clear()
+        ray.shutdown()
+        deadline = time.monotonic() + self.reconnect_s
+        target = _host_port(self.address)
+        while True:
+            if target is None or _reachable(target):
+                try:
+                    self._connect()
+                    break
+                except ClusterUnavailable:
+                    pass
+            if time.monotonic() > deadline:
+                self._owns = False
+                raise ClusterUnavailable(
+                    f"the Ray cluster at {self.address} went away and was not back within {self.reconnect_s:.0f} s;"
+                    " the blocks finished so far are saved: run the same command again to resume")
+            time.sleep(1.0)
+        self._unreachable_since = None
+        self._start_job()
+        self.notices.append(f"reconnected to the Ray cluster at {self.address}"
+                            f" ({len(self.pool.usable)} usable node{'s' * (len(self.pool.usable) != 1)})")
+
     def wait(self) -> Finished:
         ray = self.ray
         while True:
+            if self._lost:
+                task, attempt = self._lost.popleft()
+                return Finished(task, attempt, error="the cluster's head went away", requeue=True)
             done, _ = ray.wait(list(self._pending), num_returns=1, timeout=self.poll_s)
             if done:
                 break

@@ -169,3 +169,56 @@ def test_node_that_cannot_hold_the_sandbox_refuses_and_gets_no_more_work(cluster
     assert len(lines) == 4 and all(ln["run"]["attempt"] == 1 for ln in lines)  # a refusal spends no attempt
     assert not any(ln["run"]["pid"] in session_pids(bad.sid) for ln in lines)
     assert scored(tmp_path / "out") == embedded(cfg, tmp_path / "embedded-out")
+
+
+def _wait_lines(run: subprocess.Popen[str], out: Path, n: int) -> None:
+    deadline = time.monotonic() + RUN_WAIT_S
+    while len(lines_of(out)) < n:
+        assert run.poll() is None and time.monotonic() < deadline, run.stderr.read() if run.stderr else ""
+        time.sleep(0.1)
+
+
+def test_head_restarted_while_the_run_waits_reconnects_and_finishes(cluster, tmp_path: Path) -> None:
+    c, py, bare = cluster
+    cfg = config(tmp_path, blocks=12, match={"sandbox": "bwrap", "format": "deals", "deals": 6})
+    out = tmp_path / "out"
+    run = arena_run(c, cfg, out)
+    try:
+        _wait_lines(run, out, 2)
+        head = c.nodes[0]
+        c.kill_node(head)  # the whole head machine goes down...
+        c.nodes.remove(head)
+        time.sleep(6)
+        c.start_head(cpus=1)  # ...and comes back on the same address
+        stdout, stderr = run.communicate(timeout=RUN_WAIT_S)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 0, stderr
+    assert "is unreachable" in stderr and "reconnected to the Ray cluster" in stderr, stderr
+    keys = [(ln["pairing"], ln["block"]) for ln in lines_of(out)]
+    assert len(keys) == len(set(keys)) == 12
+    assert scored(out) == embedded(cfg, tmp_path / "embedded-out")
+
+
+def test_head_gone_for_good_stops_the_run_with_the_resume_command(cluster, tmp_path: Path) -> None:
+    c, py, bare = cluster
+    cfg = config(tmp_path, blocks=12, match={"sandbox": "bwrap", "format": "deals", "deals": 6})
+    out = tmp_path / "out"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(cfg), "--ray-address", c.address, "--skip-check", "--no-rate"],
+        env={**c.env(), "ARENA_RAY_RECONNECT_S": "5"}, cwd=str(tmp_path), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_lines(run, out, 1)
+        c.kill_node(c.nodes[0])
+        stdout, stderr = run.communicate(timeout=RUN_WAIT_S)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 3, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith(f"arena run: the Ray cluster at {c.address} went away") and \
+        "run the same command again to resume" in last, stderr
+    done = lines_of(out)
+    assert 1 <= len(done) < 12 and len({(ln["pairing"], ln["block"]) for ln in done}) == len(done)

@@ -8,6 +8,7 @@ business, not the backend's, so both retry the same way.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import socket
@@ -110,7 +111,21 @@ def harness_runtime_env() -> dict[str, Any]:
     import arena
 
     dirs = [str(Path(arena.__file__).resolve().parent), str(library_path("sdk"))]
-    return {"py_modules": dirs, "excludes": ["__pycache__", "*.pyc"]}
+    # An empty working_dir: without one Ray puts the driver's current folder first on the workers'
+    # import path, and a driver started from a checkout would then have its node's workers import
+    # the checkout instead of what was shipped.
+    return {"py_modules": dirs, "working_dir": _empty_dir(), "excludes": ["__pycache__", "*.pyc"]}
+
+
+@functools.lru_cache(maxsize=1)
+def _empty_dir() -> str:
+    import atexit
+    import shutil
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix="cinch-arena-job-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def ray_init_kwargs(workers: int, address: str | None) -> dict[str, Any]:

@@ -231,6 +231,7 @@ class RayBackend:
         self._remote = ray.remote(num_cpus=1, max_retries=0)(_ray_block)
         self._pending: dict[Any, tuple[BlockTask, int, str, float]] = {}
         self._lost: deque[tuple[BlockTask, int]] = deque()  # in flight when the cluster went away
+        self.timings: list[tuple[float, float]] = []  # (submit to result, block wall) of each block: the bench reads it
         self._start_job()
 
     def _connect(self) -> None:
@@ -336,7 +337,9 @@ class RayBackend:
         self.pool.give_back(node_id)
         try:
             out: TaskOutput = ray.get(ref)
-            return Finished(task, attempt, output=out, latency_s=time.monotonic() - sent)
+            latency = time.monotonic() - sent
+            self.timings.append((latency, out.line.run.wall_s))
+            return Finished(task, attempt, output=out, latency_s=latency)
         except ray.exceptions.RayTaskError as e:
             cause = e.cause if getattr(e, "cause", None) is not None else e
             if isinstance(cause, HostUnfit):

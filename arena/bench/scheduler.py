@@ -79,6 +79,7 @@ def run(args: Any) -> int:
     cluster = None
     cluster_rate = None
     cluster_startup = None
+    cluster_over = None
     try:
         if not cluster_note:
             t0 = time.monotonic()
@@ -122,6 +123,7 @@ def run(args: Any) -> int:
                 got = [_measure(on_cluster, _tasks(entries, settings, 30_000 + r * args.blocks, args.blocks),
                                 Path(tmp.name) / f"c-{r}") for r in range(args.rounds)]
                 cluster_rate = statistics.median(got)
+                cluster_over = _overhead(on_cluster.timings[2:])  # the warm-up's blocks aside
             finally:
                 on_cluster.close()
             cluster_note = f"{nodes} nodes x 1 CPU"
@@ -139,6 +141,7 @@ def run(args: Any) -> int:
         "overhead_fraction": round(over[0], 4) if over else None,
         "overhead_ms_per_block": round(over[1], 1) if over else None,
         "block_s": round(over[2], 3) if over else None,
+        "overhead_fraction_cluster": round(cluster_over[0], 4) if cluster_over else None,
         "startup_s": round(startup, 3),
         "cluster_startup_s": round(cluster_startup, 3) if cluster_startup is not None else None,
         "blocks": args.blocks,
@@ -147,7 +150,8 @@ def run(args: Any) -> int:
         "format": "deals" if args.deals else "game",
         "bots": [e.name for e in entries],
     }
-    shown = f"{cluster_rate:.2f} games/s ({cluster_note})" if cluster_rate is not None else cluster_note
+    shown = (f"{cluster_rate:.2f} games/s ({cluster_note}; overhead {100 * cluster_over[0]:.2f}% of the wait)"
+             if cluster_rate is not None and cluster_over else cluster_note)
     print(f"1 worker: {one:.2f} games/s   2 workers: {two:.2f} games/s   speedup {two / one:.2f}x   "
           f"start-up {startup:.2f} s\ntwo-node loopback cluster: {shown}\n"
           + (f"scheduling overhead per block: {over[1]:.1f} ms beside {1000 * over[2]:.0f} ms of play"

@@ -150,9 +150,10 @@ def run_tasks(
             if again:
                 task, attempt = again.popleft()
             else:
-                task, attempt = next_task(), 1
-                if task is None:
+                fresh = next_task()
+                if fresh is None:
                     break
+                task, attempt = fresh, 1
             backend.submit(task, attempt)
             inflight += 1
         tell()

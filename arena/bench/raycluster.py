@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
+START_TRIES = 3
 START_WAIT_S = 180.0  # a floor for a loaded machine; start-up normally takes seconds
 
 
@@ -133,6 +134,18 @@ class LoopbackCluster:
 
     def _start(self, role: list[str], cpus: int, python: str | None, env: dict[str, str] | None,
                cwd: str | None = None) -> RayNode:
+        """Start one node; on a failed start (another program took a port between our check and Ray's bind)
+        try again with other ports, a few times."""
+        errors = []
+        for _ in range(START_TRIES):
+            try:
+                return self._start_once(role, cpus, python, env, cwd)
+            except RuntimeError as e:
+                errors.append(str(e))
+        raise RuntimeError(f"ray start failed {START_TRIES} times; the last:\n{errors[-1]}")
+
+    def _start_once(self, role: list[str], cpus: int, python: str | None, env: dict[str, str] | None,
+                    cwd: str | None) -> RayNode:
         i = self._started
         self._started += 1
         self.root.mkdir(parents=True, exist_ok=True)
@@ -147,18 +160,20 @@ class LoopbackCluster:
         lo = base + len(names)
         argv = [python or self.python, "-c", "import sys; from ray.scripts.scripts import main; sys.exit(main())",
                 "start", *role, f"--node-ip-address={LOOPBACK}", f"--num-cpus={cpus}", f"--temp-dir={temp}",
-                "--disable-usage-stats", *ports, f"--min-worker-port={lo}", f"--max-worker-port={lo + WORKER_PORTS - 1}", "--block"]
+                "--disable-usage-stats", *ports, f"--min-worker-port={lo}", f"--max-worker-port={lo + WORKER_PORTS - 1}",
+                "--block"]
         log = self.root / f"node{i}.log"
         with open(log, "wb") as out:
             proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     env={**self.env(), **(env or {})}, cwd=cwd or str(temp), start_new_session=True)
         node = RayNode(proc, log, cpus)
-        self.nodes.append(node)
         deadline = time.monotonic() + START_WAIT_S
         while b"Ray runtime started" not in log.read_bytes():
             if proc.poll() is not None or time.monotonic() > deadline:
+                self.kill_node(node)
                 raise RuntimeError(f"ray start failed (exit {proc.poll()}):\n{log.read_text()[-3000:]}")
             time.sleep(0.2)
+        self.nodes.append(node)
         return node
 
     def kill_node(self, node: RayNode) -> None:

@@ -178,6 +178,16 @@ def _reachable(where: tuple[str, int]) -> bool:
     return True
 
 
+def _token_auth_on() -> bool:
+    """Whether this driver talks to Ray with a token (a connection that worked without one means the cluster asks none)."""
+    try:
+        from ray._raylet import AuthenticationMode, get_authentication_mode
+
+        return bool(get_authentication_mode() == AuthenticationMode.TOKEN)
+    except ImportError:  # another Ray version: its environment variable says the same
+        return os.environ.get("RAY_AUTH_MODE", "").lower() == "token"
+
+
 def explain_connect_error(address: str | None, e: BaseException) -> str:
     """One sentence for a failed ``ray.init``: a missing or wrong token says how to give it."""
     chain = f"{e} {e.__cause__ or ''}"
@@ -216,12 +226,12 @@ class RayBackend:
         self.ray = ray
         self.address = address
         self.workers = workers
+        self.notices: list[str] = []
         self._owns = False
         if not ray.is_initialized():
             self._connect()
             self._owns = True
         self.pool = NodePool(capacity or (cap if address else workers))
-        self.notices: list[str] = []
         self.poll_s = poll_s
         self.reconnect_s = reconnect_s if reconnect_s is not None else float(
             os.environ.get("ARENA_RAY_RECONNECT_S") or RECONNECT_S)
@@ -240,6 +250,10 @@ class RayBackend:
             self.ray.init(**ray_init_kwargs(self.workers, self.address))
         except (ConnectionError, RuntimeError) as e:
             raise ClusterUnavailable(explain_connect_error(self.address, e)) from e
+        if self.address and not _token_auth_on():  # the one authentication notice that matters
+            self.notices.append(
+                f"the Ray cluster at {self.address} accepts callers without a token (token authentication is off"
+                " there): anyone who reaches its ports can run code on its nodes; see docs/cluster.md")
 
     def _start_job(self) -> None:
         """What a (re)connected job needs: the bots in the object store, the nodes, the head's address."""

@@ -222,3 +222,18 @@ def test_head_gone_for_good_stops_the_run_with_the_resume_command(cluster, tmp_p
         "run the same command again to resume" in last, stderr
     done = lines_of(out)
     assert 1 <= len(done) < 12 and len({(ln["pairing"], ln["block"]) for ln in done}) == len(done)
+
+
+def test_a_cluster_without_token_authentication_is_named_as_such(tmp_path: Path) -> None:
+    c = LoopbackCluster(tmp_path / "ray", extra_env={"RAY_AUTH_MODE": "disabled"})
+    try:
+        c.start_head(cpus=1)
+        cfg = config(tmp_path, blocks=1)
+        run = subprocess.run(
+            [sys.executable, "-m", "arena", "run", str(cfg), "--ray-address", c.address, "--skip-check", "--no-rate"],
+            env={k: v for k, v in c.env().items() if k not in ("RAY_AUTH_TOKEN_PATH",)}, cwd=str(tmp_path),
+            capture_output=True, text=True, timeout=RUN_WAIT_S)
+    finally:
+        c.stop()
+    assert run.returncode == 0, run.stderr
+    assert f"the Ray cluster at {c.address} accepts callers without a token" in run.stderr, run.stderr

@@ -231,7 +231,10 @@ class RayBackend:
         if not ray.is_initialized():
             self._connect()
             self._owns = True
-        self.pool = NodePool(capacity or (cap if address else workers))
+        # An explicit capacity (the bench) is exact; otherwise one block per CPU plus one waiting per node,
+        # within `cap` on a cluster and within `workers` on an instance someone else started.
+        limit = capacity or (cap if address else None if self._owns else workers)
+        self.pool = NodePool(limit, ahead=0 if capacity else 1)
         self.poll_s = poll_s
         self.reconnect_s = reconnect_s if reconnect_s is not None else float(
             os.environ.get("ARENA_RAY_RECONNECT_S") or RECONNECT_S)

@@ -4,7 +4,10 @@ Each node takes as many blocks at once as it has CPUs (a block is one task
 holding one CPU: its four bots take turns, only one thinks at a time). A
 node that refused the sandbox self-check, or that Ray reports dead, gets no
 more work; one that joins later is used from then on. ``cap`` (an explicit
-``workers``) bounds the blocks in flight over the whole cluster.
+``workers``) bounds the blocks in flight over the whole cluster. ``ahead``
+more blocks per node wait in Ray's queue there, so a CPU that finishes a
+block starts the next at once instead of waiting for the driver to store
+the result and send another.
 """
 
 from __future__ import annotations
@@ -41,8 +44,9 @@ class NodeInfo:
 
 
 class NodePool:
-    def __init__(self, cap: int | None = None) -> None:
+    def __init__(self, cap: int | None = None, ahead: int = 0) -> None:
         self.cap = cap
+        self.ahead = ahead
         self.nodes: dict[str, Node] = {}
         self._seen = False  # after the first view, new nodes are news
 
@@ -83,19 +87,22 @@ class NodePool:
     def usable(self) -> list[Node]:
         return [n for n in self.nodes.values() if n.usable]
 
+    def room(self, n: Node) -> int:
+        return n.slots + self.ahead if n.usable else 0
+
     @property
     def capacity(self) -> int:
         """Blocks worth having in flight now."""
-        total = sum(n.slots for n in self.usable)
+        total = sum(self.room(n) for n in self.usable)
         return min(total, self.cap) if self.cap is not None else total
 
     def take(self) -> Node | None:
-        """The usable node with the most free slots (ties: the first known), marked busy; None if all are full."""
+        """The usable node with the most free room (ties: the first known), marked busy; None if all are full."""
         if sum(n.busy for n in self.usable) >= self.capacity:
             return None
         best: Node | None = None
         for n in self.usable:
-            if n.busy < n.slots and (best is None or n.slots - n.busy > best.slots - best.busy):
+            if n.busy < self.room(n) and (best is None or self.room(n) - n.busy > self.room(best) - best.busy):
                 best = n
         if best is not None:
             best.busy += 1

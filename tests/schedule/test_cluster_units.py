@@ -49,6 +49,15 @@ def test_pool_fills_the_freest_node_within_the_cap_and_drops_refused_and_lost_no
     assert "10.0.0.1 (aaaaaaaaaaaa): lost" in why and "refused: cannot run bots" in why
 
 
+def test_pool_keeps_one_block_waiting_per_node_when_asked() -> None:
+    pool = NodePool(ahead=1)
+    pool.update([NodeInfo("a" * 20, "10.0.0.1", 2, True), NodeInfo("b" * 20, "10.0.0.2", 1, True)])
+    assert pool.capacity == 5
+    assert [n.address for n in (pool.take() for _ in range(5))] == ["10.0.0.1", "10.0.0.1", "10.0.0.2",
+                                                                   "10.0.0.1", "10.0.0.2"]
+    assert pool.take() is None
+
+
 def test_empty_pool_says_so() -> None:
     pool = NodePool()
     pool.update([])

@@ -346,9 +346,9 @@ class RayBackend:
                 task, attempt = self._lost.popleft()
                 return Finished(task, attempt, error="the cluster's head went away", requeue=True)
             done, _ = ray.wait(list(self._pending), num_returns=1, timeout=self.poll_s)
-            if done:
+            self._refresh()  # at most once per poll period: nodes that joined or left, the head's health
+            if done and not self._lost:  # after a reconnection every old reference is void
                 break
-            self._refresh()
         ref = done[0]
         task, attempt, node_id, sent = self._pending.pop(ref)
         self.pool.give_back(node_id)

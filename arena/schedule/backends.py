@@ -163,6 +163,7 @@ def quiet_ray_notices() -> None:
 
 RECONNECT_S = 120.0  # how long a run waits for a restarted head ($ARENA_RAY_RECONNECT_S)
 HEAD_LOST_S = 5.0  # unreachable this long: the head is gone (Ray itself gives up on it after 60 s)
+GCS_TIMEOUT_S = 2.0  # one question to the head
 
 
 def _host_port(address: str) -> tuple[str, int] | None:
@@ -181,7 +182,7 @@ def _reachable(where: tuple[str, int]) -> bool:
 def _token_auth_on() -> bool:
     """Whether this driver talks to Ray with a token (a connection that worked without one means the cluster asks none)."""
     try:
-        from ray._raylet import AuthenticationMode, get_authentication_mode
+        from ray._raylet import AuthenticationMode, get_authentication_mode  # type: ignore[attr-defined]
 
         return bool(get_authentication_mode() == AuthenticationMode.TOKEN)
     except ImportError:  # another Ray version: its environment variable says the same
@@ -263,8 +264,7 @@ class RayBackend:
         from .bundle import pack
 
         self._bundles = {ident: self.ray.put(pack(e)) for ident, e in self.entries.items()}
-        self._gcs = _host_port(self.ray.get_runtime_context().gcs_address) if self.address and not \
-            self.address.startswith("ray://") else None
+        self._reconnectable = bool(self.address) and not str(self.address).startswith("ray://")
         self.pool.nodes.clear()
         self._refresh(force=True)
 
@@ -277,21 +277,40 @@ class RayBackend:
         self.pool.cap = n
 
     def _refresh(self, force: bool = False) -> None:
-        """Ray's view of the nodes, at most once per poll period unless forced (never while the head is away:
-        Ray's calls would hang until it comes back)."""
+        """Ray's view of the nodes, at most once per poll period unless forced; notices a head that went away."""
         now = time.monotonic()
         if not force and now - self._refreshed < self.poll_s:
             return
         self._refreshed = now
-        if self._gcs is not None and not _reachable(self._gcs):
+        try:
+            infos = self._nodes_now()
+        except Exception as e:  # noqa: BLE001 - the head did not answer (or a new head answered)
+            if not self._reconnectable:
+                raise ClusterUnavailable(f"the Ray instance stopped answering: {describe(e)}") from e
             self._unreachable_since = self._unreachable_since or now
-            if now - self._unreachable_since >= HEAD_LOST_S:
+            if "WrongClusterID" in str(e) or now - self._unreachable_since >= HEAD_LOST_S:
                 self._reconnect()
             return
         self._unreachable_since = None
-        infos = [NodeInfo(n["NodeID"], str(n.get("NodeManagerAddress", "?")), int(n.get("Resources", {}).get("CPU", 0)),
-                          bool(n.get("Alive"))) for n in self.ray.nodes()]  # type: ignore[no-untyped-call]
         self.notices += self.pool.update(infos)
+
+    def _nodes_now(self) -> list[NodeInfo]:
+        """The nodes as the head knows them. Through the driver's GCS client, which raises when the head is
+        down or was replaced (``ray.nodes()`` would hang, or end the process on a restarted head)."""
+        ray = self.ray
+        try:
+            client = ray._private.worker.global_worker.gcs_client
+            get = client.get_all_node_info
+        except AttributeError:  # Ray Client, or a Ray without it: the public call
+            return [NodeInfo(n["NodeID"], str(n.get("NodeManagerAddress", "?")),
+                             int(n.get("Resources", {}).get("CPU", 0)), bool(n.get("Alive")))
+                    for n in ray.nodes()]  # type: ignore[no-untyped-call]
+        out = []
+        for info in get(timeout=GCS_TIMEOUT_S).values():
+            state = info.DESCRIPTOR.fields_by_name["state"].enum_type.values_by_number[info.state].name
+            out.append(NodeInfo(info.node_id.hex(), str(info.node_manager_address),
+                                int(info.resources_total.get("CPU", 0)), state == "ALIVE"))
+        return out
 
     def submit(self, task: BlockTask, attempt: int) -> None:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy

@@ -69,6 +69,7 @@ def _overhead(timings: list[tuple[float, float]]) -> tuple[float, float, float] 
 
 def run(args: Any) -> int:
     """Measure with the options ``arena bench scheduler`` parsed; print a summary, then one JSON line."""
+    load_before = os.getloadavg()[0]  # other work on the machine: says how far to trust the figures
     settings = MatchSettings(sandbox=args.sandbox, **({"format": "deals", "deals": args.deals} if args.deals else {}))
     entries = [load_entry(b) for b in args.bots]
     by_ident = {e.ident: e for e in entries}
@@ -116,7 +117,9 @@ def run(args: Any) -> int:
             if owns:
                 ray.shutdown()
         if cluster is not None:
-            on_cluster = RayBackend(by_ident, workers=2, address=cluster.address)
+            # Two in flight, none waiting in a node's queue: the same width as "2 workers", and the
+            # driver's wait is then the block plus its scheduling, nothing else.
+            on_cluster = RayBackend(by_ident, workers=2, address=cluster.address, capacity=2)
             try:
                 _measure(on_cluster, _tasks(entries, settings, 20_000, 2), Path(tmp.name) / "cwarm")
                 nodes = len(on_cluster.pool.usable)
@@ -144,6 +147,8 @@ def run(args: Any) -> int:
         "overhead_fraction_cluster": round(cluster_over[0], 4) if cluster_over else None,
         "startup_s": round(startup, 3),
         "cluster_startup_s": round(cluster_startup, 3) if cluster_startup is not None else None,
+        "load_avg": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "cpus": os.cpu_count(),
         "blocks": args.blocks,
         "rounds": args.rounds,
         "sandbox": args.sandbox,
@@ -153,7 +158,8 @@ def run(args: Any) -> int:
     shown = (f"{cluster_rate:.2f} games/s ({cluster_note}; overhead {100 * cluster_over[0]:.2f}% of the wait)"
              if cluster_rate is not None and cluster_over else cluster_note)
     print(f"1 worker: {one:.2f} games/s   2 workers: {two:.2f} games/s   speedup {two / one:.2f}x   "
-          f"start-up {startup:.2f} s\ntwo-node loopback cluster: {shown}\n"
+          f"start-up {startup:.2f} s   (load average {load_before:.1f} on {os.cpu_count()} CPUs)\n"
+          f"two-node loopback cluster: {shown}\n"
           + (f"scheduling overhead per block: {over[1]:.1f} ms beside {1000 * over[2]:.0f} ms of play"
              f" ({100 * over[0]:.2f}% of the driver's wait)" if over else "scheduling overhead: no block was timed"),
           file=sys.stderr)

@@ -125,8 +125,10 @@ class LoopbackCluster:
                     "RAY_USAGE_STATS_ENABLED": "0", **self.extra_env})
         return env
 
-    def start_head(self, cpus: int = 1, env: dict[str, str] | None = None) -> RayNode:
-        return self._start(["--head", f"--port={self.port}", "--include-dashboard=false"], cpus, None, env)
+    def start_head(self, cpus: int = 1, env: dict[str, str] | None = None, client_port: int | None = None) -> RayNode:
+        """The head; ``client_port`` also starts Ray Client's server there (needs ``ray[client]``)."""
+        client = [f"--ray-client-server-port={client_port}"] if client_port else []
+        return self._start(["--head", f"--port={self.port}", "--include-dashboard=false", *client], cpus, None, env)
 
     def add_node(self, cpus: int = 1, *, python: str | None = None, cwd: str | None = None,
                  env: dict[str, str] | None = None) -> RayNode:

@@ -164,6 +164,7 @@ def quiet_ray_notices() -> None:
 RECONNECT_S = 120.0  # how long a run waits for a restarted head ($ARENA_RAY_RECONNECT_S)
 HEAD_LOST_S = 5.0  # unreachable this long: the head is gone (Ray itself gives up on it after 60 s)
 GCS_TIMEOUT_S = 2.0  # one question to the head
+CLIENT_TRIES = 3  # Ray Client starts a server per job, which a loaded head may not manage in time
 
 
 def _host_port(address: str) -> tuple[str, int] | None:
@@ -250,10 +251,18 @@ class RayBackend:
 
     def _connect(self) -> None:
         quiet_ray_notices()
-        try:
-            self.ray.init(**ray_init_kwargs(self.workers, self.address))
-        except (ConnectionError, RuntimeError) as e:
-            raise ClusterUnavailable(explain_connect_error(self.address, e)) from e
+        tries = CLIENT_TRIES if str(self.address).startswith("ray://") else 1
+        for i in range(tries):
+            try:
+                self.ray.init(**ray_init_kwargs(self.workers, self.address))
+                break
+            except ConnectionAbortedError as e:  # Ray Client's server for this job did not start in time
+                if i + 1 == tries:
+                    raise ClusterUnavailable(explain_connect_error(self.address, e)) from e
+                self.ray.shutdown()
+                time.sleep(2.0)
+            except (ConnectionError, RuntimeError) as e:
+                raise ClusterUnavailable(explain_connect_error(self.address, e)) from e
         if self.address and not _token_auth_on():  # the one authentication notice that matters
             self.notices.append(
                 f"the Ray cluster at {self.address} accepts callers without a token (token authentication is off"

@@ -236,3 +236,22 @@ def test_a_cluster_without_token_authentication_is_named_as_such(tmp_path: Path)
         c.stop()
     assert run.returncode == 0, run.stderr
     assert f"the Ray cluster at {c.address} accepts callers without a token" in run.stderr, run.stderr
+
+
+def test_a_ray_client_address_plays_the_same_results(tmp_path: Path) -> None:
+    pytest.importorskip("grpc", reason="Ray Client needs ray[client] (grpcio)")
+    from arena.bench.raycluster import free_port
+
+    c = LoopbackCluster(tmp_path / "ray")
+    port = free_port()
+    try:
+        c.start_head(cpus=2, client_port=port)
+        cfg = config(tmp_path, blocks=2)
+        run = subprocess.run(
+            [sys.executable, "-m", "arena", "run", str(cfg), "--ray-address", f"ray://127.0.0.1:{port}",
+             "--out", str(tmp_path / "out"), "--skip-check", "--no-rate"],
+            env=c.env(), cwd=str(tmp_path), capture_output=True, text=True, timeout=RUN_WAIT_S)
+    finally:
+        c.stop()
+    assert run.returncode == 0, run.stderr
+    assert scored(tmp_path / "out") == embedded(cfg, tmp_path / "embedded-out")

@@ -22,9 +22,9 @@ def first_bot() -> BotEntry:
 def ray_session() -> Iterator[Any]:
     """One embedded Ray instance for every Ray test of the session (starting Ray takes seconds)."""
     ray = pytest.importorskip("ray")
-    from arena.schedule.backends import quiet_ray_notices
+    from arena.schedule.backends import quiet_ray_notices, ray_init_kwargs
 
     quiet_ray_notices()
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(**ray_init_kwargs(2, None))  # as `arena run` starts it: the harness shipped with the job
     yield ray
     ray.shutdown()

@@ -1,42 +1,50 @@
-"""``arena bench scheduler``: games per second with 1 and 2 Ray workers, and start-up.
+"""``arena bench scheduler``: games per second with 1 and 2 Ray workers, on a two-node
+loopback cluster, and the per-block scheduling overhead.
 
-One embedded Ray instance with two CPUs serves both measurements; "1 worker"
-keeps one block in flight, "2 workers" keeps two, after a warm-up that has
-started both worker processes. The two are measured in interleaved rounds
-and the median of each is kept, so other load on the machine skews both
-alike. The workload is made so bots and the match
-loop dominate (tiny deterministic bots, light sandbox), which is what a
+One embedded Ray instance with two CPUs serves the first two measurements; "1 worker"
+keeps one block in flight, "2 workers" keeps two, after a warm-up that has started both
+worker processes. The two are measured in interleaved rounds and the median of each is
+kept, so other load on the machine skews both alike. Then the same blocks run on a real
+two-node cluster on loopback (``ray start`` twice, one CPU each, token authentication on,
+the harness shipped with the job), two in flight.
+
+Overhead per block is what the driver waited beyond the block's own play: submit to
+result minus the block's wall time on the worker (the Ray task, shipping and unpacking
+the bots, the node's sandbox check), over the 2-worker rounds. The workload is made so
+bots and the match loop dominate (tiny deterministic bots, light sandbox), which is what a
 tournament's throughput is made of. Last line: one JSON object.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from ..match import MatchSettings
-from ..players import load_entry
+from ..players import BotEntry, load_entry
 from ..results import ResultsStore
 from ..schedule.backends import RayBackend, quiet_ray_notices, ray_init_kwargs
 from ..schedule.pairings import round_robin
 from ..schedule.scheduler import block_key, run_tasks
 from ..schedule.task import BlockTask
+from .raycluster import LoopbackCluster
 
 
-
-def _tasks(entries, settings: MatchSettings, first_block: int, n: int) -> list[BlockTask]:
-    (p,) = round_robin(entries)
+def _tasks(entries: list[BotEntry], settings: MatchSettings, first_block: int, n: int) -> list[BlockTask]:
+    """``n`` blocks, cycling over the round robin's pairings."""
+    pairings = round_robin(entries)
     ids = lambda side: (side[0].ident, side[1].ident)  # noqa: E731
-    return [
-        BlockTask(p.key, b, block_key("bench-scheduler", b), ids(p.side_a), ids(p.side_b), settings, "bench")
-        for b in range(first_block, first_block + n)
-    ]
+    out = []
+    for b in range(first_block, first_block + n):
+        p = pairings[b % len(pairings)]
+        out.append(BlockTask(p.key, b, block_key("bench-scheduler", b), ids(p.side_a), ids(p.side_b), settings, "bench"))
+    return out
 
 
 def _measure(backend: RayBackend, tasks: list[BlockTask], out: Path) -> float:
@@ -49,45 +57,111 @@ def _measure(backend: RayBackend, tasks: list[BlockTask], out: Path) -> float:
     return 2 * len(tasks) / dt
 
 
+def _overhead(timings: list[tuple[float, float]]) -> tuple[float, float, float] | None:
+    """(overhead fraction of the driver's wait, mean overhead ms, mean block s) over (latency, wall) pairs;
+    None without a timed block (a caller's instance that is not ours to time, say)."""
+    if not timings or sum(lat for lat, _ in timings) <= 0:
+        return None
+    waited = sum(lat for lat, _ in timings)
+    over = sum(max(0.0, lat - wall) for lat, wall in timings)
+    return over / waited, 1000 * over / len(timings), sum(wall for _, wall in timings) / len(timings)
+
+
 def run(args: Any) -> int:
     """Measure with the options ``arena bench scheduler`` parsed; print a summary, then one JSON line."""
-
-    import ray
-
+    load_before = os.getloadavg()[0]  # other work on the machine: says how far to trust the figures
     settings = MatchSettings(sandbox=args.sandbox, **({"format": "deals", "deals": args.deals} if args.deals else {}))
     entries = [load_entry(b) for b in args.bots]
-    t0 = time.monotonic()
-    owns = not ray.is_initialized()  # a caller's running instance is used as it is
-    if owns:
-        quiet_ray_notices()
-        ray.init(**ray_init_kwargs(2, None))
-    backend = RayBackend({e.ident: e for e in entries}, workers=2, capacity=2)
-    startup = time.monotonic() - t0
+    by_ident = {e.ident: e for e in entries}
+    already = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+    cluster_note = "skipped (--no-cluster)" if args.no_cluster else \
+        "skipped (this process already uses a Ray instance)" if already else ""
+    tmp = tempfile.TemporaryDirectory(prefix="arena-bench-")
+    cluster = None
+    cluster_rate = None
+    cluster_startup = None
+    cluster_over = None
     try:
-        with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-            _measure(backend, _tasks(entries, settings, 10_000, 2), Path(tmp) / "warm")  # start both workers
+        if not cluster_note:
+            t0 = time.monotonic()
+            cluster = LoopbackCluster(Path(tmp.name) / "cluster")
+            os.environ.update({k: v for k, v in cluster.env().items() if k.startswith("RAY_")})  # before Ray loads
+            cluster.start_head(cpus=1)
+            cluster.add_node(cpus=1)
+            cluster_startup = time.monotonic() - t0
+        import ray
+
+        t0 = time.monotonic()
+        owns = not ray.is_initialized()  # a caller's running instance is used as it is
+        if owns:
+            quiet_ray_notices()
+            ray.init(**ray_init_kwargs(2, None))
+        backend = RayBackend(by_ident, workers=2, capacity=2)
+        startup = time.monotonic() - t0
+        try:
+            _measure(backend, _tasks(entries, settings, 10_000, 2), Path(tmp.name) / "warm")  # start both workers
+            backend.timings.clear()
             rates: dict[int, list[float]] = {1: [], 2: []}
+            timings: list[tuple[float, float]] = []
             for r in range(args.rounds):  # interleaved, so background load hits both alike
                 for width in (1, 2):
                     backend.capacity = width
                     tasks = _tasks(entries, settings, r * args.blocks, args.blocks)
-                    rates[width].append(_measure(backend, tasks, Path(tmp) / f"{width}-{r}"))
+                    rates[width].append(_measure(backend, tasks, Path(tmp.name) / f"{width}-{r}"))
+                    if width == 2:
+                        timings += backend.timings
+                    backend.timings.clear()
             one, two = statistics.median(rates[1]), statistics.median(rates[2])
+        finally:
+            backend.close()
+            if owns:
+                ray.shutdown()
+        if cluster is not None:
+            # Two in flight, none waiting in a node's queue: the same width as "2 workers", and the
+            # driver's wait is then the block plus its scheduling, nothing else.
+            on_cluster = RayBackend(by_ident, workers=2, address=cluster.address, capacity=2)
+            try:
+                _measure(on_cluster, _tasks(entries, settings, 20_000, 2), Path(tmp.name) / "cwarm")
+                nodes = len(on_cluster.pool.usable)
+                got = [_measure(on_cluster, _tasks(entries, settings, 30_000 + r * args.blocks, args.blocks),
+                                Path(tmp.name) / f"c-{r}") for r in range(args.rounds)]
+                cluster_rate = statistics.median(got)
+                cluster_over = _overhead(on_cluster.timings[2:])  # the warm-up's blocks aside
+            finally:
+                on_cluster.close()
+            cluster_note = f"{nodes} nodes x 1 CPU"
     finally:
-        backend.close()
-        if owns:
-            ray.shutdown()
+        if cluster is not None:
+            cluster.stop()
+        tmp.cleanup()
+    over = _overhead(timings)
     result = {
         "games_per_s_1": round(one, 3),
         "games_per_s_2": round(two, 3),
         "speedup": round(two / one, 3),
+        "games_per_s_cluster": round(cluster_rate, 3) if cluster_rate is not None else None,
+        "cluster": cluster_note,
+        "overhead_fraction": round(over[0], 4) if over else None,
+        "overhead_ms_per_block": round(over[1], 1) if over else None,
+        "block_s": round(over[2], 3) if over else None,
+        "overhead_fraction_cluster": round(cluster_over[0], 4) if cluster_over else None,
         "startup_s": round(startup, 3),
+        "cluster_startup_s": round(cluster_startup, 3) if cluster_startup is not None else None,
+        "load_avg": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "cpus": os.cpu_count(),
         "blocks": args.blocks,
         "rounds": args.rounds,
         "sandbox": args.sandbox,
         "format": "deals" if args.deals else "game",
+        "bots": [e.name for e in entries],
     }
-    print(f"1 worker: {one:.2f} games/s   2 workers: {two:.2f} games/s   speedup {two / one:.2f}x   start-up {startup:.2f} s",
+    shown = (f"{cluster_rate:.2f} games/s ({cluster_note}; overhead {100 * cluster_over[0]:.2f}% of the wait)"
+             if cluster_rate is not None and cluster_over else cluster_note)
+    print(f"1 worker: {one:.2f} games/s   2 workers: {two:.2f} games/s   speedup {two / one:.2f}x   "
+          f"start-up {startup:.2f} s   (load average {load_before:.1f} on {os.cpu_count()} CPUs)\n"
+          f"two-node loopback cluster: {shown}\n"
+          + (f"scheduling overhead per block: {over[1]:.1f} ms beside {1000 * over[2]:.0f} ms of play"
+             f" ({100 * over[0]:.2f}% of the driver's wait)" if over else "scheduling overhead: no block was timed"),
           file=sys.stderr)
     print(json.dumps(result))
     return 0

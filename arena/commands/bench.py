@@ -30,8 +30,9 @@ def _scheduler(ap: Parser) -> None:
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of each measurement (median kept)")
     ap.add_argument("--sandbox", default="rlimit", choices=["none", "rlimit", "bwrap"])
     ap.add_argument("--deals", type=int, default=0, help="play fixed-length games of this many deals (0: full games)")
-    ap.add_argument("--bots", nargs=2, type=Path, default=[CHECKOUT / "bots" / "minimal", CHECKOUT / "bots" / "random"],
-                    help="two bot folders (default: minimal and random)")
+    ap.add_argument("--bots", nargs="+", type=Path, default=[CHECKOUT / "bots" / "minimal", CHECKOUT / "bots" / "random"],
+                    help="two or more bot folders, played in round-robin pairings (default: minimal and random)")
+    ap.add_argument("--no-cluster", action="store_true", help="skip the two-node loopback cluster")
 
 
 def _fairtime(ap: Parser) -> None:
@@ -64,7 +65,7 @@ def _site(ap: Parser) -> None:
 BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "engine": (_engine, "random deals with full records per CPU second, one process"),
     "protocol": (_protocol, "harness round trip per decision against a raw JSON-lines client; sandbox start"),
-    "scheduler": (_scheduler, "games per second with 1 and 2 Ray workers"),
+    "scheduler": (_scheduler, "games per second with 1 and 2 Ray workers and on a two-node loopback cluster"),
     "fairtime": (_fairtime, "timeouts of a well-behaved bot under CPU hogs (matches = cores)"),
     "bots": (_bots, "in-process duplicate blocks between the baselines"),
     "site": (_site, "build time of the static site of a 10,000-game competition, one core"),

@@ -25,13 +25,15 @@ SHOW_FAULTS = 10
 def build_parser() -> Any:
     ap = parser("run", "Run a tournament from a YAML config (resumable: run it again after any stop).")
     ap.add_argument("config", help="tournament config (YAML)")
-    ap.add_argument("--workers", type=int, help="blocks played at once (CPUs used on this machine)")
+    ap.add_argument("--workers", type=int, help="blocks played at once: the embedded Ray instance's CPUs (default: this"
+                    " machine's); on a cluster, at most this many over the whole cluster (default: every CPU it has)")
     ap.add_argument("--blocks", type=int, help="duplicate blocks per pairing")
     ap.add_argument("--seed", help="tournament seed (kept secret until the run completes)")
     ap.add_argument("--out", help="output folder (relative to the working directory)")
     ap.add_argument("--leaderboard", help="where to write the leaderboard (default: the config's, else <out>/leaderboard)")
     ap.add_argument("--backend", choices=["ray", "serial"])
-    ap.add_argument("--ray-address", help="existing Ray cluster (default: $RAY_ADDRESS, else an embedded instance)")
+    ap.add_argument("--ray-address", help="play on an existing Ray cluster: HOST:PORT of its head, or ray://HOST:PORT"
+                    " for Ray Client (default: $RAY_ADDRESS, else an embedded instance); see docs/cluster.md")
     ap.add_argument("--extend", action="store_true", help="the config adds entries or blocks to the folder's tournament: play them")
     ap.add_argument("--new-version", action="store_true", help="a bot whose files changed enters as a new version (rated separately)")
     ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check before the first game")

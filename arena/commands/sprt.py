@@ -47,7 +47,11 @@ def build_parser() -> Any:
     sandbox_option(ap)
     ap.add_argument("--seed", help="seed for the block keys (default: the folder's, else random; printed)")
     ap.add_argument("--out", help="results folder (default runs/sprt/CANDIDATE-vs-BASELINE)")
-    ap.add_argument("--workers", type=int, default=1, help="blocks played at once (more than 1 uses Ray)")
+    ap.add_argument("--workers", type=int, help="blocks played at once: more than 1 starts an embedded Ray instance with"
+                    " that many CPUs (default 1: in this process); with --ray-address, at most this many over the"
+                    " whole cluster (default: every CPU it has)")
+    ap.add_argument("--ray-address", help="play on an existing Ray cluster: HOST:PORT of its head, or ray://HOST:PORT"
+                    " (default: $RAY_ADDRESS when --workers is above 1); see docs/cluster.md")
     ap.add_argument("--matchups", default="pair,mixed", help="comma list of pair (C+C vs B+B), mixed (C+B vs B+B)")
     ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check first")
     ap.add_argument("--json", dest="json_out", help="write the final status as JSON to this file")
@@ -76,8 +80,9 @@ def main(argv: list[str]) -> int:
         "blocks": args.max_blocks,
         "seed": seed,
         "match": {"format": fmt, "deals": args.deals, "sandbox": args.sandbox, "profile": profile_from_args(args).name},
-        "workers": args.workers,
-        "backend": "serial" if args.workers <= 1 else "ray",
+        **({"workers": args.workers} if args.workers is not None else {}),
+        **({"ray_address": args.ray_address} if args.ray_address else {}),
+        "backend": "ray" if args.ray_address or (args.workers or 1) > 1 else "serial",
         "out": str(out.resolve()),
     }
     t = build_tournament(data, Path.cwd(), "arena sprt options")

@@ -17,11 +17,12 @@ from .errors import (
 )
 from .limits import Level, Limits, LimitsError, effective_limits
 from .process import BotProcess, UncontainedWarning, launch
+from .selfcheck import HostUnfit, check_host
 from .uids import UidRange
 from .spec import SandboxSpec
 
 __all__ = [
-    "BotExited", "BotFault", "BotProcess", "HarnessError", "Level", "Limits",
+    "BotExited", "BotFault", "BotProcess", "HarnessError", "HostUnfit", "Level", "Limits",
     "LimitsError", "LineTooLong", "ReadTimeout", "SandboxError", "SandboxSpec", "SandboxUnavailable", "WriteTimeout",
-    "UidRange", "UncontainedWarning", "check_bwrap", "effective_limits", "find_bwrap", "launch", "measure_round_trip", "measure_start",
+    "UidRange", "UncontainedWarning", "check_bwrap", "check_host", "effective_limits", "find_bwrap", "launch", "measure_round_trip", "measure_start",
 ]

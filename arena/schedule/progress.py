@@ -20,6 +20,9 @@ from .scheduler import LoopEvents
 from .task import BlockTask
 
 
+TTY_PERIOD_S = 0.2
+
+
 def clock(seconds: float) -> str:
     s = int(max(seconds, 0))
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
@@ -66,6 +69,14 @@ class Progress(LoopEvents):
     def retry(self, task: BlockTask, error: str) -> None:
         self.retried += 1
 
+    def notice(self, text: str) -> None:
+        """A line of its own (a cluster node refused, lost or joined), then the progress line again."""
+        if self.tty:
+            self.stream.write("\r\x1b[2K")
+        print(f"cluster: {text}", file=self.stream, flush=True)
+        if self.tty:
+            self.show(force=True)
+
     def eta(self) -> str:
         """Time left, from the rate since the first finished block; "estimating" until it can say."""
         new = self.done - self.start_done
@@ -99,8 +110,12 @@ class Progress(LoopEvents):
     def show(self, force: bool = False) -> None:
         now = self.now()
         if self.tty:
-            self.stream.write("\r\x1b[2K" + self.text()[:200])
-            self.stream.flush()
+            # At most a few redraws a second: the line's standings read every stored block, and a
+            # tournament of thousands of blocks on a cluster finishes many per second.
+            if force or now - self.last >= TTY_PERIOD_S:
+                self.last = now
+                self.stream.write("\r\x1b[2K" + self.text()[:200])
+                self.stream.flush()
         elif force or now - self.last >= self.period:
             text = self.text()
             head = text.split(" | ")[0]
@@ -110,7 +125,7 @@ class Progress(LoopEvents):
 
     def finish(self) -> None:
         if self.tty:
-            self.show()
+            self.show(force=True)
             self.stream.write("\n")
             self.stream.flush()
         else:

@@ -10,6 +10,7 @@ tournament is complete. Rating is the caller's step (``arena.publish``).
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,11 +248,15 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
                     bad.append(f"{entry.ident} failed the conformance check:\n{report.summary()}")
             if bad:
                 raise RunRefused("\n".join(bad) + "\nfix the bot, or run with --skip-check to let the games judge it")
+        address = t.config.ray_address or os.environ.get("RAY_ADDRESS") or None
         if t.config.backend == "ray":
-            say(f"arena run: starting {t.config.workers} Ray workers...")
+            say(f"arena run: joining the Ray cluster at {address}..." if address
+                else f"arena run: starting {t.config.workers} Ray workers...")
+        # On a cluster `workers` caps the blocks at once only when given; else every CPU of the cluster plays.
+        cap = t.config.workers if "workers" in t.config.model_fields_set else None
+        backend = make_backend(t.config.backend, {e.ident: e for e in playing}, t.config.workers, address, cap=cap)
         progress = Progress(len(tasks), [ln for k, ln in store.lines.items() if k in keys], progress_stream,
-                            parallel=t.config.workers, listener=options.on_block)
-        backend = make_backend(t.config.backend, {e.ident: e for e in playing}, t.config.workers, t.config.ray_address)
+                            parallel=backend.capacity, listener=options.on_block)
         try:
             outcome = run_tasks(tasks, backend, store, attempts=t.config.retries, stop=stop, feed=feed, events=progress,
                                 bot_dirs={e.name: e.dir for e in t.entries})

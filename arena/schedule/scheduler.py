@@ -24,6 +24,7 @@ from typing import Any, Mapping, Protocol, Sequence
 
 from ..engine import derive_key
 from ..results import ResultsStore, write_stderr
+from ..sandbox import HarnessError
 from .backends import Backend
 from .task import BlockTask
 
@@ -46,10 +47,17 @@ class StoppingRule(Protocol):
     def done(self) -> bool: ...
 
 
+class NoCapacity(HarnessError):
+    """Blocks are left but the backend can take none (every node refused or was lost)."""
+
+
 class LoopEvents:
     """What the loop reports as it goes (progress displays subclass it)."""
 
     def line(self, line: dict[str, Any]) -> None: ...
+
+    def notice(self, text: str) -> None:
+        """Something about where blocks run (a node refused, lost, joined)."""
 
     def retry(self, task: BlockTask, error: str) -> None: ...
 
@@ -116,6 +124,7 @@ def run_tasks(
     if stop is not None and feed is None:
         feed = InOrderFeed(stop, tasks, store.lines)
     todo = deque(t for t in tasks if t.key not in store.lines)
+    again: deque[tuple[BlockTask, int]] = deque()  # (task, attempt) to send again, before new work
     outcome = RunOutcome()
     inflight = 0
     out = Path(store.out)
@@ -132,17 +141,31 @@ def run_tasks(
             outcome.skipped += 1
         return None
 
+    def tell() -> None:
+        while backend.notices:
+            events.notice(backend.notices.pop(0))
+
     while True:
         while inflight < backend.capacity:
-            task = next_task()
-            if task is None:
-                break
-            backend.submit(task, 1)
+            if again:
+                task, attempt = again.popleft()
+            else:
+                fresh = next_task()
+                if fresh is None:
+                    break
+                task, attempt = fresh, 1
+            backend.submit(task, attempt)
             inflight += 1
+        tell()
         if inflight == 0:
+            left = len(again) + (len(todo) if not (stop is not None and stop.done) else 0)
+            if left:  # work left, nowhere to run it
+                raise NoCapacity(f"the {backend.name} backend has no room for blocks; {left} left unplayed;"
+                                 f" the blocks finished so far are saved: run the same command again to resume")
             break
         fin = backend.wait()
         inflight -= 1
+        tell()
         if fin.output is not None:
             line = fin.output.line
             for half, seat, bot, text in fin.output.stderr:
@@ -156,11 +179,12 @@ def run_tasks(
                 if feed is not None:
                     feed.offer(fin.task, stored)
             continue
-        if fin.retry and fin.attempt < attempts:
+        if fin.requeue:  # the node, not the block, failed before playing: the attempt is not spent
+            again.append((fin.task, fin.attempt))
+        elif fin.retry and fin.attempt < attempts:
             outcome.retries += 1
             events.retry(fin.task, fin.error or "unknown")
-            backend.submit(fin.task, fin.attempt + 1)
-            inflight += 1
+            again.append((fin.task, fin.attempt + 1))
         else:
             outcome.failures.append((fin.task.key, fin.error or "unknown"))
             events.failure(fin.task, fin.error or "unknown")

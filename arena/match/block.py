@@ -12,6 +12,7 @@ seeds differ between the two games.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -128,7 +129,9 @@ def play_block(
                 players_by_seat=[e.name for e in seats],
             )
         finally:
+            c = time.perf_counter()
             reports = close_all(players)
+        result.timing.close = time.perf_counter() - c
         result.reports = reports
         blame_cleanup(result, [e.name for e in seats])
         games.append(result)

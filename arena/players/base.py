@@ -69,8 +69,13 @@ class Player(ABC):
     name: str = "player"
     version: str = ""
 
+    def launch(self) -> Fault | None:
+        """Begin bringing the player up without waiting for it (a game launches
+        all four seats, then ``start``s each); a fault here forfeits the game."""
+        return None
+
     def start(self) -> Fault | None:
-        """Bring the player up (handshake); a fault here forfeits the game."""
+        """Bring the player up (handshake; after ``launch`` if it was called); a fault here forfeits the game."""
         return None
 
     @abstractmethod

@@ -74,6 +74,9 @@ class MockTransport:
         return self
 
     # -- the transport -------------------------------------------------------
+    def wait_ready(self) -> None:
+        pass
+
     def write_line(self, data: bytes, timeout: float = 5.0) -> None:
         if self._exited is not None or self._closed:
             raise BotExited("bot closed its stdin", self._exited)

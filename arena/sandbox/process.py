@@ -170,6 +170,7 @@ class BotProcess:
         self._stderr.start()
         self._paused = False
         self._closed = False
+        self._ready_timeout = 10.0
 
     # ----------------------------------------------------------------- info
     @property
@@ -248,6 +249,8 @@ class BotProcess:
         BotExited (stdout closed) or LineTooLong (over `limits.max_line_bytes`;
         the stream is then unusable and further reads raise it again).
         """
+        if self.ready_at is None:
+            self.wait_ready()  # the sandbox's readiness marker is not the bot's output
         deadline = time.monotonic() + timeout
         if not self._buf and self._poison is None:
             # Fast path: one poll + one read that brings exactly one line.
@@ -434,6 +437,22 @@ class BotProcess:
         return f"<BotProcess pid={self.pid} level={self.level.value} status={self.exit_status}>"
 
     # -------------------------------------------------------- start-up sync
+    def wait_ready(self) -> None:
+        """Wait until the sandbox is set up and the bot's exec is under way. Idempotent.
+
+        Raises HarnessError (after closing the process) if the sandbox failed
+        before the bot started: that is never the bot's fault.
+        """
+        if self.ready_at is not None:
+            return
+        try:
+            self._await_ready(self._ready_timeout)
+            if self.level is Level.BWRAP:
+                self._read_sandbox_pid()
+        except BaseException:
+            self.close()
+            raise
+
     def _await_ready(self, timeout: float) -> None:
         """Consume the readiness marker; HarnessError if the sandbox died first."""
         deadline = time.monotonic() + timeout
@@ -654,10 +673,14 @@ def launch(
     ready_timeout: float = 10.0,
     uid_range: UidRange | None = None,
     allow_unlimited: bool = False,
+    wait_ready: bool = True,
 ) -> BotProcess:
     """Start `argv` in `bot_dir` at the given isolation level.
 
-    Returns once the sandbox is set up and the bot's exec is under way.
+    Returns once the sandbox is set up and the bot's exec is under way;
+    with `wait_ready=False` it returns as soon as the process is spawned and
+    `BotProcess.wait_ready()` finishes the job (so several sandboxes can be
+    set up side by side; its first read waits for it anyway).
     Raises SandboxUnavailable if `level` cannot run here (or would run an
     untrusted bot without memory and process limits and `allow_unlimited`
     is not set), HarnessError for any other failure before the bot starts
@@ -782,14 +805,9 @@ def launch(
                      status_fd=status_r, started_at=started)
     bot.uid_lease = lease
     bot._copies = [Path(c).parent for c in copies]
-    try:
-        if level is not Level.NONE:
-            bot._await_ready(ready_timeout)
-        else:
-            bot.ready_at = started
-        if level is Level.BWRAP:
-            bot._read_sandbox_pid()
-    except BaseException:
-        bot.close()
-        raise
+    bot._ready_timeout = ready_timeout
+    if level is Level.NONE:
+        bot.ready_at = started
+    elif wait_ready:
+        bot.wait_ready()
     return bot

@@ -52,12 +52,21 @@ def _bots(ap: Parser) -> None:
     ap.add_argument("--pairing", action="append", help="A:B bot names (repeatable); default montecarlo:heuristic and heuristic:random")
 
 
+def _tournament(ap: Parser) -> None:
+    ap.add_argument("--blocks", type=int, default=10, help="duplicate blocks per configuration (2 games each)")
+    ap.add_argument("--deals", type=int, default=0, help="play fixed-length games of this many deals (0: full games)")
+    ap.add_argument("--config", action="append", metavar="BOT:LEVEL",
+                    help="a bot of bots/ at a sandbox level (repeatable); default minimal at none, rlimit, bwrap and heuristic at bwrap")
+    ap.add_argument("--no-workers", action="store_true", help="skip the two-worker idle-core measurement")
+
+
 BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "engine": (_engine, "random deals with full records per CPU second, one process"),
     "protocol": (_protocol, "harness round trip per decision against a raw JSON-lines client; sandbox start"),
     "scheduler": (_scheduler, "games per second with 1 and 2 Ray workers"),
     "fairtime": (_fairtime, "timeouts of a well-behaved bot under CPU hogs (matches = cores)"),
     "bots": (_bots, "in-process duplicate blocks between the baselines"),
+    "tournament": (_tournament, "games per second of serial tournaments, split, against the floor measured alongside"),
 }
 
 

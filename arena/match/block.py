@@ -78,8 +78,11 @@ class BlockResult:
     def game_run(self, half: int) -> dict[str, Any]:
         """Timings and other facts that vary from run to run."""
         g = self.games[half]
+        t = g.timing
         return {
             "wall_s": round(g.wall_s, 4),
+            "timing_ms": {k: round(v * 1000, 3) for k, v in
+                          (("start", t.start), ("decisions", t.decisions), ("engine", t.engine), ("close", t.close))},
             "players": [
                 {
                     "bot": r.name,

@@ -1,0 +1,283 @@
+"""``arena bench tournament``: games per second of a real tournament, against its floor.
+
+Each configuration (a bot in all four seats at one sandbox level) plays
+duplicate blocks exactly as a serial tournament does (``run_block``, then
+the fsync'd append to a results store), and each game's time is split into
+start, decisions, engine, close and writing results (``GameTiming`` plus
+what ``run_block`` and the store add).
+
+The floor is measured in the same run, interleaved block by block with the
+tournament so machine drift hits both alike:
+
+* start: one bot started alone at the same level (launch to handshake),
+  taken as four such starts side by side on the available cores
+  (``4 / min(4, cores)`` of one start);
+* decisions: the game's very messages (rebuilt from its record by the same
+  loop that played it) sent to bare bot processes by the plainest JSON
+  lines client over pipes (no sandbox, no harness): the bots' own work plus
+  the raw round trip;
+* engine: the same loop driving the engine with in-process players that
+  answer from the record: views, legal choices, requests, the record.
+
+The ratio is measured milliseconds per game over the floor's. Last line:
+one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..engine import load_record, recorded_decisions
+from ..match import GameResult, MatchSettings, play_game
+from ..players import BotEntry, Decision, Fault, Player, load_entry
+from ..players.process import bot_launch_args
+from ..results import ResultsStore
+from ..sandbox.process import UncontainedWarning
+from ..schedule.task import BlockTask, run_block
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+#: (bot, sandbox level) pairs measured by default.
+CONFIGS: tuple[tuple[str, str], ...] = (("minimal", "none"), ("minimal", "rlimit"), ("minimal", "bwrap"),
+                                        ("heuristic", "bwrap"))
+PARTS = ("start", "decisions", "engine", "close", "writing")
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+class _Replayer(Player):
+    """Answers from a record and logs every message it is sent, in game order."""
+
+    def __init__(self, seat: int, actions: list[Any], log: list[tuple[int, dict[str, Any]]], decision_ms: int) -> None:
+        self.seat, self.actions, self.log, self.decision_ms = seat, actions, log, decision_ms
+        self.name = f"replay-{seat}"
+
+    def notify(self, msg: dict[str, Any]) -> Fault | None:
+        self.log.append((self.seat, msg))
+        return None
+
+    def decide(self, request: dict[str, Any]) -> Decision:
+        # the fields ProcessPlayer adds, so the raw client sends lines of the same size
+        request["time_left_ms"] = 100_000
+        request["decision_ms"] = self.decision_ms
+        self.log.append((self.seat, request))
+        return Decision(self.actions.pop(0))
+
+
+def replay_stream(game: GameResult, settings: MatchSettings, key: str,
+                  names: Sequence[str]) -> tuple[list[tuple[int, dict[str, Any]]], GameResult]:
+    """The messages every seat was sent in ``game``, rebuilt by the loop that played it."""
+    rec = load_record(game.record)
+    by_seat: list[list[Any]] = [[], [], [], []]
+    for seat, action in recorded_decisions(rec):
+        by_seat[seat].append(action)
+    log: list[tuple[int, dict[str, Any]]] = []
+    players = [_Replayer(s, by_seat[s], log, settings.time.decision_ms) for s in range(4)]
+    again = play_game(players, settings, key, players_by_seat=names)
+    if again.record != game.record:
+        raise RuntimeError("benchmark bot is not deterministic: its game does not replay")
+    return log, again
+
+
+class _RawSeats:
+    """Bare bot processes (no sandbox) spoken to by the plainest JSON lines client."""
+
+    def __init__(self, entry: BotEntry) -> None:
+        argv, env, _ = bot_launch_args(entry)
+        self.procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                       cwd=entry.dir, env={**os.environ, **env}) for _ in range(4)]
+        for seat, p in enumerate(self.procs):
+            self._ask(p, {"type": "hello", "protocol": [1], "seed": seat + 1, "harness": "bench"})
+
+    @staticmethod
+    def _ask(p: subprocess.Popen[bytes], msg: dict[str, Any]) -> Any:
+        assert p.stdin and p.stdout
+        p.stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+        p.stdin.flush()
+        return json.loads(p.stdout.readline())
+
+    def play(self, stream: list[tuple[int, dict[str, Any]]]) -> float:
+        """Seconds to send the stream (notices) and have every decision answered."""
+        t0 = time.perf_counter()
+        for seat, msg in stream:
+            p = self.procs[seat]
+            assert p.stdin and p.stdout
+            p.stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+            p.stdin.flush()
+            if msg["type"] == "decide":
+                json.loads(p.stdout.readline())
+        return time.perf_counter() - t0
+
+    def close(self) -> None:
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
+def start_alone(entry: BotEntry, settings: MatchSettings, seed: int) -> float:
+    """Seconds from launch to handshake of one bot started on its own."""
+    p = settings.player(entry, seed)
+    try:
+        t0 = time.perf_counter()
+        fault = p.start()
+        dt = time.perf_counter() - t0
+    finally:
+        p.close()
+    if fault is not None:
+        raise RuntimeError(f"benchmark bot failed to start: {fault.message}")
+    return dt
+
+
+@dataclass
+class ConfigRun:
+    bot: str
+    level: str
+    games: int = 0
+    wall: float = 0.0
+    parts: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PARTS, 0.0))
+    decisions: int = 0
+    starts: list[float] = field(default_factory=list)
+    raw: list[float] = field(default_factory=list)
+    engine: list[float] = field(default_factory=list)
+
+    def report(self, n_cores: int) -> dict[str, Any]:
+        g = self.games
+        ms = {k: round(v / g * 1000, 2) for k, v in self.parts.items()}
+        one = statistics.median(self.starts)
+        floor = {"start": one * 4 / min(4, n_cores), "decisions": statistics.fmean(self.raw),
+                 "engine": statistics.fmean(self.engine)}
+        floor_ms = sum(floor.values()) * 1000
+        per_game = self.wall / g * 1000
+        return {
+            "games": g, "games_per_s": round(g / self.wall, 3), "ms_per_game": round(per_game, 2), "split_ms": ms,
+            "decisions_per_game": round(self.decisions / g, 1),
+            "floor_ms": {**{k: round(v * 1000, 2) for k, v in floor.items()}, "total": round(floor_ms, 2)},
+            "start_alone_ms": round(one * 1000, 2), "ratio": round(per_game / floor_ms, 3),
+        }
+
+
+def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, Any]) -> ConfigRun:
+    """Play ``blocks`` blocks serially (timed) and measure the floor between them."""
+    entry = load_entry(BOTS / bot)
+    settings = MatchSettings.model_validate({"sandbox": level, **fmt})
+    bots = {entry.ident: entry}
+    store = ResultsStore(out)
+    run = ConfigRun(bot, level)
+    raw = _RawSeats(entry)
+    try:
+        for b in range(blocks):
+            task = BlockTask(f"{bot}-{level}", b, f"bench-tournament-{b}", (entry.ident,) * 2, (entry.ident,) * 2,
+                             settings, "bench")
+            t0 = time.perf_counter()
+            output = run_block(task, bots)
+            store.append(output.line)
+            dt = time.perf_counter() - t0
+            run.wall += dt
+            games = output.line.run.games
+            inside = 0.0
+            for g in games:
+                t = g["timing_ms"]
+                for k in ("start", "decisions", "engine", "close"):
+                    run.parts[k] += t[k] / 1000
+                    inside += t[k] / 1000
+            run.parts["writing"] += dt - inside  # players made, results line built and validated, fsync'd append
+            for h, g in enumerate(output.line.games):
+                if g.forfeit_by is not None or g.faults:
+                    raise RuntimeError(f"benchmark bot faulted: {g.faults[:1]}")
+                result = GameResult(record=g.record, winner=g.winner, end=g.end, scores=tuple(g.scores))  # type: ignore[arg-type]
+                stream, again = replay_stream(result, settings, task.block_key, [e.bot for e in g.seats])
+                run.engine.append(again.timing.engine)
+                run.raw.append(raw.play(stream))
+                run.decisions += sum(1 for _, m in stream if m["type"] == "decide")
+                run.starts.append(start_alone(entry, settings, 1000 * b + h))
+            run.games += len(games)
+    finally:
+        raw.close()
+    return run
+
+
+def _worker(bot: str, level: str, blocks: int, first: int, fmt: dict[str, Any]) -> tuple[float, float]:
+    """One of two parallel workers: (wall seconds, CPU seconds of this process and its bots)."""
+    warnings.simplefilter("ignore", UncontainedWarning)
+    entry = load_entry(BOTS / bot)
+    settings = MatchSettings.model_validate({"sandbox": level, **fmt})
+    bots = {entry.ident: entry}
+
+    def cpu() -> float:
+        s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+    c0, t0 = cpu(), time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="arena-bench-w-") as tmp:
+        store = ResultsStore(tmp)
+        for b in range(first, first + blocks):
+            task = BlockTask(f"{bot}-{level}", b, f"bench-tournament-{b}", (entry.ident,) * 2, (entry.ident,) * 2,
+                             settings, "bench")
+            store.append(run_block(task, bots).line)
+    return time.perf_counter() - t0, cpu() - c0
+
+
+def idle_share(bot: str, level: str, blocks: int, fmt: dict[str, Any]) -> dict[str, Any]:
+    """How much of the machine two workers leave idle: the most that preparing
+    the next game's sandboxes during the current game could hide."""
+    with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
+        pool.submit(_worker, bot, level, 1, 10_000, fmt).result()  # warm: imports
+        futures = [pool.submit(_worker, bot, level, blocks, 20_000 + i * blocks, fmt) for i in range(2)]
+        walls, cpus = zip(*(f.result() for f in futures))
+    busy = sum(cpus) / (max(walls) * min(2, cores()))
+    return {"bot": bot, "level": level, "workers": 2, "cpu_busy": round(busy, 3), "idle_share": round(max(0.0, 1 - busy), 3),
+            "games_per_s": round(4 * blocks / max(walls), 3)}
+
+
+def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONFIGS, deals: int = 0,
+                     workers_check: bool = True) -> dict[str, Any]:
+    fmt: dict[str, Any] = {"format": "deals", "deals": deals} if deals else {}
+    n = cores()
+    out: dict[str, Any] = {"cores": n, "blocks": blocks, "format": "deals" if deals else "game", "configs": {}}
+    with warnings.catch_warnings(), tempfile.TemporaryDirectory(prefix="arena-bench-t-") as tmp:
+        warnings.simplefilter("ignore", UncontainedWarning)
+        for bot, level in configs:
+            name = f"{bot}-{level}"
+            rep = measure_config(bot, level, blocks, Path(tmp) / name, fmt).report(n)
+            out["configs"][name] = rep
+            out[f"ratio_{bot}_{level}"] = rep["ratio"]
+            out[f"games_per_s_{bot}_{level}"] = rep["games_per_s"]
+    if workers_check:
+        out["two_workers"] = idle_share("minimal", "bwrap", max(1, blocks // 2), fmt)
+    out["python"] = platform.python_version()
+    out["machine"] = f"{platform.machine()} {platform.node()}"
+    return out
+
+
+def run(args: Any) -> int:
+    """Measure with the options ``arena bench tournament`` parsed; print a summary, then one JSON line."""
+    configs = [tuple(c.split(":", 1)) for c in args.config] if args.config else CONFIGS
+    r = bench_tournament(args.blocks, configs, args.deals, not args.no_workers)  # type: ignore[arg-type]
+    print(f"{r['cores']} cores, {r['blocks']} blocks per configuration, format {r['format']}")
+    for name, c in r["configs"].items():
+        split = ", ".join(f"{k} {v}" for k, v in c["split_ms"].items())
+        fl = c["floor_ms"]
+        print(f"  {name:<17} {c['games_per_s']:>6} games/s  {c['ms_per_game']:>7} ms/game ({split})")
+        print(f"  {'':<17} floor {fl['total']} ms (start {fl['start']}, decisions {fl['decisions']}, engine {fl['engine']};"
+              f" one start alone {c['start_alone_ms']} ms)  ratio {c['ratio']}x  [{c['decisions_per_game']} decisions/game]")
+    if "two_workers" in r:
+        w = r["two_workers"]
+        print(f"  two workers ({w['bot']}, {w['level']}): CPU busy {w['cpu_busy']:.0%} of {min(2, r['cores'])} cores,"
+              f" {w['games_per_s']} games/s")
+    print(json.dumps(r))
+    return 0

@@ -19,8 +19,10 @@ tournament so machine drift hits both alike:
 * engine: the same loop driving the engine with in-process players that
   answer from the record: views, legal choices, requests, the record.
 
-The ratio is measured milliseconds per game over the floor's. Last line:
-one JSON object.
+The ratio is measured milliseconds per game over the floor's: the median
+of the per-block ratios (each block against the floor measured right after
+it, so a burst of outside load skews one pair, not the figure), and, as
+``ratio_of_totals``, the totals' ratio. Last line: one JSON object.
 """
 
 from __future__ import annotations
@@ -61,37 +63,43 @@ def cores() -> int:
 
 
 class _Replayer(Player):
-    """Answers from a record and logs every message it is sent, in game order."""
+    """Answers from a record; with a ``log``, keeps every message it is sent, in game order."""
 
-    def __init__(self, seat: int, actions: list[Any], log: list[tuple[int, dict[str, Any]]], decision_ms: int) -> None:
+    def __init__(self, seat: int, actions: list[Any], log: list[tuple[int, dict[str, Any]]] | None, decision_ms: int) -> None:
         self.seat, self.actions, self.log, self.decision_ms = seat, actions, log, decision_ms
         self.name = f"replay-{seat}"
+        self._next = 0
 
     def notify(self, msg: dict[str, Any]) -> Fault | None:
-        self.log.append((self.seat, msg))
+        if self.log is not None:
+            self.log.append((self.seat, msg))
         return None
 
     def decide(self, request: dict[str, Any]) -> Decision:
         # the fields ProcessPlayer adds, so the raw client sends lines of the same size
         request["time_left_ms"] = 100_000
         request["decision_ms"] = self.decision_ms
-        self.log.append((self.seat, request))
-        return Decision(self.actions.pop(0))
+        if self.log is not None:
+            self.log.append((self.seat, request))
+        self._next += 1
+        return Decision(self.actions[self._next - 1])
 
 
-def replay_stream(game: GameResult, settings: MatchSettings, key: str,
-                  names: Sequence[str]) -> tuple[list[tuple[int, dict[str, Any]]], GameResult]:
-    """The messages every seat was sent in ``game``, rebuilt by the loop that played it."""
-    rec = load_record(game.record)
+def replay_game(record: dict[str, Any], settings: MatchSettings, key: str, names: Sequence[str],
+                log: list[tuple[int, dict[str, Any]]] | None = None) -> GameResult:
+    """Play a recorded game again through the loop that played it, players answering from the record.
+
+    Without a ``log`` its ``timing.engine`` is the engine's share of the game
+    (keeping the messages would add the collector's work on what it keeps).
+    """
     by_seat: list[list[Any]] = [[], [], [], []]
-    for seat, action in recorded_decisions(rec):
+    for seat, action in recorded_decisions(load_record(record)):
         by_seat[seat].append(action)
-    log: list[tuple[int, dict[str, Any]]] = []
     players = [_Replayer(s, by_seat[s], log, settings.time.decision_ms) for s in range(4)]
     again = play_game(players, settings, key, players_by_seat=names)
-    if again.record != game.record:
+    if again.record != record:
         raise RuntimeError("benchmark bot is not deterministic: its game does not replay")
-    return log, again
+    return again
 
 
 class _RawSeats:
@@ -154,20 +162,27 @@ class ConfigRun:
     starts: list[float] = field(default_factory=list)
     raw: list[float] = field(default_factory=list)
     engine: list[float] = field(default_factory=list)
+    #: per block: (measured seconds per game, floor seconds per game), paired so a burst of outside load hits one pair
+    pairs: list[tuple[float, float]] = field(default_factory=list)
+
+    def floor_of(self, starts: Sequence[float], raw: Sequence[float], engine: Sequence[float], n_cores: int) -> dict[str, float]:
+        """Seconds per game: four starts side by side on the cores, the raw round trips, the engine."""
+        return {"start": statistics.fmean(starts) * 4 / min(4, n_cores), "decisions": statistics.fmean(raw),
+                "engine": statistics.fmean(engine)}
 
     def report(self, n_cores: int) -> dict[str, Any]:
         g = self.games
-        ms = {k: round(v / g * 1000, 2) for k, v in self.parts.items()}
-        one = statistics.median(self.starts)
-        floor = {"start": one * 4 / min(4, n_cores), "decisions": statistics.fmean(self.raw),
-                 "engine": statistics.fmean(self.engine)}
+        floor = self.floor_of(self.starts, self.raw, self.engine, n_cores)
         floor_ms = sum(floor.values()) * 1000
         per_game = self.wall / g * 1000
         return {
-            "games": g, "games_per_s": round(g / self.wall, 3), "ms_per_game": round(per_game, 2), "split_ms": ms,
+            "games": g, "games_per_s": round(g / self.wall, 3), "ms_per_game": round(per_game, 2),
+            "split_ms": {k: round(v / g * 1000, 2) for k, v in self.parts.items()},
             "decisions_per_game": round(self.decisions / g, 1),
             "floor_ms": {**{k: round(v * 1000, 2) for k, v in floor.items()}, "total": round(floor_ms, 2)},
-            "start_alone_ms": round(one * 1000, 2), "ratio": round(per_game / floor_ms, 3),
+            "start_alone_ms": round(statistics.fmean(self.starts) * 1000, 2),
+            "ratio": round(statistics.median(m / f for m, f in self.pairs), 3),
+            "ratio_of_totals": round(per_game / floor_ms, 3),
         }
 
 
@@ -178,6 +193,7 @@ def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, 
     bots = {entry.ident: entry}
     store = ResultsStore(out)
     run = ConfigRun(bot, level)
+    n_cores = cores()
     raw = _RawSeats(entry)
     try:
         for b in range(blocks):
@@ -196,16 +212,20 @@ def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, 
                     run.parts[k] += t[k] / 1000
                     inside += t[k] / 1000
             run.parts["writing"] += dt - inside  # players made, results line built and validated, fsync'd append
+            mark = len(run.raw)
             for h, g in enumerate(output.line.games):
                 if g.forfeit_by is not None or g.faults:
                     raise RuntimeError(f"benchmark bot faulted: {g.faults[:1]}")
-                result = GameResult(record=g.record, winner=g.winner, end=g.end, scores=tuple(g.scores))  # type: ignore[arg-type]
-                stream, again = replay_stream(result, settings, task.block_key, [e.bot for e in g.seats])
-                run.engine.append(again.timing.engine)
+                names = [e.bot for e in g.seats]
+                run.engine.append(replay_game(g.record, settings, task.block_key, names).timing.engine)
+                stream: list[tuple[int, dict[str, Any]]] = []
+                replay_game(g.record, settings, task.block_key, names, stream)
                 run.raw.append(raw.play(stream))
                 run.decisions += sum(1 for _, m in stream if m["type"] == "decide")
                 run.starts.append(start_alone(entry, settings, 1000 * b + h))
             run.games += len(games)
+            floor = run.floor_of(run.starts[mark:], run.raw[mark:], run.engine[mark:], n_cores)
+            run.pairs.append((dt / len(games), sum(floor.values())))
     finally:
         raw.close()
     return run
@@ -274,7 +294,7 @@ def run(args: Any) -> int:
         fl = c["floor_ms"]
         print(f"  {name:<17} {c['games_per_s']:>6} games/s  {c['ms_per_game']:>7} ms/game ({split})")
         print(f"  {'':<17} floor {fl['total']} ms (start {fl['start']}, decisions {fl['decisions']}, engine {fl['engine']};"
-              f" one start alone {c['start_alone_ms']} ms)  ratio {c['ratio']}x  [{c['decisions_per_game']} decisions/game]")
+              f" one start alone {c['start_alone_ms']} ms)  ratio {c['ratio']}x (totals {c['ratio_of_totals']}x)  [{c['decisions_per_game']} decisions/game]")
     if "two_workers" in r:
         w = r["two_workers"]
         print(f"  two workers ({w['bot']}, {w['level']}): CPU busy {w['cpu_busy']:.0%} of {min(2, r['cores'])} cores,"

@@ -86,6 +86,9 @@ class Player(ABC):
     def decide(self, request: dict[str, Any]) -> Decision:
         """Answer a ``decide`` message."""
 
+    def halt(self) -> None:
+        """Stop now without waiting (``close_all`` halts every seat, then closes each)."""
+
     def close(self) -> PlayerReport:
         return PlayerReport(self.name, self.version)
 

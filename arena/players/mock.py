@@ -55,6 +55,7 @@ class MockTransport:
         self._closed = False
         self.max_line_bytes = max_line_bytes
         self.launched: tuple[list[str], dict[str, str], list[str], str] | None = None
+        self.halted = False
 
     # -- the script ----------------------------------------------------------
     def expect(self, kind: str, reply: Reply = None, *, raw: bytes | None = None, cpu_ms: float = 0.0,
@@ -139,6 +140,9 @@ class MockTransport:
 
     def stderr_tail(self, limit: int = 2000) -> str:
         return self._stderr[-limit:]
+
+    def halt(self) -> None:
+        self.halted = True
 
     def close(self) -> TransportReport:
         self._closed = True

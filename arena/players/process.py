@@ -120,6 +120,7 @@ class ProcessPlayer(Player):
         self._launched_at: float | None = None
         self._hello: dict[str, Any] = {}
         self._hello_fault: Fault | None = None
+        self._halted = False
 
     @property
     def alive(self) -> bool:
@@ -259,10 +260,17 @@ class ProcessPlayer(Player):
         """A reply that breaks the protocol: the stream cannot be trusted any more."""
         return Decision(None, self._die(fault), wall, used, line)
 
-    def close(self) -> PlayerReport:
-        if self.proc is not None:
+    def halt(self) -> None:
+        """Say ``bye`` and kill the bot without waiting for it to go (``close`` reaps it)."""
+        if self.proc is not None and not self._halted:
+            self._halted = True
             if self._dead is None:
                 self._send(wire.bye(None))
+            self.proc.halt()
+
+    def close(self) -> PlayerReport:
+        if self.proc is not None:
+            self.halt()
             rep = self.proc.close()
             self.cleanup_trouble = list(rep.trouble)
             self._report.trouble = list(rep.trouble)

@@ -66,6 +66,9 @@ class Transport(Protocol):
         """The last ``limit`` characters of what the bot wrote on stderr so far."""
         ...
 
+    def halt(self) -> None:
+        """Kill the bot without waiting for it (``close`` reaps); idempotent."""
+
     def close(self) -> TransportReport:
         """Kill and reap the bot; idempotent."""
         ...
@@ -135,6 +138,9 @@ class ProcessTransport:
 
     def stderr_tail(self, limit: int = 2000) -> str:
         return self.proc.stderr_text()[-limit:]
+
+    def halt(self) -> None:
+        self.proc.kill_soon()
 
     def close(self) -> TransportReport:
         if self._report is not None:

@@ -58,6 +58,11 @@ CONFIGS: tuple[tuple[str, str], ...] = (("minimal", "none"), ("minimal", "rlimit
 PARTS = ("start", "decisions", "engine", "close", "writing")
 
 
+def bot_folder(bot: str) -> Path:
+    """A baseline's name (a folder of bots/) or a bot folder's path."""
+    return BOTS / bot if (BOTS / bot / "bot.yaml").is_file() else Path(bot)
+
+
 def cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
@@ -188,7 +193,7 @@ class ConfigRun:
 
 def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, Any]) -> ConfigRun:
     """Play ``blocks`` blocks serially (timed) and measure the floor between them."""
-    entry = load_entry(BOTS / bot)
+    entry = load_entry(bot_folder(bot))
     settings = MatchSettings.model_validate({"sandbox": level, **fmt})
     bots = {entry.ident: entry}
     store = ResultsStore(out)
@@ -234,7 +239,7 @@ def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, 
 def _worker(bot: str, level: str, blocks: int, first: int, fmt: dict[str, Any]) -> tuple[float, float]:
     """One of two parallel workers: (wall seconds, CPU seconds of this process and its bots)."""
     warnings.simplefilter("ignore", UncontainedWarning)
-    entry = load_entry(BOTS / bot)
+    entry = load_entry(bot_folder(bot))
     settings = MatchSettings.model_validate({"sandbox": level, **fmt})
     bots = {entry.ident: entry}
 
@@ -272,11 +277,11 @@ def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONF
     with warnings.catch_warnings(), tempfile.TemporaryDirectory(prefix="arena-bench-t-") as tmp:
         warnings.simplefilter("ignore", UncontainedWarning)
         for bot, level in configs:
-            name = f"{bot}-{level}"
+            name = f"{Path(bot).name}-{level}"
             rep = measure_config(bot, level, blocks, Path(tmp) / name, fmt).report(n)
             out["configs"][name] = rep
-            out[f"ratio_{bot}_{level}"] = rep["ratio"]
-            out[f"games_per_s_{bot}_{level}"] = rep["games_per_s"]
+            out[f"ratio_{Path(bot).name}_{level}"] = rep["ratio"]
+            out[f"games_per_s_{Path(bot).name}_{level}"] = rep["games_per_s"]
     if workers_check:
         out["two_workers"] = idle_share("minimal", "bwrap", max(1, blocks // 2), fmt)
     out["python"] = platform.python_version()
@@ -286,8 +291,7 @@ def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONF
 
 def run(args: Any) -> int:
     """Measure with the options ``arena bench tournament`` parsed; print a summary, then one JSON line."""
-    configs = [tuple(c.split(":", 1)) for c in args.config] if args.config else CONFIGS
-    r = bench_tournament(args.blocks, configs, args.deals, not args.no_workers)  # type: ignore[arg-type]
+    r = bench_tournament(args.blocks, args.config or CONFIGS, args.deals, not args.no_workers)
     print(f"{r['cores']} cores, {r['blocks']} blocks per configuration, format {r['format']}")
     for name, c in r["configs"].items():
         split = ", ".join(f"{k} {v}" for k, v in c["split_ms"].items())

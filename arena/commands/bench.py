@@ -52,10 +52,22 @@ def _bots(ap: Parser) -> None:
     ap.add_argument("--pairing", action="append", help="A:B bot names (repeatable); default montecarlo:heuristic and heuristic:random")
 
 
+def _bot_at_level(text: str) -> tuple[str, str]:
+    """BOT:LEVEL, BOT a folder of bots/ (or a path), LEVEL a sandbox level."""
+    import argparse
+
+    bot, sep, level = text.partition(":")
+    if not sep or level not in ("none", "rlimit", "bwrap"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not BOT:LEVEL with LEVEL none, rlimit or bwrap")
+    if not (CHECKOUT / "bots" / bot / "bot.yaml").is_file() and not (Path(bot) / "bot.yaml").is_file():
+        raise argparse.ArgumentTypeError(f"{text!r}: no bot folder {bot!r} (in bots/ or as a path)")
+    return bot, level
+
+
 def _tournament(ap: Parser) -> None:
     ap.add_argument("--blocks", type=int, default=10, help="duplicate blocks per configuration (2 games each)")
     ap.add_argument("--deals", type=int, default=0, help="play fixed-length games of this many deals (0: full games)")
-    ap.add_argument("--config", action="append", metavar="BOT:LEVEL",
+    ap.add_argument("--config", action="append", metavar="BOT:LEVEL", type=_bot_at_level,
                     help="a bot of bots/ at a sandbox level (repeatable); default minimal at none, rlimit, bwrap and heuristic at bwrap")
     ap.add_argument("--no-workers", action="store_true", help="skip the two-worker idle-core measurement")
 

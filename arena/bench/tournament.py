@@ -30,16 +30,13 @@ from __future__ import annotations
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -236,41 +233,7 @@ def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, 
     return run
 
 
-def _worker(bot: str, level: str, blocks: int, first: int, fmt: dict[str, Any]) -> tuple[float, float]:
-    """One of two parallel workers: (wall seconds, CPU seconds of this process and its bots)."""
-    warnings.simplefilter("ignore", UncontainedWarning)
-    entry = load_entry(bot_folder(bot))
-    settings = MatchSettings.model_validate({"sandbox": level, **fmt})
-    bots = {entry.ident: entry}
-
-    def cpu() -> float:
-        s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-        return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
-
-    c0, t0 = cpu(), time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="arena-bench-w-") as tmp:
-        store = ResultsStore(tmp)
-        for b in range(first, first + blocks):
-            task = BlockTask(f"{bot}-{level}", b, f"bench-tournament-{b}", (entry.ident,) * 2, (entry.ident,) * 2,
-                             settings, "bench")
-            store.append(run_block(task, bots).line)
-    return time.perf_counter() - t0, cpu() - c0
-
-
-def idle_share(bot: str, level: str, blocks: int, fmt: dict[str, Any]) -> dict[str, Any]:
-    """How much of the machine two workers leave idle: the most that preparing
-    the next game's sandboxes during the current game could hide."""
-    with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
-        pool.submit(_worker, bot, level, 1, 10_000, fmt).result()  # warm: imports
-        futures = [pool.submit(_worker, bot, level, blocks, 20_000 + i * blocks, fmt) for i in range(2)]
-        walls, cpus = zip(*(f.result() for f in futures))
-    busy = sum(cpus) / (max(walls) * min(2, cores()))
-    return {"bot": bot, "level": level, "workers": 2, "cpu_busy": round(busy, 3), "idle_share": round(max(0.0, 1 - busy), 3),
-            "games_per_s": round(4 * blocks / max(walls), 3)}
-
-
-def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONFIGS, deals: int = 0,
-                     workers_check: bool = True) -> dict[str, Any]:
+def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONFIGS, deals: int = 0) -> dict[str, Any]:
     fmt: dict[str, Any] = {"format": "deals", "deals": deals} if deals else {}
     n = cores()
     out: dict[str, Any] = {"cores": n, "blocks": blocks, "format": "deals" if deals else "game", "configs": {}}
@@ -282,8 +245,6 @@ def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONF
             out["configs"][name] = rep
             out[f"ratio_{Path(bot).name}_{level}"] = rep["ratio"]
             out[f"games_per_s_{Path(bot).name}_{level}"] = rep["games_per_s"]
-    if workers_check:
-        out["two_workers"] = idle_share("minimal", "bwrap", max(1, blocks // 2), fmt)
     out["python"] = platform.python_version()
     out["machine"] = f"{platform.machine()} {platform.node()}"
     return out
@@ -291,7 +252,7 @@ def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONF
 
 def run(args: Any) -> int:
     """Measure with the options ``arena bench tournament`` parsed; print a summary, then one JSON line."""
-    r = bench_tournament(args.blocks, args.config or CONFIGS, args.deals, not args.no_workers)
+    r = bench_tournament(args.blocks, args.config or CONFIGS, args.deals)
     print(f"{r['cores']} cores, {r['blocks']} blocks per configuration, format {r['format']}")
     for name, c in r["configs"].items():
         split = ", ".join(f"{k} {v}" for k, v in c["split_ms"].items())
@@ -299,9 +260,5 @@ def run(args: Any) -> int:
         print(f"  {name:<17} {c['games_per_s']:>6} games/s  {c['ms_per_game']:>7} ms/game ({split})")
         print(f"  {'':<17} floor {fl['total']} ms (start {fl['start']}, decisions {fl['decisions']}, engine {fl['engine']};"
               f" one start alone {c['start_alone_ms']} ms)  ratio {c['ratio']}x (totals {c['ratio_of_totals']}x)  [{c['decisions_per_game']} decisions/game]")
-    if "two_workers" in r:
-        w = r["two_workers"]
-        print(f"  two workers ({w['bot']}, {w['level']}): CPU busy {w['cpu_busy']:.0%} of {min(2, r['cores'])} cores,"
-              f" {w['games_per_s']} games/s")
     print(json.dumps(r))
     return 0

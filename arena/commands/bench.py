@@ -69,7 +69,6 @@ def _tournament(ap: Parser) -> None:
     ap.add_argument("--deals", type=int, default=0, help="play fixed-length games of this many deals (0: full games)")
     ap.add_argument("--config", action="append", metavar="BOT:LEVEL", type=_bot_at_level,
                     help="a bot of bots/ at a sandbox level (repeatable); default minimal at none, rlimit, bwrap and heuristic at bwrap")
-    ap.add_argument("--no-workers", action="store_true", help="skip the two-worker idle-core measurement")
 
 
 BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {

@@ -60,7 +60,7 @@ def test_a_record_that_does_not_replay_is_refused() -> None:
 
 
 def test_bench_tournament_runs_and_its_figures_add_up() -> None:
-    ran = arena("bench", "tournament", "--blocks", "1", "--deals", "1", "--config", "minimal:none", "--no-workers")
+    ran = arena("bench", "tournament", "--blocks", "1", "--deals", "1", "--config", "minimal:none")
     assert ran.code == 0, ran.err
     last = json.loads(ran.out.strip().splitlines()[-1])
     c = last["configs"]["minimal-none"]
@@ -74,5 +74,5 @@ def test_bench_tournament_runs_and_its_figures_add_up() -> None:
 
 
 def test_an_unknown_bot_or_level_is_refused_with_the_option_named() -> None:
-    ran = arena("bench", "tournament", "--config", "minimal", "--no-workers")
+    ran = arena("bench", "tournament", "--config", "minimal")
     assert ran.code == 2 and "--config" in ran.err

@@ -206,28 +206,28 @@ def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, 
             store.append(output.line)
             dt = time.perf_counter() - t0
             run.wall += dt
-            games = output.line.run.games
+            timings = output.line.run.games
             inside = 0.0
-            for g in games:
-                t = g["timing_ms"]
+            for timing in timings:
+                t = timing["timing_ms"]
                 for k in ("start", "decisions", "engine", "close"):
                     run.parts[k] += t[k] / 1000
                     inside += t[k] / 1000
             run.parts["writing"] += dt - inside  # players made, results line built and validated, fsync'd append
             mark = len(run.raw)
-            for h, g in enumerate(output.line.games):
-                if g.forfeit_by is not None or g.faults:
-                    raise RuntimeError(f"benchmark bot faulted: {g.faults[:1]}")
-                names = [e.bot for e in g.seats]
-                run.engine.append(replay_game(g.record, settings, task.block_key, names).timing.engine)
+            for h, game in enumerate(output.line.games):
+                if game.forfeit_by is not None or game.faults:
+                    raise RuntimeError(f"benchmark bot faulted: {game.faults[:1]}")
+                names = [e.bot for e in game.seats]
+                run.engine.append(replay_game(game.record, settings, task.block_key, names).timing.engine)
                 stream: list[tuple[int, dict[str, Any]]] = []
-                replay_game(g.record, settings, task.block_key, names, stream)
+                replay_game(game.record, settings, task.block_key, names, stream)
                 run.raw.append(raw.play(stream))
                 run.decisions += sum(1 for _, m in stream if m["type"] == "decide")
                 run.starts.append(start_alone(entry, settings, 1000 * b + h))
-            run.games += len(games)
+            run.games += len(timings)
             floor = run.floor_of(run.starts[mark:], run.raw[mark:], run.engine[mark:], n_cores)
-            run.pairs.append((dt / len(games), sum(floor.values())))
+            run.pairs.append((dt / len(timings), sum(floor.values())))
     finally:
         raw.close()
     return run

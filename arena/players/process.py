@@ -140,8 +140,9 @@ class ProcessPlayer(Player):
             limits = effective_limits(self.sandbox.limits, self.entry.manifest.limits)
         except LimitsError as e:  # the bot's own manifest asks for more than the competition allows
             return self._die(Fault("protocol", f"bot.yaml {e}"))
-        self._launched_at = time.monotonic()
+        t0 = time.monotonic()
         self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
+        self._launched_at = t0
         self._hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version())
         self._hello_fault = self._send(self._hello)
         return None
@@ -158,6 +159,8 @@ class ProcessPlayer(Player):
         fault = self.launch()
         if fault is not None or self._dead is not None:
             return fault or self._dead
+        if self._report.startup_ms is not None:
+            return None  # already started
         proc, hello, t0 = self.proc, self._hello, self._launched_at
         assert proc is not None and t0 is not None
         proc.wait_ready()  # HarnessError here: the sandbox failed, not the bot

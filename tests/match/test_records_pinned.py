@@ -20,6 +20,8 @@ import hashlib
 import json
 from typing import Any
 
+import pytest
+
 from arena.match import MatchSettings
 from arena.results import comparable
 from arena.schedule.task import BlockTask, run_block
@@ -43,13 +45,13 @@ def named(e: BotEntry, name: str) -> BotEntry:
     return BotEntry(manifest=Manifest(**{**e.manifest.model_dump(), "name": name}), dir=e.dir, digest=e.digest)
 
 
-def scored_lines() -> list[dict[str, Any]]:
+def scored_lines(level: str = "none") -> list[dict[str, Any]]:
     first, last = load_entry(TESTBOT / "first.yaml"), load_entry(TESTBOT / "last.yaml")
     illegal, crash, bad_hello = named(hostile("illegal", 4), "illegal"), named(hostile("crash", 9), "crash"), \
         named(hostile("bad_version"), "bad-hello")
     bad_hello_2 = named(hostile("bad_version"), "bad-hello-2")
     bots = {e.ident: e for e in (first, last, illegal, crash, bad_hello, bad_hello_2)}
-    base = {"sandbox": "none", "format": "deals", "deals": 3,
+    base = {"sandbox": level, "format": "deals", "deals": 3,
             "time": {"decision_ms": 5000, "startup_ms": 10_000, "bank_ms": 100_000}}
     plain = MatchSettings.model_validate(base)
     substitute = MatchSettings.model_validate({**base, "faults": {"mode": "substitute", "strikes": 2}})
@@ -81,8 +83,9 @@ def digest(lines: list[dict[str, Any]]) -> str:
     return hashlib.sha256(json.dumps(lines, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def test_a_small_serial_tournament_scores_exactly_as_before_the_speed_work() -> None:
-    lines = scored_lines()
+@pytest.mark.parametrize("level", ["none", pytest.param("bwrap", marks=pytest.mark.slow)])
+def test_a_small_serial_tournament_scores_exactly_as_before_the_speed_work(level: str) -> None:
+    lines = scored_lines(level)
     kinds = {line["pairing"]: [(g["forfeit_by"], [(f["seat"], f["kind"], f["decision"] > 0, f["substituted"] is not None)
                                                    for f in g["faults"]]) for g in line["games"]]
              for line in lines}

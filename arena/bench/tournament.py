@@ -13,9 +13,10 @@ tournament so machine drift hits both alike:
   taken as four such starts side by side on the available cores
   (``4 / min(4, cores)`` of one start);
 * decisions: the game's very messages (rebuilt from its record by the same
-  loop that played it) sent to bare bot processes by the plainest JSON
-  lines client over pipes (no sandbox, no harness): the bots' own work plus
-  the raw round trip;
+  loop that played it) sent to four fresh bare bot processes (started and
+  greeted before the clock starts) by the plainest JSON lines client over
+  pipes (no sandbox, no harness): the bots' own work plus the raw round
+  trip;
 * engine: the same loop driving the engine with in-process players that
   answer from the record: views, legal choices, requests, the record.
 
@@ -105,14 +106,19 @@ def replay_game(record: dict[str, Any], settings: MatchSettings, key: str, names
 
 
 class _RawSeats:
-    """Bare bot processes (no sandbox) spoken to by the plainest JSON lines client."""
+    """Four fresh bare bot processes (no sandbox) spoken to by the plainest JSON lines client.
 
-    def __init__(self, entry: BotEntry) -> None:
+    Fresh for every game, as the harness's are: a new interpreter is slower
+    for its first decisions (cold caches, code not yet specialised), which
+    one process per game makes part of any game's cost.
+    """
+
+    def __init__(self, entry: BotEntry, seeds: Sequence[int]) -> None:
         argv, env, _ = bot_launch_args(entry)
         self.procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        cwd=entry.dir, env={**os.environ, **env}) for _ in range(4)]
         for seat, p in enumerate(self.procs):
-            self._ask(p, {"type": "hello", "protocol": [1], "seed": seat + 1, "harness": "bench"})
+            self._ask(p, {"type": "hello", "protocol": [1], "seed": seeds[seat], "harness": "bench"})
 
     @staticmethod
     def _ask(p: subprocess.Popen[bytes], msg: dict[str, Any]) -> Any:
@@ -196,40 +202,40 @@ def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, 
     store = ResultsStore(out)
     run = ConfigRun(bot, level)
     n_cores = cores()
-    raw = _RawSeats(entry)
-    try:
-        for b in range(blocks):
-            task = BlockTask(f"{bot}-{level}", b, f"bench-tournament-{b}", (entry.ident,) * 2, (entry.ident,) * 2,
-                             settings, "bench")
-            t0 = time.perf_counter()
-            output = run_block(task, bots)
-            store.append(output.line)
-            dt = time.perf_counter() - t0
-            run.wall += dt
-            timings = output.line.run.games
-            inside = 0.0
-            for timing in timings:
-                t = timing["timing_ms"]
-                for k in ("start", "decisions", "engine", "close"):
-                    run.parts[k] += t[k] / 1000
-                    inside += t[k] / 1000
-            run.parts["writing"] += dt - inside  # players made, results line built and validated, fsync'd append
-            mark = len(run.raw)
-            for h, game in enumerate(output.line.games):
-                if game.forfeit_by is not None or game.faults:
-                    raise RuntimeError(f"benchmark bot faulted: {game.faults[:1]}")
-                names = [e.bot for e in game.seats]
-                run.engine.append(replay_game(game.record, settings, task.block_key, names).timing.engine)
-                stream: list[tuple[int, dict[str, Any]]] = []
-                replay_game(game.record, settings, task.block_key, names, stream)
+    for b in range(blocks):
+        task = BlockTask(f"{bot}-{level}", b, f"bench-tournament-{b}", (entry.ident,) * 2, (entry.ident,) * 2,
+                         settings, "bench")
+        t0 = time.perf_counter()
+        output = run_block(task, bots)
+        store.append(output.line)
+        dt = time.perf_counter() - t0
+        run.wall += dt
+        timings = output.line.run.games
+        inside = 0.0
+        for timing in timings:
+            t = timing["timing_ms"]
+            for k in ("start", "decisions", "engine", "close"):
+                run.parts[k] += t[k] / 1000
+                inside += t[k] / 1000
+        run.parts["writing"] += dt - inside  # players made, results line built and validated, fsync'd append
+        mark = len(run.raw)
+        for h, game in enumerate(output.line.games):
+            if game.forfeit_by is not None or game.faults:
+                raise RuntimeError(f"benchmark bot faulted: {game.faults[:1]}")
+            names = [e.bot for e in game.seats]
+            run.engine.append(replay_game(game.record, settings, task.block_key, names).timing.engine)
+            stream: list[tuple[int, dict[str, Any]]] = []
+            replay_game(game.record, settings, task.block_key, names, stream)
+            raw = _RawSeats(entry, game.seeds)
+            try:
                 run.raw.append(raw.play(stream))
-                run.decisions += sum(1 for _, m in stream if m["type"] == "decide")
-                run.starts.append(start_alone(entry, settings, 1000 * b + h))
-            run.games += len(timings)
-            floor = run.floor_of(run.starts[mark:], run.raw[mark:], run.engine[mark:], n_cores)
-            run.pairs.append((dt / len(timings), sum(floor.values())))
-    finally:
-        raw.close()
+            finally:
+                raw.close()
+            run.decisions += sum(1 for _, m in stream if m["type"] == "decide")
+            run.starts.append(start_alone(entry, settings, 1000 * b + h))
+        run.games += len(timings)
+        floor = run.floor_of(run.starts[mark:], run.raw[mark:], run.engine[mark:], n_cores)
+        run.pairs.append((dt / len(timings), sum(floor.values())))
     return run
 
 

@@ -14,9 +14,12 @@ tournament so machine drift hits both alike:
   (``4 / min(4, cores)`` of one start);
 * decisions: the game's very messages (rebuilt from its record by the same
   loop that played it) sent to four fresh bare bot processes (started and
-  greeted before the clock starts) by the plainest JSON lines client over
-  pipes (no sandbox, no harness): the bots' own work plus the raw round
-  trip;
+  greeted before the clock starts, each in its own session as every
+  sandbox level runs a bot) by the plainest JSON lines client over pipes
+  (no sandbox, no harness): the bots' own work plus the raw round trip.
+  The same with the bots in the client's session is reported beside it
+  (``raw_same_session_ms``): on a kernel that shares CPU by session
+  (autogroup) and a loaded machine, the two differ;
 * engine: the same loop driving the engine with in-process players that
   answer from the record: views, legal choices, requests, the record.
 
@@ -110,13 +113,17 @@ class _RawSeats:
 
     Fresh for every game, as the harness's are: a new interpreter is slower
     for its first decisions (cold caches, code not yet specialised), which
-    one process per game makes part of any game's cost.
+    one process per game makes part of any game's cost. Each in a session
+    of its own, as every sandbox level puts a bot (``new_session``): where
+    the kernel groups tasks by session for CPU shares (autogroup), that is
+    what the bots' scheduling is like under outside load.
     """
 
-    def __init__(self, entry: BotEntry, seeds: Sequence[int]) -> None:
+    def __init__(self, entry: BotEntry, seeds: Sequence[int], new_session: bool = True) -> None:
         argv, env, _ = bot_launch_args(entry)
         self.procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                       cwd=entry.dir, env={**os.environ, **env}) for _ in range(4)]
+                                       cwd=entry.dir, env={**os.environ, **env}, start_new_session=new_session)
+                      for _ in range(4)]
         for seat, p in enumerate(self.procs):
             self._ask(p, {"type": "hello", "protocol": [1], "seed": seeds[seat], "harness": "bench"})
 
@@ -169,6 +176,7 @@ class ConfigRun:
     decisions: int = 0
     starts: list[float] = field(default_factory=list)
     raw: list[float] = field(default_factory=list)
+    raw_shared: list[float] = field(default_factory=list)  # the same, bots in the client's session
     engine: list[float] = field(default_factory=list)
     #: per block: (measured seconds per game, floor seconds per game), paired so a burst of outside load hits one pair
     pairs: list[tuple[float, float]] = field(default_factory=list)
@@ -189,6 +197,7 @@ class ConfigRun:
             "decisions_per_game": round(self.decisions / g, 1),
             "floor_ms": {**{k: round(v * 1000, 2) for k, v in floor.items()}, "total": round(floor_ms, 2)},
             "start_alone_ms": round(statistics.fmean(self.starts) * 1000, 2),
+            "raw_same_session_ms": round(statistics.fmean(self.raw_shared) * 1000, 2),
             "ratio": round(statistics.median(m / f for m, f in self.pairs), 3),
             "ratio_of_totals": round(per_game / floor_ms, 3),
         }
@@ -226,11 +235,12 @@ def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, 
             run.engine.append(replay_game(game.record, settings, task.block_key, names).timing.engine)
             stream: list[tuple[int, dict[str, Any]]] = []
             replay_game(game.record, settings, task.block_key, names, stream)
-            raw = _RawSeats(entry, game.seeds)
-            try:
-                run.raw.append(raw.play(stream))
-            finally:
-                raw.close()
+            for new_session in ((True, False) if h == 0 else (False, True)):
+                raw = _RawSeats(entry, game.seeds, new_session)
+                try:
+                    (run.raw if new_session else run.raw_shared).append(raw.play(stream))
+                finally:
+                    raw.close()
             run.decisions += sum(1 for _, m in stream if m["type"] == "decide")
             run.starts.append(start_alone(entry, settings, 1000 * b + h))
         run.games += len(timings)
@@ -265,6 +275,7 @@ def run(args: Any) -> int:
         fl = c["floor_ms"]
         print(f"  {name:<17} {c['games_per_s']:>6} games/s  {c['ms_per_game']:>7} ms/game ({split})")
         print(f"  {'':<17} floor {fl['total']} ms (start {fl['start']}, decisions {fl['decisions']}, engine {fl['engine']};"
-              f" one start alone {c['start_alone_ms']} ms)  ratio {c['ratio']}x (totals {c['ratio_of_totals']}x)  [{c['decisions_per_game']} decisions/game]")
+              f" one start alone {c['start_alone_ms']} ms; decisions with the bots in the client's session"
+              f" {c['raw_same_session_ms']} ms)  ratio {c['ratio']}x (totals {c['ratio_of_totals']}x)  [{c['decisions_per_game']} decisions/game]")
     print(json.dumps(r))
     return 0

@@ -123,13 +123,17 @@ def play_game(
                 break
     c_start = clock() - c0
     announced = -1
+    # A deal's end is sent with the next deal's start (or the game's end): the
+    # same lines in the same order for every seat, one write and wake-up per bot.
+    pending: list[list[dict[str, Any]]] = [[], [], [], []]
     while forfeit_by is None and not game.over:
         deal = game.deal
         if deal.index != announced:
             announced = deal.index
             c = clock()
             for seat, p in enumerate(players):
-                p.notify(wire.deal_start(game, seat))
+                p.notify_all([*pending[seat], wire.deal_start(game, seat)])
+                pending[seat] = []
             talk += clock() - c
         seat = game.to_act
         choice = game.choice
@@ -157,10 +161,8 @@ def play_game(
         if stop_at is not None and decision_no >= stop_at:
             break
         if deal.done:
-            c = clock()
-            for s, p in enumerate(players):
-                p.notify(wire.deal_end(game, deal.index, s))
-            talk += clock() - c
+            for s in range(len(players)):
+                pending[s].append(wire.deal_end(game, deal.index, s))
     if forfeit_by is not None:
         winner: int | None = 1 - forfeit_by % 2
         end = "forfeit"
@@ -169,9 +171,9 @@ def play_game(
     else:
         winner, end = game.winner, game.end_reason or "cap"
     c = clock()
-    for p in players[:started]:  # a seat launched after the one that failed never heard of the game
+    for seat, p in enumerate(players[:started]):  # a seat launched after the one that failed never heard of the game
         if p.alive:
-            p.notify(wire.game_end(game.scores, winner, end))
+            p.notify_all([*pending[seat], wire.game_end(game.scores, winner, end)])
     talk += clock() - c
     record = game_record(game)
     total = clock() - c0

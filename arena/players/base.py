@@ -82,6 +82,14 @@ class Player(ABC):
     def notify(self, msg: dict[str, Any]) -> Fault | None:
         """A notice that needs no reply (game, deal, deal_end, game_end)."""
 
+    def notify_all(self, msgs: list[dict[str, Any]]) -> Fault | None:
+        """Several notices in a row (a bot process gets them in one write: one wake-up, not several)."""
+        for msg in msgs:
+            fault = self.notify(msg)
+            if fault is not None:
+                return fault
+        return None
+
     @abstractmethod
     def decide(self, request: dict[str, Any]) -> Decision:
         """Answer a ``decide`` message."""

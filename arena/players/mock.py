@@ -79,6 +79,12 @@ class MockTransport:
         pass
 
     def write_line(self, data: bytes, timeout: float = 5.0) -> None:
+        """One line, or several written at once (each is a step of the script)."""
+        lines = data.splitlines()
+        if len(lines) > 1:
+            for line in lines:
+                self.write_line(line, timeout)
+            return
         if self._exited is not None or self._closed:
             raise BotExited("bot closed its stdin", self._exited)
         msg = json.loads(data)

@@ -203,6 +203,11 @@ class ProcessPlayer(Player):
             return None
         return self._send(msg)
 
+    def notify_all(self, msgs: list[dict[str, Any]]) -> Fault | None:
+        if self._dead or self.proc is None or not msgs:
+            return None
+        return self._send(msgs[0], b"".join(wire.encode(m) for m in msgs))
+
     def decide(self, request: dict[str, Any]) -> Decision:
         if self._dead or self.proc is None:
             return Decision(None, Fault("crash", "the bot is no longer running", request))
@@ -283,13 +288,14 @@ class ProcessPlayer(Player):
         return self._report
 
     # -- helpers -------------------------------------------------------------
-    def _send(self, msg: dict[str, Any]) -> Fault | None:
+    def _send(self, msg: dict[str, Any], data: bytes | None = None) -> Fault | None:
+        """Write ``msg`` (or ``data``, lines already encoded, the first of them ``msg``)."""
         proc = self.proc
         assert proc is not None
         if proc.paused:
             proc.resume()
         try:
-            proc.write_line(wire.encode(msg), self._write_timeout)
+            proc.write_line(wire.encode(msg) if data is None else data, self._write_timeout)
         except (BotExited, WriteTimeout) as e:
             return self._io_fault(e, msg)
         return None

@@ -87,10 +87,11 @@ def _autoanswer(bots: list[MockTransport]) -> list[int]:
         original = b.write_line
 
         def write(data: bytes, timeout: float = 5.0, b: MockTransport = b, original: Any = original) -> None:
-            kind = json.loads(data)["type"]
-            if not b._script:  # noqa: SLF001 - the script grows as the game asks
-                b.expect(kind, HELLO if kind == "hello" else act if kind == "decide" else None)
-            original(data, timeout)
+            for line in data.splitlines():  # notices in a row come in one write
+                kind = json.loads(line)["type"]
+                if not b._script:  # noqa: SLF001 - the script grows as the game asks
+                    b.expect(kind, HELLO if kind == "hello" else act if kind == "decide" else None)
+                original(line, timeout)
 
         b.write_line = write  # type: ignore[method-assign]
     return count

@@ -163,9 +163,11 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.parametrize("level", ["rlimit", pytest.param("bwrap", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("mode,kind", [("bad_version", "protocol"), ("no_hello", "timeout")])
-def test_a_bad_starter_among_real_bots_forfeits_alone_and_leaves_no_process(first_bot, mode: str, kind: str) -> None:
-    st = MatchSettings.model_validate({"sandbox": "rlimit", "format": "deals", "deals": 1,
+def test_a_bad_starter_among_real_bots_forfeits_alone_and_leaves_no_process(first_bot, mode: str, kind: str,
+                                                                            level: str) -> None:
+    st = MatchSettings.model_validate({"sandbox": level, "format": "deals", "deals": 1,
                                        "time": {"startup_ms": 1500 if mode == "no_hello" else 10_000}})
     made: list[ProcessPlayer] = []
     pids: list[int] = []

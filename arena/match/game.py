@@ -7,6 +7,7 @@ every answer against the legal choice, and applies the fault policy.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -216,6 +217,14 @@ def blame_cleanup(result: GameResult, names: Sequence[str]) -> None:
 
 
 _closer: ThreadPoolExecutor | None = None
+
+
+def _forget_closer() -> None:
+    global _closer
+    _closer = None  # a forked child has none of its parent's threads
+
+
+os.register_at_fork(after_in_child=_forget_closer)
 
 
 def _close_one(p: Player) -> PlayerReport | BaseException:

@@ -62,6 +62,25 @@ def _site(ap: Parser) -> None:
     ap.add_argument("--history-bootstrap", type=int, default=200, help="resamples of each earlier run's table")
 
 
+def _bot_at_level(text: str) -> tuple[str, str]:
+    """BOT:LEVEL, BOT a folder of bots/ (or a path), LEVEL a sandbox level."""
+    import argparse
+
+    bot, sep, level = text.partition(":")
+    if not sep or level not in ("none", "rlimit", "bwrap"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not BOT:LEVEL with LEVEL none, rlimit or bwrap")
+    if not (CHECKOUT / "bots" / bot / "bot.yaml").is_file() and not (Path(bot) / "bot.yaml").is_file():
+        raise argparse.ArgumentTypeError(f"{text!r}: no bot folder {bot!r} (in bots/ or as a path)")
+    return bot, level
+
+
+def _tournament(ap: Parser) -> None:
+    ap.add_argument("--blocks", type=int, default=10, help="duplicate blocks per configuration (2 games each)")
+    ap.add_argument("--deals", type=int, default=0, help="play fixed-length games of this many deals (0: full games)")
+    ap.add_argument("--config", action="append", metavar="BOT:LEVEL", type=_bot_at_level,
+                    help="a bot of bots/ at a sandbox level (repeatable); default minimal at none, rlimit, bwrap and heuristic at bwrap")
+
+
 BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "engine": (_engine, "random deals with full records per CPU second, one process"),
     "protocol": (_protocol, "harness round trip per decision against a raw JSON-lines client; sandbox start"),
@@ -69,6 +88,7 @@ BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "fairtime": (_fairtime, "timeouts of a well-behaved bot under CPU hogs (matches = cores)"),
     "bots": (_bots, "in-process duplicate blocks between the baselines"),
     "site": (_site, "build time of the static site of a 10,000-game competition, one core"),
+    "tournament": (_tournament, "games per second of serial tournaments, split, against the floor measured alongside"),
 }
 
 

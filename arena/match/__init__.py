@@ -2,11 +2,11 @@
 conformance checker and fault reproduction that drive them."""
 
 from .block import BlockResult, PlayerFactory, bot_seed, play_block, seating
-from .game import GameResult, SeatFault, close_all, play_game
+from .game import GameResult, GameTiming, SeatFault, close_all, play_game
 from .settings import FaultPolicy, MatchSettings
 from ..players import TimeSettings
 
 __all__ = [
-    "BlockResult", "FaultPolicy", "GameResult", "MatchSettings", "PlayerFactory", "SeatFault",
+    "BlockResult", "FaultPolicy", "GameResult", "GameTiming", "MatchSettings", "PlayerFactory", "SeatFault",
     "TimeSettings", "bot_seed", "close_all", "play_block", "play_game", "seating",
 ]

@@ -12,6 +12,7 @@ seeds differ between the two games.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -77,8 +78,11 @@ class BlockResult:
     def game_run(self, half: int) -> dict[str, Any]:
         """Timings and other facts that vary from run to run."""
         g = self.games[half]
+        t = g.timing
         return {
             "wall_s": round(g.wall_s, 4),
+            "timing_ms": {k: round(v * 1000, 3) for k, v in
+                          (("start", t.start), ("decisions", t.decisions), ("engine", t.engine), ("close", t.close))},
             "players": [
                 {
                     "bot": r.name,
@@ -128,7 +132,9 @@ def play_block(
                 players_by_seat=[e.name for e in seats],
             )
         finally:
+            c = time.perf_counter()
             reports = close_all(players)
+        result.timing.close = time.perf_counter() - c
         result.reports = reports
         blame_cleanup(result, [e.name for e in seats])
         games.append(result)

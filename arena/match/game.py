@@ -7,8 +7,10 @@ every answer against the legal choice, and applies the fault policy.
 
 from __future__ import annotations
 
+import os
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -40,6 +42,23 @@ class SeatFault:
 
 
 @dataclass
+class GameTiming:
+    """Where one game's wall time went (run-dependent: benchmarks and reports, never results).
+
+    ``start``: launching the seats and collecting their handshakes and the
+    ``game`` notices; ``decisions``: the players' round trips (``decide``
+    and the notices during play); ``engine``: the loop's own work (views,
+    legal choices, requests, applying actions, the record); ``close``:
+    closing the four seats (set by the block, which owns the players).
+    """
+
+    start: float = 0.0
+    decisions: float = 0.0
+    engine: float = 0.0
+    close: float = 0.0
+
+
+@dataclass
 class GameResult:
     record: dict[str, Any]  # the engine's game record
     winner: int | None  # side 0 (seats 0+2), side 1, or None (unfinished / drawn)
@@ -49,6 +68,7 @@ class GameResult:
     faults: list[SeatFault] = field(default_factory=list)
     reports: list[PlayerReport] = field(default_factory=list)
     wall_s: float = 0.0
+    timing: GameTiming = field(default_factory=GameTiming)
 
 
 def _substitute_rng(key: str, deal: int, decision: int) -> random.Random:
@@ -68,21 +88,32 @@ def play_game(
 
     ``stop_at`` ends the game (as ``stopped``) right after that decision:
     reproducing a fault needs the game only up to it.
+
+    The seats start side by side: all four are launched, then their
+    handshakes are collected in seat order, each against its own allowance.
+    The first seat (in seat order) that fails forfeits, as if they had
+    started one after another; the caller closes every seat, started or not.
     """
     t0 = time.monotonic()
+    clock = time.perf_counter
+    c0 = clock()
     fixed = settings.fixed_deals
     game = Game(settings.profile, key=key, source=source, max_deals=max(settings.max_deals, fixed or 0), fixed_deals=fixed)
     faults: list[SeatFault] = []
     strikes = [0, 0, 0, 0]
     forfeit_by: int | None = None
     decision_no = 0
+    talk = 0.0  # seconds in the players' round trips
 
+    launched = [p.launch() for p in players]
+    started = 0  # seats whose handshake is in, in seat order
     for seat, p in enumerate(players):
-        fault = p.start()
+        fault = launched[seat] or p.start()
         if fault is not None:
             faults.append(SeatFault(seat, p.name, 0, 0, fault, None))
             forfeit_by = seat
             break
+        started += 1
     if forfeit_by is None:
         start = game_start_notice(settings, players_by_seat)
         for seat, p in enumerate(players):
@@ -91,18 +122,27 @@ def play_game(
                 faults.append(SeatFault(seat, p.name, 0, 0, fault, None))
                 forfeit_by = seat
                 break
+    c_start = clock() - c0
     announced = -1
+    # A deal's end is sent with the next deal's start (or the game's end): the
+    # same lines in the same order for every seat, one write and wake-up per bot.
+    pending: list[list[dict[str, Any]]] = [[], [], [], []]
     while forfeit_by is None and not game.over:
         deal = game.deal
         if deal.index != announced:
             announced = deal.index
+            c = clock()
             for seat, p in enumerate(players):
-                p.notify(wire.deal_start(game, seat))
+                p.notify_all([*pending[seat], wire.deal_start(game, seat)])
+                pending[seat] = []
+            talk += clock() - c
         seat = game.to_act
         choice = game.choice
         decision_no += 1
         request = wire.decide(game, seat, choice, decision_no)
+        c = clock()
         answer = players[seat].decide(request)
+        talk += clock() - c
         fault = answer.fault
         if fault is None:
             try:
@@ -122,8 +162,8 @@ def play_game(
         if stop_at is not None and decision_no >= stop_at:
             break
         if deal.done:
-            for s, p in enumerate(players):
-                p.notify(wire.deal_end(game, deal.index, s))
+            for s in range(len(players)):
+                pending[s].append(wire.deal_end(game, deal.index, s))
     if forfeit_by is not None:
         winner: int | None = 1 - forfeit_by % 2
         end = "forfeit"
@@ -131,17 +171,22 @@ def play_game(
         winner, end = None, "stopped"
     else:
         winner, end = game.winner, game.end_reason or "cap"
-    for p in players:
+    c = clock()
+    for seat, p in enumerate(players[:started]):  # a seat launched after the one that failed never heard of the game
         if p.alive:
-            p.notify(wire.game_end(game.scores, winner, end))
+            p.notify_all([*pending[seat], wire.game_end(game.scores, winner, end)])
+    talk += clock() - c
+    record = game_record(game)
+    total = clock() - c0
     return GameResult(
-        record=game_record(game),
+        record=record,
         winner=winner,
         end=end,
         scores=game.scores,
         forfeit_by=forfeit_by,
         faults=faults,
         wall_s=time.monotonic() - t0,
+        timing=GameTiming(start=c_start, decisions=talk, engine=total - c_start - talk),
     )
 
 
@@ -171,20 +216,54 @@ def blame_cleanup(result: GameResult, names: Sequence[str]) -> None:
             result.forfeit_by, result.winner, result.end = seat, 1 - seat % 2, "forfeit"
 
 
+_closer: ThreadPoolExecutor | None = None
+
+
+def _forget_closer() -> None:
+    global _closer
+    _closer = None  # a forked child has none of its parent's threads
+
+
+os.register_at_fork(after_in_child=_forget_closer)
+
+
+def _close_one(p: Player) -> PlayerReport | BaseException:
+    try:
+        return p.close()
+    except BaseException as e:  # noqa: BLE001 - reported by close_all once every seat is closed
+        return e
+
+
 def close_all(players: Sequence[Player]) -> list[PlayerReport]:
     """Close every player, whatever happens to any one of them.
 
     A failure while closing one seat must not leave the other three
-    sandboxes running: all are closed first, then the first error is raised.
+    sandboxes running: all are closed first, then the first error (in seat
+    order) is raised. Every seat is halted (killed without waiting) before
+    any is reaped, and the four are then closed on threads of their own:
+    most of a close is the kernel tearing down a namespace, a cgroup and a
+    scratch folder, waits that overlap.
     """
-    reports: list[PlayerReport] = []
+    global _closer
     error: BaseException | None = None
     for p in players:
         try:
-            reports.append(p.close())
-        except BaseException as e:  # noqa: BLE001 - close the others first, then re-raise
-            reports.append(PlayerReport(p.name, p.version))
+            p.halt()
+        except BaseException as e:  # noqa: BLE001 - close() below retries and reports it
             error = error or e
+    if len(players) > 1:
+        if _closer is None:
+            _closer = ThreadPoolExecutor(4, thread_name_prefix="arena-close")
+        done = list(_closer.map(_close_one, players))
+    else:
+        done = [_close_one(p) for p in players]
+    reports: list[PlayerReport] = []
+    for p, r in zip(players, done):
+        if isinstance(r, BaseException):
+            reports.append(PlayerReport(p.name, p.version))
+            error = error or r
+        else:
+            reports.append(r)
     if error is not None:
         raise error
     return reports

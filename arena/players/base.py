@@ -69,17 +69,33 @@ class Player(ABC):
     name: str = "player"
     version: str = ""
 
+    def launch(self) -> Fault | None:
+        """Begin bringing the player up without waiting for it (a game launches
+        all four seats, then ``start``s each); a fault here forfeits the game."""
+        return None
+
     def start(self) -> Fault | None:
-        """Bring the player up (handshake); a fault here forfeits the game."""
+        """Bring the player up (handshake; after ``launch`` if it was called); a fault here forfeits the game."""
         return None
 
     @abstractmethod
     def notify(self, msg: dict[str, Any]) -> Fault | None:
         """A notice that needs no reply (game, deal, deal_end, game_end)."""
 
+    def notify_all(self, msgs: list[dict[str, Any]]) -> Fault | None:
+        """Several notices in a row (a bot process gets them in one write: one wake-up, not several)."""
+        for msg in msgs:
+            fault = self.notify(msg)
+            if fault is not None:
+                return fault
+        return None
+
     @abstractmethod
     def decide(self, request: dict[str, Any]) -> Decision:
         """Answer a ``decide`` message."""
+
+    def halt(self) -> None:
+        """Stop now without waiting (``close_all`` halts every seat, then closes each)."""
 
     def close(self) -> PlayerReport:
         return PlayerReport(self.name, self.version)

@@ -55,6 +55,7 @@ class MockTransport:
         self._closed = False
         self.max_line_bytes = max_line_bytes
         self.launched: tuple[list[str], dict[str, str], list[str], str] | None = None
+        self.halted = False
 
     # -- the script ----------------------------------------------------------
     def expect(self, kind: str, reply: Reply = None, *, raw: bytes | None = None, cpu_ms: float = 0.0,
@@ -74,7 +75,16 @@ class MockTransport:
         return self
 
     # -- the transport -------------------------------------------------------
+    def wait_ready(self) -> None:
+        pass
+
     def write_line(self, data: bytes, timeout: float = 5.0) -> None:
+        """One line, or several written at once (each is a step of the script)."""
+        lines = data.splitlines()
+        if len(lines) > 1:
+            for line in lines:
+                self.write_line(line, timeout)
+            return
         if self._exited is not None or self._closed:
             raise BotExited("bot closed its stdin", self._exited)
         msg = json.loads(data)
@@ -136,6 +146,9 @@ class MockTransport:
 
     def stderr_tail(self, limit: int = 2000) -> str:
         return self._stderr[-limit:]
+
+    def halt(self) -> None:
+        self.halted = True
 
     def close(self) -> TransportReport:
         self._closed = True

@@ -78,16 +78,18 @@ def sandbox_launcher(spec: SandboxSpec) -> Launcher:
     def launch(argv: list[str], env: dict[str, str], ro: list[str], bot_dir: str, limits: Limits) -> Transport:
         full = spec.model_copy(update={"env": {**spec.env, **env}, "extra_ro_paths": (*spec.extra_ro_paths, *ro),
                                        "limits": limits})
-        return ProcessTransport(full.launch(argv, bot_dir))
+        return ProcessTransport(full.launch(argv, bot_dir, wait_ready=False))
 
     return launch
 
 
 class ProcessPlayer(Player):
-    """One bot process for one game. ``start()`` launches it and shakes hands.
+    """One bot process for one game. ``launch()`` spawns it and sends its
+    ``hello`` without waiting; ``start()`` collects the handshake (launching
+    first if needed), so a game can start its four seats side by side.
 
     A failure to launch (the sandbox could not start) raises ``HarnessError``
-    from ``start``: that is the harness's failure, never the bot's.
+    from ``launch`` or ``start``: that is the harness's failure, never the bot's.
     """
 
     def __init__(
@@ -118,12 +120,24 @@ class ProcessPlayer(Player):
         self._report = PlayerReport(self.name, self.version)
         #: What the bot left that resisted cleanup (BotProcess.trouble): evidence against it.
         self.cleanup_trouble: list[str] = []
+        self._launched_at: float | None = None
+        self._hello: dict[str, Any] = {}
+        self._hello_fault: Fault | None = None
+        self._halted = False
 
     @property
     def alive(self) -> bool:
         return self._dead is None
 
-    def start(self) -> Fault | None:
+    def launch(self) -> Fault | None:
+        """Spawn the bot and send its ``hello``; do not wait for anything.
+
+        The start-up allowance runs from here. A write that fails is judged
+        in ``start``, once the sandbox is known to have come up (before
+        that, a broken pipe may be the sandbox's failure, not the bot's).
+        """
+        if self._launched_at is not None or self._dead is not None:
+            return self._dead
         argv, env, ro = bot_launch_args(self.entry)
         try:
             limits = effective_limits(self.sandbox.limits, self.entry.manifest.limits)
@@ -131,17 +145,43 @@ class ProcessPlayer(Player):
             return self._die(Fault("protocol", f"bot.yaml {e}"))
         t0 = time.monotonic()
         self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
-        hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version(), self.profile.model_dump(mode="json"))
-        fault = self._send(hello)
-        if fault:
-            return self._die(fault)
-        budget = self.t.startup_ms / 1000 - (time.monotonic() - t0)
-        try:
-            line = self.proc.read_line(max(budget, 0.001))
-        except ReadTimeout:
-            return self._die(Fault("timeout", f"no handshake within the start-up allowance of {self.t.startup_ms} ms", hello))
-        except (BotExited, LineTooLong) as e:
-            return self._die(self._io_fault(e, hello))
+        self._launched_at = t0
+        self._hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version(), self.profile.model_dump(mode="json"))
+        self._hello_fault = self._send(self._hello)
+        return None
+
+    def start(self) -> Fault | None:
+        """Collect the handshake, against this bot's own start-up allowance.
+
+        The allowance is wall clock from ``launch``, less the time the bot
+        waited, runnable, for a core (``run_delay``): four seats starting
+        side by side on fewer cores share them, which is the harness's
+        doing. A hard ceiling of ``_HARD_WALL_FACTOR`` times the allowance
+        bounds even a starved machine.
+        """
+        fault = self.launch()
+        if fault is not None or self._dead is not None:
+            return fault or self._dead
+        if self._report.startup_ms is not None:
+            return None  # already started
+        proc, hello, t0 = self.proc, self._hello, self._launched_at
+        assert proc is not None and t0 is not None
+        proc.wait_ready()  # HarnessError here: the sandbox failed, not the bot
+        if self._hello_fault is not None:
+            return self._die(self._hello_fault)
+        allowance = self.t.startup_ms / 1000
+        line: bytes | None = None
+        timeout = max(allowance - (time.monotonic() - t0), 0.001)
+        while line is None:
+            try:
+                line = proc.read_line(timeout)
+            except ReadTimeout:
+                wall = time.monotonic() - t0
+                if wall - proc.run_delay() >= allowance or wall >= allowance * _HARD_WALL_FACTOR:
+                    return self._die(Fault("timeout", f"no handshake within the start-up allowance of {self.t.startup_ms} ms", hello))
+                timeout = _POLL_S
+            except (BotExited, LineTooLong) as e:
+                return self._die(self._io_fault(e, hello))
         self._report.startup_ms = (time.monotonic() - t0) * 1000
         try:
             reply = decode_from_bot(line)
@@ -157,7 +197,7 @@ class ProcessPlayer(Player):
             self._send(wire.bye(reason))
             return self._die(Fault("protocol", reason, hello, _text(line)))
         self._report.version = reply.version
-        self._cpu_mark = self.proc.cpu_time()
+        self._cpu_mark = proc.cpu_time()
         self._pause()
         return None
 
@@ -165,6 +205,11 @@ class ProcessPlayer(Player):
         if self._dead or self.proc is None:
             return None
         return self._send(msg)
+
+    def notify_all(self, msgs: list[dict[str, Any]]) -> Fault | None:
+        if self._dead or self.proc is None or not msgs:
+            return None
+        return self._send(msgs[0], b"".join(wire.encode(m) for m in msgs))
 
     def decide(self, request: dict[str, Any]) -> Decision:
         if self._dead or self.proc is None:
@@ -226,10 +271,17 @@ class ProcessPlayer(Player):
         """A reply that breaks the protocol: the stream cannot be trusted any more."""
         return Decision(None, self._die(fault), wall, used, line)
 
-    def close(self) -> PlayerReport:
-        if self.proc is not None:
+    def halt(self) -> None:
+        """Say ``bye`` and kill the bot without waiting for it to go (``close`` reaps it)."""
+        if self.proc is not None and not self._halted:
+            self._halted = True
             if self._dead is None:
                 self._send(wire.bye(None))
+            self.proc.halt()
+
+    def close(self) -> PlayerReport:
+        if self.proc is not None:
+            self.halt()
             rep = self.proc.close()
             self.cleanup_trouble = list(rep.trouble)
             self._report.trouble = list(rep.trouble)
@@ -239,13 +291,14 @@ class ProcessPlayer(Player):
         return self._report
 
     # -- helpers -------------------------------------------------------------
-    def _send(self, msg: dict[str, Any]) -> Fault | None:
+    def _send(self, msg: dict[str, Any], data: bytes | None = None) -> Fault | None:
+        """Write ``msg`` (or ``data``, lines already encoded, the first of them ``msg``)."""
         proc = self.proc
         assert proc is not None
         if proc.paused:
             proc.resume()
         try:
-            proc.write_line(wire.encode(msg), self._write_timeout)
+            proc.write_line(wire.encode(msg) if data is None else data, self._write_timeout)
         except (BotExited, WriteTimeout) as e:
             return self._io_fault(e, msg)
         return None

@@ -28,6 +28,9 @@ class TransportReport:
 class Transport(Protocol):
     """One bot's line channel plus the clocks its time is judged on."""
 
+    def wait_ready(self) -> None:
+        """Wait until the process is set up (``HarnessError`` if the sandbox failed before the bot ran)."""
+
     def write_line(self, data: bytes, timeout: float = 5.0) -> None:
         """Send one line; ``BotExited`` or ``WriteTimeout`` on failure."""
 
@@ -63,6 +66,9 @@ class Transport(Protocol):
         """The last ``limit`` characters of what the bot wrote on stderr so far."""
         ...
 
+    def halt(self) -> None:
+        """Kill the bot without waiting for it (``close`` reaps); idempotent."""
+
     def close(self) -> TransportReport:
         """Kill and reap the bot; idempotent."""
         ...
@@ -80,6 +86,7 @@ class ProcessTransport:
         self.proc = proc
         self.write_line = proc.write_line  # type: ignore[method-assign]
         self.read_line = proc.read_line  # type: ignore[method-assign]
+        self.wait_ready = proc.wait_ready  # type: ignore[method-assign]
         self.measures_cpu = proc.level is not Level.NONE
         if self.measures_cpu:
             self.cpu_time = proc.cpu_time  # type: ignore[method-assign]
@@ -87,6 +94,9 @@ class ProcessTransport:
             self.cpu_time = time.monotonic  # type: ignore[method-assign]
         self._sched_fd: int | None = None
         self._report: TransportReport | None = None
+
+    def wait_ready(self) -> None:  # replaced per instance
+        self.proc.wait_ready()
 
     def write_line(self, data: bytes, timeout: float = 5.0) -> None:  # replaced per instance
         self.proc.write_line(data, timeout)
@@ -128,6 +138,9 @@ class ProcessTransport:
 
     def stderr_tail(self, limit: int = 2000) -> str:
         return self.proc.stderr_text()[-limit:]
+
+    def halt(self) -> None:
+        self.proc.kill_soon()
 
     def close(self) -> TransportReport:
         if self._report is not None:

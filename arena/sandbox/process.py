@@ -18,6 +18,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import _thread
 import threading
 import time
 import warnings
@@ -100,15 +101,35 @@ def _prlimit_args(limits: Limits, cgroup: BotCgroup | BotCgroupV2 | None, lease:
     return [prlimit, *opts, "--"]
 
 
-class _StderrSink(threading.Thread):
-    """Keeps the first `keep` bytes of a stream, counts and discards the rest."""
+class _StderrSink:
+    """Keeps the first `keep` bytes of a stream, counts and discards the rest.
+
+    Runs on a bare thread (``_thread``): ``threading.Thread.start`` waits
+    until the new thread has run, which on busy cores costs the launching
+    harness about a millisecond per bot, four times per game.
+    """
 
     def __init__(self, fd: int, keep: int) -> None:
-        super().__init__(name=f"bot-stderr-{fd}", daemon=True)
         self._fd = fd
         self._keep = keep
         self.data = bytearray()
         self.dropped = 0
+        self._done = threading.Event()
+
+    def start(self) -> None:
+        _thread.start_new_thread(self._run, ())
+
+    def _run(self) -> None:
+        try:
+            self.run()
+        finally:
+            self._done.set()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._done.wait(timeout)
+
+    def is_alive(self) -> bool:
+        return not self._done.is_set()
 
     def run(self) -> None:
         while True:
@@ -170,6 +191,8 @@ class BotProcess:
         self._stderr.start()
         self._paused = False
         self._closed = False
+        self._ready_timeout = 10.0
+        self._killed = False
 
     # ----------------------------------------------------------------- info
     @property
@@ -248,6 +271,8 @@ class BotProcess:
         BotExited (stdout closed) or LineTooLong (over `limits.max_line_bytes`;
         the stream is then unusable and further reads raise it again).
         """
+        if self.ready_at is None:
+            self.wait_ready()  # the sandbox's readiness marker is not the bot's output
         deadline = time.monotonic() + timeout
         if not self._buf and self._poison is None:
             # Fast path: one poll + one read that brings exactly one line.
@@ -393,6 +418,44 @@ class BotProcess:
         if self.uid_lease is not None and not self.trouble:
             self.uid_lease.release()  # with trouble the uid may still be in use: keep it leased
 
+    def kill_soon(self) -> None:
+        """Send the bot's tree SIGKILL without waiting; ``close()`` then reaps it.
+
+        Lets a caller with several bots signal them all before reaping any,
+        so their teardowns (a pid namespace each at level bwrap) overlap.
+        """
+        if self._closed or self._killed:
+            return
+        self._killed = True
+        try:
+            if self._pidfd is not None:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            elif self._popen.poll() is None:
+                os.killpg(self._popen.pid, signal.SIGKILL)  # a bot that left its group is found by close()
+        except (ProcessLookupError, PermissionError):
+            pass  # already gone; close() makes sure of the rest
+
+    def _reap(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for our child to exit and reap it (a pidfd: no sleep-polling)."""
+        popen = self._popen
+        if popen.poll() is not None:
+            return True
+        try:
+            fd = os.pidfd_open(popen.pid)
+        except OSError:
+            try:
+                popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+        try:
+            waiter = select.poll()
+            waiter.register(fd, select.POLLIN)
+            waiter.poll(timeout * 1000)
+        finally:
+            os.close(fd)
+        return popen.poll() is not None
+
     def _kill_tree(self) -> None:
         popen = self._popen
         if self._pidfd is not None:
@@ -402,10 +465,7 @@ class BotProcess:
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            try:
-                popen.wait(2.0)
-            except subprocess.TimeoutExpired:
-                pass
+            self._reap(2.0)
         if self.cgroup and self.cgroup.paths:
             self.cgroup.kill_all()
         elif popen.poll() is None or self.level is not Level.BWRAP:
@@ -418,10 +478,8 @@ class BotProcess:
                 popen.kill()
             except ProcessLookupError:
                 pass
-        try:
-            popen.wait(5.0)
-        except subprocess.TimeoutExpired as exc:
-            raise HarnessError(f"bot process {popen.pid} survived SIGKILL") from exc
+        if not self._reap(5.0):
+            raise HarnessError(f"bot process {popen.pid} survived SIGKILL")
         self._paused = False
 
     def __enter__(self) -> "BotProcess":
@@ -434,6 +492,22 @@ class BotProcess:
         return f"<BotProcess pid={self.pid} level={self.level.value} status={self.exit_status}>"
 
     # -------------------------------------------------------- start-up sync
+    def wait_ready(self) -> None:
+        """Wait until the sandbox is set up and the bot's exec is under way. Idempotent.
+
+        Raises HarnessError (after closing the process) if the sandbox failed
+        before the bot started: that is never the bot's fault.
+        """
+        if self.ready_at is not None:
+            return
+        try:
+            self._await_ready(self._ready_timeout)
+            if self.level is Level.BWRAP:
+                self._read_sandbox_pid()
+        except BaseException:
+            self.close()
+            raise
+
     def _await_ready(self, timeout: float) -> None:
         """Consume the readiness marker; HarnessError if the sandbox died first."""
         deadline = time.monotonic() + timeout
@@ -654,10 +728,14 @@ def launch(
     ready_timeout: float = 10.0,
     uid_range: UidRange | None = None,
     allow_unlimited: bool = False,
+    wait_ready: bool = True,
 ) -> BotProcess:
     """Start `argv` in `bot_dir` at the given isolation level.
 
-    Returns once the sandbox is set up and the bot's exec is under way.
+    Returns once the sandbox is set up and the bot's exec is under way;
+    with `wait_ready=False` it returns as soon as the process is spawned and
+    `BotProcess.wait_ready()` finishes the job (so several sandboxes can be
+    set up side by side; its first read waits for it anyway).
     Raises SandboxUnavailable if `level` cannot run here (or would run an
     untrusted bot without memory and process limits and `allow_unlimited`
     is not set), HarnessError for any other failure before the bot starts
@@ -782,14 +860,9 @@ def launch(
                      status_fd=status_r, started_at=started)
     bot.uid_lease = lease
     bot._copies = [Path(c).parent for c in copies]
-    try:
-        if level is not Level.NONE:
-            bot._await_ready(ready_timeout)
-        else:
-            bot.ready_at = started
-        if level is Level.BWRAP:
-            bot._read_sandbox_pid()
-    except BaseException:
-        bot.close()
-        raise
+    bot._ready_timeout = ready_timeout
+    if level is Level.NONE:
+        bot.ready_at = started
+    elif wait_ready:
+        bot.wait_ready()
     return bot

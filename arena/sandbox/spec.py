@@ -40,8 +40,8 @@ class SandboxSpec(BaseModel):
         return self.model_copy(update={"limits": self.limits.merge(override)})
 
     def launch(self, argv: Sequence[str], bot_dir: str | os.PathLike[str],
-               ready_timeout: float = 10.0) -> BotProcess:
+               ready_timeout: float = 10.0, wait_ready: bool = True) -> BotProcess:
         return launch(argv, bot_dir=bot_dir, level=self.level, limits=self.limits, env=self.env,
                       scratch_root=self.scratch_root, bwrap_path=self.bwrap_path,
                       extra_ro_paths=self.extra_ro_paths, ready_timeout=ready_timeout,
-                      uid_range=self.uid_range, allow_unlimited=self.allow_unlimited)
+                      uid_range=self.uid_range, allow_unlimited=self.allow_unlimited, wait_ready=wait_ready)

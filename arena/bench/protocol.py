@@ -64,7 +64,7 @@ def _harness_batch(player: ProcessPlayer, request: dict, n: int) -> float:
     for _ in range(n):
         d = player.decide(request)
         if d.fault is not None:
-            raise RuntimeError(f"benchmark bot faulted: {d.fault.message}")
+            raise RuntimeError(f"benchmark bot faulted: {d.fault.text}")
     return (time.perf_counter() - t0) / n
 
 

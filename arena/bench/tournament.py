@@ -162,7 +162,7 @@ def start_alone(entry: BotEntry, settings: MatchSettings, seed: int) -> float:
     finally:
         p.close()
     if fault is not None:
-        raise RuntimeError(f"benchmark bot failed to start: {fault.message}")
+        raise RuntimeError(f"benchmark bot failed to start: {fault.text}")
     return dt
 
 

@@ -47,7 +47,7 @@ def main(argv: list[str]) -> int:
     names = [e.name for e in entries]
     print(render_game(result.record, names))
     for f in result.faults:
-        print(f"fault: seat {f.seat} ({f.bot}) {f.fault.kind}: {f.fault.message}")
+        print(f"fault: seat {f.seat} ({f.bot}) {f.fault.kind}: {f.fault.text}")
     if args.save:
         Path(args.save).write_text(json.dumps(saved_game(result.record, names)) + "\n")
     return EXIT_OK

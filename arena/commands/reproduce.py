@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
               " (its play does not depend on its seed alone); the recorded actions were used")
     again = [f for f in result.faults if f.decision == args.decision]
     if again:
-        print(f"reproduced: {again[0].fault.kind}: {again[0].fault.message}{describe_evidence(again[0].fault)}")
+        print(f"reproduced: {again[0].fault.kind}: {again[0].fault.text}{describe_evidence(again[0].fault)}")
         return EXIT_FAILED
     answer = seat.answer
     shown = answer.action if answer else "nothing"

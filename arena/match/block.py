@@ -95,7 +95,7 @@ class BlockResult:
                 for r in g.reports
             ],
             "faults": [
-                {"seat": f.seat, "decision": f.decision,
+                {"seat": f.seat, "decision": f.decision, **f.fault.run_dict(),
                  "stderr": f.fault.stderr if f.fault.stderr is not None else g.reports[f.seat].stderr[-STDERR_TAIL:]}
                 for f in g.faults
                 if f.seat < len(g.reports)

@@ -67,7 +67,7 @@ class Violation:
     fault: Fault
 
     def line(self) -> str:
-        return f"[{self.where}] {self.fault.kind}: {self.fault.message}" + describe_evidence(self.fault)
+        return f"[{self.where}] {self.fault.kind}: {self.fault.text}" + describe_evidence(self.fault)
 
 
 @dataclass

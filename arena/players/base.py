@@ -25,10 +25,28 @@ class Fault:
     request: dict[str, Any] | None = None  # the decide message (view and legal choice) that was asked
     reply: str | None = None  # the raw line the bot sent, truncated
     stderr: str | None = None  # the tail of the bot's stderr when it faulted: usually the cause
+    measured: str | None = None  # clock readings behind the verdict (CPU and wall time used): run-dependent
+
+    @property
+    def text(self) -> str:
+        """The message with what was measured, as shown to a person."""
+        return f"{self.message} ({self.measured})" if self.measured else self.message
 
     def to_dict(self) -> dict[str, Any]:
-        """The scored record of the fault (stderr varies from run to run: it is kept under ``run``)."""
-        return {"kind": self.kind, "message": self.message, "request": self.request, "reply": self.reply}
+        """The scored record of the fault: only what the same seed gives again.
+
+        stderr, the measured times and the request's ``time_left_ms`` (a clock
+        reading) vary from run to run; ``run_dict`` keeps them under ``run``.
+        """
+        request = self.request
+        if request is not None and "time_left_ms" in request:
+            request = {k: v for k, v in request.items() if k != "time_left_ms"}
+        return {"kind": self.kind, "message": self.message, "request": request, "reply": self.reply}
+
+    def run_dict(self) -> dict[str, Any]:
+        """The run-dependent facts of the fault (kept under ``run`` beside the stderr tail)."""
+        left = (self.request or {}).get("time_left_ms")
+        return {k: v for k, v in (("measured", self.measured), ("time_left_ms", left)) if v is not None}
 
 
 @dataclass(slots=True)

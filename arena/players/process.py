@@ -321,7 +321,7 @@ class ProcessPlayer(Player):
 
     def _timeout(self, request: dict[str, Any], cpu: float, wall: float, limit: float) -> Fault:
         what = "the game's time bank" if limit < self.t.decision_ms / 1000 else f"the {self.t.decision_ms} ms decision limit"
-        return Fault("timeout", f"exceeded {what}: {cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall", request)
+        return Fault("timeout", f"exceeded {what}", request, measured=f"{cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall")
 
     def _io_fault(self, e: Exception, msg: dict[str, Any]) -> Fault:
         if isinstance(e, LineTooLong):

@@ -195,7 +195,7 @@ def reproduce_commands(line: Any, results: Path, bot_dirs: Mapping[str, str], se
     """One shell command per fault of the block that replays it locally, with the evidence to show."""
     out: list[dict[str, Any]] = []
     for half, game in enumerate(line.games):
-        tails = {(f["seat"], f["decision"]): f.get("stderr") for f in (line.run.games[half].get("faults") or [])}
+        runf = {(f["seat"], f["decision"]): f for f in (line.run.games[half].get("faults") or [])}
         for f in game.faults:
             bot_dir = shlex.quote(bot_dirs.get(f["bot"], f["bot"]))
             opts = f"--sandbox {settings.sandbox.value} --decision-ms {settings.time.decision_ms}"
@@ -207,6 +207,13 @@ def reproduce_commands(line: Any, results: Path, bot_dirs: Mapping[str, str], se
                     f" --decision {f['decision']} {opts}"
                 )
             out.append({"game": half, "game_id": game.id, "seat": f["seat"], "bot": f["bot"], "kind": f["kind"],
-                        "message": f["message"], "reply": f.get("reply"),
-                        "stderr": tails.get((f["seat"], f["decision"])), "command": cmd})
+                        "message": _with_measured(f["message"], runf.get((f["seat"], f["decision"]))),
+                        "reply": f.get("reply"), "stderr": (runf.get((f["seat"], f["decision"])) or {}).get("stderr"),
+                        "command": cmd})
     return out
+
+
+def _with_measured(message: str, run_fault: dict[str, Any] | None) -> str:
+    """A fault's message with the times measured on this run, when there were any."""
+    measured = (run_fault or {}).get("measured")
+    return f"{message} ({measured})" if measured else message

@@ -10,8 +10,8 @@ The hash is over each results line without its run-dependent part and
 without what other work may legitimately change without touching any game:
 bot digests (files of bots), the config hash, and the request of a
 start-up fault (the ``hello`` message, whose content belongs to the
-protocol, not to the game), and the ``time_left_ms`` of a faulting
-request (a clock reading: it differs from run to run even on the same code).
+protocol, not to the game). A faulting request's ``time_left_ms`` (a clock
+reading) is not in the scored part at all: the test checks that it is not.
 """
 
 from __future__ import annotations
@@ -72,9 +72,8 @@ def scored_lines(level: str = "none") -> list[dict[str, Any]]:
                 if f["decision"] == 0 and f["request"] is not None:
                     f["request"] = {"type": f["request"]["type"]}
                 elif f["request"] is not None:
-                    # the bank left when the bot was asked: a clock reading, different in every run
-                    # (a known wart of the fault record, reported; not what this test pins)
-                    f["request"].pop("time_left_ms")
+                    # the bank left when the bot was asked is a clock reading: it is kept under run, never scored
+                    assert "time_left_ms" not in f["request"] and f["request"]["decision_ms"] == 5000
         lines.append(_scrub(line))
     return lines
 

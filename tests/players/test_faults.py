@@ -52,7 +52,7 @@ def test_fault_is_detected_recorded_and_forfeits(first_bot, mode, kind, fragment
     assert result.winner == 1  # the side of seats 1+3
     (f,) = result.faults
     assert f.seat == 0 and f.fault.kind == kind, f.fault
-    assert fragment in f.fault.message
+    assert fragment in f.fault.text
     if mode not in ("bad_version", "no_hello"):
         # the exact request that caused it is kept: the seat's view and the legal choice
         assert f.fault.request["type"] == "decide" and f.fault.request["view"]["seat"] == 0
@@ -101,3 +101,17 @@ def test_harness_failure_is_not_a_bot_fault(first_bot):
         player.start()
     assert "bwrap" in str(e.value)
     player.close()
+
+
+def test_clock_readings_of_a_fault_stay_out_of_its_scored_record():
+    """Same seed, same scored results: what a clock measured goes under run."""
+    from arena.players.base import Fault
+
+    request = {"type": "decide", "id": 3, "kind": "play", "time_left_ms": 4321, "decision_ms": 150}
+    f = Fault("timeout", "exceeded the 150 ms decision limit", request, measured="164 ms CPU, 381 ms wall")
+    scored = f.to_dict()
+    assert "time_left_ms" not in scored["request"] and scored["request"]["decision_ms"] == 150
+    assert "164" not in str(scored) and request["time_left_ms"] == 4321  # the live request is left as sent
+    assert f.run_dict() == {"measured": "164 ms CPU, 381 ms wall", "time_left_ms": 4321}
+    assert f.text == "exceeded the 150 ms decision limit (164 ms CPU, 381 ms wall)"
+    assert Fault("crash", "exited", None).run_dict() == {} and Fault("crash", "exited", None).text == "exited"

@@ -142,12 +142,12 @@ class RuleProfile(BaseModel):
             raise ValueError("full_bid_doubles: only with standard scoring")
         return self
 
-    @property
+    @cached_property
     def deal_points(self) -> int:
         """Points carried by the cards of one deal."""
         return self.points.total
 
-    @property
+    @cached_property
     def may_lose_points(self) -> bool:
         """Whether a point card can leave play (discarded or left in a robbed stock)."""
         return self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard"

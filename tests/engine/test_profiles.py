@@ -33,7 +33,9 @@ from arena.engine.conformance import ConformanceError, check_profile
 from arena.engine.deal import Deal
 from engine_helpers import ScriptSource, build_deck, c, card_points, cs, make_deal
 
-SEED_PROFILES = ["pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51"]
+SEED_PROFILES = [
+    "pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51", "pidro",
+]
 
 
 # -- the registry -------------------------------------------------------------
@@ -265,6 +267,38 @@ def test_ru51_extra_trumps_are_shown_and_discarded_and_the_dealer_robs_the_disca
 
     assert set(cards_str(deal_view(deal, 0).rob_stock)) == pool
     assert deal_view(deal, 2).rob_stock is None
+
+
+def test_pidro_only_trumps_are_played_and_a_hand_out_of_trumps_sits_out():
+    from arena.engine.view import deal_view
+
+    for k in range(40):
+        deal, _ = make_deal(build_deck(k % 4, {}, ()), dealer=k % 4, profile=get_profile("pidro"))
+        rng = random.Random(k)
+        while not deal.done:
+            ch = deal.choice
+            if ch.kind == "play":
+                trumps = deal.table.trumps
+                assert set(ch.cards) == {x for x in deal.hands[ch.seat] if x in trumps}
+                for s in range(4):  # a seat out of the trick holds nothing: its hand is face up
+                    if s not in deal._in_trick:
+                        assert deal.hands[s] == []
+            deal.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.3 else ch.sample(rng))
+        if deal.redeal:
+            continue
+        trumps = deal.table.trumps
+        held_at_play = {s: [x for t in deal.tricks for seat, x, _ in t.plays if seat == s] for s in range(4)}
+        # each trick has one card per seat that still held a trump when it began
+        for i, t in enumerate(deal.tricks):
+            still_in = {s for s in range(4) if len(held_at_play[s]) > i}
+            assert {seat for seat, _, _ in t.plays} == still_in
+        assert all(x in trumps for x in (c for t in deal.tricks for _, c, _ in t.plays))
+        assert all(not h for h in deal.hands)  # every hand played out or laid face up
+        shown = deal_view(deal, (k + 1) % 4).to_dict()["shown"]  # what every seat sees
+        for s in range(4):
+            held = (set(deal.dealt[s]) | set(deal.received[s])) - set(deal.discarded[s])
+            laid = set(cards_str(held - set(held_at_play[s])))
+            assert laid <= set(shown[s]) and set(shown[s]) == set(cards_str(deal.shown[s]))
 
 
 # -- scoring and the end of the game ---------------------------------------------

@@ -529,3 +529,23 @@ def test_a_record_carries_the_whole_profile_even_when_it_is_not_registered():
     assert "my-club-moon" not in PROFILES
     again = replay(rec)
     assert again.profile == moon and game_record(again) == rec
+
+
+@pytest.mark.parametrize("name", ["foster1897", "ru51", "pidro", "california"])
+def test_deal_files_drive_every_profile_and_records_replay_without_the_file(name):
+    """The same deal file under another profile: same decks, the profile's own
+    rules, and a record that replays from itself alone (the file is not needed)."""
+    from arena.engine import DealFile, FileSource, KeyedSource
+    from arena.engine.dealfile import FileDeal
+
+    decks = [cards_str(KeyedSource("file").deck(k)) for k in range(3)]
+    dfile = DealFile(first_dealer=1, deals=[FileDeal(deck=d, reshuffle_key="file-r") for d in decks])
+    g = Game(get_profile(name), source=FileSource(dfile, "after"), max_deals=5)
+    rng = random.Random(name)
+    while not g.over:
+        ch = g.choice
+        g.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.4 else ch.sample(rng))
+    rec = json.loads(json.dumps(game_record(g)))
+    assert [d["deck"] for d in rec["deals"][:3]] == decks[: len(rec["deals"])]
+    assert [d["origin"] for d in rec["deals"]][:3] == ["file"] * min(3, len(rec["deals"]))
+    assert game_record(replay(rec)) == rec

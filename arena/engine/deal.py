@@ -27,7 +27,7 @@ from .actions import (
     RobChoice,
     TrumpChoice,
 )
-from .cards import NUM_CARDS, TRUMP_TABLES, Card, TrumpTable
+from .cards import NUM_CARDS, OFF_JACK_TABLES, TRUMP_TABLES, Card, TrumpTable
 from .chance import DeckSource
 from .profile import RuleProfile
 
@@ -61,6 +61,9 @@ _STRENGTH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(_strength_table(TRUMP_TABLES[t], led) for led in range(4)) for t in range(4)
 )
 """``_STRENGTH[trump][led][card]``."""
+_STRENGTH_OFF_JACK: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(_strength_table(OFF_JACK_TABLES[t], led) for led in range(4)) for t in range(4)
+)
 
 
 class Trick:
@@ -304,9 +307,10 @@ class Deal:
 
     def _name_trump(self, suit: int) -> None:
         self.trump = suit
-        table = self.table = TRUMP_TABLES[suit]
+        off_jack = self.profile.off_jack_trump
+        table = self.table = (OFF_JACK_TABLES if off_jack else TRUMP_TABLES)[suit]
         self._esuit = table.esuit
-        self._strength = _STRENGTH[suit]
+        self._strength = (_STRENGTH_OFF_JACK if off_jack else _STRENGTH)[suit]
         self._card_points = self.profile.point_table(suit)
         self._pointless = self.profile.pointless_trumps(suit)
         is_trump = table.is_trump

@@ -175,7 +175,7 @@ class GameEnd(_Msg):
     type: Literal["game_end"] = "game_end"
     scores: list[int]
     winner: int | None = Field(description="winning side (0: seats 0+2, 1: seats 1+3), null for none")
-    reason: str = Field(description="target, bidder_out, moon, deals (fixed-deal format), cap, or forfeit")
+    reason: str = Field(description="target, bidder_out, moon, floor, deals (fixed-deal format), cap, or forfeit")
 
 
 class Bye(_Msg):

@@ -114,6 +114,8 @@ class Game:
             return ("target", 0 if reached[0] else 1)
         if reached[0] and p.both_reach == "bidders":
             return ("target", b)
+        if reached[0] and p.both_reach == "higher_or_bidders":
+            return ("target", b if after[0] == after[1] else (0 if after[0] > after[1] else 1))
         return None
 
     def _finish(self, reason: str, winner: int | None) -> None:

@@ -79,8 +79,17 @@ class RuleProfile(BaseModel):
         description="bidding starts at the dealer's left and goes clockwise, or at the dealer's right and "
         "goes anticlockwise; the dealer speaks last either way",
     )
-    auction: Literal["once_around", "until_three_pass"] = Field(
-        "once_around", description="one turn each, or rounds until three seats have passed (a pass is final)"
+    auction: Literal["once_around", "until_three_pass", "open"] = Field(
+        "once_around",
+        description="one turn each; rounds until three seats have passed (a pass is final); or rounds with "
+        "re-entry until three passes in a row follow a bid (oregon)",
+    )
+    bid_suits: bool = Field(
+        False, description="each bid names its trump suit; a bid beats another by amount, then by suit_order"
+    )
+    suit_order: str = Field("SHCD", description="with bid_suits: the suits from highest to lowest")
+    dealer_low_bid: int | None = Field(
+        None, description="after three passes with no bid, the dealer may bid from this amount (below min_bid)"
     )
     discard: Literal["non_trumps", "choose"] = Field(
         "non_trumps", description="every non-trump is discarded, or each seat in turn chooses its discards"
@@ -109,10 +118,11 @@ class RuleProfile(BaseModel):
     win_requires_bid: bool = Field(
         False, description="a side wins by reaching the target only in a deal it bid and made"
     )
-    play: Literal["follow", "trumps_only"] = Field(
+    play: Literal["follow", "trumps_only", "oregon"] = Field(
         "follow",
-        description="follow suit or trump (rules 6), or only trumps are played and a seat out of trumps "
-        "lays its hand face up and sits out (pidro)",
+        description="follow suit or trump (rules 6); only trumps are played and a seat out of trumps "
+        "lays its hand face up and sits out (pidro); or a plain lead allows any card and keeps the lead "
+        "unless trumped, and a seat that cannot follow a trump lead throws its hand in and sits out (oregon)",
     )
     off_jack_trump: bool = Field(
         False, description="the jack of the trump's sister suit is a trump, between the jack and the ten"
@@ -120,9 +130,10 @@ class RuleProfile(BaseModel):
     lose_at: int | None = Field(
         None, description="a side whose score falls to this or below loses the game (e.g. -105)"
     )
-    both_reach: Literal["play_on", "bidders"] = Field(
+    both_reach: Literal["play_on", "bidders", "higher_or_bidders"] = Field(
         "play_on",
-        description="both sides at the target after a deal: play on (deciding deals), or the bidders of the deal win",
+        description="both sides at the target after a deal: play on (deciding deals), the bidders of the deal "
+        "win, or the higher score wins and a tie goes to the bidders",
     )
 
     @model_validator(mode="after")
@@ -156,6 +167,12 @@ class RuleProfile(BaseModel):
             raise ValueError("points.off_jack: the off-jack carries points only with off_jack_trump")
         if self.lose_at is not None and self.lose_at >= 0:
             raise ValueError(f"lose_at ({self.lose_at}) must be below 0")
+        if sorted(self.suit_order) != sorted("CDHS"):
+            raise ValueError(f"suit_order ({self.suit_order!r}) must list C, D, H and S once each")
+        if self.dealer_low_bid is not None and not 1 <= self.dealer_low_bid <= self.min_bid:
+            raise ValueError(f"dealer_low_bid ({self.dealer_low_bid}) must be 1 to min_bid")
+        if self.dealer_low_bid is not None and self.dealer_forced_bid is not None:
+            raise ValueError("dealer_low_bid: only when nobody must bid (dealer_forced_bid null)")
         if self.full_bid_doubles and self.scoring != "standard":
             raise ValueError("full_bid_doubles: only with standard scoring")
         return self
@@ -286,6 +303,11 @@ for _p in (
     variant(_FOSTER, name="bicycle", set_rule="total_plus_gap"),
     variant(_FOSTER, name="chicago1890", dealer_forced_bid=1, forced_bid_any=True),
     variant(_FOSTER, name="pidro", play="trumps_only"),
+    RuleProfile(
+        name="oregon", target=63, deciding_threshold=None, min_bid=6, max_bid=15, dealer_forced_bid=None,
+        dealer_low_bid=5, auction="open", bid_suits=True, off_jack_trump=True, points=PointValues(off_jack=1),
+        play="oregon", both_reach="higher_or_bidders",
+    ),
     RuleProfile(
         name="ru51", target=51, deciding_threshold=None, min_bid=1, max_bid=14, dealer_forced_bid=1,
         forced_bid_any=True, auction="until_three_pass", extra_trumps="discard", discards_face_up=False,

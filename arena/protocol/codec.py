@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..engine import SUITS, BidChoice, Choice, DiscardChoice, PlayChoice, RobChoice, TrumpChoice, cards_str
+from ..engine import SUITS, BidChoice, Choice, DiscardChoice, PlayChoice, RobChoice, SuitBidChoice, TrumpChoice, cards_str
 from .messages import ActionReply, FromBot, HelloReply
 
 _from_bot: TypeAdapter[HelloReply | ActionReply] = TypeAdapter(FromBot)
@@ -44,6 +44,9 @@ def choice_to_dict(choice: Choice) -> dict[str, Any]:
         return {"take": choice.count, "from": cards_str(choice.candidates), "automatic": cards_str(choice.must_take)}
     if isinstance(choice, TrumpChoice):
         return {"suits": list(SUITS)}
+    if isinstance(choice, SuitBidChoice):
+        return {"pass": choice.can_pass, "bids": list(choice.amounts),
+                "suited": [{"amount": b.amount, "suit": SUITS[b.suit]} for b in choice.options]}  # type: ignore[index]
     if isinstance(choice, DiscardChoice):
         return {"least": choice.least, "most": choice.most, "from": cards_str(choice.candidates)}
     raise TypeError(f"unknown choice {choice!r}")

@@ -287,7 +287,7 @@ class Deal:
                     self._high_key = action.amount * 4 + self.profile.suit_order[::-1].index("CDHS"[suit])  # type: ignore[union-attr]
             self._next_bidder()
         elif phase == TRUMP:
-            self._name_trump(action.suit)  # type: ignore[union-attr]
+            self._name_trump(action.suit)  # type: ignore[union-attr, arg-type]
         elif phase == DISCARD:
             self._discard(seat, action.cards)  # type: ignore[union-attr]
         else:

@@ -36,6 +36,7 @@ from engine_helpers import ScriptSource, build_deck, c, card_points, cs, make_de
 
 SEED_PROFILES = [
     "pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51", "pidro",
+    "oregon", "sixty-three",
 ]
 
 
@@ -658,3 +659,32 @@ def test_oregon_tie_past_63_goes_to_the_bidders_else_the_higher_score():
             assert (g.over, g.winner) == (True, want)
             seen.add("tie" if a[0] == a[1] else "both")
     assert "both" in seen
+
+
+# -- sixty-three -------------------------------------------------------------------------
+
+
+def test_sixty_three_deals_four_more_keeps_six_and_counts_63():
+    profile = get_profile("sixty-three")
+    assert profile.deal_points == 63
+    for k in range(30):
+        deal, _ = make_deal(build_deck(k % 4, {}), dealer=k % 4, profile=profile)
+        rng = random.Random(k)
+        while deal.phase in ("bid", "trump"):
+            deal.apply(deal.choice.sample(rng))
+        assert all(len(r) == 4 for r in deal.received) and deal.stock == []
+        while deal.phase == "discard":
+            ch = deal.choice
+            trumps = deal.table.trumps
+            held = deal.hands[ch.seat]
+            n_trumps = sum(x in trumps for x in held)
+            if n_trumps < 6:  # choose plain cards only, keeping every trump
+                assert set(ch.candidates) == {x for x in held if x not in trumps} and ch.least == len(held) - 6
+            else:  # plain cards went already; extras shown
+                assert all(x in trumps for x in held) and ch.least == n_trumps - 6
+            deal.apply(ch.sample(rng))
+        assert deal.phase == "play" and [len(h) for h in deal.hands] == [6, 6, 6, 6]
+        assert not any(e[0] == "act" and e[2].__class__.__name__ == "Rob" for e in deal.events)
+        while not deal.done:
+            deal.apply(deal.choice.sample(rng))
+        assert sum(deal.points) + deal.lost == 63

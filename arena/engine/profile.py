@@ -355,7 +355,8 @@ for _p in (
     RuleProfile(
         name="lipton", target=105, lose_at=-105, deciding_threshold=None, min_bid=15, max_bid=35,
         dealer_forced_bid=15, deck_ranks="259TJQKA", packets=(3, 4), kitty=4, hand_size=7, discard="keep",
-        rob="none", off_jack_trump=True, points=PointValues(king=20, off_jack=1), both_reach="bidders",
+        rob="none", off_jack_trump=True, points=PointValues(king=20, off_jack=1), low_goes_to="capturer",
+        both_reach="bidders",
     ),
     RuleProfile(
         name="sixty-three", target=152, deciding_threshold=None, min_bid=1, max_bid=63, dealer_forced_bid=1,

@@ -16,9 +16,9 @@ from functools import lru_cache
 from .actions import (
     PLAY_CARD,
     Action,
+    Bid,
     BidChoice,
     Choice,
-    Discard,
     DiscardChoice,
     IllegalAction,
     Pass,
@@ -28,23 +28,21 @@ from .actions import (
     SuitBidChoice,
     TrumpChoice,
 )
-from .actions import Bid as _Bid
 from .cards import NUM_CARDS, OFF_JACK_TABLES, TRUMP_TABLES, Card, TrumpTable
 from .chance import DeckSource
 from .profile import RuleProfile
 
 BID, TRUMP, DISCARD, ROB, PLAY, DONE = "bid", "trump", "discard", "rob", "play", "done"
-TRICKS_PER_DEAL = 6
 
 @lru_cache(maxsize=1024)
-def _suit_bids(lo: int, hi: int, above: int, order: str) -> tuple[_Bid, ...]:
+def _suit_bids(lo: int, hi: int, above: int, order: str) -> tuple[Bid, ...]:
     """Bids naming a suit, ``lo..hi``, ranked above the key ``above`` (amount * 4
     + the suit's place in ``order`` counted from the lowest), lowest first."""
     out = []
     for amount in range(lo, hi + 1):
         for place, name in enumerate(reversed(order)):
             if amount * 4 + place > above:
-                out.append(_Bid(amount, "CDHS".index(name)))
+                out.append(Bid(amount, "CDHS".index(name)))
     return tuple(out)
 
 

@@ -21,7 +21,8 @@ What is checked:
 * **illegal actions are refused** and leave the game unchanged;
 * **replay**: each game's record, through JSON, replays to the same record;
 * **termination**: each deal ends within a bounded number of decisions and
-  each game within its deal cap.
+  each game within its deal cap; six full tricks are played (with
+  ``play: trumps_only``, only trumps, every trick closed).
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from .actions import PASS, Action, BidChoice, Choice, Discard, DiscardChoice, Play, Rob, RobChoice
+from .actions import PASS, Action, BidChoice, Choice, Discard, DiscardChoice, Play, Rob, RobChoice, SuitBidChoice
 from .deal import Deal
 from .game import Game
 from .profile import RuleProfile
-from .record import game_record, recorded_decisions, load_record, replay
+from .record import deal_record, game_record, load_record, recorded_decisions, replay
 
 MAX_DECISIONS_PER_DEAL = 200
 """More decisions than any deal can need (4 bids x rounds, trump, 4 discards, rob, 24 cards)."""
@@ -144,7 +145,7 @@ def _random_action(choice: Choice, rng: random.Random) -> Action:
     """Uniform over the legal options, except that a seat that may pass passes
     half the time: uniform bids are almost all high and set, so games would
     rarely end and all-pass redeals would never happen."""
-    if isinstance(choice, BidChoice) and choice.can_pass and rng.random() < 0.5:
+    if isinstance(choice, (BidChoice, SuitBidChoice)) and choice.can_pass and rng.random() < 0.5:
         return PASS
     return choice.sample(rng)
 
@@ -170,7 +171,9 @@ def _check_cards(report: ConformanceReport, key: str, deal: Deal) -> None:
     places += deal.pile
     if len(places) != len(set(places)):
         _fail(report, key, deal, "a card is in two places at once")
-    missing = set(range(52)) - set(places)
+    missing = set(deal.deck) - set(places) - set(deal.kitty)
+    if set(deal.deck) != (deal.profile.short_deck or set(range(52))):
+        _fail(report, key, deal, "the deck is not the profile's deck")
     face_up = {c for cards in deal.shown for c in cards}
     if not missing <= face_up:
         _fail(report, key, deal, f"{len(missing - face_up)} card(s) vanished without being laid face up")
@@ -210,7 +213,7 @@ def _check_illegal_refused(report: ConformanceReport, key: str, game: Game, choi
         bad = Discard(tuple(foreign[:1]))
     else:
         bad = Play(deal.hands[seat][0]) if deal.hands[seat] else Play(0)
-    before = json.dumps(game_record(game))
+    before = (json.dumps(deal_record(deal)), game.scores, len(game.deals))  # a refusal could only touch this deal
     try:
         game.apply(bad)  # type: ignore[arg-type]
     except ValueError:
@@ -218,7 +221,7 @@ def _check_illegal_refused(report: ConformanceReport, key: str, game: Game, choi
     else:
         _fail(report, key, deal, f"the illegal action {bad} was accepted")
         return
-    if json.dumps(game_record(game)) != before:
+    if (json.dumps(deal_record(deal)), game.scores, len(game.deals)) != before:
         _fail(report, key, deal, "a refused action changed the game")
 
 
@@ -233,7 +236,14 @@ def _check_deal_end(report: ConformanceReport, key: str, deal: Deal) -> None:
         return
     if sum(deal.points) + deal.lost != p.deal_points:
         _fail(report, key, deal, f"points {deal.points} + {deal.lost} out of play != {p.deal_points} a deal")
-    if len(deal.tricks) != 6 or any(len(t.plays) != 4 for t in deal.tricks):
-        _fail(report, key, deal, "a deal did not play six full tricks")
+    if p.play == "follow" and (len(deal.tricks) != p.hand_size or any(len(t.plays) != 4 for t in deal.tricks)):
+        _fail(report, key, deal, f"a deal did not play {p.hand_size} full tricks")
+    if p.play != "follow" and (any(t.winner is None for t in deal.tricks) or len(deal.tricks) > 6):
+        _fail(report, key, deal, "a trick was left open, or more than six were played")
+    if p.play == "trumps_only":
+        trumps = deal.table.trumps if deal.table else frozenset()
+        played = [c for t in deal.tricks for _, c, _ in t.plays]
+        if any(c not in trumps for c in played) or any(t.winner is None for t in deal.tricks):
+            _fail(report, key, deal, "a plain card was played, or a trick was left open, when only trumps are played")
     if any(deal.hands):
         _fail(report, key, deal, "cards are left in a hand after the last trick")

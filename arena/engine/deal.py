@@ -16,23 +16,35 @@ from functools import lru_cache
 from .actions import (
     PLAY_CARD,
     Action,
+    Bid,
     BidChoice,
     Choice,
-    Discard,
     DiscardChoice,
     IllegalAction,
     Pass,
     Play,
     PlayChoice,
     RobChoice,
+    SuitBidChoice,
     TrumpChoice,
 )
-from .cards import NUM_CARDS, TRUMP_TABLES, Card, TrumpTable
+from .cards import NUM_CARDS, OFF_JACK_TABLES, TRUMP_TABLES, Card, TrumpTable
 from .chance import DeckSource
 from .profile import RuleProfile
 
 BID, TRUMP, DISCARD, ROB, PLAY, DONE = "bid", "trump", "discard", "rob", "play", "done"
-TRICKS_PER_DEAL = 6
+
+@lru_cache(maxsize=1024)
+def _suit_bids(lo: int, hi: int, above: int, order: str) -> tuple[Bid, ...]:
+    """Bids naming a suit, ``lo..hi``, ranked above the key ``above`` (amount * 4
+    + the suit's place in ``order`` counted from the lowest), lowest first."""
+    out = []
+    for amount in range(lo, hi + 1):
+        for place, name in enumerate(reversed(order)):
+            if amount * 4 + place > above:
+                out.append(Bid(amount, "CDHS".index(name)))
+    return tuple(out)
+
 
 @lru_cache(maxsize=256)
 def _amounts(lo: int, hi: int) -> tuple[int, ...]:
@@ -42,6 +54,8 @@ def _amounts(lo: int, hi: int) -> tuple[int, ...]:
 
 _ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 1 + i) % 4 for i in range(4)) for d in range(4))
 """``_ORDERS[dealer]``: seats from the dealer's left, clockwise, dealer last."""
+_NONE: tuple[()] = ()
+_NO_SHOWN: tuple[tuple[()], ...] = ((), (), (), ())
 _RIGHT_ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 3 - i) % 4 for i in range(4)) for d in range(4))
 """``_RIGHT_ORDERS[dealer]``: seats from the dealer's right, anticlockwise, dealer last."""
 
@@ -59,6 +73,9 @@ _STRENGTH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(_strength_table(TRUMP_TABLES[t], led) for led in range(4)) for t in range(4)
 )
 """``_STRENGTH[trump][led][card]``."""
+_STRENGTH_OFF_JACK: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(_strength_table(OFF_JACK_TABLES[t], led) for led in range(4)) for t in range(4)
+)
 
 
 class Trick:
@@ -89,7 +106,8 @@ class Deal:
         "hands", "dealt", "stock", "pile", "reshuffles", "bids", "high", "maker", "trump", "table",
         "discarded", "received", "rob_stock", "rob_taken", "blind", "tricks", "low_holder", "points",
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
-        "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue",
+        "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue", "_in_trick",
+        "bid_suits", "_high_key", "kitty",
     )
 
     def __init__(
@@ -106,7 +124,12 @@ class Deal:
         self.scores_before = (scores_before[0], scores_before[1])
         self._source = source
         deck = source.deck(index)
-        if len(deck) != NUM_CARDS or len(set(deck)) != NUM_CARDS:
+        short = profile.short_deck
+        if short is not None:  # a short deck: the 52-card deck without the missing ranks, order kept
+            deck = [c for c in deck if c in short]
+            if len(deck) != len(short) or set(deck) != short:
+                raise ValueError(f"deck of deal {index} is not a permutation of the profile's {len(short)} cards")
+        elif len(deck) != NUM_CARDS or len(set(deck)) != NUM_CARDS:
             raise ValueError(f"deck of deal {index} is not a permutation of the 52 cards")
         self.deck: tuple[Card, ...] = tuple(deck)
         self.origin = source.origin(index)
@@ -117,23 +140,37 @@ class Deal:
         order = _ORDERS[dealer]
         self._order = order
         hands: list[list[Card]] = [[], [], [], []]
-        for i, s in enumerate(order):  # three rounds of 3-card packets (rules 3)
-            p = 3 * i
-            hands[s] = [*deck[p : p + 3], *deck[p + 12 : p + 15], *deck[p + 24 : p + 27]]
+        packets = profile.packets
+        if packets == (3, 3, 3):
+            for i, s in enumerate(order):  # three rounds of 3-card packets (rules 3)
+                p = 3 * i
+                hands[s] = [*deck[p : p + 3], *deck[p + 12 : p + 15], *deck[p + 24 : p + 27]]
+            p = 36
+        else:  # rounds of the profile's packets, each from the dealer's left
+            p = 0
+            for size in packets:
+                for s in order:
+                    hands[s].extend(deck[p : p + size])
+                    p += size
+        self.kitty: tuple[Card, ...] = tuple(deck[p : p + profile.kitty])
         self.hands = hands
         self.dealt: tuple[tuple[Card, ...], ...] = (tuple(hands[0]), tuple(hands[1]), tuple(hands[2]), tuple(hands[3]))
-        self.stock: list[Card] = list(deck[36:])
+        self.stock: list[Card] = list(deck[p + profile.kitty :])
         self.pile: list[Card] = []
         self.reshuffles = 0
         self.bids: list[tuple[int, int, bool]] = []  # (seat, amount or 0 for pass, forced)
         self._bid_order = order if profile.bid_start == "left" else _RIGHT_ORDERS[dealer]
         self._bid_pos = 0
         self._passed: list[int] = []  # seats that passed (final with auction "until_three_pass")
-        self._queue: list[int] = []  # seats still to discard, in order
+        self._queue: list[int] = _NONE  # type: ignore[assignment]  # seats still to discard, in order
         self.redeal = False  # every seat passed and the profile redeals
-        self.shown: list[list[Card]] = [[], [], [], []]  # cards each seat laid face up (public)
-        self.out: list[tuple[int, Card]] = []  # (discarding seat or -1, card): out of play when play began
+        # cards each seat laid face up (public); shared empty tuples where the profile shows none
+        self.shown: list[list[Card]] = [[], [], [], []] if profile.may_lose_points else _NO_SHOWN  # type: ignore[assignment]
+        self.out: list[tuple[int, Card]] = _NONE  # type: ignore[assignment]  # (laid away by seat or -1, card) at play
         self.lost = 0  # points that count for nobody (cards out of play)
+        self._in_trick: tuple[int, ...] = _NONE  # play other than "follow": the seats in the current trick, in order
+        self.bid_suits: list[int | None] = [] if profile.bid_suits else _NONE  # type: ignore[assignment]  # per bid event
+        self._high_key = -1  # with bid_suits: amount * 4 + suit place of the highest bid
         self.high = 0
         self.maker: int | None = None
         self.trump: int | None = None
@@ -178,7 +215,10 @@ class Deal:
             raise IllegalAction(action, choice)
         seat = choice.seat
         if self.phase is PLAY:
-            self._play_from(seat, action, False)  # type: ignore[arg-type]
+            if self._in_trick:
+                self._play_trumps(seat, action, False)  # type: ignore[arg-type]
+            else:
+                self._play_from(seat, action, False)  # type: ignore[arg-type]
             return
         self.events.append(("act", seat, action, False))
         self._do(seat, action, False)
@@ -200,7 +240,10 @@ class Deal:
         while True:
             phase = self.phase
             if phase is PLAY:
-                self._play_from(self.to_act, None, False)
+                if self._in_trick:
+                    self._play_trumps(self.to_act, None, False)
+                else:
+                    self._play_from(self.to_act, None, False)
                 return
             if phase is DONE:
                 self._choice = None
@@ -218,6 +261,14 @@ class Deal:
         if phase == BID:
             p = self.profile
             seat = self.to_act
+            if p.bid_suits:
+                lo = p.min_bid
+                if self.high == 0 and len(self._passed) == 3 and p.dealer_low_bid is not None:
+                    lo = p.dealer_low_bid  # the dealer after three passes (oregon's 5)
+                must = self.high == 0 and len(self._passed) == 3 and p.dealer_forced_bid is not None
+                if must:
+                    lo = p.dealer_forced_bid  # type: ignore[assignment]
+                return SuitBidChoice(seat, _suit_bids(lo, p.max_bid, self._high_key, p.suit_order), not must)
             if self.high == 0 and len(self._passed) == 3 and p.dealer_forced_bid is not None:
                 # the last seat to speak, after three passes (the dealer): must bid
                 forced = p.dealer_forced_bid
@@ -237,13 +288,19 @@ class Deal:
             if isinstance(action, Pass):
                 self.bids.append((seat, 0, forced))
                 self._passed.append(seat)
+                if self.profile.bid_suits:
+                    self.bid_suits.append(None)
             else:
                 self.bids.append((seat, action.amount, forced))  # type: ignore[union-attr]
                 self.high = action.amount  # type: ignore[union-attr]
                 self.maker = seat
+                suit = action.suit  # type: ignore[union-attr]
+                if suit is not None:
+                    self.bid_suits.append(suit)
+                    self._high_key = action.amount * 4 + self.profile.suit_order[::-1].index("CDHS"[suit])  # type: ignore[union-attr]
             self._next_bidder()
         elif phase == TRUMP:
-            self._name_trump(action.suit)  # type: ignore[union-attr]
+            self._name_trump(action.suit)  # type: ignore[union-attr, arg-type]
         elif phase == DISCARD:
             self._discard(seat, action.cards)  # type: ignore[union-attr]
         else:
@@ -254,8 +311,17 @@ class Deal:
         order = self._bid_order
         passed = self._passed
         if self.profile.auction == "once_around":
-            self._bid_pos += 1
-            over = self._bid_pos == 4
+            pos = self._bid_pos = self._bid_pos + 1
+            if pos < 4:  # the common case, first
+                self.to_act = order[pos]
+                return
+            over = True
+        elif self.profile.auction == "open":  # rounds with re-entry, until three passes in a row follow a bid
+            bids = self.bids
+            over = (self.high == 0 and len(bids) == 4) or (
+                self.high > 0 and len(bids) >= 3 and not any(a for _, a, _ in bids[-3:])
+            )
+            self._bid_pos = (self._bid_pos + 1) % 4
         else:  # rounds, skipping seats that passed, until three have passed
             over = len(passed) == 4 or (len(passed) == 3 and self.high > 0)
             pos = self._bid_pos
@@ -271,6 +337,9 @@ class Deal:
             self.scores_after = self.scores_before
             self.phase = DONE
             self.to_act = -1
+        elif self.profile.bid_suits:  # the winning bid named the trump
+            named = [x for x in self.bid_suits if x is not None]
+            self._name_trump(named[-1])
         else:
             self.phase = TRUMP
             self.to_act = self.maker
@@ -291,15 +360,38 @@ class Deal:
 
     def _name_trump(self, suit: int) -> None:
         self.trump = suit
-        table = self.table = TRUMP_TABLES[suit]
+        off_jack = self.profile.off_jack_trump
+        table = self.table = (OFF_JACK_TABLES if off_jack else TRUMP_TABLES)[suit]
         self._esuit = table.esuit
-        self._strength = _STRENGTH[suit]
+        self._strength = (_STRENGTH_OFF_JACK if off_jack else _STRENGTH)[suit]
         self._card_points = self.profile.point_table(suit)
         self._pointless = self.profile.pointless_trumps(suit)
         is_trump = table.is_trump
         p = self.profile
-        if p.discard == "choose":  # each seat in turn, the dealer last (rules 11)
+        if p.second_deal:  # sixty-three: more cards to every seat, from the dealer's left, one packet each
+            n = p.second_deal
+            for s in self._order:
+                got = self.stock[:n]
+                del self.stock[:n]
+                self.hands[s].extend(got)
+                self.received[s].extend(got)
+        if p.discard == "choose":  # each seat in turn, the dealer last (rules 12.1)
             self._queue = list(self._order)
+        elif p.discard == "keep":  # nobody discards; the maker takes the kitty and puts as many down (lipton)
+            if self.kitty:
+                maker = self.maker
+                self.hands[maker].extend(self.kitty)  # type: ignore[index]
+                self.received[maker].extend(self.kitty)  # type: ignore[index]
+                self._queue = [maker]  # type: ignore[list-item]
+        elif p.discard == "to_hand_size":  # keep every trump, choose the plain cards that make up the hand
+            for s in range(4):  # a hand of hand_size trumps or more puts every plain card down at once
+                hand = self.hands[s]
+                if sum(is_trump[c] for c in hand) >= p.hand_size:
+                    gone = [c for c in hand if not is_trump[c]]
+                    self.hands[s] = [c for c in hand if is_trump[c]]
+                    self.discarded[s].extend(gone)
+                    self.pile.extend(gone)
+            self._queue = [s for s in self._order if len(self.hands[s]) > p.hand_size]
         else:
             for s in range(4):
                 hand = self.hands[s]
@@ -323,6 +415,11 @@ class Deal:
         if p.discard == "choose":
             return DiscardChoice(seat, tuple(hand), max(p.min_discard, len(hand) - p.hand_size), len(hand))
         extra = len(hand) - p.hand_size
+        if p.discard == "to_hand_size":
+            is_trump = self.table.is_trump  # type: ignore[union-attr]
+            plain = tuple(c for c in hand if not is_trump[c])
+            if len(hand) - len(plain) < p.hand_size:  # fewer trumps than the hand: choose plain cards to put down
+                return DiscardChoice(seat, plain, extra, extra)
         return DiscardChoice(seat, tuple(hand), extra, extra)
 
     def _discard(self, seat: int, cards: tuple[Card, ...]) -> None:
@@ -330,11 +427,13 @@ class Deal:
         for c in cards:
             hand.remove(c)
         self.discarded[seat].extend(cards)
-        if self.profile.discard == "choose":
+        p = self.profile
+        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        if p.discard in ("choose", "keep") or (p.discard == "to_hand_size" and not is_trump[cards[0]]):
             self.pile.extend(cards)
-            if self.profile.discards_face_up:
+            if p.discards_face_up:
                 self.shown[seat].extend(cards)
-        else:  # extra trumps: shown and put out of play, never back into a stock (rules 11, ru51)
+        else:  # extra trumps: shown and put out of play, never back into a stock (rules 12.8)
             self.shown[seat].extend(cards)
         self._queue.pop(0)
         if self._queue:
@@ -356,6 +455,9 @@ class Deal:
                 hand.extend(got)
                 self.received[s].extend(got)
                 need -= len(got)
+        if self.profile.rob == "none":  # the stock was dealt out (sixty-three): nothing to rob
+            self._start_play()
+            return
         self.phase = ROB
         self.to_act = self.dealer
 
@@ -408,13 +510,119 @@ class Deal:
             self.blind = blind
             hand.extend(blind)
             self.received[dealer].extend(blind)
+        self._start_play()
+
+    def _start_play(self) -> None:
+        p = self.profile
         self.phase = PLAY
         low = p.low_card(self.trump)  # type: ignore[arg-type]
         self.low_holder = next((s for s in range(4) if low in self.hands[s]), None)
         if p.may_lose_points:
             self._out_of_play()
+        if p.play != "follow":
+            self._next_trump_trick(self.maker)  # type: ignore[arg-type]
+            return
         self.tricks.append(Trick(self.maker))  # type: ignore[arg-type]
         self.to_act = self.maker  # type: ignore[assignment]
+
+    def _next_trump_trick(self, leader: int) -> None:
+        """Play ``trumps_only`` (pidro): a seat out of trumps lays its hand face up
+        and sits out; the next trick is led by ``leader``, or if it is out, by the
+        next seat clockwise still holding a trump. No such seat: the deal is scored."""
+        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        active = []
+        trumps_only = self.profile.play == "trumps_only"
+        for s in range(4):
+            hand = self.hands[s]
+            if any(is_trump[c] for c in hand) or (hand and not trumps_only):
+                active.append(s)
+            elif hand:
+                self.shown[s].extend(hand)
+                self.hands[s] = []
+        if not active:
+            self._in_trick = (-1,)  # (still marks the play mode)
+            self._score()
+            self._choice = None
+            return
+        while leader not in active:
+            leader = (leader + 1) % 4
+        self._in_trick = tuple(s for s in _ORDERS[(leader + 3) % 4] if s in active)
+        self.tricks.append(Trick(leader))
+        self.to_act = leader
+
+    def _play_trumps(self, seat: int, action: Play | None, forced: bool) -> None:
+        """The trick-play loop of the plays other than ``follow``: a trick has a
+        card from each seat still in it, the highest trump wins it, and a trick
+        without a trump goes to its leader (oregon: plain cards have no rank).
+
+        ``trumps_only``: every play is a trump. ``oregon``: a plain lead allows
+        any card; a seat that cannot follow a trump lead throws its hand, face
+        down, on the discard pile and sits out the rest of the deal.
+        ``monterey``: as oregon, but a plain lead is followed as in rules 6
+        (the suit or a trump, else any card) and the led suit ranks; with
+        ``first_lead_trump`` the first lead is a trump when the maker has one."""
+        table = self.table
+        power = table.power  # type: ignore[union-attr]
+        is_trump = table.is_trump  # type: ignore[union-attr]
+        esuit = self._esuit
+        trump = self.trump
+        hands = self.hands
+        play = self.profile.play
+        trumps_only = play == "trumps_only"
+        ranked = play == "monterey"
+        strength = self._strength
+        while True:
+            trick = self.tricks[-1]
+            if action is not None:
+                self.events.append(("act", seat, action, forced))
+                card = action.card
+                hand = hands[seat]
+                hand.remove(card)
+                for c in action.under:
+                    hand.remove(c)
+                trick.plays.append((seat, card, action.under))
+                if trick.led < 0:
+                    trick.led = esuit[card]
+                value = strength[trick.led][card] if ranked else power[card]
+                if value > trick.best:
+                    trick.best = value
+                    trick.best_seat = seat
+            n = len(trick.plays)
+            if n == len(self._in_trick):
+                trick.winner = trick.best_seat if trick.best >= 0 else trick.leader
+                self._next_trump_trick(trick.winner)
+                if self.phase == DONE:
+                    return
+                seat = self.to_act
+                trick = self.tricks[-1]
+                n = 0
+            else:
+                seat = self.to_act = self._in_trick[n]
+            hand = hands[seat]
+            trumps = [c for c in hand if is_trump[c]]
+            if trumps_only or trick.led == trump:
+                legal = trumps
+                if not legal:  # oregon: cannot follow a trump lead; the hand goes, the seat sits out
+                    self.pile.extend(hand)
+                    hands[seat] = []
+                    self._in_trick = tuple(s for s in self._in_trick if s != seat)
+                    action = None
+                    continue
+            elif trick.led < 0:  # leading
+                first = self.profile.first_lead_trump and len(self.tricks) == 1
+                legal = trumps if first and trumps else hand
+            elif ranked and any(esuit[c] == trick.led for c in hand):  # follow the suit, or trump
+                legal = [c for c in hand if esuit[c] == trick.led or is_trump[c]]
+            else:
+                legal = hand
+            if len(hand) > self.profile.hand_size and len(self.tricks) == 1:
+                self._choice = self._long_choice(seat, hand, legal)
+                return
+            if len(legal) > 1:
+                self._choice = PlayChoice(seat, tuple(legal))
+                return
+            action = PLAY_CARD[legal[0]]
+            forced = True
 
     def _out_of_play(self) -> None:
         """Every card in no hand when play begins, with the seat that laid it away
@@ -430,7 +638,7 @@ class Deal:
 
     def _long_choice(self, seat: int, hand: list[Card], legal: list[Card]) -> PlayChoice:
         """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (rules 6)."""
-        n_under = len(hand) - 6
+        n_under = len(hand) - self.profile.hand_size
         pointless = self._pointless
         pool = tuple(c for c in hand if c in pointless)
         tops = tuple(c for c in legal if len(pool) - (c in pointless) >= n_under)
@@ -450,6 +658,7 @@ class Deal:
         strengths = self._strength
         trump = self.trump
         trick = tricks[-1]
+        n_tricks = self.profile.hand_size  # one trick per card of a full hand (rules 6: six)
         while True:
             if action is not None:
                 events.append(("act", seat, action, forced))
@@ -474,7 +683,7 @@ class Deal:
                     seat = (seat + 1) % 4
                 else:
                     seat = trick.winner = trick.best_seat
-                    if len(tricks) == TRICKS_PER_DEAL:
+                    if len(tricks) == n_tricks:
                         self._score()
                         self._choice = None
                         return
@@ -494,7 +703,7 @@ class Deal:
                             break
             n = len(legal)
             if n > 1:
-                if len(hand) > 6 and len(tricks) == 1:
+                if len(hand) > n_tricks and len(tricks) == 1:
                     self._choice = self._long_choice(seat, hand, legal)
                 else:
                     self._choice = PlayChoice(seat, tuple(legal))

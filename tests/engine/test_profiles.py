@@ -18,6 +18,7 @@ from arena.engine import (
     Game,
     IllegalAction,
     NameTrump,
+    PointValues,
     Play,
     Rob,
     RuleProfile,
@@ -33,7 +34,10 @@ from arena.engine.conformance import ConformanceError, check_profile
 from arena.engine.deal import Deal
 from engine_helpers import ScriptSource, build_deck, c, card_points, cs, make_deal
 
-SEED_PROFILES = ["pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51"]
+SEED_PROFILES = [
+    "pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51", "pidro",
+    "oregon", "sixty-three", "lipton", "monterey-draw",
+]
 
 
 # -- the registry -------------------------------------------------------------
@@ -267,6 +271,38 @@ def test_ru51_extra_trumps_are_shown_and_discarded_and_the_dealer_robs_the_disca
     assert deal_view(deal, 2).rob_stock is None
 
 
+def test_pidro_only_trumps_are_played_and_a_hand_out_of_trumps_sits_out():
+    from arena.engine.view import deal_view
+
+    for k in range(40):
+        deal, _ = make_deal(build_deck(k % 4, {}, ()), dealer=k % 4, profile=get_profile("pidro"))
+        rng = random.Random(k)
+        while not deal.done:
+            ch = deal.choice
+            if ch.kind == "play":
+                trumps = deal.table.trumps
+                assert set(ch.cards) == {x for x in deal.hands[ch.seat] if x in trumps}
+                for s in range(4):  # a seat out of the trick holds nothing: its hand is face up
+                    if s not in deal._in_trick:
+                        assert deal.hands[s] == []
+            deal.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.3 else ch.sample(rng))
+        if deal.redeal:
+            continue
+        trumps = deal.table.trumps
+        held_at_play = {s: [x for t in deal.tricks for seat, x, _ in t.plays if seat == s] for s in range(4)}
+        # each trick has one card per seat that still held a trump when it began
+        for i, t in enumerate(deal.tricks):
+            still_in = {s for s in range(4) if len(held_at_play[s]) > i}
+            assert {seat for seat, _, _ in t.plays} == still_in
+        assert all(x in trumps for x in (c for t in deal.tricks for _, c, _ in t.plays))
+        assert all(not h for h in deal.hands)  # every hand played out or laid face up
+        shown = deal_view(deal, (k + 1) % 4).to_dict()["shown"]  # what every seat sees
+        for s in range(4):
+            held = (set(deal.dealt[s]) | set(deal.received[s])) - set(deal.discarded[s])
+            laid = set(cards_str(held - set(held_at_play[s])))
+            assert laid <= set(shown[s]) and set(shown[s]) == set(cards_str(deal.shown[s]))
+
+
 # -- scoring and the end of the game ---------------------------------------------
 
 
@@ -417,8 +453,8 @@ def test_moon_option_wins_or_loses_the_game_in_one_deal():
 
 @pytest.mark.parametrize("name", SEED_PROFILES)
 def test_every_profile_passes_the_conformance_check(name):
-    report = check_profile(get_profile(name), games=6, seed=1, max_deals=12)
-    assert report.ok and report.games == 6 and report.decisions > 0
+    report = check_profile(get_profile(name), games=5, seed=1, max_deals=8)
+    assert report.ok and report.games == 5 and report.decisions > 0
 
 
 @pytest.mark.slow
@@ -458,3 +494,264 @@ def test_conformance_catches_points_that_do_not_add_up(monkeypatch):
     monkeypatch.setattr(Deal, "_score", lossy)
     report = check_profile(get_profile("ru51"), games=2, max_deals=3, raise_on_failure=False)
     assert not report.ok and any("out of play" in f for f in report.failures)
+
+
+# -- records --------------------------------------------------------------------------
+
+
+def _random_record(name: str, key: str = "rec") -> dict:
+    g = Game(get_profile(name), key=key, max_deals=4)
+    rng = random.Random(key)
+    while not g.over:
+        ch = g.choice
+        g.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.5 else ch.sample(rng))
+    return json.loads(json.dumps(game_record(g)))
+
+
+def test_record_version_three_only_where_a_later_field_is_used():
+    from arena.engine import load_record
+
+    assert _random_record("louisiana")["version"] == 2  # its changes are all in the first twelve fields
+    rec = _random_record("foster1897")
+    assert rec["version"] == 3 and rec["profile"]["discard"] == "choose"
+    assert any(e["type"] == "discard" for d in rec["deals"] for e in d["events"])
+    as_v2 = dict(rec, version=2)
+    with pytest.raises(ValueError, match="record version 3"):
+        load_record(as_v2)
+
+
+def test_a_record_carries_the_whole_profile_even_when_it_is_not_registered():
+    """An ad-hoc variant replays from its record alone: the record names every changed field."""
+    moon = variant("california", name="my-club-moon", moon_bid=14, target=40)
+    g = Game(moon, key="adhoc", max_deals=3)
+    rng = random.Random(0)
+    while not g.over:
+        g.apply(g.choice.sample(rng))
+    rec = json.loads(json.dumps(game_record(g)))
+    assert "my-club-moon" not in PROFILES
+    again = replay(rec)
+    assert again.profile == moon and game_record(again) == rec
+
+
+@pytest.mark.parametrize("name", ["foster1897", "ru51", "pidro", "california"])
+def test_deal_files_drive_every_profile_and_records_replay_without_the_file(name):
+    """The same deal file under another profile: same decks, the profile's own
+    rules, and a record that replays from itself alone (the file is not needed)."""
+    from arena.engine import DealFile, FileSource, KeyedSource
+    from arena.engine.dealfile import FileDeal
+
+    decks = [cards_str(KeyedSource("file").deck(k)) for k in range(3)]
+    dfile = DealFile(first_dealer=1, deals=[FileDeal(deck=d, reshuffle_key="file-r") for d in decks])
+    g = Game(get_profile(name), source=FileSource(dfile, "after"), max_deals=5)
+    rng = random.Random(name)
+    while not g.over:
+        ch = g.choice
+        g.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.4 else ch.sample(rng))
+    rec = json.loads(json.dumps(game_record(g)))
+    assert [d["deck"] for d in rec["deals"][:3]] == decks[: len(rec["deals"])]
+    assert [d["origin"] for d in rec["deals"]][:3] == ["file"] * min(3, len(rec["deals"]))
+    assert game_record(replay(rec)) == rec
+
+
+# -- later mechanisms, ready for the profiles that need them -----------------------------
+
+OFF_JACK = variant("pagat62", name="off-jack-test", off_jack_trump=True, points=PointValues(off_jack=1), max_bid=15)
+
+
+def test_off_jack_is_a_trump_between_jack_and_ten_and_carries_its_point():
+    from arena.engine.cards import OFF_JACK_TABLES
+
+    t = OFF_JACK_TABLES[2]  # hearts: the jack of diamonds is a trump
+    assert t.is_trump[c("JD")] and t.esuit[c("JD")] == 2
+    assert t.power[c("JH")] > t.power[c("JD")] > t.power[c("TH")]
+    assert len(t.trumps) == 15 and OFF_JACK.deal_points == 15
+    assert OFF_JACK.point_table(2)[c("JD")] == 1 and c("JD") not in OFF_JACK.pointless_trumps(2)
+    report = check_profile(OFF_JACK, games=4, seed=2, max_deals=8)
+    assert report.ok
+    with pytest.raises(ValueError, match="off_jack"):
+        RuleProfile(points=PointValues(off_jack=1))
+
+
+def test_off_jack_records_are_version_three_and_replay():
+    g = Game(OFF_JACK, key="oj", max_deals=2)
+    rng = random.Random(5)
+    while not g.over:
+        g.apply(g.choice.sample(rng))
+    rec = json.loads(json.dumps(game_record(g)))
+    assert rec["version"] == 3 and rec["profile"]["points"]["off_jack"] == 1
+    assert game_record(replay(rec)) == rec
+    assert "off_jack" not in game_record(Game(key="p"))["profile"]["points"]
+
+
+def test_lose_at_ends_the_game_for_the_side_that_falls_through_the_floor():
+    floor = variant("pagat62", name="floor-test", lose_at=-20, deciding_threshold=None)
+    ended = 0
+    for k in range(40):
+        g = _game_from(floor, (-15, -15), key=f"floor-{k}")
+        deal = _play_out(g, random.Random(k))
+        low = [s for s in (0, 1) if deal.scores_after[s] <= -20]
+        if low:
+            assert (g.over, g.end_reason, g.winner) == (True, "floor", 1 - low[0])
+            ended += 1
+        else:
+            assert not g.over
+    assert ended > 0
+    with pytest.raises(ValueError, match="lose_at"):
+        RuleProfile(lose_at=5)
+
+
+# -- oregon ------------------------------------------------------------------------------
+
+
+def _oregon_deal(dealer: int = 0) -> Deal:
+    deal, _ = make_deal(build_deck(dealer, {}), dealer=dealer, profile=get_profile("oregon"))
+    return deal
+
+
+def test_oregon_bids_rank_by_amount_then_suit_spades_highest():
+    deal = _oregon_deal()
+    assert Bid(6, 1) in deal.choice.options and Bid(5, 1) not in deal.choice.options
+    deal.apply(Bid(6, 1))  # 6 diamonds
+    legal = deal.choice.options
+    assert Bid(6, 0) in legal and Bid(6, 1) not in legal  # clubs beat diamonds at 6
+    deal.apply(Bid(6, 3))  # 6 spades
+    legal = deal.choice.options
+    assert min(legal, key=lambda b: (b.amount, "DCHS".index("CDHS"[b.suit]))) == Bid(7, 1)
+    with pytest.raises(IllegalAction):
+        deal.apply(Bid(6, 2))
+    with pytest.raises(IllegalAction):
+        deal.apply(Bid(7))  # a bid must name its suit
+
+
+def test_oregon_auction_allows_reentry_and_ends_after_three_passes_in_a_row():
+    deal = _oregon_deal()
+    seats = _asked_order(deal, [None, None, None, None])
+    assert seats == [1, 2, 3, 0] and deal.redeal  # the dealer may pass too: a void deal
+    deal = _oregon_deal()
+    deal.apply(PASS)
+    deal.apply(PASS)
+    deal.apply(PASS)
+    assert Bid(5, 1) in deal.choice.options and deal.choice.can_pass  # the dealer's 5
+    deal.apply(Bid(5, 1))
+    deal.apply(Bid(6, 1))  # seat 1 passed before and comes back in
+    assert deal.to_act == 2 and deal.phase == "bid"
+    for _ in range(3):
+        deal.apply(PASS)
+    assert deal.maker == 1 and deal.trump == 1 and deal.phase in ("rob", "play")  # no trump decision
+
+
+def test_oregon_tie_past_63_goes_to_the_bidders_else_the_higher_score():
+    profile = get_profile("oregon")
+    seen = set()
+    for k in range(150):
+        g = _game_from(profile, (60, 60), key=f"or-{k}")
+        rng = random.Random(k)
+        deal = g.deal
+        while not deal.done:  # the first seat bids the lowest bid and the rest pass: bids get made
+            ch = g.choice
+            if ch.kind == "bid":
+                g.apply(PASS if deal.high else ch.options[0])
+            else:
+                g.apply(ch.sample(rng))
+        a = deal.scores_after
+        if a[0] >= 63 and a[1] >= 63:
+            want = deal.maker % 2 if a[0] == a[1] else (0 if a[0] > a[1] else 1)
+            assert (g.over, g.winner) == (True, want)
+            seen.add("tie" if a[0] == a[1] else "both")
+    assert "both" in seen
+
+
+# -- sixty-three -------------------------------------------------------------------------
+
+
+def test_sixty_three_deals_four_more_keeps_six_and_counts_63():
+    profile = get_profile("sixty-three")
+    assert profile.deal_points == 63
+    for k in range(30):
+        deal, _ = make_deal(build_deck(k % 4, {}), dealer=k % 4, profile=profile)
+        rng = random.Random(k)
+        while deal.phase in ("bid", "trump"):
+            deal.apply(deal.choice.sample(rng))
+        assert all(len(r) == 4 for r in deal.received) and deal.stock == []
+        while deal.phase == "discard":
+            ch = deal.choice
+            trumps = deal.table.trumps
+            held = deal.hands[ch.seat]
+            n_trumps = sum(x in trumps for x in held)
+            if n_trumps < 6:  # choose plain cards only, keeping every trump
+                assert set(ch.candidates) == {x for x in held if x not in trumps} and ch.least == len(held) - 6
+            else:  # plain cards went already; extras shown
+                assert all(x in trumps for x in held) and ch.least == n_trumps - 6
+            deal.apply(ch.sample(rng))
+        assert deal.phase == "play" and [len(h) for h in deal.hands] == [6, 6, 6, 6]
+        assert not any(e[0] == "act" and e[2].__class__.__name__ == "Rob" for e in deal.events)
+        while not deal.done:
+            deal.apply(deal.choice.sample(rng))
+        assert sum(deal.points) + deal.lost == 63
+
+
+# -- lipton ------------------------------------------------------------------------------
+
+
+def test_lipton_short_deck_kitty_for_the_maker_only_and_seven_tricks():
+    from arena.engine import KeyedSource
+    from arena.engine.view import deal_view
+
+    profile = get_profile("lipton")
+    for k in range(20):
+        source = KeyedSource(f"lip-{k}")
+        deal = Deal(profile, 0, k % 4, (0, 0), source)
+        full = source.deck(0)
+        assert list(deal.deck) == [x for x in full if cards_str([x])[0][0] in "259TJQKA"] and len(deal.deck) == 32
+        assert [len(h) for h in deal.hands] == [7, 7, 7, 7] and len(deal.kitty) == 4 and deal.stock == []
+        rng = random.Random(k)
+        while deal.phase in ("bid", "trump"):
+            for s in range(4):  # the kitty is nobody's to see before the maker takes it
+                assert not set(deal.kitty) & deal_view(deal, s).cards_named()
+            deal.apply(deal.choice.sample(rng))
+        maker = deal.maker
+        ch = deal.choice
+        assert (ch.kind, ch.seat, ch.least, ch.most, len(ch.candidates)) == ("discard", maker, 4, 4, 11)
+        for s in range(4):
+            seen = set(deal.kitty) & deal_view(deal, s).cards_named()
+            assert seen == (set(deal.kitty) if s == maker else set())
+        while not deal.done:
+            deal.apply(deal.choice.sample(rng))
+        assert len(deal.tricks) == 7 and sum(deal.points) + deal.lost == 35
+
+
+# -- monterey-draw -------------------------------------------------------------------------
+
+
+def test_monterey_first_lead_is_a_trump_and_a_seat_without_trumps_sits_out_on_a_trump_lead():
+    from arena.engine import KeyedSource
+
+    profile = get_profile("monterey-draw")
+    sat_out = 0
+    for k in range(60):
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource("monterey"))
+        rng = random.Random(k)
+        while not deal.done:
+            ch = deal.choice
+            if ch.kind == "play":
+                trick = deal.tricks[-1]
+                trumps = [x for x in deal.hands[ch.seat] if x in deal.table.trumps]
+                if len(deal.tricks) == 1 and not trick.plays and trumps:
+                    assert set(ch.cards) == set(trumps)  # the first lead
+                if trick.plays and trick.led == deal.trump:
+                    assert trumps and set(ch.cards) == set(trumps)  # a seat without one is never asked
+            deal.apply(ch.sample(rng))
+        for t in deal.tricks:
+            if len(t.plays) < 4:
+                sat_out += 1
+                assert t.led == deal.trump or any(len(u.plays) < 4 for u in deal.tricks[: deal.tricks.index(t)])
+        assert sum(deal.points) + deal.lost == 16
+    assert sat_out > 0
+
+
+def test_conformance_catches_an_illegal_action_that_gets_through(monkeypatch):
+    from arena.engine.actions import PlayChoice
+
+    monkeypatch.setattr(PlayChoice, "is_legal", lambda self, action: True)
+    report = check_profile(get_profile("pagat62"), games=2, max_deals=2, raise_on_failure=False)
+    assert any("accepted" in f or "changed the game" in f for f in report.failures)

@@ -103,10 +103,10 @@ def main_replay(argv: list[str]) -> int:
         return EXIT_OK
     for record, names, _ in games:
         try:
-            replay(record)  # raises if the record does not replay to the same result
+            game = replay(record)  # raises if the record does not replay to the same result
         except (ReplayMismatch, ValueError, KeyError, TypeError) as e:
             raise CommandError(f"{args.record}: the record does not replay: {e}") from None
-        print(render_game(record, names))
+        print(render_game(record, names, game))
     return EXIT_OK
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine import Deal, Game, card_str, cards_str, replay
+
 SEAT_NAMES = ("N", "E", "S", "W")
 
 
@@ -17,47 +19,52 @@ def _hand(cards: list[str]) -> str:
     return " ".join(cards) if cards else "-"
 
 
-def _dealt(deck: list[str], dealer: int) -> list[list[str]]:
-    hands: list[list[str]] = [[], [], [], []]
-    pos = 0
-    for _ in range(3):
-        for i in range(4):
-            hands[(dealer + 1 + i) % 4] += deck[pos : pos + 3]
-            pos += 3
-    return hands
+def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -> str:
+    """One deal as text: hands (and kitty), bidding, discards, fill and rob, tricks, points.
 
-
-def render_deal(d: dict[str, Any], names: list[str] | None = None) -> str:
-    """One deal as text: hands, bidding, fill and rob, tricks, points."""
+    ``d`` is the deal's record, ``deal`` the engine's replay of it: the hands
+    as the profile dealt them and the tricks as its play rules formed them
+    (a seat sitting out makes a trick of fewer than four cards).
+    """
     names = names or [f"seat {s}" for s in range(4)]
     label = [f"{SEAT_NAMES[s]} {names[s]}" for s in range(4)]
     out = [f"--- deal {d['index'] + 1}: {label[d['dealer']]} deals; scores {d['scores_before'][0]} : {d['scores_before'][1]}"]
-    for s, hand in enumerate(_dealt(d["deck"], d["dealer"])):
-        out.append(f"  {label[s]:<18} {_hand(hand)}")
-    bids = []
-    trick: list[str] = []
-    trick_no = 0
-    winners = d.get("trick_winners") or []
+    for s, hand in enumerate(deal.dealt):
+        out.append(f"  {label[s]:<18} {_hand(cards_str(hand))}")
+    if deal.kitty:
+        out.append(f"  {'kitty':<18} {_hand(cards_str(deal.kitty))}")
+    bids: list[str] = []
+
+    def flush_bids() -> None:
+        if bids:
+            out.append("  bidding: " + ", ".join(bids))
+            bids.clear()
+
     for e in d["events"]:
         t = e["type"]
         forced = " (forced)" if e.get("forced") else ""
         if t in ("pass", "bid"):
-            bids.append(f"{SEAT_NAMES[e['seat']]} {'pass' if t == 'pass' else e['amount']}{forced}")
+            amount = f"{e['amount']}{e.get('suit', '')}" if t == "bid" else "pass"
+            bids.append(f"{SEAT_NAMES[e['seat']]} {amount}{forced}")
         elif t == "trump":
-            out.append("  bidding: " + ", ".join(bids))
+            flush_bids()
             out.append(f"  {label[e['seat']]} names {e['suit']} trumps")
+        elif t == "discard":
+            flush_bids()
+            out.append(f"  {label[e['seat']]} discards [{_hand(e['cards'])}]{forced}")
         elif t == "reshuffle":
             out.append(f"  the stock ran out: discard pile reshuffled (reshuffle {e['j']})")
         elif t == "rob":
             out.append(f"  dealer robs the pack, choosing [{_hand(e['take'])}]{forced}")
-        elif t == "play":
-            under = f" (+{' '.join(e['under'])} under)" if e.get("under") else ""
-            trick.append(f"{SEAT_NAMES[e['seat']]} {e['card']}{under}")
-            if len(trick) == 4:
-                won = f" -> {SEAT_NAMES[winners[trick_no]]}" if trick_no < len(winners) else ""
-                out.append(f"  trick {trick_no + 1}: {', '.join(trick)}{won}")
-                trick, trick_no = [], trick_no + 1
-    if d.get("points") is not None:
+    flush_bids()
+    for n, trick in enumerate(deal.tricks):
+        plays = [f"{SEAT_NAMES[seat]} {card_str(card)}" + (f" (+{' '.join(cards_str(under))} under)" if under else "")
+                 for seat, card, under in trick.plays]
+        won = f" -> {SEAT_NAMES[trick.winner]}" if trick.winner is not None else " (unfinished)"
+        out.append(f"  trick {n + 1}: {', '.join(plays)}{won}")
+    if d.get("redeal"):
+        out.append(f"  every seat passed: no trump, no play, the deal is void; scores {d['scores_after'][0]} : {d['scores_after'][1]}")
+    elif d.get("points") is not None:
         made = "made" if d["made"] else "SET"
         out.append(
             f"  bid {d['bid']} by {label[d['maker']]}: {made}; points {d['points'][0]} : {d['points'][1]};"
@@ -87,9 +94,12 @@ def profile_text(profile: dict[str, Any] | None) -> str:
     return f"{profile.get('name', 'unnamed')} ({params})" if params else str(profile.get("name", "unnamed"))
 
 
-def render_game(record: dict[str, Any], names: list[str] | None = None) -> str:
+def render_game(record: dict[str, Any], names: list[str] | None = None, game: Game | None = None) -> str:
+    """A whole game as text, from the engine's replay of its record (``replay``
+    raises ReplayMismatch if it was edited; pass ``game`` if already replayed)."""
+    game = game or replay(record)
     parts = [f"=== rule profile {profile_text(record.get('profile'))}"] if record.get("profile") else []
-    parts += [render_deal(d, names) for d in record["deals"]]
+    parts += [render_deal(d, deal, names) for d, deal in zip(record["deals"], game.deals)]
     end = record.get("end")
     winner = record.get("winner")
     who = "nobody" if winner is None else ("N/S" if winner == 0 else "E/W")

@@ -173,7 +173,7 @@ class DealStart(_Msg):
     type: Literal["deal"] = "deal"
     index: int
     dealer: int
-    hand: list[str] = Field(description="the 9 cards dealt to this seat")
+    hand: list[str] = Field(description="the cards dealt to this seat (9 under pagat62; the profile's packets decide)")
     scores: list[int] = Field(description="scores before this deal, side 0 (seats 0+2) first")
 
 

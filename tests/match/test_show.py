@@ -1,0 +1,49 @@
+"""Games as text under every rule profile: the renderer follows the engine's replay."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from arena.engine import PROFILES, Game, ReplayMismatch, game_record
+from arena.match.show import render_game
+
+
+def random_record(name: str, seed: int) -> dict:
+    game = Game(PROFILES[name], key=f"show-{seed}", max_deals=4)
+    rng = random.Random(seed)
+    while not game.over:
+        game.apply(game.choice.sample(rng))
+    return game_record(game)
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_every_card_played_and_every_event_is_shown(name: str) -> None:
+    for seed in range(3):
+        record = random_record(name, seed)
+        text = render_game(record, ["a", "b", "c", "d"])
+        deals = text.split("--- deal ")[1:]
+        assert len(deals) == len(record["deals"])
+        for d, block in zip(record["deals"], deals):
+            plays = [e for e in d["events"] if e["type"] == "play"]
+            shown = re.findall(r"^  trick \d+: (.*) -> [NESW]$", block, re.M)
+            assert sum(len(t.split(", ")) for t in shown) == len(plays)
+            assert len(shown) == len(d.get("trick_winners") or [])
+            for e in d["events"]:
+                if e["type"] == "discard":
+                    assert f"discards [{' '.join(e['cards']) or '-'}]" in block
+                if e["type"] == "rob":
+                    assert f"choosing [{' '.join(e['take']) or '-'}]" in block
+            if d.get("redeal"):
+                assert "the deal is void" in block
+            elif d.get("points") is not None:
+                assert f"points {d['points'][0]} : {d['points'][1]}" in block
+
+
+def test_an_edited_record_is_refused_not_shown() -> None:
+    record = random_record("pagat62", 1)
+    record["deals"][0]["scores_after"] = [99, 99]
+    with pytest.raises(ReplayMismatch):
+        render_game(record)

@@ -55,6 +55,10 @@ function decide(kind, view, legal) {
   }
   if (kind === "trump") return { type: "trump", suit: longestSuit(view.hand, legal.suits || SUITS) };
   if (kind === "rob") return { type: "rob", take: sample(legal.from, legal.take) };
+  if (kind === "discard") {
+    const n = legal.least + randInt(legal.most - legal.least + 1);
+    return { type: "discard", cards: sample(legal.from, n) };
+  }
   if (kind === "play") {
     const top = choice(legal.cards);
     if (!legal.under) return { type: "play", card: top };

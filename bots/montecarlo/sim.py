@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from cinch_bot.cards import Tables, card_index
+from cinch_bot.cards import Tables, card_index, param
 from cinch_bot.strategy import Facts, choose_play, choose_under
 
 
@@ -37,7 +37,7 @@ class PlayState:
         self.trick = trick
         self.to_act = to_act
         self.tricks_done = tricks_done
-        self.won = won  # points captured per side, Low excluded
+        self.won = won  # points per side so far (captured, or credited from cards out of play), Low excluded
         self.low_side = low_side  # side that held Low when play began (it keeps that point)
         self.bidder_side = bidder_side
         self.remaining_trumps = {c for h in hands for c in h if t.power[c] >= 0}
@@ -126,29 +126,6 @@ class PlayState:
         return self.points()
 
 
-def deal_delta(points: tuple[int, int], bidder_side: int, bid: int, scoring: str = "standard") -> tuple[int, int]:
-    """Score change per side under the profile's scoring (docs/rules.md 7).
-
-    ``standard``: each side adds its points, a set bidder loses the bid instead.
-    ``difference``: a bidder that makes it scores the difference (a negative
-    difference goes to the defenders); a set gives the defenders their
-    points plus the bid.
-    """
-    b, d = bidder_side, 1 - bidder_side
-    out = [0, 0]
-    made = points[b] >= bid
-    if scoring == "difference":
-        if made:
-            diff = points[b] - points[d]
-            out[b if diff > 0 else d] = abs(diff)
-        else:
-            out[d] = points[d] + bid
-    else:
-        out[d] = points[d]
-        out[b] = points[b] if made else -bid
-    return out[0], out[1]
-
-
 class Sampler:
     """Deals the cards a seat cannot see to the other hands, consistent with its view.
 
@@ -166,13 +143,14 @@ class Sampler:
         t = f.t
         self.f = f
         me = f.seat
-        seen = set(f.hand) | f.played
-        if view.get("reshuffles", 0) == 0:
-            seen |= {card_index(c) for c in view.get("discarded", [])}
+        seen = set(f.hand) | f.played | f.out
         if view.get("rob_stock"):
             seen |= {card_index(c) for c in view["rob_stock"]}
         self.trumps = [c for c in f.outside_trumps]
-        self.plains = [c for c in range(52) if c not in seen and t.power[c] < 0]
+        # Cards that may be in a hand: unseen plain cards, and laid-away trumps a reshuffle may have brought back.
+        self.plains = [c for c in range(52) if c not in seen and (t.power[c] < 0 or c in f.maybe)]
+        self.credit_to_bidders = bool(param(f.profile, "defender_discards_to_bidders"))
+        kept_trumps = param(f.profile, "discard") == "non_trumps"  # every kept card is a trump
         self.others = [s for s in range(4) if s != me]
         dc, rc = view["discard_counts"], view["receive_counts"]
         self.size = {}
@@ -180,7 +158,7 @@ class Sampler:
         for s in self.others:
             played = f.played_by[s]
             self.size[s] = 9 - dc[s] + rc[s] - len(played)
-            kept = 9 - dc[s]
+            kept = 9 - dc[s] if kept_trumps else 0
             self.must[s] = min(self.size[s], max(0, kept - sum(1 for c in played if t.power[c] >= 0)))
         self.trump_ok = [s for s in self.others if f.trump not in f.voids[s]]
 
@@ -230,6 +208,8 @@ class Sampler:
         return hands
 
     def state(self, hands: list[list[int]], view: dict[str, Any]) -> PlayState:
+        """The determinization ``hands`` as a play state: points won so far, Low's
+        holder, and the points of cards out of play that count for the bidders."""
         f = self.f
         t = f.t
         low = t.low
@@ -237,5 +217,13 @@ class Sampler:
         for s in range(4):
             if low in f.played_by[s] or low in hands[s]:
                 low_side = s % 2
-        to_act = f.seat
-        return PlayState(t, hands, list(f.trick), to_act, f.tricks_done, list(f.won_points), low_side, f.bidder_side)
+        won = list(f.won_points)
+        if self.credit_to_bidders:
+            held = {c for h in hands for c in h} | f.played
+            by: dict[int, int] = {}
+            for s in range(4):  # the engine's attribution: the last seat that laid the card away
+                for c in f.laid[s]:
+                    by[c] = s
+            b = f.bidder_side
+            won[b] += sum(t.points[c] for c, s in by.items() if s % 2 != b and c not in held)
+        return PlayState(t, hands, list(f.trick), f.seat, f.tricks_done, won, low_side, f.bidder_side)

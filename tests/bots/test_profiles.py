@@ -30,7 +30,7 @@ from arena.protocol.messages import Decide
 import cinch_bot
 from cinch_bot import PAGAT62, Bot, card_points, run, tables_for
 from cinch_bot.strategy import Facts, estimate_points
-from sim import deal_delta
+from cinch_bot.scoring import deal_delta
 
 from ..profiles import VARIANT, profiles_under_test
 from .conftest import BOTS, PY_BOTS, ROOT, make_bot
@@ -96,14 +96,22 @@ def test_points_won_and_hand_estimates_use_the_profile():
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
-def test_the_simulator_scores_a_deal_like_the_engine(profile):
+def test_the_sdk_scores_a_deal_like_the_engine(profile):
+    """Every profile's scoring, read from the parameters as the game message sends
+    them and as records spell them (later fields only where not default)."""
     rng = random.Random(5)
+    scored = 0
     for k in range(60):
         deal = Deal(profile, k, k % 4, (0, 0), KeyedSource(f"delta-{profile.name}"))
         while not deal.done:
             deal.apply(deal.choice.sample(rng))
-        got = deal_delta(deal.points, deal.maker % 2, deal.high, profile.scoring)
+        if deal.redeal:
+            continue
+        got = deal_delta(deal.points, deal.maker % 2, deal.high, params(profile))
         assert [deal.scores_after[s] - deal.scores_before[s] for s in (0, 1)] == list(got)
+        assert deal_delta(deal.points, deal.maker % 2, deal.high, profile.record_dict()) == got
+        scored += 1
+    assert scored >= 30
 
 
 # -- legal choices only -----------------------------------------------------------------------------

@@ -98,13 +98,29 @@ def trick_winner(cards: Sequence[str], trump: str) -> int:
     return t.winner_pos(indices(cards))
 
 
-#: The pagat62 profile's parameters, as the ``game`` message spells them:
-#: what a bot assumes before it has been told the rules.
+#: The pagat62 profile's parameters, every one as the engine defines it: what
+#: a bot assumes before it has been told the rules, and the value of any
+#: parameter a ``game`` message leaves out (messages name the later
+#: parameters only where they differ from these; read them with ``param``).
 PAGAT62: dict[str, Any] = {
     "name": "pagat62", "target": 62, "deciding_threshold": 55, "min_bid": 7, "max_bid": 14, "dealer_forced_bid": 7,
     "hand_size": 6, "points": {"high": 1, "jack": 1, "game": 1, "right_pedro": 5, "left_pedro": 5, "low": 1},
     "low_goes_to": "holder", "scoring": "standard", "extra_trumps": "play_under", "rob_from": "stock",
+    "players": 4, "forced_bid_any": False, "bid_start": "left", "auction": "once_around", "discard": "non_trumps",
+    "min_discard": 0, "discards_face_up": False, "rob": "take_trumps", "defender_discards_to_bidders": False,
+    "set_rule": "minus_bid", "full_bid_doubles": False, "moon_bid": None, "win_requires_bid": False,
+    "both_reach": "play_on",
 }
+
+
+def param(profile: Mapping[str, Any] | None, name: str) -> Any:
+    """The profile's value of parameter ``name``; pagat62's where the profile
+    does not name it (None for a parameter this SDK does not know either)."""
+    if profile and name in profile:
+        return profile[name]
+    return PAGAT62.get(name)
+
+
 #: The point cards by rank letter (``"L"``: the left pedro), keyed as in ``profile["points"]``.
 POINT_CARDS: tuple[tuple[str, str], ...] = (
     ("high", "A"), ("jack", "J"), ("game", "T"), ("right_pedro", "5"), ("left_pedro", "L"), ("low", "2"))
@@ -199,8 +215,8 @@ def tables_for(profile: Mapping[str, Any] | None) -> tuple[Tables, ...]:
     """
     if not profile:
         return TABLES
-    values = {**PAGAT62["points"], **(profile.get("points") or {})}
-    holder = profile.get("low_goes_to", "holder") != "capturer"
+    values = {**PAGAT62["points"], **(param(profile, "points") or {})}
+    holder = param(profile, "low_goes_to") != "capturer"
     key = tuple(sorted((k, int(v)) for k, v in values.items() if isinstance(v, (int, float))))
     if holder and dict(key) == PAGAT62["points"]:
         return TABLES

@@ -1,7 +1,7 @@
 """Legal-choice helpers: a uniform random legal action, and a legality check.
 
 The ``legal`` dicts are the protocol's constrained choices (docs/protocol.md):
-a rob is "take k of ``from``", a long first-trick hand is "a top card plus
+a rob is "take k of ``from``", a discard "``least`` to ``most`` of ``from``", a long first-trick hand is "a top card plus
 ``under`` cards of ``under_from`` other than the top", so these helpers
 sample and check the constraints instead of enumerating combinations.
 """
@@ -16,7 +16,8 @@ def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[s
     """A legal action drawn with ``rng``: uniform over options for every kind.
 
     For bids the options are pass (if allowed) and each amount; for a rob,
-    a uniformly random k-subset of ``from``; for a play, a random top card,
+    a uniformly random k-subset of ``from``; for a discard, a uniform count
+    from ``least`` to ``most``, then that many cards of ``from``; for a play, a random top card,
     then a random set of ``under`` cards from ``under_from`` minus the top;
     for a kind a rule profile adds, ``other_legal``.
     """
@@ -28,6 +29,9 @@ def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[s
         return {"type": "trump", "suit": rng.choice(list(legal.get("suits") or "CDHS"))}
     if kind == "rob":
         return {"type": "rob", "take": rng.sample(list(legal["from"]), int(legal["take"]))}
+    if kind == "discard":
+        n = rng.randint(int(legal["least"]), int(legal["most"]))
+        return {"type": "discard", "cards": rng.sample(list(legal["from"]), n)}
     if kind == "play":
         top = rng.choice(list(legal["cards"]))
         n = int(legal.get("under") or 0)
@@ -66,6 +70,12 @@ def is_legal(action: dict[str, Any], legal: dict[str, Any], kind: str) -> bool:
         if not isinstance(take, list):
             return False
         return len(take) == legal["take"] and len(set(take)) == len(take) and all(c in legal["from"] for c in take)
+    if kind == "discard":
+        cards = action.get("cards") if t == "discard" else None
+        if not isinstance(cards, list):
+            return False
+        n = len(cards)
+        return legal["least"] <= n <= legal["most"] and len(set(cards)) == n and all(c in legal["from"] for c in cards)
     if kind == "play":
         if t != "play" or action.get("card") not in legal["cards"]:
             return False

@@ -7,11 +7,11 @@ simple bot can call them once on its real view. Nothing here is random.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .bot import Bot
-from .cards import SUITS, TABLES, Tables, card_index, card_name
+from .cards import SUITS, TABLES, Tables, card_index, card_name, param
 from .legal import other_legal
 
 # Trump power values (see Tables.power): A=13 K=12 Q=11 J=10 T=9 5=4 left=3 2=0.
@@ -82,9 +82,43 @@ def choose_bid(view: dict[str, Any], legal: dict[str, Any], margin: float = 0.5,
     return {"type": "pass"}
 
 
-def choose_rob(legal: dict[str, Any]) -> list[str]:
-    """Non-trumps that can still win a trick: highest ranks first (aces, kings)."""
-    return sorted(legal["from"], key=lambda c: -(card_index(c) % 13))[: int(legal["take"])]
+def keep_key(c: int, t: Tables) -> tuple[int, int, int]:
+    """How much a card is worth keeping once trump is named, higher first:
+    point trumps, then other trumps by power, then plain cards by rank."""
+    if t.power[c] >= 0:
+        return (2 if t.points[c] else 1, t.points[c], t.power[c])
+    return (0, 0, c % 13)
+
+
+def choose_rob(legal: dict[str, Any], t: Tables | None = None) -> list[str]:
+    """The ``take`` best cards of ``from``: trumps first where the rob offers
+    them (a free rob), then plain cards that can still win a trick (aces, kings).
+
+    A trump the dealer leaves goes out of play (and may count for the
+    bidders), so it is always worth more than a plain card.
+    """
+    cards = [card_index(c) for c in legal["from"]]
+    if t is None:
+        key: Any = lambda c: (0, 0, c % 13)  # noqa: E731
+    else:
+        key = lambda c: keep_key(c, t)  # noqa: E731
+    return [card_name(c) for c in sorted(cards, key=key, reverse=True)[: int(legal["take"])]]
+
+
+def choose_discard(legal: dict[str, Any], t: Tables, keep_plain: int = 12) -> list[str]:
+    """Discard ``least`` to ``most`` cards of ``from``: keep trumps (point
+    trumps and high ones first) and plain cards of rank ``keep_plain`` or
+    better (default: aces), let the rest go for fresh cards from the stock.
+
+    Point trumps are kept before anything else: a discarded one is lost, and
+    where the profile says so a defender's counts for the bidders.
+    """
+    pool = [card_index(c) for c in legal["from"]]
+    least, most = int(legal["least"]), int(legal["most"])
+    ranked = sorted(pool, key=lambda c: keep_key(c, t), reverse=True)
+    wanted = sum(1 for c in ranked if t.power[c] >= 0 or c % 13 >= keep_plain)
+    keep = min(max(wanted, len(pool) - most), len(pool) - least)
+    return [card_name(c) for c in ranked[keep:]]
 
 
 def choose_under(top: int, under_from: Sequence[int], n: int, t: Tables) -> list[int]:
@@ -188,16 +222,22 @@ def _lead(hand: Sequence[int], legal: Sequence[int], t: Tables, top_out: int, bi
 class Facts:
     """What a play-phase view implies, in integers, for strategies and samplers.
 
-    ``outside_trumps`` are trumps not in the hand and not yet played: since
-    every trump is in some hand during play, they are exactly the trumps the
-    other seats hold. ``voids[s]`` are suits seat ``s`` showed out of.
-    ``tables`` (``tables_for(profile)``) give the game's point values.
+    ``outside_trumps`` are trumps not in the hand, not yet played and not laid
+    away: every trump out of play is face up (discards of profiles that show
+    them, extra trumps, trumps a robbing dealer leaves), so these are the
+    trumps the other seats hold. ``voids[s]`` are suits seat ``s`` showed out
+    of. ``laid[s]`` are the cards seat ``s`` laid away as far as this seat
+    knows; ``out`` those surely out of play, ``maybe`` those a reshuffled pile
+    may have brought back. ``tables`` (``tables_for(profile)``) give the
+    game's point values; ``profile`` its other rules.
     """
 
-    def __init__(self, view: dict[str, Any], tables: Sequence[Tables] = TABLES) -> None:
+    def __init__(self, view: dict[str, Any], tables: Sequence[Tables] = TABLES,
+                 profile: Mapping[str, Any] | None = None) -> None:
         self.seat: int = view["seat"]
         self.trump: int = SUITS.index(view["trump"])
         self.t: Tables = tables[self.trump]
+        self.profile = profile
         self.hand = [card_index(c) for c in view["hand"]]
         self.maker: int = view["maker"]
         self.bid: int = view["bid"]
@@ -229,11 +269,24 @@ class Facts:
                     for x in (c, *under):
                         self.won_points[side] += t.captured[x]
         mine = set(self.hand)
-        self.outside_trumps = [c for c in t.trumps if c not in mine and c not in self.played]
+        # Cards laid away, by the seat that laid them (face up: public; own discards: known).
+        shown = [[card_index(c) for c in cards] for cards in (view.get("shown") or [[]] * 4)]
+        own = [card_index(c) for c in view.get("discarded", [])]
+        self.laid: list[list[int]] = [list(cards) for cards in shown]
+        self.laid[self.seat] += [c for c in own if c not in shown[self.seat]]
+        laid = {c for cards in self.laid for c in cards} - mine - self.played
+        # Discards go to the pile, and a reshuffled pile brings them back into play; extra
+        # trumps shown and trumps a robbing dealer leaves stay out for good.
+        face_up = {c for cards in shown for c in cards}
+        pile = (face_up | set(own)) if param(profile, "discard") == "choose" else set(own) - face_up
+        back = pile & laid if view.get("reshuffles", 0) > 0 else set()
+        self.out: set[int] = laid - back  # surely out of play
+        self.maybe: set[int] = back  # laid away, possibly back in a hand
+        self.outside_trumps = [c for c in t.trumps if c not in mine and c not in self.played and c not in laid]
 
 
 class EvaluatingBot(Bot):
-    """Bids, names trumps, robs and buries extra cards by hand evaluation;
+    """Bids, names trumps, discards, robs and buries extra cards by hand evaluation;
     a subclass only says which card to play (``choose_top``).
 
     The heuristic and Monte Carlo baselines differ only in card play, so
@@ -253,10 +306,13 @@ class EvaluatingBot(Bot):
             suit, _ = best_trump(hand, view["seat"] == view["dealer"], tables, legal.get("suits") or SUITS)
             return {"type": "trump", "suit": SUITS[suit]}
         if kind == "rob":
-            return {"type": "rob", "take": choose_rob(legal)}
+            trump = view.get("trump")
+            return {"type": "rob", "take": choose_rob(legal, tables[SUITS.index(trump)] if trump else None)}
+        if kind == "discard" and view.get("trump"):
+            return {"type": "discard", "cards": choose_discard(legal, tables[SUITS.index(view["trump"])])}
         if kind != "play":
             return other_legal(legal, kind, self.rng)
-        facts = Facts(view, tables)
+        facts = Facts(view, tables, self.profile)
         top = self.choose_top(view, facts, [card_index(c) for c in legal["cards"]])
         n = int(legal.get("under") or 0)
         if not n:

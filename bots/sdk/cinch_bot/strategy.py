@@ -275,11 +275,13 @@ class Facts:
         self.laid: list[list[int]] = [list(cards) for cards in shown]
         self.laid[self.seat] += [c for c in own if c not in shown[self.seat]]
         laid = {c for cards in self.laid for c in cards} - mine - self.played
-        # Discards go to the pile, and a reshuffled pile brings them back into play; extra
-        # trumps shown and trumps a robbing dealer leaves stay out for good.
+        # Discards go to the pile, and a reshuffled pile (or a dealer robbing the discards)
+        # brings them back into play; extra trumps shown and trumps a robbing dealer
+        # leaves stay out for good.
         face_up = {c for cards in shown for c in cards}
         pile = (face_up | set(own)) if param(profile, "discard") == "choose" else set(own) - face_up
-        back = pile & laid if view.get("reshuffles", 0) > 0 else set()
+        robbed = param(profile, "rob_from") == "stock_and_discards" and self.seat != view.get("dealer")
+        back = pile & laid if view.get("reshuffles", 0) > 0 or robbed else set()
         self.out: set[int] = laid - back  # surely out of play
         self.maybe: set[int] = back  # laid away, possibly back in a hand
         self.outside_trumps = [c for c in t.trumps if c not in mine and c not in self.played and c not in laid]

@@ -42,6 +42,8 @@ def _amounts(lo: int, hi: int) -> tuple[int, ...]:
 
 _ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 1 + i) % 4 for i in range(4)) for d in range(4))
 """``_ORDERS[dealer]``: seats from the dealer's left, clockwise, dealer last."""
+_NONE: tuple[()] = ()
+_NO_SHOWN: tuple[tuple[()], ...] = ((), (), (), ())
 _RIGHT_ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 3 - i) % 4 for i in range(4)) for d in range(4))
 """``_RIGHT_ORDERS[dealer]``: seats from the dealer's right, anticlockwise, dealer last."""
 
@@ -89,7 +91,7 @@ class Deal:
         "hands", "dealt", "stock", "pile", "reshuffles", "bids", "high", "maker", "trump", "table",
         "discarded", "received", "rob_stock", "rob_taken", "blind", "tricks", "low_holder", "points",
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
-        "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue",
+        "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue", "_in_trick",
     )
 
     def __init__(
@@ -129,11 +131,13 @@ class Deal:
         self._bid_order = order if profile.bid_start == "left" else _RIGHT_ORDERS[dealer]
         self._bid_pos = 0
         self._passed: list[int] = []  # seats that passed (final with auction "until_three_pass")
-        self._queue: list[int] = []  # seats still to discard, in order
+        self._queue: list[int] = _NONE  # type: ignore[assignment]  # seats still to discard, in order
         self.redeal = False  # every seat passed and the profile redeals
-        self.shown: list[list[Card]] = [[], [], [], []]  # cards each seat laid face up (public)
-        self.out: list[tuple[int, Card]] = []  # (discarding seat or -1, card): out of play when play began
+        # cards each seat laid face up (public); shared empty tuples where the profile shows none
+        self.shown: list[list[Card]] = [[], [], [], []] if profile.may_lose_points else _NO_SHOWN  # type: ignore[assignment]
+        self.out: list[tuple[int, Card]] = _NONE  # type: ignore[assignment]  # (laid away by seat or -1, card) at play
         self.lost = 0  # points that count for nobody (cards out of play)
+        self._in_trick: tuple[int, ...] = _NONE  # play "trumps_only": the seats in the current trick, in order
         self.high = 0
         self.maker: int | None = None
         self.trump: int | None = None
@@ -178,7 +182,10 @@ class Deal:
             raise IllegalAction(action, choice)
         seat = choice.seat
         if self.phase is PLAY:
-            self._play_from(seat, action, False)  # type: ignore[arg-type]
+            if self._in_trick:
+                self._play_trumps(seat, action, False)  # type: ignore[arg-type]
+            else:
+                self._play_from(seat, action, False)  # type: ignore[arg-type]
             return
         self.events.append(("act", seat, action, False))
         self._do(seat, action, False)
@@ -200,7 +207,10 @@ class Deal:
         while True:
             phase = self.phase
             if phase is PLAY:
-                self._play_from(self.to_act, None, False)
+                if self._in_trick:
+                    self._play_trumps(self.to_act, None, False)
+                else:
+                    self._play_from(self.to_act, None, False)
                 return
             if phase is DONE:
                 self._choice = None
@@ -254,8 +264,11 @@ class Deal:
         order = self._bid_order
         passed = self._passed
         if self.profile.auction == "once_around":
-            self._bid_pos += 1
-            over = self._bid_pos == 4
+            pos = self._bid_pos = self._bid_pos + 1
+            if pos < 4:  # the common case, first
+                self.to_act = order[pos]
+                return
+            over = True
         else:  # rounds, skipping seats that passed, until three have passed
             over = len(passed) == 4 or (len(passed) == 3 and self.high > 0)
             pos = self._bid_pos
@@ -413,8 +426,69 @@ class Deal:
         self.low_holder = next((s for s in range(4) if low in self.hands[s]), None)
         if p.may_lose_points:
             self._out_of_play()
+        if p.play == "trumps_only":
+            self._next_trump_trick(self.maker)  # type: ignore[arg-type]
+            return
         self.tricks.append(Trick(self.maker))  # type: ignore[arg-type]
         self.to_act = self.maker  # type: ignore[assignment]
+
+    def _next_trump_trick(self, leader: int) -> None:
+        """Play ``trumps_only`` (pidro): a seat out of trumps lays its hand face up
+        and sits out; the next trick is led by ``leader``, or if it is out, by the
+        next seat clockwise still holding a trump. No such seat: the deal is scored."""
+        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        active = []
+        for s in range(4):
+            hand = self.hands[s]
+            if any(is_trump[c] for c in hand):
+                active.append(s)
+            elif hand:
+                self.shown[s].extend(hand)
+                self.hands[s] = []
+        if not active:
+            self._in_trick = (-1,)  # (still marks the play mode)
+            self._score()
+            self._choice = None
+            return
+        while leader not in active:
+            leader = (leader + 1) % 4
+        self._in_trick = tuple(s for s in _ORDERS[(leader + 3) % 4] if s in active)
+        self.tricks.append(Trick(leader))
+        self.to_act = leader
+
+    def _play_trumps(self, seat: int, action: Play | None, forced: bool) -> None:
+        """The trick-play loop of ``trumps_only``: every play is a trump, and a
+        trick has as many cards as seats still holding trumps when it began."""
+        power = self.table.power  # type: ignore[union-attr]
+        hands = self.hands
+        while True:
+            trick = self.tricks[-1]
+            if action is not None:
+                self.events.append(("act", seat, action, forced))
+                card = action.card
+                hands[seat].remove(card)
+                trick.plays.append((seat, card, ()))
+                if trick.led < 0:
+                    trick.led = self.trump  # type: ignore[assignment]
+                if power[card] > trick.best:
+                    trick.best = power[card]
+                    trick.best_seat = seat
+                n = len(trick.plays)
+                if n == len(self._in_trick):
+                    trick.winner = trick.best_seat
+                    self._next_trump_trick(trick.best_seat)
+                    if self.phase == DONE:
+                        return
+                    seat = self.to_act
+                else:
+                    seat = self.to_act = self._in_trick[n]
+            is_trump = self.table.is_trump  # type: ignore[union-attr]
+            legal = [c for c in hands[seat] if is_trump[c]]
+            if len(legal) > 1:
+                self._choice = PlayChoice(seat, tuple(legal))
+                return
+            action = PLAY_CARD[legal[0]]
+            forced = True
 
     def _out_of_play(self) -> None:
         """Every card in no hand when play begins, with the seat that laid it away

@@ -108,6 +108,11 @@ class RuleProfile(BaseModel):
     win_requires_bid: bool = Field(
         False, description="a side wins by reaching the target only in a deal it bid and made"
     )
+    play: Literal["follow", "trumps_only"] = Field(
+        "follow",
+        description="follow suit or trump (rules 6), or only trumps are played and a seat out of trumps "
+        "lays its hand face up and sits out (pidro)",
+    )
     both_reach: Literal["play_on", "bidders"] = Field(
         "play_on",
         description="both sides at the target after a deal: play on (deciding deals), or the bidders of the deal win",
@@ -138,19 +143,22 @@ class RuleProfile(BaseModel):
             raise ValueError("set_rule: standard scoring sets the bidders back by their bid ('minus_bid')")
         if self.scoring == "difference" and self.set_rule == "minus_bid":
             raise ValueError("set_rule: difference scoring pays the defenders ('points_plus_bid' or 'total_plus_gap')")
+        if self.play == "trumps_only" and self.extra_trumps != "discard" and self.discard != "choose":
+            raise ValueError("play: 'trumps_only' needs hands of at most six cards (discard 'choose' or extra_trumps 'discard')")
         if self.full_bid_doubles and self.scoring != "standard":
             raise ValueError("full_bid_doubles: only with standard scoring")
         return self
 
-    @property
+    @cached_property
     def deal_points(self) -> int:
         """Points carried by the cards of one deal."""
         return self.points.total
 
-    @property
+    @cached_property
     def may_lose_points(self) -> bool:
-        """Whether a point card can leave play (discarded or left in a robbed stock)."""
-        return self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard"
+        """Whether cards can leave play or be laid face up (discards, a robbed stock, a
+        hand that sits out): deals then track the shown cards and the points out of play."""
+        return self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
 
     def record_dict(self) -> dict[str, object]:
         """The profile as records and hello messages carry it: every field pagat62
@@ -261,6 +269,7 @@ for _p in (
     _FOSTER,
     variant(_FOSTER, name="bicycle", set_rule="total_plus_gap"),
     variant(_FOSTER, name="chicago1890", dealer_forced_bid=1, forced_bid_any=True),
+    variant(_FOSTER, name="pidro", play="trumps_only"),
     RuleProfile(
         name="ru51", target=51, deciding_threshold=None, min_bid=1, max_bid=14, dealer_forced_bid=1,
         forced_bid_any=True, auction="until_three_pass", extra_trumps="discard", discards_face_up=False,

@@ -205,8 +205,11 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
     if rec.version not in READABLE_VERSIONS:
         known = ", ".join(map(str, READABLE_VERSIONS))
         raise ValueError(f"record version {rec.version} is not supported (this harness reads versions {known})")
+    later = sorted(set(data.get("profile", {})) - LEGACY_PROFILE_FIELDS)
+    if rec.version == PROFILES_RECORD_VERSION and record_version(rec.profile) != rec.version:
+        # one version per content: a game that needs nothing of version 3 is written as version 2
+        raise ValueError(f"record version {rec.version} is for profiles with later fields; this record's profile makes it version {RECORD_VERSION}")
     if rec.version < PROFILES_RECORD_VERSION:
-        later = sorted(set(data.get("profile", {})) - LEGACY_PROFILE_FIELDS)
         if later:
             raise ValueError(f"profile fields {', '.join(later)} need record version {PROFILES_RECORD_VERSION}, not {rec.version}")
         for d in rec.deals:

@@ -19,7 +19,8 @@ from cinch_bot.strategy import Facts, choose_play, choose_under
 class PlayState:
     """The trick-play part of a deal with every hand known (a determinization)."""
 
-    __slots__ = ("t", "hands", "trick", "to_act", "tricks_done", "won", "low_side", "remaining_trumps", "bidder_side")
+    __slots__ = ("t", "hands", "trick", "to_act", "tricks_done", "won", "low_side", "remaining_trumps", "bidder_side",
+                 "in_trick", "over")
 
     def __init__(
         self,
@@ -31,6 +32,7 @@ class PlayState:
         won: list[int],
         low_side: int,
         bidder_side: int,
+        trumps_only: bool = False,
     ) -> None:
         self.t = t
         self.hands = hands
@@ -41,6 +43,18 @@ class PlayState:
         self.low_side = low_side  # side that held Low when play began (it keeps that point)
         self.bidder_side = bidder_side
         self.remaining_trumps = {c for h in hands for c in h if t.power[c] >= 0}
+        # Play "trumps_only" (pidro): the seats of the current trick, in order (a seat out
+        # of trumps sits out); None when every seat follows suit and every trick has four cards.
+        self.in_trick: tuple[int, ...] | None = None
+        self.over = False
+        if trumps_only:
+            power = t.power
+            if trick:
+                lead, in_it = trick[0][0], {x for x, _ in trick}
+                self.in_trick = tuple(x for x in ((lead + i) % 4 for i in range(4))
+                                      if x in in_it or any(power[c] >= 0 for c in hands[x]))
+            else:
+                self._start_trick(to_act)
 
     def copy(self) -> "PlayState":
         s = PlayState.__new__(PlayState)
@@ -53,16 +67,33 @@ class PlayState:
         s.low_side = self.low_side
         s.bidder_side = self.bidder_side
         s.remaining_trumps = set(self.remaining_trumps)
+        s.in_trick = self.in_trick
+        s.over = self.over
         return s
 
     @property
     def done(self) -> bool:
-        return self.tricks_done >= 6
+        return self.over if self.in_trick is not None else self.tricks_done >= 6
+
+    def _start_trick(self, leader: int) -> None:
+        """Trumps only: the seats still holding a trump play the next trick, led by
+        ``leader`` or, if it sat out, the next of them clockwise; none left ends the deal."""
+        power = self.t.power
+        active = [s for s in range(4) if any(power[c] >= 0 for c in self.hands[s])]
+        if not active:
+            self.in_trick, self.over = (), True
+            return
+        while leader not in active:
+            leader = (leader + 1) % 4
+        self.in_trick = tuple(s for s in ((leader + i) % 4 for i in range(4)) if s in active)
+        self.to_act = leader
 
     def legal(self) -> list[int]:
         """Legal top cards for the seat to act (long hands: tops that leave enough under cards)."""
         t = self.t
         hand = self.hands[self.to_act]
+        if self.in_trick is not None:
+            return [c for c in hand if t.power[c] >= 0]
         tops = t.legal_follow(hand, self.trick[0][1] if self.trick else None)
         if self.tricks_done == 0 and len(hand) > 6:
             need = len(hand) - 6
@@ -87,7 +118,12 @@ class PlayState:
         trick = self.trick
         trick.append((seat, card))
         cap = t.captured  # under cards are pointless trumps: they never change the points
-        if len(trick) < 4:
+        in_trick = self.in_trick
+        if in_trick is not None:
+            if len(trick) < len(in_trick):
+                self.to_act = in_trick[len(trick)]
+                return
+        elif len(trick) < 4:
             self.to_act = (seat + 1) % 4
             return
         led = t.esuit[trick[0][1]]
@@ -102,6 +138,8 @@ class PlayState:
         self.trick = []
         self.tricks_done += 1
         self.to_act = win_seat
+        if in_trick is not None:
+            self._start_trick(win_seat)
 
     def points(self) -> tuple[int, int]:
         """Final points per side; where the profile leaves Low with its holder, credited to that side."""
@@ -121,7 +159,7 @@ class PlayState:
         return choose_play(hand, legal, self.trick, seat, self.t, outside, self.bidder_side)
 
     def rollout(self) -> tuple[int, int]:
-        while self.tricks_done < 6:
+        while not self.done:
             self.play(self.policy_move())
         return self.points()
 
@@ -153,6 +191,10 @@ class Sampler:
         kept_trumps = param(f.profile, "discard") == "non_trumps"  # every kept card is a trump
         self.others = [s for s in range(4) if s != me]
         dc, rc = view["discard_counts"], view["receive_counts"]
+        self.trumps_only = param(f.profile, "play") == "trumps_only"
+        shown = view.get("shown") or [[]] * 4
+        face_up = param(f.profile, "discard") == "choose" and bool(param(f.profile, "discards_face_up"))
+        in_trick = {x for x, _ in f.trick}
         self.size = {}
         self.must = {}
         for s in self.others:
@@ -160,6 +202,13 @@ class Sampler:
             self.size[s] = 9 - dc[s] + rc[s] - len(played)
             kept = 9 - dc[s] if kept_trumps else 0
             self.must[s] = min(self.size[s], max(0, kept - sum(1 for c in played if t.power[c] >= 0)))
+            if self.trumps_only:
+                # A seat out of trumps lays its (plain) cards face up after its discards and
+                # sits out; a seat still holding cards that has not played to this trick holds a trump.
+                after = shown[s][dc[s]:] if face_up else shown[s]
+                self.size[s] -= sum(1 for c in after if t.power[card_index(c)] < 0)
+                if self.size[s] > 0 and s not in in_trick:
+                    self.must[s] = max(self.must[s], 1)
         self.trump_ok = [s for s in self.others if f.trump not in f.voids[s]]
 
     def sample(self, rng: random.Random) -> list[list[int]]:
@@ -226,4 +275,4 @@ class Sampler:
                     by[c] = s
             b = f.bidder_side
             won[b] += sum(t.points[c] for c, s in by.items() if s % 2 != b and c not in held)
-        return PlayState(t, hands, list(f.trick), f.seat, f.tricks_done, won, low_side, f.bidder_side)
+        return PlayState(t, hands, list(f.trick), f.seat, f.tricks_done, won, low_side, f.bidder_side, self.trumps_only)

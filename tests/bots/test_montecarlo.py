@@ -31,7 +31,7 @@ def test_simulator_scores_like_the_engine(profile):
         deal = Deal(profile, k, k % 4, (0, 0), KeyedSource("sim-check"))
         while not deal.done and deal.phase != "play":
             deal.apply(deal.choice.sample(rng))
-        if deal.done:  # all passed: a redeal
+        if deal.done:  # all passed (a redeal), or every card of play forced
             continue
         played += 1
         seat = deal.to_act
@@ -39,8 +39,8 @@ def test_simulator_scores_like_the_engine(profile):
         facts = Facts(view, tables, params)
         st = Sampler(view, facts).state([list(h) for h in deal.hands], view)
         t = st.t
+        n_sim = sum(len(tr.plays) for tr in deal.tricks)  # cards played (forced ones before the first decision)
         while not st.done:
-            n_sim = 4 * st.tricks_done + len(st.trick)
             card = st.policy_move()
             engine_plays = [c for tr in deal.tricks for _, c, _ in tr.plays]
             if len(engine_plays) == n_sim:  # the engine waits for this very decision
@@ -54,6 +54,8 @@ def test_simulator_scores_like_the_engine(profile):
             else:  # the engine played a forced card itself: the simulator must agree
                 assert len(st.legal()) == 1 and engine_plays[n_sim] == card
             st.play(card)
+            n_sim += 1
+        assert deal.done and n_sim == sum(len(tr.plays) for tr in deal.tricks)
         assert st.points() == deal.points
         assert scorer(params)(st.points(), facts.bidder_side, facts.bid) == tuple(
             deal.scores_after[s] - deal.scores_before[s] for s in (0, 1))

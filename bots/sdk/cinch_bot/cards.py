@@ -109,7 +109,7 @@ PAGAT62: dict[str, Any] = {
     "players": 4, "forced_bid_any": False, "bid_start": "left", "auction": "once_around", "discard": "non_trumps",
     "min_discard": 0, "discards_face_up": False, "rob": "take_trumps", "defender_discards_to_bidders": False,
     "set_rule": "minus_bid", "full_bid_doubles": False, "moon_bid": None, "win_requires_bid": False,
-    "both_reach": "play_on",
+    "play": "follow", "both_reach": "play_on",
 }
 
 

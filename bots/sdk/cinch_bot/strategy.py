@@ -311,7 +311,9 @@ class EvaluatingBot(Bot):
             trump = view.get("trump")
             return {"type": "rob", "take": choose_rob(legal, tables[SUITS.index(trump)] if trump else None)}
         if kind == "discard" and view.get("trump"):
-            return {"type": "discard", "cards": choose_discard(legal, tables[SUITS.index(view["trump"])])}
+            # Where only trumps are played a plain card never takes a trick: keep none.
+            keep_plain = 13 if param(self.profile, "play") == "trumps_only" else 12
+            return {"type": "discard", "cards": choose_discard(legal, tables[SUITS.index(view["trump"])], keep_plain)}
         if kind != "play":
             return other_legal(legal, kind, self.rng)
         facts = Facts(view, tables, self.profile)

@@ -1,9 +1,10 @@
 """Legal-choice helpers: a uniform random legal action, and a legality check.
 
 The ``legal`` dicts are the protocol's constrained choices (docs/protocol.md):
-a rob is "take k of ``from``", a discard "``least`` to ``most`` of ``from``", a long first-trick hand is "a top card plus
-``under`` cards of ``under_from`` other than the top", so these helpers
-sample and check the constraints instead of enumerating combinations.
+a rob is "take k of ``from``", a discard "``least`` to ``most`` of
+``from``", a long first-trick hand is "a top card plus ``under`` cards of
+``under_from`` other than the top", so these helpers sample and check the
+constraints instead of enumerating combinations.
 """
 
 from __future__ import annotations

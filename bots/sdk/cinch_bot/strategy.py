@@ -98,11 +98,8 @@ def choose_rob(legal: dict[str, Any], t: Tables | None = None) -> list[str]:
     bidders), so it is always worth more than a plain card.
     """
     cards = [card_index(c) for c in legal["from"]]
-    if t is None:
-        key: Any = lambda c: (0, 0, c % 13)  # noqa: E731
-    else:
-        key = lambda c: keep_key(c, t)  # noqa: E731
-    return [card_name(c) for c in sorted(cards, key=key, reverse=True)[: int(legal["take"])]]
+    cards.sort(key=(lambda c: keep_key(c, t)) if t is not None else (lambda c: c % 13), reverse=True)
+    return [card_name(c) for c in cards[: int(legal["take"])]]
 
 
 def choose_discard(legal: dict[str, Any], t: Tables, keep_plain: int = 12) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import sys
 from dataclasses import dataclass
@@ -36,12 +37,14 @@ class State:
         return self.choice.kind
 
 
+@functools.lru_cache(maxsize=16)
 def collect(n_deals: int, seed: int, profile: RuleProfile | None = None) -> list[State]:
     """Play deals of ``profile`` (default pagat62) with uniform random decisions
     and keep every decision point.
 
     The deal is snapshotted through its view and legal dicts only, so later
-    decisions of the same deal do not change a stored state.
+    decisions of the same deal do not change a stored state. Cached: tests
+    only read the states, and several bots are checked on the same ones.
     """
     from arena.engine.view import deal_view
 

@@ -31,7 +31,7 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from .actions import PASS, Action, BidChoice, Choice, Discard, DiscardChoice, Play, Rob, RobChoice
+from .actions import PASS, Action, BidChoice, Choice, Discard, DiscardChoice, Play, Rob, RobChoice, SuitBidChoice
 from .deal import Deal
 from .game import Game
 from .profile import RuleProfile
@@ -145,7 +145,7 @@ def _random_action(choice: Choice, rng: random.Random) -> Action:
     """Uniform over the legal options, except that a seat that may pass passes
     half the time: uniform bids are almost all high and set, so games would
     rarely end and all-pass redeals would never happen."""
-    if isinstance(choice, BidChoice) and choice.can_pass and rng.random() < 0.5:
+    if isinstance(choice, (BidChoice, SuitBidChoice)) and choice.can_pass and rng.random() < 0.5:
         return PASS
     return choice.sample(rng)
 
@@ -236,6 +236,8 @@ def _check_deal_end(report: ConformanceReport, key: str, deal: Deal) -> None:
         _fail(report, key, deal, f"points {deal.points} + {deal.lost} out of play != {p.deal_points} a deal")
     if p.play == "follow" and (len(deal.tricks) != 6 or any(len(t.plays) != 4 for t in deal.tricks)):
         _fail(report, key, deal, "a deal did not play six full tricks")
+    if p.play != "follow" and (any(t.winner is None for t in deal.tricks) or len(deal.tricks) > 6):
+        _fail(report, key, deal, "a trick was left open, or more than six were played")
     if p.play == "trumps_only":
         trumps = deal.table.trumps if deal.table else frozenset()
         played = [c for t in deal.tricks for _, c, _ in t.plays]

@@ -7,7 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..engine import SUITS, BidChoice, Choice, DiscardChoice, PlayChoice, RobChoice, TrumpChoice, action_to_dict, cards_str
+from ..engine import (
+    SUITS, BidChoice, Choice, DiscardChoice, PlayChoice, RobChoice, SuitBidChoice, TrumpChoice, action_to_dict, cards_str,
+)
 from .messages import ActionReply, FromBot, HelloReply
 
 _from_bot: TypeAdapter[HelloReply | ActionReply] = TypeAdapter(FromBot)
@@ -57,6 +59,9 @@ def choice_to_dict(choice: Choice) -> dict[str, Any]:
     if isinstance(choice, TrumpChoice):
         suits = getattr(choice, "suits", None)  # a profile may allow fewer than four
         return {"suits": [SUITS[s] for s in suits] if suits is not None else list(SUITS)}
+    if isinstance(choice, SuitBidChoice):
+        return {"pass": choice.can_pass, "bids": list(choice.amounts),
+                "suited": [{"amount": b.amount, "suit": SUITS[b.suit]} for b in choice.options]}  # type: ignore[index]
     own = getattr(choice, "to_wire", None)
     if isinstance(choice, DiscardChoice):
         legal: dict[str, Any] = {"least": choice.least, "most": choice.most, "from": cards_str(choice.candidates)}

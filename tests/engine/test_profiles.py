@@ -18,6 +18,7 @@ from arena.engine import (
     Game,
     IllegalAction,
     NameTrump,
+    PointValues,
     Play,
     Rob,
     RuleProfile,
@@ -549,3 +550,50 @@ def test_deal_files_drive_every_profile_and_records_replay_without_the_file(name
     assert [d["deck"] for d in rec["deals"][:3]] == decks[: len(rec["deals"])]
     assert [d["origin"] for d in rec["deals"]][:3] == ["file"] * min(3, len(rec["deals"]))
     assert game_record(replay(rec)) == rec
+
+
+# -- later mechanisms, ready for the profiles that need them -----------------------------
+
+OFF_JACK = variant("pagat62", name="off-jack-test", off_jack_trump=True, points=PointValues(off_jack=1), max_bid=15)
+
+
+def test_off_jack_is_a_trump_between_jack_and_ten_and_carries_its_point():
+    from arena.engine.cards import OFF_JACK_TABLES
+
+    t = OFF_JACK_TABLES[2]  # hearts: the jack of diamonds is a trump
+    assert t.is_trump[c("JD")] and t.esuit[c("JD")] == 2
+    assert t.power[c("JH")] > t.power[c("JD")] > t.power[c("TH")]
+    assert len(t.trumps) == 15 and OFF_JACK.deal_points == 15
+    assert OFF_JACK.point_table(2)[c("JD")] == 1 and c("JD") not in OFF_JACK.pointless_trumps(2)
+    report = check_profile(OFF_JACK, games=4, seed=2, max_deals=8)
+    assert report.ok
+    with pytest.raises(ValueError, match="off_jack"):
+        RuleProfile(points=PointValues(off_jack=1))
+
+
+def test_off_jack_records_are_version_three_and_replay():
+    g = Game(OFF_JACK, key="oj", max_deals=2)
+    rng = random.Random(5)
+    while not g.over:
+        g.apply(g.choice.sample(rng))
+    rec = json.loads(json.dumps(game_record(g)))
+    assert rec["version"] == 3 and rec["profile"]["points"]["off_jack"] == 1
+    assert game_record(replay(rec)) == rec
+    assert "off_jack" not in game_record(Game(key="p"))["profile"]["points"]
+
+
+def test_lose_at_ends_the_game_for_the_side_that_falls_through_the_floor():
+    floor = variant("pagat62", name="floor-test", lose_at=-20, deciding_threshold=None)
+    ended = 0
+    for k in range(40):
+        g = _game_from(floor, (-15, -15), key=f"floor-{k}")
+        deal = _play_out(g, random.Random(k))
+        low = [s for s in (0, 1) if deal.scores_after[s] <= -20]
+        if low:
+            assert (g.over, g.end_reason, g.winner) == (True, "floor", 1 - low[0])
+            ended += 1
+        else:
+            assert not g.over
+    assert ended > 0
+    with pytest.raises(ValueError, match="lose_at"):
+        RuleProfile(lose_at=5)

@@ -17,10 +17,18 @@ from cinch_bot.strategy import Facts, choose_play, choose_under
 
 
 class PlayState:
-    """The trick-play part of a deal with every hand known (a determinization)."""
+    """The trick-play part of a deal with every hand known (a determinization).
+
+    ``mode`` is the profile's ``play``: ``follow`` (rules 6: four cards a
+    trick), ``trumps_only`` (pidro: only trumps are played, a seat out of
+    trumps sits out) or ``oregon`` (a plain lead allows any card and only a
+    trump beats it, a seat that cannot follow a trump lead throws its hand
+    in and sits out). In the last two ``in_trick`` holds the seats of the
+    current trick, in order.
+    """
 
     __slots__ = ("t", "hands", "trick", "to_act", "tricks_done", "won", "low_side", "remaining_trumps", "bidder_side",
-                 "in_trick", "over")
+                 "in_trick", "over", "oregon")
 
     def __init__(
         self,
@@ -32,7 +40,7 @@ class PlayState:
         won: list[int],
         low_side: int,
         bidder_side: int,
-        trumps_only: bool = False,
+        mode: str = "follow",
     ) -> None:
         self.t = t
         self.hands = hands
@@ -43,16 +51,13 @@ class PlayState:
         self.low_side = low_side  # side that held Low when play began (it keeps that point)
         self.bidder_side = bidder_side
         self.remaining_trumps = {c for h in hands for c in h if t.power[c] >= 0}
-        # Play "trumps_only" (pidro): the seats of the current trick, in order (a seat out
-        # of trumps sits out); None when every seat follows suit and every trick has four cards.
         self.in_trick: tuple[int, ...] | None = None
         self.over = False
-        if trumps_only:
-            power = t.power
+        self.oregon = mode == "oregon"
+        if mode != "follow":
             if trick:
                 lead, in_it = trick[0][0], {x for x, _ in trick}
-                self.in_trick = tuple(x for x in ((lead + i) % 4 for i in range(4))
-                                      if x in in_it or any(power[c] >= 0 for c in hands[x]))
+                self.in_trick = tuple(x for x in ((lead + i) % 4 for i in range(4)) if x in in_it or self._active(x))
             else:
                 self._start_trick(to_act)
 
@@ -69,17 +74,25 @@ class PlayState:
         s.remaining_trumps = set(self.remaining_trumps)
         s.in_trick = self.in_trick
         s.over = self.over
+        s.oregon = self.oregon
         return s
 
     @property
     def done(self) -> bool:
         return self.over if self.in_trick is not None else self.tricks_done >= 6
 
-    def _start_trick(self, leader: int) -> None:
-        """Trumps only: the seats still holding a trump play the next trick, led by
-        ``leader`` or, if it sat out, the next of them clockwise; none left ends the deal."""
+    def _active(self, seat: int) -> bool:
+        """Whether ``seat`` plays the next trick: it holds a card (oregon) or a trump (trumps only)."""
+        hand = self.hands[seat]
+        if self.oregon:
+            return bool(hand)
         power = self.t.power
-        active = [s for s in range(4) if any(power[c] >= 0 for c in self.hands[s])]
+        return any(power[c] >= 0 for c in hand)
+
+    def _start_trick(self, leader: int) -> None:
+        """The seats still in play the next trick, led by ``leader`` or, if it is
+        out, the next of them clockwise; none left ends the deal."""
+        active = [s for s in range(4) if self._active(s)]
         if not active:
             self.in_trick, self.over = (), True
             return
@@ -92,9 +105,12 @@ class PlayState:
         """Legal top cards for the seat to act (long hands: tops that leave enough under cards)."""
         t = self.t
         hand = self.hands[self.to_act]
-        if self.in_trick is not None:
-            return [c for c in hand if t.power[c] >= 0]
-        tops = t.legal_follow(hand, self.trick[0][1] if self.trick else None)
+        if self.in_trick is None:
+            tops = t.legal_follow(hand, self.trick[0][1] if self.trick else None)
+        elif not self.oregon or (self.trick and t.esuit[self.trick[0][1]] == t.trump):
+            tops = [c for c in hand if t.power[c] >= 0]
+        else:  # oregon: any card leads, and any card follows a plain lead
+            tops = list(hand)
         if self.tricks_done == 0 and len(hand) > 6:
             need = len(hand) - 6
             pool = sum(1 for c in hand if c in t.pointless)
@@ -117,29 +133,52 @@ class PlayState:
             self.remaining_trumps.discard(c)
         trick = self.trick
         trick.append((seat, card))
-        cap = t.captured  # under cards are pointless trumps: they never change the points
-        in_trick = self.in_trick
-        if in_trick is not None:
-            if len(trick) < len(in_trick):
-                self.to_act = in_trick[len(trick)]
-                return
-        elif len(trick) < 4:
+        if self.in_trick is not None:
+            self._next_in_trick()
+            return
+        if len(trick) < 4:
             self.to_act = (seat + 1) % 4
             return
         led = t.esuit[trick[0][1]]
         win_seat, best = trick[0][0], -2
-        value = 0
         for s, c in trick:
             st = t.strength(c, led)
             if st > best:
                 win_seat, best = s, st
-            value += cap[c]
-        self.won[win_seat % 2] += value
+        self._close(win_seat)
+
+    def _close(self, winner: int) -> None:
+        """The trick's points (under cards are pointless trumps) go to ``winner``'s side; it leads next."""
+        cap = self.t.captured
+        self.won[winner % 2] += sum(cap[c] for _, c in self.trick)
         self.trick = []
         self.tricks_done += 1
-        self.to_act = win_seat
-        if in_trick is not None:
-            self._start_trick(win_seat)
+        self.to_act = winner
+        if self.in_trick is not None:
+            self._start_trick(winner)
+
+    def _next_in_trick(self) -> None:
+        """The next seat of a trick with seats sitting out, or the trick's end: the
+        highest trump wins, a trick without one goes to its leader."""
+        t = self.t
+        power = t.power
+        trick = self.trick
+        trump_led = t.esuit[trick[0][1]] == t.trump
+        while True:
+            in_trick = self.in_trick
+            assert in_trick is not None
+            n = len(trick)
+            if n == len(in_trick):
+                best = max(trick, key=lambda p: power[p[1]])
+                self._close(best[0] if power[best[1]] >= 0 else trick[0][0])
+                return
+            nxt = in_trick[n]
+            if self.oregon and trump_led and not any(power[c] >= 0 for c in self.hands[nxt]):
+                self.hands[nxt] = []  # cannot follow the trump lead: the hand goes, the seat sits out
+                self.in_trick = tuple(x for x in in_trick if x != nxt)
+                continue
+            self.to_act = nxt
+            return
 
     def points(self) -> tuple[int, int]:
         """Final points per side; where the profile leaves Low with its holder, credited to that side."""
@@ -191,10 +230,20 @@ class Sampler:
         kept_trumps = param(f.profile, "discard") == "non_trumps"  # every kept card is a trump
         self.others = [s for s in range(4) if s != me]
         dc, rc = view["discard_counts"], view["receive_counts"]
-        self.trumps_only = param(f.profile, "play") == "trumps_only"
+        self.mode = str(param(f.profile, "play"))
+        self.trumps_only = self.mode == "trumps_only"
         shown = view.get("shown") or [[]] * 4
         face_up = param(f.profile, "discard") == "choose" and bool(param(f.profile, "discards_face_up"))
         in_trick = {x for x, _ in f.trick}
+        gone: set[int] = set()  # seats that sat out: missing from a finished trick, or passed over in this one
+        if self.mode != "follow":
+            for tr in view.get("tricks", []):
+                seats = {p["seat"] for p in tr["plays"]}
+                if tr.get("winner") is not None:
+                    gone |= set(range(4)) - seats
+            if f.trick:
+                lead = f.trick[0][0]
+                gone |= {x for x in ((lead + i) % 4 for i in range((me - lead) % 4)) if x not in in_trick}
         self.size = {}
         self.must = {}
         for s in self.others:
@@ -209,6 +258,8 @@ class Sampler:
                 self.size[s] -= sum(1 for c in after if t.power[card_index(c)] < 0)
                 if self.size[s] > 0 and s not in in_trick:
                     self.must[s] = max(self.must[s], 1)
+            if s in gone:
+                self.size[s] = self.must[s] = 0
         self.trump_ok = [s for s in self.others if f.trump not in f.voids[s]]
 
     def sample(self, rng: random.Random) -> list[list[int]]:
@@ -275,4 +326,4 @@ class Sampler:
                     by[c] = s
             b = f.bidder_side
             won[b] += sum(t.points[c] for c, s in by.items() if s % 2 != b and c not in held)
-        return PlayState(t, hands, list(f.trick), f.seat, f.tricks_done, won, low_side, f.bidder_side, self.trumps_only)
+        return PlayState(t, hands, list(f.trick), f.seat, f.tricks_done, won, low_side, f.bidder_side, self.mode)

@@ -29,6 +29,7 @@ from .cards import (
     is_trump,
     left_pedro,
     names,
+    param,
     rank,
     rank_value,
     sister_suit,
@@ -38,7 +39,7 @@ from .cards import (
     trump_power,
     trumps_high_to_low,
 )
-from .legal import is_legal, other_legal, random_legal
+from .legal import bid_action, is_legal, other_legal, random_legal
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 __version__ = "1.0.0"

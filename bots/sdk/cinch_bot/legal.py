@@ -16,13 +16,18 @@ from typing import Any
 def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any]:
     """A legal action drawn with ``rng``: uniform over options for every kind.
 
-    For bids the options are pass (if allowed) and each amount; for a rob,
+    For bids the options are pass (if allowed) and each amount (each of the
+    ``suited`` bids, where bids name their trump); for a rob,
     a uniformly random k-subset of ``from``; for a discard, a uniform count
     from ``least`` to ``most``, then that many cards of ``from``; for a play, a random top card,
     then a random set of ``under`` cards from ``under_from`` minus the top;
     for a kind a rule profile adds, ``other_legal``.
     """
     if kind == "bid":
+        if legal.get("suited"):  # bids that name their trump (oregon)
+            suited: list[dict[str, Any] | None] = ([None] if legal.get("pass") else []) + list(legal["suited"])
+            choice = rng.choice(suited)
+            return {"type": "pass"} if choice is None else {"type": "bid", **choice}
         options: list[int | None] = ([None] if legal.get("pass") else []) + list(legal.get("bids", []))
         pick = rng.choice(options)
         return {"type": "pass"} if pick is None else {"type": "bid", "amount": pick}
@@ -41,6 +46,18 @@ def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[s
         pool = [c for c in legal.get("under_from", []) if c != top]
         return {"type": "play", "card": top, "under": rng.sample(pool, n)}
     return other_legal(legal, kind, rng)
+
+
+def bid_action(legal: dict[str, Any], amount: int, suit: str | None = None) -> dict[str, Any]:
+    """The legal bid nearest ``amount`` (and ``suit``, where bids name their trump):
+    that bid, else the cheapest legal bid above it in the suit, else the cheapest
+    legal bid of all. Bids without a suit: ``amount`` as it is."""
+    suited = legal.get("suited")
+    if not suited:
+        return {"type": "bid", "amount": amount}
+    fits = [o for o in suited if o["amount"] >= amount and (suit is None or o["suit"] == suit)]
+    best = min(fits or suited, key=lambda o: o["amount"])
+    return {"type": "bid", "amount": best["amount"], "suit": best["suit"]}
 
 
 def other_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any]:
@@ -63,6 +80,8 @@ def is_legal(action: dict[str, Any], legal: dict[str, Any], kind: str) -> bool:
     if kind == "bid":
         if t == "pass":
             return bool(legal.get("pass"))
+        if legal.get("suited"):
+            return t == "bid" and {"amount": action.get("amount"), "suit": action.get("suit")} in legal["suited"]
         return t == "bid" and action.get("amount") in legal.get("bids", [])
     if kind == "trump":
         return t == "trump" and action.get("suit") in (legal.get("suits") or "CDHS")

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .bot import Bot
-from .cards import SUITS, TABLES, Tables, card_index, card_name, param
-from .legal import other_legal
+from .cards import OFF_JACK_POWER, SUITS, TABLES, Tables, card_index, card_name, param
+from .legal import bid_action, other_legal
 
 # Trump power values (see Tables.power): A=13 K=12 Q=11 J=10 T=9 5=4 left=3 2=0.
 _A, _K, _Q, _J, _T, _R5, _L5 = 13, 12, 11, 10, 9, 4, 3
@@ -39,6 +39,8 @@ def estimate_points(hand: Iterable[int], trump: int, dealer: bool = False, table
         est += value[_J] * (0.75 if (_A in value or _K in value) else 0.55)
     if _T in value:
         est += value[_T] * (0.55 + 0.05 * high)
+    if OFF_JACK_POWER in value:  # the off-jack, a trump where the profile says so
+        est += value[OFF_JACK_POWER] * (0.65 if (_A in value or _K in value) else 0.45)
     for pedro in (_R5, _L5):
         if pedro in value:
             cover = sum(1 for p in powers if p > pedro)
@@ -69,15 +71,23 @@ def choose_bid(view: dict[str, Any], legal: dict[str, Any], margin: float = 0.5,
     """
     hand = [card_index(c) for c in view["hand"]]
     dealer = view["seat"] == view["dealer"]
+    partner_bid = max((b["amount"] for b in view.get("bids", []) if b["seat"] == view["partner"]), default=0)
+    extra = margin + (1.5 if partner_bid else 0.0)
+    if legal.get("suited"):  # each bid names its trump: the suit whose cheapest bid the hand best covers
+        cheapest: dict[str, int] = {}
+        for o in legal["suited"]:
+            cheapest[o["suit"]] = min(o["amount"], cheapest.get(o["suit"], o["amount"]))
+        spare, suit = max((estimate_points(hand, SUITS.index(x), dealer, tables) - a, x) for x, a in cheapest.items())
+        if not legal.get("pass") or spare >= extra:
+            return bid_action(legal, cheapest[suit], suit)
+        return {"type": "pass"}
     _, est = best_trump(hand, dealer, tables)
     bids = legal.get("bids", [])
     if not legal.get("pass"):
         return {"type": "bid", "amount": bids[0]}
     if not bids:
         return {"type": "pass"}
-    partner_bid = max((b["amount"] for b in view.get("bids", []) if b["seat"] == view["partner"]), default=0)
-    need = bids[0] + margin + (1.5 if partner_bid else 0.0)
-    if est >= need:
+    if est >= bids[0] + extra:
         return {"type": "bid", "amount": bids[0]}
     return {"type": "pass"}
 
@@ -246,6 +256,8 @@ class Facts:
         self.tricks_done = 0
         self.won_points = [0, 0]  # points captured so far (Low excluded where it stays with its holder)
         t = self.t
+        # Only where every seat must follow suit does a card of another suit show a void.
+        follow = param(profile, "play") == "follow"
         for tr in view.get("tricks", []):
             plays = [(p["seat"], card_index(p["card"]), [card_index(u) for u in p.get("under", [])]) for p in tr["plays"]]
             if plays:
@@ -255,7 +267,7 @@ class Facts:
                     self.played.update(under)
                     self.played_by[s].append(c)
                     self.played_by[s].extend(under)
-                    if t.esuit[c] != led and not (led != self.trump and t.esuit[c] == self.trump):
+                    if follow and t.esuit[c] != led and not (led != self.trump and t.esuit[c] == self.trump):
                         self.voids[s].add(led)
             if tr.get("winner") is None:
                 self.trick = [(s, c) for s, c, _ in plays]

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from arena.bench.bots import duplicate_match, load_bot_class
-from arena.engine import Choice, Deal, KeyedSource, NameTrump, RuleProfile, action_from_dict
+from arena.engine import Choice, Deal, KeyedSource, NameTrump, RuleProfile, action_from_dict, get_profile
 from arena.engine.view import deal_view
 from arena.match import MatchSettings
 from arena.match.check import check_entry
@@ -243,3 +243,54 @@ def test_the_strong_baselines_beat_random_under_every_profile(strong, profile):
     assert r["unfinished_games"] == 0
     lo, _ = r["score_rate_95"]
     assert r["score_rate"] >= 0.75 and lo > 0.5, r
+
+
+# -- bids that name their trump and the off-jack (oregon) -----------------------------------------------
+
+
+def test_sdk_trump_order_follows_the_profile():
+    from arena.engine.cards import OFF_JACK_TABLES, TRUMP_TABLES
+
+    for profile in PROFILES:
+        engine = OFF_JACK_TABLES if profile.off_jack_trump else TRUMP_TABLES
+        for trump, t in enumerate(tables_for(params(profile))):
+            assert t.trumps == engine[trump].trumps
+            assert list(t.order) == sorted(engine[trump].trumps, key=lambda c: -engine[trump].power[c])
+            assert all(t.esuit[c] == engine[trump].esuit[c] for c in range(52))
+
+
+def suited_bid_decisions(n: int) -> list[tuple[Choice, dict[str, Any], dict[str, Any]]]:
+    """The first ``n`` bid decisions of oregon deals played at random: (choice, view, legal)."""
+    profile, rng, out = get_profile("oregon"), random.Random(3), []
+    for k in range(50):
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource("suited"))
+        while not deal.done and len(out) < n:
+            c = deal.choice
+            if c.kind == "bid" and len(choice_to_dict(c).get("suited") or []) > 1:
+                out.append((c, deal_view(deal, c.seat).to_dict(), choice_to_dict(c)))
+            deal.apply(c.sample(rng))
+    return out
+
+
+def test_suited_bids_sampled_checked_and_found():
+    for choice, _, legal in suited_bid_decisions(12):
+        for seed in range(5):
+            action = cinch_bot.random_legal(legal, "bid", random.Random(seed))
+            assert choice.is_legal(action_from_dict(action)) and cinch_bot.is_legal(action, legal, "bid")
+        low = min(o["amount"] for o in legal["suited"])
+        for suit in "CDHS":
+            action = cinch_bot.bid_action(legal, low, suit)
+            assert choice.is_legal(action_from_dict(action))
+            mine = [o["amount"] for o in legal["suited"] if o["suit"] == suit]
+            assert action["amount"] == (min(mine) if mine else low)
+        assert not cinch_bot.is_legal({"type": "bid", "amount": low}, legal, "bid")  # the suit is missing
+
+
+@pytest.mark.parametrize("name", ALL_BOTS)
+def test_every_baseline_bids_legally_when_bids_name_their_suit(name):
+    decisions = suited_bid_decisions(8)
+    forced = [(c, v, {**lg, "pass": False}) for c, v, lg in decisions[:3]]  # a dealer who must bid (asked anyway)
+    actions = talk(name, [("bid", v, lg) for _, v, lg in decisions + forced], get_profile("oregon"))
+    for (choice, _, legal), action in zip(decisions + forced, actions):
+        assert cinch_bot.is_legal(action, legal, "bid"), (legal, action)
+        assert action["type"] == "pass" or choice.is_legal(action_from_dict(action))

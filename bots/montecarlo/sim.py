@@ -114,7 +114,8 @@ class PlayState:
         if self.tricks_done == 0 and len(hand) > 6:
             need = len(hand) - 6
             pool = sum(1 for c in hand if c in t.pointless)
-            tops = [c for c in tops if pool - (c in t.pointless) >= need]
+            # (a sampled long hand may hold too few pointless trumps for the rule: keep every top then)
+            tops = [c for c in tops if pool - (c in t.pointless) >= need] or tops
         return tops
 
     def play(self, card: int) -> None:
@@ -228,6 +229,8 @@ class Sampler:
         self.plains = [c for c in range(52) if c not in seen and (t.power[c] < 0 or c in f.maybe)]
         self.credit_to_bidders = bool(param(f.profile, "defender_discards_to_bidders"))
         kept_trumps = param(f.profile, "discard") == "non_trumps"  # every kept card is a trump
+        long_all_trumps = kept_trumps and param(f.profile, "rob") == "take_trumps"
+        hand_size = int(param(f.profile, "hand_size"))
         self.others = [s for s in range(4) if s != me]
         dc, rc = view["discard_counts"], view["receive_counts"]
         self.mode = str(param(f.profile, "play"))
@@ -250,6 +253,8 @@ class Sampler:
             played = f.played_by[s]
             self.size[s] = 9 - dc[s] + rc[s] - len(played)
             kept = 9 - dc[s] if kept_trumps else 0
+            if long_all_trumps and 9 - dc[s] + rc[s] > hand_size:
+                kept = 9 - dc[s] + rc[s]  # a long hand: the fill and the rob stop at six, so all of it is trumps
             self.must[s] = min(self.size[s], max(0, kept - sum(1 for c in played if t.power[c] >= 0)))
             if self.trumps_only:
                 # A seat out of trumps lays its (plain) cards face up after its discards and

@@ -63,7 +63,8 @@ def test_shown_discards_leave_the_outside_trumps_unless_a_reshuffle_may_bring_th
 @pytest.mark.parametrize("profile", profiles_under_test(), ids=lambda p: p.name)
 def test_the_sampler_deals_the_hidden_cards_as_they_could_be(profile):
     """The true hands satisfy every constraint the sampler infers from a view, and
-    every sample keeps them: sizes, trumps kept, voids, no card twice or out of play."""
+    every sample keeps them (sizes, trumps kept, voids, no card twice or out of
+    play) and plays out from each legal card."""
     params = profile.model_dump(mode="json")
     tables = tables_for(params)
     rng = random.Random(4)
@@ -86,6 +87,13 @@ def test_the_sampler_deals_the_hidden_cards_as_they_could_be(profile):
         assert hands[f.seat] == f.hand and len(dealt) == len(set(dealt))
         assert set(sampler.trumps) <= set(dealt) and not set(dealt) & f.out
         assert all(len(hands[o]) == sampler.size[o] for o in sampler.others)
+        # Every sample is a position the simulator can play out (a long hand is all trumps, ...).
+        root = sampler.state(hands, s.view)
+        for card in (card_index(c) for c in s.legal["cards"]):
+            st = root.copy()
+            st.play(card)
+            points = st.rollout()
+            assert st.done and sum(points) <= tables[f.trump].total
         checked += 1
     assert checked > 30
 
@@ -99,3 +107,24 @@ def test_a_defender_keeps_its_point_trumps_where_they_would_count_for_the_bidder
     view = {"seat": 1, "partner": 3, "dealer": 0, "hand": hand, "maker": 0, "bid": 5, "trump": "H"}
     action = bot.decide("discard", view, {"least": 3, "most": 9, "from": hand})
     assert action["type"] == "discard" and not {"5D", "2H"} & set(action["cards"]) and len(action["cards"]) == 7
+
+
+def test_a_long_hand_is_all_trumps_in_every_sample(states):
+    """A seat holding more than six cards kept only trumps and robbed only trumps
+    (the fill and the rob stop at six), so every sample gives it trumps only."""
+    rng = random.Random(6)
+    seen = 0
+    for s in states:
+        if s.kind != "play" or s.view["tricks"][0]["plays"] and s.view["tricks"][0]["winner"] is not None:
+            continue
+        v = s.view
+        long = [o for o in range(4) if o != v["seat"] and 9 - v["discard_counts"][o] + v["receive_counts"][o] > 6]
+        if not long:
+            continue
+        f = Facts(v)
+        sampler = Sampler(v, f)
+        for _ in range(5):
+            hands = sampler.sample(rng)
+            assert all(f.t.power[c] >= 0 for o in long for c in hands[o])
+        seen += 1
+    assert seen >= 5

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .cards import OFF_JACK_TABLES, RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, TRUMP_TABLES, make_card, sister
 
+RANK_3, RANK_9, RANK_K = 1, 7, 11
+
 
 class PointValues(BaseModel):
     """Points carried by each point card (all of them trumps)."""
@@ -29,10 +31,16 @@ class PointValues(BaseModel):
     left_pedro: int = 5
     low: int = 1
     off_jack: int = 0  # the sister suit's jack, a point only where it is a trump (off_jack_trump)
+    king: int = 0  # later point cards of trump (sixty-three: king 25, nine 9, three 15)
+    nine: int = 0
+    three: int = 0
 
     @property
     def total(self) -> int:
-        return self.high + self.jack + self.game + self.right_pedro + self.left_pedro + self.low + self.off_jack
+        return (
+            self.high + self.jack + self.game + self.right_pedro + self.left_pedro + self.low + self.off_jack
+            + self.king + self.nine + self.three
+        )
 
 
 class RuleProfile(BaseModel):
@@ -57,7 +65,7 @@ class RuleProfile(BaseModel):
     dealer_forced_bid: int | None = Field(
         7, description="bid the dealer must make when all others pass; None: the deal is void and redealt"
     )
-    hand_size: int = Field(6, ge=1, description="cards each hand is filled to after the discard")
+    hand_size: int = Field(6, ge=1, description="cards each hand is filled to after the discard; tricks a deal")
     points: PointValues = PointValues()
     low_goes_to: Literal["holder", "capturer"] = "holder"
     scoring: Literal["standard", "difference"] = "standard"
@@ -91,12 +99,19 @@ class RuleProfile(BaseModel):
     dealer_low_bid: int | None = Field(
         None, description="after three passes with no bid, the dealer may bid from this amount (below min_bid)"
     )
-    discard: Literal["non_trumps", "choose"] = Field(
-        "non_trumps", description="every non-trump is discarded, or each seat in turn chooses its discards"
+    discard: Literal["non_trumps", "choose", "to_hand_size", "keep"] = Field(
+        "non_trumps",
+        description="every non-trump is discarded; each seat in turn chooses its discards; or each seat keeps "
+        "every trump and chooses the plain cards that make up hand_size (extras beyond it: extra_trumps); "
+        "or every seat keeps its cards (only the maker puts down as many as the kitty gave it)",
     )
+    second_deal: int = Field(0, ge=0, description="cards dealt to each seat after the bidding (sixty-three: 4)")
+    deck_ranks: str = Field("23456789TJQKA", description="the ranks in the deck (lipton: 259TJQKA, 32 cards)")
+    packets: tuple[int, ...] = Field((3, 3, 3), description="the dealing rounds: cards to each seat per round")
+    kitty: int = Field(0, ge=0, description="cards dealt face down aside after the hands; the maker takes them")
     min_discard: int = Field(0, ge=0, description="with discard 'choose': the fewest cards a seat may discard")
     discards_face_up: bool = Field(False, description="discards (and trumps left in a robbed stock) are public")
-    rob: Literal["take_trumps", "free"] = Field(
+    rob: Literal["take_trumps", "free", "none"] = Field(
         "take_trumps",
         description="the dealer takes every trump of the stock and chooses the rest, or chooses freely "
         "(trumps it leaves are discarded face up, out of play)",
@@ -145,13 +160,26 @@ class RuleProfile(BaseModel):
             raise ValueError(f"max_bid ({self.max_bid}) is above the {total} points of a deal")
         if self.dealer_forced_bid is not None and not 1 <= self.dealer_forced_bid <= self.max_bid:
             raise ValueError(f"dealer_forced_bid ({self.dealer_forced_bid}) is outside 1-{self.max_bid}")
-        if self.hand_size != 6:
-            raise ValueError("hand_size: only 6 is implemented yet")
+        if not self.deck_ranks or any(r not in "23456789TJQKA" for r in self.deck_ranks) or len(set(self.deck_ranks)) != len(self.deck_ranks):
+            raise ValueError(f"deck_ranks ({self.deck_ranks!r}) must be distinct ranks of 23456789TJQKA")
+        if self.stock_size < 0:
+            raise ValueError(f"packets, kitty and second_deal deal more than the {4 * len(self.deck_ranks)} cards of the deck")
+        if self.discard == "keep":
+            if self.hand_size != sum(self.packets) or self.stock_size or self.rob != "none":
+                raise ValueError("discard: 'keep' needs hand_size = the cards dealt, no stock and rob 'none'")
+        elif self.hand_size != 6 or sum(self.packets) != 9:
+            raise ValueError("hand_size: only 6, from nine cards dealt, is implemented with discards")
         if self.discard == "choose" and self.extra_trumps == "discard":
             raise ValueError("extra_trumps: 'discard' goes with discard 'non_trumps' (with 'choose' a seat keeps at most hand_size)")
         if self.discard == "choose" and not 9 - self.hand_size <= self.min_discard <= 9:
             raise ValueError(f"min_discard ({self.min_discard}): with discard 'choose' a seat must discard {9 - self.hand_size}-9 cards")
-        if self.discard == "non_trumps" and self.min_discard:
+        if self.second_deal and self.discard != "to_hand_size":
+            raise ValueError("second_deal: deals the stock out, so it goes with rob 'none' and discard 'to_hand_size'")
+        if (self.rob == "none") != (self.stock_size == 0):
+            raise ValueError("rob: 'none' exactly when no stock is left to rob")
+        if self.discard == "to_hand_size" and self.extra_trumps != "discard":
+            raise ValueError("discard: 'to_hand_size' goes with extra_trumps 'discard'")
+        if self.discard != "choose" and self.min_discard:
             raise ValueError("min_discard: only with discard 'choose'")
         if self.rob_from == "stock_and_discards" and self.rob != "free":
             raise ValueError("rob_from: 'stock_and_discards' goes with rob 'free'")
@@ -178,6 +206,18 @@ class RuleProfile(BaseModel):
         return self
 
     @cached_property
+    def stock_size(self) -> int:
+        """Cards left in the stock once hands, kitty and any second deal are dealt."""
+        return 4 * len(self.deck_ranks) - 4 * (sum(self.packets) + self.second_deal) - self.kitty
+
+    @cached_property
+    def short_deck(self) -> frozenset[int] | None:
+        """The cards of a deck with fewer ranks than 13 (None: all 52)."""
+        if len(self.deck_ranks) == 13:
+            return None
+        return frozenset(c for c in range(52) if "23456789TJQKA"[c % 13] in self.deck_ranks)
+
+    @cached_property
     def deal_points(self) -> int:
         """Points carried by the cards of one deal."""
         return self.points.total
@@ -186,15 +226,19 @@ class RuleProfile(BaseModel):
     def may_lose_points(self) -> bool:
         """Whether cards can leave play or be laid face up (discards, a robbed stock, a
         hand that sits out): deals then track the shown cards and the points out of play."""
-        return self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
+        return (
+            self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
+            or self.kitty > 0
+        )
 
     def record_dict(self) -> dict[str, object]:
         """The profile as records and hello messages carry it: every field pagat62
         records always had, then each later field that differs from its default
         (docs/records.md lists the defaults), so pagat62 records stay as they were."""
-        full = self.model_dump()
-        if not full["points"]["off_jack"]:  # a later point field, likewise
-            del full["points"]["off_jack"]
+        full = self.model_dump(mode="json")
+        for later in _LATER_POINTS:  # later point fields, likewise
+            if not full["points"][later]:
+                del full["points"][later]
         return {k: v for k, v in full.items() if k in _LEGACY_FIELDS or v != _DEFAULTS[k]}
 
     @cached_property
@@ -219,6 +263,9 @@ class RuleProfile(BaseModel):
 @lru_cache(maxsize=64)
 def _point_table(p: PointValues, trump: int, off_jack: bool = False) -> tuple[int, ...]:
     table = [0] * 52
+    table[make_card(RANK_K, trump)] = p.king
+    table[make_card(RANK_9, trump)] = p.nine
+    table[make_card(RANK_3, trump)] = p.three
     if off_jack:
         table[make_card(RANK_J, sister(trump))] = p.off_jack
     table[make_card(RANK_A, trump)] = p.high
@@ -236,12 +283,14 @@ def _pointless(p: PointValues, trump: int, off_jack: bool = False) -> frozenset[
     return frozenset(c for c in (OFF_JACK_TABLES if off_jack else TRUMP_TABLES)[trump].trumps if pts[c] == 0)
 
 
+_LATER_POINTS = ("off_jack", "king", "nine", "three")
+LEGACY_POINT_FIELDS = frozenset(("high", "jack", "game", "right_pedro", "left_pedro", "low"))
 LEGACY_PROFILE_FIELDS = _LEGACY_FIELDS = frozenset(
     ("name", "target", "deciding_threshold", "min_bid", "max_bid", "dealer_forced_bid", "hand_size", "points",
      "low_goes_to", "scoring", "extra_trumps", "rob_from")
 )
 """The profile fields records have always carried (version 2); later fields appear only when not default."""
-_DEFAULTS: dict[str, object] = RuleProfile.model_construct().model_dump()
+_DEFAULTS: dict[str, object] = RuleProfile.model_construct().model_dump(mode="json")
 
 
 #: The registered profiles by name. Add one with ``register_profile``.
@@ -303,6 +352,17 @@ for _p in (
     variant(_FOSTER, name="bicycle", set_rule="total_plus_gap"),
     variant(_FOSTER, name="chicago1890", dealer_forced_bid=1, forced_bid_any=True),
     variant(_FOSTER, name="pidro", play="trumps_only"),
+    RuleProfile(
+        name="lipton", target=105, lose_at=-105, deciding_threshold=None, min_bid=15, max_bid=35,
+        dealer_forced_bid=15, deck_ranks="259TJQKA", packets=(3, 4), kitty=4, hand_size=7, discard="keep",
+        rob="none", off_jack_trump=True, points=PointValues(king=20, off_jack=1), low_goes_to="capturer",
+        both_reach="bidders",
+    ),
+    RuleProfile(
+        name="sixty-three", target=152, deciding_threshold=None, min_bid=1, max_bid=63, dealer_forced_bid=1,
+        forced_bid_any=True, auction="until_three_pass", points=PointValues(king=25, nine=9, three=15),
+        second_deal=4, discard="to_hand_size", extra_trumps="discard", rob="none", both_reach="bidders",
+    ),
     RuleProfile(
         name="oregon", target=63, deciding_threshold=None, min_bid=6, max_bid=15, dealer_forced_bid=None,
         dealer_low_bid=5, auction="open", bid_suits=True, off_jack_trump=True, points=PointValues(off_jack=1),

@@ -20,7 +20,7 @@ from .cards import CARD_NAMES, SUITS, Card, cards_str, parse_cards
 from .chance import reshuffle as keyed_reshuffle
 from .deal import Deal
 from .game import Game
-from .profile import LEGACY_PROFILE_FIELDS, RuleProfile
+from .profile import LEGACY_POINT_FIELDS, LEGACY_PROFILE_FIELDS, RuleProfile
 
 RECORD_FORMAT = "cinch-game"
 RECORD_VERSION = 2
@@ -36,7 +36,7 @@ is what it always was; version 1 and 2 records still load and replay."""
 def record_version(profile: RuleProfile) -> int:
     """The version a game under ``profile`` is written as (see READABLE_VERSIONS)."""
     d = profile.record_dict()
-    legacy = set(d) <= LEGACY_PROFILE_FIELDS and "off_jack" not in d["points"]  # type: ignore[operator]
+    legacy = set(d) <= LEGACY_PROFILE_FIELDS and set(d["points"]) <= LEGACY_POINT_FIELDS  # type: ignore[call-overload]
     return RECORD_VERSION if legacy else PROFILES_RECORD_VERSION
 
 
@@ -123,7 +123,7 @@ class DealRecordModel(BaseModel):
     dealer: int = Field(ge=0, le=3)
     origin: str
     reshuffle_key: str | None = None
-    deck: list[str] = Field(min_length=52, max_length=52)
+    deck: list[str] = Field(min_length=1, max_length=52, description="52 cards, or a short deck's (lipton: 32)")
     scores_before: list[int] = Field(min_length=2, max_length=2)
     events: list[EventModel]
     maker: int | None = None
@@ -207,10 +207,14 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
     if rec.version not in READABLE_VERSIONS:
         known = ", ".join(map(str, READABLE_VERSIONS))
         raise ValueError(f"record version {rec.version} is not supported (this harness reads versions {known})")
+    size = len(rec.profile.short_deck or range(52))
+    for d in rec.deals:
+        if len(d.deck) != size:
+            raise ValueError(f"deal {d.index}: a deck of {len(d.deck)} cards, the profile deals {size}")
     given = data.get("profile", {})
     later = sorted(set(given) - LEGACY_PROFILE_FIELDS)
-    if isinstance(given.get("points"), dict) and "off_jack" in given["points"]:
-        later.append("points.off_jack")
+    if isinstance(given.get("points"), dict):
+        later += [f"points.{k}" for k in sorted(set(given["points"]) - LEGACY_POINT_FIELDS)]
     if rec.version == PROFILES_RECORD_VERSION and record_version(rec.profile) != rec.version:
         # one version per content: a game that needs nothing of version 3 is written as version 2
         raise ValueError(f"record version {rec.version} is for profiles with later fields; this record's profile makes it version {RECORD_VERSION}")

@@ -28,7 +28,7 @@ class PlayState:
     """
 
     __slots__ = ("t", "hands", "trick", "to_act", "tricks_done", "won", "low_side", "remaining_trumps", "bidder_side",
-                 "in_trick", "over", "oregon")
+                 "in_trick", "over", "oregon", "tricks")
 
     def __init__(
         self,
@@ -41,8 +41,10 @@ class PlayState:
         low_side: int,
         bidder_side: int,
         mode: str = "follow",
+        tricks: int = 6,
     ) -> None:
         self.t = t
+        self.tricks = tricks  # tricks a deal (the profile's hand_size); a longer hand plays extras under its first card
         self.hands = hands
         self.trick = trick
         self.to_act = to_act
@@ -75,11 +77,12 @@ class PlayState:
         s.in_trick = self.in_trick
         s.over = self.over
         s.oregon = self.oregon
+        s.tricks = self.tricks
         return s
 
     @property
     def done(self) -> bool:
-        return self.over if self.in_trick is not None else self.tricks_done >= 6
+        return self.over if self.in_trick is not None else self.tricks_done >= self.tricks
 
     def _active(self, seat: int) -> bool:
         """Whether ``seat`` plays the next trick: it holds a card (oregon) or a trump (trumps only)."""
@@ -111,8 +114,8 @@ class PlayState:
             tops = [c for c in hand if t.power[c] >= 0]
         else:  # oregon: any card leads, and any card follows a plain lead
             tops = list(hand)
-        if self.tricks_done == 0 and len(hand) > 6:
-            need = len(hand) - 6
+        if self.tricks_done == 0 and len(hand) > self.tricks:
+            need = len(hand) - self.tricks
             pool = sum(1 for c in hand if c in t.pointless)
             # (a sampled long hand may hold too few pointless trumps for the rule: keep every top then)
             tops = [c for c in tops if pool - (c in t.pointless) >= need] or tops
@@ -125,8 +128,8 @@ class PlayState:
         hand = self.hands[seat]
         hand.remove(card)
         gone = [card]
-        if self.tricks_done == 0 and len(hand) > 5:
-            under = choose_under(card, [c for c in hand if c in t.pointless], len(hand) - 5, t)
+        if self.tricks_done == 0 and len(hand) >= self.tricks:
+            under = choose_under(card, [c for c in hand if c in t.pointless], len(hand) - self.tricks + 1, t)
             for c in under:
                 hand.remove(c)
             gone.extend(under)
@@ -224,13 +227,20 @@ class Sampler:
         seen = set(f.hand) | f.played | f.out
         if view.get("rob_stock"):
             seen |= {card_index(c) for c in view["rob_stock"]}
-        self.trumps = [c for c in f.outside_trumps]
-        # Cards that may be in a hand: unseen plain cards, and laid-away trumps a reshuffle may have brought back.
-        self.plains = [c for c in range(52) if c not in seen and (t.power[c] < 0 or c in f.maybe)]
+        # Trumps surely in the other hands; where another seat may have put trumps down face
+        # down (lipton's maker after the kitty, unshown chosen discards) they only may be.
+        discard = param(f.profile, "discard")
+        hidden = discard == "keep" or (discard == "choose" and not param(f.profile, "discards_face_up"))
+        hidden = hidden and any(n for s, n in enumerate(view["discard_counts"]) if s != me)
+        self.trumps = [] if hidden else list(f.outside_trumps)
+        # Cards that may be in a hand: unseen plain cards, laid-away trumps a reshuffle may
+        # have brought back, and trumps that may have been put down unseen.
+        self.plains = [c for c in f.deck if c not in seen and (t.power[c] < 0 or c in f.maybe or hidden)]
         self.credit_to_bidders = bool(param(f.profile, "defender_discards_to_bidders"))
         kept_trumps = param(f.profile, "discard") == "non_trumps"  # every kept card is a trump
         long_all_trumps = kept_trumps and param(f.profile, "rob") == "take_trumps"
-        hand_size = int(param(f.profile, "hand_size"))
+        hand_size = self.hand_size = int(param(f.profile, "hand_size"))
+        dealt = sum(param(f.profile, "packets"))  # cards each seat was dealt (a second deal and a kitty are received)
         self.others = [s for s in range(4) if s != me]
         dc, rc = view["discard_counts"], view["receive_counts"]
         self.mode = str(param(f.profile, "play"))
@@ -251,10 +261,10 @@ class Sampler:
         self.must = {}
         for s in self.others:
             played = f.played_by[s]
-            self.size[s] = 9 - dc[s] + rc[s] - len(played)
-            kept = 9 - dc[s] if kept_trumps else 0
-            if long_all_trumps and 9 - dc[s] + rc[s] > hand_size:
-                kept = 9 - dc[s] + rc[s]  # a long hand: the fill and the rob stop at six, so all of it is trumps
+            self.size[s] = dealt - dc[s] + rc[s] - len(played)
+            kept = dealt - dc[s] if kept_trumps else 0
+            if long_all_trumps and dealt - dc[s] + rc[s] > hand_size:
+                kept = dealt - dc[s] + rc[s]  # a long hand: the fill and the rob stop at six, so all of it is trumps
             self.must[s] = min(self.size[s], max(0, kept - sum(1 for c in played if t.power[c] >= 0)))
             if self.trumps_only:
                 # A seat out of trumps lays its (plain) cards face up after its discards and
@@ -331,4 +341,5 @@ class Sampler:
                     by[c] = s
             b = f.bidder_side
             won[b] += sum(t.points[c] for c, s in by.items() if s % 2 != b and c not in held)
-        return PlayState(t, hands, list(f.trick), f.seat, f.tricks_done, won, low_side, f.bidder_side, self.mode)
+        return PlayState(t, hands, list(f.trick), f.seat, f.tricks_done, won, low_side, f.bidder_side, self.mode,
+                         self.hand_size)

@@ -24,6 +24,7 @@ from .cards import (
     card_index,
     card_name,
     card_points,
+    deck_of,
     effective_suit,
     indices,
     is_trump,

@@ -104,10 +104,12 @@ def trick_winner(cards: Sequence[str], trump: str) -> int:
 #: parameters only where they differ from these; read them with ``param``).
 PAGAT62: dict[str, Any] = {
     "name": "pagat62", "target": 62, "deciding_threshold": 55, "min_bid": 7, "max_bid": 14, "dealer_forced_bid": 7,
-    "hand_size": 6, "points": {"high": 1, "jack": 1, "game": 1, "right_pedro": 5, "left_pedro": 5, "low": 1, "off_jack": 0},
+    "hand_size": 6, "points": {"high": 1, "jack": 1, "game": 1, "right_pedro": 5, "left_pedro": 5, "low": 1, "off_jack": 0,
+               "king": 0, "nine": 0, "three": 0},
     "low_goes_to": "holder", "scoring": "standard", "extra_trumps": "play_under", "rob_from": "stock",
     "players": 4, "forced_bid_any": False, "bid_start": "left", "auction": "once_around", "bid_suits": False,
-    "suit_order": "SHCD", "dealer_low_bid": None, "discard": "non_trumps",
+    "suit_order": "SHCD", "dealer_low_bid": None, "discard": "non_trumps", "second_deal": 0,
+    "deck_ranks": "23456789TJQKA", "packets": [3, 3, 3], "kitty": 0,
     "min_discard": 0, "discards_face_up": False, "rob": "take_trumps", "defender_discards_to_bidders": False,
     "set_rule": "minus_bid", "full_bid_doubles": False, "moon_bid": None, "win_requires_bid": False,
     "play": "follow", "off_jack_trump": False, "lose_at": None, "both_reach": "play_on",
@@ -126,7 +128,7 @@ def param(profile: Mapping[str, Any] | None, name: str) -> Any:
 #: the sister suit, a trump only where the profile says so), keyed as in ``profile["points"]``.
 POINT_CARDS: tuple[tuple[str, str], ...] = (
     ("high", "A"), ("jack", "J"), ("game", "T"), ("right_pedro", "5"), ("left_pedro", "L"), ("low", "2"),
-    ("off_jack", "O"))
+    ("off_jack", "O"), ("king", "K"), ("nine", "9"), ("three", "3"))
 #: The off-jack's trump power: between the jack (10) and the ten (9).
 OFF_JACK_POWER = 9.5
 
@@ -171,7 +173,7 @@ class Tables:
                     pts[self.off_jack] = int(values.get(key, 0))
                 continue
             card = self.left if letter == "L" else 13 * trump + RANKS.index(letter)
-            pts[card] = int(values[key])
+            pts[card] = int(values.get(key, 0))
         self.points = tuple(pts)
         self.low_to_holder = low_to_holder
         cap = list(pts)
@@ -215,6 +217,12 @@ class Tables:
 
 TABLES: tuple[Tables, ...] = tuple(Tables(s) for s in range(4))
 """The pagat62 tables, by trump suit index."""
+
+
+def deck_of(profile: Mapping[str, Any] | None) -> frozenset[int]:
+    """The cards the profile's deck holds (lipton: 32, without the 3s, 4s, 6s, 7s and 8s)."""
+    ranks = str(param(profile, "deck_ranks"))
+    return frozenset(c for c in range(52) if RANKS[c % 13] in ranks)
 
 
 @lru_cache(maxsize=32)

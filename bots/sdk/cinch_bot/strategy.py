@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .bot import Bot
-from .cards import OFF_JACK_POWER, SUITS, TABLES, Tables, card_index, card_name, param
+from .cards import OFF_JACK_POWER, SUITS, TABLES, Tables, card_index, card_name, deck_of, param
 from .legal import bid_action, other_legal
 
 # Trump power values (see Tables.power): A=13 K=12 Q=11 J=10 T=9 5=4 left=3 2=0.
@@ -41,6 +41,10 @@ def estimate_points(hand: Iterable[int], trump: int, dealer: bool = False, table
         est += value[_T] * (0.55 + 0.05 * high)
     if OFF_JACK_POWER in value:  # the off-jack, a trump where the profile says so
         est += value[OFF_JACK_POWER] * (0.65 if (_A in value or _K in value) else 0.45)
+    for p in powers:  # point trumps of other profiles (sixty-three's king, nine, three; lipton's king)
+        if p not in (_A, _J, _T, _R5, _L5, 0, OFF_JACK_POWER) and value[p]:
+            cover = sum(1 for q in powers if q > p)
+            est += value[p] * min(0.95, 0.4 + 0.15 * cover + (0.2 if p >= _K else 0.0))
     for pedro in (_R5, _L5):
         if pedro in value:
             cover = sum(1 for p in powers if p > pedro)
@@ -293,7 +297,9 @@ class Facts:
         back = pile & laid if view.get("reshuffles", 0) > 0 or robbed else set()
         self.out: set[int] = laid - back  # surely out of play
         self.maybe: set[int] = back  # laid away, possibly back in a hand
-        self.outside_trumps = [c for c in t.trumps if c not in mine and c not in self.played and c not in laid]
+        self.deck = deck_of(profile)  # the cards in play this game (lipton: 32)
+        self.outside_trumps = [c for c in t.trumps
+                               if c in self.deck and c not in mine and c not in self.played and c not in laid]
 
 
 class EvaluatingBot(Bot):
@@ -319,10 +325,13 @@ class EvaluatingBot(Bot):
         if kind == "rob":
             trump = view.get("trump")
             return {"type": "rob", "take": choose_rob(legal, tables[SUITS.index(trump)] if trump else None)}
-        if kind == "discard" and view.get("trump"):
+        if kind == "discard":
+            # Before trump is named (a kitty taken first), judge the cards by the suit it would name.
+            trump = SUITS.index(view["trump"]) if view.get("trump") else best_trump(
+                [card_index(c) for c in view["hand"]], False, tables)[0]
             # Where only trumps are played a plain card never takes a trick: keep none.
             keep_plain = 13 if param(self.profile, "play") == "trumps_only" else 12
-            return {"type": "discard", "cards": choose_discard(legal, tables[SUITS.index(view["trump"])], keep_plain)}
+            return {"type": "discard", "cards": choose_discard(legal, tables[trump], keep_plain)}
         if kind != "play":
             return other_legal(legal, kind, self.rng)
         facts = Facts(view, tables, self.profile)

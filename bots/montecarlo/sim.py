@@ -21,14 +21,16 @@ class PlayState:
 
     ``mode`` is the profile's ``play``: ``follow`` (rules 6: four cards a
     trick), ``trumps_only`` (pidro: only trumps are played, a seat out of
-    trumps sits out) or ``oregon`` (a plain lead allows any card and only a
+    trumps sits out), ``oregon`` (a plain lead allows any card and only a
     trump beats it, a seat that cannot follow a trump lead throws its hand
-    in and sits out). In the last two ``in_trick`` holds the seats of the
-    current trick, in order.
+    in and sits out) or ``monterey`` (as oregon, but plain leads are
+    followed and ranked as in rules 6). Outside ``follow``, ``in_trick``
+    holds the seats of the current trick, in order; ``first_trump``: the
+    first lead is a trump when the leader has one.
     """
 
     __slots__ = ("t", "hands", "trick", "to_act", "tricks_done", "won", "low_side", "remaining_trumps", "bidder_side",
-                 "in_trick", "over", "oregon", "tricks")
+                 "in_trick", "over", "oregon", "ranked", "first_trump", "tricks")
 
     def __init__(
         self,
@@ -42,6 +44,7 @@ class PlayState:
         bidder_side: int,
         mode: str = "follow",
         tricks: int = 6,
+        first_trump: bool = False,
     ) -> None:
         self.t = t
         self.tricks = tricks  # tricks a deal (the profile's hand_size); a longer hand plays extras under its first card
@@ -55,7 +58,9 @@ class PlayState:
         self.remaining_trumps = {c for h in hands for c in h if t.power[c] >= 0}
         self.in_trick: tuple[int, ...] | None = None
         self.over = False
-        self.oregon = mode == "oregon"
+        self.oregon = mode in ("oregon", "monterey")  # every seat holding a card plays; no trump for a trump lead: out
+        self.ranked = mode == "monterey"  # plain leads followed and ranked as in rules 6
+        self.first_trump = first_trump
         if mode != "follow":
             if trick:
                 lead, in_it = trick[0][0], {x for x, _ in trick}
@@ -77,6 +82,8 @@ class PlayState:
         s.in_trick = self.in_trick
         s.over = self.over
         s.oregon = self.oregon
+        s.ranked = self.ranked
+        s.first_trump = self.first_trump
         s.tricks = self.tricks
         return s
 
@@ -108,11 +115,17 @@ class PlayState:
         """Legal top cards for the seat to act (long hands: tops that leave enough under cards)."""
         t = self.t
         hand = self.hands[self.to_act]
+        trick = self.trick
         if self.in_trick is None:
-            tops = t.legal_follow(hand, self.trick[0][1] if self.trick else None)
-        elif not self.oregon or (self.trick and t.esuit[self.trick[0][1]] == t.trump):
+            tops = t.legal_follow(hand, trick[0][1] if trick else None)
+        elif not self.oregon or (trick and t.esuit[trick[0][1]] == t.trump):
             tops = [c for c in hand if t.power[c] >= 0]
-        else:  # oregon: any card leads, and any card follows a plain lead
+        elif not trick:  # any card leads (the first lead a trump where the profile says so)
+            first = self.first_trump and self.tricks_done == 0
+            tops = ([c for c in hand if t.power[c] >= 0] if first else []) or list(hand)
+        elif self.ranked:  # follow the plain suit or trump, else any card
+            tops = t.legal_follow(hand, trick[0][1])
+        else:  # oregon: any card follows a plain lead
             tops = list(hand)
         if self.tricks_done == 0 and len(hand) > self.tricks:
             need = len(hand) - self.tricks
@@ -173,8 +186,12 @@ class PlayState:
             assert in_trick is not None
             n = len(trick)
             if n == len(in_trick):
-                best = max(trick, key=lambda p: power[p[1]])
-                self._close(best[0] if power[best[1]] >= 0 else trick[0][0])
+                if self.ranked:
+                    led = t.esuit[trick[0][1]]
+                    self._close(max(trick, key=lambda p: t.strength(p[1], led))[0])
+                else:
+                    best = max(trick, key=lambda p: power[p[1]])
+                    self._close(best[0] if power[best[1]] >= 0 else trick[0][0])
                 return
             nxt = in_trick[n]
             if self.oregon and trump_led and not any(power[c] >= 0 for c in self.hands[nxt]):
@@ -342,4 +359,4 @@ class Sampler:
             b = f.bidder_side
             won[b] += sum(t.points[c] for c, s in by.items() if s % 2 != b and c not in held)
         return PlayState(t, hands, list(f.trick), f.seat, f.tricks_done, won, low_side, f.bidder_side, self.mode,
-                         self.hand_size)
+                         self.hand_size, bool(param(f.profile, "first_lead_trump")))

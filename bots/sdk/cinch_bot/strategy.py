@@ -260,8 +260,9 @@ class Facts:
         self.tricks_done = 0
         self.won_points = [0, 0]  # points captured so far (Low excluded where it stays with its holder)
         t = self.t
-        # Only where every seat must follow suit does a card of another suit show a void.
-        follow = param(profile, "play") == "follow"
+        # Only where seats must follow a plain suit does a card of another suit show a void
+        # (a trump lead left unfollowed sends the seat out, and it then holds nothing).
+        follow = param(profile, "play") in ("follow", "monterey")
         for tr in view.get("tricks", []):
             plays = [(p["seat"], card_index(p["card"]), [card_index(u) for u in p.get("under", [])]) for p in tr["plays"]]
             if plays:

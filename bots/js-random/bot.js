@@ -48,13 +48,23 @@ function longestSuit(hand, suits) {
 function decide(kind, view, legal) {
   if (kind === "bid") {
     const bids = legal.bids || [];
-    if (!legal.pass) return { type: "bid", amount: bids[0] };
-    const [n, pedro] = strength(view.hand, longestSuit(view.hand, SUITS));
-    if (bids.length && n >= 4 && pedro) return { type: "bid", amount: bids[0] };
-    return { type: "pass" };
+    const suit = longestSuit(view.hand, SUITS);
+    const [n, pedro] = strength(view.hand, suit);
+    if (legal.pass && !(bids.length && n >= 4 && pedro)) return { type: "pass" };
+    if (legal.suited && legal.suited.length) {
+      // Bids that name their trump: the cheapest one in the longest suit, else the cheapest.
+      const mine = legal.suited.filter((o) => o.suit === suit);
+      const pick = (mine.length ? mine : legal.suited).reduce((a, b) => (b.amount < a.amount ? b : a));
+      return { type: "bid", amount: pick.amount, suit: pick.suit };
+    }
+    return { type: "bid", amount: bids[0] };
   }
   if (kind === "trump") return { type: "trump", suit: longestSuit(view.hand, legal.suits || SUITS) };
   if (kind === "rob") return { type: "rob", take: sample(legal.from, legal.take) };
+  if (kind === "discard") {
+    const n = legal.least + randInt(legal.most - legal.least + 1);
+    return { type: "discard", cards: sample(legal.from, n) };
+  }
   if (kind === "play") {
     const top = choice(legal.cards);
     if (!legal.under) return { type: "play", card: top };

@@ -8,7 +8,11 @@ def action(kind, legal):
     if "any" in legal:  # a decision kind a rule profile adds: it names one legal action
         return legal["any"]
     if kind == "bid":
-        return {"type": "pass"} if legal["pass"] else {"type": "bid", "amount": legal["bids"][0]}
+        if legal["pass"]:
+            return {"type": "pass"}
+        if legal.get("suited"):  # bids that name their trump: the first one listed
+            return {"type": "bid", **legal["suited"][0]}
+        return {"type": "bid", "amount": legal["bids"][0]}
     if kind == "trump":
         return {"type": "trump", "suit": legal["suits"][0]}
     if kind == "rob":

@@ -4,7 +4,9 @@ For each play decision it deals the unseen cards to the other hands many
 times (``Sampler``: consistent with counts, kept-trump minimums and shown
 voids), and for each sample plays every legal card followed by a greedy
 rollout of the rest of the deal for all four seats. It plays the card with
-the best total score difference (set contracts included). Bidding, trump
+the best total score difference, scored by the game's rule profile
+(``cinch_bot.scoring``: sets, difference scoring, doubled full bids; cards
+out of play that count for the bidders). Bidding, trump
 and the rob use the SDK's hand evaluation. The budget is counted in
 samples, not seconds, so its play depends only on its seed. An optional
 time budget (``CINCH_MC_TIME_MS``, CPU milliseconds per decision) stops
@@ -24,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cinch_bot import run  # noqa: E402
 from cinch_bot.strategy import EvaluatingBot, Facts  # noqa: E402
-from sim import Sampler, deal_delta  # noqa: E402
+from cinch_bot.scoring import scorer  # noqa: E402
+from sim import Sampler  # noqa: E402
 
 DEFAULT_SAMPLES = 120
 
@@ -48,7 +51,7 @@ class MonteCarloBot(EvaluatingBot):
         """Sum each candidate's rollout value over shared samples; best total wins."""
         sampler = Sampler(view, f)
         side = f.seat % 2
-        scoring = str(self.profile.get("scoring", "standard"))
+        delta = scorer(self.profile)
         totals = [0.0] * len(tops)
         deadline = time.process_time() + self.time_s if self.time_s else None
         for n in range(self.samples):
@@ -58,7 +61,7 @@ class MonteCarloBot(EvaluatingBot):
             for i, card in enumerate(tops):
                 st = root.copy()
                 st.play(card)
-                d = deal_delta(st.rollout(), f.bidder_side, f.bid, scoring)
+                d = delta(st.rollout(), f.bidder_side, f.bid)
                 totals[i] += d[side] - d[1 - side]
         return tops[max(range(len(tops)), key=lambda i: totals[i])]
 

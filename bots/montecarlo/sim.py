@@ -12,14 +12,25 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from cinch_bot.cards import Tables, card_index
+from cinch_bot.cards import Tables, card_index, param
 from cinch_bot.strategy import Facts, choose_play, choose_under
 
 
 class PlayState:
-    """The trick-play part of a deal with every hand known (a determinization)."""
+    """The trick-play part of a deal with every hand known (a determinization).
 
-    __slots__ = ("t", "hands", "trick", "to_act", "tricks_done", "won", "low_side", "remaining_trumps", "bidder_side")
+    ``mode`` is the profile's ``play``: ``follow`` (rules 6: four cards a
+    trick), ``trumps_only`` (pidro: only trumps are played, a seat out of
+    trumps sits out), ``oregon`` (a plain lead allows any card and only a
+    trump beats it, a seat that cannot follow a trump lead throws its hand
+    in and sits out) or ``monterey`` (as oregon, but plain leads are
+    followed and ranked as in rules 6). Outside ``follow``, ``in_trick``
+    holds the seats of the current trick, in order; ``first_trump``: the
+    first lead is a trump when the leader has one.
+    """
+
+    __slots__ = ("t", "hands", "trick", "to_act", "tricks_done", "won", "low_side", "remaining_trumps", "bidder_side",
+                 "in_trick", "over", "oregon", "ranked", "first_trump", "tricks")
 
     def __init__(
         self,
@@ -31,16 +42,31 @@ class PlayState:
         won: list[int],
         low_side: int,
         bidder_side: int,
+        mode: str = "follow",
+        tricks: int = 6,
+        first_trump: bool = False,
     ) -> None:
         self.t = t
+        self.tricks = tricks  # tricks a deal (the profile's hand_size); a longer hand plays extras under its first card
         self.hands = hands
         self.trick = trick
         self.to_act = to_act
         self.tricks_done = tricks_done
-        self.won = won  # points captured per side, Low excluded
+        self.won = won  # points per side so far (captured, or credited from cards out of play), Low excluded
         self.low_side = low_side  # side that held Low when play began (it keeps that point)
         self.bidder_side = bidder_side
         self.remaining_trumps = {c for h in hands for c in h if t.power[c] >= 0}
+        self.in_trick: tuple[int, ...] | None = None
+        self.over = False
+        self.oregon = mode in ("oregon", "monterey")  # every seat holding a card plays; no trump for a trump lead: out
+        self.ranked = mode == "monterey"  # plain leads followed and ranked as in rules 6
+        self.first_trump = first_trump
+        if mode != "follow":
+            if trick:
+                lead, in_it = trick[0][0], {x for x, _ in trick}
+                self.in_trick = tuple(x for x in ((lead + i) % 4 for i in range(4)) if x in in_it or self._active(x))
+            else:
+                self._start_trick(to_act)
 
     def copy(self) -> "PlayState":
         s = PlayState.__new__(PlayState)
@@ -53,21 +79,59 @@ class PlayState:
         s.low_side = self.low_side
         s.bidder_side = self.bidder_side
         s.remaining_trumps = set(self.remaining_trumps)
+        s.in_trick = self.in_trick
+        s.over = self.over
+        s.oregon = self.oregon
+        s.ranked = self.ranked
+        s.first_trump = self.first_trump
+        s.tricks = self.tricks
         return s
 
     @property
     def done(self) -> bool:
-        return self.tricks_done >= 6
+        return self.over if self.in_trick is not None else self.tricks_done >= self.tricks
+
+    def _active(self, seat: int) -> bool:
+        """Whether ``seat`` plays the next trick: it holds a card (oregon) or a trump (trumps only)."""
+        hand = self.hands[seat]
+        if self.oregon:
+            return bool(hand)
+        power = self.t.power
+        return any(power[c] >= 0 for c in hand)
+
+    def _start_trick(self, leader: int) -> None:
+        """The seats still in play the next trick, led by ``leader`` or, if it is
+        out, the next of them clockwise; none left ends the deal."""
+        active = [s for s in range(4) if self._active(s)]
+        if not active:
+            self.in_trick, self.over = (), True
+            return
+        while leader not in active:
+            leader = (leader + 1) % 4
+        self.in_trick = tuple(s for s in ((leader + i) % 4 for i in range(4)) if s in active)
+        self.to_act = leader
 
     def legal(self) -> list[int]:
         """Legal top cards for the seat to act (long hands: tops that leave enough under cards)."""
         t = self.t
         hand = self.hands[self.to_act]
-        tops = t.legal_follow(hand, self.trick[0][1] if self.trick else None)
-        if self.tricks_done == 0 and len(hand) > 6:
-            need = len(hand) - 6
+        trick = self.trick
+        if self.in_trick is None:
+            tops = t.legal_follow(hand, trick[0][1] if trick else None)
+        elif not self.oregon or (trick and t.esuit[trick[0][1]] == t.trump):
+            tops = [c for c in hand if t.power[c] >= 0]
+        elif not trick:  # any card leads (the first lead a trump where the profile says so)
+            first = self.first_trump and self.tricks_done == 0
+            tops = ([c for c in hand if t.power[c] >= 0] if first else []) or list(hand)
+        elif self.ranked:  # follow the plain suit or trump, else any card
+            tops = t.legal_follow(hand, trick[0][1])
+        else:  # oregon: any card follows a plain lead
+            tops = list(hand)
+        if self.tricks_done == 0 and len(hand) > self.tricks:
+            need = len(hand) - self.tricks
             pool = sum(1 for c in hand if c in t.pointless)
-            tops = [c for c in tops if pool - (c in t.pointless) >= need]
+            # (a sampled long hand may hold too few pointless trumps for the rule: keep every top then)
+            tops = [c for c in tops if pool - (c in t.pointless) >= need] or tops
         return tops
 
     def play(self, card: int) -> None:
@@ -77,8 +141,8 @@ class PlayState:
         hand = self.hands[seat]
         hand.remove(card)
         gone = [card]
-        if self.tricks_done == 0 and len(hand) > 5:
-            under = choose_under(card, [c for c in hand if c in t.pointless], len(hand) - 5, t)
+        if self.tricks_done == 0 and len(hand) >= self.tricks:
+            under = choose_under(card, [c for c in hand if c in t.pointless], len(hand) - self.tricks + 1, t)
             for c in under:
                 hand.remove(c)
             gone.extend(under)
@@ -86,22 +150,56 @@ class PlayState:
             self.remaining_trumps.discard(c)
         trick = self.trick
         trick.append((seat, card))
-        cap = t.captured  # under cards are pointless trumps: they never change the points
+        if self.in_trick is not None:
+            self._next_in_trick()
+            return
         if len(trick) < 4:
             self.to_act = (seat + 1) % 4
             return
         led = t.esuit[trick[0][1]]
         win_seat, best = trick[0][0], -2
-        value = 0
         for s, c in trick:
             st = t.strength(c, led)
             if st > best:
                 win_seat, best = s, st
-            value += cap[c]
-        self.won[win_seat % 2] += value
+        self._close(win_seat)
+
+    def _close(self, winner: int) -> None:
+        """The trick's points (under cards are pointless trumps) go to ``winner``'s side; it leads next."""
+        cap = self.t.captured
+        self.won[winner % 2] += sum(cap[c] for _, c in self.trick)
         self.trick = []
         self.tricks_done += 1
-        self.to_act = win_seat
+        self.to_act = winner
+        if self.in_trick is not None:
+            self._start_trick(winner)
+
+    def _next_in_trick(self) -> None:
+        """The next seat of a trick with seats sitting out, or the trick's end: the
+        highest trump wins, a trick without one goes to its leader."""
+        t = self.t
+        power = t.power
+        trick = self.trick
+        trump_led = t.esuit[trick[0][1]] == t.trump
+        while True:
+            in_trick = self.in_trick
+            assert in_trick is not None
+            n = len(trick)
+            if n == len(in_trick):
+                if self.ranked:
+                    led = t.esuit[trick[0][1]]
+                    self._close(max(trick, key=lambda p: t.strength(p[1], led))[0])
+                else:
+                    best = max(trick, key=lambda p: power[p[1]])
+                    self._close(best[0] if power[best[1]] >= 0 else trick[0][0])
+                return
+            nxt = in_trick[n]
+            if self.oregon and trump_led and not any(power[c] >= 0 for c in self.hands[nxt]):
+                self.hands[nxt] = []  # cannot follow the trump lead: the hand goes, the seat sits out
+                self.in_trick = tuple(x for x in in_trick if x != nxt)
+                continue
+            self.to_act = nxt
+            return
 
     def points(self) -> tuple[int, int]:
         """Final points per side; where the profile leaves Low with its holder, credited to that side."""
@@ -121,32 +219,9 @@ class PlayState:
         return choose_play(hand, legal, self.trick, seat, self.t, outside, self.bidder_side)
 
     def rollout(self) -> tuple[int, int]:
-        while self.tricks_done < 6:
+        while not self.done:
             self.play(self.policy_move())
         return self.points()
-
-
-def deal_delta(points: tuple[int, int], bidder_side: int, bid: int, scoring: str = "standard") -> tuple[int, int]:
-    """Score change per side under the profile's scoring (docs/rules.md 7).
-
-    ``standard``: each side adds its points, a set bidder loses the bid instead.
-    ``difference``: a bidder that makes it scores the difference (a negative
-    difference goes to the defenders); a set gives the defenders their
-    points plus the bid.
-    """
-    b, d = bidder_side, 1 - bidder_side
-    out = [0, 0]
-    made = points[b] >= bid
-    if scoring == "difference":
-        if made:
-            diff = points[b] - points[d]
-            out[b if diff > 0 else d] = abs(diff)
-        else:
-            out[d] = points[d] + bid
-    else:
-        out[d] = points[d]
-        out[b] = points[b] if made else -bid
-    return out[0], out[1]
 
 
 class Sampler:
@@ -166,22 +241,57 @@ class Sampler:
         t = f.t
         self.f = f
         me = f.seat
-        seen = set(f.hand) | f.played
-        if view.get("reshuffles", 0) == 0:
-            seen |= {card_index(c) for c in view.get("discarded", [])}
+        seen = set(f.hand) | f.played | f.out
         if view.get("rob_stock"):
             seen |= {card_index(c) for c in view["rob_stock"]}
-        self.trumps = [c for c in f.outside_trumps]
-        self.plains = [c for c in range(52) if c not in seen and t.power[c] < 0]
+        # Trumps surely in the other hands; where another seat may have put trumps down face
+        # down (lipton's maker after the kitty, unshown chosen discards) they only may be.
+        discard = param(f.profile, "discard")
+        hidden = discard == "keep" or (discard == "choose" and not param(f.profile, "discards_face_up"))
+        hidden = hidden and any(n for s, n in enumerate(view["discard_counts"]) if s != me)
+        self.trumps = [] if hidden else list(f.outside_trumps)
+        # Cards that may be in a hand: unseen plain cards, laid-away trumps a reshuffle may
+        # have brought back, and trumps that may have been put down unseen.
+        self.plains = [c for c in f.deck if c not in seen and (t.power[c] < 0 or c in f.maybe or hidden)]
+        self.credit_to_bidders = bool(param(f.profile, "defender_discards_to_bidders"))
+        kept_trumps = param(f.profile, "discard") == "non_trumps"  # every kept card is a trump
+        long_all_trumps = kept_trumps and param(f.profile, "rob") == "take_trumps"
+        hand_size = self.hand_size = int(param(f.profile, "hand_size"))
+        dealt = sum(param(f.profile, "packets"))  # cards each seat was dealt (a second deal and a kitty are received)
         self.others = [s for s in range(4) if s != me]
         dc, rc = view["discard_counts"], view["receive_counts"]
+        self.mode = str(param(f.profile, "play"))
+        self.trumps_only = self.mode == "trumps_only"
+        shown = view.get("shown") or [[]] * 4
+        face_up = param(f.profile, "discard") == "choose" and bool(param(f.profile, "discards_face_up"))
+        in_trick = {x for x, _ in f.trick}
+        gone: set[int] = set()  # seats that sat out: missing from a finished trick, or passed over in this one
+        if self.mode != "follow":
+            for tr in view.get("tricks", []):
+                seats = {p["seat"] for p in tr["plays"]}
+                if tr.get("winner") is not None:
+                    gone |= set(range(4)) - seats
+            if f.trick:
+                lead = f.trick[0][0]
+                gone |= {x for x in ((lead + i) % 4 for i in range((me - lead) % 4)) if x not in in_trick}
         self.size = {}
         self.must = {}
         for s in self.others:
             played = f.played_by[s]
-            self.size[s] = 9 - dc[s] + rc[s] - len(played)
-            kept = 9 - dc[s]
+            self.size[s] = dealt - dc[s] + rc[s] - len(played)
+            kept = dealt - dc[s] if kept_trumps else 0
+            if long_all_trumps and dealt - dc[s] + rc[s] > hand_size:
+                kept = dealt - dc[s] + rc[s]  # a long hand: the fill and the rob stop at six, so all of it is trumps
             self.must[s] = min(self.size[s], max(0, kept - sum(1 for c in played if t.power[c] >= 0)))
+            if self.trumps_only:
+                # A seat out of trumps lays its (plain) cards face up after its discards and
+                # sits out; a seat still holding cards that has not played to this trick holds a trump.
+                after = shown[s][dc[s]:] if face_up else shown[s]
+                self.size[s] -= sum(1 for c in after if t.power[card_index(c)] < 0)
+                if self.size[s] > 0 and s not in in_trick:
+                    self.must[s] = max(self.must[s], 1)
+            if s in gone:
+                self.size[s] = self.must[s] = 0
         self.trump_ok = [s for s in self.others if f.trump not in f.voids[s]]
 
     def sample(self, rng: random.Random) -> list[list[int]]:
@@ -230,6 +340,8 @@ class Sampler:
         return hands
 
     def state(self, hands: list[list[int]], view: dict[str, Any]) -> PlayState:
+        """The determinization ``hands`` as a play state: points won so far, Low's
+        holder, and the points of cards out of play that count for the bidders."""
         f = self.f
         t = f.t
         low = t.low
@@ -237,5 +349,14 @@ class Sampler:
         for s in range(4):
             if low in f.played_by[s] or low in hands[s]:
                 low_side = s % 2
-        to_act = f.seat
-        return PlayState(t, hands, list(f.trick), to_act, f.tricks_done, list(f.won_points), low_side, f.bidder_side)
+        won = list(f.won_points)
+        if self.credit_to_bidders:
+            held = {c for h in hands for c in h} | f.played
+            by: dict[int, int] = {}
+            for s in range(4):  # the engine's attribution: the last seat that laid the card away
+                for c in f.laid[s]:
+                    by[c] = s
+            b = f.bidder_side
+            won[b] += sum(t.points[c] for c, s in by.items() if s % 2 != b and c not in held)
+        return PlayState(t, hands, list(f.trick), f.seat, f.tricks_done, won, low_side, f.bidder_side, self.mode,
+                         self.hand_size, bool(param(f.profile, "first_lead_trump")))

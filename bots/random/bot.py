@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cinch_bot import Bot, left_pedro, random_legal, run
+from cinch_bot import Bot, bid_action, left_pedro, random_legal, run
 from cinch_bot.cards import SUITS, is_trump
 
 
@@ -31,11 +31,14 @@ class RandomBot(Bot):
     def decide(self, kind: str, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
         if kind == "bid":
             bids = legal.get("bids", [])
+            suit = longest_suit(view["hand"])  # where bids name their trump, the bid names this suit
             if legal.get("pass") and bids:
-                n, pedro = suit_strength(view["hand"], longest_suit(view["hand"]))
+                n, pedro = suit_strength(view["hand"], suit)
                 if n >= 4 and pedro:
-                    return {"type": "bid", "amount": bids[0]}
+                    return bid_action(legal, bids[0], suit)
                 return {"type": "pass"}
+            if legal.get("suited"):
+                return bid_action(legal, bids[0], suit)
             return random_legal(legal, kind, self.rng)
         if kind == "trump":
             return {"type": "trump", "suit": longest_suit(view["hand"], legal.get("suits") or SUITS)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import sys
 from dataclasses import dataclass
@@ -36,19 +37,22 @@ class State:
         return self.choice.kind
 
 
-def _collect(n_deals: int, seed: int) -> list[State]:
-    """Play deals with uniform random decisions and keep every decision point.
+@functools.lru_cache(maxsize=16)
+def collect(n_deals: int, seed: int, profile: RuleProfile | None = None) -> list[State]:
+    """Play deals of ``profile`` (default pagat62) with uniform random decisions
+    and keep every decision point.
 
     The deal is snapshotted through its view and legal dicts only, so later
-    decisions of the same deal do not change a stored state.
+    decisions of the same deal do not change a stored state. Cached: tests
+    only read the states, and several bots are checked on the same ones.
     """
+    from arena.engine.view import deal_view
+
     rng = random.Random(seed)
-    profile = RuleProfile()
+    profile = profile or RuleProfile()
     out: list[State] = []
     for k in range(n_deals):
         deal = Deal(profile, k, k % 4, (0, 0), KeyedSource(f"bots-test-{seed}"))
-        from arena.engine.view import deal_view
-
         while not deal.done:
             choice = deal.choice
             out.append(State(deal, choice, deal_view(deal, choice.seat).to_dict(), choice_to_dict(choice), [list(h) for h in deal.hands]))
@@ -59,12 +63,13 @@ def _collect(n_deals: int, seed: int) -> list[State]:
 @pytest.fixture(scope="session")
 def states() -> list[State]:
     """Decision points of 400 random deals (bids, trumps, robs, plays, long hands)."""
-    return _collect(400, 1)
+    return collect(400, 1)
 
 
 def subset(states: list[State], every: int) -> list[State]:
-    """Every ``every``-th state plus every rob and long-hand state (the rare, tricky ones)."""
-    return [s for i, s in enumerate(states) if i % every == 0 or s.kind == "rob" or (s.kind == "play" and s.legal["under"])]
+    """Every ``every``-th state plus every rob, discard and long-hand state (the rare, tricky ones)."""
+    return [s for i, s in enumerate(states)
+            if i % every == 0 or s.kind in ("rob", "discard") or (s.kind == "play" and s.legal["under"])]
 
 
 def make_bot(name: str, **kw: Any) -> Any:

@@ -8,25 +8,39 @@ import pytest
 
 from arena.engine import Deal, KeyedSource, Play
 
+from arena.engine.view import deal_view
+
 from cinch_bot.cards import tables_for
+from cinch_bot.scoring import scorer
 from cinch_bot.strategy import Facts, choose_under
-from sim import PlayState, Sampler
+from sim import Sampler
 
 from ..profiles import profiles_under_test
 
 
 @pytest.mark.parametrize("profile", profiles_under_test(), ids=lambda p: p.name)
 def test_simulator_scores_like_the_engine(profile):
+    """The play state the bot builds from its view (with the true hands as the
+    determinization) plays and scores every deal as the engine does, cards
+    out of play included."""
     rng = random.Random(2)
+    params = profile.model_dump(mode="json")
+    tables = tables_for(params)
+    played = 0
     for k in range(150):
         deal = Deal(profile, k, k % 4, (0, 0), KeyedSource("sim-check"))
-        while deal.phase != "play":
+        while not deal.done and deal.phase != "play":
             deal.apply(deal.choice.sample(rng))
-        t = tables_for(profile.model_dump(mode="json"))[deal.trump]
-        low_side = deal.low_holder % 2
-        st = PlayState(t, [list(h) for h in deal.hands], [], deal.to_act, 0, [0, 0], low_side, deal.maker % 2)
+        if deal.done:  # all passed (a redeal), or every card of play forced
+            continue
+        played += 1
+        seat = deal.to_act
+        view = deal_view(deal, seat).to_dict()
+        facts = Facts(view, tables, params)
+        st = Sampler(view, facts).state([list(h) for h in deal.hands], view)
+        t = st.t
+        n_sim = sum(len(tr.plays) for tr in deal.tricks)  # cards played (forced ones before the first decision)
         while not st.done:
-            n_sim = 4 * st.tricks_done + len(st.trick)
             card = st.policy_move()
             engine_plays = [c for tr in deal.tricks for _, c, _ in tr.plays]
             if len(engine_plays) == n_sim:  # the engine waits for this very decision
@@ -40,7 +54,12 @@ def test_simulator_scores_like_the_engine(profile):
             else:  # the engine played a forced card itself: the simulator must agree
                 assert len(st.legal()) == 1 and engine_plays[n_sim] == card
             st.play(card)
+            n_sim += 1
+        assert deal.done and n_sim == sum(len(tr.plays) for tr in deal.tricks)
         assert st.points() == deal.points
+        assert scorer(params)(st.points(), facts.bidder_side, facts.bid) == tuple(
+            deal.scores_after[s] - deal.scores_before[s] for s in (0, 1))
+    assert played >= 100
 
 
 def test_sampler_is_consistent_with_truth_and_view(states):

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from arena.bench.bots import duplicate_match, load_bot_class
-from arena.engine import Choice, Deal, KeyedSource, NameTrump, RuleProfile, action_from_dict
+from arena.engine import Choice, Deal, KeyedSource, NameTrump, RuleProfile, action_from_dict, get_profile
 from arena.engine.view import deal_view
 from arena.match import MatchSettings
 from arena.match.check import check_entry
@@ -30,7 +30,7 @@ from arena.protocol.messages import Decide
 import cinch_bot
 from cinch_bot import PAGAT62, Bot, card_points, run, tables_for
 from cinch_bot.strategy import Facts, estimate_points
-from sim import deal_delta
+from cinch_bot.scoring import deal_delta
 
 from ..profiles import VARIANT, profiles_under_test
 from .conftest import BOTS, PY_BOTS, ROOT, make_bot
@@ -96,14 +96,22 @@ def test_points_won_and_hand_estimates_use_the_profile():
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
-def test_the_simulator_scores_a_deal_like_the_engine(profile):
+def test_the_sdk_scores_a_deal_like_the_engine(profile):
+    """Every profile's scoring, read from the parameters as the game message sends
+    them and as records spell them (later fields only where not default)."""
     rng = random.Random(5)
+    scored = 0
     for k in range(60):
         deal = Deal(profile, k, k % 4, (0, 0), KeyedSource(f"delta-{profile.name}"))
         while not deal.done:
             deal.apply(deal.choice.sample(rng))
-        got = deal_delta(deal.points, deal.maker % 2, deal.high, profile.scoring)
+        if deal.redeal:
+            continue
+        got = deal_delta(deal.points, deal.maker % 2, deal.high, params(profile))
         assert [deal.scores_after[s] - deal.scores_before[s] for s in (0, 1)] == list(got)
+        assert deal_delta(deal.points, deal.maker % 2, deal.high, profile.record_dict()) == got
+        scored += 1
+    assert scored >= 30
 
 
 # -- legal choices only -----------------------------------------------------------------------------
@@ -235,3 +243,54 @@ def test_the_strong_baselines_beat_random_under_every_profile(strong, profile):
     assert r["unfinished_games"] == 0
     lo, _ = r["score_rate_95"]
     assert r["score_rate"] >= 0.75 and lo > 0.5, r
+
+
+# -- bids that name their trump and the off-jack (oregon) -----------------------------------------------
+
+
+def test_sdk_trump_order_follows_the_profile():
+    from arena.engine.cards import OFF_JACK_TABLES, TRUMP_TABLES
+
+    for profile in PROFILES:
+        engine = OFF_JACK_TABLES if profile.off_jack_trump else TRUMP_TABLES
+        for trump, t in enumerate(tables_for(params(profile))):
+            assert t.trumps == engine[trump].trumps
+            assert list(t.order) == sorted(engine[trump].trumps, key=lambda c: -engine[trump].power[c])
+            assert all(t.esuit[c] == engine[trump].esuit[c] for c in range(52))
+
+
+def suited_bid_decisions(n: int) -> list[tuple[Choice, dict[str, Any], dict[str, Any]]]:
+    """The first ``n`` bid decisions of oregon deals played at random: (choice, view, legal)."""
+    profile, rng, out = get_profile("oregon"), random.Random(3), []
+    for k in range(50):
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource("suited"))
+        while not deal.done and len(out) < n:
+            c = deal.choice
+            if c.kind == "bid" and len(choice_to_dict(c).get("suited") or []) > 1:
+                out.append((c, deal_view(deal, c.seat).to_dict(), choice_to_dict(c)))
+            deal.apply(c.sample(rng))
+    return out
+
+
+def test_suited_bids_sampled_checked_and_found():
+    for choice, _, legal in suited_bid_decisions(12):
+        for seed in range(5):
+            action = cinch_bot.random_legal(legal, "bid", random.Random(seed))
+            assert choice.is_legal(action_from_dict(action)) and cinch_bot.is_legal(action, legal, "bid")
+        low = min(o["amount"] for o in legal["suited"])
+        for suit in "CDHS":
+            action = cinch_bot.bid_action(legal, low, suit)
+            assert choice.is_legal(action_from_dict(action))
+            mine = [o["amount"] for o in legal["suited"] if o["suit"] == suit]
+            assert action["amount"] == (min(mine) if mine else low)
+        assert not cinch_bot.is_legal({"type": "bid", "amount": low}, legal, "bid")  # the suit is missing
+
+
+@pytest.mark.parametrize("name", ALL_BOTS)
+def test_every_baseline_bids_legally_when_bids_name_their_suit(name):
+    decisions = suited_bid_decisions(8)
+    forced = [(c, v, {**lg, "pass": False}) for c, v, lg in decisions[:3]]  # a dealer who must bid (asked anyway)
+    actions = talk(name, [("bid", v, lg) for _, v, lg in decisions + forced], get_profile("oregon"))
+    for (choice, _, legal), action in zip(decisions + forced, actions):
+        assert cinch_bot.is_legal(action, legal, "bid"), (legal, action)
+        assert action["type"] == "pass" or choice.is_legal(action_from_dict(action))

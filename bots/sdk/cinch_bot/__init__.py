@@ -24,11 +24,13 @@ from .cards import (
     card_index,
     card_name,
     card_points,
+    deck_of,
     effective_suit,
     indices,
     is_trump,
     left_pedro,
     names,
+    param,
     rank,
     rank_value,
     sister_suit,
@@ -38,7 +40,7 @@ from .cards import (
     trump_power,
     trumps_high_to_low,
 )
-from .legal import is_legal, other_legal, random_legal
+from .legal import bid_action, is_legal, other_legal, random_legal
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 __version__ = "1.0.0"

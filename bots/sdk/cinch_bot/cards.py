@@ -98,49 +98,82 @@ def trick_winner(cards: Sequence[str], trump: str) -> int:
     return t.winner_pos(indices(cards))
 
 
-#: The pagat62 profile's parameters, as the ``game`` message spells them:
-#: what a bot assumes before it has been told the rules.
+#: The pagat62 profile's parameters, every one as the engine defines it: what
+#: a bot assumes before it has been told the rules, and the value of any
+#: parameter a ``game`` message leaves out (messages name the later
+#: parameters only where they differ from these; read them with ``param``).
 PAGAT62: dict[str, Any] = {
     "name": "pagat62", "target": 62, "deciding_threshold": 55, "min_bid": 7, "max_bid": 14, "dealer_forced_bid": 7,
-    "hand_size": 6, "points": {"high": 1, "jack": 1, "game": 1, "right_pedro": 5, "left_pedro": 5, "low": 1},
+    "hand_size": 6, "points": {"high": 1, "jack": 1, "game": 1, "right_pedro": 5, "left_pedro": 5, "low": 1, "off_jack": 0,
+               "king": 0, "nine": 0, "three": 0},
     "low_goes_to": "holder", "scoring": "standard", "extra_trumps": "play_under", "rob_from": "stock",
+    "players": 4, "forced_bid_any": False, "bid_start": "left", "auction": "once_around", "bid_suits": False,
+    "suit_order": "SHCD", "dealer_low_bid": None, "discard": "non_trumps", "second_deal": 0,
+    "deck_ranks": "23456789TJQKA", "packets": [3, 3, 3], "kitty": 0,
+    "min_discard": 0, "discards_face_up": False, "rob": "take_trumps", "defender_discards_to_bidders": False,
+    "set_rule": "minus_bid", "full_bid_doubles": False, "moon_bid": None, "win_requires_bid": False,
+    "first_lead_trump": False, "play": "follow", "off_jack_trump": False, "lose_at": None, "both_reach": "play_on",
 }
-#: The point cards by rank letter (``"L"``: the left pedro), keyed as in ``profile["points"]``.
+
+
+def param(profile: Mapping[str, Any] | None, name: str) -> Any:
+    """The profile's value of parameter ``name``; pagat62's where the profile
+    does not name it (None for a parameter this SDK does not know either)."""
+    if profile and name in profile:
+        return profile[name]
+    return PAGAT62.get(name)
+
+
+#: The point cards by rank letter (``"L"``: the left pedro, ``"O"``: the off-jack, the jack of
+#: the sister suit, a trump only where the profile says so), keyed as in ``profile["points"]``.
 POINT_CARDS: tuple[tuple[str, str], ...] = (
-    ("high", "A"), ("jack", "J"), ("game", "T"), ("right_pedro", "5"), ("left_pedro", "L"), ("low", "2"))
+    ("high", "A"), ("jack", "J"), ("game", "T"), ("right_pedro", "5"), ("left_pedro", "L"), ("low", "2"),
+    ("off_jack", "O"), ("king", "K"), ("nine", "9"), ("three", "3"))
+#: The off-jack's trump power: between the jack (10) and the ten (9).
+OFF_JACK_POWER = 9.5
 
 
 class Tables:
     """Integer tables for one trump suit under one profile: the fast path for simulations.
 
-    ``power[c]`` is 0..13 for trumps (2 low, ace high; left pedro 4) and -1
-    for plain cards; ``esuit[c]`` is the suit index a card follows as;
+    ``power[c]`` is 0..13 for trumps (2 low, ace high; left pedro 3; where
+    the profile makes the off-jack a trump, it is ``OFF_JACK_POWER``, 9.5)
+    and -1 for plain cards; ``esuit[c]`` is the suit index a card follows as;
     ``points[c]`` the profile's points; ``captured[c]`` the points a trick
     winner takes for the card (Low's are 0 where it stays with its holder);
     ``total`` the points of a deal; ``low`` the 2 of trump.
     """
 
-    __slots__ = ("trump", "left", "low", "power", "esuit", "points", "captured", "total", "low_to_holder",
+    __slots__ = ("trump", "left", "low", "off_jack", "power", "esuit", "points", "captured", "total", "low_to_holder",
                  "is_trump", "trumps", "order", "pointless")
 
-    def __init__(self, trump: int, values: Mapping[str, int] | None = None, low_to_holder: bool = True) -> None:
+    def __init__(self, trump: int, values: Mapping[str, int] | None = None, low_to_holder: bool = True,
+                 off_jack: bool = False) -> None:
         values = {**PAGAT62["points"], **(values or {})}
         self.trump = trump
         self.left = 3 + 13 * (3 - trump)
         self.low = 13 * trump
-        power = [-1] * 52
+        self.off_jack = 9 + 13 * (3 - trump) if off_jack else None
+        power: list[float] = [-1] * 52
         for r in range(13):
             c = 13 * trump + r
             power[c] = r if r < 3 else r + 1  # 2,3,4 -> 0..2; 5..A -> 4..13
         power[self.left] = 3  # the left pedro sits between the right pedro and the 4
-        self.power = tuple(power)
         esuit = [c // 13 for c in range(52)]
         esuit[self.left] = trump
+        if self.off_jack is not None:
+            power[self.off_jack] = OFF_JACK_POWER
+            esuit[self.off_jack] = trump
+        self.power = tuple(power)
         self.esuit = tuple(esuit)
         pts = [0] * 52
         for key, letter in POINT_CARDS:
+            if letter == "O":
+                if self.off_jack is not None:
+                    pts[self.off_jack] = int(values.get(key, 0))
+                continue
             card = self.left if letter == "L" else 13 * trump + RANKS.index(letter)
-            pts[card] = int(values[key])
+            pts[card] = int(values.get(key, 0))
         self.points = tuple(pts)
         self.low_to_holder = low_to_holder
         cap = list(pts)
@@ -186,22 +219,30 @@ TABLES: tuple[Tables, ...] = tuple(Tables(s) for s in range(4))
 """The pagat62 tables, by trump suit index."""
 
 
+def deck_of(profile: Mapping[str, Any] | None) -> frozenset[int]:
+    """The cards the profile's deck holds (lipton: 32, without the 3s, 4s, 6s, 7s and 8s)."""
+    ranks = str(param(profile, "deck_ranks"))
+    return frozenset(c for c in range(52) if RANKS[c % 13] in ranks)
+
+
 @lru_cache(maxsize=32)
-def _tables(values: tuple[tuple[str, int], ...], low_to_holder: bool) -> tuple[Tables, ...]:
-    return tuple(Tables(s, dict(values), low_to_holder) for s in range(4))
+def _tables(values: tuple[tuple[str, int], ...], low_to_holder: bool, off_jack: bool) -> tuple[Tables, ...]:
+    return tuple(Tables(s, dict(values), low_to_holder, off_jack) for s in range(4))
 
 
 def tables_for(profile: Mapping[str, Any] | None) -> tuple[Tables, ...]:
     """The ``Tables`` of the four trump suits under ``profile`` (a ``game``
-    message's ``profile``; None: pagat62): its point values and who scores Low.
+    message's ``profile``; None: pagat62): its point values, who scores Low
+    and whether the off-jack is a trump.
 
     Parameters a profile leaves out keep their pagat62 values.
     """
     if not profile:
         return TABLES
-    values = {**PAGAT62["points"], **(profile.get("points") or {})}
-    holder = profile.get("low_goes_to", "holder") != "capturer"
+    values = {**PAGAT62["points"], **(param(profile, "points") or {})}
+    holder = param(profile, "low_goes_to") != "capturer"
+    off_jack = bool(param(profile, "off_jack_trump"))
     key = tuple(sorted((k, int(v)) for k, v in values.items() if isinstance(v, (int, float))))
-    if holder and dict(key) == PAGAT62["points"]:
+    if holder and not off_jack and dict(key) == PAGAT62["points"]:
         return TABLES
-    return _tables(key, holder)
+    return _tables(key, holder, off_jack)

@@ -1,9 +1,10 @@
 """Legal-choice helpers: a uniform random legal action, and a legality check.
 
 The ``legal`` dicts are the protocol's constrained choices (docs/protocol.md):
-a rob is "take k of ``from``", a long first-trick hand is "a top card plus
-``under`` cards of ``under_from`` other than the top", so these helpers
-sample and check the constraints instead of enumerating combinations.
+a rob is "take k of ``from``", a discard "``least`` to ``most`` of
+``from``", a long first-trick hand is "a top card plus ``under`` cards of
+``under_from`` other than the top", so these helpers sample and check the
+constraints instead of enumerating combinations.
 """
 
 from __future__ import annotations
@@ -15,12 +16,18 @@ from typing import Any
 def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any]:
     """A legal action drawn with ``rng``: uniform over options for every kind.
 
-    For bids the options are pass (if allowed) and each amount; for a rob,
-    a uniformly random k-subset of ``from``; for a play, a random top card,
+    For bids the options are pass (if allowed) and each amount (each of the
+    ``suited`` bids, where bids name their trump); for a rob,
+    a uniformly random k-subset of ``from``; for a discard, a uniform count
+    from ``least`` to ``most``, then that many cards of ``from``; for a play, a random top card,
     then a random set of ``under`` cards from ``under_from`` minus the top;
     for a kind a rule profile adds, ``other_legal``.
     """
     if kind == "bid":
+        if legal.get("suited"):  # bids that name their trump (oregon)
+            suited: list[dict[str, Any] | None] = ([None] if legal.get("pass") else []) + list(legal["suited"])
+            choice = rng.choice(suited)
+            return {"type": "pass"} if choice is None else {"type": "bid", **choice}
         options: list[int | None] = ([None] if legal.get("pass") else []) + list(legal.get("bids", []))
         pick = rng.choice(options)
         return {"type": "pass"} if pick is None else {"type": "bid", "amount": pick}
@@ -28,6 +35,9 @@ def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[s
         return {"type": "trump", "suit": rng.choice(list(legal.get("suits") or "CDHS"))}
     if kind == "rob":
         return {"type": "rob", "take": rng.sample(list(legal["from"]), int(legal["take"]))}
+    if kind == "discard":
+        n = rng.randint(int(legal["least"]), int(legal["most"]))
+        return {"type": "discard", "cards": rng.sample(list(legal["from"]), n)}
     if kind == "play":
         top = rng.choice(list(legal["cards"]))
         n = int(legal.get("under") or 0)
@@ -36,6 +46,18 @@ def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[s
         pool = [c for c in legal.get("under_from", []) if c != top]
         return {"type": "play", "card": top, "under": rng.sample(pool, n)}
     return other_legal(legal, kind, rng)
+
+
+def bid_action(legal: dict[str, Any], amount: int, suit: str | None = None) -> dict[str, Any]:
+    """The legal bid nearest ``amount`` (and ``suit``, where bids name their trump):
+    that bid, else the cheapest legal bid above it in the suit, else the cheapest
+    legal bid of all. Bids without a suit: ``amount`` as it is."""
+    suited = legal.get("suited")
+    if not suited:
+        return {"type": "bid", "amount": amount}
+    fits = [o for o in suited if o["amount"] >= amount and (suit is None or o["suit"] == suit)]
+    best = min(fits or suited, key=lambda o: o["amount"])
+    return {"type": "bid", "amount": best["amount"], "suit": best["suit"]}
 
 
 def other_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any]:
@@ -58,6 +80,8 @@ def is_legal(action: dict[str, Any], legal: dict[str, Any], kind: str) -> bool:
     if kind == "bid":
         if t == "pass":
             return bool(legal.get("pass"))
+        if legal.get("suited"):
+            return t == "bid" and {"amount": action.get("amount"), "suit": action.get("suit")} in legal["suited"]
         return t == "bid" and action.get("amount") in legal.get("bids", [])
     if kind == "trump":
         return t == "trump" and action.get("suit") in (legal.get("suits") or "CDHS")
@@ -66,6 +90,12 @@ def is_legal(action: dict[str, Any], legal: dict[str, Any], kind: str) -> bool:
         if not isinstance(take, list):
             return False
         return len(take) == legal["take"] and len(set(take)) == len(take) and all(c in legal["from"] for c in take)
+    if kind == "discard":
+        cards = action.get("cards") if t == "discard" else None
+        if not isinstance(cards, list):
+            return False
+        n = len(cards)
+        return legal["least"] <= n <= legal["most"] and len(set(cards)) == n and all(c in legal["from"] for c in cards)
     if kind == "play":
         if t != "play" or action.get("card") not in legal["cards"]:
             return False

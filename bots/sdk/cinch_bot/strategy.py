@@ -7,12 +7,12 @@ simple bot can call them once on its real view. Nothing here is random.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .bot import Bot
-from .cards import SUITS, TABLES, Tables, card_index, card_name
-from .legal import other_legal
+from .cards import OFF_JACK_POWER, SUITS, TABLES, Tables, card_index, card_name, deck_of, param
+from .legal import bid_action, other_legal
 
 # Trump power values (see Tables.power): A=13 K=12 Q=11 J=10 T=9 5=4 left=3 2=0.
 _A, _K, _Q, _J, _T, _R5, _L5 = 13, 12, 11, 10, 9, 4, 3
@@ -39,6 +39,12 @@ def estimate_points(hand: Iterable[int], trump: int, dealer: bool = False, table
         est += value[_J] * (0.75 if (_A in value or _K in value) else 0.55)
     if _T in value:
         est += value[_T] * (0.55 + 0.05 * high)
+    if OFF_JACK_POWER in value:  # the off-jack, a trump where the profile says so
+        est += value[OFF_JACK_POWER] * (0.65 if (_A in value or _K in value) else 0.45)
+    for p in powers:  # point trumps of other profiles (sixty-three's king, nine, three; lipton's king)
+        if p not in (_A, _J, _T, _R5, _L5, 0, OFF_JACK_POWER) and value[p]:
+            cover = sum(1 for q in powers if q > p)
+            est += value[p] * min(0.95, 0.4 + 0.15 * cover + (0.2 if p >= _K else 0.0))
     for pedro in (_R5, _L5):
         if pedro in value:
             cover = sum(1 for p in powers if p > pedro)
@@ -69,22 +75,61 @@ def choose_bid(view: dict[str, Any], legal: dict[str, Any], margin: float = 0.5,
     """
     hand = [card_index(c) for c in view["hand"]]
     dealer = view["seat"] == view["dealer"]
+    partner_bid = max((b["amount"] for b in view.get("bids", []) if b["seat"] == view["partner"]), default=0)
+    extra = margin + (1.5 if partner_bid else 0.0)
+    if legal.get("suited"):  # each bid names its trump: the suit whose cheapest bid the hand best covers
+        cheapest: dict[str, int] = {}
+        for o in legal["suited"]:
+            cheapest[o["suit"]] = min(o["amount"], cheapest.get(o["suit"], o["amount"]))
+        spare, suit = max((estimate_points(hand, SUITS.index(x), dealer, tables) - a, x) for x, a in cheapest.items())
+        if not legal.get("pass") or spare >= extra:
+            return bid_action(legal, cheapest[suit], suit)
+        return {"type": "pass"}
     _, est = best_trump(hand, dealer, tables)
     bids = legal.get("bids", [])
     if not legal.get("pass"):
         return {"type": "bid", "amount": bids[0]}
     if not bids:
         return {"type": "pass"}
-    partner_bid = max((b["amount"] for b in view.get("bids", []) if b["seat"] == view["partner"]), default=0)
-    need = bids[0] + margin + (1.5 if partner_bid else 0.0)
-    if est >= need:
+    if est >= bids[0] + extra:
         return {"type": "bid", "amount": bids[0]}
     return {"type": "pass"}
 
 
-def choose_rob(legal: dict[str, Any]) -> list[str]:
-    """Non-trumps that can still win a trick: highest ranks first (aces, kings)."""
-    return sorted(legal["from"], key=lambda c: -(card_index(c) % 13))[: int(legal["take"])]
+def keep_key(c: int, t: Tables) -> tuple[int, int, int]:
+    """How much a card is worth keeping once trump is named, higher first:
+    point trumps, then other trumps by power, then plain cards by rank."""
+    if t.power[c] >= 0:
+        return (2 if t.points[c] else 1, t.points[c], t.power[c])
+    return (0, 0, c % 13)
+
+
+def choose_rob(legal: dict[str, Any], t: Tables | None = None) -> list[str]:
+    """The ``take`` best cards of ``from``: trumps first where the rob offers
+    them (a free rob), then plain cards that can still win a trick (aces, kings).
+
+    A trump the dealer leaves goes out of play (and may count for the
+    bidders), so it is always worth more than a plain card.
+    """
+    cards = [card_index(c) for c in legal["from"]]
+    cards.sort(key=(lambda c: keep_key(c, t)) if t is not None else (lambda c: c % 13), reverse=True)
+    return [card_name(c) for c in cards[: int(legal["take"])]]
+
+
+def choose_discard(legal: dict[str, Any], t: Tables, keep_plain: int = 12) -> list[str]:
+    """Discard ``least`` to ``most`` cards of ``from``: keep trumps (point
+    trumps and high ones first) and plain cards of rank ``keep_plain`` or
+    better (default: aces), let the rest go for fresh cards from the stock.
+
+    Point trumps are kept before anything else: a discarded one is lost, and
+    where the profile says so a defender's counts for the bidders.
+    """
+    pool = [card_index(c) for c in legal["from"]]
+    least, most = int(legal["least"]), int(legal["most"])
+    ranked = sorted(pool, key=lambda c: keep_key(c, t), reverse=True)
+    wanted = sum(1 for c in ranked if t.power[c] >= 0 or c % 13 >= keep_plain)
+    keep = min(max(wanted, len(pool) - most), len(pool) - least)
+    return [card_name(c) for c in ranked[keep:]]
 
 
 def choose_under(top: int, under_from: Sequence[int], n: int, t: Tables) -> list[int]:
@@ -188,16 +233,22 @@ def _lead(hand: Sequence[int], legal: Sequence[int], t: Tables, top_out: int, bi
 class Facts:
     """What a play-phase view implies, in integers, for strategies and samplers.
 
-    ``outside_trumps`` are trumps not in the hand and not yet played: since
-    every trump is in some hand during play, they are exactly the trumps the
-    other seats hold. ``voids[s]`` are suits seat ``s`` showed out of.
-    ``tables`` (``tables_for(profile)``) give the game's point values.
+    ``outside_trumps`` are trumps not in the hand, not yet played and not laid
+    away: every trump out of play is face up (discards of profiles that show
+    them, extra trumps, trumps a robbing dealer leaves), so these are the
+    trumps the other seats hold. ``voids[s]`` are suits seat ``s`` showed out
+    of. ``laid[s]`` are the cards seat ``s`` laid away as far as this seat
+    knows; ``out`` those surely out of play, ``maybe`` those a reshuffled pile
+    may have brought back. ``tables`` (``tables_for(profile)``) give the
+    game's point values; ``profile`` its other rules.
     """
 
-    def __init__(self, view: dict[str, Any], tables: Sequence[Tables] = TABLES) -> None:
+    def __init__(self, view: dict[str, Any], tables: Sequence[Tables] = TABLES,
+                 profile: Mapping[str, Any] | None = None) -> None:
         self.seat: int = view["seat"]
         self.trump: int = SUITS.index(view["trump"])
         self.t: Tables = tables[self.trump]
+        self.profile = profile
         self.hand = [card_index(c) for c in view["hand"]]
         self.maker: int = view["maker"]
         self.bid: int = view["bid"]
@@ -209,6 +260,9 @@ class Facts:
         self.tricks_done = 0
         self.won_points = [0, 0]  # points captured so far (Low excluded where it stays with its holder)
         t = self.t
+        # Only where seats must follow a plain suit does a card of another suit show a void
+        # (a trump lead left unfollowed sends the seat out, and it then holds nothing).
+        follow = param(profile, "play") in ("follow", "monterey")
         for tr in view.get("tricks", []):
             plays = [(p["seat"], card_index(p["card"]), [card_index(u) for u in p.get("under", [])]) for p in tr["plays"]]
             if plays:
@@ -218,7 +272,7 @@ class Facts:
                     self.played.update(under)
                     self.played_by[s].append(c)
                     self.played_by[s].extend(under)
-                    if t.esuit[c] != led and not (led != self.trump and t.esuit[c] == self.trump):
+                    if follow and t.esuit[c] != led and not (led != self.trump and t.esuit[c] == self.trump):
                         self.voids[s].add(led)
             if tr.get("winner") is None:
                 self.trick = [(s, c) for s, c, _ in plays]
@@ -229,11 +283,28 @@ class Facts:
                     for x in (c, *under):
                         self.won_points[side] += t.captured[x]
         mine = set(self.hand)
-        self.outside_trumps = [c for c in t.trumps if c not in mine and c not in self.played]
+        # Cards laid away, by the seat that laid them (face up: public; own discards: known).
+        shown = [[card_index(c) for c in cards] for cards in (view.get("shown") or [[]] * 4)]
+        own = [card_index(c) for c in view.get("discarded", [])]
+        self.laid: list[list[int]] = [list(cards) for cards in shown]
+        self.laid[self.seat] += [c for c in own if c not in shown[self.seat]]
+        laid = {c for cards in self.laid for c in cards} - mine - self.played
+        # Discards go to the pile, and a reshuffled pile (or a dealer robbing the discards)
+        # brings them back into play; extra trumps shown and trumps a robbing dealer
+        # leaves stay out for good.
+        face_up = {c for cards in shown for c in cards}
+        pile = (face_up | set(own)) if param(profile, "discard") == "choose" else set(own) - face_up
+        robbed = param(profile, "rob_from") == "stock_and_discards" and self.seat != view.get("dealer")
+        back = pile & laid if view.get("reshuffles", 0) > 0 or robbed else set()
+        self.out: set[int] = laid - back  # surely out of play
+        self.maybe: set[int] = back  # laid away, possibly back in a hand
+        self.deck = deck_of(profile)  # the cards in play this game (lipton: 32)
+        self.outside_trumps = [c for c in t.trumps
+                               if c in self.deck and c not in mine and c not in self.played and c not in laid]
 
 
 class EvaluatingBot(Bot):
-    """Bids, names trumps, robs and buries extra cards by hand evaluation;
+    """Bids, names trumps, discards, robs and buries extra cards by hand evaluation;
     a subclass only says which card to play (``choose_top``).
 
     The heuristic and Monte Carlo baselines differ only in card play, so
@@ -253,10 +324,18 @@ class EvaluatingBot(Bot):
             suit, _ = best_trump(hand, view["seat"] == view["dealer"], tables, legal.get("suits") or SUITS)
             return {"type": "trump", "suit": SUITS[suit]}
         if kind == "rob":
-            return {"type": "rob", "take": choose_rob(legal)}
+            trump = view.get("trump")
+            return {"type": "rob", "take": choose_rob(legal, tables[SUITS.index(trump)] if trump else None)}
+        if kind == "discard":
+            # Before trump is named (a kitty taken first), judge the cards by the suit it would name.
+            trump = SUITS.index(view["trump"]) if view.get("trump") else best_trump(
+                [card_index(c) for c in view["hand"]], False, tables)[0]
+            # Where only trumps are played a plain card never takes a trick: keep none.
+            keep_plain = 13 if param(self.profile, "play") == "trumps_only" else 12
+            return {"type": "discard", "cards": choose_discard(legal, tables[trump], keep_plain)}
         if kind != "play":
             return other_legal(legal, kind, self.rng)
-        facts = Facts(view, tables)
+        facts = Facts(view, tables, self.profile)
         top = self.choose_top(view, facts, [card_index(c) for c in legal["cards"]])
         n = int(legal.get("under") or 0)
         if not n:

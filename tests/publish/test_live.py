@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from pathlib import Path
@@ -57,7 +58,7 @@ def test_no_blocks_and_bots_without_games_are_said_not_ranked() -> None:
 def test_an_anchor_without_games_yet_leaves_the_mean_as_the_anchor_and_says_so(tmp_path: Path) -> None:
     out = tmp_path / "run"
     write(out / "results.jsonl", [])
-    (out / "tournament.json").write_text(__import__("json").dumps(meta(anchor="c")))
+    (out / "tournament.json").write_text(json.dumps(meta(anchor="c")))
     show = live_renderer(out, entrants=["a", "b", "c"])
     text = show([block(("a", "a"), ("b", "b"), 0, 0, 1)])
     assert "the anchor c has no games yet" in text and "no games yet: c" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from tabulate import tabulate
 
 from ..match.check import describe_evidence
 from ..players import Fault
+from ..publish.live import live_renderer
 from ..publish.rate import PublishError, rate_results
 from ..publish.site import build_site, write_provisional
 from ..results import ResultsError
@@ -40,6 +42,8 @@ def build_parser() -> Any:
     ap.add_argument("--site", help="write the static site here at the end, with provisional standings while it runs"
                                    " (default: the config's site)")
     ap.add_argument("--no-rate", action="store_true", help="do not rate the results at the end")
+    ap.add_argument("--quiet", action="store_true", help="no progress line and no live standings table while it"
+                    " runs (messages and the final report still print)")
     return ap
 
 
@@ -54,10 +58,13 @@ def main(argv: list[str]) -> int:
     t = load_config(args.config, overrides)
     stop = SPRTStop.for_tournament(t) if t.config.sprt else None
     site = Path(t.config.site) if t.config.site else None
+    live = live_renderer(t.out, entrants=[e.name for e in t.entries])
     result = run_tournament(
         t, options=RunOptions(extend=args.extend, new_versions=args.new_version, skip_check=args.skip_check,
-                              on_block=live_site(t.out, site, err) if site else None),
+                              on_block=live_site(t.out, site, err) if site else None,
+                              live_table=None if args.quiet else live),
         stop=stop, say=lambda s: print(s, file=err, flush=True),
+        progress_stream=io.StringIO() if args.quiet else err,
     )
     report_run(result, err)
     if result.interrupted:

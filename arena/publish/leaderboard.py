@@ -189,21 +189,28 @@ def _luck_text(doc: dict[str, Any]) -> str:
             "unpaired deals for the same precision.)")
 
 
-def _bot_interval(doc: dict[str, Any], b: dict[str, Any]) -> str:
+def _bot_interval(doc: dict[str, Any], b: dict[str, Any], missing: str = "n/a") -> str:
     """The anchor's rating is fixed, so its (zero-width) interval says "anchor";
-    an interval the resamples never moved says the sample cannot carry one."""
+    an interval the resamples never moved says the sample cannot carry one;
+    ``missing`` is said where no interval was computed."""
     if doc["rating"]["anchor"].get("bot") == b["bot"]:
         return "anchor"
     lo, hi = b["ci_low"], b["ci_high"]
+    if lo is None or hi is None:
+        return missing
     if lo is not None and hi is not None and hi - lo < 0.5:
         return f"too few games ({b['games']})"
     return _interval(lo, hi)
 
 
-def main_table(doc: dict[str, Any], fmt: str = "github") -> str:
-    """The ranking table (rank, bot, rating, interval, games, score %, faults)."""
+def main_table(doc: dict[str, Any], fmt: str = "github", *, missing_interval: str = "n/a") -> str:
+    """The ranking table (rank, bot, rating, interval, games, score %, faults).
+
+    The live standings print this same table from a fit without bootstrap,
+    saying ``missing_interval`` (e.g. "at the end") in the interval column.
+    """
     pct = int(round(100 * doc["rating"]["interval_level"]))
-    rows = [[b["rank"], b["bot"], _f(b["rating"]), _bot_interval(doc, b), b["games"],
+    rows = [[b["rank"], b["bot"], _f(b["rating"]), _bot_interval(doc, b, missing_interval), b["games"],
              _pct(b["score_pct"]), f"{b['wins']}-{b['draws']}-{b['losses']}", b["forfeits"], _faults_text(b)]
             for b in doc["bots"]]
     return tabulate(rows, headers=["rank", "bot", "rating", f"{pct}% interval", "games", "score %", "W-D-L",

@@ -43,6 +43,7 @@ class RunOptions:
     new_versions: bool = False  # a changed bot enters as a new version instead of being refused
     skip_check: bool = False
     on_block: Callable[[int, int], None] | None = None  # (blocks done, blocks total) after each stored block
+    live_table: Callable[[list[dict[str, Any]]], str] | None = None  # stored lines -> provisional standings shown
 
 
 @dataclass
@@ -256,7 +257,8 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
         cap = t.config.workers if "workers" in t.config.model_fields_set else None
         backend = make_backend(t.config.backend, {e.ident: e for e in playing}, t.config.workers, address, cap=cap)
         progress = Progress(len(tasks), [ln for k, ln in store.lines.items() if k in keys], progress_stream,
-                            parallel=backend.capacity, listener=options.on_block)
+                            parallel=backend.capacity, listener=options.on_block,
+                            table=options.live_table)
         try:
             outcome = run_tasks(tasks, backend, store, attempts=t.config.retries, stop=stop, feed=feed, events=progress,
                                 bot_dirs={e.name: e.dir for e in t.entries})

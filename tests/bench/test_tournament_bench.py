@@ -67,7 +67,8 @@ def test_bench_tournament_runs_and_its_figures_add_up() -> None:
     assert c["games"] == 2 and c["decisions_per_game"] > 0 and last["cores"] >= 1
     assert sum(c["split_ms"].values()) == pytest.approx(c["ms_per_game"], abs=0.05)
     floor = c["floor_ms"]
-    assert floor["total"] == pytest.approx(floor["start"] + floor["decisions"] + floor["engine"], abs=0.02)
+    # four figures, each rounded to 0.01 ms: their sums may differ by up to 0.02 (plus float error)
+    assert floor["total"] == pytest.approx(floor["start"] + floor["decisions"] + floor["engine"], abs=0.021)
     assert floor["start"] == pytest.approx(c["start_alone_ms"] * 4 / min(4, last["cores"]), abs=0.02)
     assert c["ratio_of_totals"] == pytest.approx(c["ms_per_game"] / floor["total"], rel=0.01)
     assert c["ratio"] > 0 and last["ratio_minimal_none"] == c["ratio"]

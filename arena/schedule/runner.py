@@ -79,7 +79,7 @@ def plan_tasks(t: Tournament) -> list[BlockTask]:
 
 def _entry_meta(e: BotEntry) -> dict[str, Any]:
     return {"name": e.name, "version": e.manifest.version, "digest": e.digest, "ident": e.ident, "dir": e.dir,
-            "files": file_digests(e.dir)}
+            "files": file_digests(e.dir), "manifest": e.manifest.model_dump(mode="json", exclude_defaults=True)}
 
 
 def tournament_meta(t: Tournament, *, complete: bool, entries: list[dict[str, Any]] | None = None) -> dict[str, Any]:

@@ -42,6 +42,8 @@ def _amounts(lo: int, hi: int) -> tuple[int, ...]:
 
 _ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 1 + i) % 4 for i in range(4)) for d in range(4))
 """``_ORDERS[dealer]``: seats from the dealer's left, clockwise, dealer last."""
+_NONE: tuple[()] = ()
+_NO_SHOWN: tuple[tuple[()], ...] = ((), (), (), ())
 _RIGHT_ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 3 - i) % 4 for i in range(4)) for d in range(4))
 """``_RIGHT_ORDERS[dealer]``: seats from the dealer's right, anticlockwise, dealer last."""
 
@@ -129,10 +131,11 @@ class Deal:
         self._bid_order = order if profile.bid_start == "left" else _RIGHT_ORDERS[dealer]
         self._bid_pos = 0
         self._passed: list[int] = []  # seats that passed (final with auction "until_three_pass")
-        self._queue: list[int] = []  # seats still to discard, in order
+        self._queue: list[int] = _NONE  # type: ignore[assignment]  # seats still to discard, in order
         self.redeal = False  # every seat passed and the profile redeals
-        self.shown: list[list[Card]] = [[], [], [], []]  # cards each seat laid face up (public)
-        self.out: list[tuple[int, Card]] = []  # (discarding seat or -1, card): out of play when play began
+        # cards each seat laid face up (public); shared empty tuples where the profile shows none
+        self.shown: list[list[Card]] = [[], [], [], []] if profile.may_lose_points else _NO_SHOWN  # type: ignore[assignment]
+        self.out: list[tuple[int, Card]] = _NONE  # type: ignore[assignment]  # (laid away by seat or -1, card) at play
         self.lost = 0  # points that count for nobody (cards out of play)
         self.high = 0
         self.maker: int | None = None
@@ -254,8 +257,11 @@ class Deal:
         order = self._bid_order
         passed = self._passed
         if self.profile.auction == "once_around":
-            self._bid_pos += 1
-            over = self._bid_pos == 4
+            pos = self._bid_pos = self._bid_pos + 1
+            if pos < 4:  # the common case, first
+                self.to_act = order[pos]
+                return
+            over = True
         else:  # rounds, skipping seats that passed, until three have passed
             over = len(passed) == 4 or (len(passed) == 3 and self.high > 0)
             pos = self._bid_pos

@@ -142,12 +142,12 @@ class RuleProfile(BaseModel):
             raise ValueError("full_bid_doubles: only with standard scoring")
         return self
 
-    @property
+    @cached_property
     def deal_points(self) -> int:
         """Points carried by the cards of one deal."""
         return self.points.total
 
-    @property
+    @cached_property
     def may_lose_points(self) -> bool:
         """Whether a point card can leave play (discarded or left in a robbed stock)."""
         return self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard"
@@ -195,10 +195,11 @@ def _pointless(p: PointValues, trump: int) -> frozenset[int]:
     return frozenset(c for c in TRUMP_TABLES[trump].trumps if pts[c] == 0)
 
 
-_LEGACY_FIELDS = frozenset(
+LEGACY_PROFILE_FIELDS = _LEGACY_FIELDS = frozenset(
     ("name", "target", "deciding_threshold", "min_bid", "max_bid", "dealer_forced_bid", "hand_size", "points",
      "low_goes_to", "scoring", "extra_trumps", "rob_from")
 )
+"""The profile fields records have always carried (version 2); later fields appear only when not default."""
 _DEFAULTS: dict[str, object] = RuleProfile.model_construct().model_dump()
 
 

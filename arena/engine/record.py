@@ -20,13 +20,22 @@ from .cards import CARD_NAMES, SUITS, Card, cards_str, parse_cards
 from .chance import reshuffle as keyed_reshuffle
 from .deal import Deal
 from .game import Game
-from .profile import RuleProfile
+from .profile import LEGACY_PROFILE_FIELDS, RuleProfile
 
 RECORD_FORMAT = "cinch-game"
 RECORD_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+PROFILES_RECORD_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 """Version 2 added ``reshuffle_key`` to deal records and ``kind`` to reshuffle
-events; version 1 records still load and replay."""
+events; version 3 added the profile fields beyond the first twelve,
+``discard`` events and void deals (``redeal``). A game that needs none of
+version 3's additions is written as version 2, so every ``pagat62`` record
+is what it always was; version 1 and 2 records still load and replay."""
+
+
+def record_version(profile: RuleProfile) -> int:
+    """The version a game under ``profile`` is written as (see READABLE_VERSIONS)."""
+    return RECORD_VERSION if set(profile.record_dict()) <= LEGACY_PROFILE_FIELDS else PROFILES_RECORD_VERSION
 
 
 def deal_record(deal: Deal) -> dict[str, Any]:
@@ -73,7 +82,7 @@ def deal_record(deal: Deal) -> dict[str, Any]:
 def game_record(game: Game) -> dict[str, Any]:
     return {
         "format": RECORD_FORMAT,
-        "version": RECORD_VERSION,
+        "version": record_version(game.profile),
         "profile": game.profile.record_dict(),
         "key": game.key,
         "first_dealer": game.first_dealer,
@@ -196,6 +205,16 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
     if rec.version not in READABLE_VERSIONS:
         known = ", ".join(map(str, READABLE_VERSIONS))
         raise ValueError(f"record version {rec.version} is not supported (this harness reads versions {known})")
+    later = sorted(set(data.get("profile", {})) - LEGACY_PROFILE_FIELDS)
+    if rec.version == PROFILES_RECORD_VERSION and record_version(rec.profile) != rec.version:
+        # one version per content: a game that needs nothing of version 3 is written as version 2
+        raise ValueError(f"record version {rec.version} is for profiles with later fields; this record's profile makes it version {RECORD_VERSION}")
+    if rec.version < PROFILES_RECORD_VERSION:
+        if later:
+            raise ValueError(f"profile fields {', '.join(later)} need record version {PROFILES_RECORD_VERSION}, not {rec.version}")
+        for d in rec.deals:
+            if d.redeal is not None or any(e.type == "discard" for e in d.events):
+                raise ValueError(f"deal {d.index}: redeals and discard events need record version {PROFILES_RECORD_VERSION}")
     if rec.version >= 2:
         for d in rec.deals:
             for e in d.events:

@@ -458,3 +458,40 @@ def test_conformance_catches_points_that_do_not_add_up(monkeypatch):
     monkeypatch.setattr(Deal, "_score", lossy)
     report = check_profile(get_profile("ru51"), games=2, max_deals=3, raise_on_failure=False)
     assert not report.ok and any("out of play" in f for f in report.failures)
+
+
+# -- records --------------------------------------------------------------------------
+
+
+def _random_record(name: str, key: str = "rec") -> dict:
+    g = Game(get_profile(name), key=key, max_deals=4)
+    rng = random.Random(key)
+    while not g.over:
+        ch = g.choice
+        g.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.5 else ch.sample(rng))
+    return json.loads(json.dumps(game_record(g)))
+
+
+def test_record_version_three_only_where_a_later_field_is_used():
+    from arena.engine import load_record
+
+    assert _random_record("louisiana")["version"] == 2  # its changes are all in the first twelve fields
+    rec = _random_record("foster1897")
+    assert rec["version"] == 3 and rec["profile"]["discard"] == "choose"
+    assert any(e["type"] == "discard" for d in rec["deals"] for e in d["events"])
+    as_v2 = dict(rec, version=2)
+    with pytest.raises(ValueError, match="record version 3"):
+        load_record(as_v2)
+
+
+def test_a_record_carries_the_whole_profile_even_when_it_is_not_registered():
+    """An ad-hoc variant replays from its record alone: the record names every changed field."""
+    moon = variant("california", name="my-club-moon", moon_bid=14, target=40)
+    g = Game(moon, key="adhoc", max_deals=3)
+    rng = random.Random(0)
+    while not g.over:
+        g.apply(g.choice.sample(rng))
+    rec = json.loads(json.dumps(game_record(g)))
+    assert "my-club-moon" not in PROFILES
+    again = replay(rec)
+    assert again.profile == moon and game_record(again) == rec

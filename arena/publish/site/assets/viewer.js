@@ -75,142 +75,320 @@
 
   /* ------------------------------------------------------------ replay */
 
+  /* The rule profile's parameters (docs/rules.md, Profiles): a record carries
+   * the first twelve always and each later one only where it differs from
+   * these defaults. A parameter or value not listed here is one this viewer
+   * does not know: it says so at the top instead of replaying other rules. */
+  const PROFILE_DEFAULTS = {
+    name: "pagat62", target: 62, deciding_threshold: 55, min_bid: 7, max_bid: 14, dealer_forced_bid: 7, hand_size: 6,
+    points: { high: 1, jack: 1, game: 1, right_pedro: 5, left_pedro: 5, low: 1 }, low_goes_to: "holder",
+    scoring: "standard", extra_trumps: "play_under", rob_from: "stock", players: 4, forced_bid_any: false,
+    bid_start: "left", auction: "once_around", discard: "non_trumps", min_discard: 0, discards_face_up: false,
+    rob: "take_trumps", defender_discards_to_bidders: false, set_rule: "minus_bid", full_bid_doubles: false,
+    moon_bid: null, win_requires_bid: false, both_reach: "play_on",
+  };
+  const PROFILE_VALUES = {
+    low_goes_to: ["holder", "capturer"], scoring: ["standard", "difference"], extra_trumps: ["play_under", "discard"],
+    rob_from: ["stock", "stock_and_discards"], players: [4], bid_start: ["left", "right"],
+    auction: ["once_around", "until_three_pass"], discard: ["non_trumps", "choose"], rob: ["take_trumps", "free"],
+    set_rule: ["minus_bid", "points_plus_bid", "total_plus_gap"], hand_size: [6],
+  };
+
+  /** The record's profile in full, and what in it this viewer cannot replay. */
+  function profileOf(rec) {
+    const given = rec.profile || {};
+    const prof = Object.assign({}, PROFILE_DEFAULTS, given);
+    prof.points = Object.assign({}, PROFILE_DEFAULTS.points, given.points || {});
+    const unknown = [];
+    for (const k of Object.keys(given)) {
+      if (!(k in PROFILE_DEFAULTS)) unknown.push("parameter " + k);
+      else if (PROFILE_VALUES[k] && !PROFILE_VALUES[k].includes(given[k])) unknown.push(k + " " + JSON.stringify(given[k]));
+    }
+    for (const k of Object.keys(given.points || {})) if (!(k in PROFILE_DEFAULTS.points)) unknown.push("point card " + k);
+    prof.total = Object.values(prof.points).reduce((a, b) => a + b, 0);
+    prof.losesCards = prof.discard === "choose" || prof.rob === "free" || prof.extra_trumps === "discard";
+    return { prof: prof, unknown: unknown };
+  }
+
+  /** One line naming the profile and the parameters a viewer of its games needs. */
+  function profileText(p) {
+    const pts = p.points;
+    const forced = p.dealer_forced_bid === null ? "four passes void the deal (redeal)"
+      : "after three passes the dealer must bid " + (p.forced_bid_any ? p.dealer_forced_bid + " or more" : p.dealer_forced_bid);
+    const parts = [
+      "bids " + p.min_bid + "-" + p.max_bid + (p.bid_start === "right" ? " from the dealer's right" : "")
+        + (p.auction === "until_three_pass" ? ", rounds until three have passed" : ", one round"),
+      forced,
+      p.total + " points a deal (High " + pts.high + ", Low " + pts.low + ", Jack " + pts.jack + ", Game " + pts.game
+        + ", pedros " + pts.right_pedro + " and " + pts.left_pedro + "; Low to its " + (p.low_goes_to === "holder" ? "holder" : "capturer") + ")",
+      p.discard === "choose" ? "each seat discards at least " + p.min_discard + (p.discards_face_up ? " face up" : "") : "every non-trump discarded"
+        + (p.extra_trumps === "discard" ? ", trumps beyond " + p.hand_size + " shown and discarded" : ""),
+      p.rob === "free" ? "the dealer robs freely from the " + (p.rob_from === "stock" ? "stock" : "stock and the discards") + ", trumps left face up"
+        : "the dealer robs the stock's trumps",
+      (p.scoring === "standard" ? "standard scoring" : "difference scoring, set: " + (p.set_rule === "points_plus_bid" ? "defenders' points plus the bid" : "the deal's total plus the shortfall"))
+        + (p.defender_discards_to_bidders ? ", defenders' discarded points to the bidders" : "")
+        + (p.full_bid_doubles ? ", a made " + p.total + " scores " + 2 * p.total : ""),
+      "game to " + p.target + (p.deciding_threshold !== null ? " (bidder goes out from " + p.deciding_threshold + ")" : "")
+        + (p.win_requires_bid ? ", won only by making a bid" : "") + (p.moon_bid !== null ? ", a bid of " + p.moon_bid + " shoots the moon" : ""),
+    ];
+    return "Rules: " + p.name + ": " + parts.join("; ") + ".";
+  }
+
+  /** The end rules (docs/rules.md 8 and 12.1) after a scored deal: [reason, winning side] or null. */
+  function endOf(p, bid, maker, made, before, after) {
+    const b = maker % 2;
+    if (p.moon_bid !== null && bid >= p.moon_bid) return ["moon", made ? b : 1 - b];
+    const thr = p.deciding_threshold;
+    if (thr !== null && before[0] >= thr && before[1] >= thr && made) return ["bidder_out", b];
+    const reached = [after[0] >= p.target, after[1] >= p.target];
+    if (p.win_requires_bid) return made && reached[b] ? ["target", b] : null;
+    if (reached[0] !== reached[1]) return ["target", reached[0] ? 0 : 1];
+    if (reached[0] && p.both_reach === "bidders") return ["target", b];
+    return null;
+  }
+
   /** Every step of a game as a frame (the whole table's state after it). */
   function framesOf(game) {
     const rec = game.record;
     if (!rec || rec.format !== "cinch-game") throw new Error("not a cinch-game record");
-    if (rec.version !== 1 && rec.version !== 2) throw new Error("record version " + rec.version + " is not one this viewer reads");
-    const prof = rec.profile || {};
-    const size = prof.hand_size || 6;
-    const pts = prof.points || { high: 1, jack: 1, game: 1, right_pedro: 5, left_pedro: 5, low: 1 };
+    if (![1, 2, 3].includes(rec.version)) throw new Error("record version " + rec.version + " is not one this viewer reads");
+    const pr = profileOf(rec);
+    const prof = pr.prof;
+    const size = prof.hand_size;
+    const pts = prof.points;
     const frames = [];
-    const warnings = [];
+    const warnings = pr.unknown.length ? ["this viewer does not know the profile's " + pr.unknown.join(", ")
+      + ": the replay below follows the rules it knows and may differ from the game"] : [];
     let scores = [0, 0];
+    let ended = null; // [reason, winner, deal index] once the rules end the game
     const summaries = [];
     const name = (s) => SEAT_NAME[s] + (game.names[s] ? " (" + game.names[s] + ")" : "");
+    const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
     for (const d of rec.deals) {
+      if (ended) { warnings.push("deal " + d.index + ": the rules ended the game after deal " + ended[2] + " (" + ended[0] + ")"); ended = null; }
+      if (d.deck.length !== 52) warnings.push("deal " + d.index + ": a deck of " + d.deck.length + " cards; this viewer deals 52");
       const order = [1, 2, 3, 4].map((i) => (d.dealer + i) % 4);
+      const bidOrder = prof.bid_start === "right" ? [3, 2, 1, 0].map((i) => (d.dealer + i) % 4) : order;
       const st = {
         deal: d.index, events: 0, dealer: d.dealer, phase: "bid", scores: scores.slice(), scoresAfter: null,
         hands: [[], [], [], []], dealt: null, discarded: [[], [], [], []], received: [[], [], [], []],
-        stock: d.deck.slice(36), pile: [], reshuffles: 0, bids: [], maker: null, bid: null, trump: null,
-        robStock: null, robTaken: null, tricks: [], points: null, made: null, previous: summaries.slice(), text: "",
+        shown: prof.losesCards ? [[], [], [], []] : null, stock: d.deck.slice(36), pile: [], reshuffles: 0, bids: [],
+        maker: null, bid: null, trump: null, robPool: null, robStock: null, robTaken: null, tricks: [], points: null,
+        made: null, lost: 0, out: null, redeal: false, toAct: bidOrder[0], previous: summaries.slice(), text: "",
       };
-      if (d.scores_before && (d.scores_before[0] !== scores[0] || d.scores_before[1] !== scores[1]))
+      if (d.scores_before && !same(d.scores_before, scores))
         warnings.push("deal " + d.index + ": the record starts at " + d.scores_before + ", the deals before add up to " + scores);
       order.forEach((s, i) => {
         const p = 3 * i;
         st.hands[s] = [...d.deck.slice(p, p + 3), ...d.deck.slice(p + 12, p + 15), ...d.deck.slice(p + 24, p + 27)];
       });
       st.dealt = clone(st.hands);
-      st.text = "Deal " + (d.index + 1) + ": " + name(d.dealer) + " deals 9 cards each; " + name(order[0]) + " bids first.";
+      st.text = "Deal " + (d.index + 1) + ": " + name(d.dealer) + " deals 9 cards each; " + name(bidOrder[0]) + " bids first.";
       frames.push(clone(st));
       const ev = d.events;
       let lowHolder = null;
+      let bidPos = 0, high = 0;
+      const passed = [];
+      let queue = [];
+      let follow = [];
+      const reshuffle = (kind) => {
+        const r = follow.shift();
+        if (!r || r.kind && r.kind !== kind) throw new Error("deal " + d.index + ": a reshuffle is needed here but the record has none");
+        if (!same(r.stock.slice().sort(), st.pile.slice().sort())) warnings.push("deal " + d.index + ": reshuffle " + r.j + " is not the discard pile");
+        st.stock = r.stock.slice(); st.pile = []; st.reshuffles += 1;
+      };
+      const fill = () => { // the dealer fills the other hands, then robs (rules 5)
+        for (const s of order.slice(0, 3)) {
+          let need = size - st.hands[s].length;
+          while (need > 0) {
+            if (!st.stock.length) reshuffle("fill");
+            const got = st.stock.splice(0, need);
+            st.hands[s].push(...got); st.received[s].push(...got); need -= got.length;
+          }
+        }
+        st.phase = "rob"; st.toAct = d.dealer;
+        st.robPool = prof.rob_from === "stock_and_discards" ? [...st.stock, ...st.pile] : st.stock.slice();
+        return "; the dealer fills the others to " + size + " (" + order.slice(0, 3).map((s) => st.received[s].length).join(", ") + " cards)"
+          + (st.reshuffles ? ", the discard pile reshuffled into the stock" : "");
+      };
+      const discardPhase = () => { st.phase = "discard"; st.toAct = queue[0]; return "; " + name(queue[0]) + " discards first"; };
       for (let i = 0; i < ev.length; i++) {
         const e = ev[i];
         const forced = e.forced ? " (forced)" : "";
-        const follow = [];
+        follow = [];
         while (i + 1 < ev.length && ev[i + 1].type === "reshuffle") follow.push(ev[++i]);
-        const reshuffle = (kind) => {
-          const r = follow.shift();
-          if (!r || r.kind && r.kind !== kind) throw new Error("deal " + d.index + ": a reshuffle is needed here but the record has none");
-          st.stock = r.stock.slice(); st.pile = []; st.reshuffles += 1;
-        };
+        if (e.type !== "reshuffle" && e.seat !== st.toAct)
+          warnings.push("deal " + d.index + ": " + e.type + " by " + SEAT_NAME[e.seat] + " where the rules give the turn to " + (SEAT_NAME[st.toAct] || "nobody"));
         if (e.type === "pass" || e.type === "bid") {
+          if (st.phase !== "bid") warnings.push("deal " + d.index + ": a " + e.type + " after the bidding");
           st.bids.push({ seat: e.seat, amount: e.type === "bid" ? e.amount : 0, forced: !!e.forced });
-          if (e.type === "bid") { st.maker = e.seat; st.bid = e.amount; }
-          st.text = name(e.seat) + (e.type === "bid" ? " bids " + e.amount : " passes") + forced + ".";
-          if (e.seat === d.dealer) { st.phase = "trump"; st.text += " " + name(st.maker) + " makes it at " + st.bid + "."; }
+          const mustBid = high === 0 && passed.length === 3 && prof.dealer_forced_bid !== null;
+          if (e.type === "bid") {
+            if (e.amount < (mustBid ? prof.dealer_forced_bid : Math.max(high + 1, prof.min_bid)) || e.amount > prof.max_bid
+                || mustBid && !prof.forced_bid_any && e.amount !== prof.dealer_forced_bid)
+              warnings.push("deal " + d.index + ": a bid of " + e.amount + " is not one the rules allow here");
+            st.maker = e.seat; st.bid = high = e.amount;
+          } else {
+            if (mustBid) warnings.push("deal " + d.index + ": the dealer passes where the rules make it bid");
+            passed.push(e.seat);
+          }
+          st.text = name(e.seat) + (e.type === "bid" ? (mustBid ? " must bid and bids " : " bids ") + e.amount : " passes") + forced + ".";
+          let over;
+          if (prof.auction === "once_around") { bidPos += 1; over = bidPos >= 4; }
+          else {
+            over = passed.length === 4 || (passed.length === 3 && high > 0);
+            while (!over) { bidPos = (bidPos + 1) % 4; if (!passed.includes(bidOrder[bidPos])) break; }
+          }
+          if (!over) st.toAct = bidOrder[bidPos];
+          else if (st.maker === null) {
+            st.redeal = true; st.phase = "done"; st.scoresAfter = scores.slice(); st.toAct = null;
+            st.text += " Everyone passed: the deal is void, no score, and the next dealer deals again.";
+          } else {
+            st.phase = "trump"; st.toAct = st.maker;
+            st.text += " " + name(st.maker) + " makes it at " + st.bid + ".";
+          }
         } else if (e.type === "trump") {
           const t = (st.trump = e.suit);
-          for (let s = 0; s < 4; s++) {
-            st.discarded[s] = st.hands[s].filter((c) => !isTrump(c, t));
-            st.hands[s] = st.hands[s].filter((c) => isTrump(c, t));
-            st.pile.push(...st.discarded[s]);
-          }
-          for (const s of order.slice(0, 3)) {
-            let need = size - st.hands[s].length;
-            while (need > 0) {
-              if (!st.stock.length) reshuffle("fill");
-              const got = st.stock.splice(0, need);
-              st.hands[s].push(...got); st.received[s].push(...got); need -= got.length;
+          st.text = name(e.seat) + " names " + SUIT_NAME[t] + " trump" + forced;
+          if (prof.discard === "choose") {
+            queue = order.slice();
+            st.text += discardPhase();
+          } else {
+            for (let s = 0; s < 4; s++) {
+              st.discarded[s] = st.hands[s].filter((c) => !isTrump(c, t));
+              st.hands[s] = st.hands[s].filter((c) => isTrump(c, t));
+              st.pile.push(...st.discarded[s]);
             }
+            st.text += ". Everyone discards every non-trump (" + st.discarded.map((x) => x.length).join(", ") + " cards)";
+            if (prof.extra_trumps === "discard") queue = order.filter((s) => st.hands[s].length > size);
+            st.text += queue.length ? discardPhase() : fill();
           }
-          st.phase = "rob";
-          st.text = name(e.seat) + " names " + SUIT_NAME[t] + " trump" + forced + ". Everyone discards every non-trump ("
-            + st.discarded.map((x) => x.length).join(", ") + " cards); the dealer fills the others to " + size
-            + (st.reshuffles ? " (the discard pile was reshuffled into the stock)" : "") + ".";
+          st.text += ".";
+        } else if (e.type === "discard") {
+          if (st.phase !== "discard") warnings.push("deal " + d.index + ": a discard where the rules have none");
+          st.hands[e.seat] = without(st.hands[e.seat], e.cards);
+          st.discarded[e.seat].push(...e.cards);
+          const extras = prof.discard !== "choose";
+          if (!extras) st.pile.push(...e.cards);
+          if (extras || prof.discards_face_up) st.shown[e.seat].push(...e.cards);
+          st.text = name(e.seat) + (extras ? " shows and discards " + e.cards.length + " extra trumps: " + e.cards.join(" ")
+            : " discards " + e.cards.length + (prof.discards_face_up ? " face up: " + e.cards.join(" ") : " cards")) + forced;
+          queue.shift();
+          st.text += (queue.length ? discardPhase() : fill()) + ".";
         } else if (e.type === "rob") {
           const t = st.trump;
-          st.robStock = st.stock.slice();
-          st.robTaken = [...st.stock.filter((c) => isTrump(c, t)), ...e.take];
-          st.hands[d.dealer].push(...st.robTaken); st.received[d.dealer].push(...st.robTaken);
-          st.stock = without(st.stock, st.robTaken);
-          const short = size - st.hands[d.dealer].length;
+          const dealer = d.dealer;
+          let left = [];
+          if (prof.rob === "free") {
+            const fromPile = prof.rob_from === "stock_and_discards";
+            st.robStock = [...st.stock, ...(fromPile ? st.pile : [])];
+            st.robTaken = e.take.slice();
+            for (const c of e.take) if (!st.robStock.includes(c)) warnings.push("deal " + d.index + ": the dealer takes " + c + ", which it cannot reach");
+            st.stock = st.stock.filter((c) => !e.take.includes(c));
+            if (fromPile) st.pile = st.pile.filter((c) => !e.take.includes(c));
+            left = [...st.stock.filter((c) => isTrump(c, t)), ...(fromPile ? st.pile.filter((c) => isTrump(c, t)) : [])];
+            if (left.length) {
+              st.shown[dealer].push(...left);
+              st.stock = st.stock.filter((c) => !isTrump(c, t));
+              st.pile = st.pile.filter((c) => !isTrump(c, t));
+            }
+          } else {
+            st.robStock = st.stock.slice();
+            st.robTaken = [...st.stock.filter((c) => isTrump(c, t)), ...e.take];
+            st.stock = without(st.stock, st.robTaken);
+          }
+          st.robPool = null;
+          st.hands[dealer].push(...st.robTaken); st.received[dealer].push(...st.robTaken);
+          const short = size - st.hands[dealer].length;
           let blind = [];
           if (short > 0) {
             st.stock = []; reshuffle("rob");
             blind = st.stock.splice(0, short);
-            st.hands[d.dealer].push(...blind); st.received[d.dealer].push(...blind);
+            st.hands[dealer].push(...blind); st.received[dealer].push(...blind);
           }
           st.phase = "play";
-          const low = "2" + t;
-          lowHolder = st.hands.findIndex((h) => h.includes(low));
+          lowHolder = st.hands.findIndex((h) => h.includes("2" + t));
+          if (prof.losesCards) { // every card in no hand when play begins is out of play (rules 12.1)
+            const held = new Set(st.hands.flat());
+            const by = {};
+            for (let s = 0; s < 4; s++) for (const c of [...st.discarded[s], ...st.shown[s]]) by[c] = s;
+            st.out = d.deck.filter((c) => !held.has(c)).map((c) => [c in by ? by[c] : -1, c]);
+          }
           st.tricks.push({ leader: st.maker, plays: [], winner: null });
-          st.text = name(e.seat) + " robs the pack and takes " + st.robTaken.length + " cards" + forced
-            + (blind.length ? " and " + blind.length + " blind from the reshuffled discards" : "") + "; "
-            + name(st.maker) + " leads.";
+          st.toAct = st.maker;
+          st.text = name(e.seat) + " robs the " + (prof.rob_from === "stock" ? "pack" : "pack and the discards") + " and takes "
+            + st.robTaken.length + " cards" + forced + (blind.length ? " and " + blind.length + " blind from the reshuffled discards" : "")
+            + (left.length ? "; the trumps left are laid face up, out of play: " + left.join(" ") : "") + "; " + name(st.maker) + " leads.";
         } else if (e.type === "play") {
           const t = st.trump;
           const trick = st.tricks[st.tricks.length - 1];
+          if (!trick) throw new Error("deal " + d.index + ": a card is played before the rob");
           const under = e.under || [];
           st.hands[e.seat] = without(st.hands[e.seat], [e.card, ...under]);
           trick.plays.push({ seat: e.seat, card: e.card, under: under });
           st.text = name(e.seat) + " plays " + e.card + (under.length ? " with " + under.join(" ") + " under it" : "") + forced + ".";
+          st.toAct = (e.seat + 1) % 4;
           if (trick.plays.length === 4) {
             const led = effSuit(trick.plays[0].card, t);
             let best = trick.plays[0];
             for (const p of trick.plays) if (strength(p.card, t, led) > strength(best.card, t, led)) best = p;
-            trick.winner = best.seat;
+            trick.winner = st.toAct = best.seat;
             const k = st.tricks.length - 1;
             if (d.trick_winners && d.trick_winners[k] !== undefined && d.trick_winners[k] !== best.seat)
               warnings.push("deal " + d.index + " trick " + (k + 1) + ": the rules give it to " + SEAT_NAME[best.seat] + ", the record to " + SEAT_NAME[d.trick_winners[k]]);
             st.text += " " + name(best.seat) + " wins trick " + (k + 1) + ".";
-            if (st.tricks.length === 6) {
+            if (st.tricks.length === size) {
               const won = [0, 0];
               for (const tr of st.tricks) for (const p of tr.plays) for (const c of [p.card, ...p.under]) {
                 const v = pointsOf(c, t, pts);
                 if (!v) continue;
-                const holder = c === "2" + t && prof.low_goes_to !== "captor" ? lowHolder : tr.winner;
-                won[holder % 2] += v;
+                const taker = c === "2" + t && prof.low_goes_to === "holder" ? lowHolder : tr.winner;
+                won[taker % 2] += v;
               }
               const b = st.maker % 2, def = 1 - b;
+              let lost = 0, given = 0;
+              for (const [s, c] of st.out || []) { // cards out of play: the defenders' point trumps may count for the bidders
+                const v = pointsOf(c, t, pts);
+                if (!v) continue;
+                if (prof.defender_discards_to_bidders && s >= 0 && s % 2 === def) { won[b] += v; given += v; } else lost += v;
+              }
               const made = won[b] >= st.bid;
               const delta = [0, 0];
-              if ((prof.scoring || "standard") === "standard") { delta[def] = won[def]; delta[b] = made ? won[b] : -st.bid; }
-              else if (made) { const diff = won[b] - won[def]; if (diff > 0) delta[b] = diff; else delta[def] = -diff; }
+              if (prof.scoring === "standard") {
+                delta[def] = won[def]; delta[b] = made ? won[b] : -st.bid;
+                if (made && prof.full_bid_doubles && st.bid === prof.total) delta[b] = 2 * st.bid;
+              } else if (made) { const diff = won[b] - won[def]; if (diff > 0) delta[b] = diff; else delta[def] = -diff; }
+              else if (prof.set_rule === "total_plus_gap") delta[def] = prof.total + st.bid - won[b];
               else delta[def] = won[def] + st.bid;
-              st.points = won; st.made = made;
+              st.points = won; st.made = made; st.lost = lost;
               st.scoresAfter = [scores[0] + delta[0], scores[1] + delta[1]];
-              st.phase = "done";
-              if (d.points && (d.points[0] !== won[0] || d.points[1] !== won[1]))
-                warnings.push("deal " + d.index + ": points by the rules " + won + ", in the record " + d.points);
-              if (d.scores_after && (d.scores_after[0] !== st.scoresAfter[0] || d.scores_after[1] !== st.scoresAfter[1]))
-                warnings.push("deal " + d.index + ": scores by the rules " + st.scoresAfter + ", in the record " + d.scores_after);
-              st.text += " Deal over: points " + won[0] + " - " + won[1] + "; the bidders " + (made ? "made " : "are set at ")
+              st.phase = "done"; st.toAct = null;
+              if (d.points && !same(d.points, won)) warnings.push("deal " + d.index + ": points by the rules " + won + ", in the record " + d.points);
+              if (d.made !== undefined && d.made !== made) warnings.push("deal " + d.index + ": by the rules the bidders " + (made ? "made" : "were set") + ", the record says otherwise");
+              st.text += " Deal over: points " + won[0] + " - " + won[1]
+                + (given ? " (" + given + " of the bidders' from the defenders' discards)" : "")
+                + (lost ? " (" + lost + " out of play, for nobody)" : "") + "; the bidders " + (made ? "made " : "are set at ")
                 + st.bid + "; scores " + st.scoresAfter[0] + " - " + st.scoresAfter[1] + ".";
             } else st.tricks.push({ leader: best.seat, plays: [], winner: null });
           }
         } else if (e.type !== "reshuffle") {
-          warnings.push("deal " + d.index + ": unknown event " + e.type);
+          warnings.push("deal " + d.index + ": an event of type " + e.type + ", which this viewer does not know");
         }
         if (follow.length) warnings.push("deal " + d.index + ": the record has a reshuffle the rules did not need");
         st.events = i + 1;
         frames.push(clone(st));
       }
+      if (!!d.redeal !== st.redeal && (d.redeal || d.scores_after)) warnings.push("deal " + d.index + ": " + (st.redeal ? "by the rules everyone passed and the deal is void" : "the record calls the deal void"));
       if (st.phase === "done") {
-        summaries.push({ index: d.index, dealer: d.dealer, maker: st.maker, bid: st.bid, trump: st.trump, points: st.points, made: st.made, scoresAfter: st.scoresAfter });
+        if (d.scores_after && !same(d.scores_after, st.scoresAfter))
+          warnings.push("deal " + d.index + ": scores by the rules " + st.scoresAfter + ", in the record " + d.scores_after);
+        summaries.push({ index: d.index, dealer: d.dealer, maker: st.maker, bid: st.bid, trump: st.trump, points: st.points || [0, 0],
+          made: st.made, scoresAfter: st.scoresAfter, redeal: st.redeal });
+        const n = summaries.length;
+        if (rec.fixed_deals) { if (n >= rec.fixed_deals) ended = ["deals", st.scoresAfter[0] === st.scoresAfter[1] ? null : st.scoresAfter[0] > st.scoresAfter[1] ? 0 : 1]; }
+        else if (!st.redeal) ended = endOf(prof, st.bid, st.maker, st.made, scores, st.scoresAfter);
+        if (!ended && rec.max_deals && n >= rec.max_deals) ended = ["cap", null];
+        if (ended) ended.push(d.index);
         scores = st.scoresAfter;
       }
     }
@@ -218,15 +396,23 @@
     last.final = true;
     last.previous = summaries.slice();
     last.gameScores = scores.slice();
-    if (rec.over && rec.scores && (rec.scores[0] !== scores[0] || rec.scores[1] !== scores[1]))
+    if (rec.over && rec.scores && !same(rec.scores, scores))
       warnings.push("final scores by the rules " + scores + ", in the record " + rec.scores);
-    const why = { target: "a side reached the target", bidder_out: "the bidders went out", deals: "the fixed number of deals was played", cap: "stopped by the deal cap: unfinished" }[rec.end];
-    if (game.forfeit_by !== null && game.forfeit_by !== undefined) last.text = "Game over: " + name(game.forfeit_by) + " forfeited (a fault).";
+    const forfeit = game.forfeit_by !== null && game.forfeit_by !== undefined;
+    if (rec.over && !forfeit) {
+      if (!ended) warnings.push("the record ends the game (" + rec.end + "), the rules do not end it yet");
+      else if (ended[0] !== rec.end || ended[1] !== rec.winner)
+        warnings.push("by the rules the game ends by " + ended[0] + " with " + (ended[1] === null ? "no winner" : "side " + ended[1] + " winning")
+          + ", the record says " + rec.end + " with " + (rec.winner === null ? "no winner" : "side " + rec.winner));
+    }
+    const why = { target: "a side reached the target", bidder_out: "the bidders went out", moon: "a moon bid decided it",
+      deals: "the fixed number of deals was played", cap: "stopped by the deal cap: unfinished" }[rec.end];
+    if (forfeit) last.text = "Game over: " + name(game.forfeit_by) + " forfeited (a fault).";
     else if (!rec.over) last.text = "The record ends here (the game was saved before it ended).";
     else last.text = "Game over: " + (rec.winner === null ? "no winner" : "side " + (rec.winner === 0 ? "N+S" : "E+W") + " wins") + (why ? " (" + why + ")" : "") + ".";
     last.text += " Final scores " + scores[0] + " - " + scores[1] + ".";
     frames.push(last);
-    return { frames: frames, warnings: warnings };
+    return { frames: frames, warnings: warnings, profile: prof };
   }
 
   /* ------------------------------------------------------------ rendering */
@@ -261,7 +447,7 @@
     const dealerSees = !all && seat === f.dealer;
     let robStock = null, robTaken = null;
     if (all || dealerSees) {
-      if (f.phase === "rob") { robStock = f.stock; robTaken = []; }
+      if (f.phase === "rob") { robStock = f.robPool; robTaken = []; }
       else if (f.robStock) { robStock = f.robStock; robTaken = f.robTaken; }
     }
     return { mine: mine, robStock: robStock, robTaken: robTaken, stock: all ? f.stock : null, pile: all ? f.pile : null };
@@ -286,21 +472,24 @@
     v.body.append(board);
     const info = [];
     info.push("dealer " + who(f.dealer));
-    if (f.maker !== null && f.phase !== "bid") info.push("maker " + who(f.maker) + " at " + f.bid);
+    if (f.redeal) info.push("void: everyone passed");
+    else if (f.maker !== null && f.phase !== "bid") info.push("maker " + who(f.maker) + " at " + f.bid);
     if (f.trump) info.push("trump " + SUIT_NAME[f.trump]);
     v.body.append(el("p", { class: "dealinfo", text: "Deal " + (f.deal + 1) + ": " + info.join("; ") + "." }));
     const rows = [0, 1, 2, 3].map((s) => {
       const hand = sw.mine(s) ? cards(f.hands[s]) : backs(f.hands[s].length);
-      const after = f.phase !== "bid" && f.phase !== "trump";
+      const after = f.phase !== "bid" && f.phase !== "trump" && !f.redeal || f.discarded[s].length > 0;
       const disc = !after ? el("span", { text: "-" }) : sw.mine(s) ? cards(f.discarded[s]) : el("span", { text: f.discarded[s].length + " cards" });
       const recv = !after ? el("span", { text: "-" }) : sw.mine(s) ? cards(f.received[s]) : el("span", { text: f.received[s].length + " cards" });
       const dealt = sw.mine(s) ? cards(f.dealt[s]) : el("span", { text: "9 cards" });
       return el("tr", { "data-seat": s, class: seat === s ? "me" : "" },
         el("th", { scope: "row", class: "l", text: who(s) + (s === f.dealer ? " (dealer)" : "") }),
-        el("td", { class: "l" }, hand), el("td", { class: "l" }, dealt), el("td", { class: "l" }, disc), el("td", { class: "l" }, recv));
+        el("td", { class: "l" }, hand), el("td", { class: "l" }, dealt), el("td", { class: "l" }, disc), el("td", { class: "l" }, recv),
+        f.shown ? el("td", { class: "l shown" }, cards(f.shown[s])) : null);
     });
+    const heads = ["seat", "hand", "dealt", "discarded", "received", ...(f.shown ? ["face up (public)"] : [])];
     v.body.append(el("table", { class: "hands" }, el("caption", { text: seat === null ? "Hands (omniscient)" : "Hands as " + who(seat) + " knows them" }),
-      el("thead", {}, el("tr", {}, ...["seat", "hand", "dealt", "discarded", "received"].map((h) => el("th", { scope: "col", class: "l", text: h })))),
+      el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { scope: "col", class: "l", text: h })))),
       el("tbody", {}, ...rows)));
     const bids = f.bids.map((b) => who(b.seat) + ": " + (b.amount ? b.amount : "pass") + (b.forced ? " (forced)" : "")).join(", ");
     v.body.append(el("p", { class: "bids", text: "Bidding: " + (bids || "not started") + "." }));
@@ -308,7 +497,11 @@
       v.body.append(el("p", { class: "rob" }, f.phase === "rob" ? "Stock the dealer robs: " : "Stock the dealer robbed: ", cards(sw.robStock),
         f.phase === "rob" ? "" : " took: ", f.phase === "rob" ? "" : cards(sw.robTaken)));
     }
-    if (sw.stock !== null && f.phase !== "bid") v.body.append(el("p", { class: "stock" }, "Stock now: ", cards(sw.stock), " Discard pile: ", cards(sw.pile)));
+    if (sw.stock !== null && f.phase !== "bid" && !f.redeal) v.body.append(el("p", { class: "stock" }, "Stock now: ", cards(sw.stock), " Discard pile: ", cards(sw.pile)));
+    if (seat === null && f.out && f.out.length) {
+      v.body.append(el("p", { class: "out" }, "Out of play (in no hand when play began): ",
+        ...f.out.map(([s, c]) => el("span", { class: "play" }, card(c), s < 0 ? " never dealt" : " by " + SEAT_NAME[s]))));
+    }
     if (f.tricks.length) {
       v.body.append(el("table", { class: "tricks" }, el("caption", { text: "Tricks" }),
         el("thead", {}, el("tr", {}, ...["trick", "leader", "plays", "winner"].map((h) => el("th", { scope: "col", class: "l", text: h })))),
@@ -317,13 +510,16 @@
             ...(p.under.length ? [" under: ", cards(p.under)] : [])))),
           el("td", { class: "l", text: t.winner === null ? "" : who(t.winner) }))))));
     }
-    if (f.points) v.body.append(el("p", { class: "result", text: "Points " + f.points[0] + " - " + f.points[1] + "; bidders " + (f.made ? "made it" : "set") + "." }));
+    if (f.points) v.body.append(el("p", { class: "result", text: "Points " + f.points[0] + " - " + f.points[1]
+      + (f.lost ? " (" + f.lost + " out of play, for nobody)" : "") + "; bidders " + (f.made ? "made it" : "set") + "." }));
+    if (f.redeal) v.body.append(el("p", { class: "result", text: "Everyone passed: a void deal, dealt again by the next dealer." }));
     if (f.previous.length) {
       v.body.append(el("table", { class: "deals" }, el("caption", { text: "Deals played" }),
         el("thead", {}, el("tr", {}, ...["deal", "maker", "bid", "trump", "points", "made", "scores after"].map((h) => el("th", { scope: "col", text: h })))),
-        el("tbody", {}, ...f.previous.map((p) => el("tr", {}, el("td", { text: String(p.index + 1) }), el("td", { class: "l", text: who(p.maker) }),
-          el("td", { text: String(p.bid) }), el("td", { text: SUIT_SIGN[p.trump] }), el("td", { text: p.points.join(" - ") }),
-          el("td", { text: p.made ? "yes" : "set" }), el("td", { text: p.scoresAfter.join(" - ") }))))));
+        el("tbody", {}, ...f.previous.map((p) => el("tr", {}, el("td", { text: String(p.index + 1) }),
+          el("td", { class: "l", text: p.redeal ? "void (all passed)" : who(p.maker) }),
+          el("td", { text: p.redeal ? "-" : String(p.bid) }), el("td", { text: p.redeal ? "-" : SUIT_SIGN[p.trump] }), el("td", { text: p.points.join(" - ") }),
+          el("td", { text: p.redeal ? "-" : p.made ? "yes" : "set" }), el("td", { text: p.scoresAfter.join(" - ") }))))));
     }
     for (const b of v.buttons) b.disabled = (b.way < 0 && v.i === 0) || (b.way > 0 && v.i === v.frames.length - 1);
     if (v.onmove) v.onmove(v);
@@ -343,6 +539,7 @@
     root.replaceChildren();
     root.classList.add("viewer");
     root.append(el("h2", { text: game.title || "Game " + game.id }));
+    root.append(el("p", { class: "rules small", text: profileText(r.profile) }));
     if (r.warnings.length) {
       root.append(el("div", { class: "warn", role: "alert" }, el("strong", { text: "The record disagrees with the rules: " }),
         el("ul", {}, ...r.warnings.map((w) => el("li", { text: w })))));
@@ -414,11 +611,11 @@
     const sa = sums(a), sb = sums(b);
     const n = Math.max(sa.length, sb.length);
     const rows = [];
-    const desc = (p) => p ? SEAT_NAME[p.maker] + " " + p.bid + SUIT_SIGN[p.trump] + ", " + p.points.join("-") + (p.made ? "" : " set") : "not played";
+    const desc = (p) => !p ? "not played" : p.redeal ? "void (all passed)" : SEAT_NAME[p.maker] + " " + p.bid + SUIT_SIGN[p.trump] + ", " + p.points.join("-") + (p.made ? "" : " set");
     let first = null;
     for (let k = 0; k < n; k++) {
       const x = sa[k], y = sb[k];
-      const same = x && y && x.maker === y.maker && x.bid === y.bid && x.trump === y.trump && x.points[0] === y.points[0];
+      const same = x && y && x.redeal === y.redeal && x.maker === y.maker && x.bid === y.bid && x.trump === y.trump && x.points[0] === y.points[0] && x.points[1] === y.points[1];
       if (!same && first === null) first = k;
       rows.push(el("tr", { class: same ? "" : "diff" }, el("td", { text: String(k + 1) }), el("td", { class: "l", text: desc(x) }),
         el("td", { class: "l", text: desc(y) }), el("td", { text: same ? "same" : "differs" })));
@@ -443,7 +640,7 @@
     });
   }
 
-  const api = { viewers: [], framesOf: framesOf, parseText: parseText };
+  const api = { viewers: [], framesOf: framesOf, parseText: parseText, profileOf: profileOf };
   window.cinchViewer = api;
 
   function showError(where, e) {

@@ -1,0 +1,86 @@
+"""Seeded engine games under every registered profile, chosen to show each profile's mechanisms.
+
+A game is played by random legal decisions that pass often (so void deals
+and forced dealer bids happen); among a few keys the one whose deals show
+the most mechanisms is kept, deterministically.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from typing import Any
+
+from arena.engine import Game, game_record
+from arena.engine.actions import PASS
+from arena.engine.profile import get_profile
+
+#: how many keys are tried per game wanted
+TRIES = 30
+
+
+def play(profile: str, key: str, max_deals: int = 8) -> Game:
+    rng = random.Random(key)
+    game = Game(get_profile(profile), key=key, max_deals=max_deals)
+    while not game.over:
+        ch = game.choice
+        game.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.6 else ch.sample(rng))
+    return game
+
+
+def mechanisms(game: Game) -> set[str]:
+    """Which of the rules' mechanisms the game's deals went through."""
+    out: set[str] = set()
+    p = game.profile
+    for d in game.deals:
+        if d.redeal:
+            out.add("void deal")
+            continue
+        for ev in d.events:
+            if ev[0] == "reshuffle":
+                out.add(f"reshuffle ({ev[3]})")
+            elif type(ev[2]).__name__ == "Discard":
+                out.add("extra trumps shown" if p.extra_trumps == "discard" else
+                        "face-up discards" if p.discards_face_up else "chosen discards")
+            elif getattr(ev[2], "under", ()):
+                out.add("cards under a top card")
+        if p.dealer_forced_bid is not None and [a for _, a, _ in d.bids[:3]] == [0, 0, 0]:
+            out.add("forced dealer bid")
+        if p.rob == "free" and len(d.shown[d.dealer]) > (len(d.discarded[d.dealer]) if p.discards_face_up else 0):
+            out.add("trumps left by the rob")
+        pts = p.point_table(d.trump)  # type: ignore[arg-type]
+        if any(pts[c] for _, c in d.out):
+            out.add("points out of play")
+        out.add("made" if d.made else "set")
+    return out
+
+
+@lru_cache(maxsize=None)
+def showcase(profile: str, n: int = 1) -> tuple[tuple[dict[str, Any], frozenset[str]], ...]:
+    """``n`` games (record, mechanisms) under ``profile``: the ones showing the most mechanisms."""
+    scored = []
+    for k in range(max(TRIES, 3 * n)):
+        g = play(profile, f"viewer-{profile}-{k}")
+        m = mechanisms(g)
+        scored.append((-len(m), k, game_record(g), frozenset(m)))
+    scored.sort(key=lambda x: (x[0], x[1]))
+    return tuple((rec, m) for _, _, rec, m in scored[:n])
+
+
+def expected(profile: str) -> set[str]:
+    """Mechanisms a showcase game of ``profile`` must go through (what the profile has that pagat62 lacks, and more)."""
+    p = get_profile(profile)
+    want = {"made", "set"}
+    if p.dealer_forced_bid is None:
+        want.add("void deal")
+    else:
+        want.add("forced dealer bid")
+    if p.discard == "choose":
+        want.add("face-up discards" if p.discards_face_up else "chosen discards")
+    if p.extra_trumps == "discard":
+        want.add("extra trumps shown")
+    if p.rob == "free":
+        want.add("trumps left by the rob")
+    if p.may_lose_points:
+        want.add("points out of play")
+    return want

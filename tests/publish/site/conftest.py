@@ -69,3 +69,14 @@ def browser() -> Iterator[Browser]:
         yield b
     finally:
         b.close()
+
+
+@pytest.fixture(scope="session")
+def club(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A competition under another rule profile (foster1897: void deals, face-up discards, the free rob)
+    between two baseline bots, and its site: (results folder, site folder)."""
+    root = tmp_path_factory.mktemp("club")
+    play(root, [REPO / "bots" / "random", REPO / "bots" / "heuristic"], out=root / "out", name="foster-club",
+         seed="club-seed", match={"sandbox": "none", "format": "game", "max_deals": 12, "profile": "foster1897"})
+    build_site([root / "out"], root / "site", bootstrap=50)
+    return root / "out", root / "site"

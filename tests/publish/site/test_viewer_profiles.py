@@ -134,3 +134,23 @@ def test_viewer_flags_records_that_break_the_profiles_rules(browser: Browser, si
     with pytest.raises(Exception):  # the cards are not in that hand: the viewer refuses the record
         browser.js(f"cinchViewer.framesOf({{record: {json.dumps(doctored)}, names: []}})")
     assert browser.problems() == []
+
+
+def test_game_pages_of_a_competition_under_another_profile(browser: Browser, club: tuple[Path, Path]) -> None:
+    from arena.results import read_results
+
+    results, site = club
+    games = [g for ln in read_results(results).lines for g in ln["games"]]
+    browser.events.clear()
+    for g in games:
+        browser.open(site / "games" / f"{g['id']}.html")
+        browser.wait_for("window.cinchViewer && window.cinchViewer.ready && cinchViewer.viewers.length > 0")
+        assert browser.js(f"{MAIN}.querySelector('.warn')") is None
+        assert browser.js(f"{MAIN}.querySelector('.rules').textContent").startswith("Rules: foster1897:")
+        browser.key("End")
+        assert _scores(browser) == g["scores"]
+    browser.key("t")
+    browser.wait_for("cinchViewer.viewers.length === 2")
+    assert browser.js("cinchViewer.viewers[1].root.querySelector('.warn')") is None
+    browser.screenshot(ARTIFACTS / "game-foster1897-twin.png")
+    assert browser.problems() == []

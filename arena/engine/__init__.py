@@ -20,6 +20,7 @@ from .actions import (
     PlayChoice,
     Rob,
     RobChoice,
+    SuitBidChoice,
     TrumpChoice,
     action_from_dict,
     action_to_dict,
@@ -45,7 +46,7 @@ from .view import DealSummary, TrickView, View
 __all__ = [
     "Action", "Bid", "BidChoice", "Card", "Choice", "DEFAULT_MAX_DEALS", "Deal", "DealFile", "DealSummary",
     "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
-    "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile",
+    "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile", "SuitBidChoice",
     "SUITS", "TrickView", "TrumpChoice", "View", "action_from_dict", "action_to_dict", "card_str", "cards_str",
     "deal_record", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",
     "parse_suit", "recorded_decisions", "recorded_source", "replay", "variant",

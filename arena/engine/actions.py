@@ -37,9 +37,13 @@ class Pass:
 @dataclass(frozen=True, slots=True)
 class Bid:
     amount: int
+    suit: int | None = None  # the trump the bid names, under profiles whose bids name one (oregon)
 
     def __str__(self) -> str:
-        return f"bid {self.amount}"
+        if self.suit is None:
+            return f"bid {self.amount}"
+        ok = type(self.suit) is int and 0 <= self.suit < 4
+        return f"bid {self.amount} {SUITS[self.suit] if ok else repr(self.suit)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +193,43 @@ class BidChoice(Choice):
 
     def explain(self) -> str:
         opts = (["pass"] if self.can_pass else []) + [str(a) for a in self.amounts]
+        return "bid one of: " + ", ".join(opts)
+
+
+class SuitBidChoice(Choice):
+    """A bid that names its trump: one of ``options`` (each a ``Bid`` with a
+    suit, at most 4 per amount), or a pass when ``can_pass``."""
+
+    kind = "bid"
+    __slots__ = ("seat", "options", "can_pass")
+
+    def __init__(self, seat: int, options: tuple[Bid, ...], can_pass: bool) -> None:
+        self.seat = seat
+        self.options = options
+        self.can_pass = can_pass
+
+    @property
+    def amounts(self) -> tuple[int, ...]:
+        return tuple(sorted({b.amount for b in self.options}))
+
+    def is_legal(self, action: object) -> bool:
+        if isinstance(action, Pass):
+            return self.can_pass
+        return isinstance(action, Bid) and action in self.options
+
+    def actions(self) -> list[Action]:
+        out: list[Action] = [PASS] if self.can_pass else []
+        return out + list(self.options)
+
+    def only(self) -> Action | None:
+        acts = self.actions()
+        return acts[0] if len(acts) == 1 else None
+
+    def sample(self, rng: random.Random) -> Action:
+        return _pick(rng, self.actions())
+
+    def explain(self) -> str:
+        opts = (["pass"] if self.can_pass else []) + [f"{b.amount} {SUITS[b.suit]}" for b in self.options]  # type: ignore[index]
         return "bid one of: " + ", ".join(opts)
 
 
@@ -386,6 +427,8 @@ def action_to_dict(action: Action) -> dict[str, Any]:
             d["under"] = cards_str(action.under)
         return d
     if isinstance(action, Bid):
+        if action.suit is not None:
+            return {"type": "bid", "amount": action.amount, "suit": SUITS[action.suit]}
         return {"type": "bid", "amount": action.amount}
     if isinstance(action, Pass):
         return {"type": "pass"}
@@ -425,7 +468,8 @@ def action_from_dict(d: dict[str, Any]) -> Action:
             amount = _need(d, kind, "amount")
             if not isinstance(amount, int) or isinstance(amount, bool):
                 raise ValueError(f"bid amount must be an integer, got {amount!r}")
-            return Bid(amount)
+            suit = d.get("suit")
+            return Bid(amount) if suit is None else Bid(amount, parse_suit(suit))
         if kind == "pass":
             return PASS
         if kind == "trump":

@@ -80,20 +80,26 @@ class TrumpTable:
 
     ``power[c]`` orders trumps (A high ... right pedro, left pedro, 4, 3, 2
     low) and is -1 for plain cards; ``esuit[c]`` is the suit a card counts as
-    (the left pedro counts as trump, not as its printed suit).
+    (the left pedro counts as trump, not as its printed suit). With
+    ``off_jack`` the jack of the sister suit is a trump too, between the jack
+    and the ten (Oregon, Lipton: a 15-card trump suit).
     """
 
-    __slots__ = ("trump", "left_pedro", "power", "esuit", "is_trump", "trumps")
+    __slots__ = ("trump", "left_pedro", "off_jack", "power", "esuit", "is_trump", "trumps")
 
-    def __init__(self, trump: int) -> None:
+    def __init__(self, trump: int, off_jack: bool = False) -> None:
         self.trump = trump
         self.left_pedro = make_card(RANK_5, sister(trump))
+        self.off_jack = make_card(RANK_J, sister(trump)) if off_jack else None
         power = [-1] * NUM_CARDS
         esuit = [suit_of(c) for c in range(NUM_CARDS)]
         for rank in range(13):
             power[make_card(rank, trump)] = 2 * rank + 2
         power[self.left_pedro] = 2 * RANK_5 + 1  # between the right pedro and the 4
         esuit[self.left_pedro] = trump
+        if self.off_jack is not None:
+            power[self.off_jack] = 2 * RANK_J + 1  # between the jack and the ten
+            esuit[self.off_jack] = trump
         self.power = tuple(power)
         self.esuit = tuple(esuit)
         self.is_trump = tuple(p >= 0 for p in power)
@@ -101,3 +107,4 @@ class TrumpTable:
 
 
 TRUMP_TABLES = tuple(TrumpTable(s) for s in range(4))
+OFF_JACK_TABLES = tuple(TrumpTable(s, off_jack=True) for s in range(4))

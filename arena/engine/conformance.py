@@ -21,7 +21,8 @@ What is checked:
 * **illegal actions are refused** and leave the game unchanged;
 * **replay**: each game's record, through JSON, replays to the same record;
 * **termination**: each deal ends within a bounded number of decisions and
-  each game within its deal cap.
+  each game within its deal cap; six full tricks are played (with
+  ``play: trumps_only``, only trumps, every trick closed).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from .actions import PASS, Action, BidChoice, Choice, Discard, DiscardChoice, Play, Rob, RobChoice
+from .actions import PASS, Action, BidChoice, Choice, Discard, DiscardChoice, Play, Rob, RobChoice, SuitBidChoice
 from .deal import Deal
 from .game import Game
 from .profile import RuleProfile
@@ -144,7 +145,7 @@ def _random_action(choice: Choice, rng: random.Random) -> Action:
     """Uniform over the legal options, except that a seat that may pass passes
     half the time: uniform bids are almost all high and set, so games would
     rarely end and all-pass redeals would never happen."""
-    if isinstance(choice, BidChoice) and choice.can_pass and rng.random() < 0.5:
+    if isinstance(choice, (BidChoice, SuitBidChoice)) and choice.can_pass and rng.random() < 0.5:
         return PASS
     return choice.sample(rng)
 
@@ -233,7 +234,14 @@ def _check_deal_end(report: ConformanceReport, key: str, deal: Deal) -> None:
         return
     if sum(deal.points) + deal.lost != p.deal_points:
         _fail(report, key, deal, f"points {deal.points} + {deal.lost} out of play != {p.deal_points} a deal")
-    if len(deal.tricks) != 6 or any(len(t.plays) != 4 for t in deal.tricks):
+    if p.play == "follow" and (len(deal.tricks) != 6 or any(len(t.plays) != 4 for t in deal.tricks)):
         _fail(report, key, deal, "a deal did not play six full tricks")
+    if p.play != "follow" and (any(t.winner is None for t in deal.tricks) or len(deal.tricks) > 6):
+        _fail(report, key, deal, "a trick was left open, or more than six were played")
+    if p.play == "trumps_only":
+        trumps = deal.table.trumps if deal.table else frozenset()
+        played = [c for t in deal.tricks for _, c, _ in t.plays]
+        if any(c not in trumps for c in played) or any(t.winner is None for t in deal.tricks):
+            _fail(report, key, deal, "a plain card was played, or a trick was left open, when only trumps are played")
     if any(deal.hands):
         _fail(report, key, deal, "cards are left in a hand after the last trick")

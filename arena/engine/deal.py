@@ -25,14 +25,28 @@ from .actions import (
     Play,
     PlayChoice,
     RobChoice,
+    SuitBidChoice,
     TrumpChoice,
 )
-from .cards import NUM_CARDS, TRUMP_TABLES, Card, TrumpTable
+from .actions import Bid as _Bid
+from .cards import NUM_CARDS, OFF_JACK_TABLES, TRUMP_TABLES, Card, TrumpTable
 from .chance import DeckSource
 from .profile import RuleProfile
 
 BID, TRUMP, DISCARD, ROB, PLAY, DONE = "bid", "trump", "discard", "rob", "play", "done"
 TRICKS_PER_DEAL = 6
+
+@lru_cache(maxsize=1024)
+def _suit_bids(lo: int, hi: int, above: int, order: str) -> tuple[_Bid, ...]:
+    """Bids naming a suit, ``lo..hi``, ranked above the key ``above`` (amount * 4
+    + the suit's place in ``order`` counted from the lowest), lowest first."""
+    out = []
+    for amount in range(lo, hi + 1):
+        for place, name in enumerate(reversed(order)):
+            if amount * 4 + place > above:
+                out.append(_Bid(amount, "CDHS".index(name)))
+    return tuple(out)
+
 
 @lru_cache(maxsize=256)
 def _amounts(lo: int, hi: int) -> tuple[int, ...]:
@@ -61,6 +75,9 @@ _STRENGTH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(_strength_table(TRUMP_TABLES[t], led) for led in range(4)) for t in range(4)
 )
 """``_STRENGTH[trump][led][card]``."""
+_STRENGTH_OFF_JACK: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(_strength_table(OFF_JACK_TABLES[t], led) for led in range(4)) for t in range(4)
+)
 
 
 class Trick:
@@ -91,7 +108,8 @@ class Deal:
         "hands", "dealt", "stock", "pile", "reshuffles", "bids", "high", "maker", "trump", "table",
         "discarded", "received", "rob_stock", "rob_taken", "blind", "tricks", "low_holder", "points",
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
-        "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue",
+        "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue", "_in_trick",
+        "bid_suits", "_high_key",
     )
 
     def __init__(
@@ -137,6 +155,9 @@ class Deal:
         self.shown: list[list[Card]] = [[], [], [], []] if profile.may_lose_points else _NO_SHOWN  # type: ignore[assignment]
         self.out: list[tuple[int, Card]] = _NONE  # type: ignore[assignment]  # (laid away by seat or -1, card) at play
         self.lost = 0  # points that count for nobody (cards out of play)
+        self._in_trick: tuple[int, ...] = _NONE  # play other than "follow": the seats in the current trick, in order
+        self.bid_suits: list[int | None] = [] if profile.bid_suits else _NONE  # type: ignore[assignment]  # per bid event
+        self._high_key = -1  # with bid_suits: amount * 4 + suit place of the highest bid
         self.high = 0
         self.maker: int | None = None
         self.trump: int | None = None
@@ -181,7 +202,10 @@ class Deal:
             raise IllegalAction(action, choice)
         seat = choice.seat
         if self.phase is PLAY:
-            self._play_from(seat, action, False)  # type: ignore[arg-type]
+            if self._in_trick:
+                self._play_trumps(seat, action, False)  # type: ignore[arg-type]
+            else:
+                self._play_from(seat, action, False)  # type: ignore[arg-type]
             return
         self.events.append(("act", seat, action, False))
         self._do(seat, action, False)
@@ -203,7 +227,10 @@ class Deal:
         while True:
             phase = self.phase
             if phase is PLAY:
-                self._play_from(self.to_act, None, False)
+                if self._in_trick:
+                    self._play_trumps(self.to_act, None, False)
+                else:
+                    self._play_from(self.to_act, None, False)
                 return
             if phase is DONE:
                 self._choice = None
@@ -221,6 +248,14 @@ class Deal:
         if phase == BID:
             p = self.profile
             seat = self.to_act
+            if p.bid_suits:
+                lo = p.min_bid
+                if self.high == 0 and len(self._passed) == 3 and p.dealer_low_bid is not None:
+                    lo = p.dealer_low_bid  # the dealer after three passes (oregon's 5)
+                must = self.high == 0 and len(self._passed) == 3 and p.dealer_forced_bid is not None
+                if must:
+                    lo = p.dealer_forced_bid  # type: ignore[assignment]
+                return SuitBidChoice(seat, _suit_bids(lo, p.max_bid, self._high_key, p.suit_order), not must)
             if self.high == 0 and len(self._passed) == 3 and p.dealer_forced_bid is not None:
                 # the last seat to speak, after three passes (the dealer): must bid
                 forced = p.dealer_forced_bid
@@ -240,13 +275,19 @@ class Deal:
             if isinstance(action, Pass):
                 self.bids.append((seat, 0, forced))
                 self._passed.append(seat)
+                if self.profile.bid_suits:
+                    self.bid_suits.append(None)
             else:
                 self.bids.append((seat, action.amount, forced))  # type: ignore[union-attr]
                 self.high = action.amount  # type: ignore[union-attr]
                 self.maker = seat
+                suit = action.suit  # type: ignore[union-attr]
+                if suit is not None:
+                    self.bid_suits.append(suit)
+                    self._high_key = action.amount * 4 + self.profile.suit_order[::-1].index("CDHS"[suit])  # type: ignore[union-attr]
             self._next_bidder()
         elif phase == TRUMP:
-            self._name_trump(action.suit)  # type: ignore[union-attr]
+            self._name_trump(action.suit)  # type: ignore[union-attr, arg-type]
         elif phase == DISCARD:
             self._discard(seat, action.cards)  # type: ignore[union-attr]
         else:
@@ -262,6 +303,12 @@ class Deal:
                 self.to_act = order[pos]
                 return
             over = True
+        elif self.profile.auction == "open":  # rounds with re-entry, until three passes in a row follow a bid
+            bids = self.bids
+            over = (self.high == 0 and len(bids) == 4) or (
+                self.high > 0 and len(bids) >= 3 and not any(a for _, a, _ in bids[-3:])
+            )
+            self._bid_pos = (self._bid_pos + 1) % 4
         else:  # rounds, skipping seats that passed, until three have passed
             over = len(passed) == 4 or (len(passed) == 3 and self.high > 0)
             pos = self._bid_pos
@@ -277,6 +324,9 @@ class Deal:
             self.scores_after = self.scores_before
             self.phase = DONE
             self.to_act = -1
+        elif self.profile.bid_suits:  # the winning bid named the trump
+            named = [x for x in self.bid_suits if x is not None]
+            self._name_trump(named[-1])
         else:
             self.phase = TRUMP
             self.to_act = self.maker
@@ -297,9 +347,10 @@ class Deal:
 
     def _name_trump(self, suit: int) -> None:
         self.trump = suit
-        table = self.table = TRUMP_TABLES[suit]
+        off_jack = self.profile.off_jack_trump
+        table = self.table = (OFF_JACK_TABLES if off_jack else TRUMP_TABLES)[suit]
         self._esuit = table.esuit
-        self._strength = _STRENGTH[suit]
+        self._strength = (_STRENGTH_OFF_JACK if off_jack else _STRENGTH)[suit]
         self._card_points = self.profile.point_table(suit)
         self._pointless = self.profile.pointless_trumps(suit)
         is_trump = table.is_trump
@@ -419,8 +470,97 @@ class Deal:
         self.low_holder = next((s for s in range(4) if low in self.hands[s]), None)
         if p.may_lose_points:
             self._out_of_play()
+        if p.play != "follow":
+            self._next_trump_trick(self.maker)  # type: ignore[arg-type]
+            return
         self.tricks.append(Trick(self.maker))  # type: ignore[arg-type]
         self.to_act = self.maker  # type: ignore[assignment]
+
+    def _next_trump_trick(self, leader: int) -> None:
+        """Play ``trumps_only`` (pidro): a seat out of trumps lays its hand face up
+        and sits out; the next trick is led by ``leader``, or if it is out, by the
+        next seat clockwise still holding a trump. No such seat: the deal is scored."""
+        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        active = []
+        trumps_only = self.profile.play == "trumps_only"
+        for s in range(4):
+            hand = self.hands[s]
+            if any(is_trump[c] for c in hand) or (hand and not trumps_only):
+                active.append(s)
+            elif hand:
+                self.shown[s].extend(hand)
+                self.hands[s] = []
+        if not active:
+            self._in_trick = (-1,)  # (still marks the play mode)
+            self._score()
+            self._choice = None
+            return
+        while leader not in active:
+            leader = (leader + 1) % 4
+        self._in_trick = tuple(s for s in _ORDERS[(leader + 3) % 4] if s in active)
+        self.tricks.append(Trick(leader))
+        self.to_act = leader
+
+    def _play_trumps(self, seat: int, action: Play | None, forced: bool) -> None:
+        """The trick-play loop of the plays other than ``follow``: a trick has a
+        card from each seat still in it, the highest trump wins it, and a trick
+        without a trump goes to its leader (oregon: plain cards have no rank).
+
+        ``trumps_only``: every play is a trump. ``oregon``: a plain lead allows
+        any card; a seat that cannot follow a trump lead throws its hand, face
+        down, on the discard pile and sits out the rest of the deal."""
+        table = self.table
+        power = table.power  # type: ignore[union-attr]
+        is_trump = table.is_trump  # type: ignore[union-attr]
+        trump = self.trump
+        hands = self.hands
+        trumps_only = self.profile.play == "trumps_only"
+        while True:
+            trick = self.tricks[-1]
+            if action is not None:
+                self.events.append(("act", seat, action, forced))
+                card = action.card
+                hand = hands[seat]
+                hand.remove(card)
+                for c in action.under:
+                    hand.remove(c)
+                trick.plays.append((seat, card, action.under))
+                if trick.led < 0:
+                    trick.led = self._esuit[card]
+                if power[card] > trick.best:
+                    trick.best = power[card]
+                    trick.best_seat = seat
+            n = len(trick.plays)
+            if n == len(self._in_trick):
+                trick.winner = trick.best_seat if trick.best >= 0 else trick.leader
+                self._next_trump_trick(trick.winner)
+                if self.phase == DONE:
+                    return
+                seat = self.to_act
+                trick = self.tricks[-1]
+                n = 0
+            else:
+                seat = self.to_act = self._in_trick[n]
+            hand = hands[seat]
+            trumps = [c for c in hand if is_trump[c]]
+            if trumps_only or trick.led == trump:
+                legal = trumps
+                if not legal:  # oregon: cannot follow a trump lead; the hand goes, the seat sits out
+                    self.pile.extend(hand)
+                    hands[seat] = []
+                    self._in_trick = tuple(s for s in self._in_trick if s != seat)
+                    action = None
+                    continue
+            else:
+                legal = hand
+            if len(hand) > 6 and len(self.tricks) == 1:
+                self._choice = self._long_choice(seat, hand, legal)
+                return
+            if len(legal) > 1:
+                self._choice = PlayChoice(seat, tuple(legal))
+                return
+            action = PLAY_CARD[legal[0]]
+            forced = True
 
     def _out_of_play(self) -> None:
         """Every card in no hand when play begins, with the seat that laid it away

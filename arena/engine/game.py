@@ -105,6 +105,8 @@ class Game:
         thr = p.deciding_threshold
         if thr is not None and before[0] >= thr and before[1] >= thr and deal.made:
             return ("bidder_out", b)
+        if p.lose_at is not None and min(after) <= p.lose_at:  # a side fell through the floor
+            return ("floor", 0 if after[1] <= p.lose_at else 1)
         reached = (after[0] >= p.target, after[1] >= p.target)
         if p.win_requires_bid:  # only the bidders can go out, by making their bid
             return ("target", b) if deal.made and reached[b] else None
@@ -112,6 +114,8 @@ class Game:
             return ("target", 0 if reached[0] else 1)
         if reached[0] and p.both_reach == "bidders":
             return ("target", b)
+        if reached[0] and p.both_reach == "higher_or_bidders":
+            return ("target", b if after[0] == after[1] else (0 if after[0] > after[1] else 1))
         return None
 
     def _finish(self, reason: str, winner: int | None) -> None:

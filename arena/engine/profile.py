@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .cards import RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, TRUMP_TABLES, make_card, sister
+from .cards import OFF_JACK_TABLES, RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, TRUMP_TABLES, make_card, sister
 
 
 class PointValues(BaseModel):
@@ -28,10 +28,11 @@ class PointValues(BaseModel):
     right_pedro: int = 5
     left_pedro: int = 5
     low: int = 1
+    off_jack: int = 0  # the sister suit's jack, a point only where it is a trump (off_jack_trump)
 
     @property
     def total(self) -> int:
-        return self.high + self.jack + self.game + self.right_pedro + self.left_pedro + self.low
+        return self.high + self.jack + self.game + self.right_pedro + self.left_pedro + self.low + self.off_jack
 
 
 class RuleProfile(BaseModel):
@@ -78,8 +79,17 @@ class RuleProfile(BaseModel):
         description="bidding starts at the dealer's left and goes clockwise, or at the dealer's right and "
         "goes anticlockwise; the dealer speaks last either way",
     )
-    auction: Literal["once_around", "until_three_pass"] = Field(
-        "once_around", description="one turn each, or rounds until three seats have passed (a pass is final)"
+    auction: Literal["once_around", "until_three_pass", "open"] = Field(
+        "once_around",
+        description="one turn each; rounds until three seats have passed (a pass is final); or rounds with "
+        "re-entry until three passes in a row follow a bid (oregon)",
+    )
+    bid_suits: bool = Field(
+        False, description="each bid names its trump suit; a bid beats another by amount, then by suit_order"
+    )
+    suit_order: str = Field("SHCD", description="with bid_suits: the suits from highest to lowest")
+    dealer_low_bid: int | None = Field(
+        None, description="after three passes with no bid, the dealer may bid from this amount (below min_bid)"
     )
     discard: Literal["non_trumps", "choose"] = Field(
         "non_trumps", description="every non-trump is discarded, or each seat in turn chooses its discards"
@@ -108,9 +118,22 @@ class RuleProfile(BaseModel):
     win_requires_bid: bool = Field(
         False, description="a side wins by reaching the target only in a deal it bid and made"
     )
-    both_reach: Literal["play_on", "bidders"] = Field(
+    play: Literal["follow", "trumps_only", "oregon"] = Field(
+        "follow",
+        description="follow suit or trump (rules 6); only trumps are played and a seat out of trumps "
+        "lays its hand face up and sits out (pidro); or a plain lead allows any card and keeps the lead "
+        "unless trumped, and a seat that cannot follow a trump lead throws its hand in and sits out (oregon)",
+    )
+    off_jack_trump: bool = Field(
+        False, description="the jack of the trump's sister suit is a trump, between the jack and the ten"
+    )
+    lose_at: int | None = Field(
+        None, description="a side whose score falls to this or below loses the game (e.g. -105)"
+    )
+    both_reach: Literal["play_on", "bidders", "higher_or_bidders"] = Field(
         "play_on",
-        description="both sides at the target after a deal: play on (deciding deals), or the bidders of the deal win",
+        description="both sides at the target after a deal: play on (deciding deals), the bidders of the deal "
+        "win, or the higher score wins and a tie goes to the bidders",
     )
 
     @model_validator(mode="after")
@@ -138,6 +161,18 @@ class RuleProfile(BaseModel):
             raise ValueError("set_rule: standard scoring sets the bidders back by their bid ('minus_bid')")
         if self.scoring == "difference" and self.set_rule == "minus_bid":
             raise ValueError("set_rule: difference scoring pays the defenders ('points_plus_bid' or 'total_plus_gap')")
+        if self.play == "trumps_only" and self.extra_trumps != "discard" and self.discard != "choose":
+            raise ValueError("play: 'trumps_only' needs hands of at most six cards (discard 'choose' or extra_trumps 'discard')")
+        if self.points.off_jack and not self.off_jack_trump:
+            raise ValueError("points.off_jack: the off-jack carries points only with off_jack_trump")
+        if self.lose_at is not None and self.lose_at >= 0:
+            raise ValueError(f"lose_at ({self.lose_at}) must be below 0")
+        if sorted(self.suit_order) != sorted("CDHS"):
+            raise ValueError(f"suit_order ({self.suit_order!r}) must list C, D, H and S once each")
+        if self.dealer_low_bid is not None and not 1 <= self.dealer_low_bid <= self.min_bid:
+            raise ValueError(f"dealer_low_bid ({self.dealer_low_bid}) must be 1 to min_bid")
+        if self.dealer_low_bid is not None and self.dealer_forced_bid is not None:
+            raise ValueError("dealer_low_bid: only when nobody must bid (dealer_forced_bid null)")
         if self.full_bid_doubles and self.scoring != "standard":
             raise ValueError("full_bid_doubles: only with standard scoring")
         return self
@@ -149,21 +184,25 @@ class RuleProfile(BaseModel):
 
     @cached_property
     def may_lose_points(self) -> bool:
-        """Whether a point card can leave play (discarded or left in a robbed stock)."""
-        return self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard"
+        """Whether cards can leave play or be laid face up (discards, a robbed stock, a
+        hand that sits out): deals then track the shown cards and the points out of play."""
+        return self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
 
     def record_dict(self) -> dict[str, object]:
         """The profile as records and hello messages carry it: every field pagat62
         records always had, then each later field that differs from its default
         (docs/records.md lists the defaults), so pagat62 records stay as they were."""
         full = self.model_dump()
+        if not full["points"]["off_jack"]:  # a later point field, likewise
+            del full["points"]["off_jack"]
         return {k: v for k, v in full.items() if k in _LEGACY_FIELDS or v != _DEFAULTS[k]}
 
     @cached_property
     def _tables(self) -> tuple[tuple[tuple[int, ...], frozenset[int]], ...]:
         """Point table and pointless trumps per trump suit, built once per profile
         (hashing a pydantic model per deal would cost more than the deal's scoring)."""
-        return tuple((_point_table(self.points, t), _pointless(self.points, t)) for t in range(4))
+        oj = self.off_jack_trump
+        return tuple((_point_table(self.points, t, oj), _pointless(self.points, t, oj)) for t in range(4))
 
     def point_table(self, trump: int) -> tuple[int, ...]:
         """Points of each of the 52 cards once ``trump`` is named."""
@@ -178,8 +217,10 @@ class RuleProfile(BaseModel):
 
 
 @lru_cache(maxsize=64)
-def _point_table(p: PointValues, trump: int) -> tuple[int, ...]:
+def _point_table(p: PointValues, trump: int, off_jack: bool = False) -> tuple[int, ...]:
     table = [0] * 52
+    if off_jack:
+        table[make_card(RANK_J, sister(trump))] = p.off_jack
     table[make_card(RANK_A, trump)] = p.high
     table[make_card(RANK_J, trump)] = p.jack
     table[make_card(RANK_T, trump)] = p.game
@@ -190,9 +231,9 @@ def _point_table(p: PointValues, trump: int) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=64)
-def _pointless(p: PointValues, trump: int) -> frozenset[int]:
-    pts = _point_table(p, trump)
-    return frozenset(c for c in TRUMP_TABLES[trump].trumps if pts[c] == 0)
+def _pointless(p: PointValues, trump: int, off_jack: bool = False) -> frozenset[int]:
+    pts = _point_table(p, trump, off_jack)
+    return frozenset(c for c in (OFF_JACK_TABLES if off_jack else TRUMP_TABLES)[trump].trumps if pts[c] == 0)
 
 
 LEGACY_PROFILE_FIELDS = _LEGACY_FIELDS = frozenset(
@@ -261,6 +302,12 @@ for _p in (
     _FOSTER,
     variant(_FOSTER, name="bicycle", set_rule="total_plus_gap"),
     variant(_FOSTER, name="chicago1890", dealer_forced_bid=1, forced_bid_any=True),
+    variant(_FOSTER, name="pidro", play="trumps_only"),
+    RuleProfile(
+        name="oregon", target=63, deciding_threshold=None, min_bid=6, max_bid=15, dealer_forced_bid=None,
+        dealer_low_bid=5, auction="open", bid_suits=True, off_jack_trump=True, points=PointValues(off_jack=1),
+        play="oregon", both_reach="higher_or_bidders",
+    ),
     RuleProfile(
         name="ru51", target=51, deciding_threshold=None, min_bid=1, max_bid=14, dealer_forced_bid=1,
         forced_bid_any=True, auction="until_three_pass", extra_trumps="discard", discards_face_up=False,

@@ -35,7 +35,9 @@ is what it always was; version 1 and 2 records still load and replay."""
 
 def record_version(profile: RuleProfile) -> int:
     """The version a game under ``profile`` is written as (see READABLE_VERSIONS)."""
-    return RECORD_VERSION if set(profile.record_dict()) <= LEGACY_PROFILE_FIELDS else PROFILES_RECORD_VERSION
+    d = profile.record_dict()
+    legacy = set(d) <= LEGACY_PROFILE_FIELDS and "off_jack" not in d["points"]  # type: ignore[operator]
+    return RECORD_VERSION if legacy else PROFILES_RECORD_VERSION
 
 
 def deal_record(deal: Deal) -> dict[str, Any]:
@@ -205,7 +207,10 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
     if rec.version not in READABLE_VERSIONS:
         known = ", ".join(map(str, READABLE_VERSIONS))
         raise ValueError(f"record version {rec.version} is not supported (this harness reads versions {known})")
-    later = sorted(set(data.get("profile", {})) - LEGACY_PROFILE_FIELDS)
+    given = data.get("profile", {})
+    later = sorted(set(given) - LEGACY_PROFILE_FIELDS)
+    if isinstance(given.get("points"), dict) and "off_jack" in given["points"]:
+        later.append("points.off_jack")
     if rec.version == PROFILES_RECORD_VERSION and record_version(rec.profile) != rec.version:
         # one version per content: a game that needs nothing of version 3 is written as version 2
         raise ValueError(f"record version {rec.version} is for profiles with later fields; this record's profile makes it version {RECORD_VERSION}")

@@ -64,6 +64,7 @@ class View:
     points: tuple[int, int] | None  # once the deal is over
     scores_after: tuple[int, int] | None
     shown: tuple[tuple[Card, ...], ...] | None = None  # cards each seat laid face up; None: the profile shows none
+    bid_suits: tuple[int | None, ...] | None = None  # the suit of each bid event (None: a pass); None: bids name none
 
     def cards_named(self) -> set[Card]:
         """Every card this view mentions (used to audit information hiding)."""
@@ -90,7 +91,14 @@ class View:
             "dealt": cards_str(self.dealt),
             "discarded": cards_str(self.discarded),
             "received": cards_str(self.received),
-            "bids": [{"seat": s, "amount": a, "forced": f} for s, a, f in self.bids],
+            "bids": (
+                [{"seat": s, "amount": a, "forced": f} for s, a, f in self.bids]
+                if self.bid_suits is None
+                else [
+                    {"seat": s, "amount": a, "forced": f, **({"suit": SUITS[u]} if u is not None else {})}
+                    for (s, a, f), u in zip(self.bids, self.bid_suits)
+                ]
+            ),
             "maker": self.maker,
             "bid": self.bid,
             "trump": None if self.trump is None else SUITS[self.trump],
@@ -187,4 +195,5 @@ def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> 
         points=deal.points if done else None,
         scores_after=deal.scores_after if done else None,
         shown=tuple(tuple(c) for c in deal.shown) if deal.profile.may_lose_points else None,
+        bid_suits=tuple(deal.bid_suits) if deal.profile.bid_suits else None,
     )

@@ -7,7 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..engine import SUITS, BidChoice, Choice, DiscardChoice, PlayChoice, RobChoice, TrumpChoice, action_to_dict, cards_str
+from ..engine import (
+    SUITS, BidChoice, Choice, DiscardChoice, PlayChoice, RobChoice, SuitBidChoice, TrumpChoice, action_to_dict, cards_str,
+)
 from .messages import ActionReply, FromBot, HelloReply
 
 _from_bot: TypeAdapter[HelloReply | ActionReply] = TypeAdapter(FromBot)
@@ -50,6 +52,9 @@ def choice_to_dict(choice: Choice) -> dict[str, Any]:
     """
     if isinstance(choice, PlayChoice):
         return {"cards": cards_str(choice.cards), "under": choice.under_count, "under_from": cards_str(choice.under_from)}
+    if isinstance(choice, SuitBidChoice):  # a bid names its suit (oregon)
+        return {"pass": choice.can_pass, "bids": list(choice.amounts),
+                "suited": [{"amount": b.amount, "suit": SUITS[b.suit]} for b in choice.options]}  # type: ignore[index]
     if isinstance(choice, BidChoice):
         return {"pass": choice.can_pass, "bids": list(choice.amounts)}
     if isinstance(choice, RobChoice):

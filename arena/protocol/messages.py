@@ -64,6 +64,7 @@ class BidRecord(_Msg):
     seat: int = Field(ge=0, le=3)
     amount: int = Field(description="the bid, or 0 for a pass")
     forced: bool = Field(description="the engine applied it: it was the only legal option")
+    suit: str | None = Field(None, description="the suit the bid named, under profiles whose bids name one; absent otherwise")
 
 
 class TrickPlay(_Msg):
@@ -123,9 +124,17 @@ class View(_Msg):
     )
 
 
+class SuitedBid(_Msg):
+    amount: int
+    suit: str
+
+
 class BidLegal(_Msg):
     pass_: bool = Field(alias="pass", description="false only for the dealer when the profile forces a bid")
     bids: list[int] = Field(description="the amounts that may be bid")
+    suited: list[SuitedBid] | None = Field(
+        None, description="under profiles whose bids name the trump: every legal (amount, suit); absent otherwise"
+    )
 
 
 class TrumpLegal(_Msg):
@@ -196,7 +205,7 @@ class GameEnd(_Msg):
     type: Literal["game_end"] = "game_end"
     scores: list[int]
     winner: int | None = Field(description="winning side (0: seats 0+2, 1: seats 1+3), null for none")
-    reason: str = Field(description="target, bidder_out, moon, deals (fixed-deal format), cap, or forfeit")
+    reason: str = Field(description="target, bidder_out, moon, floor, deals (fixed-deal format), cap, or forfeit")
 
 
 class Bye(_Msg):

@@ -18,6 +18,7 @@ from arena.engine import (
     Game,
     IllegalAction,
     NameTrump,
+    PointValues,
     Play,
     Rob,
     RuleProfile,
@@ -33,7 +34,9 @@ from arena.engine.conformance import ConformanceError, check_profile
 from arena.engine.deal import Deal
 from engine_helpers import ScriptSource, build_deck, c, card_points, cs, make_deal
 
-SEED_PROFILES = ["pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51"]
+SEED_PROFILES = [
+    "pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51", "pidro",
+]
 
 
 # -- the registry -------------------------------------------------------------
@@ -267,6 +270,38 @@ def test_ru51_extra_trumps_are_shown_and_discarded_and_the_dealer_robs_the_disca
     assert deal_view(deal, 2).rob_stock is None
 
 
+def test_pidro_only_trumps_are_played_and_a_hand_out_of_trumps_sits_out():
+    from arena.engine.view import deal_view
+
+    for k in range(40):
+        deal, _ = make_deal(build_deck(k % 4, {}, ()), dealer=k % 4, profile=get_profile("pidro"))
+        rng = random.Random(k)
+        while not deal.done:
+            ch = deal.choice
+            if ch.kind == "play":
+                trumps = deal.table.trumps
+                assert set(ch.cards) == {x for x in deal.hands[ch.seat] if x in trumps}
+                for s in range(4):  # a seat out of the trick holds nothing: its hand is face up
+                    if s not in deal._in_trick:
+                        assert deal.hands[s] == []
+            deal.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.3 else ch.sample(rng))
+        if deal.redeal:
+            continue
+        trumps = deal.table.trumps
+        held_at_play = {s: [x for t in deal.tricks for seat, x, _ in t.plays if seat == s] for s in range(4)}
+        # each trick has one card per seat that still held a trump when it began
+        for i, t in enumerate(deal.tricks):
+            still_in = {s for s in range(4) if len(held_at_play[s]) > i}
+            assert {seat for seat, _, _ in t.plays} == still_in
+        assert all(x in trumps for x in (c for t in deal.tricks for _, c, _ in t.plays))
+        assert all(not h for h in deal.hands)  # every hand played out or laid face up
+        shown = deal_view(deal, (k + 1) % 4).to_dict()["shown"]  # what every seat sees
+        for s in range(4):
+            held = (set(deal.dealt[s]) | set(deal.received[s])) - set(deal.discarded[s])
+            laid = set(cards_str(held - set(held_at_play[s])))
+            assert laid <= set(shown[s]) and set(shown[s]) == set(cards_str(deal.shown[s]))
+
+
 # -- scoring and the end of the game ---------------------------------------------
 
 
@@ -495,3 +530,70 @@ def test_a_record_carries_the_whole_profile_even_when_it_is_not_registered():
     assert "my-club-moon" not in PROFILES
     again = replay(rec)
     assert again.profile == moon and game_record(again) == rec
+
+
+@pytest.mark.parametrize("name", ["foster1897", "ru51", "pidro", "california"])
+def test_deal_files_drive_every_profile_and_records_replay_without_the_file(name):
+    """The same deal file under another profile: same decks, the profile's own
+    rules, and a record that replays from itself alone (the file is not needed)."""
+    from arena.engine import DealFile, FileSource, KeyedSource
+    from arena.engine.dealfile import FileDeal
+
+    decks = [cards_str(KeyedSource("file").deck(k)) for k in range(3)]
+    dfile = DealFile(first_dealer=1, deals=[FileDeal(deck=d, reshuffle_key="file-r") for d in decks])
+    g = Game(get_profile(name), source=FileSource(dfile, "after"), max_deals=5)
+    rng = random.Random(name)
+    while not g.over:
+        ch = g.choice
+        g.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.4 else ch.sample(rng))
+    rec = json.loads(json.dumps(game_record(g)))
+    assert [d["deck"] for d in rec["deals"][:3]] == decks[: len(rec["deals"])]
+    assert [d["origin"] for d in rec["deals"]][:3] == ["file"] * min(3, len(rec["deals"]))
+    assert game_record(replay(rec)) == rec
+
+
+# -- later mechanisms, ready for the profiles that need them -----------------------------
+
+OFF_JACK = variant("pagat62", name="off-jack-test", off_jack_trump=True, points=PointValues(off_jack=1), max_bid=15)
+
+
+def test_off_jack_is_a_trump_between_jack_and_ten_and_carries_its_point():
+    from arena.engine.cards import OFF_JACK_TABLES
+
+    t = OFF_JACK_TABLES[2]  # hearts: the jack of diamonds is a trump
+    assert t.is_trump[c("JD")] and t.esuit[c("JD")] == 2
+    assert t.power[c("JH")] > t.power[c("JD")] > t.power[c("TH")]
+    assert len(t.trumps) == 15 and OFF_JACK.deal_points == 15
+    assert OFF_JACK.point_table(2)[c("JD")] == 1 and c("JD") not in OFF_JACK.pointless_trumps(2)
+    report = check_profile(OFF_JACK, games=4, seed=2, max_deals=8)
+    assert report.ok
+    with pytest.raises(ValueError, match="off_jack"):
+        RuleProfile(points=PointValues(off_jack=1))
+
+
+def test_off_jack_records_are_version_three_and_replay():
+    g = Game(OFF_JACK, key="oj", max_deals=2)
+    rng = random.Random(5)
+    while not g.over:
+        g.apply(g.choice.sample(rng))
+    rec = json.loads(json.dumps(game_record(g)))
+    assert rec["version"] == 3 and rec["profile"]["points"]["off_jack"] == 1
+    assert game_record(replay(rec)) == rec
+    assert "off_jack" not in game_record(Game(key="p"))["profile"]["points"]
+
+
+def test_lose_at_ends_the_game_for_the_side_that_falls_through_the_floor():
+    floor = variant("pagat62", name="floor-test", lose_at=-20, deciding_threshold=None)
+    ended = 0
+    for k in range(40):
+        g = _game_from(floor, (-15, -15), key=f"floor-{k}")
+        deal = _play_out(g, random.Random(k))
+        low = [s for s in (0, 1) if deal.scores_after[s] <= -20]
+        if low:
+            assert (g.over, g.end_reason, g.winner) == (True, "floor", 1 - low[0])
+            ended += 1
+        else:
+            assert not g.over
+    assert ended > 0
+    with pytest.raises(ValueError, match="lose_at"):
+        RuleProfile(lose_at=5)

@@ -48,6 +48,14 @@ def mechanisms(game: Game) -> set[str]:
             out.add("forced dealer bid")
         if p.rob == "free" and len(d.shown[d.dealer]) > (len(d.discarded[d.dealer]) if p.discards_face_up else 0):
             out.add("trumps left by the rob")
+        if any(len(t.plays) < 4 for t in d.tricks):
+            out.add("seats sitting out")
+        if p.play == "oregon" and any(t.best < 0 for t in d.tricks):
+            out.add("a trick without a trump to its leader")
+        if p.bid_suits:
+            out.add("bids naming the trump")
+        if p.off_jack_trump and any(c % 13 == 9 and c // 13 == 3 - d.trump for t in d.tricks for _, c, _ in t.plays):
+            out.add("the off-jack played")
         pts = p.point_table(d.trump)  # type: ignore[arg-type]
         if any(pts[c] for _, c in d.out):
             out.add("points out of play")
@@ -57,14 +65,16 @@ def mechanisms(game: Game) -> set[str]:
 
 @lru_cache(maxsize=None)
 def showcase(profile: str, n: int = 1) -> tuple[tuple[dict[str, Any], frozenset[str]], ...]:
-    """``n`` games (record, mechanisms) under ``profile``: the ones showing the most mechanisms."""
+    """``n`` games (record, mechanisms) under ``profile``: those showing the most of the profile's own
+    mechanisms (``expected``), then the most mechanisms."""
     scored = []
+    want = expected(profile)
     for k in range(max(TRIES, 3 * n)):
         g = play(profile, f"viewer-{profile}-{k}")
         m = mechanisms(g)
-        scored.append((-len(m), k, game_record(g), frozenset(m)))
-    scored.sort(key=lambda x: (x[0], x[1]))
-    return tuple((rec, m) for _, _, rec, m in scored[:n])
+        scored.append((len(want - m), -len(m), k, game_record(g), frozenset(m)))
+    scored.sort(key=lambda x: x[:3])
+    return tuple((rec, m) for *_, rec, m in scored[:n])
 
 
 def expected(profile: str) -> set[str]:
@@ -81,6 +91,14 @@ def expected(profile: str) -> set[str]:
         want.add("extra trumps shown")
     if p.rob == "free":
         want.add("trumps left by the rob")
-    if p.may_lose_points:
+    if p.discard == "choose" or p.rob == "free" or p.extra_trumps == "discard":
         want.add("points out of play")
+    if p.play != "follow":
+        want.add("seats sitting out")
+    if p.play == "oregon":
+        want.add("a trick without a trump to its leader")
+    if p.bid_suits:
+        want.add("bids naming the trump")
+    if p.off_jack_trump:
+        want.add("the off-jack played")
     return want

@@ -13,21 +13,24 @@
   const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
   const SEAT_NAME = ["N", "E", "S", "W"];
   const RANKS = "23456789TJQKA";
-  const TRUMP_ORDER = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5t", "5s", "4", "3", "2"];
 
-  function isTrump(c, t) { return c[1] === t || (c[0] === "5" && c[1] === SISTER[t]); }
-  function effSuit(c, t) { return isTrump(c, t) ? t : c[1]; }
-  function strength(c, t, led) {
-    if (isTrump(c, t)) {
-      const key = c[0] === "5" ? (c[1] === t ? "5t" : "5s") : c[0];
-      return 100 + (TRUMP_ORDER.length - TRUMP_ORDER.indexOf(key));
-    }
-    return c[1] === led ? RANKS.indexOf(c[0]) : -1;
+  /* Card rules once trump `t` is named; `oj`: the sister suit's jack is a trump too
+   * (off_jack_trump), between the jack and the ten. Powers as arena/engine/cards.py. */
+  function isTrump(c, t, oj) { return c[1] === t || (c[1] === SISTER[t] && (c[0] === "5" || oj && c[0] === "J")); }
+  function effSuit(c, t, oj) { return isTrump(c, t, oj) ? t : c[1]; }
+  function power(c, t, oj) {
+    if (!isTrump(c, t, oj)) return -1;
+    if (c[1] !== t) return c[0] === "5" ? 7 : 19; // the left pedro below the 5, the off-jack below the jack
+    return 2 * RANKS.indexOf(c[0]) + 2;
   }
-  function pointsOf(c, t, pts) {
-    if (!isTrump(c, t)) return 0;
-    if (c[0] === "5") return c[1] === t ? pts.right_pedro : pts.left_pedro;
-    return { A: pts.high, J: pts.jack, T: pts.game, 2: pts.low }[c[0]] || 0;
+  function strength(c, t, led, oj) {
+    const p = power(c, t, oj);
+    return p >= 0 ? 100 + p : c[1] === led ? RANKS.indexOf(c[0]) : -1;
+  }
+  function pointsOf(c, t, pts, oj) {
+    if (!isTrump(c, t, oj)) return 0;
+    if (c[1] !== t) return c[0] === "5" ? pts.left_pedro : pts.off_jack;
+    return { A: pts.high, J: pts.jack, T: pts.game, 5: pts.right_pedro, 2: pts.low }[c[0]] || 0;
   }
   function without(list, cards) {
     const out = list.slice();
@@ -85,12 +88,15 @@
     scoring: "standard", extra_trumps: "play_under", rob_from: "stock", players: 4, forced_bid_any: false,
     bid_start: "left", auction: "once_around", discard: "non_trumps", min_discard: 0, discards_face_up: false,
     rob: "take_trumps", defender_discards_to_bidders: false, set_rule: "minus_bid", full_bid_doubles: false,
-    moon_bid: null, win_requires_bid: false, both_reach: "play_on",
+    moon_bid: null, win_requires_bid: false, both_reach: "play_on", bid_suits: false, suit_order: "SHCD",
+    dealer_low_bid: null, play: "follow", off_jack_trump: false, lose_at: null,
   };
+  PROFILE_DEFAULTS.points.off_jack = 0;
   const PROFILE_VALUES = {
     low_goes_to: ["holder", "capturer"], scoring: ["standard", "difference"], extra_trumps: ["play_under", "discard"],
     rob_from: ["stock", "stock_and_discards"], players: [4], bid_start: ["left", "right"],
-    auction: ["once_around", "until_three_pass"], discard: ["non_trumps", "choose"], rob: ["take_trumps", "free"],
+    auction: ["once_around", "until_three_pass", "open"], play: ["follow", "trumps_only", "oregon"],
+    both_reach: ["play_on", "bidders", "higher_or_bidders"], discard: ["non_trumps", "choose"], rob: ["take_trumps", "free"],
     set_rule: ["minus_bid", "points_plus_bid", "total_plus_gap"], hand_size: [6],
   };
 
@@ -106,30 +112,39 @@
     }
     for (const k of Object.keys(given.points || {})) if (!(k in PROFILE_DEFAULTS.points)) unknown.push("point card " + k);
     prof.total = Object.values(prof.points).reduce((a, b) => a + b, 0);
-    prof.losesCards = prof.discard === "choose" || prof.rob === "free" || prof.extra_trumps === "discard";
+    prof.cardsOut = prof.discard === "choose" || prof.rob === "free" || prof.extra_trumps === "discard";
+    prof.losesCards = prof.cardsOut || prof.play !== "follow"; // the engine's may_lose_points: deals track face-up cards
     return { prof: prof, unknown: unknown };
   }
 
   /** One line naming the profile and the parameters a viewer of its games needs. */
   function profileText(p) {
     const pts = p.points;
-    const forced = p.dealer_forced_bid === null ? "four passes void the deal (redeal)"
-      : "after three passes the dealer must bid " + (p.forced_bid_any ? p.dealer_forced_bid + " or more" : p.dealer_forced_bid);
+    const forced = (p.dealer_forced_bid === null ? "four passes void the deal (redeal)"
+      : "after three passes the dealer must bid " + (p.forced_bid_any ? p.dealer_forced_bid + " or more" : p.dealer_forced_bid))
+      + (p.dealer_low_bid !== null ? "; after three passes the dealer may bid from " + p.dealer_low_bid : "");
+    const auction = { once_around: ", one round", until_three_pass: ", rounds until three have passed",
+      open: ", open rounds (re-entry) until three passes follow a bid" }[p.auction];
     const parts = [
       "bids " + p.min_bid + "-" + p.max_bid + (p.bid_start === "right" ? " from the dealer's right" : "")
-        + (p.auction === "until_three_pass" ? ", rounds until three have passed" : ", one round"),
+        + auction + (p.bid_suits ? ", each bid naming its trump (suits " + p.suit_order.split("").join(">") + ")" : ""),
       forced,
       p.total + " points a deal (High " + pts.high + ", Low " + pts.low + ", Jack " + pts.jack + ", Game " + pts.game
-        + ", pedros " + pts.right_pedro + " and " + pts.left_pedro + "; Low to its " + (p.low_goes_to === "holder" ? "holder" : "capturer") + ")",
+        + ", pedros " + pts.right_pedro + " and " + pts.left_pedro + (p.off_jack_trump ? ", off-jack " + pts.off_jack + " (a trump)" : "")
+        + "; Low to its " + (p.low_goes_to === "holder" ? "holder" : "capturer") + ")",
       p.discard === "choose" ? "each seat discards at least " + p.min_discard + (p.discards_face_up ? " face up" : "") : "every non-trump discarded"
         + (p.extra_trumps === "discard" ? ", trumps beyond " + p.hand_size + " shown and discarded" : ""),
       p.rob === "free" ? "the dealer robs freely from the " + (p.rob_from === "stock" ? "stock" : "stock and the discards") + ", trumps left face up"
         : "the dealer robs the stock's trumps",
+      { follow: "follow suit or trump", trumps_only: "only trumps are played; a hand out of trumps is laid face up and sits out",
+        oregon: "a plain lead allows any card and keeps the lead unless trumped; a seat that cannot follow a trump lead throws its hand in" }[p.play],
       (p.scoring === "standard" ? "standard scoring" : "difference scoring, set: " + (p.set_rule === "points_plus_bid" ? "defenders' points plus the bid" : "the deal's total plus the shortfall"))
         + (p.defender_discards_to_bidders ? ", defenders' discarded points to the bidders" : "")
         + (p.full_bid_doubles ? ", a made " + p.total + " scores " + 2 * p.total : ""),
       "game to " + p.target + (p.deciding_threshold !== null ? " (bidder goes out from " + p.deciding_threshold + ")" : "")
-        + (p.win_requires_bid ? ", won only by making a bid" : "") + (p.moon_bid !== null ? ", a bid of " + p.moon_bid + " shoots the moon" : ""),
+        + (p.win_requires_bid ? ", won only by making a bid" : "") + (p.moon_bid !== null ? ", a bid of " + p.moon_bid + " shoots the moon" : "")
+        + (p.lose_at !== null ? ", lost at " + p.lose_at : "")
+        + { play_on: "", bidders: ", both past it: the bidders win", higher_or_bidders: ", both past it: the higher score, a tie to the bidders" }[p.both_reach],
     ];
     return "Rules: " + p.name + ": " + parts.join("; ") + ".";
   }
@@ -140,10 +155,12 @@
     if (p.moon_bid !== null && bid >= p.moon_bid) return ["moon", made ? b : 1 - b];
     const thr = p.deciding_threshold;
     if (thr !== null && before[0] >= thr && before[1] >= thr && made) return ["bidder_out", b];
+    if (p.lose_at !== null && Math.min(after[0], after[1]) <= p.lose_at) return ["floor", after[1] <= p.lose_at ? 0 : 1];
     const reached = [after[0] >= p.target, after[1] >= p.target];
     if (p.win_requires_bid) return made && reached[b] ? ["target", b] : null;
     if (reached[0] !== reached[1]) return ["target", reached[0] ? 0 : 1];
     if (reached[0] && p.both_reach === "bidders") return ["target", b];
+    if (reached[0] && p.both_reach === "higher_or_bidders") return ["target", after[0] === after[1] ? b : after[0] > after[1] ? 0 : 1];
     return null;
   }
 
@@ -174,7 +191,7 @@
         hands: [[], [], [], []], dealt: null, discarded: [[], [], [], []], received: [[], [], [], []],
         shown: prof.losesCards ? [[], [], [], []] : null, stock: d.deck.slice(36), pile: [], reshuffles: 0, bids: [],
         maker: null, bid: null, trump: null, robPool: null, robStock: null, robTaken: null, tricks: [], points: null,
-        made: null, lost: 0, out: null, redeal: false, toAct: bidOrder[0], previous: summaries.slice(), text: "",
+        made: null, lost: 0, out: null, redeal: false, sitting: [], toAct: bidOrder[0], previous: summaries.slice(), text: "",
       };
       if (d.scores_before && !same(d.scores_before, scores))
         warnings.push("deal " + d.index + ": the record starts at " + d.scores_before + ", the deals before add up to " + scores);
@@ -187,7 +204,8 @@
       frames.push(clone(st));
       const ev = d.events;
       let lowHolder = null;
-      let bidPos = 0, high = 0;
+      let bidPos = 0, high = 0, highKey = -1, bidSuit = null, inTrick = null;
+      const oj = prof.off_jack_trump;
       const passed = [];
       let queue = [];
       let follow = [];
@@ -211,7 +229,77 @@
         return "; the dealer fills the others to " + size + " (" + order.slice(0, 3).map((s) => st.received[s].length).join(", ") + " cards)"
           + (st.reshuffles ? ", the discard pile reshuffled into the stock" : "");
       };
+      const endTrick = (trick, winner, note) => {
+        trick.winner = st.toAct = winner;
+        const k = st.tricks.length - 1;
+        if (d.trick_winners && d.trick_winners[k] !== undefined && d.trick_winners[k] !== winner)
+          warnings.push("deal " + d.index + " trick " + (k + 1) + ": the rules give it to " + SEAT_NAME[winner] + ", the record to " + SEAT_NAME[d.trick_winners[k]]);
+        return " " + name(winner) + " wins trick " + (k + 1) + (note || "") + ".";
+      };
+      const score = () => { // the deal's points and the scores (rules 7, 12.1)
+        const t = st.trump;
+        const won = [0, 0];
+        for (const tr of st.tricks) for (const p of tr.plays) for (const c of [p.card, ...p.under]) {
+          const v = pointsOf(c, t, pts, oj);
+          if (!v) continue;
+          const taker = c === "2" + t && prof.low_goes_to === "holder" ? lowHolder : tr.winner;
+          won[taker % 2] += v;
+        }
+        const b = st.maker % 2, def = 1 - b;
+        let lost = 0, given = 0;
+        for (const [s, c] of st.out || []) { // cards out of play: the defenders' point trumps may count for the bidders
+          const v = pointsOf(c, t, pts, oj);
+          if (!v) continue;
+          if (prof.defender_discards_to_bidders && s >= 0 && s % 2 === def) { won[b] += v; given += v; } else lost += v;
+        }
+        const made = won[b] >= st.bid;
+        const delta = [0, 0];
+        if (prof.scoring === "standard") {
+          delta[def] = won[def]; delta[b] = made ? won[b] : -st.bid;
+          if (made && prof.full_bid_doubles && st.bid === prof.total) delta[b] = 2 * st.bid;
+        } else if (made) { const diff = won[b] - won[def]; if (diff > 0) delta[b] = diff; else delta[def] = -diff; }
+        else if (prof.set_rule === "total_plus_gap") delta[def] = prof.total + st.bid - won[b];
+        else delta[def] = won[def] + st.bid;
+        st.points = won; st.made = made; st.lost = lost;
+        st.scoresAfter = [scores[0] + delta[0], scores[1] + delta[1]];
+        st.phase = "done"; st.toAct = null;
+        if (d.points && !same(d.points, won)) warnings.push("deal " + d.index + ": points by the rules " + won + ", in the record " + d.points);
+        if (d.made !== undefined && d.made !== made) warnings.push("deal " + d.index + ": by the rules the bidders " + (made ? "made" : "were set") + ", the record says otherwise");
+        if (d.trick_winners && d.trick_winners.length !== st.tricks.length) warnings.push("deal " + d.index + ": " + st.tricks.length + " tricks by the rules, " + d.trick_winners.length + " in the record");
+        return " Deal over: points " + won[0] + " - " + won[1]
+          + (given ? " (" + given + " of the bidders' from the defenders' discards)" : "")
+          + (lost ? " (" + lost + " out of play, for nobody)" : "") + "; the bidders " + (made ? "made " : "are set at ")
+          + st.bid + "; scores " + st.scoresAfter[0] + " - " + st.scoresAfter[1] + ".";
+      };
       const discardPhase = () => { st.phase = "discard"; st.toAct = queue[0]; return "; " + name(queue[0]) + " discards first"; };
+      const nameTrump = (t) => { // the discard (or the first chosen discard), the fill and the rob follow (rules 5)
+        st.trump = t;
+        if (prof.discard === "choose") { queue = order.slice(); return discardPhase(); }
+        for (let s = 0; s < 4; s++) {
+          st.discarded[s] = st.hands[s].filter((c) => !isTrump(c, t, oj));
+          st.hands[s] = st.hands[s].filter((c) => isTrump(c, t, oj));
+          st.pile.push(...st.discarded[s]);
+        }
+        if (prof.extra_trumps === "discard") queue = order.filter((s) => st.hands[s].length > size);
+        return ". Everyone discards every non-trump (" + st.discarded.map((x) => x.length).join(", ") + " cards)"
+          + (queue.length ? discardPhase() : fill());
+      };
+      /* Plays other than "follow" (rules 12): the seats still holding cards that count play each trick,
+       * from its leader clockwise; pidro lays a hand without trumps face up, and it sits out. */
+      const nextTrick = (leader) => {
+        const active = [];
+        for (let s = 0; s < 4; s++) {
+          const hand = st.hands[s];
+          if (hand.some((c) => isTrump(c, st.trump, oj)) || hand.length && prof.play !== "trumps_only") active.push(s);
+          else if (hand.length) { st.shown[s].push(...hand); st.sitting.push(s); st.hands[s] = []; }
+        }
+        if (!active.length) return false;
+        while (!active.includes(leader)) leader = (leader + 1) % 4;
+        inTrick = [0, 1, 2, 3].map((i) => (leader + i) % 4).filter((s) => active.includes(s));
+        st.tricks.push({ leader: leader, plays: [], winner: null });
+        st.toAct = leader;
+        return true;
+      };
       for (let i = 0; i < ev.length; i++) {
         const e = ev[i];
         const forced = e.forced ? " (forced)" : "";
@@ -221,21 +309,31 @@
           warnings.push("deal " + d.index + ": " + e.type + " by " + SEAT_NAME[e.seat] + " where the rules give the turn to " + (SEAT_NAME[st.toAct] || "nobody"));
         if (e.type === "pass" || e.type === "bid") {
           if (st.phase !== "bid") warnings.push("deal " + d.index + ": a " + e.type + " after the bidding");
-          st.bids.push({ seat: e.seat, amount: e.type === "bid" ? e.amount : 0, forced: !!e.forced });
-          const mustBid = high === 0 && passed.length === 3 && prof.dealer_forced_bid !== null;
+          st.bids.push({ seat: e.seat, amount: e.type === "bid" ? e.amount : 0, forced: !!e.forced, suit: e.suit || null });
+          const afterThree = high === 0 && passed.length === 3;
+          const mustBid = afterThree && prof.dealer_forced_bid !== null;
           if (e.type === "bid") {
-            if (e.amount < (mustBid ? prof.dealer_forced_bid : Math.max(high + 1, prof.min_bid)) || e.amount > prof.max_bid
+            const lo = mustBid ? prof.dealer_forced_bid : afterThree && prof.dealer_low_bid !== null ? prof.dealer_low_bid : prof.min_bid;
+            // a bid beats the last by amount, or with suits by amount then suit_order (rules 12)
+            const key = prof.bid_suits ? e.amount * 4 + prof.suit_order.split("").reverse().indexOf(e.suit) : e.amount;
+            if (e.amount < lo || e.amount > prof.max_bid || key <= highKey || !!e.suit !== prof.bid_suits
                 || mustBid && !prof.forced_bid_any && e.amount !== prof.dealer_forced_bid)
-              warnings.push("deal " + d.index + ": a bid of " + e.amount + " is not one the rules allow here");
-            st.maker = e.seat; st.bid = high = e.amount;
+              warnings.push("deal " + d.index + ": a bid of " + e.amount + (e.suit ? " " + e.suit : "") + " is not one the rules allow here");
+            st.maker = e.seat; st.bid = high = e.amount; highKey = key;
+            if (e.suit) bidSuit = e.suit;
           } else {
             if (mustBid) warnings.push("deal " + d.index + ": the dealer passes where the rules make it bid");
             passed.push(e.seat);
           }
-          st.text = name(e.seat) + (e.type === "bid" ? (mustBid ? " must bid and bids " : " bids ") + e.amount : " passes") + forced + ".";
+          st.text = name(e.seat) + (e.type === "bid" ? (mustBid ? " must bid and bids " : " bids ") + e.amount
+            + (e.suit ? " " + SUIT_NAME[e.suit] : "") : " passes") + forced + ".";
           let over;
+          const bids = st.bids;
           if (prof.auction === "once_around") { bidPos += 1; over = bidPos >= 4; }
-          else {
+          else if (prof.auction === "open") { // re-entry: until three passes in a row follow a bid
+            over = high === 0 && bids.length === 4 || high > 0 && bids.length >= 3 && bids.slice(-3).every((x) => !x.amount);
+            bidPos = (bidPos + 1) % 4;
+          } else {
             over = passed.length === 4 || (passed.length === 3 && high > 0);
             while (!over) { bidPos = (bidPos + 1) % 4; if (!passed.includes(bidOrder[bidPos])) break; }
           }
@@ -243,27 +341,14 @@
           else if (st.maker === null) {
             st.redeal = true; st.phase = "done"; st.scoresAfter = scores.slice(); st.toAct = null;
             st.text += " Everyone passed: the deal is void, no score, and the next dealer deals again.";
+          } else if (prof.bid_suits) { // the winning bid named the trump
+            st.text += " " + name(st.maker) + " makes it at " + st.bid + " in " + SUIT_NAME[bidSuit] + nameTrump(bidSuit) + ".";
           } else {
             st.phase = "trump"; st.toAct = st.maker;
             st.text += " " + name(st.maker) + " makes it at " + st.bid + ".";
           }
         } else if (e.type === "trump") {
-          const t = (st.trump = e.suit);
-          st.text = name(e.seat) + " names " + SUIT_NAME[t] + " trump" + forced;
-          if (prof.discard === "choose") {
-            queue = order.slice();
-            st.text += discardPhase();
-          } else {
-            for (let s = 0; s < 4; s++) {
-              st.discarded[s] = st.hands[s].filter((c) => !isTrump(c, t));
-              st.hands[s] = st.hands[s].filter((c) => isTrump(c, t));
-              st.pile.push(...st.discarded[s]);
-            }
-            st.text += ". Everyone discards every non-trump (" + st.discarded.map((x) => x.length).join(", ") + " cards)";
-            if (prof.extra_trumps === "discard") queue = order.filter((s) => st.hands[s].length > size);
-            st.text += queue.length ? discardPhase() : fill();
-          }
-          st.text += ".";
+          st.text = name(e.seat) + " names " + SUIT_NAME[e.suit] + " trump" + forced + nameTrump(e.suit) + ".";
         } else if (e.type === "discard") {
           if (st.phase !== "discard") warnings.push("deal " + d.index + ": a discard where the rules have none");
           st.hands[e.seat] = without(st.hands[e.seat], e.cards);
@@ -286,15 +371,15 @@
             for (const c of e.take) if (!st.robStock.includes(c)) warnings.push("deal " + d.index + ": the dealer takes " + c + ", which it cannot reach");
             st.stock = st.stock.filter((c) => !e.take.includes(c));
             if (fromPile) st.pile = st.pile.filter((c) => !e.take.includes(c));
-            left = [...st.stock.filter((c) => isTrump(c, t)), ...(fromPile ? st.pile.filter((c) => isTrump(c, t)) : [])];
+            left = [...st.stock.filter((c) => isTrump(c, t, oj)), ...(fromPile ? st.pile.filter((c) => isTrump(c, t, oj)) : [])];
             if (left.length) {
               st.shown[dealer].push(...left);
-              st.stock = st.stock.filter((c) => !isTrump(c, t));
-              st.pile = st.pile.filter((c) => !isTrump(c, t));
+              st.stock = st.stock.filter((c) => !isTrump(c, t, oj));
+              st.pile = st.pile.filter((c) => !isTrump(c, t, oj));
             }
           } else {
             st.robStock = st.stock.slice();
-            st.robTaken = [...st.stock.filter((c) => isTrump(c, t)), ...e.take];
+            st.robTaken = [...st.stock.filter((c) => isTrump(c, t, oj)), ...e.take];
             st.stock = without(st.stock, st.robTaken);
           }
           st.robPool = null;
@@ -314,62 +399,61 @@
             for (let s = 0; s < 4; s++) for (const c of [...st.discarded[s], ...st.shown[s]]) by[c] = s;
             st.out = d.deck.filter((c) => !held.has(c)).map((c) => [c in by ? by[c] : -1, c]);
           }
-          st.tricks.push({ leader: st.maker, plays: [], winner: null });
-          st.toAct = st.maker;
           st.text = name(e.seat) + " robs the " + (prof.rob_from === "stock" ? "pack" : "pack and the discards") + " and takes "
             + st.robTaken.length + " cards" + forced + (blind.length ? " and " + blind.length + " blind from the reshuffled discards" : "")
-            + (left.length ? "; the trumps left are laid face up, out of play: " + left.join(" ") : "") + "; " + name(st.maker) + " leads.";
+            + (left.length ? "; the trumps left are laid face up, out of play: " + left.join(" ") : "");
+          if (prof.play === "follow") {
+            st.tricks.push({ leader: st.maker, plays: [], winner: null });
+            st.toAct = st.maker;
+            st.text += "; " + name(st.maker) + " leads.";
+          } else {
+            const sat = st.sitting.length;
+            const more = nextTrick(st.maker);
+            st.text += (st.sitting.length > sat ? "; " + st.sitting.slice(sat).map(name).join(", ") + " hold no trump: hand laid face up, sitting out" : "")
+              + (more ? "; " + name(st.toAct) + " leads." : ".") + (more ? "" : score());
+          }
         } else if (e.type === "play") {
           const t = st.trump;
           const trick = st.tricks[st.tricks.length - 1];
-          if (!trick) throw new Error("deal " + d.index + ": a card is played before the rob");
+          if (!trick || st.phase !== "play") throw new Error("deal " + d.index + ": a card is played outside the play of the tricks");
           const under = e.under || [];
           st.hands[e.seat] = without(st.hands[e.seat], [e.card, ...under]);
           trick.plays.push({ seat: e.seat, card: e.card, under: under });
           st.text = name(e.seat) + " plays " + e.card + (under.length ? " with " + under.join(" ") + " under it" : "") + forced + ".";
-          st.toAct = (e.seat + 1) % 4;
-          if (trick.plays.length === 4) {
-            const led = effSuit(trick.plays[0].card, t);
-            let best = trick.plays[0];
-            for (const p of trick.plays) if (strength(p.card, t, led) > strength(best.card, t, led)) best = p;
-            trick.winner = st.toAct = best.seat;
-            const k = st.tricks.length - 1;
-            if (d.trick_winners && d.trick_winners[k] !== undefined && d.trick_winners[k] !== best.seat)
-              warnings.push("deal " + d.index + " trick " + (k + 1) + ": the rules give it to " + SEAT_NAME[best.seat] + ", the record to " + SEAT_NAME[d.trick_winners[k]]);
-            st.text += " " + name(best.seat) + " wins trick " + (k + 1) + ".";
-            if (st.tricks.length === size) {
-              const won = [0, 0];
-              for (const tr of st.tricks) for (const p of tr.plays) for (const c of [p.card, ...p.under]) {
-                const v = pointsOf(c, t, pts);
-                if (!v) continue;
-                const taker = c === "2" + t && prof.low_goes_to === "holder" ? lowHolder : tr.winner;
-                won[taker % 2] += v;
+          if (prof.play === "follow") {
+            st.toAct = (e.seat + 1) % 4;
+            if (trick.plays.length === 4) {
+              const led = effSuit(trick.plays[0].card, t, oj);
+              let best = trick.plays[0];
+              for (const p of trick.plays) if (strength(p.card, t, led, oj) > strength(best.card, t, led, oj)) best = p;
+              st.text += endTrick(trick, best.seat);
+              if (st.tricks.length === size) st.text += score();
+              else st.tricks.push({ leader: best.seat, plays: [], winner: null });
+            }
+          } else {
+            let open = trick;
+            for (;;) { // the next seat to play, the end of a trick, or a seat that cannot follow a trump lead
+              if (open.plays.length === inTrick.length) {
+                let best = null;
+                for (const p of open.plays) if (power(p.card, t, oj) >= 0 && (!best || power(p.card, t, oj) > power(best.card, t, oj))) best = p;
+                st.text += endTrick(open, best ? best.seat : open.leader, best ? "" : " (no trump in it: it goes to its leader)");
+                const sat = st.sitting.length;
+                const more = nextTrick(open.winner);
+                if (st.sitting.length > sat) st.text += " " + st.sitting.slice(sat).map(name).join(", ") + " out of trumps: hand laid face up, sitting out.";
+                if (!more) { st.text += score(); break; }
+                open = st.tricks[st.tricks.length - 1];
+                continue;
               }
-              const b = st.maker % 2, def = 1 - b;
-              let lost = 0, given = 0;
-              for (const [s, c] of st.out || []) { // cards out of play: the defenders' point trumps may count for the bidders
-                const v = pointsOf(c, t, pts);
-                if (!v) continue;
-                if (prof.defender_discards_to_bidders && s >= 0 && s % 2 === def) { won[b] += v; given += v; } else lost += v;
+              const seat = st.toAct = inTrick[open.plays.length];
+              const led = open.plays.length ? effSuit(open.plays[0].card, t, oj) : null;
+              if (prof.play === "oregon" && led === t && !st.hands[seat].some((c) => isTrump(c, t, oj))) {
+                st.pile.push(...st.hands[seat]); st.hands[seat] = []; st.sitting.push(seat);
+                inTrick = inTrick.filter((s) => s !== seat);
+                st.text += " " + name(seat) + " cannot follow the trump lead: throws the hand in, sitting out.";
+                continue;
               }
-              const made = won[b] >= st.bid;
-              const delta = [0, 0];
-              if (prof.scoring === "standard") {
-                delta[def] = won[def]; delta[b] = made ? won[b] : -st.bid;
-                if (made && prof.full_bid_doubles && st.bid === prof.total) delta[b] = 2 * st.bid;
-              } else if (made) { const diff = won[b] - won[def]; if (diff > 0) delta[b] = diff; else delta[def] = -diff; }
-              else if (prof.set_rule === "total_plus_gap") delta[def] = prof.total + st.bid - won[b];
-              else delta[def] = won[def] + st.bid;
-              st.points = won; st.made = made; st.lost = lost;
-              st.scoresAfter = [scores[0] + delta[0], scores[1] + delta[1]];
-              st.phase = "done"; st.toAct = null;
-              if (d.points && !same(d.points, won)) warnings.push("deal " + d.index + ": points by the rules " + won + ", in the record " + d.points);
-              if (d.made !== undefined && d.made !== made) warnings.push("deal " + d.index + ": by the rules the bidders " + (made ? "made" : "were set") + ", the record says otherwise");
-              st.text += " Deal over: points " + won[0] + " - " + won[1]
-                + (given ? " (" + given + " of the bidders' from the defenders' discards)" : "")
-                + (lost ? " (" + lost + " out of play, for nobody)" : "") + "; the bidders " + (made ? "made " : "are set at ")
-                + st.bid + "; scores " + st.scoresAfter[0] + " - " + st.scoresAfter[1] + ".";
-            } else st.tricks.push({ leader: best.seat, plays: [], winner: null });
+              break;
+            }
           }
         } else if (e.type !== "reshuffle") {
           warnings.push("deal " + d.index + ": an event of type " + e.type + ", which this viewer does not know");
@@ -483,7 +567,7 @@
       const recv = !after ? el("span", { text: "-" }) : sw.mine(s) ? cards(f.received[s]) : el("span", { text: f.received[s].length + " cards" });
       const dealt = sw.mine(s) ? cards(f.dealt[s]) : el("span", { text: "9 cards" });
       return el("tr", { "data-seat": s, class: seat === s ? "me" : "" },
-        el("th", { scope: "row", class: "l", text: who(s) + (s === f.dealer ? " (dealer)" : "") }),
+        el("th", { scope: "row", class: "l", text: who(s) + (s === f.dealer ? " (dealer)" : "") + (f.sitting.includes(s) ? " (sitting out)" : "") }),
         el("td", { class: "l" }, hand), el("td", { class: "l" }, dealt), el("td", { class: "l" }, disc), el("td", { class: "l" }, recv),
         f.shown ? el("td", { class: "l shown" }, cards(f.shown[s])) : null);
     });
@@ -491,7 +575,7 @@
     v.body.append(el("table", { class: "hands" }, el("caption", { text: seat === null ? "Hands (omniscient)" : "Hands as " + who(seat) + " knows them" }),
       el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { scope: "col", class: "l", text: h })))),
       el("tbody", {}, ...rows)));
-    const bids = f.bids.map((b) => who(b.seat) + ": " + (b.amount ? b.amount : "pass") + (b.forced ? " (forced)" : "")).join(", ");
+    const bids = f.bids.map((b) => who(b.seat) + ": " + (b.amount ? b.amount + (b.suit ? SUIT_SIGN[b.suit] : "") : "pass") + (b.forced ? " (forced)" : "")).join(", ");
     v.body.append(el("p", { class: "bids", text: "Bidding: " + (bids || "not started") + "." }));
     if (sw.robStock) {
       v.body.append(el("p", { class: "rob" }, f.phase === "rob" ? "Stock the dealer robs: " : "Stock the dealer robbed: ", cards(sw.robStock),

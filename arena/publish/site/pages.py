@@ -250,8 +250,9 @@ def _stats_tables(st: BotStats | None) -> list[str]:
         ("pedros laid away (discarded or left face up by it, out of play)", na("pedros") or na("pedros_laid_away")
          or st.pedros_laid_away),
     ]
-    rows += [(f"deals its side scored {name.capitalize()}", na(name) or f"{n} ({pct(n / st.deals if st.deals else None)})")
-             for name, n in st.honours.items()]
+    rows += [(f"deals its side scored {name.replace('_', '-').capitalize()}",
+              na(name) or f"{n} ({pct(n / st.deals if st.deals else None)})")
+             for name, n in st.honours.items() if name != "off_jack" or p.off_jack_trump]
     out += [f'<tr><th scope="row" class="l">{e(k)}</th><td>{e(v)}</td></tr>' for k, v in rows]
     out.append("</tbody></table>")
     if st.contracts:

@@ -4,9 +4,9 @@ One pass over every deal's events (docs/records.md): bids, the contract,
 the tricks (grouped four plays at a time, winners from ``trick_winners``)
 and the points, read with the record's own profile (its point values, its
 forced bid, its Low rule). Under profiles where cards can leave play
-(chosen discards, extra trumps shown, a free rob: rules 12.1) the cards out
-of play and who laid them away come from the engine replaying the record,
-the only place that knows them. Which numbers are per seat and which per
+(chosen discards, extra trumps shown, a free rob, plays where seats sit
+out: rules 12) the cards out of play, who laid them away and the tricks
+come from the engine replaying the record, the only place that knows them. Which numbers are per seat and which per
 side is part of their meaning, so it is spelled out here and on the pages:
 
 * per seat (the bot that acted): bids placed, contracts won and made or set
@@ -15,8 +15,9 @@ side is part of their meaning, so it is spelled out here and on the pages:
   won) and laid away (discarded or left face up by the bot, out of play);
 * per side (a bot partnering itself counts once): deals played, void deals,
   points as defender, and the deals in which the bot's side scored High,
-  Low, Jack and Game (a point card out of play scores for the bidders when
-  a defender laid it away and the profile says so, else for nobody).
+  Low, Jack, Game (and the off-jack where it is a point; a point card out of
+  play scores for the bidders when a defender laid it away and the profile
+  says so, else for nobody).
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from ...engine.record import load_record, recorded_decisions, recorded_source
 
 SISTER = {"H": "D", "D": "H", "S": "C", "C": "S"}
 #: point cards by their PointValues field, as (rank, whose suit): "t" trump, "s" its sister suit
-POINT_CARDS = {"high": "At", "jack": "Jt", "game": "Tt", "right_pedro": "5t", "left_pedro": "5s", "low": "2t"}
-HONOURS = ("high", "low", "jack", "game")
+POINT_CARDS = {"high": "At", "jack": "Jt", "game": "Tt", "right_pedro": "5t", "left_pedro": "5s", "low": "2t",
+               "off_jack": "Js"}
+HONOURS = ("high", "low", "jack", "game", "off_jack")
 PEDROS = ("right_pedro", "left_pedro")
 
 
@@ -94,11 +96,11 @@ class BotStats:
         why: dict[str, str | None] = {
             "forced": None if p.dealer_forced_bid is not None else "nobody must bid: four passes void the deal",
             "void_deals": None if p.dealer_forced_bid is None else "the dealer must bid after three passes, so no deal is void",
-            "pedros_laid_away": None if p.may_lose_points else "every card held is played: no card leaves play",
+            "pedros_laid_away": None if _cards_leave_play(p) else "no trump leaves play before the tricks",
             "pedros": None if pts["right_pedro"] or pts["left_pedro"] else "the pedros carry no points",
         }
         for h in HONOURS:
-            why[h] = None if pts[h] else f"{h.capitalize()} carries no points"
+            why[h] = None if pts[h] else f"{h.replace('_', '-').capitalize()} carries no points"
         return why
 
     def to_dict(self) -> dict[str, Any]:
@@ -115,8 +117,17 @@ class BotStats:
         }
 
 
-def tricks_of(deal: dict[str, Any]) -> list[list[tuple[int, str, tuple[str, ...]]]]:
-    """The deal's tricks as lists of (seat, top card, under cards), in play order."""
+def _cards_leave_play(p: RuleProfile) -> bool:
+    """Whether a trump can be out of play when the tricks begin (discarded, shown, left by the rob)."""
+    return p.discard == "choose" or p.rob == "free" or p.extra_trumps == "discard"
+
+
+Plays = list[tuple[int, str, tuple[str, ...]]]
+
+
+def tricks_of(deal: dict[str, Any]) -> list[Plays]:
+    """The deal's tricks as lists of (seat, top card, under cards), in play order (four cards a trick:
+    the play of rules 6; other plays take their tricks from the engine, ``engine_facts``)."""
     tricks: list[list[tuple[int, str, tuple[str, ...]]]] = []
     for ev in deal["events"]:
         if ev["type"] != "play":
@@ -127,9 +138,17 @@ def tricks_of(deal: dict[str, Any]) -> list[list[tuple[int, str, tuple[str, ...]
     return tricks
 
 
-def out_of_play(record: dict[str, Any], profile: RuleProfile) -> dict[int, list[tuple[int, str]]]:
-    """Per finished deal, the cards in no hand when play began, with the seat that laid each away
-    (-1: never dealt), from the engine replaying the record; empty where no card can leave play."""
+@dataclass
+class DealFacts:
+    """What a deal's record does not spell out and only the rules give (the engine replaying it)."""
+
+    out: list[tuple[int, str]]  # cards in no hand when play began: (seat that laid it away or -1, card)
+    tricks: list[Plays]  # the tricks, which under plays other than "follow" may have fewer than four cards
+
+
+def engine_facts(record: dict[str, Any], profile: RuleProfile) -> dict[int, DealFacts]:
+    """Per finished deal, the facts of ``DealFacts`` from the engine replaying the record; empty under
+    profiles where the record says it all (every card held is played, four to a trick)."""
     if not profile.may_lose_points:
         return {}
     try:
@@ -139,13 +158,16 @@ def out_of_play(record: dict[str, Any], profile: RuleProfile) -> dict[int, list[
             game.apply(action)
     except (ValueError, RuntimeError):  # a record that does not replay: its cards out of play are unknown
         return {}
-    return {d.index: [(s, card_str(c)) for s, c in d.out] for d in game.deals if d.done and not d.redeal}
+    return {d.index: DealFacts([(s, card_str(c)) for s, c in d.out],
+                               [[(s, card_str(c), tuple(card_str(u) for u in under)) for s, c, under in t.plays]
+                                for t in d.tricks])
+            for d in game.deals if d.done and not d.redeal}
 
 
 def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats], profile: RuleProfile,
-             out: list[tuple[int, str]] = ()) -> None:  # type: ignore[assignment]
+             facts: DealFacts | None = None) -> None:
     """Count one deal (finished or void) of a game under ``profile`` whose seats hold ``bot_at``;
-    ``out``: its cards out of play as (seat that laid it away or -1, card)."""
+    ``facts``: its cards out of play and tricks where the record alone does not give them."""
     get: Callable[[str], BotStats] = lambda b: table.setdefault(b, BotStats(profile))  # noqa: E731
     sides = [sorted({bot_at[s], bot_at[s + 2]}) for s in (0, 1)]
     passes = high = 0
@@ -188,7 +210,7 @@ def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats]
     named = {_card(spec, trump): k for k, spec in POINT_CARDS.items() if values.get(k)}
     low_to_holder = profile.low_goes_to == "holder"
     winners = deal["trick_winners"]
-    for i, trick in enumerate(tricks_of(deal)):
+    for i, trick in enumerate(facts.tricks if facts else tricks_of(deal)):
         w = winners[i]
         for seat, top, under in trick:
             for c in (top, *under):
@@ -201,7 +223,7 @@ def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats]
                     side = seat % 2 if name == "low" and low_to_holder else w % 2
                     for b in sides[side]:
                         get(b).honours[name] += 1
-    for seat, c in out:
+    for seat, c in facts.out if facts else ():
         name = named.get(c)
         if name in PEDROS and seat >= 0:
             get(bot_at[seat]).pedros_laid_away += 1
@@ -218,10 +240,10 @@ def cinch_stats(games: Iterable[tuple[dict[str, Any], list[str]]]) -> dict[str, 
     for record, bot_at in games:
         profile = record_profile(record)
         into = per_profile.setdefault(profile.name, {})
-        outs = out_of_play(record, profile)
+        facts = engine_facts(record, profile)
         for deal in record.get("deals") or []:
             if "maker" in deal or deal.get("redeal"):
-                add_deal(deal, bot_at, into, profile, outs.get(deal.get("index", -1), []))
+                add_deal(deal, bot_at, into, profile, facts.get(deal.get("index", -1)))
     for name, bots in per_profile.items():
         for b, st in bots.items():
             table.setdefault(b, {})[name] = st

@@ -13,15 +13,15 @@ from typing import Any
 
 from arena.engine import Game, game_record
 from arena.engine.actions import PASS
-from arena.engine.profile import get_profile
+from arena.engine.profile import RuleProfile, get_profile
 
 #: how many keys are tried per game wanted
 TRIES = 30
 
 
-def play(profile: str, key: str, max_deals: int = 8) -> Game:
+def play(profile: str | RuleProfile, key: str, max_deals: int = 8) -> Game:
     rng = random.Random(key)
-    game = Game(get_profile(profile), key=key, max_deals=max_deals)
+    game = Game(get_profile(profile) if isinstance(profile, str) else profile, key=key, max_deals=max_deals)
     while not game.over:
         ch = game.choice
         game.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.6 else ch.sample(rng))

@@ -17,12 +17,14 @@ from typing import Any
 
 import pytest
 
-from arena.engine.profile import get_profile, profile_names
+from arena.engine import game_record
+from arena.engine.profile import RuleProfile, get_profile, profile_names, variant
 from arena.match.show import saved_game
 
 from .browser import Browser
 from .conftest import EXE
 from .profile_games import expected, showcase
+from .profile_games import play as play_game
 from .test_browser import ARTIFACTS, MAIN, _open_file, _scores, engine_views
 
 pytestmark = pytest.mark.skipif(EXE is None, reason="no Chromium: install it with `apt-get install chromium` "
@@ -154,3 +156,25 @@ def test_game_pages_of_a_competition_under_another_profile(browser: Browser, clu
     assert browser.js("cinchViewer.viewers[1].root.querySelector('.warn')") is None
     browser.screenshot(ARTIFACTS / "game-foster1897-twin.png")
     assert browser.problems() == []
+
+
+def _ending(profile: RuleProfile, end: str) -> dict[str, Any]:
+    """A seeded game under ``profile`` that ends by ``end``."""
+    for k in range(200):
+        g = play_game(profile, f"ending-{end}-{k}", max_deals=30)
+        if g.end_reason == end:
+            return game_record(g)
+    raise AssertionError(f"no game ending by {end} in 200 keys")
+
+
+def test_viewer_replays_profile_options_and_their_end_rules(browser: Browser, site: Path) -> None:
+    """Options a club may set (rules 12: parameters, not forks): shooting the moon and a losing floor."""
+    browser.open(site / "viewer.html")
+    browser.wait_for("window.cinchViewer && cinchViewer.ready")
+    for profile, end in ((variant("california", name="california-moon", moon_bid=14), "moon"),
+                         (variant("pagat62", name="pagat62-floor", lose_at=-20), "floor")):
+        record = _ending(profile, end)
+        assert _flags(browser, record) == [], profile.name
+        wrong = json.loads(json.dumps(record))
+        wrong["winner"] = 1 - wrong["winner"]
+        assert any(f"by the rules the game ends by {end}" in w for w in _flags(browser, wrong))

@@ -188,8 +188,8 @@ def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats]
             if not ev["forced"]:
                 get(bot_at[ev["seat"]]).passes += 1
     if deal.get("redeal"):
-        for side in sides:
-            for b in side:
+        for bots in sides:
+            for b in bots:
                 get(b).void_deals += 1
         return
     maker, bid, trump = deal["maker"], deal["bid"], deal["trump"]

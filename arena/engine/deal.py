@@ -355,8 +355,24 @@ class Deal:
         self._pointless = self.profile.pointless_trumps(suit)
         is_trump = table.is_trump
         p = self.profile
-        if p.discard == "choose":  # each seat in turn, the dealer last (rules 11)
+        if p.second_deal:  # sixty-three: more cards to every seat, from the dealer's left, one packet each
+            n = p.second_deal
+            for s in self._order:
+                got = self.stock[:n]
+                del self.stock[:n]
+                self.hands[s].extend(got)
+                self.received[s].extend(got)
+        if p.discard == "choose":  # each seat in turn, the dealer last (rules 12.1)
             self._queue = list(self._order)
+        elif p.discard == "to_hand_size":  # keep every trump, choose the plain cards that make up the hand
+            for s in range(4):  # a hand of hand_size trumps or more puts every plain card down at once
+                hand = self.hands[s]
+                if sum(is_trump[c] for c in hand) >= p.hand_size:
+                    gone = [c for c in hand if not is_trump[c]]
+                    self.hands[s] = [c for c in hand if is_trump[c]]
+                    self.discarded[s].extend(gone)
+                    self.pile.extend(gone)
+            self._queue = [s for s in self._order if len(self.hands[s]) > p.hand_size]
         else:
             for s in range(4):
                 hand = self.hands[s]
@@ -380,6 +396,11 @@ class Deal:
         if p.discard == "choose":
             return DiscardChoice(seat, tuple(hand), max(p.min_discard, len(hand) - p.hand_size), len(hand))
         extra = len(hand) - p.hand_size
+        if p.discard == "to_hand_size":
+            is_trump = self.table.is_trump  # type: ignore[union-attr]
+            plain = tuple(c for c in hand if not is_trump[c])
+            if len(hand) - len(plain) < p.hand_size:  # fewer trumps than the hand: choose plain cards to put down
+                return DiscardChoice(seat, plain, extra, extra)
         return DiscardChoice(seat, tuple(hand), extra, extra)
 
     def _discard(self, seat: int, cards: tuple[Card, ...]) -> None:
@@ -387,11 +408,13 @@ class Deal:
         for c in cards:
             hand.remove(c)
         self.discarded[seat].extend(cards)
-        if self.profile.discard == "choose":
+        p = self.profile
+        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        if p.discard == "choose" or (p.discard == "to_hand_size" and not is_trump[cards[0]]):
             self.pile.extend(cards)
-            if self.profile.discards_face_up:
+            if p.discards_face_up:
                 self.shown[seat].extend(cards)
-        else:  # extra trumps: shown and put out of play, never back into a stock (rules 11, ru51)
+        else:  # extra trumps: shown and put out of play, never back into a stock (rules 12.8)
             self.shown[seat].extend(cards)
         self._queue.pop(0)
         if self._queue:
@@ -413,6 +436,9 @@ class Deal:
                 hand.extend(got)
                 self.received[s].extend(got)
                 need -= len(got)
+        if self.profile.rob == "none":  # the stock was dealt out (sixty-three): nothing to rob
+            self._start_play()
+            return
         self.phase = ROB
         self.to_act = self.dealer
 
@@ -465,6 +491,10 @@ class Deal:
             self.blind = blind
             hand.extend(blind)
             self.received[dealer].extend(blind)
+        self._start_play()
+
+    def _start_play(self) -> None:
+        p = self.profile
         self.phase = PLAY
         low = p.low_card(self.trump)  # type: ignore[arg-type]
         self.low_holder = next((s for s in range(4) if low in self.hands[s]), None)

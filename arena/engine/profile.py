@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .cards import OFF_JACK_TABLES, RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, TRUMP_TABLES, make_card, sister
 
+RANK_3, RANK_9, RANK_K = 1, 7, 11
+
 
 class PointValues(BaseModel):
     """Points carried by each point card (all of them trumps)."""
@@ -29,10 +31,16 @@ class PointValues(BaseModel):
     left_pedro: int = 5
     low: int = 1
     off_jack: int = 0  # the sister suit's jack, a point only where it is a trump (off_jack_trump)
+    king: int = 0  # later point cards of trump (sixty-three: king 25, nine 9, three 15)
+    nine: int = 0
+    three: int = 0
 
     @property
     def total(self) -> int:
-        return self.high + self.jack + self.game + self.right_pedro + self.left_pedro + self.low + self.off_jack
+        return (
+            self.high + self.jack + self.game + self.right_pedro + self.left_pedro + self.low + self.off_jack
+            + self.king + self.nine + self.three
+        )
 
 
 class RuleProfile(BaseModel):
@@ -91,12 +99,15 @@ class RuleProfile(BaseModel):
     dealer_low_bid: int | None = Field(
         None, description="after three passes with no bid, the dealer may bid from this amount (below min_bid)"
     )
-    discard: Literal["non_trumps", "choose"] = Field(
-        "non_trumps", description="every non-trump is discarded, or each seat in turn chooses its discards"
+    discard: Literal["non_trumps", "choose", "to_hand_size"] = Field(
+        "non_trumps",
+        description="every non-trump is discarded; each seat in turn chooses its discards; or each seat keeps "
+        "every trump and chooses the plain cards that make up hand_size (extras beyond it: extra_trumps)",
     )
+    second_deal: int = Field(0, ge=0, description="cards dealt to each seat after the bidding (sixty-three: 4)")
     min_discard: int = Field(0, ge=0, description="with discard 'choose': the fewest cards a seat may discard")
     discards_face_up: bool = Field(False, description="discards (and trumps left in a robbed stock) are public")
-    rob: Literal["take_trumps", "free"] = Field(
+    rob: Literal["take_trumps", "free", "none"] = Field(
         "take_trumps",
         description="the dealer takes every trump of the stock and chooses the rest, or chooses freely "
         "(trumps it leaves are discarded face up, out of play)",
@@ -151,7 +162,13 @@ class RuleProfile(BaseModel):
             raise ValueError("extra_trumps: 'discard' goes with discard 'non_trumps' (with 'choose' a seat keeps at most hand_size)")
         if self.discard == "choose" and not 9 - self.hand_size <= self.min_discard <= 9:
             raise ValueError(f"min_discard ({self.min_discard}): with discard 'choose' a seat must discard {9 - self.hand_size}-9 cards")
-        if self.discard == "non_trumps" and self.min_discard:
+        if self.second_deal and (4 * (9 + self.second_deal) > 52 or self.rob != "none" or self.discard != "to_hand_size"):
+            raise ValueError("second_deal: deals the stock out, so it goes with rob 'none' and discard 'to_hand_size'")
+        if (self.rob == "none") != bool(self.second_deal):
+            raise ValueError("rob: 'none' only when a second_deal leaves no stock")
+        if self.discard == "to_hand_size" and self.extra_trumps != "discard":
+            raise ValueError("discard: 'to_hand_size' goes with extra_trumps 'discard'")
+        if self.discard != "choose" and self.min_discard:
             raise ValueError("min_discard: only with discard 'choose'")
         if self.rob_from == "stock_and_discards" and self.rob != "free":
             raise ValueError("rob_from: 'stock_and_discards' goes with rob 'free'")
@@ -193,8 +210,9 @@ class RuleProfile(BaseModel):
         records always had, then each later field that differs from its default
         (docs/records.md lists the defaults), so pagat62 records stay as they were."""
         full = self.model_dump()
-        if not full["points"]["off_jack"]:  # a later point field, likewise
-            del full["points"]["off_jack"]
+        for later in _LATER_POINTS:  # later point fields, likewise
+            if not full["points"][later]:
+                del full["points"][later]
         return {k: v for k, v in full.items() if k in _LEGACY_FIELDS or v != _DEFAULTS[k]}
 
     @cached_property
@@ -219,6 +237,9 @@ class RuleProfile(BaseModel):
 @lru_cache(maxsize=64)
 def _point_table(p: PointValues, trump: int, off_jack: bool = False) -> tuple[int, ...]:
     table = [0] * 52
+    table[make_card(RANK_K, trump)] = p.king
+    table[make_card(RANK_9, trump)] = p.nine
+    table[make_card(RANK_3, trump)] = p.three
     if off_jack:
         table[make_card(RANK_J, sister(trump))] = p.off_jack
     table[make_card(RANK_A, trump)] = p.high
@@ -236,6 +257,8 @@ def _pointless(p: PointValues, trump: int, off_jack: bool = False) -> frozenset[
     return frozenset(c for c in (OFF_JACK_TABLES if off_jack else TRUMP_TABLES)[trump].trumps if pts[c] == 0)
 
 
+_LATER_POINTS = ("off_jack", "king", "nine", "three")
+LEGACY_POINT_FIELDS = frozenset(("high", "jack", "game", "right_pedro", "left_pedro", "low"))
 LEGACY_PROFILE_FIELDS = _LEGACY_FIELDS = frozenset(
     ("name", "target", "deciding_threshold", "min_bid", "max_bid", "dealer_forced_bid", "hand_size", "points",
      "low_goes_to", "scoring", "extra_trumps", "rob_from")
@@ -303,6 +326,11 @@ for _p in (
     variant(_FOSTER, name="bicycle", set_rule="total_plus_gap"),
     variant(_FOSTER, name="chicago1890", dealer_forced_bid=1, forced_bid_any=True),
     variant(_FOSTER, name="pidro", play="trumps_only"),
+    RuleProfile(
+        name="sixty-three", target=152, deciding_threshold=None, min_bid=1, max_bid=63, dealer_forced_bid=1,
+        forced_bid_any=True, auction="until_three_pass", points=PointValues(king=25, nine=9, three=15),
+        second_deal=4, discard="to_hand_size", extra_trumps="discard", rob="none", both_reach="bidders",
+    ),
     RuleProfile(
         name="oregon", target=63, deciding_threshold=None, min_bid=6, max_bid=15, dealer_forced_bid=None,
         dealer_low_bid=5, auction="open", bid_suits=True, off_jack_trump=True, points=PointValues(off_jack=1),

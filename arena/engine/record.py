@@ -20,7 +20,7 @@ from .cards import CARD_NAMES, SUITS, Card, cards_str, parse_cards
 from .chance import reshuffle as keyed_reshuffle
 from .deal import Deal
 from .game import Game
-from .profile import LEGACY_PROFILE_FIELDS, RuleProfile
+from .profile import LEGACY_POINT_FIELDS, LEGACY_PROFILE_FIELDS, RuleProfile
 
 RECORD_FORMAT = "cinch-game"
 RECORD_VERSION = 2
@@ -36,7 +36,7 @@ is what it always was; version 1 and 2 records still load and replay."""
 def record_version(profile: RuleProfile) -> int:
     """The version a game under ``profile`` is written as (see READABLE_VERSIONS)."""
     d = profile.record_dict()
-    legacy = set(d) <= LEGACY_PROFILE_FIELDS and "off_jack" not in d["points"]  # type: ignore[operator]
+    legacy = set(d) <= LEGACY_PROFILE_FIELDS and set(d["points"]) <= LEGACY_POINT_FIELDS  # type: ignore[call-overload]
     return RECORD_VERSION if legacy else PROFILES_RECORD_VERSION
 
 
@@ -209,8 +209,8 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
         raise ValueError(f"record version {rec.version} is not supported (this harness reads versions {known})")
     given = data.get("profile", {})
     later = sorted(set(given) - LEGACY_PROFILE_FIELDS)
-    if isinstance(given.get("points"), dict) and "off_jack" in given["points"]:
-        later.append("points.off_jack")
+    if isinstance(given.get("points"), dict):
+        later += [f"points.{k}" for k in sorted(set(given["points"]) - LEGACY_POINT_FIELDS)]
     if rec.version == PROFILES_RECORD_VERSION and record_version(rec.profile) != rec.version:
         # one version per content: a game that needs nothing of version 3 is written as version 2
         raise ValueError(f"record version {rec.version} is for profiles with later fields; this record's profile makes it version {RECORD_VERSION}")

@@ -36,6 +36,7 @@ from engine_helpers import ScriptSource, build_deck, c, card_points, cs, make_de
 
 SEED_PROFILES = [
     "pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51", "pidro",
+    "oregon", "sixty-three",
 ]
 
 
@@ -597,3 +598,93 @@ def test_lose_at_ends_the_game_for_the_side_that_falls_through_the_floor():
     assert ended > 0
     with pytest.raises(ValueError, match="lose_at"):
         RuleProfile(lose_at=5)
+
+
+# -- oregon ------------------------------------------------------------------------------
+
+
+def _oregon_deal(dealer: int = 0) -> Deal:
+    deal, _ = make_deal(build_deck(dealer, {}), dealer=dealer, profile=get_profile("oregon"))
+    return deal
+
+
+def test_oregon_bids_rank_by_amount_then_suit_spades_highest():
+    deal = _oregon_deal()
+    assert Bid(6, 1) in deal.choice.options and Bid(5, 1) not in deal.choice.options
+    deal.apply(Bid(6, 1))  # 6 diamonds
+    legal = deal.choice.options
+    assert Bid(6, 0) in legal and Bid(6, 1) not in legal  # clubs beat diamonds at 6
+    deal.apply(Bid(6, 3))  # 6 spades
+    legal = deal.choice.options
+    assert min(legal, key=lambda b: (b.amount, "DCHS".index("CDHS"[b.suit]))) == Bid(7, 1)
+    with pytest.raises(IllegalAction):
+        deal.apply(Bid(6, 2))
+    with pytest.raises(IllegalAction):
+        deal.apply(Bid(7))  # a bid must name its suit
+
+
+def test_oregon_auction_allows_reentry_and_ends_after_three_passes_in_a_row():
+    deal = _oregon_deal()
+    seats = _asked_order(deal, [None, None, None, None])
+    assert seats == [1, 2, 3, 0] and deal.redeal  # the dealer may pass too: a void deal
+    deal = _oregon_deal()
+    deal.apply(PASS)
+    deal.apply(PASS)
+    deal.apply(PASS)
+    assert Bid(5, 1) in deal.choice.options and deal.choice.can_pass  # the dealer's 5
+    deal.apply(Bid(5, 1))
+    deal.apply(Bid(6, 1))  # seat 1 passed before and comes back in
+    assert deal.to_act == 2 and deal.phase == "bid"
+    for _ in range(3):
+        deal.apply(PASS)
+    assert deal.maker == 1 and deal.trump == 1 and deal.phase in ("rob", "play")  # no trump decision
+
+
+def test_oregon_tie_past_63_goes_to_the_bidders_else_the_higher_score():
+    profile = get_profile("oregon")
+    seen = set()
+    for k in range(150):
+        g = _game_from(profile, (60, 60), key=f"or-{k}")
+        rng = random.Random(k)
+        deal = g.deal
+        while not deal.done:  # the first seat bids the lowest bid and the rest pass: bids get made
+            ch = g.choice
+            if ch.kind == "bid":
+                g.apply(PASS if deal.high else ch.options[0])
+            else:
+                g.apply(ch.sample(rng))
+        a = deal.scores_after
+        if a[0] >= 63 and a[1] >= 63:
+            want = deal.maker % 2 if a[0] == a[1] else (0 if a[0] > a[1] else 1)
+            assert (g.over, g.winner) == (True, want)
+            seen.add("tie" if a[0] == a[1] else "both")
+    assert "both" in seen
+
+
+# -- sixty-three -------------------------------------------------------------------------
+
+
+def test_sixty_three_deals_four_more_keeps_six_and_counts_63():
+    profile = get_profile("sixty-three")
+    assert profile.deal_points == 63
+    for k in range(30):
+        deal, _ = make_deal(build_deck(k % 4, {}), dealer=k % 4, profile=profile)
+        rng = random.Random(k)
+        while deal.phase in ("bid", "trump"):
+            deal.apply(deal.choice.sample(rng))
+        assert all(len(r) == 4 for r in deal.received) and deal.stock == []
+        while deal.phase == "discard":
+            ch = deal.choice
+            trumps = deal.table.trumps
+            held = deal.hands[ch.seat]
+            n_trumps = sum(x in trumps for x in held)
+            if n_trumps < 6:  # choose plain cards only, keeping every trump
+                assert set(ch.candidates) == {x for x in held if x not in trumps} and ch.least == len(held) - 6
+            else:  # plain cards went already; extras shown
+                assert all(x in trumps for x in held) and ch.least == n_trumps - 6
+            deal.apply(ch.sample(rng))
+        assert deal.phase == "play" and [len(h) for h in deal.hands] == [6, 6, 6, 6]
+        assert not any(e[0] == "act" and e[2].__class__.__name__ == "Rob" for e in deal.events)
+        while not deal.done:
+            deal.apply(deal.choice.sample(rng))
+        assert sum(deal.points) + deal.lost == 63

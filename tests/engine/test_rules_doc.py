@@ -64,6 +64,8 @@ def parse_line(line: str) -> dict[str, Any]:
         d: dict[str, Any] = {"type": "pass"}
     elif kind == "bid":
         d = {"type": "bid", "amount": int(rest[0])}
+        if len(rest) > 1:  # a bid that names its suit (oregon)
+            d["suit"] = rest[1]
     elif kind == "trump":
         d = {"type": "trump", "suit": rest[0]}
     elif kind == "rob":
@@ -85,7 +87,7 @@ def event_line(e: dict[str, Any]) -> str:
     if e["type"] == "reshuffle":
         return f"reshuffle {e['kind']}: " + " ".join(e["stock"])
     t = e["type"]
-    words = {"pass": [], "bid": [str(e.get("amount"))], "trump": [e.get("suit")], "rob": e.get("take", []),
+    words = {"pass": [], "bid": [str(e.get("amount"))] + ([e["suit"]] if e.get("suit") else []), "trump": [e.get("suit")], "rob": e.get("take", []),
              "discard": e.get("cards", [])}.get(t)
     if t == "play":
         words = [e["card"]] + (["under", *e["under"]] if e.get("under") else [])

@@ -17,7 +17,7 @@ from .. import leaderboard as lb
 from .charts import Axis, axis_svg, histogram_svg, history_svg, interval_bar, scale_for
 from .collect import GameRef
 from .model import FaultRow, SiteModel
-from .stats import BotStats
+from .stats import LATER_HONOURS, BotStats
 
 SEATS = "NESW"
 #: evidence (request, reply, stderr) is written out for this many faults per bot page; every fault is listed
@@ -252,7 +252,7 @@ def _stats_tables(st: BotStats | None) -> list[str]:
     ]
     rows += [(f"deals its side scored {name.replace('_', '-').capitalize()}",
               na(name) or f"{n} ({pct(n / st.deals if st.deals else None)})")
-             for name, n in st.honours.items() if name != "off_jack" or p.off_jack_trump]
+             for name, n in st.honours.items() if name not in LATER_HONOURS or why[name] is None]
     out += [f'<tr><th scope="row" class="l">{e(k)}</th><td>{e(v)}</td></tr>' for k, v in rows]
     out.append("</tbody></table>")
     if st.contracts:

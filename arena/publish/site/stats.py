@@ -36,8 +36,10 @@ from ...engine.record import load_record, recorded_decisions, recorded_source
 SISTER = {"H": "D", "D": "H", "S": "C", "C": "S"}
 #: point cards by their PointValues field, as (rank, whose suit): "t" trump, "s" its sister suit
 POINT_CARDS = {"high": "At", "jack": "Jt", "game": "Tt", "right_pedro": "5t", "left_pedro": "5s", "low": "2t",
-               "off_jack": "Js"}
-HONOURS = ("high", "low", "jack", "game", "off_jack")
+               "off_jack": "Js", "king": "Kt", "nine": "9t", "three": "3t"}
+HONOURS = ("high", "low", "jack", "game", "off_jack", "king", "nine", "three")
+#: point cards only some profiles score (a page shows them only under those)
+LATER_HONOURS = frozenset(("off_jack", "king", "nine", "three"))
 PEDROS = ("right_pedro", "left_pedro")
 
 
@@ -119,7 +121,7 @@ class BotStats:
 
 def _cards_leave_play(p: RuleProfile) -> bool:
     """Whether a trump can be out of play when the tricks begin (discarded, shown, left by the rob)."""
-    return p.discard == "choose" or p.rob == "free" or p.extra_trumps == "discard"
+    return p.discard != "non_trumps" or p.rob == "free" or p.extra_trumps == "discard"
 
 
 Plays = list[tuple[int, str, tuple[str, ...]]]

@@ -40,7 +40,8 @@ def mechanisms(game: Game) -> set[str]:
             if ev[0] == "reshuffle":
                 out.add(f"reshuffle ({ev[3]})")
             elif type(ev[2]).__name__ == "Discard":
-                out.add("extra trumps shown" if p.extra_trumps == "discard" else
+                trumps = d.table is not None and d.table.is_trump[ev[2].cards[0]]
+                out.add("extra trumps shown" if p.discard != "choose" and trumps else
                         "face-up discards" if p.discards_face_up else "chosen discards")
             elif getattr(ev[2], "under", ()):
                 out.add("cards under a top card")
@@ -54,6 +55,8 @@ def mechanisms(game: Game) -> set[str]:
             out.add("a trick without a trump to its leader")
         if p.bid_suits:
             out.add("bids naming the trump")
+        if p.second_deal:
+            out.add("a second deal")
         if p.off_jack_trump and any(c % 13 == 9 and c // 13 == 3 - d.trump for t in d.tricks for _, c, _ in t.plays):
             out.add("the off-jack played")
         pts = p.point_table(d.trump)  # type: ignore[arg-type]
@@ -90,7 +93,7 @@ def expected(profile: str) -> set[str]:
         want.add("void deal")
     else:
         want.add("forced dealer bid")
-    if p.discard == "choose":
+    if p.discard in ("choose", "to_hand_size"):
         want.add("face-up discards" if p.discards_face_up else "chosen discards")
     if p.extra_trumps == "discard":
         want.add("extra trumps shown")
@@ -106,6 +109,8 @@ def expected(profile: str) -> set[str]:
         want.add("a trick without a trump to its leader")
     if p.bid_suits:
         want.add("bids naming the trump")
+    if p.second_deal:
+        want.add("a second deal")
     if p.off_jack_trump:
         want.add("the off-jack played")
     return want

@@ -30,7 +30,7 @@
   function pointsOf(c, t, pts, oj) {
     if (!isTrump(c, t, oj)) return 0;
     if (c[1] !== t) return c[0] === "5" ? pts.left_pedro : pts.off_jack;
-    return { A: pts.high, J: pts.jack, T: pts.game, 5: pts.right_pedro, 2: pts.low }[c[0]] || 0;
+    return { A: pts.high, K: pts.king, J: pts.jack, T: pts.game, 9: pts.nine, 5: pts.right_pedro, 3: pts.three, 2: pts.low }[c[0]] || 0;
   }
   function without(list, cards) {
     const out = list.slice();
@@ -91,12 +91,13 @@
     moon_bid: null, win_requires_bid: false, both_reach: "play_on", bid_suits: false, suit_order: "SHCD",
     dealer_low_bid: null, play: "follow", off_jack_trump: false, lose_at: null,
   };
-  PROFILE_DEFAULTS.points.off_jack = 0;
+  Object.assign(PROFILE_DEFAULTS.points, { off_jack: 0, king: 0, nine: 0, three: 0 });
+  PROFILE_DEFAULTS.second_deal = 0;
   const PROFILE_VALUES = {
     low_goes_to: ["holder", "capturer"], scoring: ["standard", "difference"], extra_trumps: ["play_under", "discard"],
     rob_from: ["stock", "stock_and_discards"], players: [4], bid_start: ["left", "right"],
     auction: ["once_around", "until_three_pass", "open"], play: ["follow", "trumps_only", "oregon"],
-    both_reach: ["play_on", "bidders", "higher_or_bidders"], discard: ["non_trumps", "choose"], rob: ["take_trumps", "free"],
+    both_reach: ["play_on", "bidders", "higher_or_bidders"], discard: ["non_trumps", "choose", "to_hand_size"], rob: ["take_trumps", "free", "none"],
     set_rule: ["minus_bid", "points_plus_bid", "total_plus_gap"], hand_size: [6],
   };
 
@@ -131,10 +132,13 @@
       forced,
       p.total + " points a deal (High " + pts.high + ", Low " + pts.low + ", Jack " + pts.jack + ", Game " + pts.game
         + ", pedros " + pts.right_pedro + " and " + pts.left_pedro + (p.off_jack_trump ? ", off-jack " + pts.off_jack + " (a trump)" : "")
+        + (pts.king ? ", King " + pts.king : "") + (pts.nine ? ", nine " + pts.nine : "") + (pts.three ? ", three " + pts.three : "")
         + "; Low to its " + (p.low_goes_to === "holder" ? "holder" : "capturer") + ")",
-      p.discard === "choose" ? "each seat discards at least " + p.min_discard + (p.discards_face_up ? " face up" : "") : "every non-trump discarded"
-        + (p.extra_trumps === "discard" ? ", trumps beyond " + p.hand_size + " shown and discarded" : ""),
-      p.rob === "free" ? "the dealer robs freely from the " + (p.rob_from === "stock" ? "stock" : "stock and the discards") + ", trumps left face up"
+      (p.second_deal ? p.second_deal + " more cards each once trump is named; " : "")
+        + (p.discard === "choose" ? "each seat discards at least " + p.min_discard + (p.discards_face_up ? " face up" : "")
+          : (p.discard === "to_hand_size" ? "every trump kept, plain cards chosen to make " + p.hand_size : "every non-trump discarded")
+          + (p.extra_trumps === "discard" ? ", trumps beyond " + p.hand_size + " shown and discarded" : "")),
+      p.rob === "none" ? "no rob (the stock is dealt out)" : p.rob === "free" ? "the dealer robs freely from the " + (p.rob_from === "stock" ? "stock" : "stock and the discards") + ", trumps left face up"
         : "the dealer robs the stock's trumps",
       { follow: "follow suit or trump", trumps_only: "only trumps are played; a hand out of trumps is laid face up and sits out",
         oregon: "a plain lead allows any card and keeps the lead unless trumped; a seat that cannot follow a trump lead throws its hand in" }[p.play],
@@ -224,10 +228,33 @@
             st.hands[s].push(...got); st.received[s].push(...got); need -= got.length;
           }
         }
+        const filled = order.slice(0, 3).map((s) => st.received[s].length - (prof.second_deal || 0));
+        const text = filled.some((k) => k > 0) ? "; the dealer fills the others to " + size + " (" + filled.join(", ") + " cards)"
+          + (st.reshuffles ? ", the discard pile reshuffled into the stock" : "") : "";
+        if (prof.rob === "none") return text + "; no stock to rob" + startPlay().replace(/\.$/, "");
         st.phase = "rob"; st.toAct = d.dealer;
         st.robPool = prof.rob_from === "stock_and_discards" ? [...st.stock, ...st.pile] : st.stock.slice();
-        return "; the dealer fills the others to " + size + " (" + order.slice(0, 3).map((s) => st.received[s].length).join(", ") + " cards)"
-          + (st.reshuffles ? ", the discard pile reshuffled into the stock" : "");
+        return text;
+      };
+      const startPlay = () => { // the tricks begin (rules 6, 12)
+        const t = st.trump;
+        st.phase = "play";
+        lowHolder = st.hands.findIndex((h) => h.includes("2" + t));
+        if (prof.losesCards) { // every card in no hand when play begins is out of play (rules 12.1)
+          const held = new Set(st.hands.flat());
+          const by = {};
+          for (let s = 0; s < 4; s++) for (const c of [...st.discarded[s], ...st.shown[s]]) by[c] = s;
+          st.out = d.deck.filter((c) => !held.has(c)).map((c) => [c in by ? by[c] : -1, c]);
+        }
+        if (prof.play === "follow") {
+          st.tricks.push({ leader: st.maker, plays: [], winner: null });
+          st.toAct = st.maker;
+          return "; " + name(st.maker) + " leads.";
+        }
+        const sat = st.sitting.length;
+        const more = nextTrick(st.maker);
+        return (st.sitting.length > sat ? "; " + st.sitting.slice(sat).map(name).join(", ") + " hold no trump: hand laid face up, sitting out" : "")
+          + (more ? "; " + name(st.toAct) + " leads." : ".") + (more ? "" : score());
       };
       const endTrick = (trick, winner, note) => {
         trick.winner = st.toAct = winner;
@@ -274,14 +301,29 @@
       const discardPhase = () => { st.phase = "discard"; st.toAct = queue[0]; return "; " + name(queue[0]) + " discards first"; };
       const nameTrump = (t) => { // the discard (or the first chosen discard), the fill and the rob follow (rules 5)
         st.trump = t;
-        if (prof.discard === "choose") { queue = order.slice(); return discardPhase(); }
+        let text = "";
+        if (prof.second_deal) { // sixty-three: a second deal to every seat from the dealer's left
+          for (const s of order) { const got = st.stock.splice(0, prof.second_deal); st.hands[s].push(...got); st.received[s].push(...got); }
+          text = ". " + prof.second_deal + " more cards to each seat";
+        }
+        if (prof.discard === "choose") { queue = order.slice(); return text + discardPhase(); }
+        if (prof.discard === "to_hand_size") { // keep every trump; a hand of hand_size trumps or more puts every plain card down
+          for (let s = 0; s < 4; s++) {
+            if (st.hands[s].filter((c) => isTrump(c, t, oj)).length < size) continue;
+            const gone = st.hands[s].filter((c) => !isTrump(c, t, oj));
+            st.hands[s] = st.hands[s].filter((c) => isTrump(c, t, oj));
+            st.discarded[s].push(...gone); st.pile.push(...gone);
+          }
+          queue = order.filter((s) => st.hands[s].length > size);
+          return text + (queue.length ? discardPhase() : fill());
+        }
         for (let s = 0; s < 4; s++) {
           st.discarded[s] = st.hands[s].filter((c) => !isTrump(c, t, oj));
           st.hands[s] = st.hands[s].filter((c) => isTrump(c, t, oj));
           st.pile.push(...st.discarded[s]);
         }
         if (prof.extra_trumps === "discard") queue = order.filter((s) => st.hands[s].length > size);
-        return ". Everyone discards every non-trump (" + st.discarded.map((x) => x.length).join(", ") + " cards)"
+        return text + ". Everyone discards every non-trump (" + st.discarded.map((x) => x.length).join(", ") + " cards)"
           + (queue.length ? discardPhase() : fill());
       };
       /* Plays other than "follow" (rules 12): the seats still holding cards that count play each trick,
@@ -353,11 +395,15 @@
           if (st.phase !== "discard") warnings.push("deal " + d.index + ": a discard where the rules have none");
           st.hands[e.seat] = without(st.hands[e.seat], e.cards);
           st.discarded[e.seat].push(...e.cards);
-          const extras = prof.discard !== "choose";
+          const extras = !(prof.discard === "choose" || prof.discard === "to_hand_size" && !isTrump(e.cards[0], st.trump, oj));
           if (!extras) st.pile.push(...e.cards);
           if (extras || prof.discards_face_up) st.shown[e.seat].push(...e.cards);
           st.text = name(e.seat) + (extras ? " shows and discards " + e.cards.length + " extra trumps: " + e.cards.join(" ")
             : " discards " + e.cards.length + (prof.discards_face_up ? " face up: " + e.cards.join(" ") : " cards")) + forced;
+          if (st.phase === "discard" && e.seat === queue[0] && prof.discard !== "choose") { // the count the rules ask for
+            if (e.cards.length !== st.hands[e.seat].length + e.cards.length - size) warnings.push("deal " + d.index + ": " + SEAT_NAME[e.seat] + " discards " + e.cards.length + ", the rules ask for " + (st.hands[e.seat].length + e.cards.length - size));
+          } else if (st.phase === "discard" && prof.discard === "choose" && (e.cards.length < prof.min_discard || st.hands[e.seat].length > size))
+            warnings.push("deal " + d.index + ": " + SEAT_NAME[e.seat] + " discards " + e.cards.length + " cards, which the rules do not allow");
           queue.shift();
           st.text += (queue.length ? discardPhase() : fill()) + ".";
         } else if (e.type === "rob") {
@@ -391,27 +437,9 @@
             blind = st.stock.splice(0, short);
             st.hands[dealer].push(...blind); st.received[dealer].push(...blind);
           }
-          st.phase = "play";
-          lowHolder = st.hands.findIndex((h) => h.includes("2" + t));
-          if (prof.losesCards) { // every card in no hand when play begins is out of play (rules 12.1)
-            const held = new Set(st.hands.flat());
-            const by = {};
-            for (let s = 0; s < 4; s++) for (const c of [...st.discarded[s], ...st.shown[s]]) by[c] = s;
-            st.out = d.deck.filter((c) => !held.has(c)).map((c) => [c in by ? by[c] : -1, c]);
-          }
           st.text = name(e.seat) + " robs the " + (prof.rob_from === "stock" ? "pack" : "pack and the discards") + " and takes "
             + st.robTaken.length + " cards" + forced + (blind.length ? " and " + blind.length + " blind from the reshuffled discards" : "")
-            + (left.length ? "; the trumps left are laid face up, out of play: " + left.join(" ") : "");
-          if (prof.play === "follow") {
-            st.tricks.push({ leader: st.maker, plays: [], winner: null });
-            st.toAct = st.maker;
-            st.text += "; " + name(st.maker) + " leads.";
-          } else {
-            const sat = st.sitting.length;
-            const more = nextTrick(st.maker);
-            st.text += (st.sitting.length > sat ? "; " + st.sitting.slice(sat).map(name).join(", ") + " hold no trump: hand laid face up, sitting out" : "")
-              + (more ? "; " + name(st.toAct) + " leads." : ".") + (more ? "" : score());
-          }
+            + (left.length ? "; the trumps left are laid face up, out of play: " + left.join(" ") : "") + startPlay();
         } else if (e.type === "play") {
           const t = st.trump;
           const trick = st.tricks[st.tricks.length - 1];

@@ -155,7 +155,31 @@ def test_game_pages_of_a_competition_under_another_profile(browser: Browser, clu
     browser.wait_for("cinchViewer.viewers.length === 2")
     assert browser.js("cinchViewer.viewers[1].root.querySelector('.warn')") is None
     browser.screenshot(ARTIFACTS / "game-foster1897-twin.png")
+    assert _revoke_flagged(browser)
     assert browser.problems() == []
+
+
+def _revoke_flagged(browser: Browser) -> bool:
+    """A pagat62 record where a seat that could follow suit plays another plain suit (its two plays swapped)."""
+    (record, _), = showcase("pagat62")
+    for d in record["deals"]:
+        plays = [e for e in d["events"] if e["type"] == "play"]
+        trump = d.get("trump")
+        for i, e in enumerate(plays):
+            lead = plays[i - i % 4]["card"]
+            if i % 4 == 0 or lead[1] == trump or e["card"][1] != lead[1] or lead[0] == "5":
+                continue
+            later = next((x for x in plays[i + 1:] if x["seat"] == e["seat"] and x["card"][1] not in (lead[1], trump)
+                          and x["card"][0] != "5"), None)
+            if later is None:
+                continue
+            bad = json.loads(json.dumps(record))
+            swapped = {id(e): later["card"], id(later): e["card"]}
+            for de, be in zip(d["events"], next(x for x in bad["deals"] if x["index"] == d["index"])["events"]):
+                if id(de) in swapped:
+                    be["card"] = swapped[id(de)]
+            return any(f"plays {later['card']}, which the rules do not allow" in w for w in _flags(browser, bad))
+    raise AssertionError("no trick in the showcase game to revoke in")
 
 
 def _ending(profile: RuleProfile, end: str) -> dict[str, Any]:

@@ -256,6 +256,20 @@
         return (st.sitting.length > sat ? "; " + st.sitting.slice(sat).map(name).join(", ") + " hold no trump: hand laid face up, sitting out" : "")
           + (more ? "; " + name(st.toAct) + " leads." : ".") + (more ? "" : score());
       };
+      const legalPlay = (hand, trick, card, under) => { // rules 6 (follow suit or trump; extras under a top) and 12
+        const t = st.trump;
+        const trumps = hand.filter((c) => isTrump(c, t, oj));
+        const led = trick.plays.length ? effSuit(trick.plays[0].card, t, oj) : null;
+        let legal = hand;
+        if (prof.play === "trumps_only" || prof.play === "oregon" && led === t) legal = trumps;
+        else if (prof.play === "follow" && led !== null) {
+          if (led === t) legal = trumps.length ? trumps : hand;
+          else if (hand.some((c) => effSuit(c, t, oj) === led)) legal = hand.filter((c) => effSuit(c, t, oj) === led || isTrump(c, t, oj));
+        }
+        const extra = hand.length > size && st.tricks.length === 1 ? hand.length - size : 0;
+        return legal.includes(card) && under.length === extra && new Set(under).size === extra
+          && under.every((c) => c !== card && hand.includes(c) && isTrump(c, t, oj) && !pointsOf(c, t, pts, oj));
+      };
       const endTrick = (trick, winner, note) => {
         trick.winner = st.toAct = winner;
         const k = st.tricks.length - 1;
@@ -445,7 +459,10 @@
           const trick = st.tricks[st.tricks.length - 1];
           if (!trick || st.phase !== "play") throw new Error("deal " + d.index + ": a card is played outside the play of the tricks");
           const under = e.under || [];
-          st.hands[e.seat] = without(st.hands[e.seat], [e.card, ...under]);
+          const hand = st.hands[e.seat];
+          if (!legalPlay(hand, trick, e.card, under)) warnings.push("deal " + d.index + ": " + SEAT_NAME[e.seat] + " plays " + e.card
+            + (under.length ? " over " + under.join(" ") : "") + ", which the rules do not allow from " + hand.join(" "));
+          st.hands[e.seat] = without(hand, [e.card, ...under]);
           trick.plays.push({ seat: e.seat, card: e.card, under: under });
           st.text = name(e.seat) + " plays " + e.card + (under.length ? " with " + under.join(" ") + " under it" : "") + forced + ".";
           if (prof.play === "follow") {

@@ -627,9 +627,10 @@
         f.phase === "rob" ? "" : " took: ", f.phase === "rob" ? "" : cards(sw.robTaken)));
     }
     if (sw.stock !== null && f.phase !== "bid" && !f.redeal) v.body.append(el("p", { class: "stock" }, "Stock now: ", cards(sw.stock), " Discard pile: ", cards(sw.pile)));
-    if (seat === null && f.out && f.out.length) {
-      v.body.append(el("p", { class: "out" }, "Out of play (in no hand when play began): ",
-        ...f.out.map(([s, c]) => el("span", { class: "play" }, card(c), s < 0 ? " never dealt" : " by " + SEAT_NAME[s]))));
+    const outPoints = seat === null && f.out && f.trump ? f.out.filter(([, c]) => pointsOf(c, f.trump, v.profile.points, v.profile.off_jack_trump)) : [];
+    if (outPoints.length) {
+      v.body.append(el("p", { class: "out" }, "Point cards out of play (in no hand when play began): ",
+        ...outPoints.map(([s, c]) => el("span", { class: "play" }, card(c), s < 0 ? " never dealt" : " laid away by " + SEAT_NAME[s]))));
     }
     if (f.tricks.length) {
       v.body.append(el("table", { class: "tricks" }, el("caption", { text: "Tricks" }),
@@ -663,11 +664,12 @@
 
   function makeViewer(root, game) {
     const r = framesOf(game);
-    const v = { root: root, game: game, frames: r.frames, i: 0, seat: null, buttons: [] };
+    const v = { root: root, game: game, frames: r.frames, profile: r.profile, i: 0, seat: null, buttons: [] };
     v.starts = dealStarts(v.frames);
     root.replaceChildren();
     root.classList.add("viewer");
-    root.append(el("h2", { text: game.title || "Game " + game.id }));
+    const plain = { "saved game": "A saved game", record: "A game record" }[game.id];
+    root.append(el("h2", { text: game.title || plain || "Game " + game.id }));
     root.append(el("p", { class: "rules small", text: profileText(r.profile) }));
     if (r.warnings.length) {
       root.append(el("div", { class: "warn", role: "alert" }, el("strong", { text: "The record disagrees with the rules: " }),

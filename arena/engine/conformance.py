@@ -171,7 +171,9 @@ def _check_cards(report: ConformanceReport, key: str, deal: Deal) -> None:
     places += deal.pile
     if len(places) != len(set(places)):
         _fail(report, key, deal, "a card is in two places at once")
-    missing = set(range(52)) - set(places)
+    missing = set(deal.deck) - set(places) - set(deal.kitty)
+    if set(deal.deck) != (deal.profile.short_deck or set(range(52))):
+        _fail(report, key, deal, "the deck is not the profile's deck")
     face_up = {c for cards in deal.shown for c in cards}
     if not missing <= face_up:
         _fail(report, key, deal, f"{len(missing - face_up)} card(s) vanished without being laid face up")
@@ -234,8 +236,8 @@ def _check_deal_end(report: ConformanceReport, key: str, deal: Deal) -> None:
         return
     if sum(deal.points) + deal.lost != p.deal_points:
         _fail(report, key, deal, f"points {deal.points} + {deal.lost} out of play != {p.deal_points} a deal")
-    if p.play == "follow" and (len(deal.tricks) != 6 or any(len(t.plays) != 4 for t in deal.tricks)):
-        _fail(report, key, deal, "a deal did not play six full tricks")
+    if p.play == "follow" and (len(deal.tricks) != p.hand_size or any(len(t.plays) != 4 for t in deal.tricks)):
+        _fail(report, key, deal, f"a deal did not play {p.hand_size} full tricks")
     if p.play != "follow" and (any(t.winner is None for t in deal.tricks) or len(deal.tricks) > 6):
         _fail(report, key, deal, "a trick was left open, or more than six were played")
     if p.play == "trumps_only":

@@ -16,9 +16,9 @@ from functools import lru_cache
 from .actions import (
     PLAY_CARD,
     Action,
+    Bid,
     BidChoice,
     Choice,
-    Discard,
     DiscardChoice,
     IllegalAction,
     Pass,
@@ -28,23 +28,21 @@ from .actions import (
     SuitBidChoice,
     TrumpChoice,
 )
-from .actions import Bid as _Bid
 from .cards import NUM_CARDS, OFF_JACK_TABLES, TRUMP_TABLES, Card, TrumpTable
 from .chance import DeckSource
 from .profile import RuleProfile
 
 BID, TRUMP, DISCARD, ROB, PLAY, DONE = "bid", "trump", "discard", "rob", "play", "done"
-TRICKS_PER_DEAL = 6
 
 @lru_cache(maxsize=1024)
-def _suit_bids(lo: int, hi: int, above: int, order: str) -> tuple[_Bid, ...]:
+def _suit_bids(lo: int, hi: int, above: int, order: str) -> tuple[Bid, ...]:
     """Bids naming a suit, ``lo..hi``, ranked above the key ``above`` (amount * 4
     + the suit's place in ``order`` counted from the lowest), lowest first."""
     out = []
     for amount in range(lo, hi + 1):
         for place, name in enumerate(reversed(order)):
             if amount * 4 + place > above:
-                out.append(_Bid(amount, "CDHS".index(name)))
+                out.append(Bid(amount, "CDHS".index(name)))
     return tuple(out)
 
 
@@ -109,7 +107,7 @@ class Deal:
         "discarded", "received", "rob_stock", "rob_taken", "blind", "tricks", "low_holder", "points",
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
         "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue", "_in_trick",
-        "bid_suits", "_high_key",
+        "bid_suits", "_high_key", "kitty",
     )
 
     def __init__(
@@ -126,7 +124,12 @@ class Deal:
         self.scores_before = (scores_before[0], scores_before[1])
         self._source = source
         deck = source.deck(index)
-        if len(deck) != NUM_CARDS or len(set(deck)) != NUM_CARDS:
+        short = profile.short_deck
+        if short is not None:  # a short deck: the 52-card deck without the missing ranks, order kept
+            deck = [c for c in deck if c in short]
+            if len(deck) != len(short) or set(deck) != short:
+                raise ValueError(f"deck of deal {index} is not a permutation of the profile's {len(short)} cards")
+        elif len(deck) != NUM_CARDS or len(set(deck)) != NUM_CARDS:
             raise ValueError(f"deck of deal {index} is not a permutation of the 52 cards")
         self.deck: tuple[Card, ...] = tuple(deck)
         self.origin = source.origin(index)
@@ -137,12 +140,22 @@ class Deal:
         order = _ORDERS[dealer]
         self._order = order
         hands: list[list[Card]] = [[], [], [], []]
-        for i, s in enumerate(order):  # three rounds of 3-card packets (rules 3)
-            p = 3 * i
-            hands[s] = [*deck[p : p + 3], *deck[p + 12 : p + 15], *deck[p + 24 : p + 27]]
+        packets = profile.packets
+        if packets == (3, 3, 3):
+            for i, s in enumerate(order):  # three rounds of 3-card packets (rules 3)
+                p = 3 * i
+                hands[s] = [*deck[p : p + 3], *deck[p + 12 : p + 15], *deck[p + 24 : p + 27]]
+            p = 36
+        else:  # rounds of the profile's packets, each from the dealer's left
+            p = 0
+            for size in packets:
+                for s in order:
+                    hands[s].extend(deck[p : p + size])
+                    p += size
+        self.kitty: tuple[Card, ...] = tuple(deck[p : p + profile.kitty])
         self.hands = hands
         self.dealt: tuple[tuple[Card, ...], ...] = (tuple(hands[0]), tuple(hands[1]), tuple(hands[2]), tuple(hands[3]))
-        self.stock: list[Card] = list(deck[36:])
+        self.stock: list[Card] = list(deck[p + profile.kitty :])
         self.pile: list[Card] = []
         self.reshuffles = 0
         self.bids: list[tuple[int, int, bool]] = []  # (seat, amount or 0 for pass, forced)
@@ -364,6 +377,12 @@ class Deal:
                 self.received[s].extend(got)
         if p.discard == "choose":  # each seat in turn, the dealer last (rules 12.1)
             self._queue = list(self._order)
+        elif p.discard == "keep":  # nobody discards; the maker takes the kitty and puts as many down (lipton)
+            if self.kitty:
+                maker = self.maker
+                self.hands[maker].extend(self.kitty)  # type: ignore[index]
+                self.received[maker].extend(self.kitty)  # type: ignore[index]
+                self._queue = [maker]  # type: ignore[list-item]
         elif p.discard == "to_hand_size":  # keep every trump, choose the plain cards that make up the hand
             for s in range(4):  # a hand of hand_size trumps or more puts every plain card down at once
                 hand = self.hands[s]
@@ -410,7 +429,7 @@ class Deal:
         self.discarded[seat].extend(cards)
         p = self.profile
         is_trump = self.table.is_trump  # type: ignore[union-attr]
-        if p.discard == "choose" or (p.discard == "to_hand_size" and not is_trump[cards[0]]):
+        if p.discard in ("choose", "keep") or (p.discard == "to_hand_size" and not is_trump[cards[0]]):
             self.pile.extend(cards)
             if p.discards_face_up:
                 self.shown[seat].extend(cards)
@@ -583,7 +602,7 @@ class Deal:
                     continue
             else:
                 legal = hand
-            if len(hand) > 6 and len(self.tricks) == 1:
+            if len(hand) > self.profile.hand_size and len(self.tricks) == 1:
                 self._choice = self._long_choice(seat, hand, legal)
                 return
             if len(legal) > 1:
@@ -606,7 +625,7 @@ class Deal:
 
     def _long_choice(self, seat: int, hand: list[Card], legal: list[Card]) -> PlayChoice:
         """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (rules 6)."""
-        n_under = len(hand) - 6
+        n_under = len(hand) - self.profile.hand_size
         pointless = self._pointless
         pool = tuple(c for c in hand if c in pointless)
         tops = tuple(c for c in legal if len(pool) - (c in pointless) >= n_under)
@@ -626,6 +645,7 @@ class Deal:
         strengths = self._strength
         trump = self.trump
         trick = tricks[-1]
+        n_tricks = self.profile.hand_size  # one trick per card of a full hand (rules 6: six)
         while True:
             if action is not None:
                 events.append(("act", seat, action, forced))
@@ -650,7 +670,7 @@ class Deal:
                     seat = (seat + 1) % 4
                 else:
                     seat = trick.winner = trick.best_seat
-                    if len(tricks) == TRICKS_PER_DEAL:
+                    if len(tricks) == n_tricks:
                         self._score()
                         self._choice = None
                         return
@@ -670,7 +690,7 @@ class Deal:
                             break
             n = len(legal)
             if n > 1:
-                if len(hand) > 6 and len(tricks) == 1:
+                if len(hand) > n_tricks and len(tricks) == 1:
                     self._choice = self._long_choice(seat, hand, legal)
                 else:
                     self._choice = PlayChoice(seat, tuple(legal))

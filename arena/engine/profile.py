@@ -65,7 +65,7 @@ class RuleProfile(BaseModel):
     dealer_forced_bid: int | None = Field(
         7, description="bid the dealer must make when all others pass; None: the deal is void and redealt"
     )
-    hand_size: int = Field(6, ge=1, description="cards each hand is filled to after the discard")
+    hand_size: int = Field(6, ge=1, description="cards each hand is filled to after the discard; tricks a deal")
     points: PointValues = PointValues()
     low_goes_to: Literal["holder", "capturer"] = "holder"
     scoring: Literal["standard", "difference"] = "standard"
@@ -99,12 +99,16 @@ class RuleProfile(BaseModel):
     dealer_low_bid: int | None = Field(
         None, description="after three passes with no bid, the dealer may bid from this amount (below min_bid)"
     )
-    discard: Literal["non_trumps", "choose", "to_hand_size"] = Field(
+    discard: Literal["non_trumps", "choose", "to_hand_size", "keep"] = Field(
         "non_trumps",
         description="every non-trump is discarded; each seat in turn chooses its discards; or each seat keeps "
-        "every trump and chooses the plain cards that make up hand_size (extras beyond it: extra_trumps)",
+        "every trump and chooses the plain cards that make up hand_size (extras beyond it: extra_trumps); "
+        "or every seat keeps its cards (only the maker puts down as many as the kitty gave it)",
     )
     second_deal: int = Field(0, ge=0, description="cards dealt to each seat after the bidding (sixty-three: 4)")
+    deck_ranks: str = Field("23456789TJQKA", description="the ranks in the deck (lipton: 259TJQKA, 32 cards)")
+    packets: tuple[int, ...] = Field((3, 3, 3), description="the dealing rounds: cards to each seat per round")
+    kitty: int = Field(0, ge=0, description="cards dealt face down aside after the hands; the maker takes them")
     min_discard: int = Field(0, ge=0, description="with discard 'choose': the fewest cards a seat may discard")
     discards_face_up: bool = Field(False, description="discards (and trumps left in a robbed stock) are public")
     rob: Literal["take_trumps", "free", "none"] = Field(
@@ -156,16 +160,23 @@ class RuleProfile(BaseModel):
             raise ValueError(f"max_bid ({self.max_bid}) is above the {total} points of a deal")
         if self.dealer_forced_bid is not None and not 1 <= self.dealer_forced_bid <= self.max_bid:
             raise ValueError(f"dealer_forced_bid ({self.dealer_forced_bid}) is outside 1-{self.max_bid}")
-        if self.hand_size != 6:
-            raise ValueError("hand_size: only 6 is implemented yet")
+        if not self.deck_ranks or any(r not in "23456789TJQKA" for r in self.deck_ranks) or len(set(self.deck_ranks)) != len(self.deck_ranks):
+            raise ValueError(f"deck_ranks ({self.deck_ranks!r}) must be distinct ranks of 23456789TJQKA")
+        if self.stock_size < 0:
+            raise ValueError(f"packets, kitty and second_deal deal more than the {4 * len(self.deck_ranks)} cards of the deck")
+        if self.discard == "keep":
+            if self.hand_size != sum(self.packets) or self.stock_size or self.rob != "none":
+                raise ValueError("discard: 'keep' needs hand_size = the cards dealt, no stock and rob 'none'")
+        elif self.hand_size != 6 or sum(self.packets) != 9:
+            raise ValueError("hand_size: only 6, from nine cards dealt, is implemented with discards")
         if self.discard == "choose" and self.extra_trumps == "discard":
             raise ValueError("extra_trumps: 'discard' goes with discard 'non_trumps' (with 'choose' a seat keeps at most hand_size)")
         if self.discard == "choose" and not 9 - self.hand_size <= self.min_discard <= 9:
             raise ValueError(f"min_discard ({self.min_discard}): with discard 'choose' a seat must discard {9 - self.hand_size}-9 cards")
-        if self.second_deal and (4 * (9 + self.second_deal) > 52 or self.rob != "none" or self.discard != "to_hand_size"):
+        if self.second_deal and self.discard != "to_hand_size":
             raise ValueError("second_deal: deals the stock out, so it goes with rob 'none' and discard 'to_hand_size'")
-        if (self.rob == "none") != bool(self.second_deal):
-            raise ValueError("rob: 'none' only when a second_deal leaves no stock")
+        if (self.rob == "none") != (self.stock_size == 0):
+            raise ValueError("rob: 'none' exactly when no stock is left to rob")
         if self.discard == "to_hand_size" and self.extra_trumps != "discard":
             raise ValueError("discard: 'to_hand_size' goes with extra_trumps 'discard'")
         if self.discard != "choose" and self.min_discard:
@@ -195,6 +206,18 @@ class RuleProfile(BaseModel):
         return self
 
     @cached_property
+    def stock_size(self) -> int:
+        """Cards left in the stock once hands, kitty and any second deal are dealt."""
+        return 4 * len(self.deck_ranks) - 4 * (sum(self.packets) + self.second_deal) - self.kitty
+
+    @cached_property
+    def short_deck(self) -> frozenset[int] | None:
+        """The cards of a deck with fewer ranks than 13 (None: all 52)."""
+        if len(self.deck_ranks) == 13:
+            return None
+        return frozenset(c for c in range(52) if "23456789TJQKA"[c % 13] in self.deck_ranks)
+
+    @cached_property
     def deal_points(self) -> int:
         """Points carried by the cards of one deal."""
         return self.points.total
@@ -203,13 +226,16 @@ class RuleProfile(BaseModel):
     def may_lose_points(self) -> bool:
         """Whether cards can leave play or be laid face up (discards, a robbed stock, a
         hand that sits out): deals then track the shown cards and the points out of play."""
-        return self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
+        return (
+            self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
+            or self.kitty > 0
+        )
 
     def record_dict(self) -> dict[str, object]:
         """The profile as records and hello messages carry it: every field pagat62
         records always had, then each later field that differs from its default
         (docs/records.md lists the defaults), so pagat62 records stay as they were."""
-        full = self.model_dump()
+        full = self.model_dump(mode="json")
         for later in _LATER_POINTS:  # later point fields, likewise
             if not full["points"][later]:
                 del full["points"][later]
@@ -264,7 +290,7 @@ LEGACY_PROFILE_FIELDS = _LEGACY_FIELDS = frozenset(
      "low_goes_to", "scoring", "extra_trumps", "rob_from")
 )
 """The profile fields records have always carried (version 2); later fields appear only when not default."""
-_DEFAULTS: dict[str, object] = RuleProfile.model_construct().model_dump()
+_DEFAULTS: dict[str, object] = RuleProfile.model_construct().model_dump(mode="json")
 
 
 #: The registered profiles by name. Add one with ``register_profile``.
@@ -326,6 +352,12 @@ for _p in (
     variant(_FOSTER, name="bicycle", set_rule="total_plus_gap"),
     variant(_FOSTER, name="chicago1890", dealer_forced_bid=1, forced_bid_any=True),
     variant(_FOSTER, name="pidro", play="trumps_only"),
+    RuleProfile(
+        name="lipton", target=105, lose_at=-105, deciding_threshold=None, min_bid=15, max_bid=35,
+        dealer_forced_bid=15, deck_ranks="259TJQKA", packets=(3, 4), kitty=4, hand_size=7, discard="keep",
+        rob="none", off_jack_trump=True, points=PointValues(king=20, off_jack=1), low_goes_to="capturer",
+        both_reach="bidders",
+    ),
     RuleProfile(
         name="sixty-three", target=152, deciding_threshold=None, min_bid=1, max_bid=63, dealer_forced_bid=1,
         forced_bid_any=True, auction="until_three_pass", points=PointValues(king=25, nine=9, three=15),

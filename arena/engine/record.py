@@ -123,7 +123,7 @@ class DealRecordModel(BaseModel):
     dealer: int = Field(ge=0, le=3)
     origin: str
     reshuffle_key: str | None = None
-    deck: list[str] = Field(min_length=52, max_length=52)
+    deck: list[str] = Field(min_length=1, max_length=52, description="52 cards, or a short deck's (lipton: 32)")
     scores_before: list[int] = Field(min_length=2, max_length=2)
     events: list[EventModel]
     maker: int | None = None
@@ -207,6 +207,10 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
     if rec.version not in READABLE_VERSIONS:
         known = ", ".join(map(str, READABLE_VERSIONS))
         raise ValueError(f"record version {rec.version} is not supported (this harness reads versions {known})")
+    size = len(rec.profile.short_deck or range(52))
+    for d in rec.deals:
+        if len(d.deck) != size:
+            raise ValueError(f"deal {d.index}: a deck of {len(d.deck)} cards, the profile deals {size}")
     given = data.get("profile", {})
     later = sorted(set(given) - LEGACY_PROFILE_FIELDS)
     if isinstance(given.get("points"), dict):

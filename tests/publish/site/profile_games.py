@@ -41,7 +41,7 @@ def mechanisms(game: Game) -> set[str]:
                 out.add(f"reshuffle ({ev[3]})")
             elif type(ev[2]).__name__ == "Discard":
                 trumps = d.table is not None and d.table.is_trump[ev[2].cards[0]]
-                out.add("extra trumps shown" if p.discard != "choose" and trumps else
+                out.add("extra trumps shown" if p.discard not in ("choose", "keep") and trumps else
                         "face-up discards" if p.discards_face_up else "chosen discards")
             elif getattr(ev[2], "under", ()):
                 out.add("cards under a top card")
@@ -57,6 +57,8 @@ def mechanisms(game: Game) -> set[str]:
             out.add("bids naming the trump")
         if p.second_deal:
             out.add("a second deal")
+        if p.kitty and any(type(ev[2]).__name__ == "Discard" and ev[1] == d.maker for ev in d.events if ev[0] == "act"):
+            out.add("the kitty taken by the maker")
         if p.off_jack_trump and any(c % 13 == 9 and c // 13 == 3 - d.trump for t in d.tricks for _, c, _ in t.plays):
             out.add("the off-jack played")
         pts = p.point_table(d.trump)  # type: ignore[arg-type]
@@ -111,6 +113,8 @@ def expected(profile: str) -> set[str]:
         want.add("bids naming the trump")
     if p.second_deal:
         want.add("a second deal")
+    if p.kitty:
+        want.add("the kitty taken by the maker")
     if p.off_jack_trump:
         want.add("the off-jack played")
     return want

@@ -92,13 +92,13 @@
     dealer_low_bid: null, play: "follow", off_jack_trump: false, lose_at: null,
   };
   Object.assign(PROFILE_DEFAULTS.points, { off_jack: 0, king: 0, nine: 0, three: 0 });
-  PROFILE_DEFAULTS.second_deal = 0;
+  Object.assign(PROFILE_DEFAULTS, { second_deal: 0, deck_ranks: "23456789TJQKA", packets: [3, 3, 3], kitty: 0 });
   const PROFILE_VALUES = {
     low_goes_to: ["holder", "capturer"], scoring: ["standard", "difference"], extra_trumps: ["play_under", "discard"],
     rob_from: ["stock", "stock_and_discards"], players: [4], bid_start: ["left", "right"],
     auction: ["once_around", "until_three_pass", "open"], play: ["follow", "trumps_only", "oregon"],
-    both_reach: ["play_on", "bidders", "higher_or_bidders"], discard: ["non_trumps", "choose", "to_hand_size"], rob: ["take_trumps", "free", "none"],
-    set_rule: ["minus_bid", "points_plus_bid", "total_plus_gap"], hand_size: [6],
+    both_reach: ["play_on", "bidders", "higher_or_bidders"], discard: ["non_trumps", "choose", "to_hand_size", "keep"], rob: ["take_trumps", "free", "none"],
+    set_rule: ["minus_bid", "points_plus_bid", "total_plus_gap"],
   };
 
   /** The record's profile in full, and what in it this viewer cannot replay. */
@@ -134,8 +134,12 @@
         + ", pedros " + pts.right_pedro + " and " + pts.left_pedro + (p.off_jack_trump ? ", off-jack " + pts.off_jack + " (a trump)" : "")
         + (pts.king ? ", King " + pts.king : "") + (pts.nine ? ", nine " + pts.nine : "") + (pts.three ? ", three " + pts.three : "")
         + "; Low to its " + (p.low_goes_to === "holder" ? "holder" : "capturer") + ")",
-      (p.second_deal ? p.second_deal + " more cards each once trump is named; " : "")
-        + (p.discard === "choose" ? "each seat discards at least " + p.min_discard + (p.discards_face_up ? " face up" : "")
+      (p.deck_ranks.length < 13 ? 4 * p.deck_ranks.length + " cards (" + p.deck_ranks + "), " : "")
+        + p.packets.reduce((a, b) => a + b, 0) + " cards each" + (p.kitty ? " and a " + p.kitty + "-card kitty for the maker" : "") + ", "
+        + p.hand_size + " tricks; "
+        + (p.second_deal ? p.second_deal + " more cards each once trump is named; " : "")
+        + (p.discard === "keep" ? "nobody discards but the maker, as many as the kitty gave"
+          : p.discard === "choose" ? "each seat discards at least " + p.min_discard + (p.discards_face_up ? " face up" : "")
           : (p.discard === "to_hand_size" ? "every trump kept, plain cards chosen to make " + p.hand_size : "every non-trump discarded")
           + (p.extra_trumps === "discard" ? ", trumps beyond " + p.hand_size + " shown and discarded" : "")),
       p.rob === "none" ? "no rob (the stock is dealt out)" : p.rob === "free" ? "the dealer robs freely from the " + (p.rob_from === "stock" ? "stock" : "stock and the discards") + ", trumps left face up"
@@ -187,24 +191,25 @@
     const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
     for (const d of rec.deals) {
       if (ended) { warnings.push("deal " + d.index + ": the rules ended the game after deal " + ended[2] + " (" + ended[0] + ")"); ended = null; }
-      if (d.deck.length !== 52) warnings.push("deal " + d.index + ": a deck of " + d.deck.length + " cards; this viewer deals 52");
+      if (d.deck.length !== 4 * prof.deck_ranks.length || d.deck.some((c) => !prof.deck_ranks.includes(c[0])))
+        warnings.push("deal " + d.index + ": a deck of " + d.deck.length + " cards, not the profile's " + 4 * prof.deck_ranks.length + " (ranks " + prof.deck_ranks + ")");
       const order = [1, 2, 3, 4].map((i) => (d.dealer + i) % 4);
       const bidOrder = prof.bid_start === "right" ? [3, 2, 1, 0].map((i) => (d.dealer + i) % 4) : order;
       const st = {
         deal: d.index, events: 0, dealer: d.dealer, phase: "bid", scores: scores.slice(), scoresAfter: null,
         hands: [[], [], [], []], dealt: null, discarded: [[], [], [], []], received: [[], [], [], []],
-        shown: prof.losesCards ? [[], [], [], []] : null, stock: d.deck.slice(36), pile: [], reshuffles: 0, bids: [],
+        shown: prof.losesCards ? [[], [], [], []] : null, stock: [], kitty: [], pile: [], reshuffles: 0, bids: [],
         maker: null, bid: null, trump: null, robPool: null, robStock: null, robTaken: null, tricks: [], points: null,
         made: null, lost: 0, out: null, redeal: false, sitting: [], toAct: bidOrder[0], previous: summaries.slice(), text: "",
       };
       if (d.scores_before && !same(d.scores_before, scores))
         warnings.push("deal " + d.index + ": the record starts at " + d.scores_before + ", the deals before add up to " + scores);
-      order.forEach((s, i) => {
-        const p = 3 * i;
-        st.hands[s] = [...d.deck.slice(p, p + 3), ...d.deck.slice(p + 12, p + 15), ...d.deck.slice(p + 24, p + 27)];
-      });
+      let p = 0; // rounds of packets from the dealer's left (rules 3; 3+3+3 by default), then the kitty, then the stock
+      for (const n of prof.packets) for (const s of order) { st.hands[s].push(...d.deck.slice(p, p + n)); p += n; }
+      st.kitty = d.deck.slice(p, p + prof.kitty);
+      st.stock = d.deck.slice(p + prof.kitty);
       st.dealt = clone(st.hands);
-      st.text = "Deal " + (d.index + 1) + ": " + name(d.dealer) + " deals 9 cards each; " + name(bidOrder[0]) + " bids first.";
+      st.text = "Deal " + (d.index + 1) + ": " + name(d.dealer) + " deals " + st.hands[0].length + " cards each" + (prof.kitty ? " and " + prof.kitty + " face down to the kitty" : "") + "; " + name(bidOrder[0]) + " bids first.";
       frames.push(clone(st));
       const ev = d.events;
       let lowHolder = null;
@@ -220,15 +225,16 @@
         st.stock = r.stock.slice(); st.pile = []; st.reshuffles += 1;
       };
       const fill = () => { // the dealer fills the other hands, then robs (rules 5)
+        const filled = [];
         for (const s of order.slice(0, 3)) {
           let need = size - st.hands[s].length;
+          filled.push(Math.max(0, need));
           while (need > 0) {
             if (!st.stock.length) reshuffle("fill");
             const got = st.stock.splice(0, need);
             st.hands[s].push(...got); st.received[s].push(...got); need -= got.length;
           }
         }
-        const filled = order.slice(0, 3).map((s) => st.received[s].length - (prof.second_deal || 0));
         const text = filled.some((k) => k > 0) ? "; the dealer fills the others to " + size + " (" + filled.join(", ") + " cards)"
           + (st.reshuffles ? ", the discard pile reshuffled into the stock" : "") : "";
         if (prof.rob === "none") return text + "; no stock to rob" + startPlay().replace(/\.$/, "");
@@ -321,6 +327,13 @@
           text = ". " + prof.second_deal + " more cards to each seat";
         }
         if (prof.discard === "choose") { queue = order.slice(); return text + discardPhase(); }
+        if (prof.discard === "keep") { // the maker takes the kitty and puts as many cards down (lipton)
+          if (!st.kitty.length) return text + fill();
+          st.hands[st.maker].push(...st.kitty); st.received[st.maker].push(...st.kitty);
+          text += ". " + name(st.maker) + " takes the " + st.kitty.length + "-card kitty";
+          st.kitty = []; queue = [st.maker];
+          return text + discardPhase();
+        }
         if (prof.discard === "to_hand_size") { // keep every trump; a hand of hand_size trumps or more puts every plain card down
           for (let s = 0; s < 4; s++) {
             if (st.hands[s].filter((c) => isTrump(c, t, oj)).length < size) continue;
@@ -409,12 +422,12 @@
           if (st.phase !== "discard") warnings.push("deal " + d.index + ": a discard where the rules have none");
           st.hands[e.seat] = without(st.hands[e.seat], e.cards);
           st.discarded[e.seat].push(...e.cards);
-          const extras = !(prof.discard === "choose" || prof.discard === "to_hand_size" && !isTrump(e.cards[0], st.trump, oj));
+          const extras = !(prof.discard === "choose" || prof.discard === "keep" || prof.discard === "to_hand_size" && !isTrump(e.cards[0], st.trump, oj));
           if (!extras) st.pile.push(...e.cards);
           if (extras || prof.discards_face_up) st.shown[e.seat].push(...e.cards);
           st.text = name(e.seat) + (extras ? " shows and discards " + e.cards.length + " extra trumps: " + e.cards.join(" ")
             : " discards " + e.cards.length + (prof.discards_face_up ? " face up: " + e.cards.join(" ") : " cards")) + forced;
-          if (st.phase === "discard" && e.seat === queue[0] && prof.discard !== "choose") { // the count the rules ask for
+          if (st.phase === "discard" && e.seat === queue[0] && prof.discard !== "choose") { // (keep: as many as the kitty gave) // the count the rules ask for
             if (e.cards.length !== st.hands[e.seat].length + e.cards.length - size) warnings.push("deal " + d.index + ": " + SEAT_NAME[e.seat] + " discards " + e.cards.length + ", the rules ask for " + (st.hands[e.seat].length + e.cards.length - size));
           } else if (st.phase === "discard" && prof.discard === "choose" && (e.cards.length < prof.min_discard || st.hands[e.seat].length > size))
             warnings.push("deal " + d.index + ": " + SEAT_NAME[e.seat] + " discards " + e.cards.length + " cards, which the rules do not allow");
@@ -610,7 +623,7 @@
       const after = f.phase !== "bid" && f.phase !== "trump" && !f.redeal || f.discarded[s].length > 0;
       const disc = !after ? el("span", { text: "-" }) : sw.mine(s) ? cards(f.discarded[s]) : el("span", { text: f.discarded[s].length + " cards" });
       const recv = !after ? el("span", { text: "-" }) : sw.mine(s) ? cards(f.received[s]) : el("span", { text: f.received[s].length + " cards" });
-      const dealt = sw.mine(s) ? cards(f.dealt[s]) : el("span", { text: "9 cards" });
+      const dealt = sw.mine(s) ? cards(f.dealt[s]) : el("span", { text: f.dealt[s].length + " cards" });
       return el("tr", { "data-seat": s, class: seat === s ? "me" : "" },
         el("th", { scope: "row", class: "l", text: who(s) + (s === f.dealer ? " (dealer)" : "") + (f.sitting.includes(s) ? " (sitting out)" : "") }),
         el("td", { class: "l" }, hand), el("td", { class: "l" }, dealt), el("td", { class: "l" }, disc), el("td", { class: "l" }, recv),
@@ -626,6 +639,8 @@
       v.body.append(el("p", { class: "rob" }, f.phase === "rob" ? "Stock the dealer robs: " : "Stock the dealer robbed: ", cards(sw.robStock),
         f.phase === "rob" ? "" : " took: ", f.phase === "rob" ? "" : cards(sw.robTaken)));
     }
+    if (f.kitty.length) v.body.append(el("p", { class: "kitty" }, "Kitty (face down, for the maker): ",
+      seat === null ? cards(f.kitty) : backs(f.kitty.length)));
     if (sw.stock !== null && f.phase !== "bid" && !f.redeal) v.body.append(el("p", { class: "stock" }, "Stock now: ", cards(sw.stock), " Discard pile: ", cards(sw.pile)));
     const outPoints = seat === null && f.out && f.trump ? f.out.filter(([, c]) => pointsOf(c, f.trump, v.profile.points, v.profile.off_jack_trump)) : [];
     if (outPoints.length) {

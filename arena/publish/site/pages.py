@@ -222,15 +222,18 @@ def _forced_label(p: Any) -> str:
 
 
 def _stats_tables(st: BotStats | None) -> list[str]:
+    left_out = [] if st is None or not st.unreplayable else [
+        f'<p class="warn">{st.unreplayable} of its games are left out of these statistics: their records do not '
+        "replay under the profile's rules, so the cards they hid (discards, the kitty, the tricks) are unknown.</p>"]
     if st is None or not (st.deals or st.void_deals):
-        return ["<p>No finished deals in the records.</p>"]
+        return left_out + ["<p>No finished deals in the records.</p>"]
     p = st.profile
     why = st.applies()
 
     def na(key: str) -> str | None:
         return f"does not apply under {p.name}: {why[key]}" if why.get(key) else None
 
-    out = ['<table class="stats"><caption>Per deal</caption><tbody>']
+    out = left_out + ['<table class="stats"><caption>Per deal</caption><tbody>']
     made = sum(v[0] for v in st.contracts.values())
     contracts = sum(sum(v) for v in st.contracts.values())
     rows: list[tuple[str, object]] = [

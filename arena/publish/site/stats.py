@@ -78,6 +78,7 @@ class BotStats:
     pedros_lost: int = 0
     pedros_laid_away: int = 0
     honours: dict[str, int] = field(default_factory=lambda: {k: 0 for k in HONOURS})
+    unreplayable: int = 0  # games left out: their record does not replay, so what they hid is unknown
 
     @property
     def average_bid(self) -> float | None:
@@ -114,7 +115,7 @@ class BotStats:
             "defender_deals": self.defender_deals, "points_as_defender": self.points_as_defender,
             "forced": self.forced, "forced_made": self.forced_made,
             "pedros_captured": self.pedros_captured, "pedros_lost": self.pedros_lost,
-            "pedros_laid_away": self.pedros_laid_away, "honours": dict(self.honours),
+            "pedros_laid_away": self.pedros_laid_away, "honours": dict(self.honours), "unreplayable": self.unreplayable,
             "not_applicable": {k: v for k, v in self.applies().items() if v},
         }
 
@@ -148,9 +149,10 @@ class DealFacts:
     tricks: list[Plays]  # the tricks, which under plays other than "follow" may have fewer than four cards
 
 
-def engine_facts(record: dict[str, Any], profile: RuleProfile) -> dict[int, DealFacts]:
+def engine_facts(record: dict[str, Any], profile: RuleProfile) -> dict[int, DealFacts] | None:
     """Per finished deal, the facts of ``DealFacts`` from the engine replaying the record; empty under
-    profiles where the record says it all (every card held is played, four to a trick)."""
+    profiles where the record says it all (every card held is played, four to a trick); None for a
+    record that does not replay (its facts are unknown)."""
     if not profile.may_lose_points:
         return {}
     try:
@@ -158,8 +160,8 @@ def engine_facts(record: dict[str, Any], profile: RuleProfile) -> dict[int, Deal
         game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
         for _, action in recorded_decisions(rec):
             game.apply(action)
-    except (ValueError, RuntimeError):  # a record that does not replay: its cards out of play are unknown
-        return {}
+    except (ValueError, RuntimeError):
+        return None
     return {d.index: DealFacts([(s, card_str(c)) for s, c in d.out],
                                [[(s, card_str(c), tuple(card_str(u) for u in under)) for s, c, under in t.plays]
                                 for t in d.tricks])
@@ -243,6 +245,10 @@ def cinch_stats(games: Iterable[tuple[dict[str, Any], list[str]]]) -> dict[str, 
         profile = record_profile(record)
         into = per_profile.setdefault(profile.name, {})
         facts = engine_facts(record, profile)
+        if facts is None:  # counted nowhere rather than counted wrong; the page says how many
+            for b in set(bot_at):
+                into.setdefault(b, BotStats(profile)).unreplayable += 1
+            continue
         for deal in record.get("deals") or []:
             if "maker" in deal or deal.get("redeal"):
                 add_deal(deal, bot_at, into, profile, facts.get(deal.get("index", -1)))

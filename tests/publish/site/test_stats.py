@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -10,7 +11,7 @@ from arena.engine import Game, game_record
 from arena.engine.cards import card_str
 from arena.engine.actions import PASS
 from arena.engine.profile import get_profile, profile_names
-from arena.publish.site.stats import HONOURS, PEDROS, POINT_CARDS, TimeUse, _card, add_time_use, cinch_stats, percentile
+from arena.publish.site.stats import HONOURS, BotStats, DealFacts, add_deal, PEDROS, POINT_CARDS, TimeUse, _card, add_time_use, cinch_stats, percentile
 
 
 def play(seat: int, card: str, under: tuple[str, ...] = ()) -> dict:
@@ -99,14 +100,15 @@ def test_forced_bids_follow_the_profile() -> None:
     lou = under(cinch_stats([({"profile": {"name": "louisiana", "dealer_forced_bid": 6}, "deals": [_forced_deal(6, True)]},
                               ["a", "b", "c", "d"])]), "louisiana")
     assert (lou["d"].forced, lou["d"].bids) == (1, 0)
-    chicago = get_profile("chicago1890").record_dict()
-    chi = under(cinch_stats([({"profile": chicago, "deals": [_forced_deal(9, False)]}, ["a", "b", "c", "d"])]), "chicago1890")
+    # (hand-built deals without decks: counted one by one, as cinch_stats does once the engine gave the facts)
+    chi: dict[str, BotStats] = {}
+    add_deal(_forced_deal(9, False), ["a", "b", "c", "d"], chi, get_profile("chicago1890"), DealFacts([], []))
     assert (chi["d"].forced, chi["d"].forced_made, chi["d"].bids) == (1, 1, 0)
     # foster1897: nobody is forced; four passes void the deal, counted per side, and the forced count does not apply
     void = {"index": 0, "dealer": 3, "redeal": True, "scores_after": [0, 0],
             "events": [{"type": "pass", "seat": s, "forced": False} for s in range(4)]}
-    fos = under(cinch_stats([({"profile": get_profile("foster1897").record_dict(), "deals": [void]},
-                              ["a", "b", "a", "b"])]), "foster1897")
+    fos: dict[str, BotStats] = {}
+    add_deal(void, ["a", "b", "a", "b"], fos, get_profile("foster1897"))
     assert (fos["a"].void_deals, fos["a"].passes, fos["a"].deals) == (1, 2, 0)
     assert fos["a"].applies()["forced"] and not fos["a"].applies()["void_deals"]
 
@@ -230,3 +232,17 @@ def test_bank_left_is_the_bank_minus_the_time_charged() -> None:
     assert table["c"].summary()["latency_p50_ms"] == 2.0
     add_time_use(run_game, ["a", "b", "a", "c"], None, table)
     assert table["a"].bank_left == [975.0] and len(table["a"].latencies) == 4
+
+
+def test_a_record_that_does_not_replay_is_left_out_and_counted() -> None:
+    g = Game(get_profile("foster1897"), key="unreplayable", max_deals=4)
+    rng = random.Random(3)
+    while not g.over:
+        _policy(rng, g)
+    good = game_record(g)
+    bad = json.loads(json.dumps(good))
+    bad["deals"][0]["deck"] = bad["deals"][0]["deck"][::-1]  # not the deal the events were played from
+    st = under(cinch_stats([(good, ["a", "b", "a", "b"]), (bad, ["a", "b", "a", "b"])]), "foster1897")
+    alone = under(cinch_stats([(good, ["a", "b", "a", "b"])]), "foster1897")
+    assert st["a"].unreplayable == st["b"].unreplayable == 1
+    assert st["a"].to_dict() | {"unreplayable": 0} == alone["a"].to_dict()  # nothing of the bad game is counted

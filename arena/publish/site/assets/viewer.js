@@ -113,8 +113,9 @@
     }
     for (const k of Object.keys(given.points || {})) if (!(k in PROFILE_DEFAULTS.points)) unknown.push("point card " + k);
     prof.total = Object.values(prof.points).reduce((a, b) => a + b, 0);
-    prof.cardsOut = prof.discard === "choose" || prof.rob === "free" || prof.extra_trumps === "discard";
-    prof.losesCards = prof.cardsOut || prof.play !== "follow"; // the engine's may_lose_points: deals track face-up cards
+    // the engine's may_lose_points: deals track the face-up cards and the cards out of play
+    prof.losesCards = prof.discard === "choose" || prof.rob === "free" || prof.extra_trumps === "discard"
+      || prof.play !== "follow" || prof.kitty > 0;
     return { prof: prof, unknown: unknown };
   }
 

@@ -557,13 +557,20 @@ class Deal:
 
         ``trumps_only``: every play is a trump. ``oregon``: a plain lead allows
         any card; a seat that cannot follow a trump lead throws its hand, face
-        down, on the discard pile and sits out the rest of the deal."""
+        down, on the discard pile and sits out the rest of the deal.
+        ``monterey``: as oregon, but a plain lead is followed as in rules 6
+        (the suit or a trump, else any card) and the led suit ranks; with
+        ``first_lead_trump`` the first lead is a trump when the maker has one."""
         table = self.table
         power = table.power  # type: ignore[union-attr]
         is_trump = table.is_trump  # type: ignore[union-attr]
+        esuit = self._esuit
         trump = self.trump
         hands = self.hands
-        trumps_only = self.profile.play == "trumps_only"
+        play = self.profile.play
+        trumps_only = play == "trumps_only"
+        ranked = play == "monterey"
+        strength = self._strength
         while True:
             trick = self.tricks[-1]
             if action is not None:
@@ -575,9 +582,10 @@ class Deal:
                     hand.remove(c)
                 trick.plays.append((seat, card, action.under))
                 if trick.led < 0:
-                    trick.led = self._esuit[card]
-                if power[card] > trick.best:
-                    trick.best = power[card]
+                    trick.led = esuit[card]
+                value = strength[trick.led][card] if ranked else power[card]
+                if value > trick.best:
+                    trick.best = value
                     trick.best_seat = seat
             n = len(trick.plays)
             if n == len(self._in_trick):
@@ -600,6 +608,11 @@ class Deal:
                     self._in_trick = tuple(s for s in self._in_trick if s != seat)
                     action = None
                     continue
+            elif trick.led < 0:  # leading
+                first = self.profile.first_lead_trump and len(self.tricks) == 1
+                legal = trumps if first and trumps else hand
+            elif ranked and any(esuit[c] == trick.led for c in hand):  # follow the suit, or trump
+                legal = [c for c in hand if esuit[c] == trick.led or is_trump[c]]
             else:
                 legal = hand
             if len(hand) > self.profile.hand_size and len(self.tricks) == 1:

@@ -133,11 +133,13 @@ class RuleProfile(BaseModel):
     win_requires_bid: bool = Field(
         False, description="a side wins by reaching the target only in a deal it bid and made"
     )
-    play: Literal["follow", "trumps_only", "oregon"] = Field(
+    first_lead_trump: bool = Field(False, description="the maker's first lead must be a trump (if it holds one)")
+    play: Literal["follow", "trumps_only", "oregon", "monterey"] = Field(
         "follow",
         description="follow suit or trump (rules 6); only trumps are played and a seat out of trumps "
         "lays its hand face up and sits out (pidro); or a plain lead allows any card and keeps the lead "
-        "unless trumped, and a seat that cannot follow a trump lead throws its hand in and sits out (oregon)",
+        "unless trumped, and a seat that cannot follow a trump lead throws its hand in and sits out (oregon); "
+        "or follow as in rules 6, but a seat that cannot follow a trump lead sits out (monterey)",
     )
     off_jack_trump: bool = Field(
         False, description="the jack of the trump's sister suit is a trump, between the jack and the ten"
@@ -352,6 +354,10 @@ for _p in (
     variant(_FOSTER, name="bicycle", set_rule="total_plus_gap"),
     variant(_FOSTER, name="chicago1890", dealer_forced_bid=1, forced_bid_any=True),
     variant(_FOSTER, name="pidro", play="trumps_only"),
+    RuleProfile(
+        name="monterey-draw", target=91, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
+        points=_JACK3, play="monterey", first_lead_trump=True, both_reach="bidders",
+    ),
     RuleProfile(
         name="lipton", target=105, lose_at=-105, deciding_threshold=None, min_bid=15, max_bid=35,
         dealer_forced_bid=15, deck_ranks="259TJQKA", packets=(3, 4), kitty=4, hand_size=7, discard="keep",

@@ -36,7 +36,7 @@ from engine_helpers import ScriptSource, build_deck, c, card_points, cs, make_de
 
 SEED_PROFILES = [
     "pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51", "pidro",
-    "oregon", "sixty-three", "lipton",
+    "oregon", "sixty-three", "lipton", "monterey-draw",
 ]
 
 
@@ -718,3 +718,32 @@ def test_lipton_short_deck_kitty_for_the_maker_only_and_seven_tricks():
         while not deal.done:
             deal.apply(deal.choice.sample(rng))
         assert len(deal.tricks) == 7 and sum(deal.points) + deal.lost == 35
+
+
+# -- monterey-draw -------------------------------------------------------------------------
+
+
+def test_monterey_first_lead_is_a_trump_and_a_seat_without_trumps_sits_out_on_a_trump_lead():
+    from arena.engine import KeyedSource
+
+    profile = get_profile("monterey-draw")
+    sat_out = 0
+    for k in range(60):
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource("monterey"))
+        rng = random.Random(k)
+        while not deal.done:
+            ch = deal.choice
+            if ch.kind == "play":
+                trick = deal.tricks[-1]
+                trumps = [x for x in deal.hands[ch.seat] if x in deal.table.trumps]
+                if len(deal.tricks) == 1 and not trick.plays and trumps:
+                    assert set(ch.cards) == set(trumps)  # the first lead
+                if trick.plays and trick.led == deal.trump:
+                    assert trumps and set(ch.cards) == set(trumps)  # a seat without one is never asked
+            deal.apply(ch.sample(rng))
+        for t in deal.tricks:
+            if len(t.plays) < 4:
+                sat_out += 1
+                assert t.led == deal.trump or any(len(u.plays) < 4 for u in deal.tricks[: deal.tricks.index(t)])
+        assert sum(deal.points) + deal.lost == 16
+    assert sat_out > 0

@@ -92,11 +92,11 @@
     dealer_low_bid: null, play: "follow", off_jack_trump: false, lose_at: null,
   };
   Object.assign(PROFILE_DEFAULTS.points, { off_jack: 0, king: 0, nine: 0, three: 0 });
-  Object.assign(PROFILE_DEFAULTS, { second_deal: 0, deck_ranks: "23456789TJQKA", packets: [3, 3, 3], kitty: 0 });
+  Object.assign(PROFILE_DEFAULTS, { first_lead_trump: false, second_deal: 0, deck_ranks: "23456789TJQKA", packets: [3, 3, 3], kitty: 0 });
   const PROFILE_VALUES = {
     low_goes_to: ["holder", "capturer"], scoring: ["standard", "difference"], extra_trumps: ["play_under", "discard"],
     rob_from: ["stock", "stock_and_discards"], players: [4], bid_start: ["left", "right"],
-    auction: ["once_around", "until_three_pass", "open"], play: ["follow", "trumps_only", "oregon"],
+    auction: ["once_around", "until_three_pass", "open"], play: ["follow", "trumps_only", "oregon", "monterey"],
     both_reach: ["play_on", "bidders", "higher_or_bidders"], discard: ["non_trumps", "choose", "to_hand_size", "keep"], rob: ["take_trumps", "free", "none"],
     set_rule: ["minus_bid", "points_plus_bid", "total_plus_gap"],
   };
@@ -146,7 +146,9 @@
       p.rob === "none" ? "no rob (the stock is dealt out)" : p.rob === "free" ? "the dealer robs freely from the " + (p.rob_from === "stock" ? "stock" : "stock and the discards") + ", trumps left face up"
         : "the dealer robs the stock's trumps",
       { follow: "follow suit or trump", trumps_only: "only trumps are played; a hand out of trumps is laid face up and sits out",
-        oregon: "a plain lead allows any card and keeps the lead unless trumped; a seat that cannot follow a trump lead throws its hand in" }[p.play],
+        oregon: "a plain lead allows any card and keeps the lead unless trumped; a seat that cannot follow a trump lead throws its hand in",
+        monterey: "follow suit or trump; a seat that cannot follow a trump lead throws its hand in" }[p.play]
+        + (p.first_lead_trump ? "; the first lead a trump if the maker holds one" : ""),
       (p.scoring === "standard" ? "standard scoring" : "difference scoring, set: " + (p.set_rule === "points_plus_bid" ? "defenders' points plus the bid" : "the deal's total plus the shortfall"))
         + (p.defender_discards_to_bidders ? ", defenders' discarded points to the bidders" : "")
         + (p.full_bid_doubles ? ", a made " + p.total + " scores " + 2 * p.total : ""),
@@ -268,8 +270,10 @@
         const trumps = hand.filter((c) => isTrump(c, t, oj));
         const led = trick.plays.length ? effSuit(trick.plays[0].card, t, oj) : null;
         let legal = hand;
-        if (prof.play === "trumps_only" || prof.play === "oregon" && led === t) legal = trumps;
-        else if (prof.play === "follow" && led !== null) {
+        const sitsOut = prof.play === "oregon" || prof.play === "monterey"; // cannot follow a trump lead: out
+        if (prof.play === "trumps_only" || sitsOut && led === t) legal = trumps;
+        else if (led === null && prof.play !== "follow" && prof.first_lead_trump && st.tricks.length === 1 && trumps.length) legal = trumps;
+        else if ((prof.play === "follow" || prof.play === "monterey") && led !== null) {
           if (led === t) legal = trumps.length ? trumps : hand;
           else if (hand.some((c) => effSuit(c, t, oj) === led)) legal = hand.filter((c) => effSuit(c, t, oj) === led || isTrump(c, t, oj));
         }
@@ -493,8 +497,11 @@
             let open = trick;
             for (;;) { // the next seat to play, the end of a trick, or a seat that cannot follow a trump lead
               if (open.plays.length === inTrick.length) {
+                // the highest trump (monterey: rules 6, the led suit ranking too), else the leader
+                const led = effSuit(open.plays[0].card, t, oj);
+                const value = (c) => prof.play === "monterey" ? strength(c, t, led, oj) : power(c, t, oj);
                 let best = null;
-                for (const p of open.plays) if (power(p.card, t, oj) >= 0 && (!best || power(p.card, t, oj) > power(best.card, t, oj))) best = p;
+                for (const p of open.plays) if (value(p.card) >= 0 && (!best || value(p.card) > value(best.card))) best = p;
                 st.text += endTrick(open, best ? best.seat : open.leader, best ? "" : " (no trump in it: it goes to its leader)");
                 const sat = st.sitting.length;
                 const more = nextTrick(open.winner);
@@ -505,7 +512,7 @@
               }
               const seat = st.toAct = inTrick[open.plays.length];
               const led = open.plays.length ? effSuit(open.plays[0].card, t, oj) : null;
-              if (prof.play === "oregon" && led === t && !st.hands[seat].some((c) => isTrump(c, t, oj))) {
+              if ((prof.play === "oregon" || prof.play === "monterey") && led === t && !st.hands[seat].some((c) => isTrump(c, t, oj))) {
                 st.pile.push(...st.hands[seat]); st.hands[seat] = []; st.sitting.push(seat);
                 inTrick = inTrick.filter((s) => s !== seat);
                 st.text += " " + name(seat) + " cannot follow the trump lead: throws the hand in, sitting out.";

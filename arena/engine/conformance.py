@@ -35,7 +35,7 @@ from .actions import PASS, Action, BidChoice, Choice, Discard, DiscardChoice, Pl
 from .deal import Deal
 from .game import Game
 from .profile import RuleProfile
-from .record import game_record, recorded_decisions, load_record, replay
+from .record import deal_record, game_record, load_record, recorded_decisions, replay
 
 MAX_DECISIONS_PER_DEAL = 200
 """More decisions than any deal can need (4 bids x rounds, trump, 4 discards, rob, 24 cards)."""
@@ -213,7 +213,7 @@ def _check_illegal_refused(report: ConformanceReport, key: str, game: Game, choi
         bad = Discard(tuple(foreign[:1]))
     else:
         bad = Play(deal.hands[seat][0]) if deal.hands[seat] else Play(0)
-    before = json.dumps(game_record(game))
+    before = (json.dumps(deal_record(deal)), game.scores, len(game.deals))  # a refusal could only touch this deal
     try:
         game.apply(bad)  # type: ignore[arg-type]
     except ValueError:
@@ -221,7 +221,7 @@ def _check_illegal_refused(report: ConformanceReport, key: str, game: Game, choi
     else:
         _fail(report, key, deal, f"the illegal action {bad} was accepted")
         return
-    if json.dumps(game_record(game)) != before:
+    if (json.dumps(deal_record(deal)), game.scores, len(game.deals)) != before:
         _fail(report, key, deal, "a refused action changed the game")
 
 

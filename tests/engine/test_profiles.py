@@ -747,3 +747,11 @@ def test_monterey_first_lead_is_a_trump_and_a_seat_without_trumps_sits_out_on_a_
                 assert t.led == deal.trump or any(len(u.plays) < 4 for u in deal.tricks[: deal.tricks.index(t)])
         assert sum(deal.points) + deal.lost == 16
     assert sat_out > 0
+
+
+def test_conformance_catches_an_illegal_action_that_gets_through(monkeypatch):
+    from arena.engine.actions import PlayChoice
+
+    monkeypatch.setattr(PlayChoice, "is_legal", lambda self, action: True)
+    report = check_profile(get_profile("pagat62"), games=2, max_deals=2, raise_on_failure=False)
+    assert any("accepted" in f or "changed the game" in f for f in report.failures)

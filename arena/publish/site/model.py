@@ -59,7 +59,7 @@ class SiteModel:
     slugs: dict[str, str]
     matrix: dict[tuple[str, str], Cell]
     avg_opponent: dict[str, float | None]
-    stats: dict[str, BotStats]
+    stats: dict[str, dict[str, BotStats]]  # bot id -> rule profile name -> its statistics under that profile
     time_use: dict[str, TimeUse]
     faults: dict[str, list[FaultRow]]
     entries: dict[str, dict[str, Any]]  # bot id -> tournament.json entry (version, folder, files)

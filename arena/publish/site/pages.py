@@ -12,11 +12,12 @@ import html
 import json
 from typing import Any, Iterable
 
+from ...match.show import profile_text
 from .. import leaderboard as lb
 from .charts import Axis, axis_svg, histogram_svg, history_svg, interval_bar, scale_for
 from .collect import GameRef
 from .model import FaultRow, SiteModel
-from .stats import BotStats
+from .stats import LATER_HONOURS, BotStats
 
 SEATS = "NESW"
 #: evidence (request, reply, stderr) is written out for this many faults per bot page; every fault is listed
@@ -86,7 +87,8 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
     name = p.get("config_name") or m.comp.sources[0].parent.name
     pcts = int(round(100 * doc["rating"]["interval_level"]))
     dates = [r.date for r in m.comp.runs if r.date]
-    out = [f"<h1>{e(name)}: leaderboard</h1>"]
+    out = [f"<h1>{e(name)}: leaderboard</h1>",
+           '<p id="profile">Rule profile: <strong>{}</strong>{}.</p>'.format(*map(e, lb.profile_line(doc)))]
     if m.provisional:
         out.append(f'<p class="provisional" role="status"><strong>Provisional</strong>: {e(m.provisional)} '
                    "The table changes as blocks finish; intervals, bot pages and replays come with the final site.</p>")
@@ -213,38 +215,71 @@ def _history(m: SiteModel, bots: list[str], root: str = "", live: bool = False) 
 # ------------------------------------------------------------ bot pages
 
 
+def _forced_label(p: Any) -> str:
+    """What a forced dealer bid is under profile ``p``."""
+    amount = f"{p.dealer_forced_bid} or more" if p.forced_bid_any else str(p.dealer_forced_bid)
+    return f"forced dealer bids (the dealer must bid {amount} after three passes)"
+
+
 def _stats_tables(st: BotStats | None) -> list[str]:
-    if st is None or not st.deals:
-        return ["<p>No finished deals in the records.</p>"]
-    out = ['<table class="stats"><caption>Per deal</caption><tbody>']
+    left_out = [] if st is None or not st.unreplayable else [
+        f'<p class="warn">{st.unreplayable} of its games are left out of these statistics: their records do not '
+        "replay under the profile's rules, so the cards they hid (discards, the kitty, the tricks) are unknown.</p>"]
+    if st is None or not (st.deals or st.void_deals):
+        return left_out + ["<p>No finished deals in the records.</p>"]
+    p = st.profile
+    why = st.applies()
+
+    def na(key: str) -> str | None:
+        return f"does not apply under {p.name}: {why[key]}" if why.get(key) else None
+
+    out = left_out + ['<table class="stats"><caption>Per deal</caption><tbody>']
     made = sum(v[0] for v in st.contracts.values())
     contracts = sum(sum(v) for v in st.contracts.values())
-    rows = [
+    rows: list[tuple[str, object]] = [
         ("deals played (its side)", st.deals),
-        ("bids placed (not forced)", st.bids),
+        ("void deals (all four passed, redealt)", na("void_deals") or st.void_deals),
+        ("bids placed (by choice)", st.bids),
         ("average bid placed", num(st.average_bid, ".2f")),
         ("passes", st.passes),
         ("contracts won (it made the highest bid)", contracts),
         ("contracts made", f"{made} ({pct(made / contracts if contracts else None)})"),
         ("points per deal as bidder (its side's points)", f"{num(st.points_as_bidder, '.2f')} over {st.bidder_deals} deals"),
         ("points per deal as defender", f"{num(st.points_as_defender, '.2f')} over {st.defender_deals} deals"),
-        ("forced dealer bids (7 after three passes)", f"{st.forced7}, made {st.forced7_made}"),
-        ("pedros captured (in tricks it won)", st.pedros_captured),
-        ("pedros lost (it played them, the opponents won the trick)", st.pedros_lost),
+        ("forced dealer bids" if why["forced"] else _forced_label(p),
+         na("forced") or f"{st.forced}, made {st.forced_made}"),
+        ("pedros captured (in tricks it won)", na("pedros") or st.pedros_captured),
+        ("pedros lost (it played them, the opponents won the trick)", na("pedros") or st.pedros_lost),
+        ("pedros laid away (discarded or left face up by it, out of play)", na("pedros") or na("pedros_laid_away")
+         or st.pedros_laid_away),
     ]
-    rows += [(f"deals its side took {name.capitalize()}", f"{n} ({pct(n / st.deals)})") for name, n in st.honours.items()]
+    rows += [(f"deals its side scored {name.replace('_', '-').capitalize()}",
+              na(name) or f"{n} ({pct(n / st.deals if st.deals else None)})")
+             for name, n in st.honours.items() if name not in LATER_HONOURS or why[name] is None]
     out += [f'<tr><th scope="row" class="l">{e(k)}</th><td>{e(v)}</td></tr>' for k, v in rows]
     out.append("</tbody></table>")
     if st.contracts:
         levels = sorted(st.contracts)
+        forced = "" if why["forced"] else " (forced dealer bids included)"
         out.append(histogram_svg([(str(k), sum(st.contracts[k])) for k in levels], caption="contracts won by bid level"))
-        out.append('<table class="contracts"><caption>Contracts by bid level (forced 7s included)</caption><thead><tr>'
+        out.append(f'<table class="contracts"><caption>Contracts by bid level{forced}</caption><thead><tr>'
                    '<th scope="col">bid</th><th scope="col">contracts</th><th scope="col">made</th><th scope="col">set</th>'
                    '<th scope="col">made %</th></tr></thead><tbody>')
         for k in levels:
             mk, st_ = st.contracts[k]
             out.append(f"<tr><td>{k}</td><td>{mk + st_}</td><td>{mk}</td><td>{st_}</td><td>{pct(mk / (mk + st_))}</td></tr>")
         out.append("</tbody></table>")
+    return out
+
+
+def _stats_sections(by_profile: dict[str, BotStats] | None) -> list[str]:
+    """One set of tables per rule profile the bot played (a competition normally has one)."""
+    if not by_profile:
+        return _stats_tables(None)
+    out: list[str] = []
+    for name in sorted(by_profile):
+        out.append(f'<h3 class="profile-stats">Under the rule profile <strong>{e(name)}</strong></h3>')
+        out += _stats_tables(by_profile[name])
     return out
 
 
@@ -316,7 +351,7 @@ def bot_page(m: SiteModel, bot: str) -> str:
     out.append("<h2>Cinch statistics</h2><p class=\"small\">From the game records. Bids, contracts, pedros and "
                "forced bids count the bot's own seats; deals, defence and High/Low/Jack/Game count its side once "
                "per deal (a bot partnering itself is one side).</p>")
-    out += _stats_tables(m.stats.get(bot))
+    out += _stats_sections(m.stats.get(bot))
     out.append("<h2>Time use</h2>")
     out += _time_table(m, bot)
     fl = m.faults.get(bot, [])
@@ -386,6 +421,9 @@ def game_page(m: SiteModel, ref: GameRef) -> str:
         out.append(f"<tr><td>{SEATS[s]}</td><td class=\"l\">{bot_link(m, names[s], '../')}</td>"
                    f"<td>{'N+S' if s % 2 == 0 else 'E+W'}</td><td class=\"l\">{_result_text(g, s % 2)}</td></tr>")
     out.append("</tbody></table>")
+    out.append(f'<p id="profile">Rule profile: <strong>{e((rec.get("profile") or {}).get("name", "unknown"))}</strong> '
+               f'<span class="small">({e(profile_text(rec.get("profile")).partition(" (")[2].rstrip(")") or "no parameters recorded")})'
+               "</span></p>")
     out.append(f"<p>Final scores N+S {g['scores'][0]}, E+W {g['scores'][1]}; ended by: {e(g.get('end'))}; "
                f"{len(rec.get('deals') or [])} deals; deal key <code>{e(rec.get('key'))}</code>.</p>")
     fl = [f for f in m.faults.get(names[0], []) + sum((m.faults.get(b, []) for b in sorted(set(names[1:]) - {names[0]})), [])

@@ -1,41 +1,69 @@
-"""Cinch statistics of each bot, computed from the game records alone.
+"""Cinch statistics of each bot, computed from the game records, per rule profile.
 
-One pass over every finished deal's events (docs/records.md): bids, the
-contract, the six tricks (grouped four plays at a time, winners from
-``trick_winners``) and the points. Which numbers are per seat and which per
+One pass over every deal's events (docs/records.md): bids, the contract,
+the tricks (grouped four plays at a time, winners from ``trick_winners``)
+and the points, read with the record's own profile (its point values, its
+forced bid, its Low rule). Under profiles where cards can leave play
+(chosen discards, extra trumps shown, a free rob, plays where seats sit
+out: rules 12) the cards out of play, who laid them away and the tricks
+come from the engine replaying the record, the only place that knows them. Which numbers are per seat and which per
 side is part of their meaning, so it is spelled out here and on the pages:
 
 * per seat (the bot that acted): bids placed, contracts won and made or set
   by level, points as bidder, the dealer's forced bids, pedros captured (in
-  a trick the bot won) and lost (played by the bot into a trick the
-  opponents won);
-* per side (a bot partnering itself counts once): deals played, points as
-  defender, and the deals in which the bot's side took High, Low, Jack and
-  Game. Low goes to the side of the seat that held it, which is the seat
-  that played it (every card held when play begins is played).
+  a trick the bot won), lost (played by the bot into a trick the opponents
+  won) and laid away (discarded or left face up by the bot, out of play);
+* per side (a bot partnering itself counts once): deals played, void deals,
+  points as defender, and the deals in which the bot's side scored High,
+  Low, Jack, Game (and the off-jack where it is a point; a point card out of
+  play scores for the bidders when a defender laid it away and the profile
+  says so, else for nobody).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Iterable
 
+from ...engine import Game
+from ...engine.cards import card_str
+from ...engine.profile import RuleProfile
+from ...engine.record import load_record, recorded_decisions, recorded_source
+
 SISTER = {"H": "D", "D": "H", "S": "C", "C": "S"}
-#: point cards by the name the pages use, as (rank, whose suit): "t" trump, "s" its sister suit
-HONOURS = {"high": "At", "jack": "Jt", "game": "Tt", "low": "2t"}
-PEDROS = ("5t", "5s")
+#: point cards by their PointValues field, as (rank, whose suit): "t" trump, "s" its sister suit
+POINT_CARDS = {"high": "At", "jack": "Jt", "game": "Tt", "right_pedro": "5t", "left_pedro": "5s", "low": "2t",
+               "off_jack": "Js", "king": "Kt", "nine": "9t", "three": "3t"}
+HONOURS = ("high", "low", "jack", "game", "off_jack", "king", "nine", "three")
+#: point cards only some profiles score (a page shows them only under those)
+LATER_HONOURS = frozenset(("off_jack", "king", "nine", "three"))
+PEDROS = ("right_pedro", "left_pedro")
 
 
 def _card(spec: str, trump: str) -> str:
     return spec[0] + (trump if spec[1] == "t" else SISTER[trump])
 
 
+@lru_cache(maxsize=64)
+def _profile(text: str) -> RuleProfile:
+    return RuleProfile.model_validate(json.loads(text))
+
+
+def record_profile(record: dict[str, Any]) -> RuleProfile:
+    """The record's rule profile (``pagat62`` for a record that names none)."""
+    return _profile(json.dumps(record.get("profile") or {}, sort_keys=True))
+
+
 @dataclass
 class BotStats:
-    """Counts for one bot; averages are derived so an empty sample shows as none, never as 0."""
+    """Counts for one bot under one profile; averages are derived so an empty sample shows as none, never as 0."""
 
+    profile: RuleProfile = field(default_factory=RuleProfile)
     deals: int = 0  # side-deals: finished deals with the bot on a side
+    void_deals: int = 0  # deals every seat passed (profiles that redeal)
     bids: int = 0
     bid_sum: int = 0
     passes: int = 0
@@ -44,11 +72,13 @@ class BotStats:
     bidder_points: int = 0
     defender_deals: int = 0
     defender_points: int = 0
-    forced7: int = 0
-    forced7_made: int = 0
+    forced: int = 0  # the dealer made to bid after three passes
+    forced_made: int = 0
     pedros_captured: int = 0
     pedros_lost: int = 0
+    pedros_laid_away: int = 0
     honours: dict[str, int] = field(default_factory=lambda: {k: 0 for k in HONOURS})
+    unreplayable: int = 0  # games left out: their record does not replay, so what they hid is unknown
 
     @property
     def average_bid(self) -> float | None:
@@ -62,20 +92,45 @@ class BotStats:
     def points_as_defender(self) -> float | None:
         return self.defender_points / self.defender_deals if self.defender_deals else None
 
+    def applies(self) -> dict[str, str | None]:
+        """Why a statistic means nothing under this profile (None: it applies)."""
+        p = self.profile
+        pts = p.points.model_dump()
+        why: dict[str, str | None] = {
+            "forced": None if p.dealer_forced_bid is not None else "nobody must bid: four passes void the deal",
+            "void_deals": None if p.dealer_forced_bid is None else "the dealer must bid after three passes, so no deal is void",
+            "pedros_laid_away": None if _cards_leave_play(p) else "no trump leaves play before the tricks",
+            "pedros": None if pts["right_pedro"] or pts["left_pedro"] else "the pedros carry no points",
+        }
+        for h in HONOURS:
+            why[h] = None if pts[h] else f"{h.replace('_', '-').capitalize()} carries no points"
+        return why
+
     def to_dict(self) -> dict[str, Any]:
         return {
-            "deals": self.deals, "bids": self.bids, "passes": self.passes, "average_bid": self.average_bid,
+            "profile": self.profile.name, "deals": self.deals, "void_deals": self.void_deals, "bids": self.bids,
+            "passes": self.passes, "average_bid": self.average_bid,
             "contracts": {str(k): {"made": v[0], "set": v[1]} for k, v in sorted(self.contracts.items())},
             "bidder_deals": self.bidder_deals, "points_as_bidder": self.points_as_bidder,
             "defender_deals": self.defender_deals, "points_as_defender": self.points_as_defender,
-            "forced7": self.forced7, "forced7_made": self.forced7_made,
+            "forced": self.forced, "forced_made": self.forced_made,
             "pedros_captured": self.pedros_captured, "pedros_lost": self.pedros_lost,
-            "honours": dict(self.honours),
+            "pedros_laid_away": self.pedros_laid_away, "honours": dict(self.honours), "unreplayable": self.unreplayable,
+            "not_applicable": {k: v for k, v in self.applies().items() if v},
         }
 
 
-def tricks_of(deal: dict[str, Any]) -> list[list[tuple[int, str, tuple[str, ...]]]]:
-    """The deal's tricks as lists of (seat, top card, under cards), in play order."""
+def _cards_leave_play(p: RuleProfile) -> bool:
+    """Whether a trump can be out of play when the tricks begin (discarded, shown, left by the rob)."""
+    return p.discard != "non_trumps" or p.rob == "free" or p.extra_trumps == "discard"
+
+
+Plays = list[tuple[int, str, tuple[str, ...]]]
+
+
+def tricks_of(deal: dict[str, Any]) -> list[Plays]:
+    """The deal's tricks as lists of (seat, top card, under cards), in play order (four cards a trick:
+    the play of rules 6; other plays take their tricks from the engine, ``engine_facts``)."""
     tricks: list[list[tuple[int, str, tuple[str, ...]]]] = []
     for ev in deal["events"]:
         if ev["type"] != "play":
@@ -86,64 +141,120 @@ def tricks_of(deal: dict[str, Any]) -> list[list[tuple[int, str, tuple[str, ...]
     return tricks
 
 
-def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats], low_to_holder: bool = True) -> None:
-    """Count one finished deal of a game whose seats hold ``bot_at``.
+@dataclass
+class DealFacts:
+    """What a deal's record does not spell out and only the rules give (the engine replaying it)."""
 
-    ``low_to_holder``: the profile's ``low_goes_to`` is ``holder`` (else Low goes with its trick, like the others).
-    """
-    get: Callable[[str], BotStats] = lambda b: table.setdefault(b, BotStats())  # noqa: E731
-    maker, bid, made, trump = deal["maker"], deal["bid"], deal["made"], deal["trump"]
-    points = deal["points"]
+    out: list[tuple[int, str]]  # cards in no hand when play began: (seat that laid it away or -1, card)
+    tricks: list[Plays]  # the tricks, which under plays other than "follow" may have fewer than four cards
+
+
+def engine_facts(record: dict[str, Any], profile: RuleProfile) -> dict[int, DealFacts] | None:
+    """Per finished deal, the facts of ``DealFacts`` from the engine replaying the record; empty under
+    profiles where the record says it all (every card held is played, four to a trick); None for a
+    record that does not replay (its facts are unknown)."""
+    if not profile.may_lose_points:
+        return {}
+    try:
+        rec = load_record(record)
+        game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
+        for _, action in recorded_decisions(rec):
+            game.apply(action)
+    except (ValueError, RuntimeError):
+        return None
+    return {d.index: DealFacts([(s, card_str(c)) for s, c in d.out],
+                               [[(s, card_str(c), tuple(card_str(u) for u in under)) for s, c, under in t.plays]
+                                for t in d.tricks])
+            for d in game.deals if d.done and not d.redeal}
+
+
+def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats], profile: RuleProfile,
+             facts: DealFacts | None = None) -> None:
+    """Count one deal (finished or void) of a game under ``profile`` whose seats hold ``bot_at``;
+    ``facts``: its cards out of play and tricks where the record alone does not give them."""
+    get: Callable[[str], BotStats] = lambda b: table.setdefault(b, BotStats(profile))  # noqa: E731
     sides = [sorted({bot_at[s], bot_at[s + 2]}) for s in (0, 1)]
-    for side in (0, 1):
-        for b in sides[side]:
-            get(b).deals += 1
+    passes = high = 0
+    made = deal.get("made")
     for ev in deal["events"]:
         t = ev["type"]
         if t == "bid":
             st = get(bot_at[ev["seat"]])
-            if ev["forced"]:
-                st.forced7 += 1
-                st.forced7_made += int(made)
+            if high == 0 and passes == 3 and profile.dealer_forced_bid is not None:  # the dealer must bid
+                st.forced += 1
+                st.forced_made += int(bool(made))
             else:
                 st.bids += 1
                 st.bid_sum += ev["amount"]
-        elif t == "pass" and not ev["forced"]:
-            get(bot_at[ev["seat"]]).passes += 1
+            high = ev["amount"]
+        elif t == "pass":
+            passes += 1
+            if not ev["forced"]:
+                get(bot_at[ev["seat"]]).passes += 1
+    if deal.get("redeal"):
+        for bots in sides:
+            for b in bots:
+                get(b).void_deals += 1
+        return
+    maker, bid, trump = deal["maker"], deal["bid"], deal["trump"]
+    points = deal["points"]
+    b_side = maker % 2
+    for side in (0, 1):
+        for b in sides[side]:
+            get(b).deals += 1
     mk = get(bot_at[maker])
     mk.contracts.setdefault(bid, [0, 0])[0 if made else 1] += 1
     mk.bidder_deals += 1
-    mk.bidder_points += points[maker % 2]
-    for b in sides[1 - maker % 2]:
+    mk.bidder_points += points[b_side]
+    for b in sides[1 - b_side]:
         st = get(b)
         st.defender_deals += 1
-        st.defender_points += points[1 - maker % 2]
-    pedros = {_card(p, trump) for p in PEDROS}
-    honours = {_card(spec, trump): name for name, spec in HONOURS.items()}
+        st.defender_points += points[1 - b_side]
+    values = profile.points.model_dump()
+    named = {_card(spec, trump): k for k, spec in POINT_CARDS.items() if values.get(k)}
+    low_to_holder = profile.low_goes_to == "holder"
     winners = deal["trick_winners"]
-    for i, trick in enumerate(tricks_of(deal)):
+    for i, trick in enumerate(facts.tricks if facts else tricks_of(deal)):
         w = winners[i]
         for seat, top, under in trick:
             for c in (top, *under):
-                if c in pedros:
+                name = named.get(c)
+                if name in PEDROS:
                     get(bot_at[w]).pedros_captured += 1
                     if seat % 2 != w % 2:
                         get(bot_at[seat]).pedros_lost += 1
-                name = honours.get(c)
-                if name:
+                elif name:
                     side = seat % 2 if name == "low" and low_to_holder else w % 2
                     for b in sides[side]:
                         get(b).honours[name] += 1
+    for seat, c in facts.out if facts else ():
+        name = named.get(c)
+        if name in PEDROS and seat >= 0:
+            get(bot_at[seat]).pedros_laid_away += 1
+        elif name and profile.defender_discards_to_bidders and seat >= 0 and seat % 2 != b_side:
+            for b in sides[b_side]:  # a defender's discarded point trump scores for the bidders
+                get(b).honours[name] += 1
 
 
-def cinch_stats(games: Iterable[tuple[dict[str, Any], list[str]]]) -> dict[str, BotStats]:
-    """Statistics per bot id over (game record, bot id at each seat) pairs; unfinished deals are skipped."""
-    table: dict[str, BotStats] = {}
+def cinch_stats(games: Iterable[tuple[dict[str, Any], list[str]]]) -> dict[str, dict[str, BotStats]]:
+    """Statistics per bot id and profile name over (game record, bot id at each seat) pairs;
+    deals left unfinished (a forfeit, a saved game) are skipped."""
+    table: dict[str, dict[str, BotStats]] = {}
+    per_profile: dict[str, dict[str, BotStats]] = {}
     for record, bot_at in games:
-        holder = (record.get("profile") or {}).get("low_goes_to", "holder") == "holder"
+        profile = record_profile(record)
+        into = per_profile.setdefault(profile.name, {})
+        facts = engine_facts(record, profile)
+        if facts is None:  # counted nowhere rather than counted wrong; the page says how many
+            for b in set(bot_at):
+                into.setdefault(b, BotStats(profile)).unreplayable += 1
+            continue
         for deal in record.get("deals") or []:
-            if "maker" in deal:
-                add_deal(deal, bot_at, table, holder)
+            if "maker" in deal or deal.get("redeal"):
+                add_deal(deal, bot_at, into, profile, facts.get(deal.get("index", -1)))
+    for name, bots in per_profile.items():
+        for b, st in bots.items():
+            table.setdefault(b, {})[name] = st
     return table
 
 

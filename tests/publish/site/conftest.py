@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 import yaml
 
+from arena.publish.site import build_site
 from tests.cli import arena
+
+from .browser import Browser, find_browser
 
 REPO = Path(__file__).resolve().parents[3]
 TESTBOT = REPO / "tests" / "fixtures" / "testbot"
+EXE = find_browser()
 
 
 def bot_folder(root: Path, name: str, env: dict[str, str]) -> Path:
@@ -44,3 +49,34 @@ def competition(tmp_path_factory: pytest.TempPathFactory) -> Path:
             bot_folder(root, "crashy", {"PICK": "first", "MODE": "illegal", "AT": "30", "NOISY": "1"})]
     play(root, bots, out=root / "out")
     return root / "out"
+
+
+@pytest.fixture(scope="session")
+def site(competition: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The competition's site (with viewer.html, which opens any record file)."""
+    out = tmp_path_factory.mktemp("bsite") / "site"
+    build_site([competition], out, bootstrap=100)
+    return out
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for the session (only started by tests that need it)."""
+    if EXE is None:
+        pytest.skip("no Chromium: install it with `apt-get install chromium` (.ci/run does) to run the browser tests")
+    b = Browser(EXE)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def club(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A competition under another rule profile (foster1897: void deals, face-up discards, the free rob)
+    between two baseline bots, and its site: (results folder, site folder)."""
+    root = tmp_path_factory.mktemp("club")
+    play(root, [REPO / "bots" / "random", REPO / "bots" / "heuristic"], out=root / "out", name="foster-club",
+         seed="club-seed", match={"sandbox": "none", "format": "game", "max_deals": 12, "profile": "foster1897"})
+    build_site([root / "out"], root / "site", bootstrap=50)
+    return root / "out", root / "site"

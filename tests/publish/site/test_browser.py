@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -16,35 +16,17 @@ from arena.engine import Game
 from arena.match.show import saved_game
 from arena.engine.cards import card_str
 from arena.engine.record import load_record, recorded_decisions, recorded_source
-from arena.publish.site import build_site
 from arena.results import read_results
 
-from .browser import Browser, find_browser
+from .browser import Browser
+from .conftest import EXE
 
 REPO = Path(__file__).resolve().parents[3]
 ARTIFACTS = REPO / "test-artifacts" / "site"
-EXE = find_browser()
 pytestmark = pytest.mark.skipif(EXE is None, reason="no Chromium: install it with `apt-get install chromium` "
                                                    "(.ci/run does) to run the browser tests")
 
 MAIN = "document.querySelector('#replay .panel')"
-
-
-@pytest.fixture(scope="module")
-def site(competition: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("bsite") / "site"
-    build_site([competition], out, bootstrap=100)
-    return out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert EXE is not None
-    b = Browser(EXE)
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def longest_game(competition: Path) -> dict[str, Any]:

@@ -163,3 +163,25 @@ def test_what_a_bot_sent_is_shown_as_text_never_as_markup(competition: Path, tmp
     # a separate script file (never inlined in a page): the text survives as data, the viewer shows it as text
     payload = json.loads(record[record.index(", ") + 2:].rstrip().removesuffix(");"))
     assert payload["game"]["faults"][0]["reply"] == hostile
+
+
+def test_a_site_under_another_profile_names_it_and_says_what_does_not_apply(club: tuple[Path, Path]) -> None:
+    from arena.publish.site import cinch_stats
+
+    results, site = club
+    index = (site / "index.html").read_text()
+    assert '<p id="profile">Rule profile: <strong>foster1897</strong>' in index
+    lines = read_results(results).lines
+    games = [g for ln in lines for g in ln["games"]]
+    page = (site / "games" / f"{games[0]['id']}.html").read_text()
+    assert "Rule profile: <strong>foster1897</strong>" in page and "scoring=difference" in page
+    stats = cinch_stats([(g["record"], [s["bot"] for s in g["seats"]]) for g in games])
+    for bot in ("random", "heuristic"):
+        html_ = (site / "bots" / f"{bot}.html").read_text()
+        st = stats[bot]["foster1897"]
+        assert "Under the rule profile <strong>foster1897</strong>" in html_
+        # nobody is forced to bid under foster1897: the page says so instead of a 0
+        assert "does not apply under foster1897: nobody must bid" in html_
+        assert f"<td>{st.void_deals}</td>" in html_.split("void deals")[1][:80]
+        assert f"<td>{st.pedros_laid_away}</td>" in html_.split("pedros laid away")[1][:120]
+        assert st.deals > 0 and f"<td>{st.deals}</td>" in html_.split("deals played (its side)")[1][:40]

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 
 from arena.engine import Game, game_record
 from arena.engine.cards import card_str
-from arena.publish.site.stats import TimeUse, add_time_use, cinch_stats, percentile
+from arena.engine.actions import PASS
+from arena.engine.profile import get_profile, profile_names
+from arena.publish.site.stats import HONOURS, BotStats, DealFacts, add_deal, PEDROS, POINT_CARDS, TimeUse, _card, add_time_use, cinch_stats, percentile
 
 
 def play(seat: int, card: str, under: tuple[str, ...] = ()) -> dict:
@@ -35,9 +38,14 @@ def hand_deal() -> dict:
             + tricks}
 
 
+def under(st: dict, name: str = "pagat62") -> dict:
+    """Each bot's statistics under one profile."""
+    return {b: v[name] for b, v in st.items() if name in v}
+
+
 def test_hand_built_deal_gives_the_hand_worked_answers() -> None:
     bots = ["north", "east", "south", "west"]
-    st = cinch_stats([({"deals": [hand_deal()]}, bots)])
+    st = under(cinch_stats([({"deals": [hand_deal()]}, bots)]))
     n, e, s, w = (st[b] for b in bots)
     assert (w.bids, w.bid_sum, e.bids, e.bid_sum) == (1, 8, 1, 9)
     assert (s.passes, n.passes, e.passes) == (1, 1, 0)
@@ -51,88 +59,156 @@ def test_hand_built_deal_gives_the_hand_worked_answers() -> None:
     assert w.pedros_captured == w.pedros_lost == 0
     # High in east's trick (side 1); Jack in north's trick (side 0); Game in south's trick (side 0);
     # Low played by west, so side 1 held it although south won the trick
-    assert e.honours == w.honours == {"high": 1, "jack": 0, "game": 0, "low": 1}
-    assert n.honours == s.honours == {"high": 0, "jack": 1, "game": 1, "low": 0}
+    assert e.honours == w.honours == {"high": 1, "low": 1, "jack": 0, "game": 0, "off_jack": 0, "king": 0, "nine": 0, "three": 0}
+    assert n.honours == s.honours == {"high": 0, "low": 0, "jack": 1, "game": 1, "off_jack": 0, "king": 0, "nine": 0, "three": 0}
     assert all(x.deals == 1 for x in st.values())
+    assert n.applies()["void_deals"] and not n.applies()["forced"]  # pagat62 never voids a deal
 
 
-def test_low_goes_with_its_trick_under_a_captor_profile() -> None:
-    st = cinch_stats([({"profile": {"low_goes_to": "captor"}, "deals": [hand_deal()]}, ["n", "e", "s", "w"])])
+def test_low_goes_with_its_trick_under_a_capturer_profile() -> None:
+    st = under(cinch_stats([({"profile": {"low_goes_to": "capturer"}, "deals": [hand_deal()]}, ["n", "e", "s", "w"])]))
     assert st["s"].honours["low"] == st["n"].honours["low"] == 1  # south won the trick west played Low into
     assert st["w"].honours["low"] == 0
 
 
 def test_a_bot_partnering_itself_counts_its_side_once() -> None:
-    st = cinch_stats([({"deals": [hand_deal()]}, ["a", "b", "a", "b"])])
+    st = under(cinch_stats([({"deals": [hand_deal()]}, ["a", "b", "a", "b"])]))
     assert st["a"].deals == st["b"].deals == 1
     assert (st["a"].defender_deals, st["a"].points_as_defender) == (1, 11)
-    assert st["b"].honours == {"high": 1, "jack": 0, "game": 0, "low": 1}
+    assert st["b"].honours == {"high": 1, "low": 1, "jack": 0, "game": 0, "off_jack": 0, "king": 0, "nine": 0, "three": 0}
     # per seat: both pedros were captured by the winners' seats, a's right pedro went to b
     assert (st["b"].pedros_captured, st["a"].pedros_captured, st["a"].pedros_lost) == (1, 1, 1)
 
 
+def _forced_deal(amount: int, forced_flag: bool) -> dict:
+    return {"index": 0, "dealer": 3, "maker": 3, "bid": amount, "trump": "S", "made": True, "points": [2, 12],
+            "trick_winners": [], "events": [{"type": "pass", "seat": s, "forced": False} for s in range(3)]
+            + [{"type": "bid", "amount": amount, "seat": 3, "forced": forced_flag}]}
+
+
 def test_forced_dealer_bid_and_unfinished_deals() -> None:
-    d = {"index": 0, "dealer": 3, "maker": 3, "bid": 7, "trump": "S", "made": True, "points": [2, 12],
-         "trick_winners": [], "events": [{"type": "pass", "seat": s, "forced": False} for s in range(3)]
-         + [{"type": "bid", "amount": 7, "seat": 3, "forced": True}]}
     unfinished = {"index": 1, "dealer": 0, "events": [{"type": "bid", "amount": 7, "seat": 1, "forced": False}]}
-    st = cinch_stats([({"deals": [d, unfinished]}, ["a", "b", "c", "d"])])
-    assert (st["d"].forced7, st["d"].forced7_made, st["d"].bids, st["d"].average_bid) == (1, 1, 0, None)
+    st = under(cinch_stats([({"deals": [_forced_deal(7, True), unfinished]}, ["a", "b", "c", "d"])]))
+    assert (st["d"].forced, st["d"].forced_made, st["d"].bids, st["d"].average_bid) == (1, 1, 0, None)
     assert st["d"].contracts == {7: [1, 0]}
     assert st["b"].bids == 0  # the unfinished deal is not counted
     assert st["a"].average_bid is None and st["a"].points_as_bidder is None
 
 
+def test_forced_bids_follow_the_profile() -> None:
+    # louisiana: the dealer is forced at 6; chicago1890: it must bid but chooses the amount (not a forced event)
+    lou = under(cinch_stats([({"profile": {"name": "louisiana", "dealer_forced_bid": 6}, "deals": [_forced_deal(6, True)]},
+                              ["a", "b", "c", "d"])]), "louisiana")
+    assert (lou["d"].forced, lou["d"].bids) == (1, 0)
+    # (hand-built deals without decks: counted one by one, as cinch_stats does once the engine gave the facts)
+    chi: dict[str, BotStats] = {}
+    add_deal(_forced_deal(9, False), ["a", "b", "c", "d"], chi, get_profile("chicago1890"), DealFacts([], []))
+    assert (chi["d"].forced, chi["d"].forced_made, chi["d"].bids) == (1, 1, 0)
+    # foster1897: nobody is forced; four passes void the deal, counted per side, and the forced count does not apply
+    void = {"index": 0, "dealer": 3, "redeal": True, "scores_after": [0, 0],
+            "events": [{"type": "pass", "seat": s, "forced": False} for s in range(4)]}
+    fos: dict[str, BotStats] = {}
+    add_deal(void, ["a", "b", "a", "b"], fos, get_profile("foster1897"))
+    assert (fos["a"].void_deals, fos["a"].passes, fos["a"].deals) == (1, 2, 0)
+    assert fos["a"].applies()["forced"] and not fos["a"].applies()["void_deals"]
+
+
+def _policy(rng: random.Random, game: Game) -> None:
+    """Random legal play that passes often (so redeals and forced dealer bids happen)."""
+    ch = game.choice
+    game.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.6 else ch.sample(rng))
+
+
 def _engine_oracle(game: Game, bots: list[str]) -> dict[str, dict[str, int]]:
-    """The same counts straight from the engine's deal objects (tricks, low holder, points)."""
+    """The same counts straight from the engine's deal objects (tricks, low holder, cards out of play),
+    themselves checked against the engine's points for every deal."""
     out: dict[str, dict[str, int]] = {}
-    get = lambda b: out.setdefault(b, {"captured": 0, "lost": 0, "low": 0, "bidder_points": 0, "made": 0})  # noqa: E731
+    keys = ("captured", "lost", "laid_away", "bidder_points", "made", "forced", "void", *HONOURS)
+    get = lambda b: out.setdefault(b, dict.fromkeys(keys, 0))  # noqa: E731
+    p = game.profile
     for deal in game.deals:
         if not deal.done:
             continue
+        side_bots = [sorted({bots[s], bots[s + 2]}) for s in (0, 1)]
+        if deal.redeal:
+            for side in side_bots:
+                for b in side:
+                    get(b)["void"] += 1
+            continue
+        passes = 0
+        for seat, amount, _ in deal.bids:
+            if amount and passes == 3 and p.dealer_forced_bid is not None and not any(a for _, a, _ in deal.bids[:3]):
+                get(bots[seat])["forced"] += 1
+            passes += amount == 0
+        table = p.point_table(deal.trump)
         trump = "CDHS"[deal.trump]
-        sister = {"H": "D", "D": "H", "S": "C", "C": "S"}[trump]
-        pedros = {"5" + trump, "5" + sister}
+        cards = {_card(spec, trump): k for k, spec in POINT_CARDS.items()}
+        b_side = deal.maker % 2
+        scored = [0, 0]
         for trick in deal.tricks:
-            for seat, top, under in trick.plays:
-                for c in (top, *under):
-                    if card_str(c) in pedros:
+            for seat, top, under_ in trick.plays:
+                for c in (top, *under_):
+                    name = cards.get(card_str(c))
+                    if not table[c] or name is None:
+                        continue
+                    if name in PEDROS:
                         get(bots[trick.winner])["captured"] += 1
                         if seat % 2 != trick.winner % 2:
                             get(bots[seat])["lost"] += 1
-        for b in sorted({bots[deal.low_holder], bots[(deal.low_holder + 2) % 4]}):
-            get(b)["low"] += 1
-        get(bots[deal.maker])["bidder_points"] += deal.points[deal.maker % 2]
+                        scored[trick.winner % 2] += table[c]
+                    else:
+                        side = deal.low_holder % 2 if name == "low" and p.low_goes_to == "holder" else trick.winner % 2
+                        scored[side] += table[c]
+                        for b in side_bots[side]:
+                            get(b)[name] += 1
+        for seat, c in deal.out:
+            name = cards.get(card_str(c))
+            if not table[c] or name is None:
+                continue
+            if name in PEDROS and seat >= 0:
+                get(bots[seat])["laid_away"] += 1
+            if p.defender_discards_to_bidders and seat >= 0 and seat % 2 != b_side:
+                scored[b_side] += table[c]
+                if name not in PEDROS:
+                    for b in side_bots[b_side]:
+                        get(b)[name] += 1
+        assert tuple(scored) == deal.points, (p.name, deal.index)  # the oracle scores like the engine
+        get(bots[deal.maker])["bidder_points"] += deal.points[b_side]
         get(bots[deal.maker])["made"] += int(deal.made)
     return out
 
 
+@pytest.mark.parametrize("profile", profile_names())
 @pytest.mark.parametrize("seats", [["a", "b", "c", "d"], ["a", "b", "a", "b"]])
-def test_statistics_agree_with_the_engine_on_random_games(seats: list[str]) -> None:
+def test_statistics_agree_with_the_engine_on_random_games(seats: list[str], profile: str) -> None:
     rng = random.Random(7)
     games = []
     oracle: dict[str, dict[str, int]] = {}
-    for k in range(25):
-        g = Game(key=f"stats-{k}", max_deals=12)
+    for k in range(12):
+        g = Game(get_profile(profile), key=f"stats-{k}", max_deals=12)
         while not g.over:
-            g.apply(g.choice.sample(rng))
+            _policy(rng, g)
         games.append((game_record(g), seats))
         for b, row in _engine_oracle(g, seats).items():
             acc = oracle.setdefault(b, dict.fromkeys(row, 0))
             for f, v in row.items():
                 acc[f] += v
-    st = cinch_stats(games)
+    st = under(cinch_stats(games), profile)
     assert set(st) == set(oracle)
     for b, row in oracle.items():
         s = st[b]
         made = sum(v[0] for v in s.contracts.values())
-        assert (s.pedros_captured, s.pedros_lost, s.honours["low"], s.bidder_points, made) == (
-            row["captured"], row["lost"], row["low"], row["bidder_points"], row["made"]), b
-    # 14 points a deal: every pedro is captured by someone, and High/Low/Jack/Game each go to one side
-    deals = sum(len(r["deals"]) for r, _ in games)
-    assert sum(s.pedros_captured for s in st.values()) == 2 * deals
-    if len(set(seats)) == 4:
-        assert sum(s.honours["high"] for s in st.values()) == 2 * deals  # two bots per side
+        assert (s.pedros_captured, s.pedros_lost, s.pedros_laid_away, s.bidder_points, made, s.forced, s.void_deals) == (
+            row["captured"], row["lost"], row["laid_away"], row["bidder_points"], row["made"], row["forced"], row["void"]), b
+        assert s.honours == {h: row[h] for h in HONOURS}, b
+    # the sample exercises every mechanism the profile has, so the comparison above is not of zeros
+    why = next(iter(st.values())).applies()
+    for key, total in (("forced", sum(s.forced for s in st.values())), ("void_deals", sum(s.void_deals for s in st.values())),
+                       ("pedros_laid_away", sum(s.pedros_laid_away for s in st.values()))):
+        assert (total > 0) == (why[key] is None), (key, total)
+    deals = sum(1 for r, _ in games for d in r["deals"] if "maker" in d)
+    if not get_profile(profile).may_lose_points:  # every pedro is played, so captured by someone
+        assert sum(s.pedros_captured for s in st.values()) == 2 * deals
 
 
 def test_percentiles_need_enough_values() -> None:
@@ -156,3 +232,17 @@ def test_bank_left_is_the_bank_minus_the_time_charged() -> None:
     assert table["c"].summary()["latency_p50_ms"] == 2.0
     add_time_use(run_game, ["a", "b", "a", "c"], None, table)
     assert table["a"].bank_left == [975.0] and len(table["a"].latencies) == 4
+
+
+def test_a_record_that_does_not_replay_is_left_out_and_counted() -> None:
+    g = Game(get_profile("foster1897"), key="unreplayable", max_deals=4)
+    rng = random.Random(3)
+    while not g.over:
+        _policy(rng, g)
+    good = game_record(g)
+    bad = json.loads(json.dumps(good))
+    bad["deals"][0]["deck"] = bad["deals"][0]["deck"][::-1]  # not the deal the events were played from
+    st = under(cinch_stats([(good, ["a", "b", "a", "b"]), (bad, ["a", "b", "a", "b"])]), "foster1897")
+    alone = under(cinch_stats([(good, ["a", "b", "a", "b"])]), "foster1897")
+    assert st["a"].unreplayable == st["b"].unreplayable == 1
+    assert st["a"].to_dict() | {"unreplayable": 0} == alone["a"].to_dict()  # nothing of the bad game is counted

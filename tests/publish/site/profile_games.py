@@ -1,0 +1,120 @@
+"""Seeded engine games under every registered profile, chosen to show each profile's mechanisms.
+
+A game is played by random legal decisions that pass often (so void deals
+and forced dealer bids happen); among a few keys the one whose deals show
+the most mechanisms is kept, deterministically.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from typing import Any
+
+from arena.engine import Game, game_record
+from arena.engine.actions import PASS
+from arena.engine.profile import RuleProfile, get_profile
+
+#: keys tried at least, and at most while no game shows every mechanism ``expected`` names
+TRIES, LIMIT = 30, 400
+
+
+def play(profile: str | RuleProfile, key: str, max_deals: int = 8) -> Game:
+    rng = random.Random(key)
+    game = Game(get_profile(profile) if isinstance(profile, str) else profile, key=key, max_deals=max_deals)
+    while not game.over:
+        ch = game.choice
+        game.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.6 else ch.sample(rng))
+    return game
+
+
+def mechanisms(game: Game) -> set[str]:
+    """Which of the rules' mechanisms the game's deals went through."""
+    out: set[str] = set()
+    p = game.profile
+    for d in game.deals:
+        if d.redeal:
+            out.add("void deal")
+            continue
+        for ev in d.events:
+            if ev[0] == "reshuffle":
+                out.add(f"reshuffle ({ev[3]})")
+            elif type(ev[2]).__name__ == "Discard":
+                trumps = d.table is not None and d.table.is_trump[ev[2].cards[0]]
+                out.add("extra trumps shown" if p.discard not in ("choose", "keep") and trumps else
+                        "face-up discards" if p.discards_face_up else "chosen discards")
+            elif getattr(ev[2], "under", ()):
+                out.add("cards under a top card")
+        if p.dealer_forced_bid is not None and [a for _, a, _ in d.bids[:3]] == [0, 0, 0]:
+            out.add("forced dealer bid")
+        if p.rob == "free" and len(d.shown[d.dealer]) > (len(d.discarded[d.dealer]) if p.discards_face_up else 0):
+            out.add("trumps left by the rob")
+        if any(len(t.plays) < 4 for t in d.tricks):
+            out.add("seats sitting out")
+        if p.play == "oregon" and any(t.best < 0 for t in d.tricks):
+            out.add("a trick without a trump to its leader")
+        if p.bid_suits:
+            out.add("bids naming the trump")
+        if p.second_deal:
+            out.add("a second deal")
+        if p.kitty and any(type(ev[2]).__name__ == "Discard" and ev[1] == d.maker for ev in d.events if ev[0] == "act"):
+            out.add("the kitty taken by the maker")
+        if p.off_jack_trump and any(c % 13 == 9 and c // 13 == 3 - d.trump for t in d.tricks for _, c, _ in t.plays):
+            out.add("the off-jack played")
+        pts = p.point_table(d.trump)  # type: ignore[arg-type]
+        if any(pts[c] for _, c in d.out):
+            out.add("points out of play")
+        out.add("made" if d.made else "set")
+    return out
+
+
+@lru_cache(maxsize=None)
+def showcase(profile: str, n: int = 1, max_deals: int = 4) -> tuple[tuple[dict[str, Any], frozenset[str]], ...]:
+    """``n`` games (record, mechanisms) under ``profile``: those showing the most of the profile's own
+    mechanisms (``expected``), then the most mechanisms."""
+    scored = []
+    want = expected(profile)
+    for k in range(LIMIT):
+        if k >= max(TRIES, 3 * n) and sum(not missing for missing, *_ in scored) >= n:
+            break
+        try:
+            g = play(profile, f"viewer-{profile}-{k}", max_deals)
+        except IndexError:  # the engine offered a play with no legal card (reported: an oregon hand of
+            continue  # eight trumps, only one pointless, has no top with two cards under it); not this suite's subject
+        m = mechanisms(g)
+        scored.append((len(want - m), -len(m), k, game_record(g), frozenset(m)))
+    scored.sort(key=lambda x: x[:3])
+    return tuple((rec, m) for *_, rec, m in scored[:n])
+
+
+def expected(profile: str) -> set[str]:
+    """Mechanisms a showcase game of ``profile`` must go through (what the profile has that pagat62 lacks, and more)."""
+    p = get_profile(profile)
+    want = {"made", "set"}
+    if p.dealer_forced_bid is None:
+        want.add("void deal")
+    else:
+        want.add("forced dealer bid")
+    if p.discard in ("choose", "to_hand_size"):
+        want.add("face-up discards" if p.discards_face_up else "chosen discards")
+    if p.extra_trumps == "discard":
+        want.add("extra trumps shown")
+    elif p.discard == "non_trumps":  # hands of more than six trumps play the extras under a top card
+        want.add("cards under a top card")
+    if p.rob == "free":
+        want.add("trumps left by the rob")
+    if p.discard == "choose" or p.rob == "free" or p.extra_trumps == "discard":
+        want.add("points out of play")
+    if p.play != "follow":
+        want.add("seats sitting out")
+    if p.play == "oregon":
+        want.add("a trick without a trump to its leader")
+    if p.bid_suits:
+        want.add("bids naming the trump")
+    if p.second_deal:
+        want.add("a second deal")
+    if p.kitty:
+        want.add("the kitty taken by the maker")
+    if p.off_jack_trump:
+        want.add("the off-jack played")
+    return want

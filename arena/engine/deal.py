@@ -637,11 +637,20 @@ class Deal:
         self.out = [(by.get(c, -1), c) for c in self.deck if c not in held]
 
     def _long_choice(self, seat: int, hand: list[Card], legal: list[Card]) -> PlayChoice:
-        """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (rules 6)."""
+        """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (rules 6.5).
+
+        A profile with more than six point trumps (the off-jack) can deal a
+        long hand too few pointless trumps for any top; then any of its
+        trumps may go under (rules 6.5, [decision]).
+        """
         n_under = len(hand) - self.profile.hand_size
         pointless = self._pointless
         pool = tuple(c for c in hand if c in pointless)
         tops = tuple(c for c in legal if len(pool) - (c in pointless) >= n_under)
+        if not tops:
+            is_trump = self.table.is_trump  # type: ignore[union-attr]
+            pool = tuple(c for c in hand if is_trump[c])
+            tops = tuple(c for c in legal if len(pool) - (c in pool) >= n_under)
         return PlayChoice(seat, tops, n_under, pool)
 
     def _play_from(self, seat: int, action: Play | None, forced: bool) -> None:

@@ -142,7 +142,11 @@ class PlayState:
         hand.remove(card)
         gone = [card]
         if self.tricks_done == 0 and len(hand) >= self.tricks:
-            under = choose_under(card, [c for c in hand if c in t.pointless], len(hand) - self.tricks + 1, t)
+            n = len(hand) - self.tricks + 1
+            pool = [c for c in hand if c in t.pointless]
+            if len(pool) < n:  # too few pointless trumps (the off-jack's profiles): any trumps go under (rules 6.5)
+                pool = [c for c in hand if t.is_trump[c]]
+            under = choose_under(card, pool, n, t)
             for c in under:
                 hand.remove(c)
             gone.extend(under)

@@ -755,3 +755,30 @@ def test_conformance_catches_an_illegal_action_that_gets_through(monkeypatch):
     monkeypatch.setattr(PlayChoice, "is_legal", lambda self, action: True)
     report = check_profile(get_profile("pagat62"), games=2, max_deals=2, raise_on_failure=False)
     assert any("accepted" in f or "changed the game" in f for f in report.failures)
+
+
+def test_a_long_hand_with_too_few_pointless_trumps_puts_point_trumps_under() -> None:
+    """Under oregon (seven point trumps with the off-jack) a hand of eight trumps
+    may hold one pointless trump; its first play then takes any trumps under
+    (rules 6.5) instead of offering no legal play."""
+    import random as _random
+
+    from arena.engine import Game, get_profile, game_record, replay
+    from arena.engine.actions import PASS
+
+    key = "viewer-oregon-36"  # a seeded game that deals such a hand (found by the site's tests)
+    rng = _random.Random(key)
+    game = Game(get_profile("oregon"), key=key, max_deals=8)
+    seen = []
+    while not game.over:
+        ch = game.choice
+        if ch.kind == "play" and ch.under_count:
+            deal = game.deals[-1]
+            pointless = [c for c in deal.hands[ch.seat] if c in get_profile("oregon").pointless_trumps(deal.trump)]
+            seen.append((len(pointless), ch.under_count, len(ch.cards)))
+            assert ch.cards, "a long hand must always have a legal top"
+        game.apply(PASS if ch.kind == "bid" and ch.can_pass and rng.random() < 0.6 else ch.sample(rng))
+    assert any(n < need for n, need, _ in seen)  # the case under test happened
+    record = game_record(game)
+    assert replay(record).scores == game.scores
+    assert all(sum(d["points"]) == 15 for d in record["deals"] if d.get("points") is not None)

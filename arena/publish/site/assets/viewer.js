@@ -278,8 +278,12 @@
           else if (hand.some((c) => effSuit(c, t, oj) === led)) legal = hand.filter((c) => effSuit(c, t, oj) === led || isTrump(c, t, oj));
         }
         const extra = hand.length > size && st.tricks.length === 1 ? hand.length - size : 0;
+        // under cards are pointless trumps; a hand with too few of them for any top may put any trumps under (rules 6.5)
+        const pointless = trumps.filter((c) => !pointsOf(c, t, pts, oj));
+        const enough = legal.some((c) => pointless.length - (pointless.includes(c) ? 1 : 0) >= extra);
+        const pool = enough ? pointless : trumps;
         return legal.includes(card) && under.length === extra && new Set(under).size === extra
-          && under.every((c) => c !== card && hand.includes(c) && isTrump(c, t, oj) && !pointsOf(c, t, pts, oj));
+          && under.every((c) => c !== card && pool.includes(c));
       };
       const endTrick = (trick, winner, note) => {
         trick.winner = st.toAct = winner;

@@ -97,12 +97,18 @@ def to_json(doc: dict[str, Any]) -> str:
 # ------------------------------------------------------------ text helpers
 
 
+def fixed(x: float, fmt: str = ".0f") -> str:
+    """``format(x, fmt)`` without a minus on a figure that rounds to zero ("-0" is not a rating)."""
+    text = format(x, fmt)
+    return format(0.0, fmt) if text.startswith("-") and not text.strip("-0.") else text
+
+
 def _f(x: Any, fmt: str = ".0f") -> str:
-    return UNKNOWN if x is None else format(x, fmt)
+    return UNKNOWN if x is None else fixed(x, fmt)
 
 
 def _interval(lo: Any, hi: Any, fmt: str = ".0f") -> str:
-    return "n/a" if lo is None or hi is None else f"[{format(lo, fmt)}, {format(hi, fmt)}]"
+    return "n/a" if lo is None or hi is None else f"[{fixed(lo, fmt)}, {fixed(hi, fmt)}]"
 
 
 def _factor_interval(lo: Any, hi: Any) -> str:
@@ -325,7 +331,7 @@ def render_html(doc: dict[str, Any]) -> str:
          f"<h1>Leaderboard: {e(p.get('config_name') or UNKNOWN)}</h1>",
          '<p id="profile">Rule profile: <strong>{}</strong>{}.</p>'.format(*map(e, profile_line(doc))),
          '<table id="ratings"><thead><tr><th>rank</th><th class="l">bot</th><th>rating</th>'
-         f'<th>{pct}% interval</th><th class="l">interval ({vmin:.0f} to {vmax:.0f})</th><th>games</th>'
+         f'<th>{pct}% interval</th><th class="l">interval ({fixed(vmin)} to {fixed(vmax)})</th><th>games</th>'
          "<th>score %</th><th>W-D-L</th><th>forfeits</th><th class=\"l\">faults</th></tr></thead><tbody>"]
     for b in doc["bots"]:
         h.append(f"<tr><td>{b['rank']}</td><td class=\"l\">{e(b['bot'])}</td><td>{_f(b['rating'])}</td>"

@@ -288,3 +288,11 @@ def test_deals_format_reports_the_luck_of_points_too(tmp_path: Path) -> None:
     assert doc["luck_points"]["statistic"] == "points" and doc["luck_points"]["rho"] < -0.5
     md = (tmp_path / "lb" / "leaderboard.md").read_text()
     assert "Luck (points differences, what `arena sprt --points` tests): rho =" in md
+
+
+def test_a_figure_that_rounds_to_zero_has_no_minus():
+    from arena.publish.leaderboard import fixed
+
+    assert [fixed(x) for x in (-0.3, -0.5000001, 0.4, -12.6, 0.0)] == ["0", "-1", "0", "-13", "0"]
+    assert fixed(-0.04, ".1f") == "0.0" and fixed(-0.06, ".1f") == "-0.1"
+    assert fixed(-0.2, "+.0f") == "+0" and fixed(3.0, "+.0f") == "+3"

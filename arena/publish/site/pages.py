@@ -40,7 +40,7 @@ def page(title: str, body: Iterable[str], *, root: str = "", script: bool = Fals
 
 
 def num(x: float | None, fmt: str = ".0f", none: str = "n/a") -> str:
-    return none if x is None else format(x, fmt)
+    return none if x is None else lb.fixed(x, fmt)
 
 
 def pct(x: float | None) -> str:
@@ -48,7 +48,7 @@ def pct(x: float | None) -> str:
 
 
 def signed(x: float) -> str:
-    return f"{x:+.0f}".replace("-", "\u2212")
+    return lb.fixed(x, "+.0f").replace("-", "\u2212")
 
 
 def plusminus(doc: dict[str, Any], b: dict[str, Any]) -> str:
@@ -56,7 +56,7 @@ def plusminus(doc: dict[str, Any], b: dict[str, Any]) -> str:
     txt = lb._bot_interval(doc, b)
     if not txt.startswith("["):
         return txt
-    return f"+{b['ci_high'] - b['rating']:.0f} / \u2212{b['rating'] - b['ci_low']:.0f}"
+    return f"+{lb.fixed(b['ci_high'] - b['rating'])} / \u2212{lb.fixed(b['rating'] - b['ci_low'])}"
 
 
 def bot_link(m: SiteModel, bot: str, root: str, live: bool = False) -> str:
@@ -109,11 +109,11 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
     for b in doc["bots"]:
         iv = lb._bot_interval(doc, b)
         ci = (b["ci_low"], b["ci_high"]) if iv.startswith("[") else (None, None)
-        label = f"{b['bot']}: rating {b['rating']:.0f}" + (f", {pcts}% interval {ci[0]:.0f} to {ci[1]:.0f}"
+        label = f"{b['bot']}: rating {lb.fixed(b['rating'])}" + (f", {pcts}% interval {lb.fixed(ci[0])} to {lb.fixed(ci[1])}"
                                                             if ci[0] is not None else f", interval: {iv}")
         draws = b["draws"] / b["games"] if b["games"] else None
         out.append(f"<tr><td>{b['rank']}</td><th scope=\"row\" class=\"l\">{bot_link(m, b['bot'], '', live)}</th>"
-                   f"<td>{b['rating']:.0f}</td><td>{e(plusminus(doc, b))}</td><td>{e(iv)}</td>"
+                   f"<td>{lb.fixed(b['rating'])}</td><td>{e(plusminus(doc, b))}</td><td>{e(iv)}</td>"
                    f'<td class="l">{interval_bar(b["rating"], ci[0], ci[1], axis, label)}</td>'
                    f"<td>{b['games']}</td><td>{pct(b['score_pct'])}</td><td>{pct(draws)}</td>"
                    f"<td>{num(m.avg_opponent.get(b['bot']))}</td>"
@@ -206,7 +206,7 @@ def _history(m: SiteModel, bots: list[str], root: str = "", live: bool = False) 
                 cells.append('<td>not entered</td>')
                 continue
             iv = lb._bot_interval({"rating": {"anchor": {"bot": None}}}, r)
-            cells.append(f"<td>{r['rating']:.0f} <span class=\"small\">{e(iv)}</span></td>")
+            cells.append(f"<td>{lb.fixed(r['rating'])} <span class=\"small\">{e(iv)}</span></td>")
         out.append(f'<tr><th scope="row" class="l">{bot_link(m, b, root, live)}</th>{"".join(cells)}</tr>')
     out.append("</tbody></table>")
     return out
@@ -332,7 +332,7 @@ def bot_page(m: SiteModel, bot: str) -> str:
                    + "<br>".join(f"<code>{e(k)}</code> {e(str(v)[:16])}" for k, v in sorted(files.items())) + "</td></tr>")
     out.append("</tbody></table>")
     if row:
-        out.append(f"<p>Rank {row['rank']} of {len(doc['bots'])}: rating {row['rating']:.0f} "
+        out.append(f"<p>Rank {row['rank']} of {len(doc['bots'])}: rating {lb.fixed(row['rating'])} "
                    f"({e(lb._bot_interval(doc, row))}), {row['games']} games, score {pct(row['score_pct'])}, "
                    f"W-D-L {row['wins']}-{row['draws']}-{row['losses']}, average opponent "
                    f"{num(m.avg_opponent.get(bot))}.</p>")

@@ -61,11 +61,12 @@ def interval_bar(rating: float, lo: float | None, hi: float | None, axis: Axis, 
     return "".join(parts)
 
 
-def axis_svg(axis: Axis, label: str = "Elo") -> str:
+def axis_svg(axis: Axis, label: str = "Elo", quantity: str = "rating") -> str:
     """The scale under the bars: ticks, their values and the zero line."""
     w = axis.width
-    parts = [f'<svg class="axis" width="{w}" height="24" role="img" aria-label="rating axis from {axis.lo:.0f} '
-             f'to {axis.hi:.0f} {label}, dashed line at 0">',
+    unit = f" {label}" if label else ""
+    parts = [f'<svg class="axis" width="{w}" height="24" role="img" aria-label="{quantity} axis from {axis.lo:.0f} '
+             f'to {axis.hi:.0f}{unit}, dashed line at 0">',
              f'<line x1="{axis.margin}" y1="2" x2="{w - axis.margin}" y2="2" stroke="#333"/>']
     for t in nice_ticks(axis.lo, axis.hi):
         x = axis.x(t)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import html
 import json
+
+import yaml
 from typing import Any, Iterable
 
 from ...match.show import profile_text
@@ -125,7 +127,7 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
                "winner (capped games, level deals-format games).</p>")
     out += _crosstable(m, live)
     out += _history(m, list(m.order), live=live)
-    out.append("<h2>Luck</h2>" + "".join(f"<p>{e(t)}</p>" for t in lb._luck_text(doc).split("\n\n")))
+    out.append("<h2>Luck</h2>" + _luck_chart(doc) + "".join(f"<p>{e(t)}</p>" for t in lb._luck_text(doc).split("\n\n")))
     out += _block_results(m)
     if doc["los"]:
         names = m.order
@@ -317,6 +319,25 @@ def _fault_evidence(f: FaultRow) -> str:
     return "".join(parts)
 
 
+def _luck_chart(doc: dict[str, Any]) -> str:
+    """rho of each tested statistic with its interval on the -1..1 scale (0: pairing neither helps nor hurts)."""
+    rows = [(name, doc[key]) for key, name in (("luck", "game results"), ("luck_points", "points"))
+            if isinstance(doc.get(key), dict) and doc[key].get("rho") is not None]
+    if not rows:
+        return ""
+    axis = Axis(-1.0, 1.0, 360)
+    out = ['<table class="luck"><caption>Correlation rho of a partnership\'s two games in a block (below 0: the '
+           "duplicate deals cancel luck)</caption><tbody>"]
+    for name, luck in rows:
+        lo, hi = (luck.get("rho_ci") or [None, None])[:2]
+        span = f", interval {lb.fixed(lo, '.2f')} to {lb.fixed(hi, '.2f')}" if lo is not None and hi is not None else ""
+        label = f"{name}: rho {lb.fixed(luck['rho'], '.3f')}{span}"
+        out.append(f'<tr><th scope="row" class="l">{e(name)}</th><td>{interval_bar(luck["rho"], lo, hi, axis, label)}'
+                   "</td></tr>")
+    out.append(f'<tr><td></td><td>{axis_svg(axis, "", "rho")}</td></tr></tbody></table>')
+    return "".join(out)
+
+
 def bot_page(m: SiteModel, bot: str) -> str:
     doc = m.doc
     row = next((b for b in doc["bots"] if b["bot"] == bot), None)
@@ -330,6 +351,10 @@ def bot_page(m: SiteModel, bot: str) -> str:
     if files:
         out.append('<tr><th scope="row" class="l">files (manifest and program)</th><td class="l">'
                    + "<br>".join(f"<code>{e(k)}</code> {e(str(v)[:16])}" for k, v in sorted(files.items())) + "</td></tr>")
+    manifest = ent.get("manifest")
+    out.append('<tr><th scope="row" class="l">manifest (bot.yaml as parsed)</th><td class="l">'
+               + (f"<pre>{e(yaml.safe_dump(manifest, sort_keys=True))}</pre>" if isinstance(manifest, dict)
+                  else "not recorded (results written before runs kept it)") + "</td></tr>")
     out.append("</tbody></table>")
     if row:
         out.append(f"<p>Rank {row['rank']} of {len(doc['bots'])}: rating {lb.fixed(row['rating'])} "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -185,3 +186,28 @@ def test_a_site_under_another_profile_names_it_and_says_what_does_not_apply(club
         assert f"<td>{st.void_deals}</td>" in html_.split("void deals")[1][:80]
         assert f"<td>{st.pedros_laid_away}</td>" in html_.split("pedros laid away")[1][:120]
         assert st.deals > 0 and f"<td>{st.deals}</td>" in html_.split("deals played (its side)")[1][:40]
+
+
+def test_bot_page_shows_the_manifest_it_ran_with(site: Path, competition: Path) -> None:
+    meta = json.loads((competition / "tournament.json").read_text())
+    entry = next(x for x in meta["entries"] if x["name"] == "crashy")
+    assert entry["manifest"]["name"] == "crashy" and entry["manifest"]["command"]
+    page = (site / "bots" / "crashy.html").read_text()
+    assert "manifest (bot.yaml as parsed)" in page
+    for arg in entry["manifest"]["command"]:
+        assert html.escape(arg) in page
+
+
+def test_the_luck_is_drawn_with_a_text_alternative_only_where_it_was_measured(site: Path) -> None:
+    from arena.publish.site.pages import _luck_chart
+
+    # the test competition's 3 blocks cannot carry a luck figure: the page says so and draws nothing
+    page = (site / "index.html").read_text()
+    assert '<table class="luck">' not in page and "too few to measure" in page
+    doc = {"luck": {"rho": -0.3636, "rho_ci": [-1.0, 0.0004]},
+           "luck_points": {"rho": -0.59, "rho_ci": [-0.8, -0.31]}}
+    chart = _luck_chart(doc)
+    labels = re.findall(r'aria-label="([^"]*)"', chart)
+    assert labels[:2] == ["game results: rho -0.364, interval -1.00 to 0.00", "points: rho -0.590, interval -0.80 to -0.31"]
+    assert "rho axis from -1 to 1" in labels[2]
+    assert _luck_chart({"luck": {"rho": None}, "luck_points": None}) == ""

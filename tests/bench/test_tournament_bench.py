@@ -14,6 +14,7 @@ from arena.match import MatchSettings, play_game
 from arena.players import Decision, Fault, Player
 
 from ..cli import arena
+from ..wire_actions import simple_action
 
 
 class Logging(Player):
@@ -28,17 +29,7 @@ class Logging(Player):
 
     def decide(self, request: dict[str, Any]) -> Decision:
         self.log.append((self.seat, json.loads(json.dumps(request))))
-        legal, kind = request["legal"], request["kind"]
-        if kind == "bid":
-            a: dict[str, Any] = {"type": "pass"} if legal["pass"] else {"type": "bid", "amount": legal["bids"][0]}
-        elif kind == "trump":
-            a = {"type": "trump", "suit": legal["suits"][-1]}
-        elif kind == "rob":
-            a = {"type": "rob", "take": legal["from"][: legal["take"]]}
-        else:
-            c = legal["cards"][-1]
-            a = {"type": "play", "card": c, "under": [x for x in legal["under_from"] if x != c][: legal["under"]]}
-        return Decision(action_from_dict(a))
+        return Decision(action_from_dict(simple_action(request["kind"], request["legal"], pick=-1)))
 
 
 def test_the_floor_replays_exactly_the_messages_the_game_sent() -> None:

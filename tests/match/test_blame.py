@@ -8,6 +8,8 @@ from arena.engine import action_from_dict
 from arena.match import MatchSettings, play_block
 from arena.players import BotEntry, Decision, Fault, Manifest, Player, PlayerReport
 
+from ..wire_actions import simple_action
+
 
 class Messy(Player):
     """Plays the first legal option; its sandbox 'resisted cleanup' if ``messy``."""
@@ -19,17 +21,7 @@ class Messy(Player):
         return None
 
     def decide(self, request: dict[str, Any]) -> Decision:
-        legal, kind = request["legal"], request["kind"]
-        if kind == "bid":
-            a = {"type": "pass"} if legal["pass"] else {"type": "bid", "amount": legal["bids"][0]}
-        elif kind == "trump":
-            a = {"type": "trump", "suit": legal["suits"][0]}
-        elif kind == "rob":
-            a = {"type": "rob", "take": legal["from"][: legal["take"]]}
-        else:
-            c = legal["cards"][0]
-            a = {"type": "play", "card": c, "under": [x for x in legal["under_from"] if x != c][: legal["under"]]}
-        return Decision(action_from_dict(a))
+        return Decision(action_from_dict(simple_action(request["kind"], request["legal"])))
 
     def close(self) -> PlayerReport:
         return PlayerReport(self.name, trouble=["scratch: 5000 nested folders left"] if self.messy else [])

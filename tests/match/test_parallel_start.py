@@ -15,6 +15,7 @@ from arena.players import BotEntry, Manifest, MockTransport, ProcessPlayer, Time
 from arena.sandbox import HarnessError, SandboxSpec
 
 from ..testbots import hostile
+from ..wire_actions import simple_action
 
 HELLO = {"type": "hello", "protocol": 1, "name": "scripted", "version": "1"}
 ENTRY = BotEntry(manifest=Manifest(name="scripted", command=["bot"]), dir="/nonexistent", digest="0" * 64)
@@ -71,17 +72,7 @@ def _autoanswer(bots: list[MockTransport]) -> list[int]:
 
     def act(req: dict[str, Any]) -> dict[str, Any]:
         count[0] += 1
-        kind, legal = req["kind"], req["legal"]
-        if kind == "bid":
-            a: dict[str, Any] = {"type": "pass"} if legal["pass"] else {"type": "bid", "amount": legal["bids"][0]}
-        elif kind == "trump":
-            a = {"type": "trump", "suit": legal["suits"][0]}
-        elif kind == "rob":
-            a = {"type": "rob", "take": legal["from"][: legal["take"]]}
-        else:
-            c = legal["cards"][0]
-            a = {"type": "play", "card": c, "under": [x for x in legal["under_from"] if x != c][: legal["under"]]}
-        return {"type": "action", "id": req["id"], "action": a}
+        return {"type": "action", "id": req["id"], "action": simple_action(req["kind"], req["legal"])}
 
     for b in bots:
         original = b.write_line

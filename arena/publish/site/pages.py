@@ -111,8 +111,9 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
     for b in doc["bots"]:
         iv = lb._bot_interval(doc, b)
         ci = (b["ci_low"], b["ci_high"]) if iv.startswith("[") else (None, None)
-        label = f"{b['bot']}: rating {lb.fixed(b['rating'])}" + (f", {pcts}% interval {lb.fixed(ci[0])} to {lb.fixed(ci[1])}"
-                                                            if ci[0] is not None else f", interval: {iv}")
+        label = f"{b['bot']}: rating {lb.fixed(b['rating'])}" + (
+            f", {pcts}% interval {lb.fixed(ci[0])} to {lb.fixed(ci[1])}"
+            if ci[0] is not None and ci[1] is not None else f", interval: {iv}")
         draws = b["draws"] / b["games"] if b["games"] else None
         out.append(f"<tr><td>{b['rank']}</td><th scope=\"row\" class=\"l\">{bot_link(m, b['bot'], '', live)}</th>"
                    f"<td>{lb.fixed(b['rating'])}</td><td>{e(plusminus(doc, b))}</td><td>{e(iv)}</td>"

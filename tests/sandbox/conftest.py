@@ -100,3 +100,16 @@ def probe(hostile: Callable[..., tuple[list[str], Path]], start: Callable[..., B
 def pid_alive(pid: int) -> bool:
     """True if `pid` exists in any state, zombies included (a zombie is a leftover too)."""
     return os.path.exists(f"/proc/{pid}")
+
+
+def failing_bwrap(folder: Path) -> Path:
+    """A stand-in bwrap in ``folder`` that answers --version and the self-test but fails every
+    sandbox setup (as a host whose tmpfs mounts are refused): the harness's failure, not a bot's."""
+    fake = folder / "bwrap"
+    fake.write_text("#!/bin/sh\n"
+                    "[ \"$1\" = --version ] && { echo 'bubblewrap 0.11.0'; exit 0; }\n"
+                    "for a; do last=$a; done\n"
+                    "[ \"$last\" = /bin/true ] && exit 0\n"
+                    "echo 'bwrap: Can not mount tmpfs on /newroot/tmp' >&2; exit 1\n")
+    fake.chmod(0o755)
+    return fake

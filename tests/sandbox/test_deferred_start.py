@@ -13,7 +13,7 @@ import pytest
 
 from arena.sandbox import BotExited, HarnessError, launch
 
-from .conftest import SMALL, pid_alive
+from .conftest import SMALL, failing_bwrap, pid_alive
 
 HELLO = [sys.executable, "-c", "import sys; print('{\"hi\": 1}', flush=True); sys.stdin.readline()"]
 LEVELS = ["rlimit", pytest.param("bwrap", marks=pytest.mark.bwrap)]
@@ -47,13 +47,7 @@ def test_four_launched_without_waiting_each_read_their_bot_s_first_line(level: s
 def test_a_sandbox_failing_before_the_bot_runs_is_the_harness_s_when_readiness_is_awaited(
         tmp_path: Path, scratch_root: Path, request: pytest.FixtureRequest) -> None:
     public = _public_dir(request)
-    fake = public / "bwrap"
-    fake.write_text("#!/bin/sh\n"
-                    "[ \"$1\" = --version ] && { echo 'bubblewrap 0.11.0'; exit 0; }\n"
-                    "for a; do last=$a; done\n"
-                    "[ \"$last\" = /bin/true ] && exit 0\n"
-                    "echo 'bwrap: Can not mount tmpfs on /newroot/tmp' >&2; exit 1\n")
-    fake.chmod(0o755)
+    fake = failing_bwrap(public)
     bot = launch(HELLO, bot_dir=public, bwrap_path=fake, scratch_root=scratch_root, wait_ready=False)
     with pytest.raises(HarnessError, match="Can not mount tmpfs") as info:
         bot.read_line(5.0)

@@ -13,7 +13,7 @@ import pytest
 
 from arena.sandbox import BotExited, HarnessError, Level, SandboxUnavailable, launch
 
-from .conftest import SMALL, pid_alive
+from .conftest import SMALL, failing_bwrap, pid_alive
 
 
 def test_bogus_bwrap_path_is_sandbox_unavailable(tmp_path) -> None:
@@ -40,13 +40,7 @@ def test_setup_failure_after_probe_is_a_harness_error(tmp_path, scratch_root, re
     public = Path(tempfile.mkdtemp())
     public.chmod(0o755)
     request.addfinalizer(lambda: shutil.rmtree(public))
-    fake = public / "bwrap"
-    fake.write_text("#!/bin/sh\n"
-                    "[ \"$1\" = --version ] && { echo 'bubblewrap 0.11.0'; exit 0; }\n"
-                    "for a; do last=$a; done\n"
-                    "[ \"$last\" = /bin/true ] && exit 0\n"
-                    "echo 'bwrap: Can not mount tmpfs on /newroot/tmp' >&2; exit 1\n")
-    fake.chmod(0o755)
+    fake = failing_bwrap(public)
     bot_dir = tmp_path / "bot"
     bot_dir.mkdir()
     with pytest.raises(HarnessError, match="Can not mount tmpfs") as info:

@@ -76,3 +76,26 @@ def make_bot(name: str, **kw: Any) -> Any:
     from arena.bench.bots import load_bot_class
 
     return load_bot_class(name)(**kw)
+
+
+def check_sample(state: Any, f: Any, sampler: Any, rng: random.Random, *, sampled_voids: bool = True) -> list[list[int]]:
+    """The true hands of ``state`` satisfy every constraint ``sampler`` inferred from the
+    seat's view (facts ``f``), and one sample keeps them: sizes, trumps kept, voids, no
+    card twice or out of play; with ``sampled_voids``, no sampled card of a suit a seat
+    showed void in (checked under pagat62 only). Returns the sampled hands."""
+    pool = set(sampler.trumps) | set(sampler.plains)
+    t = f.t
+    for o in sampler.others:
+        true = state.hands[o]
+        assert sampler.size[o] == len(true)
+        assert sum(1 for c in true if t.power[c] >= 0) >= sampler.must[o]
+        assert set(true) <= pool
+        assert all(t.esuit[c] not in f.voids[o] for c in true)
+    hands = sampler.sample(rng)
+    dealt = [c for h in hands for c in h]
+    assert hands[f.seat] == f.hand and len(dealt) == len(set(dealt))
+    assert set(sampler.trumps) <= set(dealt) and not set(dealt) & f.out
+    for o in sampler.others:
+        assert len(hands[o]) == sampler.size[o]
+        assert not sampled_voids or all(t.esuit[c] not in f.voids[o] for c in hands[o])
+    return hands

@@ -16,6 +16,7 @@ from cinch_bot.strategy import Facts, choose_under
 from sim import Sampler
 
 from ..profiles import profiles_under_test
+from .conftest import check_sample
 
 
 @pytest.mark.parametrize("profile", profiles_under_test(), ids=lambda p: p.name)
@@ -69,24 +70,7 @@ def test_sampler_is_consistent_with_truth_and_view(states):
         if s.kind != "play":
             continue
         f = Facts(s.view)
-        sampler = Sampler(s.view, f)
-        pool = set(sampler.trumps) | set(sampler.plains)
-        t = f.t
-        for o in sampler.others:
-            true = s.hands[o]
-            # The truth must satisfy every inferred constraint.
-            assert sampler.size[o] == len(true)
-            assert sum(1 for c in true if t.power[c] >= 0) >= sampler.must[o]
-            assert set(true) <= pool
-            assert all(t.esuit[c] not in f.voids[o] for c in true)
-        hands = sampler.sample(rng)
-        assert hands[f.seat] == f.hand
-        dealt = [c for h in hands for c in h]
-        assert len(dealt) == len(set(dealt))
-        assert set(sampler.trumps) <= set(dealt)
-        for o in sampler.others:
-            assert len(hands[o]) == sampler.size[o]
-            assert all(t.esuit[c] not in f.voids[o] for c in hands[o])
+        check_sample(s, f, Sampler(s.view, f), rng)
         checked += 1
     assert checked > 300
 

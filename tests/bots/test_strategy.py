@@ -14,7 +14,7 @@ from cinch_bot.strategy import Facts, choose_discard, choose_rob
 from sim import Sampler
 
 from ..profiles import profiles_under_test
-from .conftest import collect, make_bot
+from .conftest import check_sample, collect, make_bot
 
 HEARTS = tables_for(None)[2]
 
@@ -74,19 +74,7 @@ def test_the_sampler_deals_the_hidden_cards_as_they_could_be(profile):
             continue
         f = Facts(s.view, tables, params)
         sampler = Sampler(s.view, f)
-        pool = set(sampler.trumps) | set(sampler.plains)
-        t = f.t
-        for o in sampler.others:
-            true = s.hands[o]
-            assert sampler.size[o] == len(true)
-            assert sum(1 for c in true if t.power[c] >= 0) >= sampler.must[o]
-            assert set(true) <= pool
-            assert all(t.esuit[c] not in f.voids[o] for c in true)
-        hands = sampler.sample(rng)
-        dealt = [c for h in hands for c in h]
-        assert hands[f.seat] == f.hand and len(dealt) == len(set(dealt))
-        assert set(sampler.trumps) <= set(dealt) and not set(dealt) & f.out
-        assert all(len(hands[o]) == sampler.size[o] for o in sampler.others)
+        hands = check_sample(s, f, sampler, rng, sampled_voids=False)
         # Every sample is a position the simulator can play out (a long hand is all trumps, ...).
         root = sampler.state(hands, s.view)
         for card in (card_index(c) for c in s.legal["cards"]):

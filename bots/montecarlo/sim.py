@@ -297,6 +297,10 @@ class Sampler:
             if s in gone:
                 self.size[s] = self.must[s] = 0
         self.trump_ok = [s for s in self.others if f.trump not in f.voids[s]]
+        # Cards no seat was dealt (sixty-three with the joker: one, face down, no rob): one
+        # of the unseen cards; a trump among them with the share of trumps in the unseen cards.
+        left = len(f.deck) - 4 * (dealt + int(param(f.profile, "second_deal"))) - int(param(f.profile, "kitty"))
+        self.undealt = left if param(f.profile, "rob") == "none" else 0
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         f = self.f
@@ -304,6 +308,9 @@ class Sampler:
         hands[f.seat] = list(f.hand)
         trumps = list(self.trumps)
         rng.shuffle(trumps)
+        for _ in range(self.undealt):  # an undealt card drawn from the unseen ones: a trump leaves the hands
+            if trumps and rng.randrange(len(trumps) + len(self.plains)) < len(trumps):
+                trumps.pop()
         pos = 0
         for s in self.others:
             m = self.must[s]

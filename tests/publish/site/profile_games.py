@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.engine import Game, game_record
 from arena.engine.actions import PASS
+from arena.engine.cards import JOKER
 from arena.engine.profile import RuleProfile, get_profile
 
 #: keys tried at least, and at most while no game shows every mechanism ``expected`` names
@@ -61,6 +62,8 @@ def mechanisms(game: Game) -> set[str]:
             out.add("the kitty taken by the maker")
         if p.off_jack_trump and any(c % 13 == 9 and c // 13 == 3 - d.trump for t in d.tricks for _, c, _ in t.plays):
             out.add("the off-jack played")
+        if p.joker and any(c == JOKER for t in d.tricks for _, c, _ in t.plays):
+            out.add("the joker played")
         pts = p.point_table(d.trump)  # type: ignore[arg-type]
         if any(pts[c] for _, c in d.out):
             out.add("points out of play")
@@ -114,4 +117,6 @@ def expected(profile: str) -> set[str]:
         want.add("the kitty taken by the maker")
     if p.off_jack_trump:
         want.add("the off-jack played")
+    if p.joker:
+        want.add("the joker played")
     return want

@@ -35,6 +35,7 @@ from ..engine import (
     parse_card,
     parse_suit,
 )
+from ..engine.cards import JOKER
 from ..engine.dealfile import FileDeal
 from ..players import BotEntry, Fault, require_profile
 from ..players.process import STDERR_TAIL
@@ -45,7 +46,8 @@ from .settings import MatchSettings
 
 STDERR_LINES = 12  # lines of a faulting bot's stderr shown to a person
 #: The named probes (edge cases and the plain decision kinds); a profile that
-#: adds a decision kind also gets a probe named after that kind.
+#: adds a decision kind also gets a probe named after that kind, and one with
+#: the joker a ``joker_play`` (JK among the legal cards).
 PROBES = ("forced_bid_history", "bid", "top_bid", "trump", "rob", "rob_after_reshuffle", "extra_cards", "play")
 
 
@@ -112,6 +114,8 @@ def _situation(game: Game) -> str:
         return "rob_after_reshuffle"
     if choice.kind == "play" and getattr(choice, "under_count", 0) > 0:
         return "extra_cards"
+    if choice.kind == "play" and JOKER in getattr(choice, "cards", ()):  # the joker's text, JK, among the legal cards
+        return "joker_play"
     if choice.kind == "trump" and any(f and amount for _, amount, f in deal.bids):  # the dealer's forced bid
         return "forced_bid_history"
     if choice.kind == "bid" and getattr(choice, "can_pass", False) and len(getattr(choice, "amounts", ())) == 1:
@@ -128,6 +132,8 @@ def _expected_probes(profile: RuleProfile) -> set[str]:
     wanted = set(PROBES) - {"rob_after_reshuffle"}
     if getattr(profile, "dealer_forced_bid", None) is None:
         wanted.discard("forced_bid_history")
+    if getattr(profile, "joker", False):
+        wanted.add("joker_play")
     return wanted
 
 

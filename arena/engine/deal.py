@@ -128,7 +128,7 @@ class Deal:
             deck = [c for c in deck if c in short]
             if len(deck) != len(short) or set(deck) != short:
                 raise ValueError(f"deck of deal {index} is not a permutation of the profile's {len(short)} cards")
-        elif len(deck) != n or set(deck) != set(range(n)):
+        elif len(deck) != n or set(deck) != profile.deck_cards:
             raise ValueError(f"deck of deal {index} is not a permutation of the profile's {n} cards"
                              + (" (the 52 and the joker JK)" if profile.joker else ""))
         self.deck: tuple[Card, ...] = tuple(deck)

@@ -179,6 +179,7 @@ class RecordedSource:
         return self._first
 
     def deck(self, k: int, cards: int = 52) -> list[Card]:
+        """The recorded deck (``cards``, the profile's deck size, is the engine's to check)."""
         if k >= len(self._decks):
             raise ReplayMismatch(f"the game goes on past the {len(self._decks)} recorded deals")
         return list(self._decks[k])

@@ -173,12 +173,12 @@ def _reshuffle_position(profile: RuleProfile) -> Game:
 
     Seat 0 deals; seats 1-3 hold no hearts and not the 5 of diamonds, seat 1
     bids the profile's lowest bid in hearts, so the three of them need 18
-    cards from a stock of 16.
+    cards from a stock of 16 (17 with the joker, dealt last).
     """
     trumps = [parse_card(r + "H") for r in "23456789TJQKA"] + [parse_card("5D")]
     plain = [c for c in range(52) if c not in trumps]
     hands = {1: plain[0:9], 2: plain[9:18], 3: plain[18:27], 0: trumps[0:3] + plain[27:33]}
-    stock = trumps[3:] + plain[33:]
+    stock = trumps[3:] + plain[33:] + ([JOKER] if profile.joker else [])
     deck: list[int] = []
     for r in range(3):
         for seat in (1, 2, 3, 0):

@@ -180,3 +180,28 @@ def test_deal_files_of_53_cards(tmp_path):
     bad["deals"][0]["deck"][0] = bad["deals"][0]["deck"][1]
     with pytest.raises(ValueError, match="exactly once"):
         DealFile.model_validate(bad)
+
+
+def test_the_joker_is_a_general_field_a_robbing_profile_can_use_too():
+    """pagat62 with the joker (a club's own variant): the stock of 17 is robbed, the joker
+    is a trump the dealer must take and a long hand may play it under its top card."""
+    from arena.engine.conformance import check_profile
+
+    p = variant("pagat62", name="pagat62-joker", joker=True, max_bid=15,
+                points=PointValues(joker=1))
+    assert (p.deck_size, p.stock_size, p.deal_points) == (53, 17, 15)
+    report = check_profile(p, games=6, seed=3, max_deals=8)
+    assert report.ok and report.decisions > 0
+    took = 0
+    for k in range(60):
+        g = Game(p, key=f"rob-jk-{k}", max_deals=1)
+        rng = random.Random(k)
+        while not g.over and g.deal.phase != "rob":
+            g.apply(g.choice.sample(rng))
+        if g.over:
+            continue
+        ch = g.choice
+        if JOKER in g.deal.stock:
+            assert JOKER in ch.must_take  # a trump of the stock: the dealer takes it (rules 5.4)
+            took += 1
+    assert took > 0

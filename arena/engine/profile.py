@@ -369,11 +369,6 @@ def variant(base: RuleProfile | str, **changes: object) -> RuleProfile:
 # -- the systems of the seeds (docs/rules.md section 11) ----------------------
 
 _JACK3 = PointValues(jack=3)
-_SIXTY_THREE = RuleProfile(
-    name="sixty-three", target=152, deciding_threshold=None, min_bid=1, max_bid=63, dealer_forced_bid=1,
-    forced_bid_any=True, auction="until_three_pass", points=PointValues(king=25, nine=9, three=15),
-    second_deal=4, discard="to_hand_size", extra_trumps="discard", rob="none", both_reach="bidders",
-)
 _FOSTER = RuleProfile(
     name="foster1897", target=51, deciding_threshold=None, min_bid=1, max_bid=14, dealer_forced_bid=None,
     discard="choose", min_discard=3, discards_face_up=True, rob="free", defender_discards_to_bidders=True,
@@ -402,9 +397,11 @@ for _p in (
         rob="none", off_jack_trump=True, points=PointValues(king=20, off_jack=1), low_goes_to="capturer",
         both_reach="bidders",
     ),
-    _SIXTY_THREE,
-    # the joker replaces the three as the 15-point card; the one card left after the second deal is never seen
-    variant(_SIXTY_THREE, name="sixty-three-joker", joker=True, points=PointValues(king=25, nine=9, joker=15)),
+    RuleProfile(
+        name="sixty-three", target=152, deciding_threshold=None, min_bid=1, max_bid=63, dealer_forced_bid=1,
+        forced_bid_any=True, auction="until_three_pass", points=PointValues(king=25, nine=9, three=15),
+        second_deal=4, discard="to_hand_size", extra_trumps="discard", rob="none", both_reach="bidders",
+    ),
     RuleProfile(
         name="oregon", target=63, deciding_threshold=None, min_bid=6, max_bid=15, dealer_forced_bid=None,
         dealer_low_bid=5, auction="open", bid_suits=True, off_jack_trump=True, points=PointValues(off_jack=1),
@@ -418,3 +415,7 @@ for _p in (
     ),
 ):
     register_profile(_p)
+
+# sixty-three with the joker (docs/rules.md 12.11): the joker replaces the three as the
+# 15-point card; the one card left after the second deal stays face down, never seen
+register_profile(variant("sixty-three", name="sixty-three-joker", joker=True, points=PointValues(king=25, nine=9, joker=15)))

@@ -147,6 +147,17 @@ class RuleProfile(BaseModel):
     lose_at: int | None = Field(
         None, description="a side whose score falls to this or below loses the game (e.g. -105)"
     )
+    widow: int = Field(
+        0, ge=0,
+        description="cards dealt face down before each seat after its hand; the seat takes them up after its own "
+        "bid or pass, and hands are not filled after the discard (monterey-widow: 4)",
+    )
+    dark_bid: int | None = Field(
+        None,
+        description="before the cards are dealt, each seat in bidding order may bid the deal's whole total in the "
+        "dark; the first to do so is the maker, and scores this if its side takes every point, else loses it "
+        "(louisiana's option: 28)",
+    )
     both_reach: Literal["play_on", "bidders", "higher_or_bidders"] = Field(
         "play_on",
         description="both sides at the target after a deal: play on (deciding deals), the bidders of the deal "
@@ -205,12 +216,22 @@ class RuleProfile(BaseModel):
             raise ValueError("dealer_low_bid: only when nobody must bid (dealer_forced_bid null)")
         if self.full_bid_doubles and self.scoring != "standard":
             raise ValueError("full_bid_doubles: only with standard scoring")
+        if self.widow and (self.discard != "non_trumps" or self.play == "follow" or self.extra_trumps != "play_under"):
+            raise ValueError(
+                "widow: hands are not filled, so it needs discard 'non_trumps', extra_trumps 'play_under' and a play "
+                "in which a seat without cards sits out (not 'follow')"
+            )
+        if self.dark_bid is not None:
+            if self.dark_bid < total:
+                raise ValueError(f"dark_bid ({self.dark_bid}) is worth less than the {total} points it must take")
+            if self.bid_suits or self.scoring != "standard" or self.max_bid != total:
+                raise ValueError("dark_bid: needs bids without a suit, standard scoring and max_bid = the deal's points")
         return self
 
     @cached_property
     def stock_size(self) -> int:
         """Cards left in the stock once hands, kitty and any second deal are dealt."""
-        return 4 * len(self.deck_ranks) - 4 * (sum(self.packets) + self.second_deal) - self.kitty
+        return 4 * len(self.deck_ranks) - 4 * (sum(self.packets) + self.second_deal + self.widow) - self.kitty
 
     @cached_property
     def short_deck(self) -> frozenset[int] | None:
@@ -230,7 +251,7 @@ class RuleProfile(BaseModel):
         hand that sits out): deals then track the shown cards and the points out of play."""
         return (
             self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
-            or self.kitty > 0
+            or self.kitty > 0 or self.widow > 0
         )
 
     def record_dict(self) -> dict[str, object]:
@@ -346,6 +367,7 @@ for _p in (
         name="italian91", target=91, deciding_threshold=None, max_bid=16, points=_JACK3, win_requires_bid=True,
     ),
     RuleProfile(name="louisiana", dealer_forced_bid=6),
+    RuleProfile(name="louisiana-dark", dealer_forced_bid=6, dark_bid=28),
     RuleProfile(
         name="california", target=52, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
         bid_start="right", points=_JACK3, full_bid_doubles=True, win_requires_bid=True,
@@ -357,6 +379,10 @@ for _p in (
     RuleProfile(
         name="monterey-draw", target=91, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
         points=_JACK3, play="monterey", first_lead_trump=True, both_reach="bidders",
+    ),
+    RuleProfile(
+        name="monterey-widow", target=91, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
+        points=_JACK3, play="monterey", first_lead_trump=True, both_reach="bidders", widow=4, rob="none",
     ),
     RuleProfile(
         name="lipton", target=105, lose_at=-105, deciding_threshold=None, min_bid=15, max_bid=35,

@@ -113,6 +113,7 @@ PAGAT62: dict[str, Any] = {
     "min_discard": 0, "discards_face_up": False, "rob": "take_trumps", "defender_discards_to_bidders": False,
     "set_rule": "minus_bid", "full_bid_doubles": False, "moon_bid": None, "win_requires_bid": False,
     "first_lead_trump": False, "play": "follow", "off_jack_trump": False, "lose_at": None, "both_reach": "play_on",
+    "widow": 0, "dark_bid": None,
 }
 
 

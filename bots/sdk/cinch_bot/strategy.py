@@ -253,6 +253,7 @@ class Facts:
         self.maker: int = view["maker"]
         self.bid: int = view["bid"]
         self.bidder_side = self.maker % 2
+        self.dark = any(d["amount"] for d in view.get("dark") or ())  # the maker bid before the deal
         self.played: set[int] = set()
         self.played_by: list[list[int]] = [[], [], [], []]
         self.voids: list[set[int]] = [set(), set(), set(), set()]

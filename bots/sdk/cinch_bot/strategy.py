@@ -73,6 +73,8 @@ def choose_bid(view: dict[str, Any], legal: dict[str, Any], margin: float = 0.5,
     The bid promises points, so bidding higher than needed only adds risk;
     overcalling the partner is done only with a clearly better hand.
     """
+    if view.get("phase") == "dark" and legal.get("pass"):
+        return {"type": "pass"}  # a blind bid of every point is almost always set: never worth its value
     hand = [card_index(c) for c in view["hand"]]
     dealer = view["seat"] == view["dealer"]
     partner_bid = max((b["amount"] for b in view.get("bids", []) if b["seat"] == view["partner"]), default=0)

@@ -61,6 +61,10 @@ def mechanisms(game: Game) -> set[str]:
             out.add("the kitty taken by the maker")
         if p.off_jack_trump and any(c % 13 == 9 and c // 13 == 3 - d.trump for t in d.tricks for _, c, _ in t.plays):
             out.add("the off-jack played")
+        if d.in_dark:
+            out.add("a bid in the dark")
+        if p.widow and any(d.received):
+            out.add("widows taken up")
         pts = p.point_table(d.trump)  # type: ignore[arg-type]
         if any(pts[c] for _, c in d.out):
             out.add("points out of play")
@@ -114,4 +118,8 @@ def expected(profile: str) -> set[str]:
         want.add("the kitty taken by the maker")
     if p.off_jack_trump:
         want.add("the off-jack played")
+    if p.dark_bid is not None:
+        want.add("a bid in the dark")
+    if p.widow:
+        want.add("widows taken up")
     return want

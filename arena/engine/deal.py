@@ -209,7 +209,7 @@ class Deal:
                     hands[s].extend(deck[p : p + size])
                     p += size
         w = profile.widow
-        if w:  # one face-down packet before each seat, from the dealer's left (rules 12.15)
+        if w:  # one face-down packet before each seat, from the dealer's left (rules 12.14)
             self.widows = [[], [], [], []]
             for s in order:
                 self.widows[s] = list(deck[p : p + w])

@@ -237,7 +237,9 @@ class Sampler:
     to follow a suit is void in it (in trump too, if it did not follow a
     trump lead). Non-trumps in other hands came from the fill, so any unseen
     non-trump may be there; the rest of the unseen cards are in the pile or
-    stock. The dealer's own rob stock leftovers are out of play.
+    stock. The dealer's own rob stock leftovers are out of play. A sample
+    honours every void whenever some deal can (cards move between seats by
+    augmenting paths when a greedy choice would strand a seat).
     """
 
     def __init__(self, view: dict[str, Any], facts: Facts) -> None:
@@ -310,37 +312,53 @@ class Sampler:
             hands[s].extend(trumps[pos : pos + m])
             pos += m
         rest = trumps[pos:]
+        holder: dict[int, int] = {}  # card -> the seat it was sampled into (the trumps beyond ``must`` and plains)
         if rest:
             slots = [s for s in self.trump_ok for _ in range(self.size[s] - self.must[s])]
             if len(slots) < len(rest):  # inconsistent inference: relax the trump voids
                 slots = [s for s in self.others for _ in range(self.size[s] - self.must[s])]
             rng.shuffle(slots)
             for c, s in zip(rest, slots):
-                hands[s].append(c)
+                holder[c] = s
         plains = list(self.plains)
         rng.shuffle(plains)
-        used: set[int] = set()
-        # Most constrained seat first, so voids are honoured where possible.
-        for s in sorted(self.others, key=lambda s: -len(f.voids[s])):
-            need = self.size[s] - len(hands[s])
-            if need <= 0:
-                continue
-            voids = f.voids[s]
-            esuit = f.t.esuit
+        movable = rest + plains
+        esuit = f.t.esuit
+        voids = f.voids
+
+        def augment(s: int, tried: set[int]) -> bool:
+            """Kuhn's augmenting path: a card seat ``s`` may hold, taken from a seat that can
+            hold another instead, so a greedy choice never breaks a void a deal could keep."""
+            for c in movable:
+                if c in tried or esuit[c] in voids[s]:
+                    continue
+                tried.add(c)
+                h = holder.get(c)
+                if h is None or augment(h, tried):
+                    holder[c] = s
+                    return True
+            return False
+
+        # Most constrained seat first, each taking the next unused card it may hold.
+        for s in sorted(self.others, key=lambda s: -len(voids[s])):
+            need = self.size[s] - len(hands[s]) - sum(1 for c in rest if holder.get(c) == s)
             for c in plains:
-                if need == 0:
+                if need <= 0:
                     break
-                if c not in used and esuit[c] not in voids:
-                    hands[s].append(c)
-                    used.add(c)
+                if c not in holder and esuit[c] not in voids[s]:
+                    holder[c] = s
                     need -= 1
-            for c in plains:  # relax voids if the view's inference ran out of cards
-                if need == 0:
+            while need > 0 and augment(s, set()):
+                need -= 1
+            for c in plains:  # no deal honours every void the view implies: relax them
+                if need <= 0:
                     break
-                if c not in used:
-                    hands[s].append(c)
-                    used.add(c)
+                if c not in holder:
+                    holder[c] = s
                     need -= 1
+        for c in movable:
+            if c in holder:
+                hands[holder[c]].append(c)
         return hands
 
     def state(self, hands: list[list[int]], view: dict[str, Any]) -> PlayState:

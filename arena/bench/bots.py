@@ -51,10 +51,26 @@ def load_bot_class(name: str, bots_dir: Path = BOTS_DIR) -> type:
     return classes[0]
 
 
-def elo(rate: float) -> float:
-    """Elo difference for an expected score ``rate`` (clamped away from 0 and 1)."""
-    r = min(max(rate, 1e-3), 1 - 1e-3)
-    return -400.0 * math.log10(1.0 / r - 1.0)
+def elo(rate: float) -> float | None:
+    """Elo difference for an expected score ``rate``; None at 0 or 1, where it has no finite value."""
+    if not 0.0 < rate < 1.0:
+        return None
+    return -400.0 * math.log10(1.0 / rate - 1.0)
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 1)
+
+
+def elo_text(rate: float, e: float | None, lo: float | None, hi: float | None) -> str:
+    """The Elo estimate and its 95% interval as a person reads them. An interval end
+    at a score of 0 or 1 is unbounded; a perfect (or nil) record has no finite estimate."""
+    def end(x: float | None, inf: str) -> str:
+        return inf if x is None else f"{x:+.0f}"
+
+    if e is None:
+        return f"Elo not finite (a {'perfect' if rate >= 1 else 'nil'} record; 95% {end(lo, '-inf')} to {end(hi, '+inf')})"
+    return f"Elo {e:+.0f} [{end(lo, '-inf')}, {end(hi, '+inf')}]"
 
 
 def wilson(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -102,8 +118,8 @@ def duplicate_match(
         "games": 2 * n,
         "score_rate": round(mean, 4),
         "score_rate_95": [round(lo, 4), round(hi, 4)],
-        "elo": round(elo(mean), 1),
-        "elo_95": [round(elo(lo), 1), round(elo(hi), 1)],
+        "elo": _round(elo(mean)),  # null for a perfect (or nil) record: no finite value
+        "elo_95": [_round(elo(lo)), _round(elo(hi))],  # null: that end is unbounded
         "mean_final_score_diff": round(sum(points_diff) / len(points_diff), 2),
         "unfinished_games": unfinished,
     }
@@ -115,8 +131,8 @@ PAIRINGS = (("montecarlo", "heuristic"), ("heuristic", "random"))
 def run(args: Any) -> int:
     """Measure with the options ``arena bench bots`` parsed; print a summary, then one JSON line."""
     pairings = [tuple(p.split(":", 1)) for p in args.pairing] if args.pairing else list(PAIRINGS)
-    settings = MatchSettings()
-    out: dict[str, Any] = {"bench": "bots", "blocks": args.blocks, "pairings": {}}
+    settings = MatchSettings(profile=getattr(args, "profile", "pagat62"))
+    out: dict[str, Any] = {"bench": "bots", "blocks": args.blocks, "profile": settings.profile.name, "pairings": {}}
     for a, b in pairings:
         ca, cb = load_bot_class(a), load_bot_class(b)
         t0 = time.perf_counter()
@@ -125,9 +141,9 @@ def run(args: Any) -> int:
         out["pairings"][f"{a}-vs-{b}"] = r
         lo, hi = r["elo_95"]
         print(
-            f"{a} vs {b}: score rate {r['score_rate']:.3f} over {r['games']} games"
+            f"{a} vs {b} ({settings.profile.name}): score rate {r['score_rate']:.3f} over {r['games']} games"
             f" (95% {r['score_rate_95'][0]:.3f}-{r['score_rate_95'][1]:.3f}),"
-            f" Elo {r['elo']:+.0f} [{lo:+.0f}, {hi:+.0f}], mean final score diff {r['mean_final_score_diff']:+.1f},"
+            f" {elo_text(r['score_rate'], r['elo'], lo, hi)}, mean final score diff {r['mean_final_score_diff']:+.1f},"
             f" {r['wall_s']} s",
             flush=True,
         )

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from .common import CommandError, Parser, parse, parser
+from .common import CommandError, Parser, parse, parser, profile_from_args
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -53,6 +53,7 @@ def _bots(ap: Parser) -> None:
     ap.add_argument("--blocks", type=int, default=20, help="duplicate blocks per pairing (2 games each)")
     ap.add_argument("--key", default="bench-bots", help="deal key prefix")
     ap.add_argument("--pairing", action="append", help="A:B bot names (repeatable); default montecarlo:heuristic and heuristic:random")
+    ap.add_argument("--profile", default="pagat62", help="rule profile to play (default pagat62)")
 
 
 def _site(ap: Parser) -> None:
@@ -104,12 +105,9 @@ def main(argv: list[str]) -> int:
     ap = parser(f"bench {name}", desc)
     add(ap)
     args: Any = parse(ap, argv[1:])
-    if name == "engine" and args.profile != "all":
-        from ..engine import get_profile
-
-        try:
-            get_profile(args.profile)
-        except ValueError as e:
-            raise CommandError(f"--profile: {e}") from None
+    if name in ("engine", "bots") and args.profile != "all":  # a bad name is bad input, before anything runs
+        profile_from_args(args)
+    elif name == "bots":
+        raise CommandError("--profile all: arena bench bots plays one profile at a time")
     module = importlib.import_module(f"arena.bench.{name}")
     return int(module.run(args))

@@ -32,7 +32,7 @@ from .cards import ALL_CARDS, Card, TrumpTable, trump_tables
 from .chance import DeckSource
 from .profile import RuleProfile
 
-BID, TRUMP, DISCARD, ROB, PLAY, DONE = "bid", "trump", "discard", "rob", "play", "done"
+DARK, BID, TRUMP, DISCARD, ROB, PLAY, DONE = "dark", "bid", "trump", "discard", "rob", "play", "done"
 
 @lru_cache(maxsize=1024)
 def _suit_bids(lo: int, hi: int, above: int, order: str) -> tuple[Bid, ...]:
@@ -56,6 +56,7 @@ _ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 1 + i) % 4 for i in rang
 """``_ORDERS[dealer]``: seats from the dealer's left, clockwise, dealer last."""
 _NONE: tuple[()] = ()
 _NO_SHOWN: tuple[tuple[()], ...] = ((), (), (), ())
+_NO_HANDS: tuple[list[Card], ...] = ()
 _RIGHT_ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 3 - i) % 4 for i in range(4)) for d in range(4))
 """``_RIGHT_ORDERS[dealer]``: seats from the dealer's right, anticlockwise, dealer last."""
 
@@ -105,7 +106,7 @@ class Deal:
         "discarded", "received", "rob_stock", "rob_taken", "blind", "tricks", "low_holder", "points",
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
         "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue", "_in_trick",
-        "bid_suits", "_high_key", "kitty",
+        "bid_suits", "_high_key", "kitty", "widows", "dark", "in_dark",
     )
 
     def __init__(
@@ -137,29 +138,24 @@ class Deal:
         # ``events`` is the replayable log: ("act", seat, action, forced) and
         # ("reshuffle", j, new stock order, "fill" or "rob").
         self.events: list[tuple[Any, ...]] = []
-        order = _ORDERS[dealer]
-        self._order = order
-        hands: list[list[Card]] = [[], [], [], []]
-        packets = profile.packets
-        if packets == (3, 3, 3):
-            for i, s in enumerate(order):  # three rounds of 3-card packets (rules 3)
-                p = 3 * i
-                hands[s] = [*deck[p : p + 3], *deck[p + 12 : p + 15], *deck[p + 24 : p + 27]]
-            p = 36
-        else:  # rounds of the profile's packets, each from the dealer's left
-            p = 0
-            for size in packets:
-                for s in order:
-                    hands[s].extend(deck[p : p + size])
-                    p += size
-        self.kitty: tuple[Card, ...] = tuple(deck[p : p + profile.kitty])
-        self.hands = hands
-        self.dealt: tuple[tuple[Card, ...], ...] = (tuple(hands[0]), tuple(hands[1]), tuple(hands[2]), tuple(hands[3]))
-        self.stock: list[Card] = list(deck[p + profile.kitty :])
+        self._order = _ORDERS[dealer]
+        self.widows: list[list[Card]] = _NONE  # type: ignore[assignment]  # face-down cards each seat takes after bidding
+        self.dark: list[tuple[int, int]] = _NONE  # type: ignore[assignment]  # (seat, 0 or the dark bid), before the deal
+        self.in_dark = False  # the maker bid in the dark
+        self.hands: list[list[Card]] = _NO_HANDS  # type: ignore[assignment]  # (until dealt)
+        self.dealt: tuple[tuple[Card, ...], ...] = _NO_SHOWN
+        self.kitty: tuple[Card, ...] = ()
+        self.stock: list[Card] = []
+        if profile.dark_bid is None:
+            self._deal_cards()
+        else:  # nothing is dealt until every seat has had its chance to bid in the dark
+            self.dark = []
+            self.hands = [[], [], [], []]
+            self.stock = list(self.deck)
         self.pile: list[Card] = []
         self.reshuffles = 0
         self.bids: list[tuple[int, int, bool]] = []  # (seat, amount or 0 for pass, forced)
-        self._bid_order = order if profile.bid_start == "left" else _RIGHT_ORDERS[dealer]
+        self._bid_order = self._order if profile.bid_start == "left" else _RIGHT_ORDERS[dealer]
         self._bid_pos = 0
         self._passed: list[int] = []  # seats that passed (final with auction "until_three_pass")
         self._queue: list[int] = _NONE  # type: ignore[assignment]  # seats still to discard, in order
@@ -185,7 +181,7 @@ class Deal:
         self.points: tuple[int, int] | None = None
         self.made: bool | None = None
         self.scores_after: tuple[int, int] | None = None
-        self.phase = BID
+        self.phase = BID if profile.dark_bid is None else DARK
         self.to_act: int = self._bid_order[0]
         self._choice: Choice | None = None
         self._pointless: frozenset[Card] = frozenset()
@@ -193,6 +189,35 @@ class Deal:
         self._esuit: tuple[int, ...] = ()
         self._strength: tuple[tuple[int, ...], ...] = ()
         self._advance()
+
+    def _deal_cards(self) -> None:
+        """Deal the hands (rules 3), then any widows and the kitty; the rest is the stock."""
+        deck = self.deck
+        profile = self.profile
+        order = self._order
+        hands: list[list[Card]] = [[], [], [], []]
+        packets = profile.packets
+        if packets == (3, 3, 3):
+            for i, s in enumerate(order):  # three rounds of 3-card packets (rules 3)
+                p = 3 * i
+                hands[s] = [*deck[p : p + 3], *deck[p + 12 : p + 15], *deck[p + 24 : p + 27]]
+            p = 36
+        else:  # rounds of the profile's packets, each from the dealer's left
+            p = 0
+            for size in packets:
+                for s in order:
+                    hands[s].extend(deck[p : p + size])
+                    p += size
+        w = profile.widow
+        if w:  # one face-down packet before each seat, from the dealer's left (rules 12.14)
+            self.widows = [[], [], [], []]
+            for s in order:
+                self.widows[s] = list(deck[p : p + w])
+                p += w
+        self.kitty = tuple(deck[p : p + profile.kitty])
+        self.hands = hands
+        self.dealt = (tuple(hands[0]), tuple(hands[1]), tuple(hands[2]), tuple(hands[3]))
+        self.stock = list(deck[p + profile.kitty :])
 
     # -- public interface ------------------------------------------------
     @property
@@ -258,6 +283,9 @@ class Deal:
 
     def _make_choice(self) -> Choice:
         phase = self.phase
+        if phase == DARK:  # before the deal: the deal's whole total, blind, or pass
+            total = self.profile.deal_points
+            return BidChoice(self.to_act, _amounts(total, total), can_pass=True)
         if phase == BID:
             p = self.profile
             seat = self.to_act
@@ -284,7 +312,9 @@ class Deal:
     def _do(self, seat: int, action: Action, forced: bool) -> None:
         """Apply a bid, trump or rob (card play goes to ``_play_from``)."""
         phase = self.phase
-        if phase == BID:
+        if phase == DARK:
+            self._bid_dark(seat, 0 if isinstance(action, Pass) else action.amount)  # type: ignore[union-attr]
+        elif phase == BID:
             if isinstance(action, Pass):
                 self.bids.append((seat, 0, forced))
                 self._passed.append(seat)
@@ -298,6 +328,11 @@ class Deal:
                 if suit is not None:
                     self.bid_suits.append(suit)
                     self._high_key = action.amount * 4 + self.profile.suit_order[::-1].index("CDHS"[suit])  # type: ignore[union-attr]
+            if self.widows and self.widows[seat]:  # the seat has spoken: it takes up its widow
+                got = self.widows[seat]
+                self.widows[seat] = []
+                self.hands[seat].extend(got)
+                self.received[seat].extend(got)
             self._next_bidder()
         elif phase == TRUMP:
             self._name_trump(action.suit)  # type: ignore[union-attr, arg-type]
@@ -305,6 +340,25 @@ class Deal:
             self._discard(seat, action.cards)  # type: ignore[union-attr]
         else:
             self._rob(action.take)  # type: ignore[union-attr]
+
+    def _bid_dark(self, seat: int, amount: int) -> None:
+        """One seat's turn before the deal: a bid in the dark makes it the maker
+        at the deal's whole total and ends the bidding; after four passes the
+        cards are dealt and the auction starts as usual (rules 12.6)."""
+        self.dark.append((seat, amount))
+        if not amount and len(self.dark) < 4:
+            self.to_act = self._bid_order[len(self.dark)]
+            return
+        self._deal_cards()
+        if amount:
+            self.in_dark = True
+            self.high = amount
+            self.maker = seat
+            self.phase = TRUMP
+            self.to_act = seat
+        else:
+            self.phase = BID
+            self.to_act = self._bid_order[0]
 
     def _next_bidder(self) -> None:
         """Whose turn in the auction, or its end: naming trump, or a redeal."""
@@ -441,7 +495,11 @@ class Deal:
             self._fill()
 
     def _fill(self) -> None:
-        """The dealer fills the other hands from the stock, then robs (rules 5)."""
+        """The dealer fills the other hands from the stock, then robs (rules 5).
+        With widows nothing is filled: hands play as the discard left them."""
+        if self.profile.widow:
+            self._start_play()
+            return
         size = self.profile.hand_size
         for s in self._order[:3]:
             hand = self.hands[s]
@@ -756,6 +814,8 @@ class Deal:
         if p.scoring == "standard":
             delta[d] = pts[d]
             delta[b] = pts[b] if made else -bid
+            if self.in_dark:  # a bid in the dark wins or loses its own value
+                delta[b] = p.dark_bid if made else -p.dark_bid  # type: ignore[assignment, operator]
             if made and p.full_bid_doubles and bid == p.deal_points:
                 delta[b] = 2 * bid
         else:  # difference scoring (foster1897 and relatives)

@@ -148,6 +148,17 @@ class RuleProfile(BaseModel):
     lose_at: int | None = Field(
         None, description="a side whose score falls to this or below loses the game (e.g. -105)"
     )
+    widow: int = Field(
+        0, ge=0,
+        description="cards dealt face down before each seat after its hand; the seat takes them up after its own "
+        "bid or pass, and hands are not filled after the discard (monterey-widow: 4)",
+    )
+    dark_bid: int | None = Field(
+        None,
+        description="before the cards are dealt, each seat in bidding order may bid the deal's whole total in the "
+        "dark; the first to do so is the maker, and scores this if its side takes every point, else loses it "
+        "(louisiana's option: 28)",
+    )
     joker: bool = Field(
         False,
         description="a 53-card deck: the joker (JK) is the lowest trump whatever suit is named, below the 2",
@@ -184,9 +195,10 @@ class RuleProfile(BaseModel):
             raise ValueError("second_deal: deals the stock out, so it goes with rob 'none' and discard 'to_hand_size'")
         if self.rob != "none" and self.stock_size == 0:
             raise ValueError(f"rob: {self.rob!r} needs a stock to rob, but packets, kitty and second_deal deal out the deck")
-        if self.rob == "none" and self.discard not in ("to_hand_size", "keep"):
+        if self.rob == "none" and self.discard not in ("to_hand_size", "keep") and not self.widow:
             # with no rob, whatever stock is left stays face down, out of play; the dealer must need no cards
-            raise ValueError("rob: 'none' leaves the dealer nothing to fill from; it goes with discard 'to_hand_size' or 'keep'")
+            raise ValueError("rob: 'none' leaves the dealer nothing to fill from; it goes with discard 'to_hand_size' "
+                             "or 'keep', or with widows (no fill)")
         if self.discard == "to_hand_size" and self.extra_trumps != "discard":
             raise ValueError("discard: 'to_hand_size' goes with extra_trumps 'discard'")
         if self.discard != "choose" and self.min_discard:
@@ -215,13 +227,23 @@ class RuleProfile(BaseModel):
             raise ValueError("dealer_low_bid: only when nobody must bid (dealer_forced_bid null)")
         if self.full_bid_doubles and self.scoring != "standard":
             raise ValueError("full_bid_doubles: only with standard scoring")
+        if self.widow and (self.discard != "non_trumps" or self.play == "follow" or self.extra_trumps != "play_under"):
+            raise ValueError(
+                "widow: hands are not filled, so it needs discard 'non_trumps', extra_trumps 'play_under' and a play "
+                "in which a seat without cards sits out (not 'follow')"
+            )
+        if self.dark_bid is not None:
+            if self.dark_bid < total:
+                raise ValueError(f"dark_bid ({self.dark_bid}) is worth less than the {total} points it must take")
+            if self.bid_suits or self.scoring != "standard" or self.max_bid != total:
+                raise ValueError("dark_bid: needs bids without a suit, standard scoring and max_bid = the deal's points")
         return self
 
     @cached_property
     def stock_size(self) -> int:
-        """Cards left in the stock once hands, kitty and any second deal are dealt
+        """Cards left in the stock once hands, widows, kitty and any second deal are dealt
         (with rob 'none' they stay face down, out of play: sixty-three-joker's one card)."""
-        return self.deck_size - 4 * (sum(self.packets) + self.second_deal) - self.kitty
+        return self.deck_size - 4 * (sum(self.packets) + self.second_deal + self.widow) - self.kitty
 
     @cached_property
     def deck_size(self) -> int:
@@ -258,7 +280,7 @@ class RuleProfile(BaseModel):
         hand that sits out): deals then track the shown cards and the points out of play."""
         return (
             self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
-            or self.kitty > 0 or (self.rob == "none" and self.stock_size > 0)
+            or self.kitty > 0 or self.widow > 0 or (self.rob == "none" and self.stock_size > 0)
         )
 
     def record_dict(self) -> dict[str, object]:
@@ -379,6 +401,7 @@ for _p in (
         name="italian91", target=91, deciding_threshold=None, max_bid=16, points=_JACK3, win_requires_bid=True,
     ),
     RuleProfile(name="louisiana", dealer_forced_bid=6),
+    RuleProfile(name="louisiana-dark", dealer_forced_bid=6, dark_bid=28),
     RuleProfile(
         name="california", target=52, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
         bid_start="right", points=_JACK3, full_bid_doubles=True, win_requires_bid=True,
@@ -390,6 +413,10 @@ for _p in (
     RuleProfile(
         name="monterey-draw", target=91, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
         points=_JACK3, play="monterey", first_lead_trump=True, both_reach="bidders",
+    ),
+    RuleProfile(
+        name="monterey-widow", target=91, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
+        points=_JACK3, play="monterey", first_lead_trump=True, both_reach="bidders", widow=4, rob="none",
     ),
     RuleProfile(
         name="lipton", target=105, lose_at=-105, deciding_threshold=None, min_bid=15, max_bid=35,

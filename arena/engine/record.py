@@ -78,6 +78,8 @@ def deal_record(deal: Deal) -> dict[str, Any]:
             made=deal.made,
             scores_after=list(deal.scores_after),  # type: ignore[arg-type]
         )
+        if deal.in_dark:  # the maker bid before the deal (the bid's value is the profile's dark_bid)
+            rec["dark"] = True
     return rec
 
 
@@ -133,6 +135,7 @@ class DealRecordModel(BaseModel):
     points: list[int] | None = None
     made: bool | None = None
     redeal: bool | None = None
+    dark: bool | None = None
     scores_after: list[int] | None = None
 
 
@@ -223,7 +226,7 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
         if later:
             raise ValueError(f"profile fields {', '.join(later)} need record version {PROFILES_RECORD_VERSION}, not {rec.version}")
         for d in rec.deals:
-            if d.redeal is not None or any(e.type == "discard" for e in d.events):
+            if d.redeal is not None or d.dark is not None or any(e.type == "discard" for e in d.events):
                 raise ValueError(f"deal {d.index}: redeals and discard events need record version {PROFILES_RECORD_VERSION}")
     if rec.version >= 2:
         for d in rec.deals:

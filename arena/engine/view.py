@@ -13,7 +13,7 @@ from typing import Any
 from dataclasses import dataclass
 
 from .cards import SUITS, Card, card_str, cards_str
-from .deal import BID, DONE, PLAY, ROB, Deal
+from .deal import BID, DARK, DONE, PLAY, ROB, Deal
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,7 @@ class DealSummary:
     made: bool
     scores_after: tuple[int, int]
     redeal: bool = False
+    dark: bool = False  # the maker bid in the dark (before the deal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,7 @@ class View:
     scores_after: tuple[int, int] | None
     shown: tuple[tuple[Card, ...], ...] | None = None  # cards each seat laid face up; None: the profile shows none
     bid_suits: tuple[int | None, ...] | None = None  # the suit of each bid event (None: a pass); None: bids name none
+    dark: tuple[tuple[int, int], ...] | None = None  # (seat, 0 or the bid) before the deal; None: no dark bids
 
     def cards_named(self) -> set[Card]:
         """Every card this view mentions (used to audit information hiding)."""
@@ -126,6 +128,8 @@ class View:
         }
         if self.shown is not None:
             d["shown"] = [cards_str(c) for c in self.shown]
+        if self.dark is not None:
+            d["dark"] = [{"seat": s, "amount": a} for s, a in self.dark]
         return d
 
 
@@ -142,6 +146,8 @@ def _summary_dict(d: DealSummary) -> dict[str, Any]:
     }
     if d.redeal:
         out["redeal"] = True
+    if d.dark:
+        out["dark"] = True
     return out
 
 
@@ -157,6 +163,7 @@ def summarize(deal: Deal) -> DealSummary:
         bool(deal.made),
         deal.scores_after,  # type: ignore[arg-type]
         deal.redeal,
+        deal.in_dark,
     )
 
 
@@ -168,7 +175,7 @@ def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> 
             rob_stock, rob_taken = deal.rob_pool(), ()
         elif deal.phase in (PLAY, DONE):
             rob_stock, rob_taken = deal.rob_stock, deal.rob_taken
-    bidding_over = deal.phase != BID
+    bidding_over = deal.phase not in (BID, DARK)
     done = deal.phase == DONE
     return View(
         seat=seat,
@@ -196,4 +203,5 @@ def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> 
         scores_after=deal.scores_after if done else None,
         shown=tuple(tuple(c) for c in deal.shown) if deal.profile.may_lose_points else None,
         bid_suits=tuple(deal.bid_suits) if deal.profile.bid_suits else None,
+        dark=tuple(deal.dark) if deal.profile.dark_bid is not None else None,
     )

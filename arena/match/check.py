@@ -110,6 +110,10 @@ def _situation(game: Game) -> str:
     """The probe a position stands for: an edge case's name, else the decision kind."""
     deal = game.deal
     choice = game.choice
+    if deal.phase == "dark":  # a bid before the cards are dealt: the view shows no hand
+        return "dark_bid"
+    if choice.kind == "trump" and deal.profile.widow:  # the maker has taken up its widow
+        return "trump_with_widow"
     if choice.kind == "rob" and deal.reshuffles > 0:
         return "rob_after_reshuffle"
     if choice.kind == "play" and getattr(choice, "under_count", 0) > 0:
@@ -132,7 +136,11 @@ def _expected_probes(profile: RuleProfile) -> set[str]:
     wanted = set(PROBES) - {"rob_after_reshuffle"}
     if getattr(profile, "dealer_forced_bid", None) is None:
         wanted.discard("forced_bid_history")
-    if getattr(profile, "joker", False):
+    if profile.dark_bid is not None:
+        wanted.add("dark_bid")
+    if profile.widow:
+        wanted.add("trump_with_widow")
+    if profile.joker:
         wanted.add("joker_play")
     return wanted
 
@@ -221,7 +229,8 @@ def _ask(entry: BotEntry, settings: MatchSettings, game: Game, where: str, repor
         fault = player.start()
         if fault is None:
             player.notify(game_start_notice(settings)(seat))
-            player.notify(wire.deal_start(game, seat))
+            if game.deal.phase != "dark":  # a bid in the dark comes before the deal notice
+                player.notify(wire.deal_start(game, seat))
             choice = game.choice
             req = wire.decide(game, seat, choice, 1)
             answer = player.decide(req)

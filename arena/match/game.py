@@ -129,11 +129,15 @@ def play_game(
     pending: list[list[dict[str, Any]]] = [[], [], [], []]
     while forfeit_by is None and not game.over:
         deal = game.deal
-        if deal.index != announced:
-            announced = deal.index
+        if deal.index != announced and (deal.phase != "dark" or any(pending)):
+            # The deal notice names the hand, so it waits until the cards are dealt:
+            # under a profile with bids in the dark, those decisions come first.
+            dealt = deal.phase != "dark"
+            if dealt:
+                announced = deal.index
             c = clock()
             for seat, p in enumerate(players):
-                p.notify_all([*pending[seat], wire.deal_start(game, seat)])
+                p.notify_all([*pending[seat], *([wire.deal_start(game, seat)] if dealt else [])])
                 pending[seat] = []
             talk += clock() - c
         seat = game.to_act

@@ -33,6 +33,13 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
         out.append(f"  {label[s]:<18} {_hand(cards_str(hand))}")
     if deal.kitty:
         out.append(f"  {'kitty':<18} {_hand(cards_str(deal.kitty))}")
+    if deal.profile.widow:  # face down before each seat until it has bid (all taken up by the end of the bidding)
+        for s in range(4):
+            out.append(f"  {'widow ' + SEAT_NAMES[s]:<18} {_hand(cards_str(deal.received[s]))}")
+    in_dark = len(deal.dark)  # the first events: the round in the dark, before the deal
+    if in_dark:
+        round_ = [f"{SEAT_NAMES[seat]} {amount or 'no'}" for seat, amount in deal.dark]
+        out.insert(1, "  in the dark, before the deal: " + ", ".join(round_))
     bids: list[str] = []
 
     def flush_bids() -> None:
@@ -40,7 +47,7 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
             out.append("  bidding: " + ", ".join(bids))
             bids.clear()
 
-    for e in d["events"]:
+    for e in d["events"][in_dark:]:
         t = e["type"]
         forced = " (forced)" if e.get("forced") else ""
         if t in ("pass", "bid"):
@@ -68,8 +75,9 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
         out.append(f"  every seat passed: no trump, no play, the deal is void; scores {d['scores_after'][0]} : {d['scores_after'][1]}")
     elif d.get("points") is not None:
         made = "made" if d["made"] else "SET"
+        dark = f" in the dark (worth {deal.profile.dark_bid})" if d.get("dark") else ""
         out.append(
-            f"  bid {d['bid']} by {label[d['maker']]}: {made}; points {d['points'][0]} : {d['points'][1]};"
+            f"  bid {d['bid']}{dark} by {label[d['maker']]}: {made}; points {d['points'][0]} : {d['points'][1]};"
             f" scores {d['scores_after'][0]} : {d['scores_after'][1]}"
         )
     return "\n".join(out)

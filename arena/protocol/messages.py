@@ -89,6 +89,12 @@ class DealSummaryMsg(_Msg):
     made: bool
     scores_after: list[int]
     redeal: bool | None = Field(None, description="true for a deal every seat passed (the profile redeals); absent otherwise")
+    dark: bool | None = Field(None, description="true when the maker bid in the dark, before the deal; absent otherwise")
+
+
+class DarkBid(_Msg):
+    seat: int = Field(ge=0, le=3)
+    amount: int = Field(description="0 for a pass, else the dark bid (the deal's whole total)")
 
 
 class View(_Msg):
@@ -98,12 +104,13 @@ class View(_Msg):
     partner: int = Field(ge=0, le=3)
     dealer: int = Field(ge=0, le=3)
     deal_index: int = Field(ge=0)
-    phase: Literal["bid", "trump", "discard", "rob", "play", "done"]
+    phase: Literal["dark", "bid", "trump", "discard", "rob", "play", "done"] = Field(
+        description="'dark': a bid before the cards are dealt (profiles with dark_bid); the hand is empty")
     scores: list[int] = Field(description="scores before this deal, side 0 first")
     hand: list[str] = Field(description="the cards this seat holds now")
     dealt: list[str] = Field(description="the cards dealt to this seat")
     discarded: list[str] = Field(description="the cards this seat discarded")
-    received: list[str] = Field(description="the cards this seat received in the fill")
+    received: list[str] = Field(description="the cards this seat received in the fill (or took up: a widow, a kitty)")
     bids: list[BidRecord] = Field(description="the bidding so far, in order")
     maker: int | None = Field(description="the seat that won the bidding, once bidding is over")
     bid: int | None = Field(description="the winning bid, once bidding is over")
@@ -122,6 +129,8 @@ class View(_Msg):
         description="per seat, the cards it laid face up (discards, extra trumps, trumps left in a robbed stock); "
         "absent under profiles that never show cards",
     )
+    dark: list[DarkBid] | None = Field(
+        None, description="profiles with dark_bid: each seat's turn before the deal, in order (amount 0: it passed)")
 
 
 class SuitedBid(_Msg):

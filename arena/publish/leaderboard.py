@@ -139,7 +139,9 @@ def _kv(d: dict[str, Any] | None) -> str:
 def provenance_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, value) pairs of the reproducibility facts, unknowns spelled out."""
     p = doc["provenance"]
-    prof_text = profile_text(p.get("rule_profile"))
+    mixed = p.get("mixed_profiles") or []
+    prof_text = profile_text(p.get("rule_profile")) if p.get("rule_profile") or not mixed else (
+        "several: " + ", ".join(mixed))
     mf = p.get("match_format")
     if not mf:
         mf_text = UNKNOWN
@@ -246,6 +248,10 @@ _UNIT_TEXT = {"key": "of whole deal keys (block i of every pairing together)",
 def profile_line(doc: dict[str, Any]) -> tuple[str, str]:
     """The rule profile's name and what follows it, shown under every title."""
     prof = doc["provenance"].get("rule_profile")
+    mixed = doc["provenance"].get("mixed_profiles") or []
+    if not prof and mixed:
+        return ("mixed: " + ", ".join(mixed),
+                " (the games were played under different rules, so these ratings compare results of different games)")
     if not prof:
         return UNKNOWN, " (neither the run's files nor the game records name it)"
     return str(prof.get("name") or UNKNOWN), " (all its parameters under Reproducibility)"

@@ -47,6 +47,7 @@ class Provenance:
     tournament_seed: str | None = None
     complete: bool | None = None
     rule_profile: dict[str, Any] | None = None
+    mixed_profiles: list[str] = field(default_factory=list)  # the profiles' names when the records name several
     match_format: dict[str, Any] | None = None  # format, deals, max_deals
     time_control: dict[str, Any] | None = None
     sandbox: str | None = None
@@ -100,15 +101,24 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     }
 
 
-def _from_records(lines: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """Rule profile and deal limits from the game records (None if they disagree)."""
+def _record_profiles(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every distinct rule profile the game records carry, by its canonical JSON."""
     profiles: dict[str, dict[str, Any]] = {}
-    formats: dict[str, dict[str, Any]] = {}
     for ln in lines:
         for g in ln.get("games", []):
             rec = g.get("record") or {}
             if isinstance(rec.get("profile"), dict):
                 profiles[json.dumps(rec["profile"], sort_keys=True)] = rec["profile"]
+    return profiles
+
+
+def _from_records(lines: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """Rule profile and deal limits from the game records (None if they disagree)."""
+    profiles = _record_profiles(lines)
+    formats: dict[str, dict[str, Any]] = {}
+    for ln in lines:
+        for g in ln.get("games", []):
+            rec = g.get("record") or {}
             if "max_deals" in rec or "fixed_deals" in rec:
                 fixed = rec.get("fixed_deals")
                 fm = {"format": "deals" if fixed else "game", "deals": fixed, "max_deals": rec.get("max_deals")}
@@ -150,6 +160,10 @@ def gather(lines: list[dict[str, Any]], bots: dict[str, BotInfo], *, meta: dict[
     match = first("match") or {}
     rec_profile, rec_format = _from_records(lines)
     pv.rule_profile = _in_full(match.get("profile") or rec_profile)
+    if pv.rule_profile is None:
+        found = _record_profiles(lines).values()
+        if len(found) > 1:  # results of several rule sets in one file: say which, do not pick one
+            pv.mixed_profiles = sorted({str(p.get("name")) for p in found})
     if match.get("format"):
         pv.match_format = {"format": match["format"], "deals": match.get("deals") if match["format"] == "deals" else None,
                            "max_deals": match.get("max_deals")}

@@ -61,7 +61,7 @@ class MonteCarloBot(EvaluatingBot):
             for i, card in enumerate(tops):
                 st = root.copy()
                 st.play(card)
-                d = delta(st.rollout(), f.bidder_side, f.bid)
+                d = delta(st.rollout(), f.bidder_side, f.bid, f.dark)
                 totals[i] += d[side] - d[1 - side]
         return tops[max(range(len(tops)), key=lambda i: totals[i])]
 

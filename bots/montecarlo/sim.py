@@ -228,6 +228,10 @@ class PlayState:
         return self.points()
 
 
+UNDEALT = 4
+"""The sampler's place for cards no seat was dealt (sixty-three-joker's one card)."""
+
+
 class Sampler:
     """Deals the cards a seat cannot see to the other hands, consistent with its view.
 
@@ -237,7 +241,9 @@ class Sampler:
     to follow a suit is void in it (in trump too, if it did not follow a
     trump lead). Non-trumps in other hands came from the fill, so any unseen
     non-trump may be there; the rest of the unseen cards are in the pile or
-    stock. The dealer's own rob stock leftovers are out of play.
+    stock. The dealer's own rob stock leftovers are out of play. A sample
+    honours every void whenever some deal can (cards move between seats by
+    augmenting paths when a greedy choice would strand a seat).
     """
 
     def __init__(self, view: dict[str, Any], facts: Facts) -> None:
@@ -297,58 +303,76 @@ class Sampler:
             if s in gone:
                 self.size[s] = self.must[s] = 0
         self.trump_ok = [s for s in self.others if f.trump not in f.voids[s]]
-        # Cards no seat was dealt (sixty-three with the joker: one, face down, no rob): one
-        # of the unseen cards; a trump among them with the share of trumps in the unseen cards.
+        # Cards no seat was dealt (sixty-three with the joker: one, face down, no rob): sampled
+        # into a place of their own, which may hold a trump and shows no void.
         left = len(f.deck) - 4 * (dealt + int(param(f.profile, "second_deal"))) - int(param(f.profile, "kitty"))
         self.undealt = left if param(f.profile, "rob") == "none" else 0
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         f = self.f
-        hands: list[list[int]] = [[], [], [], []]
+        hands: list[list[int]] = [[], [], [], [], []]  # (place 4: cards nobody was dealt)
         hands[f.seat] = list(f.hand)
+        others, size, must, trump_ok = self.others, self.size, self.must, self.trump_ok
+        voids = f.voids
+        if self.undealt:  # one more place, with room for the undealt cards and no voids
+            others, trump_ok = [*others, UNDEALT], [*trump_ok, UNDEALT]
+            size, must = {**size, UNDEALT: self.undealt}, {**must, UNDEALT: 0}
+            voids = [*voids, set()]
         trumps = list(self.trumps)
         rng.shuffle(trumps)
-        for _ in range(self.undealt):  # an undealt card drawn from the unseen ones: a trump leaves the hands
-            if trumps and rng.randrange(len(trumps) + len(self.plains)) < len(trumps):
-                trumps.pop()
         pos = 0
-        for s in self.others:
-            m = self.must[s]
+        for s in others:
+            m = must[s]
             hands[s].extend(trumps[pos : pos + m])
             pos += m
         rest = trumps[pos:]
+        holder: dict[int, int] = {}  # card -> the seat it was sampled into (the trumps beyond ``must`` and plains)
         if rest:
-            slots = [s for s in self.trump_ok for _ in range(self.size[s] - self.must[s])]
+            slots = [s for s in trump_ok for _ in range(size[s] - must[s])]
             if len(slots) < len(rest):  # inconsistent inference: relax the trump voids
-                slots = [s for s in self.others for _ in range(self.size[s] - self.must[s])]
+                slots = [s for s in others for _ in range(size[s] - must[s])]
             rng.shuffle(slots)
             for c, s in zip(rest, slots):
-                hands[s].append(c)
+                holder[c] = s
         plains = list(self.plains)
         rng.shuffle(plains)
-        used: set[int] = set()
-        # Most constrained seat first, so voids are honoured where possible.
-        for s in sorted(self.others, key=lambda s: -len(f.voids[s])):
-            need = self.size[s] - len(hands[s])
-            if need <= 0:
-                continue
-            voids = f.voids[s]
-            esuit = f.t.esuit
+        movable = rest + plains
+        esuit = f.t.esuit
+
+        def augment(s: int, tried: set[int]) -> bool:
+            """Kuhn's augmenting path: a card seat ``s`` may hold, taken from a seat that can
+            hold another instead, so a greedy choice never breaks a void a deal could keep."""
+            for c in movable:
+                if c in tried or esuit[c] in voids[s]:
+                    continue
+                tried.add(c)
+                h = holder.get(c)
+                if h is None or augment(h, tried):
+                    holder[c] = s
+                    return True
+            return False
+
+        # Most constrained seat first, each taking the next unused card it may hold.
+        for s in sorted(others, key=lambda s: -len(voids[s])):
+            need = size[s] - len(hands[s]) - sum(1 for c in rest if holder.get(c) == s)
             for c in plains:
-                if need == 0:
+                if need <= 0:
                     break
-                if c not in used and esuit[c] not in voids:
-                    hands[s].append(c)
-                    used.add(c)
+                if c not in holder and esuit[c] not in voids[s]:
+                    holder[c] = s
                     need -= 1
-            for c in plains:  # relax voids if the view's inference ran out of cards
-                if need == 0:
+            while need > 0 and augment(s, set()):
+                need -= 1
+            for c in plains:  # no deal honours every void the view implies: relax them
+                if need <= 0:
                     break
-                if c not in used:
-                    hands[s].append(c)
-                    used.add(c)
+                if c not in holder:
+                    holder[c] = s
                     need -= 1
-        return hands
+        for c in movable:
+            if c in holder:
+                hands[holder[c]].append(c)
+        return hands[:4]
 
     def state(self, hands: list[list[int]], view: dict[str, Any]) -> PlayState:
         """The determinization ``hands`` as a play state: points won so far, Low's

@@ -78,11 +78,11 @@ def make_bot(name: str, **kw: Any) -> Any:
     return load_bot_class(name)(**kw)
 
 
-def check_sample(state: Any, f: Any, sampler: Any, rng: random.Random, *, sampled_voids: bool = True) -> list[list[int]]:
+def check_sample(state: Any, f: Any, sampler: Any, rng: random.Random) -> list[list[int]]:
     """The true hands of ``state`` satisfy every constraint ``sampler`` inferred from the
     seat's view (facts ``f``), and one sample keeps them: sizes, trumps kept, voids, no
-    card twice or out of play; with ``sampled_voids``, no sampled card of a suit a seat
-    showed void in (checked under pagat62 only). Returns the sampled hands."""
+    card twice or out of play, no sampled card of a suit a seat showed void in.
+    Returns the sampled hands."""
     pool = set(sampler.trumps) | set(sampler.plains)
     t = f.t
     for o in sampler.others:
@@ -98,5 +98,5 @@ def check_sample(state: Any, f: Any, sampler: Any, rng: random.Random, *, sample
     assert len(set(sampler.trumps) - set(dealt)) <= sampler.undealt and not set(dealt) & f.out
     for o in sampler.others:
         assert len(hands[o]) == sampler.size[o]
-        assert not sampled_voids or all(t.esuit[c] not in f.voids[o] for c in hands[o])
+        assert all(t.esuit[c] not in f.voids[o] for c in hands[o])
     return hands

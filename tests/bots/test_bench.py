@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.bench.bots import duplicate_match, elo, load_bot_class, wilson
+from arena.bench.bots import duplicate_match, elo, elo_text, load_bot_class, wilson
 from arena.commands import main
 from arena.match.settings import MatchSettings
 
@@ -19,6 +19,11 @@ def test_elo_and_interval_helpers():
     assert elo(0.5) == 0 and elo(0.75) > 150
     lo, hi = wilson(1.0, 60)
     assert 0.9 < lo < 1.0 and hi > 0.999
+    # a perfect (or nil) record has no finite Elo: none is printed, only the interval's finite end
+    assert elo(1.0) is None and elo(0.0) is None
+    assert elo_text(1.0, None, elo(lo), None) == f"Elo not finite (a perfect record; 95% {elo(lo):+.0f} to +inf)"
+    assert elo_text(0.0, None, None, -300.4) == "Elo not finite (a nil record; 95% -inf to -300)"
+    assert elo_text(0.75, elo(0.75), 10.2, None) == f"Elo {elo(0.75):+.0f} [+10, +inf]"
 
 
 def test_main_prints_json_last(capsys):
@@ -27,3 +32,16 @@ def test_main_prints_json_last(capsys):
 
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert json.loads(last)["pairings"]["random-vs-heuristic"]["games"] == 2
+    assert json.loads(last)["profile"] == "pagat62"
+
+
+def test_main_plays_the_profile_it_is_given(capsys):
+    import json
+
+    assert main(["bench", "bots", "--blocks", "1", "--pairing", "heuristic:random", "--profile", "monterey-widow"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    doc = json.loads(out[-1])
+    assert doc["profile"] == "monterey-widow" and doc["pairings"]["heuristic-vs-random"]["games"] == 2
+    assert out[0].startswith("heuristic vs random (monterey-widow): score rate")
+    assert main(["bench", "bots", "--profile", "no-such-rules"]) == 2  # bad input, named, before any game
+    assert "--profile: unknown rule profile 'no-such-rules'" in capsys.readouterr().err

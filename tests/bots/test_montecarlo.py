@@ -58,7 +58,7 @@ def test_simulator_scores_like_the_engine(profile):
             n_sim += 1
         assert deal.done and n_sim == sum(len(tr.plays) for tr in deal.tricks)
         assert st.points() == deal.points
-        assert scorer(params)(st.points(), facts.bidder_side, facts.bid) == tuple(
+        assert scorer(params)(st.points(), facts.bidder_side, facts.bid, facts.dark) == tuple(
             deal.scores_after[s] - deal.scores_before[s] for s in (0, 1))
     assert played >= 100
 

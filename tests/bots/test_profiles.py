@@ -107,9 +107,9 @@ def test_the_sdk_scores_a_deal_like_the_engine(profile):
             deal.apply(deal.choice.sample(rng))
         if deal.redeal:
             continue
-        got = deal_delta(deal.points, deal.maker % 2, deal.high, params(profile))
+        got = deal_delta(deal.points, deal.maker % 2, deal.high, params(profile), deal.in_dark)
         assert [deal.scores_after[s] - deal.scores_before[s] for s in (0, 1)] == list(got)
-        assert deal_delta(deal.points, deal.maker % 2, deal.high, profile.record_dict()) == got
+        assert deal_delta(deal.points, deal.maker % 2, deal.high, profile.record_dict(), deal.in_dark) == got
         scored += 1
     assert scored >= 30
 

@@ -74,7 +74,7 @@ def test_the_sampler_deals_the_hidden_cards_as_they_could_be(profile):
             continue
         f = Facts(s.view, tables, params)
         sampler = Sampler(s.view, f)
-        hands = check_sample(s, f, sampler, rng, sampled_voids=False)
+        hands = check_sample(s, f, sampler, rng)
         # Every sample is a position the simulator can play out (a long hand is all trumps, ...).
         root = sampler.state(hands, s.view)
         for card in (card_index(c) for c in s.legal["cards"]):
@@ -87,8 +87,9 @@ def test_the_sampler_deals_the_hidden_cards_as_they_could_be(profile):
 
 
 def test_the_sampler_leaves_one_unseen_card_undealt_under_the_joker():
-    """sixty-three-joker: one card nobody was dealt; samples sometimes make it one of
-    the unseen trumps (it leaves the hands) and sometimes a plain card, never more."""
+    """sixty-three-joker: one card nobody was dealt, sampled into a place of its own;
+    samples sometimes make it one of the unseen trumps (it leaves the hands) and
+    sometimes a plain card, never more."""
     profile = get_profile("sixty-three-joker")
     params = profile.model_dump(mode="json")
     tables = tables_for(params)

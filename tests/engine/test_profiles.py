@@ -782,3 +782,91 @@ def test_a_long_hand_with_too_few_pointless_trumps_puts_point_trumps_under() -> 
     record = game_record(game)
     assert replay(record).scores == game.scores
     assert all(sum(d["points"]) == 15 for d in record["deals"] if d.get("points") is not None)
+
+
+# -- louisiana's bid in the dark and monterey's widow ---------------------------------------------
+
+
+def test_a_bid_in_the_dark_is_asked_before_any_card_is_dealt_and_scores_its_own_value():
+    profile = get_profile("louisiana-dark")
+    deal = Deal(profile, 0, 0, (0, 0), ScriptSource([list(range(52))]))
+    assert deal.phase == "dark" and deal.dealt == ((), (), (), ()) and not any(deal.hands)
+    choice = deal.choice
+    assert isinstance(choice, BidChoice) and choice.can_pass and list(choice.amounts) == [14]
+    assert deal.to_act == 1
+    view = Game(profile, source=ScriptSource([list(range(52))])).view(1).to_dict()
+    assert view["phase"] == "dark" and view["hand"] == [] and view["dealt"] == [] and view["dark"] == []
+    with pytest.raises(IllegalAction):
+        deal.apply(Bid(13))
+    deal.apply(PASS)
+    deal.apply(Bid(14))  # seat 2: the maker, and the cards are dealt now
+    assert deal.phase == "trump" and deal.maker == 2 and deal.high == 14 and deal.in_dark
+    assert all(len(h) == 9 for h in deal.hands) and deal.bids == []
+    while not deal.done:
+        deal.apply(deal.choice.sample(random.Random(1)))
+    bidders = deal.points[0]  # type: ignore[index]
+    assert deal.scores_after == ((28 if bidders == 14 else -28), deal.points[1])  # type: ignore[index]
+
+
+def test_four_seats_declining_in_the_dark_deal_the_cards_and_bid_as_louisiana():
+    profile = get_profile("louisiana-dark")
+    deal = Deal(profile, 0, 3, (0, 0), ScriptSource([list(range(52))]))
+    assert _asked_order(deal, [None, None, None, None]) == [0, 1, 2, 3]
+    assert deal.phase == "bid" and deal.to_act == 0 and all(len(h) == 9 for h in deal.hands)
+    assert deal.dark == [(0, 0), (1, 0), (2, 0), (3, 0)]
+    _asked_order(deal, [None, None, None])
+    assert deal.bids[-1] == (3, 6, True) and not deal.in_dark  # the dealer's forced 6, as louisiana
+
+
+def test_a_dark_deal_is_marked_in_its_record_and_replays():
+    profile = get_profile("louisiana-dark")
+    rng = random.Random(7)
+    game = Game(profile, key="dark-record", max_deals=6)
+    while not game.over:
+        ch = game.choice
+        dark = game.deal.phase == "dark"
+        game.apply(Bid(14) if dark and game.to_act == game.deal.dealer else PASS if dark else ch.sample(rng))
+    rec = json.loads(json.dumps(game_record(game)))
+    assert rec["version"] == 3 and rec["profile"]["dark_bid"] == 28
+    assert all(d.get("dark") is True for d in rec["deals"])  # the dealer bid in the dark every deal
+    assert game_record(replay(rec)) == rec
+    doctored = json.loads(json.dumps(rec))
+    del doctored["deals"][0]["dark"]
+    with pytest.raises(ValueError):
+        replay(doctored)
+
+
+def test_a_widow_is_hidden_until_its_seat_has_bid_and_hands_are_not_filled():
+    profile = get_profile("monterey-widow")
+    game = Game(profile, source=ScriptSource([list(range(52))]))
+    deal = game.deal
+    widows = {s: list(w) for s, w in enumerate(deal.widows)}
+    assert sorted(len(w) for w in widows.values()) == [4, 4, 4, 4] and deal.stock == []
+    for seat, action in ((1, PASS), (2, Bid(6)), (3, PASS), (0, PASS)):  # a widow joins its hand once its seat has spoken
+        assert game.to_act == seat
+        for other in range(4):
+            assert not game.view(other).cards_named() & set(widows[seat]), (other, seat)
+        game.apply(action)
+        assert set(widows[seat]) <= set(deal.hands[seat]) and game.view(seat).received == tuple(widows[seat])
+        assert game.view((seat + 1) % 4).receive_counts[seat] == 4
+    assert deal.maker == 2 and deal.phase == "trump" and len(deal.hands[2]) == 13
+    game.apply(NameTrump(3))
+    assert deal.phase == "play"
+    table = deal.table
+    assert all(all(table.is_trump[c] for c in h) for h in deal.hands)  # type: ignore[union-attr]
+    assert sum(len(h) for h in deal.hands) + sum(len(d) for d in deal.discarded) == 52  # nothing filled
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"widow": 4}, "rob"),  # the widows take the whole stock: nothing is left to rob
+        ({"name": "x", "widow": 4, "rob": "none", "play": "follow"}, "widow"),
+        ({"dark_bid": 10}, "dark_bid"),
+        ({"dark_bid": 28, "max_bid": 13}, "dark_bid"),
+        ({"dark_bid": 28, "bid_suits": True}, "dark_bid"),
+    ],
+)
+def test_widow_and_dark_bid_combinations_are_refused_naming_the_field(changes, field):
+    with pytest.raises(ValueError, match=f"Value error, {field}[ :]"):  # the message, not the echoed input
+        RuleProfile(**changes)

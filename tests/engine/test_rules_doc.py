@@ -45,10 +45,12 @@ def examples() -> list[dict[str, Any]]:
     return out
 
 
-def deck_from_hands(dealer: int, hands: dict[int, str], stock: str, packets: tuple[int, ...] = (3, 3, 3)) -> list[str]:
+def deck_from_hands(dealer: int, hands: dict[int, str], stock: str, packets: tuple[int, ...] = (3, 3, 3),
+                    widows: dict[int, str] | None = None) -> list[str]:
     """The deck (top first) that deals ``hands`` as docs/rules.md section 3
     says: three rounds, a packet of 3 to each seat from the dealer's left
-    (or the profile's ``packets``, rules 12.12)."""
+    (or the profile's ``packets``, rules 12.12), then any widows, one packet
+    each from the dealer's left (12.14)."""
     deck: list[str] = []
     done = 0
     for size in packets:
@@ -56,6 +58,8 @@ def deck_from_hands(dealer: int, hands: dict[int, str], stock: str, packets: tup
             seat = (dealer + 1 + i) % 4
             deck += hands[seat].split()[done : done + size]
         done += size
+    for i in range(4 if widows else 0):
+        deck += widows[(dealer + 1 + i) % 4].split()  # type: ignore[index]
     return deck + stock.split()
 
 
@@ -104,7 +108,7 @@ def start(ex: dict[str, Any]) -> Game:
     profile = get_profile(ex.get("profile", "pagat62"))
     if ex.get("changes"):  # a profile's option, e.g. {moon_bid: 14}
         profile = variant(profile, **ex["changes"])
-    deck = deck_from_hands(dealer, ex["hands"], ex["stock"], profile.packets)
+    deck = deck_from_hands(dealer, ex["hands"], ex["stock"], profile.packets, ex.get("widows"))
     n = profile.shuffled_cards  # 52, or 53 with the joker (rules 12.11)
     if profile.short_deck is not None:  # a deal file holds every card; the others are not dealt (rules 12.12)
         deck += [card for card in cards_str(range(n)) if card not in deck]
@@ -179,6 +183,8 @@ def run_example(ex: dict[str, Any]) -> Game:
         assert deal.lost == expect["lost"], "points out of play"
     if "redeal" in expect:
         assert deal.redeal == expect["redeal"]
+    if "dark" in expect:
+        assert deal.in_dark == expect["dark"] and deal_record(deal).get("dark", False) == expect["dark"]
     for field in ("points", "made", "scores_after"):
         if field in expect:
             value = getattr(deal, field)

@@ -21,7 +21,7 @@ BOT_KEYS = {"rank", "bot", "name", "version", "digest", "rating", "ci_low", "ci_
             "score_pct", "wins", "draws", "losses", "forfeits", "faults", "faults_total"}
 TOP_KEYS = {"format", "version", "provenance", "results", "rating", "games", "blocks", "flags", "bots",
             "crosstable", "los", "luck", "luck_points"}
-PROV_KEYS = {"config_name", "config_hashes", "tournament_seed", "complete", "rule_profile", "match_format",
+PROV_KEYS = {"config_name", "config_hashes", "tournament_seed", "complete", "rule_profile", "mixed_profiles", "match_format",
              "time_control", "sandbox", "fault_policy", "schedule", "blocks", "blocks_per_pairing", "pairings",
              "deal_files", "bots", "harness_version", "rated_with", "sources"}
 
@@ -102,6 +102,27 @@ def test_unknown_facts_without_metadata_are_not_invented(tmp_path: Path) -> None
     assert p["rule_profile"]["name"] == "pagat62"  # this one is in every game record
     md = (tmp_path / "lb" / "leaderboard.md").read_text()
     assert "tournament seed: unknown" in md and "time control: unknown" in md
+
+
+def test_results_of_several_rule_profiles_are_named_not_hidden(tmp_path: Path) -> None:
+    """Records under different profiles, no metadata naming one: the leaderboard lists them all."""
+    from arena.engine import get_profile
+
+    lines = tournament(random.Random(7), STRENGTH, blocks=4)
+    for ln in lines[::2]:
+        for g in ln["games"]:
+            g["record"]["profile"] = get_profile("louisiana").record_dict()
+    res = write(tmp_path / "mixed" / "results.jsonl", lines)
+    assert _rate([str(res), "--out", str(tmp_path / "lb"), "--bootstrap", "0"])[0] == 0
+    doc = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())
+    assert doc["provenance"]["rule_profile"] is None
+    assert doc["provenance"]["mixed_profiles"] == ["louisiana", "pagat62"]
+    md = (tmp_path / "lb" / "leaderboard.md").read_text()
+    assert "Rule profile: **mixed: louisiana, pagat62** (the games were played under different rules" in md
+    assert "rule profile: several: louisiana, pagat62" in md
+    one = write(tmp_path / "one" / "results.jsonl", tournament(random.Random(7), STRENGTH, blocks=4))
+    assert _rate([str(one), "--out", str(tmp_path / "lb1"), "--bootstrap", "0"])[0] == 0
+    assert json.loads((tmp_path / "lb1" / "leaderboard.json").read_text())["provenance"]["mixed_profiles"] == []
 
 
 def test_default_out_folder_uses_config_name_else_results_folder(tmp_path: Path, monkeypatch) -> None:

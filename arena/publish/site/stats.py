@@ -9,7 +9,8 @@ out: rules 12) the cards out of play, who laid them away and the tricks
 come from the engine replaying the record, the only place that knows them. Which numbers are per seat and which per
 side is part of their meaning, so it is spelled out here and on the pages:
 
-* per seat (the bot that acted): bids placed, contracts won and made or set
+* per seat (the bot that acted): bids placed (a bid in the dark included;
+  declining one is not a pass), contracts won and made or set
   by level, points as bidder, the dealer's forced bids, pedros captured (in
   a trick the bot won), lost (played by the bot into a trick the opponents
   won) and laid away (discarded or left face up by the bot, out of play);
@@ -179,8 +180,16 @@ def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats]
     sides = [sorted({bot_at[s], bot_at[s + 2]}) for s in (0, 1)]
     passes = high = 0
     made = deal.get("made")
+    dark = 4 if profile.dark_bid is not None else 0  # the round in the dark comes first (rules 12.6)
     for ev in deal["events"]:
         t = ev["type"]
+        if dark and t in ("bid", "pass"):  # a bid in the dark counts as a bid; declining one is no pass
+            dark = 0 if t == "bid" else dark - 1
+            if t == "bid":
+                st = get(bot_at[ev["seat"]])
+                st.bids += 1
+                st.bid_sum += ev["amount"]
+            continue
         if t == "bid":
             st = get(bot_at[ev["seat"]])
             if high == 0 and passes == 3 and profile.dealer_forced_bid is not None:  # the dealer must bid

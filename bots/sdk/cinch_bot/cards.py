@@ -125,8 +125,8 @@ PAGAT62: dict[str, Any] = {
     "deck_ranks": "23456789TJQKA", "packets": [3, 3, 3], "kitty": 0,
     "min_discard": 0, "discards_face_up": False, "rob": "take_trumps", "defender_discards_to_bidders": False,
     "set_rule": "minus_bid", "full_bid_doubles": False, "moon_bid": None, "win_requires_bid": False,
-    "first_lead_trump": False, "play": "follow", "off_jack_trump": False, "lose_at": None, "joker": False,
-    "both_reach": "play_on",
+    "first_lead_trump": False, "play": "follow", "off_jack_trump": False, "lose_at": None, "both_reach": "play_on",
+    "widow": 0, "dark_bid": None, "joker": False,
 }
 
 

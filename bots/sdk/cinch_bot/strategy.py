@@ -74,6 +74,8 @@ def choose_bid(view: dict[str, Any], legal: dict[str, Any], margin: float = 0.5,
     The bid promises points, so bidding higher than needed only adds risk;
     overcalling the partner is done only with a clearly better hand.
     """
+    if view.get("phase") == "dark" and legal.get("pass"):
+        return {"type": "pass"}  # a blind bid of every point is almost always set: never worth its value
     hand = [card_index(c) for c in view["hand"]]
     dealer = view["seat"] == view["dealer"]
     partner_bid = max((b["amount"] for b in view.get("bids", []) if b["seat"] == view["partner"]), default=0)
@@ -254,6 +256,7 @@ class Facts:
         self.maker: int = view["maker"]
         self.bid: int = view["bid"]
         self.bidder_side = self.maker % 2
+        self.dark = any(d["amount"] for d in view.get("dark") or ())  # the maker bid before the deal
         self.played: set[int] = set()
         self.played_by: list[list[int]] = [[], [], [], []]
         self.voids: list[set[int]] = [set(), set(), set(), set()]

@@ -62,6 +62,10 @@ def mechanisms(game: Game) -> set[str]:
             out.add("the kitty taken by the maker")
         if p.off_jack_trump and any(c % 13 == 9 and c // 13 == 3 - d.trump for t in d.tricks for _, c, _ in t.plays):
             out.add("the off-jack played")
+        if d.in_dark:
+            out.add("a bid in the dark")
+        if p.widow and any(d.received):
+            out.add("widows taken up")
         if p.joker and any(c == JOKER for t in d.tricks for _, c, _ in t.plays):
             out.add("the joker played")
         pts = p.point_table(d.trump)  # type: ignore[arg-type]
@@ -117,6 +121,10 @@ def expected(profile: str) -> set[str]:
         want.add("the kitty taken by the maker")
     if p.off_jack_trump:
         want.add("the off-jack played")
+    if p.dark_bid is not None:
+        want.add("a bid in the dark")
+    if p.widow:
+        want.add("widows taken up")
     if p.joker:
         want.add("the joker played")
     return want

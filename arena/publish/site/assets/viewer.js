@@ -97,6 +97,7 @@
   };
   Object.assign(PROFILE_DEFAULTS.points, { off_jack: 0, king: 0, nine: 0, three: 0, joker: 0 });
   Object.assign(PROFILE_DEFAULTS, { first_lead_trump: false, second_deal: 0, deck_ranks: "23456789TJQKA", packets: [3, 3, 3], kitty: 0 });
+  Object.assign(PROFILE_DEFAULTS, { widow: 0, dark_bid: null });
   const PROFILE_VALUES = {
     low_goes_to: ["holder", "capturer"], scoring: ["standard", "difference"], extra_trumps: ["play_under", "discard"],
     rob_from: ["stock", "stock_and_discards"], players: [4], bid_start: ["left", "right"],
@@ -119,10 +120,10 @@
     prof.total = Object.values(prof.points).reduce((a, b) => a + b, 0);
     prof.deckSize = 4 * prof.deck_ranks.length + (prof.joker ? 1 : 0);
     // cards left once everything is dealt: with no rob they stay face down, unseen (sixty-three with the joker)
-    prof.undealt = prof.deckSize - 4 * (prof.packets.reduce((a, b) => a + b, 0) + prof.second_deal) - prof.kitty;
+    prof.undealt = prof.deckSize - 4 * (prof.packets.reduce((a, b) => a + b, 0) + prof.second_deal + prof.widow) - prof.kitty;
     // the engine's may_lose_points: deals track the face-up cards and the cards out of play
     prof.losesCards = prof.discard === "choose" || prof.rob === "free" || prof.extra_trumps === "discard"
-      || prof.play !== "follow" || prof.kitty > 0 || prof.rob === "none" && prof.undealt > 0;
+      || prof.play !== "follow" || prof.kitty > 0 || prof.widow > 0 || prof.rob === "none" && prof.undealt > 0;
     return { prof: prof, unknown: unknown };
   }
 
@@ -137,14 +138,15 @@
     const parts = [
       "bids " + p.min_bid + "-" + p.max_bid + (p.bid_start === "right" ? " from the dealer's right" : "")
         + auction + (p.bid_suits ? ", each bid naming its trump (suits " + p.suit_order.split("").join(">") + ")" : ""),
-      forced,
+      forced + (p.dark_bid !== null ? "; before the deal a seat may bid " + p.total + " in the dark, worth " + p.dark_bid : ""),
       p.total + " points a deal (High " + pts.high + ", Low " + pts.low + ", Jack " + pts.jack + ", Game " + pts.game
         + ", pedros " + pts.right_pedro + " and " + pts.left_pedro + (p.off_jack_trump ? ", off-jack " + pts.off_jack + " (a trump)" : "")
         + (pts.king ? ", King " + pts.king : "") + (pts.nine ? ", nine " + pts.nine : "") + (pts.three ? ", three " + pts.three : "")
         + (p.joker ? ", the joker " + pts.joker + " (the lowest trump)" : "")
         + "; Low to its " + (p.low_goes_to === "holder" ? "holder" : "capturer") + ")",
       (p.deck_ranks.length < 13 || p.joker ? p.deckSize + " cards (" + (p.deck_ranks.length < 13 ? p.deck_ranks : "all ranks") + (p.joker ? " and the joker" : "") + "), " : "")
-        + p.packets.reduce((a, b) => a + b, 0) + " cards each" + (p.kitty ? " and a " + p.kitty + "-card kitty for the maker" : "") + ", "
+        + p.packets.reduce((a, b) => a + b, 0) + " cards each" + (p.kitty ? " and a " + p.kitty + "-card kitty for the maker" : "")
+        + (p.widow ? " and " + p.widow + " face down each, taken up after the seat's bid; no fill" : "") + ", "
         + p.hand_size + " tricks; "
         + (p.second_deal ? p.second_deal + " more cards each once trump is named; " : "")
         + (p.discard === "keep" ? "nobody discards but the maker, as many as the kitty gave"
@@ -212,15 +214,24 @@
         shown: prof.losesCards ? [[], [], [], []] : null, stock: [], kitty: [], pile: [], reshuffles: 0, bids: [],
         maker: null, bid: null, trump: null, robPool: null, robStock: null, robTaken: null, tricks: [], points: null,
         made: null, lost: 0, out: null, redeal: false, sitting: [], toAct: bidOrder[0], previous: summaries.slice(), text: "",
+        widows: [[], [], [], []], dark: prof.dark_bid !== null ? [] : null, inDark: false,
       };
       if (d.scores_before && !same(d.scores_before, scores))
         warnings.push("deal " + d.index + ": the record starts at " + d.scores_before + ", the deals before add up to " + scores);
-      let p = 0; // rounds of packets from the dealer's left (rules 3; 3+3+3 by default), then the kitty, then the stock
-      for (const n of prof.packets) for (const s of order) { st.hands[s].push(...d.deck.slice(p, p + n)); p += n; }
-      st.kitty = d.deck.slice(p, p + prof.kitty);
-      st.stock = d.deck.slice(p + prof.kitty);
-      st.dealt = clone(st.hands);
-      st.text = "Deal " + (d.index + 1) + ": " + name(d.dealer) + " deals " + st.hands[0].length + " cards each" + (prof.kitty ? " and " + prof.kitty + " face down to the kitty" : "") + "; " + name(bidOrder[0]) + " bids first.";
+      const dealCards = () => { // rounds of packets from the dealer's left (rules 3; 3+3+3 by default), widows, the kitty, the stock
+        let p = 0;
+        for (const n of prof.packets) for (const s of order) { st.hands[s].push(...d.deck.slice(p, p + n)); p += n; }
+        for (const s of order) { st.widows[s] = d.deck.slice(p, p + prof.widow); p += prof.widow; }
+        st.kitty = d.deck.slice(p, p + prof.kitty);
+        st.stock = d.deck.slice(p + prof.kitty);
+        st.dealt = clone(st.hands);
+        return name(d.dealer) + " deals " + st.hands[0].length + " cards each" + (prof.widow ? " and " + prof.widow + " face down before each seat (its widow, taken up once it has bid)" : "")
+          + (prof.kitty ? " and " + prof.kitty + " face down to the kitty" : "");
+      };
+      if (prof.dark_bid !== null) { // nothing is dealt until each seat has had its turn to bid in the dark (rules 12.6)
+        st.phase = "dark"; st.dealt = [[], [], [], []]; st.stock = d.deck.slice();
+        st.text = "Deal " + (d.index + 1) + ": before " + name(d.dealer) + " deals, each seat may bid " + prof.total + " in the dark (worth " + prof.dark_bid + "); " + name(bidOrder[0]) + " first.";
+      } else st.text = "Deal " + (d.index + 1) + ": " + dealCards() + "; " + name(bidOrder[0]) + " bids first.";
       frames.push(clone(st));
       const ev = d.events;
       let lowHolder = null;
@@ -236,6 +247,7 @@
         st.stock = r.stock.slice(); st.pile = []; st.reshuffles += 1;
       };
       const fill = () => { // the dealer fills the other hands, then robs (rules 5)
+        if (prof.widow) return "; with widows no hand is filled" + startPlay().replace(/\.$/, "");
         const filled = [];
         for (const s of order.slice(0, 3)) {
           let need = size - st.hands[s].length;
@@ -321,6 +333,7 @@
         if (prof.scoring === "standard") {
           delta[def] = won[def]; delta[b] = made ? won[b] : -st.bid;
           if (made && prof.full_bid_doubles && st.bid === prof.total) delta[b] = 2 * st.bid;
+          if (st.inDark) delta[b] = made ? prof.dark_bid : -prof.dark_bid; // a bid in the dark wins or loses its own value
         } else if (made) { const diff = won[b] - won[def]; if (diff > 0) delta[b] = diff; else delta[def] = -diff; }
         else if (prof.set_rule === "total_plus_gap") delta[def] = prof.total + st.bid - won[b];
         else delta[def] = won[def] + st.bid;
@@ -393,7 +406,21 @@
         while (i + 1 < ev.length && ev[i + 1].type === "reshuffle") follow.push(ev[++i]);
         if (e.type !== "reshuffle" && e.seat !== st.toAct)
           warnings.push("deal " + d.index + ": " + e.type + " by " + SEAT_NAME[e.seat] + " where the rules give the turn to " + (SEAT_NAME[st.toAct] || "nobody"));
-        if (e.type === "pass" || e.type === "bid") {
+        if ((e.type === "pass" || e.type === "bid") && st.phase === "dark") {
+          const amount = e.type === "bid" ? e.amount : 0;
+          if (amount && amount !== prof.total) warnings.push("deal " + d.index + ": a bid of " + amount + " in the dark, where the rules allow only " + prof.total);
+          st.dark.push({ seat: e.seat, amount: amount });
+          st.text = name(e.seat) + (amount ? " bids " + amount + " in the dark, before seeing a card" : " does not bid in the dark") + forced + ".";
+          if (amount) {
+            st.maker = e.seat; st.bid = high = amount; st.inDark = true;
+            st.text += " " + dealCards() + "; " + name(e.seat) + " makes it at " + amount + " and names the trump.";
+            st.phase = "trump"; st.toAct = e.seat;
+          } else if (st.dark.length < 4) st.toAct = bidOrder[st.dark.length];
+          else {
+            st.text += " Nobody bids in the dark: " + dealCards() + "; " + name(bidOrder[0]) + " bids first.";
+            st.phase = "bid"; st.toAct = bidOrder[0];
+          }
+        } else if (e.type === "pass" || e.type === "bid") {
           if (st.phase !== "bid") warnings.push("deal " + d.index + ": a " + e.type + " after the bidding");
           st.bids.push({ seat: e.seat, amount: e.type === "bid" ? e.amount : 0, forced: !!e.forced, suit: e.suit || null });
           const afterThree = high === 0 && passed.length === 3;
@@ -413,6 +440,11 @@
           }
           st.text = name(e.seat) + (e.type === "bid" ? (mustBid ? " must bid and bids " : " bids ") + e.amount
             + (e.suit ? " " + SUIT_NAME[e.suit] : "") : " passes") + forced + ".";
+          if (st.widows[e.seat].length) { // the seat has spoken: it takes up its widow
+            st.hands[e.seat].push(...st.widows[e.seat]); st.received[e.seat].push(...st.widows[e.seat]);
+            st.text += " " + name(e.seat) + " takes up its " + st.widows[e.seat].length + "-card widow.";
+            st.widows[e.seat] = [];
+          }
           let over;
           const bids = st.bids;
           if (prof.auction === "once_around") { bidPos += 1; over = bidPos >= 4; }
@@ -545,7 +577,8 @@
         if (d.scores_after && !same(d.scores_after, st.scoresAfter))
           warnings.push("deal " + d.index + ": scores by the rules " + st.scoresAfter + ", in the record " + d.scores_after);
         summaries.push({ index: d.index, dealer: d.dealer, maker: st.maker, bid: st.bid, trump: st.trump, points: st.points || [0, 0],
-          made: st.made, scoresAfter: st.scoresAfter, redeal: st.redeal });
+          made: st.made, scoresAfter: st.scoresAfter, redeal: st.redeal, dark: st.inDark });
+        if (!!d.dark !== st.inDark && d.scores_after) warnings.push("deal " + d.index + ": " + (st.inDark ? "by the rules the maker bid in the dark, the record does not say so" : "the record says the maker bid in the dark"));
         const n = summaries.length;
         if (rec.fixed_deals) { if (n >= rec.fixed_deals) ended = ["deals", st.scoresAfter[0] === st.scoresAfter[1] ? null : st.scoresAfter[0] > st.scoresAfter[1] ? 0 : 1]; }
         else if (!st.redeal) ended = endOf(prof, st.bid, st.maker, st.made, scores, st.scoresAfter);
@@ -636,12 +669,12 @@
     const info = [];
     info.push("dealer " + who(f.dealer));
     if (f.redeal) info.push("void: everyone passed");
-    else if (f.maker !== null && f.phase !== "bid") info.push("maker " + who(f.maker) + " at " + f.bid);
+    else if (f.maker !== null && f.phase !== "bid") info.push("maker " + who(f.maker) + " at " + f.bid + (f.inDark ? " in the dark (worth " + v.profile.dark_bid + ")" : ""));
     if (f.trump) info.push("trump " + SUIT_NAME[f.trump]);
     v.body.append(el("p", { class: "dealinfo", text: "Deal " + (f.deal + 1) + ": " + info.join("; ") + "." }));
     const rows = [0, 1, 2, 3].map((s) => {
       const hand = sw.mine(s) ? cards(f.hands[s]) : backs(f.hands[s].length);
-      const after = f.phase !== "bid" && f.phase !== "trump" && !f.redeal || f.discarded[s].length > 0;
+      const after = f.phase !== "bid" && f.phase !== "dark" && f.phase !== "trump" && !f.redeal || f.discarded[s].length > 0 || f.received[s].length > 0;
       const disc = !after ? el("span", { text: "-" }) : sw.mine(s) ? cards(f.discarded[s]) : el("span", { text: f.discarded[s].length + " cards" });
       const recv = !after ? el("span", { text: "-" }) : sw.mine(s) ? cards(f.received[s]) : el("span", { text: f.received[s].length + " cards" });
       const dealt = sw.mine(s) ? cards(f.dealt[s]) : el("span", { text: f.dealt[s].length + " cards" });
@@ -655,14 +688,19 @@
       el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { scope: "col", class: "l", text: h })))),
       el("tbody", {}, ...rows)));
     const bids = f.bids.map((b) => who(b.seat) + ": " + (b.amount ? b.amount + (b.suit ? SUIT_SIGN[b.suit] : "") : "pass") + (b.forced ? " (forced)" : "")).join(", ");
+    if (f.dark) v.body.append(el("p", { class: "dark", text: "In the dark, before the deal: "
+      + (f.dark.map((b) => who(b.seat) + ": " + (b.amount ? b.amount : "no")).join(", ") || "not started") + "." }));
     v.body.append(el("p", { class: "bids", text: "Bidding: " + (bids || "not started") + "." }));
+    if (f.widows.some((w) => w.length)) v.body.append(el("p", { class: "widows" }, "Widows still face down: ",
+      ...[0, 1, 2, 3].filter((s) => f.widows[s].length).map((s) => el("span", { class: "play" }, SEAT_NAME[s] + " ",
+        seat === null ? cards(f.widows[s]) : backs(f.widows[s].length)))));
     if (sw.robStock) {
       v.body.append(el("p", { class: "rob" }, f.phase === "rob" ? "Stock the dealer robs: " : "Stock the dealer robbed: ", cards(sw.robStock),
         f.phase === "rob" ? "" : " took: ", f.phase === "rob" ? "" : cards(sw.robTaken)));
     }
     if (f.kitty.length) v.body.append(el("p", { class: "kitty" }, "Kitty (face down, for the maker): ",
       seat === null ? cards(f.kitty) : backs(f.kitty.length)));
-    if (sw.stock !== null && f.phase !== "bid" && !f.redeal) v.body.append(el("p", { class: "stock" }, "Stock now: ", cards(sw.stock), " Discard pile: ", cards(sw.pile)));
+    if (sw.stock !== null && f.phase !== "bid" && f.phase !== "dark" && !f.redeal) v.body.append(el("p", { class: "stock" }, "Stock now: ", cards(sw.stock), " Discard pile: ", cards(sw.pile)));
     const outPoints = seat === null && f.out && f.trump ? f.out.filter(([, c]) => pointsOf(c, f.trump, v.profile.points, v.profile.off_jack_trump)) : [];
     if (outPoints.length) {
       v.body.append(el("p", { class: "out" }, "Point cards out of play (in no hand when play began): ",

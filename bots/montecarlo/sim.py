@@ -305,7 +305,8 @@ class Sampler:
         self.trump_ok = [s for s in self.others if f.trump not in f.voids[s]]
         # Cards no seat was dealt (sixty-three with the joker: one, face down, no rob): sampled
         # into a place of their own, which may hold a trump and shows no void.
-        left = len(f.deck) - 4 * (dealt + int(param(f.profile, "second_deal"))) - int(param(f.profile, "kitty"))
+        passes = dealt + int(param(f.profile, "second_deal")) + int(param(f.profile, "widow") or 0)
+        left = len(f.deck) - 4 * passes - int(param(f.profile, "kitty"))
         self.undealt = left if param(f.profile, "rob") == "none" else 0
 
     def sample(self, rng: random.Random) -> list[list[int]]:

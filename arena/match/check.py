@@ -24,13 +24,16 @@ from typing import Callable
 
 from ..engine import (
     PASS,
+    Action,
     Bid,
+    BidChoice,
     DealFile,
     FileSource,
     Game,
     IllegalAction,
     NameTrump,
     RuleProfile,
+    SuitBidChoice,
     cards_str,
     parse_card,
     parse_suit,
@@ -112,8 +115,6 @@ def _situation(game: Game) -> str:
     choice = game.choice
     if deal.phase == "dark":  # a bid before the cards are dealt: the view shows no hand
         return "dark_bid"
-    if choice.kind == "trump" and deal.profile.widow:  # the maker has taken up its widow
-        return "trump_with_widow"
     if choice.kind == "rob" and deal.reshuffles > 0:
         return "rob_after_reshuffle"
     if choice.kind == "play" and getattr(choice, "under_count", 0) > 0:
@@ -122,6 +123,8 @@ def _situation(game: Game) -> str:
         return "joker_play"
     if choice.kind == "trump" and any(f and amount for _, amount, f in deal.bids):  # the dealer's forced bid
         return "forced_bid_history"
+    if choice.kind == "trump" and deal.profile.widow:  # the maker has taken up its widow
+        return "trump_with_widow"
     if choice.kind == "bid" and getattr(choice, "can_pass", False) and len(getattr(choice, "amounts", ())) == 1:
         return "top_bid"
     return choice.kind
@@ -162,17 +165,28 @@ def _scanned(profile: RuleProfile) -> dict[str, tuple[str, int]]:
             kind = _situation(game)
             if kind not in found and kind != "rob_after_reshuffle":
                 found[kind] = (key, n)
-            game.apply(game.choice.sample(random.Random(f"{key}/{n}")))
+            game.apply(_scan_action(game, random.Random(f"{key}/{n}")))
             n += 1
         if wanted <= found.keys() and i + 1 >= _MIN_SCAN:
             break
     return found
 
 
+def _scan_action(game: Game, rng: random.Random) -> Action:
+    """A random legal action that passes half the time where passing is allowed (nine in
+    ten in the dark): uniform bids would almost never leave the dealer to bid after three
+    passes, and the positions after a forced bid would go unprobed."""
+    choice = game.choice
+    if isinstance(choice, BidChoice | SuitBidChoice) and choice.can_pass:
+        if rng.random() < (0.9 if game.deal.phase == "dark" else 0.5):
+            return PASS
+    return choice.sample(rng)
+
+
 def _scanned_position(profile: RuleProfile, key: str, n: int) -> Game:
     game = Game(profile, key=key)
     for i in range(n):
-        game.apply(game.choice.sample(random.Random(f"{key}/{i}")))
+        game.apply(_scan_action(game, random.Random(f"{key}/{i}")))
     return game
 
 

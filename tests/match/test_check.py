@@ -28,6 +28,21 @@ def test_probes_cover_every_edge_case():
     assert any(f for _, _, f in forced.deal.bids)
 
 
+def test_probes_cover_the_dark_round_and_the_widow():
+    from arena.engine import get_profile
+
+    dark = probe_positions(get_profile("louisiana-dark"))
+    assert {"dark_bid", "forced_bid_history", "trump", "play"} <= set(dark)
+    g = dark["dark_bid"]()
+    view = g.view(g.to_act)
+    assert g.deal.phase == "dark" and view.hand == () and view.dealt == () and list(g.choice.amounts) == [14]
+    assert any(f for _, _, f in dark["forced_bid_history"]().deal.bids)  # found after a round in the dark
+    widow = probe_positions(get_profile("monterey-widow"))
+    assert {"trump_with_widow", "forced_bid_history", "extra_cards"} <= set(widow)
+    g = widow["trump_with_widow"]()
+    assert g.choice.kind == "trump" and len(g.deal.hands[g.to_act]) == 13
+
+
 def test_conforming_bot_passes_with_exit_0(capsys):
     assert main(["check-bot", str(MINIMAL), "--sandbox", "none", "--games", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -27,10 +27,12 @@ Card = int
 
 
 def suit_of(card: Card) -> int:
+    """The printed suit, 0-3; 4 for the joker (no suit: tables give its suit once trump is named)."""
     return card // 13
 
 
 def rank_of(card: Card) -> int:
+    """The rank, 0-12 (meaningless for the joker, which is never a plain card)."""
     return card % 13
 
 

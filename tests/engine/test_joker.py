@@ -205,3 +205,20 @@ def test_the_joker_is_a_general_field_a_robbing_profile_can_use_too():
             assert JOKER in ch.must_take  # a trump of the stock: the dealer takes it (rules 5.4)
             took += 1
     assert took > 0
+
+
+def test_the_joker_is_foreign_to_a_profile_without_it():
+    """Under pagat62 JK is a card no rule allows: played, it is refused naming JK; in a
+    record's deck in place of a card, the record does not replay."""
+    from arena.engine import IllegalAction, Play, action_from_dict
+
+    g = Game(get_profile("pagat62"), key="no-joker")
+    rng = random.Random(0)
+    while g.choice.kind != "play":
+        g.apply(g.choice.sample(rng))
+    with pytest.raises(IllegalAction, match="JK"):
+        g.apply(action_from_dict({"type": "play", "card": "JK"}))
+    rec = json.loads(json.dumps(game_record(_played(get_profile("pagat62"), "no-joker-rec", max_deals=1))))
+    rec["deals"][0]["deck"][-1] = "JK"
+    with pytest.raises(ReplayMismatch, match="not a permutation of the profile's 52 cards"):
+        replay(rec)

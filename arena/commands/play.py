@@ -115,9 +115,11 @@ def main_export_deals(argv: list[str]) -> int:
     ap.add_argument("key")
     ap.add_argument("out")
     ap.add_argument("--deals", type=int, default=30)
+    profile_option(ap)  # the deck the profile shuffles: 52 cards, 53 with the joker
     args = parse(ap, argv)
-    DealFile.from_key(args.key, args.deals).save(args.out)
-    print(f"wrote {args.deals} deals of key {args.key!r} to {args.out}")
+    profile = profile_from_args(args)
+    DealFile.from_key(args.key, args.deals, profile.shuffled_cards).save(args.out)
+    print(f"wrote {args.deals} deals of key {args.key!r} ({profile.shuffled_cards} cards, profile {profile.name}) to {args.out}")
     return EXIT_OK
 
 

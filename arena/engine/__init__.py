@@ -25,7 +25,7 @@ from .actions import (
     action_from_dict,
     action_to_dict,
 )
-from .cards import SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
+from .cards import JOKER, SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
 from .chance import DeckSource, KeyedSource, derive_key
 from .deal import Deal
 from .dealfile import DealFile, FileSource
@@ -44,7 +44,7 @@ from .record import (
 from .view import DealSummary, TrickView, View
 
 __all__ = [
-    "Action", "Bid", "BidChoice", "Card", "Choice", "DEFAULT_MAX_DEALS", "Deal", "DealFile", "DealSummary",
+    "Action", "Bid", "BidChoice", "Card", "Choice", "DEFAULT_MAX_DEALS", "Deal", "DealFile", "DealSummary", "JOKER",
     "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
     "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile", "SuitBidChoice",
     "SUITS", "TrickView", "TrumpChoice", "View", "action_from_dict", "action_to_dict", "card_str", "cards_str",

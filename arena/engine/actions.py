@@ -15,7 +15,7 @@ from itertools import combinations
 from collections.abc import Sequence
 from typing import Any, TypeVar, Union
 
-from .cards import CARD_NAMES, SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
+from .cards import ALL_CARDS, CARD_NAMES, SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
 
 T = TypeVar("T")
 
@@ -23,7 +23,7 @@ T = TypeVar("T")
 def _name(card: object) -> str:
     """A card's text, or its repr when it is no card (so that an illegal
     action can always be named in the IllegalAction message)."""
-    if type(card) is int and 0 <= card < 52:
+    if type(card) is int and 0 <= card < ALL_CARDS:
         return CARD_NAMES[card]
     return repr(card)
 
@@ -100,7 +100,7 @@ PASS = Pass()
 
 # Actions are immutable, so the common ones are built once and shared: the
 # engine's hot loop then never pays for a frozen dataclass construction.
-PLAY_CARD: tuple[Play, ...] = tuple(Play(c) for c in range(52))
+PLAY_CARD: tuple[Play, ...] = tuple(Play(c) for c in range(ALL_CARDS))
 """``PLAY_CARD[c]`` is ``Play(c)`` (no under cards)."""
 _BIDS: dict[int, Bid] = {a: Bid(a) for a in range(0, 33)}
 

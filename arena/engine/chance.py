@@ -15,7 +15,8 @@ The functions are specified so that any language can reproduce them:
   from the end: for ``i = n-1 .. 1``, swap items ``i`` and ``w[i] % (i+1)``.
 * first dealer = ``w[0] % 4`` of ``stream("dealer", key)``;
   deck k = shuffle of cards ``0..51`` (``suit*13+rank``, suits C D H S,
-  ranks 2..A) with ``stream("deck", key, k)``; reshuffle j of deal k =
+  ranks 2..A) with ``stream("deck", key, k)``; under a profile with the
+  joker, of cards ``0..52`` (52 is the joker: 53 words); reshuffle j of deal k =
   shuffle of the sorted pile with ``stream("reshuffle", key, k, j)``.
 
 The key is used through ``str(key)``, so the integer 7 and the text "7"
@@ -55,9 +56,10 @@ def first_dealer(key: object) -> int:
     return _words("dealer", (key,), 1)[0] % 4
 
 
-def deck(key: object, k: int) -> list[Card]:
-    """The deck of deal ``k``, top card first (the cut is not simulated)."""
-    return _shuffle(list(range(NUM_CARDS)), "deck", (key, k))
+def deck(key: object, k: int, cards: int = NUM_CARDS) -> list[Card]:
+    """The deck of deal ``k`` over cards ``0..cards-1`` (53: with the joker),
+    top card first (the cut is not simulated)."""
+    return _shuffle(list(range(cards)), "deck", (key, k))
 
 
 def reshuffle(key: object, k: int, j: int, pile: Sequence[Card]) -> list[Card]:
@@ -80,7 +82,9 @@ class DeckSource(Protocol):
 
     def first_dealer(self) -> int: ...
 
-    def deck(self, k: int) -> list[Card]: ...
+    def deck(self, k: int, cards: int = NUM_CARDS) -> list[Card]:
+        """The deck of deal ``k``; ``cards`` is how many the profile shuffles (52, or 53 with the joker)."""
+        ...
 
     def reshuffle(self, k: int, j: int, pile: Sequence[Card]) -> list[Card]: ...
 
@@ -105,8 +109,8 @@ class KeyedSource:
     def first_dealer(self) -> int:
         return first_dealer(self.key)
 
-    def deck(self, k: int) -> list[Card]:
-        return deck(self.key, k)
+    def deck(self, k: int, cards: int = NUM_CARDS) -> list[Card]:
+        return deck(self.key, k, cards)
 
     def reshuffle(self, k: int, j: int, pile: Sequence[Card]) -> list[Card]:
         return reshuffle(self.key, k, j, pile)

@@ -176,7 +176,7 @@ def _check_cards(report: ConformanceReport, key: str, deal: Deal) -> None:
     if len(places) != len(set(places)):
         _fail(report, key, deal, "a card is in two places at once")
     missing = set(deal.deck) - set(places) - set(deal.kitty)
-    if set(deal.deck) != (deal.profile.short_deck or set(range(52))):
+    if set(deal.deck) != deal.profile.deck_cards or len(deal.deck) != deal.profile.deck_size:
         _fail(report, key, deal, "the deck is not the profile's deck")
     face_up = {c for cards in deal.shown for c in cards}
     if not missing <= face_up:
@@ -207,7 +207,7 @@ def _check_illegal_refused(report: ConformanceReport, key: str, game: Game, choi
     require the refusal to leave the record unchanged."""
     deal = game.deal
     seat = game.to_act
-    foreign = [c for c in range(52) if c not in deal.hands[seat]]
+    foreign = [c for c in sorted(deal.profile.deck_cards) if c not in deal.hands[seat]]
     kind = getattr(choice, "kind", "")
     if kind == "play":
         bad: object = Play(foreign[0])

@@ -28,7 +28,7 @@ from .actions import (
     SuitBidChoice,
     TrumpChoice,
 )
-from .cards import NUM_CARDS, OFF_JACK_TABLES, TRUMP_TABLES, Card, TrumpTable
+from .cards import ALL_CARDS, Card, TrumpTable, trump_tables
 from .chance import DeckSource
 from .profile import RuleProfile
 
@@ -66,17 +66,15 @@ def _strength_table(table: TrumpTable, led: int) -> tuple[int, ...]:
     trumps by power above everything, then the led suit by rank, else -1."""
     return tuple(
         100 + table.power[c] if table.power[c] >= 0 else (c % 13 if table.esuit[c] == led else -1)
-        for c in range(NUM_CARDS)
+        for c in range(ALL_CARDS)
     )
 
 
-_STRENGTH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(_strength_table(TRUMP_TABLES[t], led) for led in range(4)) for t in range(4)
-)
-"""``_STRENGTH[trump][led][card]``."""
-_STRENGTH_OFF_JACK: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(_strength_table(OFF_JACK_TABLES[t], led) for led in range(4)) for t in range(4)
-)
+@lru_cache(maxsize=None)
+def _strengths(off_jack: bool, joker: bool) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """``_strengths(off_jack, joker)[trump][led][card]``, built once per trump rule."""
+    tables = trump_tables(off_jack, joker)
+    return tuple(tuple(_strength_table(tables[t], led) for led in range(4)) for t in range(4))
 
 
 class Trick:
@@ -124,14 +122,16 @@ class Deal:
         self.dealer = dealer
         self.scores_before = (scores_before[0], scores_before[1])
         self._source = source
-        deck = source.deck(index)
+        n = profile.shuffled_cards  # 52, or 53 with the joker
+        deck = source.deck(index, n)
         short = profile.short_deck
-        if short is not None:  # a short deck: the 52-card deck without the missing ranks, order kept
+        if short is not None:  # a short deck: the shuffled deck without the missing ranks, order kept
             deck = [c for c in deck if c in short]
             if len(deck) != len(short) or set(deck) != short:
                 raise ValueError(f"deck of deal {index} is not a permutation of the profile's {len(short)} cards")
-        elif len(deck) != NUM_CARDS or len(set(deck)) != NUM_CARDS:
-            raise ValueError(f"deck of deal {index} is not a permutation of the 52 cards")
+        elif len(deck) != n or set(deck) != profile.deck_cards:
+            raise ValueError(f"deck of deal {index} is not a permutation of the profile's {n} cards"
+                             + (" (the 52 and the joker JK)" if profile.joker else ""))
         self.deck: tuple[Card, ...] = tuple(deck)
         self.origin = source.origin(index)
         self.reshuffle_key = source.reshuffle_key(index)
@@ -414,10 +414,9 @@ class Deal:
 
     def _name_trump(self, suit: int) -> None:
         self.trump = suit
-        off_jack = self.profile.off_jack_trump
-        table = self.table = (OFF_JACK_TABLES if off_jack else TRUMP_TABLES)[suit]
+        table = self.table = self.profile.trump_table(suit)
         self._esuit = table.esuit
-        self._strength = (_STRENGTH_OFF_JACK if off_jack else _STRENGTH)[suit]
+        self._strength = _strengths(self.profile.off_jack_trump, self.profile.joker)[suit]
         self._card_points = self.profile.point_table(suit)
         self._pointless = self.profile.pointless_trumps(suit)
         is_trump = table.is_trump

@@ -16,10 +16,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .cards import Card, cards_str, parse_cards
+from .cards import ALL_CARDS, JOKER, NUM_CARDS, Card, cards_str, parse_cards
 from .chance import deck as keyed_deck
 from .chance import first_dealer as keyed_first_dealer
 from .chance import reshuffle as keyed_reshuffle
+from .profile import RuleProfile
 
 DEALFILE_FORMAT = "cinch-deals"
 DEALFILE_VERSION = 1
@@ -27,15 +28,17 @@ DEALFILE_VERSION = 1
 
 class FileDeal(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    deck: list[str] = Field(description="52 cards, top first")
+    deck: list[str] = Field(description="52 cards, top first; 53 with the joker JK (profiles with joker)")
     reshuffle_key: str = Field(description="reshuffle j of deal k is F(reshuffle_key, k, j)")
 
     @field_validator("deck")
     @classmethod
     def _full_deck(cls, v: list[str]) -> list[str]:
         cards = parse_cards(v)
-        if len(cards) != 52 or len(set(cards)) != 52:
-            raise ValueError("a deck must hold each of the 52 cards exactly once")
+        n = ALL_CARDS if JOKER in cards else NUM_CARDS
+        if len(cards) != n or set(cards) != set(range(n)):
+            raise ValueError("a deck must hold each of the 52 cards exactly once (and the joker JK once, "
+                             f"for a profile with the joker); this one has {len(cards)} cards, {len(set(cards))} different")
         return v
 
 
@@ -61,12 +64,23 @@ class DealFile(BaseModel):
         return v
 
     @classmethod
-    def from_key(cls, key: object, n: int) -> "DealFile":
-        """Export the first ``n`` deals of a key's seeded stream."""
+    def from_key(cls, key: object, n: int, cards: int = NUM_CARDS) -> "DealFile":
+        """Export the first ``n`` deals of a key's seeded stream (``cards``: 53 for
+        profiles with the joker, see ``RuleProfile.shuffled_cards``)."""
         return cls(
             first_dealer=keyed_first_dealer(str(key)),
-            deals=[FileDeal(deck=cards_str(keyed_deck(str(key), k)), reshuffle_key=str(key)) for k in range(n)],
+            deals=[FileDeal(deck=cards_str(keyed_deck(str(key), k, cards)), reshuffle_key=str(key)) for k in range(n)],
         )
+
+    def check_profile(self, profile: RuleProfile) -> None:
+        """Refuse a file whose decks the profile cannot deal (a 52-card deck for a
+        profile with the joker, or the joker for one without), naming the deal."""
+        want = profile.shuffled_cards
+        for k, d in enumerate(self.deals):
+            if len(d.deck) != want:
+                has = "with the joker JK" if len(d.deck) == ALL_CARDS else "without the joker"
+                needs = "the 52 cards and the joker JK" if profile.joker else "the 52 cards, no joker"
+                raise ValueError(f"deals.{k}.deck: {len(d.deck)} cards ({has}), but profile {profile.name!r} deals {needs}")
 
     @classmethod
     def load(cls, path: str | Path) -> "DealFile":
@@ -87,10 +101,10 @@ class FileSource:
     def first_dealer(self) -> int:
         return self.file.first_dealer
 
-    def deck(self, k: int) -> list[Card]:
+    def deck(self, k: int, cards: int = NUM_CARDS) -> list[Card]:
         if k < len(self._decks):
             return list(self._decks[k])
-        return keyed_deck(self.key, k)
+        return keyed_deck(self.key, k, cards)
 
     def reshuffle(self, k: int, j: int, pile: Sequence[Card]) -> list[Card]:
         if k < len(self._decks):

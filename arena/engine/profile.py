@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .cards import OFF_JACK_TABLES, RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, TRUMP_TABLES, make_card, sister
+from .cards import ALL_CARDS, JOKER, NUM_CARDS, RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, TrumpTable, make_card, sister, trump_tables
 
 RANK_3, RANK_9, RANK_K = 1, 7, 11
 
@@ -34,12 +34,13 @@ class PointValues(BaseModel):
     king: int = 0  # later point cards of trump (sixty-three: king 25, nine 9, three 15)
     nine: int = 0
     three: int = 0
+    joker: int = 0  # the joker, a point only where the deck has one (sixty-three-joker: 15)
 
     @property
     def total(self) -> int:
         return (
             self.high + self.jack + self.game + self.right_pedro + self.left_pedro + self.low + self.off_jack
-            + self.king + self.nine + self.three
+            + self.king + self.nine + self.three + self.joker
         )
 
 
@@ -158,6 +159,10 @@ class RuleProfile(BaseModel):
         "dark; the first to do so is the maker, and scores this if its side takes every point, else loses it "
         "(louisiana's option: 28)",
     )
+    joker: bool = Field(
+        False,
+        description="a 53-card deck: the joker (JK) is the lowest trump whatever suit is named, below the 2",
+    )
     both_reach: Literal["play_on", "bidders", "higher_or_bidders"] = Field(
         "play_on",
         description="both sides at the target after a deal: play on (deciding deals), the bidders of the deal "
@@ -176,7 +181,7 @@ class RuleProfile(BaseModel):
         if not self.deck_ranks or any(r not in "23456789TJQKA" for r in self.deck_ranks) or len(set(self.deck_ranks)) != len(self.deck_ranks):
             raise ValueError(f"deck_ranks ({self.deck_ranks!r}) must be distinct ranks of 23456789TJQKA")
         if self.stock_size < 0:
-            raise ValueError(f"packets, kitty and second_deal deal more than the {4 * len(self.deck_ranks)} cards of the deck")
+            raise ValueError(f"packets, kitty and second_deal deal more than the {self.deck_size} cards of the deck")
         if self.discard == "keep":
             if self.hand_size != sum(self.packets) or self.stock_size or self.rob != "none":
                 raise ValueError("discard: 'keep' needs hand_size = the cards dealt, no stock and rob 'none'")
@@ -188,8 +193,12 @@ class RuleProfile(BaseModel):
             raise ValueError(f"min_discard ({self.min_discard}): with discard 'choose' a seat must discard {9 - self.hand_size}-9 cards")
         if self.second_deal and self.discard != "to_hand_size":
             raise ValueError("second_deal: deals the stock out, so it goes with rob 'none' and discard 'to_hand_size'")
-        if (self.rob == "none") != (self.stock_size == 0):
-            raise ValueError("rob: 'none' exactly when no stock is left to rob")
+        if self.rob != "none" and self.stock_size == 0:
+            raise ValueError(f"rob: {self.rob!r} needs a stock to rob, but packets, kitty and second_deal deal out the deck")
+        if self.rob == "none" and self.discard not in ("to_hand_size", "keep") and not self.widow:
+            # with no rob, whatever stock is left stays face down, out of play; the dealer must need no cards
+            raise ValueError("rob: 'none' leaves the dealer nothing to fill from; it goes with discard 'to_hand_size' "
+                             "or 'keep', or with widows (no fill)")
         if self.discard == "to_hand_size" and self.extra_trumps != "discard":
             raise ValueError("discard: 'to_hand_size' goes with extra_trumps 'discard'")
         if self.discard != "choose" and self.min_discard:
@@ -206,6 +215,8 @@ class RuleProfile(BaseModel):
             raise ValueError("play: 'trumps_only' needs hands of at most six cards (discard 'choose' or extra_trumps 'discard')")
         if self.points.off_jack and not self.off_jack_trump:
             raise ValueError("points.off_jack: the off-jack carries points only with off_jack_trump")
+        if self.points.joker and not self.joker:
+            raise ValueError("points.joker: the joker carries points only in a deck with one (joker: true)")
         if self.lose_at is not None and self.lose_at >= 0:
             raise ValueError(f"lose_at ({self.lose_at}) must be below 0")
         if sorted(self.suit_order) != sorted("CDHS"):
@@ -230,15 +241,33 @@ class RuleProfile(BaseModel):
 
     @cached_property
     def stock_size(self) -> int:
-        """Cards left in the stock once hands, kitty and any second deal are dealt."""
-        return 4 * len(self.deck_ranks) - 4 * (sum(self.packets) + self.second_deal + self.widow) - self.kitty
+        """Cards left in the stock once hands, widows, kitty and any second deal are dealt
+        (with rob 'none' they stay face down, out of play: sixty-three-joker's one card)."""
+        return self.deck_size - 4 * (sum(self.packets) + self.second_deal + self.widow) - self.kitty
+
+    @cached_property
+    def deck_size(self) -> int:
+        """Cards in the deck: four per rank, plus the joker."""
+        return 4 * len(self.deck_ranks) + self.joker
+
+    @cached_property
+    def shuffled_cards(self) -> int:
+        """How many card indices the keyed deck shuffles (docs/rules.md 3): 0..51,
+        or 0..52 with the joker; a short deck then drops its missing ranks."""
+        return ALL_CARDS if self.joker else NUM_CARDS
+
+    @cached_property
+    def deck_cards(self) -> frozenset[int]:
+        """Every card of the profile's deck (the joker included where it has one)."""
+        return self.short_deck or frozenset(range(self.shuffled_cards))
 
     @cached_property
     def short_deck(self) -> frozenset[int] | None:
-        """The cards of a deck with fewer ranks than 13 (None: all 52)."""
+        """The cards of a deck with fewer ranks than 13 (None: all the shuffled cards)."""
         if len(self.deck_ranks) == 13:
             return None
-        return frozenset(c for c in range(52) if "23456789TJQKA"[c % 13] in self.deck_ranks)
+        ranked = (c for c in range(NUM_CARDS) if "23456789TJQKA"[c % 13] in self.deck_ranks)
+        return frozenset((*ranked, JOKER) if self.joker else ranked)
 
     @cached_property
     def deal_points(self) -> int:
@@ -251,7 +280,7 @@ class RuleProfile(BaseModel):
         hand that sits out): deals then track the shown cards and the points out of play."""
         return (
             self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
-            or self.kitty > 0 or self.widow > 0
+            or self.kitty > 0 or self.widow > 0 or (self.rob == "none" and self.stock_size > 0)
         )
 
     def record_dict(self) -> dict[str, object]:
@@ -268,11 +297,15 @@ class RuleProfile(BaseModel):
     def _tables(self) -> tuple[tuple[tuple[int, ...], frozenset[int]], ...]:
         """Point table and pointless trumps per trump suit, built once per profile
         (hashing a pydantic model per deal would cost more than the deal's scoring)."""
-        oj = self.off_jack_trump
-        return tuple((_point_table(self.points, t, oj), _pointless(self.points, t, oj)) for t in range(4))
+        oj, jk = self.off_jack_trump, self.joker
+        return tuple((_point_table(self.points, t, oj), _pointless(self.points, t, oj, jk)) for t in range(4))
+
+    def trump_table(self, trump: int) -> TrumpTable:
+        """The trump order of this profile once ``trump`` is named (off-jack, joker)."""
+        return trump_tables(self.off_jack_trump, self.joker)[trump]
 
     def point_table(self, trump: int) -> tuple[int, ...]:
-        """Points of each of the 52 cards once ``trump`` is named."""
+        """Points of each card (all 53 indices) once ``trump`` is named."""
         return self._tables[trump][0]
 
     def low_card(self, trump: int) -> int:
@@ -285,7 +318,8 @@ class RuleProfile(BaseModel):
 
 @lru_cache(maxsize=64)
 def _point_table(p: PointValues, trump: int, off_jack: bool = False) -> tuple[int, ...]:
-    table = [0] * 52
+    table = [0] * ALL_CARDS
+    table[JOKER] = p.joker  # (validation keeps it 0 without a joker in the deck)
     table[make_card(RANK_K, trump)] = p.king
     table[make_card(RANK_9, trump)] = p.nine
     table[make_card(RANK_3, trump)] = p.three
@@ -301,12 +335,12 @@ def _point_table(p: PointValues, trump: int, off_jack: bool = False) -> tuple[in
 
 
 @lru_cache(maxsize=64)
-def _pointless(p: PointValues, trump: int, off_jack: bool = False) -> frozenset[int]:
+def _pointless(p: PointValues, trump: int, off_jack: bool = False, joker: bool = False) -> frozenset[int]:
     pts = _point_table(p, trump, off_jack)
-    return frozenset(c for c in (OFF_JACK_TABLES if off_jack else TRUMP_TABLES)[trump].trumps if pts[c] == 0)
+    return frozenset(c for c in trump_tables(off_jack, joker)[trump].trumps if pts[c] == 0)
 
 
-_LATER_POINTS = ("off_jack", "king", "nine", "three")
+_LATER_POINTS = ("off_jack", "king", "nine", "three", "joker")
 LEGACY_POINT_FIELDS = frozenset(("high", "jack", "game", "right_pedro", "left_pedro", "low"))
 LEGACY_PROFILE_FIELDS = _LEGACY_FIELDS = frozenset(
     ("name", "target", "deciding_threshold", "min_bid", "max_bid", "dealer_forced_bid", "hand_size", "points",
@@ -408,3 +442,7 @@ for _p in (
     ),
 ):
     register_profile(_p)
+
+# sixty-three with the joker (docs/rules.md 12.11): the joker replaces the three as the
+# 15-point card; the one card left after the second deal stays face down, never seen
+register_profile(variant("sixty-three", name="sixty-three-joker", joker=True, points=PointValues(king=25, nine=9, joker=15)))

@@ -125,7 +125,7 @@ class DealRecordModel(BaseModel):
     dealer: int = Field(ge=0, le=3)
     origin: str
     reshuffle_key: str | None = None
-    deck: list[str] = Field(min_length=1, max_length=52, description="52 cards, or a short deck's (lipton: 32)")
+    deck: list[str] = Field(min_length=1, max_length=53, description="the profile's deck: 52 cards, 53 with the joker, or a short deck's (lipton: 32)")
     scores_before: list[int] = Field(min_length=2, max_length=2)
     events: list[EventModel]
     maker: int | None = None
@@ -181,7 +181,8 @@ class RecordedSource:
     def first_dealer(self) -> int:
         return self._first
 
-    def deck(self, k: int) -> list[Card]:
+    def deck(self, k: int, cards: int = 52) -> list[Card]:
+        """The recorded deck (``cards``, the profile's deck size, is the engine's to check)."""
         if k >= len(self._decks):
             raise ReplayMismatch(f"the game goes on past the {len(self._decks)} recorded deals")
         return list(self._decks[k])
@@ -210,7 +211,7 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
     if rec.version not in READABLE_VERSIONS:
         known = ", ".join(map(str, READABLE_VERSIONS))
         raise ValueError(f"record version {rec.version} is not supported (this harness reads versions {known})")
-    size = len(rec.profile.short_deck or range(52))
+    size = rec.profile.deck_size
     for d in rec.deals:
         if len(d.deck) != size:
             raise ValueError(f"deal {d.index}: a deck of {len(d.deck)} cards, the profile deals {size}")

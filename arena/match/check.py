@@ -38,6 +38,7 @@ from ..engine import (
     parse_card,
     parse_suit,
 )
+from ..engine.cards import JOKER
 from ..engine.dealfile import FileDeal
 from ..players import BotEntry, Fault, require_profile
 from ..players.process import STDERR_TAIL
@@ -48,7 +49,8 @@ from .settings import MatchSettings
 
 STDERR_LINES = 12  # lines of a faulting bot's stderr shown to a person
 #: The named probes (edge cases and the plain decision kinds); a profile that
-#: adds a decision kind also gets a probe named after that kind.
+#: adds a decision kind also gets a probe named after that kind, and one with
+#: the joker a ``joker_play`` (JK among the legal cards).
 PROBES = ("forced_bid_history", "bid", "top_bid", "trump", "rob", "rob_after_reshuffle", "extra_cards", "play")
 
 
@@ -117,6 +119,8 @@ def _situation(game: Game) -> str:
         return "rob_after_reshuffle"
     if choice.kind == "play" and getattr(choice, "under_count", 0) > 0:
         return "extra_cards"
+    if choice.kind == "play" and JOKER in getattr(choice, "cards", ()):  # the joker's text, JK, among the legal cards
+        return "joker_play"
     if choice.kind == "trump" and any(f and amount for _, amount, f in deal.bids):  # the dealer's forced bid
         return "forced_bid_history"
     if choice.kind == "trump" and deal.profile.widow:  # the maker has taken up its widow
@@ -139,6 +143,8 @@ def _expected_probes(profile: RuleProfile) -> set[str]:
         wanted.add("dark_bid")
     if profile.widow:
         wanted.add("trump_with_widow")
+    if profile.joker:
+        wanted.add("joker_play")
     return wanted
 
 
@@ -189,12 +195,12 @@ def _reshuffle_position(profile: RuleProfile) -> Game:
 
     Seat 0 deals; seats 1-3 hold no hearts and not the 5 of diamonds, seat 1
     bids the profile's lowest bid in hearts, so the three of them need 18
-    cards from a stock of 16.
+    cards from a stock of 16 (17 with the joker, dealt last).
     """
     trumps = [parse_card(r + "H") for r in "23456789TJQKA"] + [parse_card("5D")]
     plain = [c for c in range(52) if c not in trumps]
     hands = {1: plain[0:9], 2: plain[9:18], 3: plain[18:27], 0: trumps[0:3] + plain[27:33]}
-    stock = trumps[3:] + plain[33:]
+    stock = trumps[3:] + plain[33:] + ([JOKER] if profile.joker else [])
     deck: list[int] = []
     for r in range(3):
         for seat in (1, 2, 3, 0):

@@ -69,6 +69,8 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
                  for seat, card, under in trick.plays]
         won = f" -> {SEAT_NAMES[trick.winner]}" if trick.winner is not None else " (unfinished)"
         out.append(f"  trick {n + 1}: {', '.join(plays)}{won}")
+    if deal.profile.rob == "none" and deal.stock and deal.trump is not None:  # sixty-three-joker's undealt card
+        out.append(f"  left undealt, face down, seen by nobody: {_hand(cards_str(deal.stock))}")
     if d.get("redeal"):
         out.append(f"  every seat passed: no trump, no play, the deal is void; scores {d['scores_after'][0]} : {d['scores_after'][1]}")
     elif d.get("points") is not None:

@@ -300,6 +300,12 @@ def build_tournament(data: dict[str, Any], base: Path, source: str, text: str | 
         except ValueError as e:
             fail(f"deal_files.{i}", f"{target}: not JSON: {e}")
             continue
+        try:
+            deal_files[-1].check_profile(cfg.match.profile)
+        except ValueError as e:
+            fail(f"deal_files.{i}", f"{target}: {e}")
+            deal_files.pop()
+            continue
         digests.append(hashlib.sha256(deal_files[-1].model_dump_json().encode()).hexdigest()[:32])
     if problems:
         raise ConfigError("\n".join(problems))

@@ -30,7 +30,7 @@ function sample(arr, k) {
 }
 
 function sister(s) { return SUITS[3 - SUITS.indexOf(s)]; }
-function isTrump(card, trump) { return card[1] === trump || card === "5" + sister(trump); }
+function isTrump(card, trump) { return card === "JK" || card[1] === trump || card === "5" + sister(trump); }  // JK: the joker, always a trump
 function strength(hand, trump) {
   const trumps = hand.filter((c) => isTrump(c, trump));
   const pedro = trumps.includes("5" + trump) || trumps.includes("5" + sister(trump));

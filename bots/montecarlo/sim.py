@@ -228,6 +228,10 @@ class PlayState:
         return self.points()
 
 
+UNDEALT = 4
+"""The sampler's place for cards no seat was dealt (sixty-three-joker's one card)."""
+
+
 class Sampler:
     """Deals the cards a seat cannot see to the other hands, consistent with its view.
 
@@ -299,24 +303,35 @@ class Sampler:
             if s in gone:
                 self.size[s] = self.must[s] = 0
         self.trump_ok = [s for s in self.others if f.trump not in f.voids[s]]
+        # Cards no seat was dealt (sixty-three with the joker: one, face down, no rob): sampled
+        # into a place of their own, which may hold a trump and shows no void.
+        passes = dealt + int(param(f.profile, "second_deal")) + int(param(f.profile, "widow") or 0)
+        left = len(f.deck) - 4 * passes - int(param(f.profile, "kitty"))
+        self.undealt = left if param(f.profile, "rob") == "none" else 0
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         f = self.f
-        hands: list[list[int]] = [[], [], [], []]
+        hands: list[list[int]] = [[], [], [], [], []]  # (place 4: cards nobody was dealt)
         hands[f.seat] = list(f.hand)
+        others, size, must, trump_ok = self.others, self.size, self.must, self.trump_ok
+        voids = f.voids
+        if self.undealt:  # one more place, with room for the undealt cards and no voids
+            others, trump_ok = [*others, UNDEALT], [*trump_ok, UNDEALT]
+            size, must = {**size, UNDEALT: self.undealt}, {**must, UNDEALT: 0}
+            voids = [*voids, set()]
         trumps = list(self.trumps)
         rng.shuffle(trumps)
         pos = 0
-        for s in self.others:
-            m = self.must[s]
+        for s in others:
+            m = must[s]
             hands[s].extend(trumps[pos : pos + m])
             pos += m
         rest = trumps[pos:]
         holder: dict[int, int] = {}  # card -> the seat it was sampled into (the trumps beyond ``must`` and plains)
         if rest:
-            slots = [s for s in self.trump_ok for _ in range(self.size[s] - self.must[s])]
+            slots = [s for s in trump_ok for _ in range(size[s] - must[s])]
             if len(slots) < len(rest):  # inconsistent inference: relax the trump voids
-                slots = [s for s in self.others for _ in range(self.size[s] - self.must[s])]
+                slots = [s for s in others for _ in range(size[s] - must[s])]
             rng.shuffle(slots)
             for c, s in zip(rest, slots):
                 holder[c] = s
@@ -324,7 +339,6 @@ class Sampler:
         rng.shuffle(plains)
         movable = rest + plains
         esuit = f.t.esuit
-        voids = f.voids
 
         def augment(s: int, tried: set[int]) -> bool:
             """Kuhn's augmenting path: a card seat ``s`` may hold, taken from a seat that can
@@ -340,8 +354,8 @@ class Sampler:
             return False
 
         # Most constrained seat first, each taking the next unused card it may hold.
-        for s in sorted(self.others, key=lambda s: -len(voids[s])):
-            need = self.size[s] - len(hands[s]) - sum(1 for c in rest if holder.get(c) == s)
+        for s in sorted(others, key=lambda s: -len(voids[s])):
+            need = size[s] - len(hands[s]) - sum(1 for c in rest if holder.get(c) == s)
             for c in plains:
                 if need <= 0:
                     break
@@ -359,7 +373,7 @@ class Sampler:
         for c in movable:
             if c in holder:
                 hands[holder[c]].append(c)
-        return hands
+        return hands[:4]
 
     def state(self, hands: list[list[int]], view: dict[str, Any]) -> PlayState:
         """The determinization ``hands`` as a play state: points won so far, Low's

@@ -249,14 +249,12 @@ def test_the_strong_baselines_beat_random_under_every_profile(strong, profile):
 
 
 def test_sdk_trump_order_follows_the_profile():
-    from arena.engine.cards import OFF_JACK_TABLES, TRUMP_TABLES
-
     for profile in PROFILES:
-        engine = OFF_JACK_TABLES if profile.off_jack_trump else TRUMP_TABLES
         for trump, t in enumerate(tables_for(params(profile))):
-            assert t.trumps == engine[trump].trumps
-            assert list(t.order) == sorted(engine[trump].trumps, key=lambda c: -engine[trump].power[c])
-            assert all(t.esuit[c] == engine[trump].esuit[c] for c in range(52))
+            engine = profile.trump_table(trump)
+            assert t.trumps == engine.trumps
+            assert list(t.order) == sorted(engine.trumps, key=lambda c: -engine.power[c])
+            assert all(t.esuit[c] == engine.esuit[c] for c in profile.deck_cards)
 
 
 def suited_bid_decisions(n: int) -> list[tuple[Choice, dict[str, Any], dict[str, Any]]]:

@@ -40,6 +40,26 @@ def test_trick_winner_worked_example():
     assert sdk.trick_winner(["KC", "AC", "2D", "QC"], "H") == 1
 
 
+def test_the_joker_in_the_sdk():
+    """JK parses, is a trump of every suit with no printed suit, ranks below the 2
+    and carries the profile's points (sixty-three-joker, rules 12.11)."""
+    from arena.engine import get_profile
+
+    jk = get_profile("sixty-three-joker").model_dump(mode="json")
+    assert sdk.card_index("JK") == sdk.card_index("jk") == sdk.JOKER == 52 and sdk.card_name(52) == "JK"
+    assert sdk.names([0, 52]) == ["2C", "JK"] and sdk.indices(["JK", "AS"]) == [52, 51]
+    assert (sdk.rank("JK"), sdk.suit("JK"), sdk.rank_value("JK")) == ("JK", "", -1)
+    for s in "CDHS":
+        assert sdk.is_trump("JK", s) and sdk.effective_suit("JK", s) == s
+        assert sdk.trumps_high_to_low(s, jk)[-2:] == ["2" + s, "JK"]  # the lowest trump
+        assert sdk.trump_power("JK", s, jk) == 0 < sdk.trump_power("2" + s, s, jk)
+        assert sdk.card_points("JK", s, jk) == 15 and sdk.card_points("3" + s, s, jk) == 0
+    assert sdk.trick_winner(["4C", "JK", "2H", "AC"], "H", jk) == 2  # the 2 of trumps beats the joker
+    assert sdk.trick_winner(["AC", "JK", "KC", "QC"], "H", jk) == 1  # the joker trumps a plain lead
+    assert len(sdk.deck_of(jk)) == 53 and 52 in sdk.deck_of(jk) and 52 not in sdk.deck_of(None)
+    assert sum(sdk.tables_for(jk)[2].points) == 63
+
+
 def test_random_legal_is_legal_for_every_kind(states):
     rng = random.Random(3)
     kinds = Counter()

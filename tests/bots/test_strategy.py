@@ -74,6 +74,7 @@ def test_the_sampler_deals_the_hidden_cards_as_they_could_be(profile):
             continue
         f = Facts(s.view, tables, params)
         sampler = Sampler(s.view, f)
+        assert sampler.undealt == (profile.stock_size if profile.rob == "none" else 0)  # cards no seat holds
         hands = check_sample(s, f, sampler, rng)
         # Every sample is a position the simulator can play out (a long hand is all trumps, ...).
         root = sampler.state(hands, s.view)
@@ -84,6 +85,30 @@ def test_the_sampler_deals_the_hidden_cards_as_they_could_be(profile):
             assert st.done and sum(points) <= tables[f.trump].total
         checked += 1
     assert checked > 30
+
+
+def test_the_sampler_leaves_one_unseen_card_undealt_under_the_joker():
+    """sixty-three-joker: one card nobody was dealt, sampled into a place of its own;
+    samples sometimes make it one of the unseen trumps (it leaves the hands) and
+    sometimes a plain card, never more."""
+    profile = get_profile("sixty-three-joker")
+    params = profile.model_dump(mode="json")
+    tables = tables_for(params)
+    outcomes = set()
+    for s in collect(12, 5, profile):
+        if s.kind != "play":
+            continue
+        f = Facts(s.view, tables, params)
+        sampler = Sampler(s.view, f)
+        assert sampler.undealt == 1
+        if not sampler.trumps:
+            continue
+        rng = random.Random(1)
+        for _ in range(30):
+            dealt = {c for h in sampler.sample(rng) for c in h}
+            outcomes.add(len(set(sampler.trumps) - dealt))
+    assert outcomes == {0, 1}
+    assert Sampler(s.view, Facts(s.view, tables_for(None), None)).undealt == 0  # pagat62 deals every card
 
 
 @pytest.mark.parametrize("name", ["heuristic", "montecarlo"])

@@ -85,3 +85,16 @@ def test_export_deals_writes_a_loadable_deal_file(tmp_path, capsys):
     df = DealFile.load(out)
     assert len(df.deals) == 5 and df.deals[0].reshuffle_key == "abc"
     assert [c for c in df.deals[2].deck] == [c for c in DealFile.from_key("abc", 5).deals[2].deck]
+
+
+def test_export_deals_for_a_profile_with_the_joker(tmp_path, capsys):
+    from arena.engine import get_profile
+
+    out = tmp_path / "deals.json"
+    assert main(["export-deals", "abc", str(out), "--deals", "2", "--profile", "sixty-three-joker"]) == 0
+    assert "53 cards, profile sixty-three-joker" in capsys.readouterr().out
+    df = DealFile.load(out)
+    assert all(len(d.deck) == 53 and "JK" in d.deck for d in df.deals)
+    df.check_profile(get_profile("sixty-three-joker"))
+    assert main(["export-deals", "abc", str(out), "--profile", "sixty-three-jokr"]) == 2
+    assert "did you mean 'sixty-three-joker'" in capsys.readouterr().err

@@ -71,7 +71,7 @@ class ScriptSource:
     def first_dealer(self) -> int:
         return self._first
 
-    def deck(self, k: int) -> list[int]:
+    def deck(self, k: int, cards: int = 52) -> list[int]:
         return list(self.decks[k % len(self.decks)])
 
     def reshuffle(self, k: int, j: int, pile: Sequence[int]) -> list[int]:

@@ -36,7 +36,7 @@ from engine_helpers import ScriptSource, build_deck, c, card_points, cs, make_de
 
 SEED_PROFILES = [
     "pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51", "pidro",
-    "oregon", "sixty-three", "lipton", "monterey-draw",
+    "oregon", "sixty-three", "sixty-three-joker", "lipton", "monterey-draw",
 ]
 
 

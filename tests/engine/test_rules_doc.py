@@ -30,6 +30,7 @@ from arena.engine import (
     variant,
 )
 from arena.engine.dealfile import FileDeal
+from arena.engine.view import deal_view
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 BLOCK = re.compile(r"^```yaml\n(# example: .*?)^```", re.M | re.S)
@@ -108,9 +109,10 @@ def start(ex: dict[str, Any]) -> Game:
     if ex.get("changes"):  # a profile's option, e.g. {moon_bid: 14}
         profile = variant(profile, **ex["changes"])
     deck = deck_from_hands(dealer, ex["hands"], ex["stock"], profile.packets, ex.get("widows"))
-    if profile.short_deck is not None:  # a deal file holds 52 cards; the others are not dealt (rules 12.12)
-        deck += [card for card in cards_str(range(52)) if card not in deck]
-    assert len(deck) == 52 and len(set(deck)) == 52, f"{ex['title']}: hands and stock are not one deck"
+    n = profile.shuffled_cards  # 52, or 53 with the joker (rules 12.11)
+    if profile.short_deck is not None:  # a deal file holds every card; the others are not dealt (rules 12.12)
+        deck += [card for card in cards_str(range(n)) if card not in deck]
+    assert len(deck) == n and len(set(deck)) == n, f"{ex['title']}: hands and stock are not one deck of {n}"
     source = FileSource(DealFile(first_dealer=dealer, deals=[FileDeal(deck=deck, reshuffle_key=ex["reshuffle_key"])]), "next")
     game = Game(profile, source=source, max_deals=2)
     scores = tuple(ex.get("scores", (0, 0)))
@@ -173,6 +175,10 @@ def run_example(ex: dict[str, Any]) -> Game:
     if "shown" in expect:  # cards laid face up, per seat, in the order they were laid
         for seat in range(4):
             assert cards_str(deal.shown[seat]) == expect["shown"].get(seat, "").split(), f"seat {seat} shown"
+    if "undealt" in expect:  # cards left after every deal: out of play, in no hand and no seat's view
+        assert cards_str(deal.stock) == expect["undealt"].split(), "undealt cards"
+        assert not any(set(deal.stock) & deal_view(deal, seat).cards_named() for seat in range(4)), "an undealt card seen"
+        assert not set(deal.stock) & ({c for h in deal.dealt for c in h} | {c for r in deal.received for c in r})
     if "lost" in expect:
         assert deal.lost == expect["lost"], "points out of play"
     if "redeal" in expect:

@@ -78,3 +78,27 @@ def test_engine_library_is_importable_in_the_sandbox(tmp_path):
     assert check_entry(load_entry(tmp_path), st).ok
     report = check_entry(load_entry(without), st)
     assert not report.ok and report.violations[0].fault.kind == "crash"
+
+
+def test_a_joker_profile_probes_a_play_with_the_joker(tmp_path):
+    """Under sixty-three-joker the probes include a play with JK among the legal
+    cards, so a bot that only knows 52 card names is caught before a tournament."""
+    from arena.engine import JOKER, get_profile
+
+    profile = get_profile("sixty-three-joker")
+    positions = probe_positions(profile)
+    # (no rob and no long hands in sixty-three; its dealer bids any amount, so no forced bid either)
+    assert set(positions) == (set(PROBES) - {"rob", "rob_after_reshuffle", "extra_cards", "forced_bid_history"}) | {"discard", "joker_play"}
+    joker = positions["joker_play"]()
+    assert joker.choice.kind == "play" and JOKER in joker.choice.cards
+    naive = (MINIMAL / "bot.py").read_text().replace(
+        "def action(kind, legal):\n",
+        "NAMES = {r + s: r for s in 'CDHS' for r in '23456789TJQKA'}\n\n\ndef action(kind, legal):\n"
+        "    [NAMES[c] for c in legal.get('cards', [])]  # a parser of the 52 cards only\n", 1)
+    (tmp_path / "bot.py").write_text(naive)
+    (tmp_path / "bot.yaml").write_text('name: naive52\ncommand: ["{python}", "bot.py"]\n')
+    entry = load_entry(tmp_path)
+    report = check_entry(entry, MatchSettings(sandbox="none", profile=profile), games=0)
+    # every other probe passes: only the position with the joker shows the fault
+    assert [(v.where, v.fault.kind) for v in report.violations] == [("probe joker_play", "crash")]
+    assert "KeyError: 'JK'" in report.summary()

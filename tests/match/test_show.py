@@ -47,3 +47,13 @@ def test_an_edited_record_is_refused_not_shown() -> None:
     record["deals"][0]["scores_after"] = [99, 99]
     with pytest.raises(ReplayMismatch):
         render_game(record)
+
+
+def test_the_card_left_undealt_under_the_joker_is_shown_after_the_deal() -> None:
+    record = random_record("sixty-three-joker", 2)
+    blocks = render_game(record).split("--- deal ")[1:]
+    for d, block in zip(record["deals"], blocks):
+        played = d.get("redeal") is None
+        assert (f"left undealt, face down, seen by nobody: {d['deck'][-1]}" in block) == played
+        if played:
+            assert "JK" in block

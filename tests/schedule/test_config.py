@@ -111,3 +111,17 @@ def test_a_manifest_above_the_competitions_limits_is_refused_naming_the_field(tm
     assert "entries.1" in msg and "memory_bytes" in msg
     ran = arena("check-bot", greedy, "--sandbox", "none", "--games", "0")
     assert ran.code == 2 and "memory_bytes" in ran.err and "Traceback" not in ran.err
+
+
+def test_a_deal_file_of_the_wrong_size_for_the_profile_is_refused(tmp_path: Path) -> None:
+    from arena.engine import DealFile
+
+    DealFile.from_key("plain", 1).save(tmp_path / "deals52.json")
+    DealFile.from_key("joker", 1, 53).save(tmp_path / "deals53.json")
+    joker_match = {**FAST_MATCH, "profile": "sixty-three-joker"}
+    msg = _error(tmp_path, match=joker_match, deal_files=["deals52.json"])
+    assert "deal_files.0" in msg and "deals.0.deck: 52 cards" in msg and "joker JK" in msg
+    msg = _error(tmp_path, deal_files=["deals53.json"])  # pagat62
+    assert "deal_files.0" in msg and "53 cards (with the joker JK)" in msg
+    t = load_config(write_config(tmp_path, match=joker_match, deal_files=["deals53.json"]))
+    assert len(t.deal_files) == 1

@@ -14,6 +14,7 @@
 from .bot import PROTOCOL, Bot, run
 from .cards import (
     CARD_NAMES,
+    JOKER,
     PAGAT62,
     POINT_CARDS,
     RANKS,

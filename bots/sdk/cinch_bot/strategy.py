@@ -28,7 +28,8 @@ def estimate_points(hand: Iterable[int], trump: int, dealer: bool = False, table
     """
     t = tables[trump]
     cards = list(hand)
-    value = {t.power[c]: t.points[c] for c in cards if t.power[c] >= 0}
+    off = 1 if t.joker else 0  # with the joker every other trump sits one higher; the joker counts as -1 here
+    value = {t.power[c] - off: t.points[c] for c in cards if t.power[c] >= 0}
     powers = sorted(value, reverse=True)
     n = len(powers)
     high = sum(1 for p in powers if p >= _J)
@@ -41,7 +42,7 @@ def estimate_points(hand: Iterable[int], trump: int, dealer: bool = False, table
         est += value[_T] * (0.55 + 0.05 * high)
     if OFF_JACK_POWER in value:  # the off-jack, a trump where the profile says so
         est += value[OFF_JACK_POWER] * (0.65 if (_A in value or _K in value) else 0.45)
-    for p in powers:  # point trumps of other profiles (sixty-three's king, nine, three; lipton's king)
+    for p in powers:  # point trumps of other profiles (sixty-three's king, nine, three or joker; lipton's king)
         if p not in (_A, _J, _T, _R5, _L5, 0, OFF_JACK_POWER) and value[p]:
             cover = sum(1 for q in powers if q > p)
             est += value[p] * min(0.95, 0.4 + 0.15 * cover + (0.2 if p >= _K else 0.0))

@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.engine import Game, game_record
 from arena.engine.actions import PASS
+from arena.engine.cards import JOKER
 from arena.engine.profile import RuleProfile, get_profile
 
 #: keys tried at least, and at most while no game shows every mechanism ``expected`` names
@@ -65,6 +66,8 @@ def mechanisms(game: Game) -> set[str]:
             out.add("a bid in the dark")
         if p.widow and any(d.received):
             out.add("widows taken up")
+        if p.joker and any(c == JOKER for t in d.tricks for _, c, _ in t.plays):
+            out.add("the joker played")
         pts = p.point_table(d.trump)  # type: ignore[arg-type]
         if any(pts[c] for _, c in d.out):
             out.add("points out of play")
@@ -122,4 +125,6 @@ def expected(profile: str) -> set[str]:
         want.add("a bid in the dark")
     if p.widow:
         want.add("widows taken up")
+    if p.joker:
+        want.add("the joker played")
     return want

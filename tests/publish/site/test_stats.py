@@ -59,8 +59,8 @@ def test_hand_built_deal_gives_the_hand_worked_answers() -> None:
     assert w.pedros_captured == w.pedros_lost == 0
     # High in east's trick (side 1); Jack in north's trick (side 0); Game in south's trick (side 0);
     # Low played by west, so side 1 held it although south won the trick
-    assert e.honours == w.honours == {"high": 1, "low": 1, "jack": 0, "game": 0, "off_jack": 0, "king": 0, "nine": 0, "three": 0}
-    assert n.honours == s.honours == {"high": 0, "low": 0, "jack": 1, "game": 1, "off_jack": 0, "king": 0, "nine": 0, "three": 0}
+    assert e.honours == w.honours == {"high": 1, "low": 1, "jack": 0, "game": 0, "off_jack": 0, "king": 0, "nine": 0, "three": 0, "joker": 0}
+    assert n.honours == s.honours == {"high": 0, "low": 0, "jack": 1, "game": 1, "off_jack": 0, "king": 0, "nine": 0, "three": 0, "joker": 0}
     assert all(x.deals == 1 for x in st.values())
     assert n.applies()["void_deals"] and not n.applies()["forced"]  # pagat62 never voids a deal
 
@@ -75,7 +75,7 @@ def test_a_bot_partnering_itself_counts_its_side_once() -> None:
     st = under(cinch_stats([({"deals": [hand_deal()]}, ["a", "b", "a", "b"])]))
     assert st["a"].deals == st["b"].deals == 1
     assert (st["a"].defender_deals, st["a"].points_as_defender) == (1, 11)
-    assert st["b"].honours == {"high": 1, "low": 1, "jack": 0, "game": 0, "off_jack": 0, "king": 0, "nine": 0, "three": 0}
+    assert st["b"].honours == {"high": 1, "low": 1, "jack": 0, "game": 0, "off_jack": 0, "king": 0, "nine": 0, "three": 0, "joker": 0}
     # per seat: both pedros were captured by the winners' seats, a's right pedro went to b
     assert (st["b"].pedros_captured, st["a"].pedros_captured, st["a"].pedros_lost) == (1, 1, 1)
 

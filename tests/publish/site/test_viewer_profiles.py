@@ -127,9 +127,9 @@ def test_viewer_flags_records_that_break_the_profiles_rules(browser: Browser, si
     forced["profile"]["dealer_forced_bid"] = 1  # then four passes are not allowed
     assert any(f"deal {void}: the dealer passes where the rules make it bid" in w for w in _flags(browser, forced))
     future = json.loads(json.dumps(foster))
-    future["profile"]["joker"] = True  # a parameter of a profile this viewer does not know
+    future["profile"]["future_rule"] = True  # a parameter of a profile this viewer does not know
     flags = _flags(browser, future)
-    assert flags and "does not know the profile's parameter joker" in flags[0]
+    assert flags and "does not know the profile's parameter future_rule" in flags[0]
     assert _revoke_flagged(browser)
     (ru51, _), = showcase("ru51")
     doctored = json.loads(json.dumps(ru51))

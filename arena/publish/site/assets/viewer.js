@@ -15,11 +15,14 @@
   const RANKS = "23456789TJQKA";
 
   /* Card rules once trump `t` is named; `oj`: the sister suit's jack is a trump too
-   * (off_jack_trump), between the jack and the ten. Powers as arena/engine/cards.py. */
-  function isTrump(c, t, oj) { return c[1] === t || (c[1] === SISTER[t] && (c[0] === "5" || oj && c[0] === "J")); }
+   * (off_jack_trump), between the jack and the ten. The joker "JK" (only in decks of
+   * profiles with joker) is the lowest trump, of no printed suit. Powers as arena/engine/cards.py. */
+  const JOKER = "JK";
+  function isTrump(c, t, oj) { return c === JOKER || c[1] === t || (c[1] === SISTER[t] && (c[0] === "5" || oj && c[0] === "J")); }
   function effSuit(c, t, oj) { return isTrump(c, t, oj) ? t : c[1]; }
   function power(c, t, oj) {
     if (!isTrump(c, t, oj)) return -1;
+    if (c === JOKER) return 0; // below the 2 (power 2)
     if (c[1] !== t) return c[0] === "5" ? 7 : 19; // the left pedro below the 5, the off-jack below the jack
     return 2 * RANKS.indexOf(c[0]) + 2;
   }
@@ -29,6 +32,7 @@
   }
   function pointsOf(c, t, pts, oj) {
     if (!isTrump(c, t, oj)) return 0;
+    if (c === JOKER) return pts.joker;
     if (c[1] !== t) return c[0] === "5" ? pts.left_pedro : pts.off_jack;
     return { A: pts.high, K: pts.king, J: pts.jack, T: pts.game, 9: pts.nine, 5: pts.right_pedro, 3: pts.three, 2: pts.low }[c[0]] || 0;
   }
@@ -89,9 +93,9 @@
     bid_start: "left", auction: "once_around", discard: "non_trumps", min_discard: 0, discards_face_up: false,
     rob: "take_trumps", defender_discards_to_bidders: false, set_rule: "minus_bid", full_bid_doubles: false,
     moon_bid: null, win_requires_bid: false, both_reach: "play_on", bid_suits: false, suit_order: "SHCD",
-    dealer_low_bid: null, play: "follow", off_jack_trump: false, lose_at: null,
+    dealer_low_bid: null, play: "follow", off_jack_trump: false, lose_at: null, joker: false,
   };
-  Object.assign(PROFILE_DEFAULTS.points, { off_jack: 0, king: 0, nine: 0, three: 0 });
+  Object.assign(PROFILE_DEFAULTS.points, { off_jack: 0, king: 0, nine: 0, three: 0, joker: 0 });
   Object.assign(PROFILE_DEFAULTS, { first_lead_trump: false, second_deal: 0, deck_ranks: "23456789TJQKA", packets: [3, 3, 3], kitty: 0 });
   Object.assign(PROFILE_DEFAULTS, { widow: 0, dark_bid: null });
   const PROFILE_VALUES = {
@@ -114,9 +118,12 @@
     }
     for (const k of Object.keys(given.points || {})) if (!(k in PROFILE_DEFAULTS.points)) unknown.push("point card " + k);
     prof.total = Object.values(prof.points).reduce((a, b) => a + b, 0);
+    prof.deckSize = 4 * prof.deck_ranks.length + (prof.joker ? 1 : 0);
+    // cards left once everything is dealt: with no rob they stay face down, unseen (sixty-three with the joker)
+    prof.undealt = prof.deckSize - 4 * (prof.packets.reduce((a, b) => a + b, 0) + prof.second_deal + prof.widow) - prof.kitty;
     // the engine's may_lose_points: deals track the face-up cards and the cards out of play
     prof.losesCards = prof.discard === "choose" || prof.rob === "free" || prof.extra_trumps === "discard"
-      || prof.play !== "follow" || prof.kitty > 0 || prof.widow > 0;
+      || prof.play !== "follow" || prof.kitty > 0 || prof.widow > 0 || prof.rob === "none" && prof.undealt > 0;
     return { prof: prof, unknown: unknown };
   }
 
@@ -135,8 +142,9 @@
       p.total + " points a deal (High " + pts.high + ", Low " + pts.low + ", Jack " + pts.jack + ", Game " + pts.game
         + ", pedros " + pts.right_pedro + " and " + pts.left_pedro + (p.off_jack_trump ? ", off-jack " + pts.off_jack + " (a trump)" : "")
         + (pts.king ? ", King " + pts.king : "") + (pts.nine ? ", nine " + pts.nine : "") + (pts.three ? ", three " + pts.three : "")
+        + (p.joker ? ", the joker " + pts.joker + " (the lowest trump)" : "")
         + "; Low to its " + (p.low_goes_to === "holder" ? "holder" : "capturer") + ")",
-      (p.deck_ranks.length < 13 ? 4 * p.deck_ranks.length + " cards (" + p.deck_ranks + "), " : "")
+      (p.deck_ranks.length < 13 || p.joker ? p.deckSize + " cards (" + (p.deck_ranks.length < 13 ? p.deck_ranks : "all ranks") + (p.joker ? " and the joker" : "") + "), " : "")
         + p.packets.reduce((a, b) => a + b, 0) + " cards each" + (p.kitty ? " and a " + p.kitty + "-card kitty for the maker" : "")
         + (p.widow ? " and " + p.widow + " face down each, taken up after the seat's bid; no fill" : "") + ", "
         + p.hand_size + " tricks; "
@@ -145,7 +153,7 @@
           : p.discard === "choose" ? "each seat discards at least " + p.min_discard + (p.discards_face_up ? " face up" : "")
           : (p.discard === "to_hand_size" ? "every trump kept, plain cards chosen to make " + p.hand_size : "every non-trump discarded")
           + (p.extra_trumps === "discard" ? ", trumps beyond " + p.hand_size + " shown and discarded" : "")),
-      p.rob === "none" ? "no rob (the stock is dealt out)" : p.rob === "free" ? "the dealer robs freely from the " + (p.rob_from === "stock" ? "stock" : "stock and the discards") + ", trumps left face up"
+      p.rob === "none" ? (p.undealt > 0 ? "no rob (the " + p.undealt + " card" + (p.undealt > 1 ? "s" : "") + " left stay" + (p.undealt > 1 ? "" : "s") + " face down, unseen)" : "no rob (the stock is dealt out)") : p.rob === "free" ? "the dealer robs freely from the " + (p.rob_from === "stock" ? "stock" : "stock and the discards") + ", trumps left face up"
         : "the dealer robs the stock's trumps",
       { follow: "follow suit or trump", trumps_only: "only trumps are played; a hand out of trumps is laid face up and sits out",
         oregon: "a plain lead allows any card and keeps the lead unless trumped; a seat that cannot follow a trump lead throws its hand in",
@@ -196,8 +204,8 @@
     const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
     for (const d of rec.deals) {
       if (ended) { warnings.push("deal " + d.index + ": the rules ended the game after deal " + ended[2] + " (" + ended[0] + ")"); ended = null; }
-      if (d.deck.length !== 4 * prof.deck_ranks.length || d.deck.some((c) => !prof.deck_ranks.includes(c[0])))
-        warnings.push("deal " + d.index + ": a deck of " + d.deck.length + " cards, not the profile's " + 4 * prof.deck_ranks.length + " (ranks " + prof.deck_ranks + ")");
+      if (d.deck.length !== prof.deckSize || d.deck.some((c) => c === JOKER ? !prof.joker : !prof.deck_ranks.includes(c[0])))
+        warnings.push("deal " + d.index + ": a deck of " + d.deck.length + " cards, not the profile's " + prof.deckSize + " (ranks " + prof.deck_ranks + (prof.joker ? " and the joker" : "") + ")");
       const order = [1, 2, 3, 4].map((i) => (d.dealer + i) % 4);
       const bidOrder = prof.bid_start === "right" ? [3, 2, 1, 0].map((i) => (d.dealer + i) % 4) : order;
       const st = {
@@ -252,7 +260,7 @@
         }
         const text = filled.some((k) => k > 0) ? "; the dealer fills the others to " + size + " (" + filled.join(", ") + " cards)"
           + (st.reshuffles ? ", the discard pile reshuffled into the stock" : "") : "";
-        if (prof.rob === "none") return text + "; no stock to rob" + startPlay().replace(/\.$/, "");
+        if (prof.rob === "none") return text + (st.stock.length ? "; no rob: " + st.stock.length + " card" + (st.stock.length > 1 ? "s" : "") + " left face down, seen by nobody" : "; no stock to rob") + startPlay().replace(/\.$/, "");
         st.phase = "rob"; st.toAct = d.dealer;
         st.robPool = prof.rob_from === "stock_and_discards" ? [...st.stock, ...st.pile] : st.stock.slice();
         return text;
@@ -615,6 +623,7 @@
     return n;
   }
   function card(c) {
+    if (c === JOKER) return el("span", { class: "card joker", "data-card": c, title: "JK (the joker)", text: "Jkr" });
     return el("span", { class: "card s" + c[1], "data-card": c, title: c, text: c[0] + SUIT_SIGN[c[1]] });
   }
   function cards(list) {

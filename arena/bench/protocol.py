@@ -69,8 +69,21 @@ def _harness_batch(player: ProcessPlayer, request: dict, n: int) -> float:
 
 
 def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20, pin: bool = True) -> dict:
+    """Measure pinned to one core (``pin``: the bots it starts inherit it), then give the
+    calling process its cores back: a caller that goes on (a test session) must not
+    keep running on one core."""
+    pinned_from = None
     if pin and hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        pinned_from = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {min(pinned_from)})
+    try:
+        return _measure(decisions, batches, starts, pin)
+    finally:
+        if pinned_from is not None:
+            os.sched_setaffinity(0, pinned_from)
+
+
+def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict:
     entry = load_entry(MINIMAL)
     request = _request()
     line = (json.dumps(request, separators=(",", ":")) + "\n").encode()

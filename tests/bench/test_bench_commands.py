@@ -8,6 +8,7 @@ asserted here.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -40,6 +41,17 @@ def test_bench_runs_and_ends_with_one_json_object(name: str, request: pytest.Fix
     assert ran.code == 0, ran.err
     last = json.loads(ran.out.strip().splitlines()[-1])
     assert KEYS[name] <= set(last), last
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this system")
+def test_the_protocol_bench_gives_the_caller_its_cores_back() -> None:
+    """It pins itself to one core to measure; a test session (or script) that goes on
+    must not stay pinned: everything it started later would share that core."""
+    before = os.sched_getaffinity(0)
+    ran = arena("bench", "protocol", *TINY["protocol"])
+    assert ran.code == 0, ran.err
+    assert json.loads(ran.out.strip().splitlines()[-1])["pinned"] is True
+    assert os.sched_getaffinity(0) == before
 
 
 def test_an_unknown_bench_is_one_sentence() -> None:

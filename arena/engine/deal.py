@@ -428,14 +428,14 @@ class Deal:
                 del self.stock[:n]
                 self.hands[s].extend(got)
                 self.received[s].extend(got)
+        if self.kitty:  # the maker takes the kitty, which only it ever sees (lipton, eighty-three)
+            self.hands[self.maker].extend(self.kitty)  # type: ignore[index]
+            self.received[self.maker].extend(self.kitty)  # type: ignore[index]
         if p.discard == "choose":  # each seat in turn, the dealer last (rules 12.1)
             self._queue = list(self._order)
-        elif p.discard == "keep":  # nobody discards; the maker takes the kitty and puts as many down (lipton)
+        elif p.discard == "keep":  # nobody discards but the maker, as many as the kitty gave it (lipton)
             if self.kitty:
-                maker = self.maker
-                self.hands[maker].extend(self.kitty)  # type: ignore[index]
-                self.received[maker].extend(self.kitty)  # type: ignore[index]
-                self._queue = [maker]  # type: ignore[list-item]
+                self._queue = [self.maker]  # type: ignore[list-item]
         elif p.discard == "to_hand_size":  # keep every trump, choose the plain cards that make up the hand
             for s in range(4):  # a hand of hand_size trumps or more puts every plain card down at once
                 hand = self.hands[s]

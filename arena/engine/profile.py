@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .cards import ALL_CARDS, JOKER, NUM_CARDS, RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, TrumpTable, make_card, sister, trump_tables
 
-RANK_3, RANK_9, RANK_K = 1, 7, 11
+RANK_3, RANK_9, RANK_Q, RANK_K = 1, 7, 10, 11
 
 
 class PointValues(BaseModel):
@@ -31,7 +31,8 @@ class PointValues(BaseModel):
     left_pedro: int = 5
     low: int = 1
     off_jack: int = 0  # the sister suit's jack, a point only where it is a trump (off_jack_trump)
-    king: int = 0  # later point cards of trump (sixty-three: king 25, nine 9, three 15)
+    king: int = 0  # later point cards of trump (sixty-three: king 25, nine 9, three 15; eighty-three: queen 20)
+    queen: int = 0
     nine: int = 0
     three: int = 0
     joker: int = 0  # the joker, a point only where the deck has one (sixty-three-joker: 15)
@@ -40,7 +41,7 @@ class PointValues(BaseModel):
     def total(self) -> int:
         return (
             self.high + self.jack + self.game + self.right_pedro + self.left_pedro + self.low + self.off_jack
-            + self.king + self.nine + self.three + self.joker
+            + self.king + self.queen + self.nine + self.three + self.joker
         )
 
 
@@ -185,8 +186,13 @@ class RuleProfile(BaseModel):
         if self.discard == "keep":
             if self.hand_size != sum(self.packets) or self.stock_size or self.rob != "none":
                 raise ValueError("discard: 'keep' needs hand_size = the cards dealt, no stock and rob 'none'")
-        elif self.hand_size != 6 or sum(self.packets) != 9:
-            raise ValueError("hand_size: only 6, from nine cards dealt, is implemented with discards")
+        elif self.hand_size != 6 or (sum(self.packets) != 9 and self.discard != "to_hand_size"):
+            raise ValueError("hand_size: only 6, from nine cards dealt (or more with discard 'to_hand_size'), "
+                             "is implemented with discards")
+        if self.discard == "to_hand_size" and sum(self.packets) + self.second_deal < self.hand_size:
+            raise ValueError("packets: discard 'to_hand_size' needs at least hand_size cards dealt to each seat")
+        if self.kitty and self.discard not in ("keep", "to_hand_size"):
+            raise ValueError("kitty: the maker takes it only with discard 'keep' or 'to_hand_size' (then puts cards down)")
         if self.discard == "choose" and self.extra_trumps == "discard":
             raise ValueError("extra_trumps: 'discard' goes with discard 'non_trumps' (with 'choose' a seat keeps at most hand_size)")
         if self.discard == "choose" and not 9 - self.hand_size <= self.min_discard <= 9:
@@ -321,6 +327,7 @@ def _point_table(p: PointValues, trump: int, off_jack: bool = False) -> tuple[in
     table = [0] * ALL_CARDS
     table[JOKER] = p.joker  # (validation keeps it 0 without a joker in the deck)
     table[make_card(RANK_K, trump)] = p.king
+    table[make_card(RANK_Q, trump)] = p.queen
     table[make_card(RANK_9, trump)] = p.nine
     table[make_card(RANK_3, trump)] = p.three
     if off_jack:
@@ -340,7 +347,7 @@ def _pointless(p: PointValues, trump: int, off_jack: bool = False, joker: bool =
     return frozenset(c for c in trump_tables(off_jack, joker)[trump].trumps if pts[c] == 0)
 
 
-_LATER_POINTS = ("off_jack", "king", "nine", "three", "joker")
+_LATER_POINTS = ("off_jack", "king", "queen", "nine", "three", "joker")
 LEGACY_POINT_FIELDS = frozenset(("high", "jack", "game", "right_pedro", "left_pedro", "low"))
 LEGACY_PROFILE_FIELDS = _LEGACY_FIELDS = frozenset(
     ("name", "target", "deciding_threshold", "min_bid", "max_bid", "dealer_forced_bid", "hand_size", "points",
@@ -446,3 +453,13 @@ for _p in (
 # sixty-three with the joker (docs/rules.md 12.11): the joker replaces the three as the
 # 15-point card; the one card left after the second deal stays face down, never seen
 register_profile(variant("sixty-three", name="sixty-three-joker", joker=True, points=PointValues(king=25, nine=9, joker=15)))
+
+# eighty-three (docs/rules.md 12.15), sixty-three's Maine relative: the queen 20 as well, twelve
+# cards each and the rest a kitty for the maker (four cards, five with the joker), bids from 30
+_EIGHTY_THREE = variant(
+    "sixty-three", name="eighty-three", points=PointValues(king=25, queen=20, nine=9, three=15), min_bid=30, max_bid=83,
+    dealer_forced_bid=30, packets=(3, 3, 3, 3), second_deal=0, kitty=4,
+)
+register_profile(_EIGHTY_THREE)
+register_profile(variant(_EIGHTY_THREE, name="eighty-three-joker", joker=True, kitty=5,
+                         points=PointValues(king=25, queen=20, nine=9, joker=15)))

@@ -36,7 +36,8 @@ from engine_helpers import ScriptSource, build_deck, c, card_points, cs, make_de
 
 SEED_PROFILES = [
     "pagat62", "italian91", "louisiana", "california", "foster1897", "bicycle", "chicago1890", "ru51", "pidro",
-    "oregon", "sixty-three", "sixty-three-joker", "lipton", "monterey-draw",
+    "oregon", "sixty-three", "sixty-three-joker", "lipton", "monterey-draw", "louisiana-dark", "monterey-widow",
+    "eighty-three", "eighty-three-joker",
 ]
 
 
@@ -309,8 +310,8 @@ def test_pidro_only_trumps_are_played_and_a_hand_out_of_trumps_sits_out():
 class _Scorer:
     """The scoring rules of docs/rules.md 7 and 11, written from the document."""
 
-    def __init__(self, p: RuleProfile, b: int, bid: int, pts: tuple[int, int]) -> None:
-        self.p, self.b, self.bid, self.pts = p, b, bid, pts
+    def __init__(self, p: RuleProfile, b: int, bid: int, pts: tuple[int, int], dark: bool = False) -> None:
+        self.p, self.b, self.bid, self.pts, self.dark = p, b, bid, pts, dark
 
     def delta(self) -> tuple[int, int]:
         p, b, bid, pts = self.p, self.b, self.bid, self.pts
@@ -320,6 +321,8 @@ class _Scorer:
         if p.scoring == "standard":
             delta[d] = pts[d]
             delta[b] = (2 * bid if p.full_bid_doubles and bid == p.deal_points else pts[b]) if made else -bid
+            if self.dark:  # a bid in the dark (12.6): its value, made or lost
+                delta[b] = p.dark_bid if made else -p.dark_bid  # type: ignore[assignment, operator]
         elif made:
             diff = pts[b] - pts[d]
             delta[b if diff > 0 else d] = abs(diff)
@@ -364,7 +367,7 @@ def test_points_and_scores_agree_with_the_document_over_random_deals(name):
         if not profile.may_lose_points:
             assert list(deal.points) == _trick_points(deal)
         b = deal.maker % 2
-        want = _Scorer(profile, b, deal.high, deal.points).delta()
+        want = _Scorer(profile, b, deal.high, deal.points, deal.in_dark).delta()
         assert (deal.scores_after[0] - deal.scores_before[0], deal.scores_after[1] - deal.scores_before[1]) == want
         branches.add("made" if deal.made else "set")
     assert {"made", "set"} <= branches

@@ -38,10 +38,10 @@ SISTER = {"H": "D", "D": "H", "S": "C", "C": "S"}
 #: point cards by their PointValues field, as (rank, whose suit): "t" trump, "s" its sister suit;
 #: "JK" the joker, of no suit
 POINT_CARDS = {"high": "At", "jack": "Jt", "game": "Tt", "right_pedro": "5t", "left_pedro": "5s", "low": "2t",
-               "off_jack": "Js", "king": "Kt", "nine": "9t", "three": "3t", "joker": "JK"}
-HONOURS = ("high", "low", "jack", "game", "off_jack", "king", "nine", "three", "joker")
+               "off_jack": "Js", "king": "Kt", "queen": "Qt", "nine": "9t", "three": "3t", "joker": "JK"}
+HONOURS = ("high", "low", "jack", "game", "off_jack", "king", "queen", "nine", "three", "joker")
 #: point cards only some profiles score (a page shows them only under those)
-LATER_HONOURS = frozenset(("off_jack", "king", "nine", "three", "joker"))
+LATER_HONOURS = frozenset(("off_jack", "king", "queen", "nine", "three", "joker"))
 PEDROS = ("right_pedro", "left_pedro")
 
 

@@ -118,7 +118,7 @@ def trick_winner(cards: Sequence[str], trump: str, profile: Mapping[str, Any] | 
 PAGAT62: dict[str, Any] = {
     "name": "pagat62", "target": 62, "deciding_threshold": 55, "min_bid": 7, "max_bid": 14, "dealer_forced_bid": 7,
     "hand_size": 6, "points": {"high": 1, "jack": 1, "game": 1, "right_pedro": 5, "left_pedro": 5, "low": 1, "off_jack": 0,
-               "king": 0, "nine": 0, "three": 0, "joker": 0},
+               "king": 0, "queen": 0, "nine": 0, "three": 0, "joker": 0},
     "low_goes_to": "holder", "scoring": "standard", "extra_trumps": "play_under", "rob_from": "stock",
     "players": 4, "forced_bid_any": False, "bid_start": "left", "auction": "once_around", "bid_suits": False,
     "suit_order": "SHCD", "dealer_low_bid": None, "discard": "non_trumps", "second_deal": 0,
@@ -142,7 +142,7 @@ def param(profile: Mapping[str, Any] | None, name: str) -> Any:
 #: the sister suit, a trump only where the profile says so), keyed as in ``profile["points"]``.
 POINT_CARDS: tuple[tuple[str, str], ...] = (
     ("high", "A"), ("jack", "J"), ("game", "T"), ("right_pedro", "5"), ("left_pedro", "L"), ("low", "2"),
-    ("off_jack", "O"), ("king", "K"), ("nine", "9"), ("three", "3"), ("joker", "JK"))
+    ("off_jack", "O"), ("king", "K"), ("queen", "Q"), ("nine", "9"), ("three", "3"), ("joker", "JK"))
 #: The off-jack's trump power: between the jack (10) and the ten (9).
 OFF_JACK_POWER = 9.5
 

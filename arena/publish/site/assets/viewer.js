@@ -34,7 +34,7 @@
     if (!isTrump(c, t, oj)) return 0;
     if (c === JOKER) return pts.joker;
     if (c[1] !== t) return c[0] === "5" ? pts.left_pedro : pts.off_jack;
-    return { A: pts.high, K: pts.king, J: pts.jack, T: pts.game, 9: pts.nine, 5: pts.right_pedro, 3: pts.three, 2: pts.low }[c[0]] || 0;
+    return { A: pts.high, K: pts.king, Q: pts.queen, J: pts.jack, T: pts.game, 9: pts.nine, 5: pts.right_pedro, 3: pts.three, 2: pts.low }[c[0]] || 0;
   }
   function without(list, cards) {
     const out = list.slice();
@@ -95,7 +95,7 @@
     moon_bid: null, win_requires_bid: false, both_reach: "play_on", bid_suits: false, suit_order: "SHCD",
     dealer_low_bid: null, play: "follow", off_jack_trump: false, lose_at: null, joker: false,
   };
-  Object.assign(PROFILE_DEFAULTS.points, { off_jack: 0, king: 0, nine: 0, three: 0, joker: 0 });
+  Object.assign(PROFILE_DEFAULTS.points, { off_jack: 0, king: 0, queen: 0, nine: 0, three: 0, joker: 0 });
   Object.assign(PROFILE_DEFAULTS, { first_lead_trump: false, second_deal: 0, deck_ranks: "23456789TJQKA", packets: [3, 3, 3], kitty: 0 });
   Object.assign(PROFILE_DEFAULTS, { widow: 0, dark_bid: null });
   const PROFILE_VALUES = {
@@ -141,7 +141,7 @@
       forced + (p.dark_bid !== null ? "; before the deal a seat may bid " + p.total + " in the dark, worth " + p.dark_bid : ""),
       p.total + " points a deal (High " + pts.high + ", Low " + pts.low + ", Jack " + pts.jack + ", Game " + pts.game
         + ", pedros " + pts.right_pedro + " and " + pts.left_pedro + (p.off_jack_trump ? ", off-jack " + pts.off_jack + " (a trump)" : "")
-        + (pts.king ? ", King " + pts.king : "") + (pts.nine ? ", nine " + pts.nine : "") + (pts.three ? ", three " + pts.three : "")
+        + (pts.king ? ", King " + pts.king : "") + (pts.queen ? ", Queen " + pts.queen : "") + (pts.nine ? ", nine " + pts.nine : "") + (pts.three ? ", three " + pts.three : "")
         + (p.joker ? ", the joker " + pts.joker + " (the lowest trump)" : "")
         + "; Low to its " + (p.low_goes_to === "holder" ? "holder" : "capturer") + ")",
       (p.deck_ranks.length < 13 || p.joker ? p.deckSize + " cards (" + (p.deck_ranks.length < 13 ? p.deck_ranks : "all ranks") + (p.joker ? " and the joker" : "") + "), " : "")
@@ -365,6 +365,11 @@
           return text + discardPhase();
         }
         if (prof.discard === "to_hand_size") { // keep every trump; a hand of hand_size trumps or more puts every plain card down
+          if (st.kitty.length) { // the maker takes the kitty first (eighty-three)
+            st.hands[st.maker].push(...st.kitty); st.received[st.maker].push(...st.kitty);
+            text += ". " + name(st.maker) + " takes the " + st.kitty.length + "-card kitty";
+            st.kitty = [];
+          }
           for (let s = 0; s < 4; s++) {
             if (st.hands[s].filter((c) => isTrump(c, t, oj)).length < size) continue;
             const gone = st.hands[s].filter((c) => !isTrump(c, t, oj));

@@ -355,7 +355,8 @@ class Sampler:
 
         # Most constrained seat first, each taking the next unused card it may hold.
         for s in sorted(others, key=lambda s: -len(voids[s])):
-            need = size[s] - len(hands[s]) - sum(1 for c in rest if holder.get(c) == s)
+            # (what it holds already: trumps beyond ``must``, and cards an augmenting path gave it)
+            need = size[s] - len(hands[s]) - sum(1 for h in holder.values() if h == s)
             for c in plains:
                 if need <= 0:
                     break

@@ -137,8 +137,17 @@ _MAX_SCAN = 5000
 def _expected_probes(profile: RuleProfile) -> set[str]:
     """Named probes the scan should find under ``profile`` (the hand-built one aside)."""
     wanted = set(PROBES) - {"rob_after_reshuffle"}
-    if getattr(profile, "dealer_forced_bid", None) is None:
-        wanted.discard("forced_bid_history")
+    # positions the rules never make: the scan need not look for them through every key
+    if profile.dealer_forced_bid is None or profile.forced_bid_any or profile.bid_suits:
+        wanted.discard("forced_bid_history")  # no forced dealer bid (the dealer chooses, or nobody must bid)
+    if profile.rob == "none":
+        wanted.discard("rob")
+    if profile.bid_suits or profile.widow:
+        wanted.discard("trump")  # the winning bid names it, or every trump decision is trump_with_widow
+    if profile.discard != "non_trumps" or profile.extra_trumps == "discard":
+        wanted.add("discard")  # chosen discards, or extra trumps shown and discarded (ru51: a rare hand)
+    if profile.extra_trumps == "discard" or profile.discard != "non_trumps":
+        wanted.discard("extra_cards")  # no hand of more than six trumps plays its first card with extras under it
     if profile.dark_bid is not None:
         wanted.add("dark_bid")
     if profile.widow:
@@ -148,7 +157,7 @@ def _expected_probes(profile: RuleProfile) -> set[str]:
     return wanted
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def _scanned(profile: RuleProfile) -> dict[str, tuple[str, int]]:
     """(key, decisions before it) of one seeded random position per probe, under ``profile``.
 

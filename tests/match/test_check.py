@@ -43,6 +43,23 @@ def test_probes_cover_the_dark_round_and_the_widow():
     assert g.choice.kind == "trump" and len(g.deal.hands[g.to_act]) == 13
 
 
+@pytest.mark.parametrize("name", __import__("arena.engine", fromlist=["profile_names"]).profile_names())
+def test_every_profile_probes_each_decision_its_rules_make(name):
+    """The decision kinds and edge cases a profile's rules produce, read from its parameters,
+    each have a probe position (and the scan stops early: it looks for no impossible one)."""
+    from arena.engine import get_profile
+
+    p = get_profile(name)
+    found = set(probe_positions(p))
+    want = {"bid", "play", "top_bid"}
+    want |= {"discard"} if p.discard != "non_trumps" or p.extra_trumps == "discard" else set()
+    want |= set() if p.rob == "none" else {"rob"}
+    want |= set() if p.bid_suits else {"trump_with_widow" if p.widow else "trump"}
+    want |= {"dark_bid"} if p.dark_bid is not None else set()
+    want |= {"joker_play"} if p.joker else set()
+    assert want <= found, sorted(want - found)
+
+
 def test_conforming_bot_passes_with_exit_0(capsys):
     assert main(["check-bot", str(MINIMAL), "--sandbox", "none", "--games", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -39,8 +39,10 @@ check-python:
 run: $(STAMP)
 	$(BIN)/arena run configs/quickstart.yaml
 
+# The default suite on the machine's cores (pytest-xdist; at most four workers, since each
+# starts its own Ray and Chromium). `test-all` and CI's slow checks run serially.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 4
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -m ''

@@ -695,7 +695,7 @@
     const bids = f.bids.map((b) => who(b.seat) + ": " + (b.amount ? b.amount + (b.suit ? SUIT_SIGN[b.suit] : "") : "pass") + (b.forced ? " (forced)" : "")).join(", ");
     if (f.dark) v.body.append(el("p", { class: "dark", text: "In the dark, before the deal: "
       + (f.dark.map((b) => who(b.seat) + ": " + (b.amount ? b.amount : "no")).join(", ") || "not started") + "." }));
-    v.body.append(el("p", { class: "bids", text: "Bidding: " + (bids || "not started") + "." }));
+    v.body.append(el("p", { class: "bids", text: "Bidding: " + (bids || (f.inDark ? "none (the bid in the dark closed it)" : "not started")) + "." }));
     if (f.widows.some((w) => w.length)) v.body.append(el("p", { class: "widows" }, "Widows still face down: ",
       ...[0, 1, 2, 3].filter((s) => f.widows[s].length).map((s) => el("span", { class: "play" }, SEAT_NAME[s] + " ",
         seat === null ? cards(f.widows[s]) : backs(f.widows[s].length)))));

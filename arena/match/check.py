@@ -145,9 +145,10 @@ def _expected_probes(profile: RuleProfile) -> set[str]:
     if profile.bid_suits or profile.widow:
         wanted.discard("trump")  # the winning bid names it, or every trump decision is trump_with_widow
     if profile.discard != "non_trumps" or profile.extra_trumps == "discard":
-        wanted.add("discard")  # chosen discards, or extra trumps shown and discarded (ru51: a rare hand)
-    if profile.extra_trumps == "discard" or profile.discard != "non_trumps":
-        wanted.discard("extra_cards")  # no hand of more than six trumps plays its first card with extras under it
+        # chosen discards, or extra trumps shown and discarded (ru51: a rare hand); then no hand of
+        # more than six trumps plays its first card with extras under it
+        wanted.add("discard")
+        wanted.discard("extra_cards")
     if profile.dark_bid is not None:
         wanted.add("dark_bid")
     if profile.widow:

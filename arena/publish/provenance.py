@@ -101,31 +101,21 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     }
 
 
-def _record_profiles(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Every distinct rule profile the game records carry, by its canonical JSON."""
+def _from_records(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Every distinct rule profile the game records carry, and their deal limits (None if they disagree)."""
     profiles: dict[str, dict[str, Any]] = {}
+    formats: dict[str, dict[str, Any]] = {}
     for ln in lines:
         for g in ln.get("games", []):
             rec = g.get("record") or {}
             if isinstance(rec.get("profile"), dict):
                 profiles[json.dumps(rec["profile"], sort_keys=True)] = rec["profile"]
-    return profiles
-
-
-def _from_records(lines: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """Rule profile and deal limits from the game records (None if they disagree)."""
-    profiles = _record_profiles(lines)
-    formats: dict[str, dict[str, Any]] = {}
-    for ln in lines:
-        for g in ln.get("games", []):
-            rec = g.get("record") or {}
             if "max_deals" in rec or "fixed_deals" in rec:
                 fixed = rec.get("fixed_deals")
                 fm = {"format": "deals" if fixed else "game", "deals": fixed, "max_deals": rec.get("max_deals")}
                 formats[json.dumps(fm, sort_keys=True)] = fm
-    prof = next(iter(profiles.values())) if len(profiles) == 1 else None
     fmt = next(iter(formats.values())) if len(formats) == 1 else None
-    return prof, fmt
+    return list(profiles.values()), fmt
 
 
 def _in_full(profile: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -158,12 +148,10 @@ def gather(lines: list[dict[str, Any]], bots: dict[str, BotInfo], *, meta: dict[
     pv.tournament_seed = None if seed is None else str(seed)
     pv.complete = meta.get("complete") if meta else None
     match = first("match") or {}
-    rec_profile, rec_format = _from_records(lines)
-    pv.rule_profile = _in_full(match.get("profile") or rec_profile)
-    if pv.rule_profile is None:
-        found = _record_profiles(lines).values()
-        if len(found) > 1:  # results of several rule sets in one file: say which, do not pick one
-            pv.mixed_profiles = sorted({str(p.get("name")) for p in found})
+    found, rec_format = _from_records(lines)
+    pv.rule_profile = _in_full(match.get("profile") or (found[0] if len(found) == 1 else None))
+    if pv.rule_profile is None and len(found) > 1:  # results of several rule sets in one file: say which, do not pick one
+        pv.mixed_profiles = sorted({str(p.get("name")) for p in found})
     if match.get("format"):
         pv.match_format = {"format": match["format"], "deals": match.get("deals") if match["format"] == "deals" else None,
                            "max_deals": match.get("max_deals")}

@@ -356,20 +356,19 @@
           for (const s of order) { const got = st.stock.splice(0, prof.second_deal); st.hands[s].push(...got); st.received[s].push(...got); }
           text = ". " + prof.second_deal + " more cards to each seat";
         }
-        if (prof.discard === "choose") { queue = order.slice(); return text + discardPhase(); }
-        if (prof.discard === "keep") { // the maker takes the kitty and puts as many cards down (lipton)
-          if (!st.kitty.length) return text + fill();
+        const kitty = st.kitty.length;
+        if (kitty) { // the maker takes the kitty, which only it sees (lipton, eighty-three)
           st.hands[st.maker].push(...st.kitty); st.received[st.maker].push(...st.kitty);
-          text += ". " + name(st.maker) + " takes the " + st.kitty.length + "-card kitty";
-          st.kitty = []; queue = [st.maker];
+          text += ". " + name(st.maker) + " takes the " + kitty + "-card kitty";
+          st.kitty = [];
+        }
+        if (prof.discard === "choose") { queue = order.slice(); return text + discardPhase(); }
+        if (prof.discard === "keep") { // nobody discards but the maker, as many as the kitty gave it (lipton)
+          if (!kitty) return text + fill();
+          queue = [st.maker];
           return text + discardPhase();
         }
         if (prof.discard === "to_hand_size") { // keep every trump; a hand of hand_size trumps or more puts every plain card down
-          if (st.kitty.length) { // the maker takes the kitty first (eighty-three)
-            st.hands[st.maker].push(...st.kitty); st.received[st.maker].push(...st.kitty);
-            text += ". " + name(st.maker) + " takes the " + st.kitty.length + "-card kitty";
-            st.kitty = [];
-          }
           for (let s = 0; s < 4; s++) {
             if (st.hands[s].filter((c) => isTrump(c, t, oj)).length < size) continue;
             const gone = st.hands[s].filter((c) => !isTrump(c, t, oj));

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..engine import profile_names
 from ..sandbox import Limits
+from ..sandbox.files import FolderRefused, read_chunks, walk_folder
 
 MANIFEST_NAME = "bot.yaml"
 #: Harness libraries a bot may ask for, by the package it imports. Both ship
@@ -34,7 +35,6 @@ LIBRARIES = tuple(LIBRARY_PACKAGES)
 #: Overrides of a library's folder (tests point one at a changed copy).
 LIBRARY_PATHS: dict[str, Path] = {}
 _PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_SKIP_DIRS = {"__pycache__", ".git", "node_modules/.cache", ".pytest_cache"}
 
 
 class Manifest(BaseModel):
@@ -136,32 +136,36 @@ def library_root(lib: str) -> Path:
     return library_path(lib).parents[LIBRARY_PACKAGES[lib].count(".")]
 
 
-def _files(root: Path) -> list[tuple[str, Path]]:
-    """(relative path, path) of every file a bot's identity covers, in sorted order."""
-    files: list[tuple[str, Path]] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        for f in filenames:
-            if f.endswith(".pyc"):
-                continue
-            p = Path(dirpath) / f
-            files.append((p.relative_to(root).as_posix(), p))
-    return sorted(files)
-
-
 def folder_digest(folder: str | os.PathLike[str]) -> str:
-    """SHA-256 over every file's relative path and bytes, in sorted order."""
+    """SHA-256 over every file's relative path and bytes, in sorted order.
+
+    The folder is walked as hostile input (`arena.sandbox.files.walk_folder`:
+    no links, no special files, capped); caches (`__pycache__`, `*.pyc`,
+    `.git`) are left out, and the sandbox hides them from the bot, so the
+    digest covers every byte the bot can read. FolderRefused if refused.
+    """
     h = hashlib.sha256()
-    for rel, p in _files(Path(folder)):
-        data = p.read_bytes()
-        h.update(rel.encode() + b"\0" + str(len(data)).encode() + b"\0")
-        h.update(data)
+    for rel, path, size in walk_folder(folder).files:
+        h.update(rel.encode() + b"\0" + str(size).encode() + b"\0")
+        for chunk in read_chunks(path, size):
+            h.update(chunk)
     return h.hexdigest()
 
 
 def file_digests(folder: str | os.PathLike[str]) -> dict[str, str]:
     """SHA-256 of each file, by relative path: what tells a person which files of a bot changed."""
-    return {rel: hashlib.sha256(p.read_bytes()).hexdigest() for rel, p in _files(Path(folder))}
+    out: dict[str, str] = {}
+    for rel, path, size in walk_folder(folder).files:
+        h = hashlib.sha256()
+        for chunk in read_chunks(path, size):
+            h.update(chunk)
+        out[rel] = h.hexdigest()
+    return out
+
+
+def refused_digest(refusal: FolderRefused) -> str:
+    """The identity of a refused folder: its refusal (it never runs, so no file is read)."""
+    return hashlib.sha256(f"refused\0{refusal.reason}".encode()).hexdigest()
 
 
 class ManifestError(ValueError):
@@ -211,7 +215,10 @@ def load_entry(path: str | os.PathLike[str]) -> BotEntry:
         field = ".".join(str(x) for x in err["loc"]) or "(top level)"
         raise ManifestError(f"{manifest_path}: field {field}: {err['msg']}") from None
     folder = manifest_path.parent.resolve()
-    files = folder_digest(folder)
+    try:
+        files = folder_digest(folder)
+    except FolderRefused as e:  # the bot's own fault: it loads, and faults at every launch
+        files = refused_digest(e)
     return BotEntry(manifest=manifest, dir=str(folder), digest=identity_digest(files, manifest.libraries), files_digest=files)
 
 

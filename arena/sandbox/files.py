@@ -63,6 +63,8 @@ def walk_folder(root: str | os.PathLike[str], *, max_files: int = MAX_FILES, max
     """
     top = os.path.realpath(root)
     out = FolderListing(top)
+    if os.stat(top).st_mode & 0o005 != 0o005:
+        out.world_readable = False
     seen = 0
     total = 0
     pending = [""]

@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 from . import bwrap as bw
 from . import proctree
 from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
-from .files import FolderRefused, default_scratch_root, readable_copy, remove_tree, walk_folder, world_reachable  # noqa: F401 - importable here
+from .files import FolderListing, FolderRefused, default_scratch_root, readable_copy, remove_tree, walk_folder, world_reachable  # noqa: F401 - importable here
 from .errors import BotExited, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
 from .limits import Level, Limits
 from .plan import PlanInputs, StageBind, host_env, plan_launch, run_plan
@@ -580,13 +580,9 @@ def _pipe_with(data: bytes) -> int:
     return r
 
 
-def _bot_view(bot_dir: str, root_host: bool) -> tuple[str | None, list[tuple[str, bool]]]:
-    """Walk the bot folder as hostile input (FolderRefused is the bot's fault).
-
-    Returns the readable copy to bind instead of the folder (a root harness,
-    a folder with private modes) and the caches to hide from the bot.
-    """
-    listing = walk_folder(bot_dir)
+def _bot_view(listing: FolderListing, root_host: bool) -> tuple[str | None, list[tuple[str, bool]]]:
+    """The readable copy to bind instead of the walked bot folder (a root
+    harness, a folder with private modes), and the caches to hide from the bot."""
     if root_host and not listing.world_readable:
         return readable_copy(listing), []  # the copy holds no caches
     return None, [(p, os.path.isdir(p)) for p in listing.caches]
@@ -632,6 +628,7 @@ def launch(
         raise HarnessError(f"bot folder {bot_dir_s!r} does not exist")
     bare = bool(argv) and "/" not in str(argv[0])
     cmd = _resolve_command(argv, bot_dir_s)
+    listing = walk_folder(bot_dir_s)  # FolderRefused at every level: the same folder is refused everywhere
     bwrap_bin = bw.check_bwrap(bw.find_bwrap(bwrap_path)) if level is Level.BWRAP else None
     if level is not Level.BWRAP:
         warnings.warn(UncontainedWarning(
@@ -669,7 +666,7 @@ def launch(
                 dir_ = bw.command_dir(cmd[0], bare=bare)
                 if dir_:
                     extra.insert(0, dir_)
-            copy, hide = _bot_view(bot_dir_s, root_host)
+            copy, hide = _bot_view(listing, root_host)
             staged: dict[str, str] = {}
             binds: list[StageBind] = []
             exec_path = None

@@ -259,7 +259,10 @@ def readable_copy(listing: FolderListing) -> str:
 
 def _copy_sparse(src: str, dest: str, size: int) -> None:
     """Copy regular file `src` (at most `size` bytes) to a new `dest`, data only: holes stay holes."""
-    fd_in = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        fd_in = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise FolderRefused(src, f"cannot open it ({exc.strerror})") from None
     try:
         if not stat.S_ISREG(os.fstat(fd_in).st_mode):
             raise FolderRefused(src, "changed into a special file while copied")

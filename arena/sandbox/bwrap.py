@@ -261,6 +261,7 @@ def build_argv(
     staged: dict[str, str] | None = None,
     hide: list[tuple[str, bool]] | None = None,
     exec_path: str | None = None,
+    scratch_src: str | None = None,
 ) -> list[str]:
     """bwrap and its options, ending in "--": the bot's command follows (see `plan`).
 
@@ -270,13 +271,21 @@ def build_argv(
     `hide` lists (path, is_dir) inside the bot folder masked empty: caches
     the bot's identity does not cover. `exec_path` is where the bot's uid
     execs `bwrap` from (a staged copy), default `bwrap` itself.
+    `scratch_src` is root's capped scratch tmpfs (folders home, tmp, shm
+    bound to /scratch, /tmp, /dev/shm); without it bwrap makes three tmpfs
+    of `scratch_bytes` each (no inode cap: bwrap has no option for one).
     """
     version = bwrap_version(bwrap)
     staged = staged or {}
     size = str(scratch_bytes)
+    def writable(sub: str, mode: str, dest: str) -> list[str]:
+        if scratch_src is not None:
+            return ["--bind", f"{scratch_src}/{sub}", dest]
+        return ["--size", size, "--perms", mode, "--tmpfs", dest]
+
     cmd = [exec_path or bwrap, *namespace_flags(version), *system_mounts(),
            # Before the binds: a bot folder under /tmp is then bound inside it.
-           "--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
+           *writable("tmp", "1777", "/tmp")]
     for name, fd in data_fds.items():
         cmd += ["--ro-bind-data", str(fd), f"/proc/{name}"]
     seen: set[str] = set()
@@ -290,8 +299,8 @@ def build_argv(
         else:
             cmd += ["--ro-bind", "/dev/null", path]
     cmd += [
-        "--size", size, "--perms", "0700", "--tmpfs", SCRATCH_MOUNT,
-        "--size", size, "--perms", "1777", "--tmpfs", "/dev/shm",
+        *writable("home", "0700", SCRATCH_MOUNT),
+        *writable("shm", "1777", "/dev/shm"),
         "--remount-ro", "/",  # the root tmpfs; scratch, /tmp and /dev/shm stay writable
         "--chdir", bot_dir,
         "--json-status-fd", str(status_fd),

@@ -26,12 +26,13 @@ READY_SCRIPT = "printf '\\006' && exec \"$@\""
 #: Every layer, outermost first, with the invariant it keeps. A plan holds
 #: a subsequence of these in this order.
 LAYERS: dict[str, str] = {
-    "unshare": "a private mount namespace, only when something is staged: the staging binds "
-               "never reach the host's mount table and vanish with the launch",
+    "unshare": "a private mount namespace, only when root stages folders or mounts the scratch: "
+               "those mounts never reach the host's mount table and vanish with the launch",
     "prlimit": "rlimits (no core dumps, file size, open files, CPU backstop, processes per uid) "
                "set by exec before any later layer runs, so every process of the bot inherits them",
     "host-sh": "root's (or the harness's) own steps with a fixed environment: joins the bot's cgroups "
-               "before anything of the bot exists, then mounts the stage; nothing a manifest sets reaches it",
+               "before anything of the bot exists, then mounts the stage and the capped scratch; "
+               "nothing a manifest sets reaches it",
     "setpriv": "root harness only: becomes the leased uid, no groups, no capabilities, no new "
                "privileges, killed if the harness dies; bwrap and the bot never run as root",
     "bwrap": "the namespaces, the read-only allow-list, the capped scratch and the syscall filter; "
@@ -52,6 +53,17 @@ class StageBind:
 
 
 @dataclass(frozen=True)
+class ScratchMount:
+    """The bot's one writable area, mounted by root in the private mount namespace: a tmpfs
+    capped in bytes and inodes, holding home (the bot's uid, 0700), tmp and shm (1777)."""
+
+    path: str
+    size: int
+    inodes: int
+    uid: int
+
+
+@dataclass(frozen=True)
 class PlanInputs:
     """Everything a plan is made from, gathered (with its side effects) before planning."""
 
@@ -67,6 +79,7 @@ class PlanInputs:
     uid: int | None = None
     stage_dir: str = "/run/cinch-arena/stage"
     stage: tuple[StageBind, ...] = ()
+    scratch: ScratchMount | None = None
     bwrap: tuple[str, ...] = ()  # bwrap and its options, ending in "--" (level bwrap)
     env: tuple[tuple[str, str], ...] = ()  # environment of the outermost process
     pass_fds: tuple[int, ...] = ()
@@ -117,12 +130,18 @@ def prlimit_options(inp: PlanInputs) -> list[str]:
     return opts
 
 
-def stage_script(stage_dir: str, binds: tuple[StageBind, ...]) -> str:
-    """Shell that mounts a small tmpfs on `stage_dir` and binds each source read-only below it."""
+def stage_script(stage_dir: str, binds: tuple[StageBind, ...], scratch: ScratchMount | None = None) -> str:
+    """Shell that mounts a small tmpfs on `stage_dir`, binds each source read-only below it,
+    and mounts the capped scratch tmpfs (its three folders use four of its inodes)."""
     steps = [f"mount -t tmpfs -o mode=0755,size=64k cinch-stage {shlex.quote(stage_dir)}"]
     for b in binds:
         make = "mkdir" if b.is_dir else "touch"
         steps.append(f"{make} {shlex.quote(b.dst)} && mount --bind -o ro {shlex.quote(b.src)} {shlex.quote(b.dst)}")
+    if scratch is not None:
+        p = shlex.quote(scratch.path)
+        steps.append(f"mkdir {p} && mount -t tmpfs -o mode=0755,size={scratch.size},nr_inodes={scratch.inodes + 4}"
+                     f" cinch-scratch {p} && mkdir -m 0700 {p}/home && chown {scratch.uid}:{scratch.uid} {p}/home"
+                     f" && mkdir -m 1777 {p}/tmp {p}/shm")
     return " && ".join(steps)
 
 
@@ -132,16 +151,18 @@ def plan_launch(inp: PlanInputs) -> LaunchPlan:
     bot = Layer("bot", inp.cmd)
     if inp.level is Level.NONE:
         return LaunchPlan((bot,), cwd=inp.bot_dir, env=env)
-    if inp.stage and not inp.root:
-        raise ValueError("only a root harness stages folders")
+    if (inp.stage or inp.scratch) and not inp.root:
+        raise ValueError("only a root harness stages folders or mounts the scratch")
     if inp.uid is not None and not inp.root:
         raise ValueError("only a root harness leases uids")
     ready = Layer("ready", ("/bin/sh", "-c", READY_SCRIPT, "sh"))
     layers: list[Layer] = []
-    if inp.stage:
+    mounts = bool(inp.stage or inp.scratch)
+    if mounts:
         layers.append(Layer("unshare", ("unshare", "--mount", "--propagation", "private", "--")))
     layers.append(Layer("prlimit", (inp.prlimit, *prlimit_options(inp), "--")))
-    steps = [s for s in (inp.cgroup_join, stage_script(inp.stage_dir, inp.stage) if inp.stage else "") if s]
+    staging = stage_script(inp.stage_dir, inp.stage, inp.scratch) if mounts else ""
+    steps = [s for s in (inp.cgroup_join, staging) if s]
     if steps:
         layers.append(Layer("host-sh", ("/bin/sh", "-c", " && ".join(steps) + ' && exec "$@"', "sh")))
     if inp.level is Level.BWRAP:

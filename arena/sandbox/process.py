@@ -31,7 +31,7 @@ from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
 from .files import FolderListing, FolderRefused, default_scratch_root, readable_copy, remove_tree, walk_folder, world_reachable  # noqa: F401 - importable here
 from .errors import BotExited, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
 from .limits import Level, Limits
-from .plan import PlanInputs, StageBind, host_env, plan_launch, run_plan
+from .plan import PlanInputs, ScratchMount, StageBind, host_env, plan_launch, run_plan
 from .seccomp import filter_bytes
 from .uids import UidLease, UidRange, lease_uid
 
@@ -670,6 +670,7 @@ def launch(
             staged: dict[str, str] = {}
             binds: list[StageBind] = []
             exec_path = None
+            scratch_mount: ScratchMount | None = None
             if root_host:
                 lease = lease_uid(uid_range)
                 if copy is not None:
@@ -682,8 +683,9 @@ def launch(
                 if not world_reachable(home):  # the bot's uid execs bwrap: it must read it and its libraries
                     binds += _stage_binds([home], len(binds))
                     exec_path = binds[-1].dst + bwrap_bin[len(home):]
-                if binds:
-                    STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
+                scratch_mount = ScratchMount(str(STAGE_DIR / "scratch"), limits.scratch_bytes,
+                                             limits.scratch_inodes, lease.uid)
+                STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
             status_r, status_w = os.pipe()
             seccomp_fd = _pipe_with(filter_bytes())
             fds.append(seccomp_fd)
@@ -692,9 +694,9 @@ def launch(
             bwrap_argv = bw.build_argv(bwrap_bin, bot_dir=bot_dir_s, extra_ro=extra, status_fd=status_w,
                                        seccomp_fd=seccomp_fd, data_fds=data_fds, scratch_bytes=limits.scratch_bytes,
                                        env=_base_env(level, None, env), staged=staged, hide=hide,
-                                       exec_path=exec_path)
+                                       exec_path=exec_path, scratch_src=scratch_mount.path if scratch_mount else None)
             inputs = PlanInputs(**facts, cmd=tuple(cmd), uid=lease.uid if lease else None, stage=tuple(binds),
-                                bwrap=tuple(bwrap_argv), env=host_env(_HOST_ENV), pass_fds=(status_w, *fds))
+                                scratch=scratch_mount, bwrap=tuple(bwrap_argv), env=host_env(_HOST_ENV), pass_fds=(status_w, *fds))
         else:
             inputs = PlanInputs(**facts, cmd=tuple(cmd), env=host_env(_base_env(level, scratch, env)))
         started = time.monotonic()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from arena.sandbox import Level, Limits
-from arena.sandbox.plan import LAYERS, PlanInputs, StageBind, plan_launch
+from arena.sandbox.plan import LAYERS, PlanInputs, ScratchMount, StageBind, plan_launch
 
 BWRAP = ("/b/bwrap", "--unshare-user", "--", )
 CMD = ("/usr/bin/python3", "bot.py")
@@ -15,6 +15,11 @@ JOIN = "echo 0 > /sys/fs/cgroup/x/cgroup.procs"
 STAGE = (StageBind("/root/c/bots/minimal", "/run/cinch-arena/stage/0", True),
          StageBind("/root/c/.venv/lib/python3.11/site-packages", "/run/cinch-arena/stage/1", True))
 LIMITS = Limits(max_processes=8, open_files=32, file_size_bytes=1000, memory_bytes=1 << 20)
+SCRATCH = ScratchMount("/run/cinch-arena/stage/scratch", 4096, 100, 2000000007)
+MOUNT_SCRATCH = (" && mkdir /run/cinch-arena/stage/scratch && mount -t tmpfs -o mode=0755,size=4096,nr_inodes=104"
+                 " cinch-scratch /run/cinch-arena/stage/scratch && mkdir -m 0700 /run/cinch-arena/stage/scratch/home"
+                 " && chown 2000000007:2000000007 /run/cinch-arena/stage/scratch/home"
+                 " && mkdir -m 1777 /run/cinch-arena/stage/scratch/tmp /run/cinch-arena/stage/scratch/shm")
 SETPRIV = ["setpriv", "--reuid", "2000000007", "--regid", "2000000007", "--clear-groups", "--bounding-set=-all",
            "--inh-caps=-all", "--no-new-privs", "--pdeathsig", "KILL", "--"]
 
@@ -23,7 +28,8 @@ def inputs(level: Level, *, root: bool, staged: bool, cgroup: bool = True) -> Pl
     return PlanInputs(level=level, cmd=CMD, bot_dir="/root/c/bots/minimal", limits=LIMITS, prlimit="/usr/bin/prlimit",
                       memory_cgroup=cgroup, pids_cgroup=cgroup, cgroup_join=JOIN if cgroup else "", root=root,
                       uid=2000000007 if root and level is Level.BWRAP else None,
-                      stage=STAGE if staged else (), bwrap=BWRAP if level is Level.BWRAP else (),
+                      stage=STAGE if staged else (),
+                      scratch=SCRATCH if root and level is Level.BWRAP else None, bwrap=BWRAP if level is Level.BWRAP else (),
                       env=(("LANG", "C.UTF-8"), ("PATH", "/usr/bin")), pass_fds=(5, 6))
 
 
@@ -40,15 +46,17 @@ GOLDEN = {
         "/usr/bin/prlimit", "--core=0", "--fsize=1000", "--nofile=32", "--",
         "/bin/sh", "-c", JOIN + ' && exec "$@"', "sh", *BWRAP, *READY, *CMD],
     (Level.BWRAP, True, False): [
+        "unshare", "--mount", "--propagation", "private", "--",
         "/usr/bin/prlimit", "--core=0", "--fsize=1000", "--nofile=32", "--nproc=8", "--",
-        "/bin/sh", "-c", JOIN + ' && exec "$@"', "sh", *SETPRIV, *BWRAP, *READY, *CMD],
+        "/bin/sh", "-c", JOIN + " && mount -t tmpfs -o mode=0755,size=64k cinch-stage /run/cinch-arena/stage"
+        + MOUNT_SCRATCH + ' && exec "$@"', "sh", *SETPRIV, *BWRAP, *READY, *CMD],
     (Level.BWRAP, True, True): [
         "unshare", "--mount", "--propagation", "private", "--",
         "/usr/bin/prlimit", "--core=0", "--fsize=1000", "--nofile=32", "--nproc=8", "--",
         "/bin/sh", "-c", JOIN + " && mount -t tmpfs -o mode=0755,size=64k cinch-stage /run/cinch-arena/stage"
         " && mkdir /run/cinch-arena/stage/0 && mount --bind -o ro /root/c/bots/minimal /run/cinch-arena/stage/0"
         " && mkdir /run/cinch-arena/stage/1 && mount --bind -o ro /root/c/.venv/lib/python3.11/site-packages"
-        " /run/cinch-arena/stage/1" ' && exec "$@"', "sh", *SETPRIV, *BWRAP, *READY, *CMD],
+        " /run/cinch-arena/stage/1" + MOUNT_SCRATCH + ' && exec "$@"', "sh", *SETPRIV, *BWRAP, *READY, *CMD],
 }
 NAMES = {
     (Level.NONE, False, False): ["bot"],
@@ -56,7 +64,7 @@ NAMES = {
     (Level.RLIMIT, False, False): ["prlimit", "host-sh", "ready", "bot"],
     (Level.RLIMIT, True, False): ["prlimit", "host-sh", "ready", "bot"],
     (Level.BWRAP, False, False): ["prlimit", "host-sh", "bwrap", "ready", "bot"],
-    (Level.BWRAP, True, False): ["prlimit", "host-sh", "setpriv", "bwrap", "ready", "bot"],
+    (Level.BWRAP, True, False): ["unshare", "prlimit", "host-sh", "setpriv", "bwrap", "ready", "bot"],
     (Level.BWRAP, True, True): ["unshare", "prlimit", "host-sh", "setpriv", "bwrap", "ready", "bot"],
 }
 

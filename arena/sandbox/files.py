@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,7 +119,7 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_chunks(path: str, size: int):  # type: ignore[no-untyped-def]
+def read_chunks(path: str, size: int) -> Iterator[bytes]:
     """The bytes of regular file `path` in chunks, at most `size` of them (its lstat size).
 
     Opened with O_NOFOLLOW | O_NONBLOCK and checked to be the regular file

@@ -8,15 +8,13 @@ block on a full stderr pipe while we wait on its stdout.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import select
-import shlex
 import shutil
 import signal
-import stat
 import subprocess
-import sys
 import tempfile
 import _thread
 import threading
@@ -653,11 +651,11 @@ def launch(
         if prlimit is None:
             raise HarnessError("prlimit (util-linux) is needed to apply limits but was not found")
         root_host = os.geteuid() == 0
-        facts = dict(level=level, bot_dir=bot_dir_s, limits=limits, prlimit=prlimit,
-                     memory_cgroup=bool(cgroup and cgroup.has("memory")),
-                     pids_cgroup=bool(cgroup and cgroup.has("pids")),
-                     cgroup_join=cgroup.join_script() if cgroup and cgroup.paths else "",
-                     root=root_host, stage_dir=str(STAGE_DIR))
+        facts = PlanInputs(level=level, cmd=tuple(cmd), bot_dir=bot_dir_s, limits=limits, prlimit=prlimit,
+                           memory_cgroup=bool(cgroup and cgroup.has("memory")),
+                           pids_cgroup=bool(cgroup and cgroup.has("pids")),
+                           cgroup_join=cgroup.join_script() if cgroup and cgroup.paths else "",
+                           root=root_host, stage_dir=str(STAGE_DIR))
         if level is Level.BWRAP:
             assert bwrap_bin is not None
             extra = [os.path.realpath(p) for p in [*extra_ro_paths, *bw.host_ro_paths()]]
@@ -695,10 +693,10 @@ def launch(
                                        seccomp_fd=seccomp_fd, data_fds=data_fds, scratch_bytes=limits.scratch_bytes,
                                        env=_base_env(level, None, env), staged=staged, hide=hide,
                                        exec_path=exec_path, scratch_src=scratch_mount.path if scratch_mount else None)
-            inputs = PlanInputs(**facts, cmd=tuple(cmd), uid=lease.uid if lease else None, stage=tuple(binds),
+            inputs = dataclasses.replace(facts, cmd=tuple(cmd), uid=lease.uid if lease else None, stage=tuple(binds),
                                 scratch=scratch_mount, bwrap=tuple(bwrap_argv), env=host_env(_HOST_ENV), pass_fds=(status_w, *fds))
         else:
-            inputs = PlanInputs(**facts, cmd=tuple(cmd), env=host_env(_base_env(level, scratch, env)))
+            inputs = dataclasses.replace(facts, env=host_env(_base_env(level, scratch, env)))
         started = time.monotonic()
         try:
             popen = run_plan(plan_launch(inputs))

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..engine import profile_names
 from ..sandbox import Limits
-from ..sandbox.files import FolderRefused, read_chunks, walk_folder
+from ..sandbox.files import FolderRefused, copy_listing, read_chunks, walk_folder
 
 MANIFEST_NAME = "bot.yaml"
 #: Harness libraries a bot may ask for, by the package it imports. Both ship
@@ -106,6 +106,8 @@ class BotEntry(BaseModel):
     dir: str
     digest: str = Field(description="identity: the folder's files and the libraries the bot uses")
     files_digest: str = Field("", description="the folder's files alone (what is shipped to workers)")
+    refused: str | None = Field(None, description="why the harness refuses to read the folder (a link, a FIFO, "
+                                "over a cap): the bot faults at every launch with this message")
 
     @property
     def name(self) -> str:
@@ -153,9 +155,14 @@ def folder_digest(folder: str | os.PathLike[str]) -> str:
 
 
 def file_digests(folder: str | os.PathLike[str]) -> dict[str, str]:
-    """SHA-256 of each file, by relative path: what tells a person which files of a bot changed."""
+    """SHA-256 of each file, by relative path: what tells a person which files of a bot changed
+    (none for a refused folder: its identity is the refusal)."""
     out: dict[str, str] = {}
-    for rel, path, size in walk_folder(folder).files:
+    try:
+        files = walk_folder(folder).files
+    except FolderRefused:
+        return out
+    for rel, path, size in files:
         h = hashlib.sha256()
         for chunk in read_chunks(path, size):
             h.update(chunk)
@@ -215,11 +222,13 @@ def load_entry(path: str | os.PathLike[str]) -> BotEntry:
         field = ".".join(str(x) for x in err["loc"]) or "(top level)"
         raise ManifestError(f"{manifest_path}: field {field}: {err['msg']}") from None
     folder = manifest_path.parent.resolve()
+    refused = None
     try:
         files = folder_digest(folder)
     except FolderRefused as e:  # the bot's own fault: it loads, and faults at every launch
-        files = refused_digest(e)
-    return BotEntry(manifest=manifest, dir=str(folder), digest=identity_digest(files, manifest.libraries), files_digest=files)
+        files, refused = refused_digest(e), str(e)
+    return BotEntry(manifest=manifest, dir=str(folder), digest=identity_digest(files, manifest.libraries),
+                    files_digest=files, refused=refused)
 
 
 def identity_digest(files: str, libraries: Sequence[str]) -> str:
@@ -260,20 +269,15 @@ def command_entry(argv: list[str], name: str = "cli-bot", cwd: str | None = None
             continue
         dst = stage / str(i) / src.name
         dst.parent.mkdir(mode=0o755)
-        if src.is_dir():
-            shutil.copytree(src, dst, symlinks=True)
-        else:
-            shutil.copy2(src, dst)
-        _readable(dst)
+        try:
+            if src.is_dir():
+                copy_listing(walk_folder(src), dst)  # as hostile as a bot folder: no links, no FIFOs
+            else:
+                shutil.copy2(src, dst)
+                dst.chmod(dst.stat().st_mode | 0o444)
+        except FolderRefused as e:
+            return BotEntry(manifest=Manifest(name=name, command=out + list(argv[i:])), dir=str(stage),
+                            digest=refused_digest(e), files_digest=refused_digest(e), refused=str(e))
         h.update(folder_digest(dst.parent).encode())
         out.append(str(dst))
     return BotEntry(manifest=Manifest(name=name, command=out), dir=str(stage), digest=h.hexdigest())
-
-
-def _readable(path: Path) -> None:
-    """Make a copy readable by the bot's unprivileged uid (folders a+rx, files a+r)."""
-    for p in [path, *(path.rglob("*") if path.is_dir() else [])]:
-        if p.is_symlink():
-            continue
-        mode = p.stat().st_mode
-        p.chmod(mode | (0o555 if p.is_dir() else 0o444))

@@ -139,6 +139,8 @@ class ProcessPlayer(Player):
         """
         if self._launched_at is not None or self._dead is not None:
             return self._dead
+        if self.entry.refused:  # a folder the harness will not read: never launched
+            return self._die(Fault("protocol", self.entry.refused))
         argv, env, ro = bot_launch_args(self.entry)
         try:
             limits = effective_limits(self.sandbox.limits, self.entry.manifest.limits)

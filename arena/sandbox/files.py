@@ -235,27 +235,33 @@ def readable_copy(listing: FolderListing) -> str:
     """A copy of the walked bot folder with modes any uid can read, in a root-only folder.
 
     For a bot folder with private modes; it reaches the bot's uid through
-    the staging binds, never through the host's path permissions. Only the
-    walked files are copied (no caches, no links), in chunks, holes kept as
-    holes; a copy that fails part-way is removed before the error goes on.
+    the staging binds, never through the host's path permissions. A copy
+    that fails part-way is removed before the error goes on.
     """
     holder = Path(tempfile.mkdtemp(prefix="bot-copy-", dir=default_scratch_root()))
     dest = holder / "bot"
     try:
-        dest.mkdir(mode=0o755)
-        for rel, src, size in listing.files:
-            target = dest / rel
-            target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-            _copy_sparse(src, str(target), size)
-            if os.stat(src, follow_symlinks=False).st_mode & 0o111:
-                os.chmod(target, 0o755)
-        for dirpath, dirnames, _ in os.walk(dest):
-            for d in dirnames:
-                os.chmod(os.path.join(dirpath, d), 0o755)
+        copy_listing(listing, dest)
     except BaseException:
         remove_tree(holder)
         raise
     return str(dest)
+
+
+def copy_listing(listing: FolderListing, dest: Path) -> None:
+    """Copy the walked files (no caches, no links) to the new folder `dest`, readable by any
+    uid (folders 0755, files 0644 or 0755), in chunks, holes kept as holes."""
+    dest.mkdir(mode=0o755)
+    dest.chmod(0o755)
+    for rel, src, size in listing.files:
+        target = dest / rel
+        for parent in reversed(target.relative_to(dest).parents[:-1]):
+            sub = dest / parent
+            if not sub.is_dir():
+                sub.mkdir(mode=0o755)
+                sub.chmod(0o755)
+        _copy_sparse(src, str(target), size)
+        os.chmod(target, 0o755 if os.stat(src, follow_symlinks=False).st_mode & 0o111 else 0o644)
 
 
 def _copy_sparse(src: str, dest: str, size: int) -> None:

@@ -185,3 +185,44 @@ def test_a_home_folder_the_host_lists_is_bound(tmp_path, monkeypatch):
     folder = bot_folder(tmp_path)
     with launch(["fakecmd"], bot_dir=folder, level=Level.BWRAP) as bot:
         assert bot.read_line(30) == b"the-home-secret"
+
+
+def test_a_fifo_in_a_bot_folder_does_not_hang_a_tournament_and_its_fault_is_recorded(tmp_path):
+    folder = bot_folder(tmp_path)
+    (folder / "bot.yaml").write_text((folder / "bot.yaml").read_text().replace("name: minimal", "name: fifobot"))
+    os.mkfifo(folder / "pipe")
+    (tmp_path / "t.yaml").write_text(
+        f"name: f\nentries: [bot, {REPO / 'bots' / 'random'}]\nblocks: 1\nseed: s\nbackend: serial\n"
+        "match: {sandbox: none, format: deals, deals: 2}\nout: out\n")
+    arena = [sys.executable, "-c", "import sys; from arena.commands import main; sys.exit(main(sys.argv[1:]))"]
+    checked = subprocess.run([*arena, "run", "t.yaml", "--no-rate"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=300)
+    assert checked.returncode == 2 and "failed the conformance check" in checked.stderr
+    assert f"{folder / 'pipe'}: a FIFO" in checked.stderr
+    ran = subprocess.run([*arena, "run", "t.yaml", "--no-rate", "--skip-check"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    games = [g for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()
+             for g in json.loads(line)["games"]]
+    assert games and all(f"{folder / 'pipe'}: a FIFO" in json.dumps(g) for g in games)
+
+
+def test_a_refused_folder_ships_to_workers_as_nothing_and_still_faults_there(tmp_path):
+    from arena.schedule.bundle import materialize, pack
+
+    folder = bot_folder(tmp_path)
+    (folder / "zero").symlink_to("/dev/zero")
+    entry = load_entry(folder)
+    assert entry.refused and "a symbolic link" in entry.refused
+    shipped = materialize(entry, pack(entry), root=tmp_path / "cache")
+    assert shipped.refused == entry.refused and not (tmp_path / "cache").exists()
+
+
+def test_check_bot_of_a_command_naming_a_folder_with_a_fifo_fails_without_hanging(tmp_path):
+    folder = bot_folder(tmp_path)
+    os.mkfifo(folder / "pipe")
+    proc = subprocess.run([sys.executable, "-c", "import sys; from arena.commands import main; sys.exit(main(sys.argv[1:]))",
+                           "check-bot", "--sandbox", "none", "--", sys.executable, "bot/bot.py", "bot"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert "a FIFO" in proc.stdout

@@ -217,20 +217,6 @@ def world_reachable(path: str) -> bool:
     return bool(mode & stat.S_IROTH and (not stat.S_ISDIR(mode) or mode & stat.S_IXOTH))
 
 
-def tree_world_readable(path: str) -> bool:
-    """True if every folder under `path` is o+rx and every file o+r (symlinks aside)."""
-    for dirpath, dirnames, filenames in os.walk(path):
-        for name in [dirpath, *(os.path.join(dirpath, f) for f in filenames)]:
-            try:
-                st = os.lstat(name)
-            except OSError:
-                continue
-            need = 0o005 if stat.S_ISDIR(st.st_mode) else 0o004
-            if not stat.S_ISLNK(st.st_mode) and st.st_mode & need != need:
-                return False
-    return True
-
-
 def readable_copy(listing: FolderListing) -> str:
     """A copy of the walked bot folder with modes any uid can read, in a root-only folder.
 

@@ -151,8 +151,8 @@ def plan_launch(inp: PlanInputs) -> LaunchPlan:
     bot = Layer("bot", inp.cmd)
     if inp.level is Level.NONE:
         return LaunchPlan((bot,), cwd=inp.bot_dir, env=env)
-    if (inp.stage or inp.scratch) and not inp.root:
-        raise ValueError("only a root harness stages folders or mounts the scratch")
+    if (inp.stage or inp.scratch) and not (inp.root and inp.level is Level.BWRAP):
+        raise ValueError("only a root harness at level bwrap stages folders or mounts the scratch")
     if inp.uid is not None and not inp.root:
         raise ValueError("only a root harness leases uids")
     ready = Layer("ready", ("/bin/sh", "-c", READY_SCRIPT, "sh"))

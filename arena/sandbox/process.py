@@ -665,6 +665,8 @@ def launch(
                 if dir_:
                     extra.insert(0, dir_)
             copy, hide = _bot_view(listing, root_host)
+            if copy is not None:
+                copies.append(copy)  # removed on every failure path below
             staged: dict[str, str] = {}
             binds: list[StageBind] = []
             exec_path = None
@@ -672,7 +674,6 @@ def launch(
             if root_host:
                 lease = lease_uid(uid_range)
                 if copy is not None:
-                    copies.append(copy)
                     staged[bot_dir_s] = copy
                 hidden = [p for p in dict.fromkeys([*extra, bot_dir_s]) if not world_reachable(staged.get(p, p))]
                 binds = _stage_binds([staged.get(p, p) for p in hidden])
@@ -694,7 +695,8 @@ def launch(
                                        env=_base_env(level, None, env), staged=staged, hide=hide,
                                        exec_path=exec_path, scratch_src=scratch_mount.path if scratch_mount else None)
             inputs = dataclasses.replace(facts, cmd=tuple(cmd), uid=lease.uid if lease else None, stage=tuple(binds),
-                                scratch=scratch_mount, bwrap=tuple(bwrap_argv), env=host_env(_HOST_ENV), pass_fds=(status_w, *fds))
+                                         scratch=scratch_mount, bwrap=tuple(bwrap_argv), env=host_env(_HOST_ENV),
+                                         pass_fds=(status_w, *fds))
         else:
             inputs = dataclasses.replace(facts, env=host_env(_base_env(level, scratch, env)))
         started = time.monotonic()

@@ -116,3 +116,10 @@ def test_scratch_is_capped_in_inodes_across_home_tmp_and_shm(tmp_path):
     with launch([sys.executable, "-c", script], bot_dir=tmp_path, level=Level.BWRAP, limits=limits) as bot:
         count, err = bot.read_line(60).split()
     assert err == b"ENOSPC" and 250 <= int(count) <= 300
+
+
+def test_a_manifest_may_lower_the_scratch_caps_but_not_raise_them():
+    ceiling = Limits()
+    assert effective_limits(ceiling, {"scratch_inodes": 100, "scratch_bytes": MiB}).scratch_inodes == 100
+    with pytest.raises(LimitsError, match="limits.scratch_inodes"):
+        effective_limits(ceiling, {"scratch_inodes": ceiling.scratch_inodes + 1})

@@ -94,5 +94,7 @@ def test_without_a_cgroup_there_is_no_host_shell_and_memory_falls_back_to_rlimit
 def test_impossible_plans_are_refused():
     with pytest.raises(ValueError, match="root"):
         plan_launch(inputs(Level.BWRAP, root=False, staged=True))
+    with pytest.raises(ValueError, match="level bwrap"):
+        plan_launch(inputs(Level.RLIMIT, root=True, staged=True))
     with pytest.raises(ValueError, match="bwrap's argv"):
         plan_launch(PlanInputs(level=Level.BWRAP, cmd=CMD, bot_dir="/b", limits=LIMITS))

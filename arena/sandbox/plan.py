@@ -54,10 +54,10 @@ class StageBind:
 
 @dataclass(frozen=True)
 class ScratchMount:
-    """The bot's one writable area, mounted by root in the private mount namespace: a tmpfs
-    capped in bytes and inodes, holding home (the bot's uid, 0700), tmp and shm (1777)."""
+    """The bot's one writable area: the stage tmpfs itself, mounted by root in the private
+    mount namespace, capped in bytes and inodes, holding home (the bot's uid, 0700), tmp
+    and shm (1777), plus the empty mount points of the stage binds (which the bot never sees)."""
 
-    path: str
     size: int
     inodes: int
     uid: int
@@ -131,17 +131,23 @@ def prlimit_options(inp: PlanInputs) -> list[str]:
 
 
 def stage_script(stage_dir: str, binds: tuple[StageBind, ...], scratch: ScratchMount | None = None) -> str:
-    """Shell that mounts a small tmpfs on `stage_dir`, binds each source read-only below it,
-    and mounts the capped scratch tmpfs (its three folders use four of its inodes)."""
-    steps = [f"mount -t tmpfs -o mode=0755,size=64k cinch-stage {shlex.quote(stage_dir)}"]
-    for b in binds:
-        make = "mkdir" if b.is_dir else "touch"
-        steps.append(f"{make} {shlex.quote(b.dst)} && mount --bind -o ro {shlex.quote(b.src)} {shlex.quote(b.dst)}")
+    """Shell that mounts a tmpfs on `stage_dir` (with `scratch`: capped at its bytes and, beyond
+    the folders made here, its inodes), makes the scratch folders and binds each source read-only
+    below it. Few programs: each exec is a start-up cost of every launch."""
+    d = shlex.quote(stage_dir)
+    made = 3 + len(binds)  # home, tmp, shm and the mount points use inodes of their own
+    opts = f"size={scratch.size},nr_inodes={scratch.inodes + made + 1}" if scratch else "size=64k"
+    steps = [f"mount -t tmpfs -o mode=0755,{opts} cinch-stage {d}"]
     if scratch is not None:
-        p = shlex.quote(scratch.path)
-        steps.append(f"mkdir {p} && mount -t tmpfs -o mode=0755,size={scratch.size},nr_inodes={scratch.inodes + 4}"
-                     f" cinch-scratch {p} && mkdir -m 0700 {p}/home && chown {scratch.uid}:{scratch.uid} {p}/home"
-                     f" && mkdir -m 1777 {p}/tmp {p}/shm")
+        steps.append(f"mkdir -m 1777 {d}/tmp {d}/shm")
+        steps.append(f"install -d -o {scratch.uid} -g {scratch.uid} -m 0700 {d}/home")
+    dirs = [shlex.quote(b.dst) for b in binds if b.is_dir]
+    files = [shlex.quote(b.dst) for b in binds if not b.is_dir]
+    if dirs:
+        steps.append("mkdir " + " ".join(dirs))
+    if files:
+        steps.append("touch " + " ".join(files))
+    steps += [f"mount --bind -o ro {shlex.quote(b.src)} {shlex.quote(b.dst)}" for b in binds]
     return " && ".join(steps)
 
 

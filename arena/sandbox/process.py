@@ -682,8 +682,7 @@ def launch(
                 if not world_reachable(home):  # the bot's uid execs bwrap: it must read it and its libraries
                     binds += _stage_binds([home], len(binds))
                     exec_path = binds[-1].dst + bwrap_bin[len(home):]
-                scratch_mount = ScratchMount(str(STAGE_DIR / "scratch"), limits.scratch_bytes,
-                                             limits.scratch_inodes, lease.uid)
+                scratch_mount = ScratchMount(limits.scratch_bytes, limits.scratch_inodes, lease.uid)
                 STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
             status_r, status_w = os.pipe()
             seccomp_fd = _pipe_with(filter_bytes())
@@ -693,7 +692,7 @@ def launch(
             bwrap_argv = bw.build_argv(bwrap_bin, bot_dir=bot_dir_s, extra_ro=extra, status_fd=status_w,
                                        seccomp_fd=seccomp_fd, data_fds=data_fds, scratch_bytes=limits.scratch_bytes,
                                        env=_base_env(level, None, env), staged=staged, hide=hide,
-                                       exec_path=exec_path, scratch_src=scratch_mount.path if scratch_mount else None)
+                                       exec_path=exec_path, scratch_src=str(STAGE_DIR) if scratch_mount else None)
             inputs = dataclasses.replace(facts, cmd=tuple(cmd), uid=lease.uid if lease else None, stage=tuple(binds),
                                          scratch=scratch_mount, bwrap=tuple(bwrap_argv), env=host_env(_HOST_ENV),
                                          pass_fds=(status_w, *fds))

@@ -15,11 +15,9 @@ JOIN = "echo 0 > /sys/fs/cgroup/x/cgroup.procs"
 STAGE = (StageBind("/root/c/bots/minimal", "/run/cinch-arena/stage/0", True),
          StageBind("/root/c/.venv/lib/python3.11/site-packages", "/run/cinch-arena/stage/1", True))
 LIMITS = Limits(max_processes=8, open_files=32, file_size_bytes=1000, memory_bytes=1 << 20)
-SCRATCH = ScratchMount("/run/cinch-arena/stage/scratch", 4096, 100, 2000000007)
-MOUNT_SCRATCH = (" && mkdir /run/cinch-arena/stage/scratch && mount -t tmpfs -o mode=0755,size=4096,nr_inodes=104"
-                 " cinch-scratch /run/cinch-arena/stage/scratch && mkdir -m 0700 /run/cinch-arena/stage/scratch/home"
-                 " && chown 2000000007:2000000007 /run/cinch-arena/stage/scratch/home"
-                 " && mkdir -m 1777 /run/cinch-arena/stage/scratch/tmp /run/cinch-arena/stage/scratch/shm")
+SCRATCH = ScratchMount(4096, 100, 2000000007)
+SCRATCH_DIRS = (" && mkdir -m 1777 /run/cinch-arena/stage/tmp /run/cinch-arena/stage/shm"
+                " && install -d -o 2000000007 -g 2000000007 -m 0700 /run/cinch-arena/stage/home")
 SETPRIV = ["setpriv", "--reuid", "2000000007", "--regid", "2000000007", "--clear-groups", "--bounding-set=-all",
            "--inh-caps=-all", "--no-new-privs", "--pdeathsig", "KILL", "--"]
 
@@ -48,15 +46,17 @@ GOLDEN = {
     (Level.BWRAP, True, False): [
         "unshare", "--mount", "--propagation", "private", "--",
         "/usr/bin/prlimit", "--core=0", "--fsize=1000", "--nofile=32", "--nproc=8", "--",
-        "/bin/sh", "-c", JOIN + " && mount -t tmpfs -o mode=0755,size=64k cinch-stage /run/cinch-arena/stage"
-        + MOUNT_SCRATCH + ' && exec "$@"', "sh", *SETPRIV, *BWRAP, *READY, *CMD],
+        "/bin/sh", "-c", JOIN + " && mount -t tmpfs -o mode=0755,size=4096,nr_inodes=104 cinch-stage"
+        " /run/cinch-arena/stage" + SCRATCH_DIRS + ' && exec "$@"', "sh", *SETPRIV, *BWRAP, *READY, *CMD],
     (Level.BWRAP, True, True): [
         "unshare", "--mount", "--propagation", "private", "--",
         "/usr/bin/prlimit", "--core=0", "--fsize=1000", "--nofile=32", "--nproc=8", "--",
-        "/bin/sh", "-c", JOIN + " && mount -t tmpfs -o mode=0755,size=64k cinch-stage /run/cinch-arena/stage"
-        " && mkdir /run/cinch-arena/stage/0 && mount --bind -o ro /root/c/bots/minimal /run/cinch-arena/stage/0"
-        " && mkdir /run/cinch-arena/stage/1 && mount --bind -o ro /root/c/.venv/lib/python3.11/site-packages"
-        " /run/cinch-arena/stage/1" + MOUNT_SCRATCH + ' && exec "$@"', "sh", *SETPRIV, *BWRAP, *READY, *CMD],
+        "/bin/sh", "-c", JOIN + " && mount -t tmpfs -o mode=0755,size=4096,nr_inodes=106 cinch-stage"
+        " /run/cinch-arena/stage" + SCRATCH_DIRS
+        + " && mkdir /run/cinch-arena/stage/0 /run/cinch-arena/stage/1"
+        " && mount --bind -o ro /root/c/bots/minimal /run/cinch-arena/stage/0"
+        " && mount --bind -o ro /root/c/.venv/lib/python3.11/site-packages /run/cinch-arena/stage/1"
+        ' && exec "$@"', "sh", *SETPRIV, *BWRAP, *READY, *CMD],
 }
 NAMES = {
     (Level.NONE, False, False): ["bot"],

@@ -20,6 +20,7 @@ import _thread
 import threading
 import time
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -590,6 +591,85 @@ def _stage_binds(paths: list[str], first: int = 0) -> list[StageBind]:
     return [StageBind(p, str(STAGE_DIR / str(i)), os.path.isdir(p)) for i, p in enumerate(paths, first)]
 
 
+@dataclass
+class _Held:
+    """What a launch holds before its bot runs; `release` gives it all back if the launch fails."""
+
+    cgroup: BotCgroup | BotCgroupV2 | None = None
+    lease: UidLease | None = None
+    scratch: Path | None = None
+    copies: list[str] = field(default_factory=list)
+    status_r: int | None = None
+    fds: list[int] = field(default_factory=list)  # the child's ends: closed once it is spawned
+
+    def close_child_fds(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+
+    def release(self) -> None:
+        self.close_child_fds()
+        if self.status_r is not None:
+            os.close(self.status_r)
+        if self.cgroup:
+            try:
+                self.cgroup.destroy()
+            except HarnessError:
+                pass
+        if self.lease:
+            self.lease.release()
+        if self.scratch:
+            remove_tree(self.scratch)
+        for copy in self.copies:
+            remove_tree(Path(copy).parent)
+
+
+def _bwrap_inputs(facts: PlanInputs, held: _Held, *, bare: bool, listing: FolderListing, bwrap_bin: str,
+                  extra_ro_paths: Sequence[str | os.PathLike[str]], env: Mapping[str, str] | None,
+                  uid_range: UidRange | None) -> PlanInputs:
+    """The facts of a bwrap launch: what is bound, what root stages, the uid, the descriptors."""
+    cmd = list(facts.cmd)
+    bot_dir = facts.bot_dir
+    limits = facts.limits
+    extra = [os.path.realpath(p) for p in [*extra_ro_paths, *bw.host_ro_paths()]]
+    if os.path.isabs(cmd[0]) and not cmd[0].startswith(bot_dir + os.sep):
+        cmd[0] = os.path.realpath(cmd[0])
+        dir_ = bw.command_dir(cmd[0], bare=bare)
+        if dir_:
+            extra.insert(0, dir_)
+    copy, hide = _bot_view(listing, facts.root)
+    if copy is not None:
+        held.copies.append(copy)
+    staged: dict[str, str] = {bot_dir: copy} if copy is not None else {}
+    binds: list[StageBind] = []
+    exec_path = None
+    scratch: ScratchMount | None = None
+    if facts.root:
+        held.lease = lease_uid(uid_range)
+        hidden = [p for p in dict.fromkeys([*extra, bot_dir]) if not world_reachable(staged.get(p, p))]
+        binds = _stage_binds([staged.get(p, p) for p in hidden])
+        staged.update({p: b.dst for p, b in zip(hidden, binds)})
+        home = bw.exec_root(bwrap_bin)
+        if not world_reachable(home):  # the bot's uid execs bwrap: it must read it and its libraries
+            binds += _stage_binds([home], len(binds))
+            exec_path = binds[-1].dst + bwrap_bin[len(home):]
+        scratch = ScratchMount(limits.scratch_bytes, limits.scratch_inodes, held.lease.uid)
+        STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
+    held.status_r, status_w = os.pipe()
+    held.fds.append(status_w)
+    seccomp_fd = _pipe_with(filter_bytes())
+    held.fds.append(seccomp_fd)
+    data_fds = {name: _pipe_with(data) for name, data in bw.proc_fakes(limits.memory_bytes).items()}
+    held.fds += data_fds.values()
+    bwrap_argv = bw.build_argv(bwrap_bin, bot_dir=bot_dir, extra_ro=extra, status_fd=status_w,
+                               seccomp_fd=seccomp_fd, data_fds=data_fds, scratch_bytes=limits.scratch_bytes,
+                               env=_base_env(Level.BWRAP, None, env), staged=staged, hide=hide,
+                               exec_path=exec_path, scratch_src=str(STAGE_DIR) if scratch else None)
+    return dataclasses.replace(facts, cmd=tuple(cmd), uid=held.lease.uid if held.lease else None,
+                               stage=tuple(binds), scratch=scratch, bwrap=tuple(bwrap_argv),
+                               env=host_env(_HOST_ENV), pass_fds=tuple(held.fds))
+
+
 def launch(
     argv: Sequence[str],
     *,
@@ -608,16 +688,16 @@ def launch(
     """Start `argv` in `bot_dir` at the given isolation level.
 
     Gathers the facts (resolved command, cgroup, leased uid, staging,
-    descriptors), makes the plan (`plan.plan_launch`, pure) and runs it.
-    Returns once the sandbox is set up and the bot's exec is under way;
-    with `wait_ready=False` it returns as soon as the process is spawned and
-    `BotProcess.wait_ready()` finishes the job (so several sandboxes can be
-    set up side by side; its first read waits for it anyway).
-    Raises SandboxUnavailable if `level` cannot run here (or would run an
-    untrusted bot without memory and process limits and `allow_unlimited`
-    is not set), FolderRefused (a BotFault) for a bot folder the harness
-    will not read, HarnessError for any other failure before the bot starts.
-    Levels rlimit and none warn (UncontainedWarning).
+    descriptors), makes the plan (`plan.plan_launch`, pure) and runs it
+    (`plan.run_plan`). Returns once the sandbox is set up and the bot's
+    exec is under way; with `wait_ready=False` it returns as soon as the
+    process is spawned and `BotProcess.wait_ready()` finishes the job (so
+    several sandboxes can be set up side by side; its first read waits for
+    it anyway). Raises SandboxUnavailable if `level` cannot run here (or
+    would run an untrusted bot without memory and process limits and
+    `allow_unlimited` is not set), FolderRefused (a BotFault) for a bot
+    folder the harness will not read, HarnessError for any other failure
+    before the bot starts. Levels rlimit and none warn (UncontainedWarning).
     """
     level = Level(level)
     limits = limits or Limits()
@@ -632,100 +712,40 @@ def launch(
         warnings.warn(UncontainedWarning(
             f"level {level.value}: the bot runs without namespaces, syscall filter or its own uid; "
             "use it only for trusted bots"), stacklevel=2)
-
-    scratch: Path | None = None
-    if level is not Level.BWRAP:  # at bwrap the scratch is a tmpfs inside the sandbox
-        root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
-    cgroup: BotCgroup | BotCgroupV2 | None = None
-    lease: UidLease | None = None
-    status_r = status_w = None
-    fds: list[int] = []
-    copies: list[str] = []
+    held = _Held()
     try:
+        if level is not Level.BWRAP:  # at bwrap the scratch is a tmpfs inside the sandbox
+            root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            held.scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
         if level is not Level.NONE:
-            cgroup = create_cgroup(limits)
+            held.cgroup = create_cgroup(limits)
+        cgroup = held.cgroup
         _check_limits(level, limits, cgroup, allow_unlimited)
         prlimit = shutil.which("prlimit") if level is not Level.NONE else "prlimit"
         if prlimit is None:
             raise HarnessError("prlimit (util-linux) is needed to apply limits but was not found")
-        root_host = os.geteuid() == 0
         facts = PlanInputs(level=level, cmd=tuple(cmd), bot_dir=bot_dir_s, limits=limits, prlimit=prlimit,
                            memory_cgroup=bool(cgroup and cgroup.has("memory")),
                            pids_cgroup=bool(cgroup and cgroup.has("pids")),
                            cgroup_join=cgroup.join_script() if cgroup and cgroup.paths else "",
-                           root=root_host, stage_dir=str(STAGE_DIR))
-        if level is Level.BWRAP:
-            assert bwrap_bin is not None
-            extra = [os.path.realpath(p) for p in [*extra_ro_paths, *bw.host_ro_paths()]]
-            if os.path.isabs(cmd[0]) and not cmd[0].startswith(bot_dir_s + os.sep):
-                cmd[0] = os.path.realpath(cmd[0])
-                dir_ = bw.command_dir(cmd[0], bare=bare)
-                if dir_:
-                    extra.insert(0, dir_)
-            copy, hide = _bot_view(listing, root_host)
-            if copy is not None:
-                copies.append(copy)  # removed on every failure path below
-            staged: dict[str, str] = {}
-            binds: list[StageBind] = []
-            exec_path = None
-            scratch_mount: ScratchMount | None = None
-            if root_host:
-                lease = lease_uid(uid_range)
-                if copy is not None:
-                    staged[bot_dir_s] = copy
-                hidden = [p for p in dict.fromkeys([*extra, bot_dir_s]) if not world_reachable(staged.get(p, p))]
-                binds = _stage_binds([staged.get(p, p) for p in hidden])
-                staged.update({p: b.dst for p, b in zip(hidden, binds)})
-                home = bw.exec_root(bwrap_bin)
-                if not world_reachable(home):  # the bot's uid execs bwrap: it must read it and its libraries
-                    binds += _stage_binds([home], len(binds))
-                    exec_path = binds[-1].dst + bwrap_bin[len(home):]
-                scratch_mount = ScratchMount(limits.scratch_bytes, limits.scratch_inodes, lease.uid)
-                STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
-            status_r, status_w = os.pipe()
-            seccomp_fd = _pipe_with(filter_bytes())
-            fds.append(seccomp_fd)
-            data_fds = {name: _pipe_with(data) for name, data in bw.proc_fakes(limits.memory_bytes).items()}
-            fds += data_fds.values()
-            bwrap_argv = bw.build_argv(bwrap_bin, bot_dir=bot_dir_s, extra_ro=extra, status_fd=status_w,
-                                       seccomp_fd=seccomp_fd, data_fds=data_fds, scratch_bytes=limits.scratch_bytes,
-                                       env=_base_env(level, None, env), staged=staged, hide=hide,
-                                       exec_path=exec_path, scratch_src=str(STAGE_DIR) if scratch_mount else None)
-            inputs = dataclasses.replace(facts, cmd=tuple(cmd), uid=lease.uid if lease else None, stage=tuple(binds),
-                                         scratch=scratch_mount, bwrap=tuple(bwrap_argv), env=host_env(_HOST_ENV),
-                                         pass_fds=(status_w, *fds))
-        else:
-            inputs = dataclasses.replace(facts, env=host_env(_base_env(level, scratch, env)))
+                           root=os.geteuid() == 0, stage_dir=str(STAGE_DIR),
+                           env=host_env(_base_env(level, held.scratch, env)))
+        if bwrap_bin is not None:
+            facts = _bwrap_inputs(facts, held, bare=bare, listing=listing, bwrap_bin=bwrap_bin,
+                                  extra_ro_paths=extra_ro_paths, env=env, uid_range=uid_range)
         started = time.monotonic()
         try:
-            popen = run_plan(plan_launch(inputs))
+            popen = run_plan(plan_launch(facts))
         finally:
-            for fd in (status_w, *fds):
-                if fd is not None:
-                    os.close(fd)
-            fds = []
+            held.close_child_fds()
     except BaseException:
-        for fd in (status_r, *fds):
-            if fd is not None:
-                os.close(fd)
-        if cgroup:
-            try:
-                cgroup.destroy()
-            except HarnessError:
-                pass
-        if lease:
-            lease.release()
-        if scratch:
-            remove_tree(scratch)
-        for copy_ in copies:
-            remove_tree(Path(copy_).parent)
+        held.release()
         raise
-    bot = BotProcess(popen, level=level, limits=limits, scratch_dir=scratch, cgroup=cgroup,
-                     status_fd=status_r, started_at=started)
-    bot.uid_lease = lease
-    bot._copies = [Path(c).parent for c in copies]
+    bot = BotProcess(popen, level=level, limits=limits, scratch_dir=held.scratch, cgroup=held.cgroup,
+                     status_fd=held.status_r, started_at=started)
+    bot.uid_lease = held.lease
+    bot._copies = [Path(c).parent for c in held.copies]
     bot._ready_timeout = ready_timeout
     if level is Level.NONE:
         bot.ready_at = started

@@ -147,10 +147,13 @@ def folder_digest(folder: str | os.PathLike[str]) -> str:
     digest covers every byte the bot can read. FolderRefused if refused.
     """
     h = hashlib.sha256()
-    for rel, path, size in walk_folder(folder).files:
+    listing = walk_folder(folder)
+    for rel, path, size in listing.files:
         h.update(rel.encode() + b"\0" + str(size).encode() + b"\0")
         for chunk in read_chunks(path, size):
             h.update(chunk)
+    for rel in listing.empty_dirs:  # a folder with no file: its name is all it holds
+        h.update(rel.encode() + b"/\0folder\0")
     return h.hexdigest()
 
 

@@ -47,6 +47,7 @@ class FolderListing:
     root: str
     files: list[tuple[str, str, int]] = field(default_factory=list)  # (relative path, path, size), sorted
     caches: list[str] = field(default_factory=list)  # paths of cache folders and files, hidden from the bot
+    empty_dirs: list[str] = field(default_factory=list)  # relative paths of folders holding no file, sorted
     world_readable: bool = True  # every folder o+rx, every file o+r
 
 
@@ -68,6 +69,7 @@ def walk_folder(root: str | os.PathLike[str], *, max_files: int = MAX_FILES, max
         out.world_readable = False
     seen = 0
     total = 0
+    dirs: list[str] = []
     pending = [""]
     while pending:
         rel_dir = pending.pop()
@@ -86,8 +88,11 @@ def walk_folder(root: str | os.PathLike[str], *, max_files: int = MAX_FILES, max
             if stat.S_ISDIR(mode):
                 if mode & 0o005 != 0o005:
                     out.world_readable = False
-                if is_cache(entry.name, True) and not any(p in CACHE_DIRS for p in rel.split("/")[:-1]):
+                in_cache = any(p in CACHE_DIRS for p in rel.split("/")[:-1])
+                if is_cache(entry.name, True) and not in_cache:
                     out.caches.append(entry.path)
+                elif not in_cache:
+                    dirs.append(rel)
                 pending.append(rel)
                 continue
             if not stat.S_ISREG(mode):
@@ -104,7 +109,17 @@ def walk_folder(root: str | os.PathLike[str], *, max_files: int = MAX_FILES, max
                 continue
             out.files.append((rel, entry.path, st.st_size))
     out.files.sort()
+    # Folders no file or other folder of the listing lies in: their names too are read by the bot.
+    inner = {rel.rsplit("/", 1)[0] for rel, _, _ in out.files if "/" in rel}
+    inner |= {d.rsplit("/", 1)[0] for d in dirs if "/" in d}
+    inner = {p for d in inner for p in _prefixes(d)}
+    out.empty_dirs = sorted(d for d in dirs if d not in inner)
     return out
+
+
+def _prefixes(rel: str) -> list[str]:
+    parts = rel.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def _kind(mode: int) -> str:
@@ -239,6 +254,8 @@ def copy_listing(listing: FolderListing, dest: Path) -> None:
     uid (folders 0755, files 0644 or 0755), in chunks, holes kept as holes."""
     dest.mkdir(mode=0o755)
     dest.chmod(0o755)
+    for rel in listing.empty_dirs:
+        (dest / rel).mkdir(mode=0o755, parents=True)
     for rel, src, size in listing.files:
         target = dest / rel
         for parent in reversed(target.relative_to(dest).parents[:-1]):

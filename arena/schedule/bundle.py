@@ -32,7 +32,10 @@ def pack(entry: BotEntry) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         if not entry.refused:
-            for rel, path, _ in walk_folder(entry.dir).files:
+            listing = walk_folder(entry.dir)
+            for rel in listing.empty_dirs:
+                tar.add(os.path.join(listing.root, rel), arcname=rel, recursive=False)
+            for rel, path, _ in listing.files:
                 tar.add(path, arcname=rel, recursive=False)
     return buf.getvalue()
 

@@ -226,3 +226,26 @@ def test_check_bot_of_a_command_naming_a_folder_with_a_fifo_fails_without_hangin
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert "a FIFO" in proc.stdout
+
+
+def test_an_empty_folder_is_part_of_the_identity_and_survives_copies_and_shipping(tmp_path):
+    """The bot can read a folder's name even when it holds no file: it is in the digest."""
+    from arena.schedule.bundle import materialize, pack
+
+    folder = bot_folder(tmp_path)
+    plain = folder_digest(folder)
+    (folder / "mode" / "aggressive").mkdir(parents=True)
+    (folder / "lib" / "__pycache__").mkdir(parents=True)  # a cache only: lib holds nothing of the bot
+    marked = folder_digest(folder)
+    assert marked != plain
+    assert walk_folder(folder).empty_dirs == ["lib", "mode/aggressive"]
+    copy = Path(readable_copy(walk_folder(folder)))
+    try:
+        assert folder_digest(copy) == marked
+    finally:
+        import shutil
+
+        shutil.rmtree(copy.parent)
+    entry = load_entry(folder)
+    shipped = materialize(entry, pack(entry), root=tmp_path / "cache")
+    assert folder_digest(shipped.dir) == marked

@@ -98,3 +98,23 @@ def test_impossible_plans_are_refused():
         plan_launch(inputs(Level.RLIMIT, root=True, staged=True))
     with pytest.raises(ValueError, match="bwrap's argv"):
         plan_launch(PlanInputs(level=Level.BWRAP, cmd=CMD, bot_dir="/b", limits=LIMITS))
+
+
+def test_the_bwrap_layer_binds_roots_capped_scratch_masks_caches_and_execs_the_staged_copy():
+    from arena.sandbox import bwrap as bw
+
+    try:
+        real = bw.find_bwrap()
+    except Exception as exc:  # noqa: BLE001 - no bwrap here: nothing to build
+        pytest.skip(str(exc))
+    common = dict(bot_dir="/b", extra_ro=[], status_fd=3, seccomp_fd=4, data_fds={}, scratch_bytes=4096, env={})
+    argv = bw.build_argv(real, **common, scratch_src="/run/s", exec_path="/run/s/7/bwrap",
+                         hide=[("/b/__pycache__", True), ("/b/x.pyc", False)])
+    assert argv[0] == "/run/s/7/bwrap" and argv[-1] == "--"
+    joined = " ".join(argv)
+    for mount in ("--bind /run/s/tmp /tmp", "--bind /run/s/home /scratch", "--bind /run/s/shm /dev/shm",
+                  "--tmpfs /b/__pycache__ --remount-ro /b/__pycache__", "--ro-bind /dev/null /b/x.pyc"):
+        assert mount in joined
+    assert "--tmpfs /scratch" not in joined and "--tmpfs /tmp" not in joined
+    plain = " ".join(bw.build_argv(real, **common))
+    assert plain.startswith(real + " ") and "--size 4096 --perms 0700 --tmpfs /scratch" in plain

@@ -208,8 +208,9 @@ def install_dir(executable: str) -> str | None:
 #: it: system prefixes only (/usr and /usr/local come with the system view).
 AUTO_BIND_PREFIXES = ("/opt/",)
 #: Host-listed folders bound read-only into every bwrap sandbox, separated
-#: by ':' (absolute paths): the one way to give bots a runtime installed in
-#: a home folder or any other place outside the system prefixes.
+#: by ':' (absolute paths): how a host gives bots a runtime installed in a
+#: home folder or any other place outside the system prefixes (besides
+#: `SandboxSpec.extra_ro_paths`). Read where the bot is launched (each worker).
 RO_PATHS_ENV = "CINCH_ARENA_RO_PATHS"
 
 

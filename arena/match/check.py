@@ -246,11 +246,23 @@ def probe_positions(profile: RuleProfile | None = None) -> dict[str, Callable[[]
     return dict(sorted(out.items()))
 
 
-def _ask(entry: BotEntry, settings: MatchSettings, game: Game, where: str, report: CheckReport, seed: int) -> None:
+#: Faults after which no further probe can tell anything new: the bot is
+#: gone, silent, or not speaking the protocol. An illegal or malformed
+#: answer to one probe says nothing of the next, so those probes go on.
+FATAL_KINDS = frozenset({"timeout", "crash", "protocol", "sandbox"})
+
+
+def _ask(entry: BotEntry, settings: MatchSettings, game: Game, where: str, report: CheckReport, seed: int) -> bool:
+    """Ask one probe in a fresh bot process; True if its verdict is fatal (stop probing).
+
+    Any fault of the handshake is fatal, and so is a fault of `FATAL_KINDS`.
+    """
     seat = game.to_act
     player = settings.player(entry, seed)
+    fatal = False
     try:
         fault = player.start()
+        fatal = fault is not None
         if fault is None:
             player.notify(game_start_notice(settings)(seat))
             if game.deal.phase != "dark":  # a bid in the dark comes before the deal notice
@@ -265,25 +277,28 @@ def _ask(entry: BotEntry, settings: MatchSettings, game: Game, where: str, repor
                 if not choice.is_legal(answer.action):  # type: ignore[arg-type]
                     fault = Fault("illegal", f"{answer.action} is not legal: {choice.explain()}", req, answer.reply_text)
         if fault is not None:
+            fatal = fatal or fault.kind in FATAL_KINDS
             report.violations.append(Violation(where, fault))
     finally:
         (rep,) = close_all([player])
     if report.violations and report.violations[-1].where == where and report.violations[-1].fault.stderr is None:
         report.violations[-1].fault.stderr = rep.stderr[-STDERR_TAIL:] or None
+    return fatal
 
 
 def check_entry(entry: BotEntry, settings: MatchSettings | None = None, *, games: int = 0) -> CheckReport:
     """Run the probes (and ``games`` full games with the bot in every seat) under
     the settings' rule profile; a bot whose manifest does not list that profile
-    is refused first (``ProfileRefused``), before anything is played."""
+    is refused first (``ProfileRefused``), before anything is played. The
+    check stops at the first fatal verdict (``FATAL_KINDS``, or any fault of
+    the handshake): ``report.probes`` lists the probes actually asked."""
     settings = settings or MatchSettings()
     require_profile(entry, settings.profile.name)
     report = CheckReport(entry.name, profile=settings.profile.name)
     for i, (kind, build) in enumerate(probe_positions(settings.profile).items()):
         report.probes.append(kind)
-        _ask(entry, settings, build(), f"probe {kind}", report, seed=i)
-        if report.violations and report.violations[-1].fault.kind in ("crash", "protocol") and kind == "bid":
-            break
+        if _ask(entry, settings, build(), f"probe {kind}", report, seed=i):
+            return report  # the first fatal verdict ends the check: no probe or game would add to it
     for g in range(games):
         key = f"check-game-{g}"
         players = [settings.player(entry, bot_seed(key, 0, s)) for s in range(4)]

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..engine import profile_names
 from ..sandbox import Limits
+from ..sandbox.files import FolderRefused, copy_listing, read_chunks, walk_folder
 
 MANIFEST_NAME = "bot.yaml"
 #: Harness libraries a bot may ask for, by the package it imports. Both ship
@@ -34,7 +35,6 @@ LIBRARIES = tuple(LIBRARY_PACKAGES)
 #: Overrides of a library's folder (tests point one at a changed copy).
 LIBRARY_PATHS: dict[str, Path] = {}
 _PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_SKIP_DIRS = {"__pycache__", ".git", "node_modules/.cache", ".pytest_cache"}
 
 
 class Manifest(BaseModel):
@@ -106,6 +106,8 @@ class BotEntry(BaseModel):
     dir: str
     digest: str = Field(description="identity: the folder's files and the libraries the bot uses")
     files_digest: str = Field("", description="the folder's files alone (what is shipped to workers)")
+    refused: str | None = Field(None, description="why the harness refuses to read the folder (a link, a FIFO, "
+                                "over a cap): the bot faults at every launch with this message")
 
     @property
     def name(self) -> str:
@@ -136,32 +138,44 @@ def library_root(lib: str) -> Path:
     return library_path(lib).parents[LIBRARY_PACKAGES[lib].count(".")]
 
 
-def _files(root: Path) -> list[tuple[str, Path]]:
-    """(relative path, path) of every file a bot's identity covers, in sorted order."""
-    files: list[tuple[str, Path]] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        for f in filenames:
-            if f.endswith(".pyc"):
-                continue
-            p = Path(dirpath) / f
-            files.append((p.relative_to(root).as_posix(), p))
-    return sorted(files)
-
-
 def folder_digest(folder: str | os.PathLike[str]) -> str:
-    """SHA-256 over every file's relative path and bytes, in sorted order."""
+    """SHA-256 over every file's relative path and bytes, in sorted order.
+
+    The folder is walked as hostile input (`arena.sandbox.files.walk_folder`:
+    no links, no special files, capped); caches (`__pycache__`, `*.pyc`,
+    `.git`) are left out, and the sandbox hides them from the bot, so the
+    digest covers every byte the bot can read. FolderRefused if refused.
+    """
     h = hashlib.sha256()
-    for rel, p in _files(Path(folder)):
-        data = p.read_bytes()
-        h.update(rel.encode() + b"\0" + str(len(data)).encode() + b"\0")
-        h.update(data)
+    listing = walk_folder(folder)
+    for rel, path, size in listing.files:
+        h.update(rel.encode() + b"\0" + str(size).encode() + b"\0")
+        for chunk in read_chunks(path, size):
+            h.update(chunk)
+    for rel in listing.empty_dirs:  # a folder with no file: its name is all it holds
+        h.update(rel.encode() + b"/\0folder\0")
     return h.hexdigest()
 
 
 def file_digests(folder: str | os.PathLike[str]) -> dict[str, str]:
-    """SHA-256 of each file, by relative path: what tells a person which files of a bot changed."""
-    return {rel: hashlib.sha256(p.read_bytes()).hexdigest() for rel, p in _files(Path(folder))}
+    """SHA-256 of each file, by relative path: what tells a person which files of a bot changed
+    (none for a refused folder: its identity is the refusal)."""
+    out: dict[str, str] = {}
+    try:
+        files = walk_folder(folder).files
+    except FolderRefused:
+        return out
+    for rel, path, size in files:
+        h = hashlib.sha256()
+        for chunk in read_chunks(path, size):
+            h.update(chunk)
+        out[rel] = h.hexdigest()
+    return out
+
+
+def refused_digest(refusal: FolderRefused) -> str:
+    """The identity of a refused folder: its refusal (it never runs, so no file is read)."""
+    return hashlib.sha256(f"refused\0{refusal.reason}".encode()).hexdigest()
 
 
 class ManifestError(ValueError):
@@ -211,8 +225,13 @@ def load_entry(path: str | os.PathLike[str]) -> BotEntry:
         field = ".".join(str(x) for x in err["loc"]) or "(top level)"
         raise ManifestError(f"{manifest_path}: field {field}: {err['msg']}") from None
     folder = manifest_path.parent.resolve()
-    files = folder_digest(folder)
-    return BotEntry(manifest=manifest, dir=str(folder), digest=identity_digest(files, manifest.libraries), files_digest=files)
+    refused = None
+    try:
+        files = folder_digest(folder)
+    except FolderRefused as e:  # the bot's own fault: it loads, and faults at every launch
+        files, refused = refused_digest(e), str(e)
+    return BotEntry(manifest=manifest, dir=str(folder), digest=identity_digest(files, manifest.libraries),
+                    files_digest=files, refused=refused)
 
 
 def identity_digest(files: str, libraries: Sequence[str]) -> str:
@@ -253,20 +272,15 @@ def command_entry(argv: list[str], name: str = "cli-bot", cwd: str | None = None
             continue
         dst = stage / str(i) / src.name
         dst.parent.mkdir(mode=0o755)
-        if src.is_dir():
-            shutil.copytree(src, dst, symlinks=True)
-        else:
-            shutil.copy2(src, dst)
-        _readable(dst)
+        try:
+            if src.is_dir():
+                copy_listing(walk_folder(src), dst)  # as hostile as a bot folder: no links, no FIFOs
+            else:
+                shutil.copy2(src, dst)
+                dst.chmod(dst.stat().st_mode | 0o444)
+        except FolderRefused as e:
+            return BotEntry(manifest=Manifest(name=name, command=out + list(argv[i:])), dir=str(stage),
+                            digest=refused_digest(e), files_digest=refused_digest(e), refused=str(e))
         h.update(folder_digest(dst.parent).encode())
         out.append(str(dst))
     return BotEntry(manifest=Manifest(name=name, command=out), dir=str(stage), digest=h.hexdigest())
-
-
-def _readable(path: Path) -> None:
-    """Make a copy readable by the bot's unprivileged uid (folders a+rx, files a+r)."""
-    for p in [path, *(path.rglob("*") if path.is_dir() else [])]:
-        if p.is_symlink():
-            continue
-        mode = p.stat().st_mode
-        p.chmod(mode | (0o555 if p.is_dir() else 0o444))

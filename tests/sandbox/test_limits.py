@@ -1,9 +1,12 @@
 """Limits: defaults, and the policy that a bot may only ever ask for less."""
 
+import os
+import sys
+
 import pytest
 from pydantic import ValidationError
 
-from arena.sandbox import Limits, LimitsError, effective_limits
+from arena.sandbox import Level, Limits, LimitsError, effective_limits, launch
 from arena.sandbox.limits import GiB, MiB
 
 
@@ -96,3 +99,27 @@ def test_manifest_too_large_for_the_competition_is_the_bots_fault(tmp_path) -> N
     assert fault is not None and "limits.stderr_bytes" in fault.message
     assert player.proc is None  # nothing was started
     player.close()
+
+
+@pytest.mark.bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="the inode cap is root's tmpfs mount (an unprivileged bwrap has no option for it)")
+def test_scratch_is_capped_in_inodes_across_home_tmp_and_shm(tmp_path):
+    """30,000 empty files used to fit in one launch (bytes were capped, inodes not)."""
+    script = ("import os, errno\nn = 0\n"
+              "try:\n"
+              "    for d in ('/scratch', '/tmp', '/dev/shm'):\n"
+              "        for i in range(30000):\n"
+              "            open(f'{d}/f{i}', 'w').close(); n += 1\n"
+              "except OSError as e:\n    print(n, errno.errorcode[e.errno], flush=True)\n"
+              "else:\n    print(n, 'none', flush=True)\n")
+    limits = Limits(scratch_inodes=300, memory_bytes=256 * 1024 * 1024)
+    with launch([sys.executable, "-c", script], bot_dir=tmp_path, level=Level.BWRAP, limits=limits) as bot:
+        count, err = bot.read_line(60).split()
+    assert err == b"ENOSPC" and 250 <= int(count) <= 300
+
+
+def test_a_manifest_may_lower_the_scratch_caps_but_not_raise_them():
+    ceiling = Limits()
+    assert effective_limits(ceiling, {"scratch_inodes": 100, "scratch_bytes": MiB}).scratch_inodes == 100
+    with pytest.raises(LimitsError, match="limits.scratch_inodes"):
+        effective_limits(ceiling, {"scratch_inodes": ceiling.scratch_inodes + 1})

@@ -86,8 +86,15 @@ def rate_results(
 
 def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, config: dict[str, Any] | None = None,
                 anchor: tuple[str, float] | None = None, bootstrap: int = 1000, seed: int = 0,
-                prior: bool = True) -> tuple[dict[str, Any], RatingReport, Provenance]:
-    """Rate loaded results into the leaderboard document (``arena rate`` and the site share this)."""
+                prior: bool = True, early: bool = False) -> tuple[dict[str, Any], RatingReport, Provenance]:
+    """Rate loaded results into the leaderboard document (``arena rate``, the site and the live table share this).
+
+    ``early``: the results are a run's first blocks (live standings, the
+    provisional site, a ladder's earlier runs), where the anchor may not have
+    played yet; the fit is then relative to the mean of the bots, and
+    ``rating.anchor_pending`` names the anchor. Finished results with an
+    anchor that is not among their bots are refused.
+    """
     try:
         conv = convert(res.lines)
     except ResultsError as e:
@@ -97,16 +104,24 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
     prov = gather(res.lines, conv.bots, meta=meta, config=config)
     if anchor is None and ((meta or {}).get("anchor") or (config or {}).get("anchor")):
         anchor = (str((meta or {}).get("anchor") or (config or {}).get("anchor")), 0.0)
+    pending: str | None = None
     if anchor is not None and anchor[0] not in conv.bots:
         by_name = [b.id for b in conv.bots.values() if b.name == anchor[0]]
-        if len(by_name) != 1:
+        if len(by_name) == 1:
+            anchor = (by_name[0], anchor[1])
+        elif early and not by_name:
+            pending, anchor = anchor[0], None
+        else:
             raise PublishError(f"anchor {anchor[0]!r} is not a bot in these results (bots: {', '.join(sorted(conv.bots))})")
-        anchor = (by_name[0], anchor[1])
     try:
         report = rate(conv.blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed)
     except RatingFitError as e:
         raise PublishError(f"cannot fit ratings: {e}") from None
-    return leaderboard.build(report, prov, res, anchor=anchor), report, prov
+    doc = leaderboard.build(report, prov, res, anchor=anchor)
+    if pending is not None:
+        doc["rating"]["anchor_pending"] = pending
+        doc["rating"]["anchor_text"] = f"{doc['rating']['anchor_text']} (the anchor {pending} has no games yet)"
+    return doc, report, prov
 
 
 def write_leaderboard(doc: dict[str, Any], out: Path) -> None:

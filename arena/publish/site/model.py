@@ -86,25 +86,24 @@ def slug(text: str, used: set[str]) -> str:
 
 
 def _rate(lines: list[dict[str, Any]], comp: Competition, anchor: tuple[str, float] | None,
-          bootstrap: int) -> dict[str, Any]:
+          bootstrap: int, early: bool) -> dict[str, Any]:
     res = LoadedResults(comp.sources[0], lines, 1 if comp.torn else 0, comp.duplicates)
-    doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0)
+    doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0, early=early)
     return doc
 
 
 def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
                 history_bootstrap: int = 200, provisional: str | None = None) -> SiteModel:
-    doc = _rate(comp.lines, comp, anchor, bootstrap)
+    # a provisional page is a run's first blocks, as the live table is: the anchor may not have played yet
+    doc = _rate(comp.lines, comp, anchor, bootstrap, early=provisional is not None)
     by_ref = {(b.name, b.digest): b.id for b in comp.bots.values()}
     history: list[dict[str, dict[str, Any]]] = []
     for i, run in enumerate(comp.runs):
         if i == len(comp.runs) - 1 and run.end == len(comp.lines):
             rows = doc["bots"]
         else:
-            try:
-                rows = _rate(comp.lines[:run.end], comp, anchor, history_bootstrap)["bots"]
-            except ValueError:  # an early run the anchor had not entered yet: fit it unanchored
-                rows = _rate(comp.lines[:run.end], comp, None, history_bootstrap)["bots"]
+            # an early run the anchor had not entered yet is fitted against the mean
+            rows = _rate(comp.lines[:run.end], comp, anchor, history_bootstrap, early=True)["bots"]
         history.append({by_ref[(r["name"], r["digest"])]: r for r in rows if (r["name"], r["digest"]) in by_ref})
     used: set[str] = set()
     slugs = {b: slug(b, used) for b in sorted(comp.bots[k].id for k in comp.bots)}

@@ -114,10 +114,10 @@ def write_site(m: SiteModel, out: Path) -> SiteBuild:
 
 def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
-               history_bootstrap: int = 200) -> SiteBuild:
+               history_bootstrap: int = 200, retire: Sequence[str] = ()) -> SiteBuild:
     """Read the results, compute every page's numbers and write the site to ``out``."""
     comp = _load(results)
-    m = build_model(comp, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap)
+    m = build_model(comp, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap, retire=retire)
     try:
         return write_site(m, Path(out))
     except OSError as e:

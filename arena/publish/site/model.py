@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from ...results import LoadedResults
 from ..load import game_outcome
@@ -86,16 +86,18 @@ def slug(text: str, used: set[str]) -> str:
 
 
 def _rate(lines: list[dict[str, Any]], comp: Competition, anchor: tuple[str, float] | None,
-          bootstrap: int, early: bool) -> dict[str, Any]:
+          bootstrap: int, early: bool, retire: Sequence[str]) -> dict[str, Any]:
     res = LoadedResults(comp.sources[0], lines, 1 if comp.torn else 0, comp.duplicates)
-    doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0, early=early)
+    doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0, early=early,
+                            retire=retire)
     return doc
 
 
 def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
-                history_bootstrap: int = 200, provisional: str | None = None) -> SiteModel:
+                history_bootstrap: int = 200, provisional: str | None = None,
+                retire: Sequence[str] = ()) -> SiteModel:
     # a provisional page is a run's first blocks, as the live table is: the anchor may not have played yet
-    doc = _rate(comp.lines, comp, anchor, bootstrap, early=provisional is not None)
+    doc = _rate(comp.lines, comp, anchor, bootstrap, early=provisional is not None, retire=retire)
     by_ref = {(b.name, b.digest): b.id for b in comp.bots.values()}
     history: list[dict[str, dict[str, Any]]] = []
     for i, run in enumerate(comp.runs):
@@ -103,7 +105,7 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
             rows = doc["bots"]
         else:
             # an early run the anchor had not entered yet is fitted against the mean
-            rows = _rate(comp.lines[:run.end], comp, anchor, history_bootstrap, early=True)["bots"]
+            rows = _rate(comp.lines[:run.end], comp, anchor, history_bootstrap, early=True, retire=retire)["bots"]
         history.append({by_ref[(r["name"], r["digest"])]: r for r in rows if (r["name"], r["digest"]) in by_ref})
     used: set[str] = set()
     slugs = {b: slug(b, used) for b in sorted(comp.bots[k].id for k in comp.bots)}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -65,6 +66,7 @@ class SiteModel:
     entries: dict[str, dict[str, Any]]  # bot id -> tournament.json entry (version, folder, files)
     bank_ms: float | None
     provisional: str | None = None
+    private: bool = False  # a host's own copy: bot folders, the host's reproduce commands and stderr tails shown
 
     @property
     def order(self) -> list[str]:
@@ -73,6 +75,20 @@ class SiteModel:
 
     def game_line(self, ref: GameRef) -> dict[str, Any]:
         return self.comp.lines[ref.line]["games"][ref.half]
+
+
+def public_command(cmd: str | None) -> str | None:
+    """A reproduce command without the host's paths: the results file becomes ``results.jsonl`` (wherever the
+    reader keeps it) and the bot's folder ``BOT_FOLDER``; every other word is kept."""
+    if cmd is None:
+        return None
+    try:
+        words = shlex.split(cmd)
+    except ValueError:
+        return "not published (the host's command did not parse)"
+    placeholder = {"reproduce": "results.jsonl", "check-bot": "BOT_FOLDER", "--bot": "BOT_FOLDER"}
+    out = [placeholder.get(words[i - 1], w) if i and not w.startswith("-") else w for i, w in enumerate(words)]
+    return shlex.join(out)
 
 
 def slug(text: str, used: set[str]) -> str:
@@ -95,7 +111,9 @@ def _rate(lines: list[dict[str, Any]], comp: Competition, anchor: tuple[str, flo
 
 def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
                 history_bootstrap: int = 200, provisional: str | None = None,
-                retire: Sequence[str] = ()) -> SiteModel:
+                retire: Sequence[str] = (), private: bool = False) -> SiteModel:
+    """Every page's numbers. Public (the default): no bot folder, no stderr, reproduce commands without the
+    host's paths; ``private`` keeps them, for the host's own copy."""
     # a provisional page is a run's first blocks, as the live table is: the anchor may not have played yet
     doc = _rate(comp.lines, comp, anchor, bootstrap, early=provisional is not None, retire=retire)
     by_ref = {(b.name, b.digest): b.id for b in comp.bots.values()}
@@ -154,6 +172,8 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
             stderr = tails.get((seat, f.get("decision")))
             if stderr is None:
                 stderr = next((r.get("stderr") for r in repro if r.get("seat") == seat), None)
+            if not private:
+                stderr, cmd = None, public_command(cmd)
             faults.setdefault(bot, []).append(FaultRow(ref.id, seat if isinstance(seat, int) else -1,
                                                        str(f.get("kind")), str(f.get("message", "")),
                                                        f.get("decision"), f.get("deal"), f.get("request"),
@@ -163,7 +183,7 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
         for e in (m or {}).get("entries") or []:
             bid = by_ref.get((str(e.get("name")), str(e.get("digest"))))
             if bid and bid not in entries:
-                entries[bid] = e
+                entries[bid] = e if private else {k: v for k, v in e.items() if k != "dir"}
     return SiteModel(comp, doc, history, history_bootstrap, slugs, matrix,
                      {b: (opp_sum[b] / opp_n[b] if opp_n.get(b) else None) for b in slugs},
-                     cinch_stats(games_for_stats), time_use, faults, entries, bank_ms, provisional)
+                     cinch_stats(games_for_stats), time_use, faults, entries, bank_ms, provisional, private)

@@ -307,13 +307,19 @@ def _time_table(m: SiteModel, bot: str) -> list[str]:
             "</tbody></table>"]
 
 
-def _fault_evidence(f: FaultRow) -> str:
+#: said where a public page leaves out what only the host should see
+PRIVATE = "not published (the host's copy shows it: arena site --private)"
+
+
+def _fault_evidence(f: FaultRow, private: bool = True) -> str:
     parts = [f"<p><strong>{e(f.kind)}</strong> at seat {SEATS[f.seat] if 0 <= f.seat < 4 else '?'}"
              f"{'' if f.decision is None else f', decision {e(f.decision)}'}: {e(f.message)}</p>"]
     if f.reply is not None:
         parts.append(f"<p>The bot sent:</p><pre>{e(f.reply)}</pre>")
     if f.stderr:
         parts.append(f"<p>End of its stderr:</p><pre>{e(f.stderr[-2000:])}</pre>")
+    elif not private:
+        parts.append(f"<p>Its stderr: {PRIVATE}.</p>")
     if f.request is not None:
         parts.append("<details><summary>The request it was answering</summary><pre>"
                      f"{e(json.dumps(f.request, indent=1, sort_keys=True))}</pre></details>")
@@ -370,7 +376,8 @@ def bot_page(m: SiteModel, bot: str) -> str:
     ent = m.entries.get(bot, {})
     out = [f"<h1>{e(bot)}</h1>", '<table class="meta"><caption>Identity</caption><tbody>']
     ident = [("name", info.name if info else bot), ("version", ent.get("version") or "not recorded"),
-             ("digest", info.digest if info else "?"), ("folder", ent.get("dir") or "not recorded")]
+             ("digest", info.digest if info else "?"),
+             ("folder", ent.get("dir") or ("not recorded" if m.private else PRIVATE))]
     out += [f'<tr><th scope="row" class="l">{e(k)}</th><td class="l"><code>{e(v)}</code></td></tr>' for k, v in ident]
     files = ent.get("files") or {}
     if files:
@@ -423,7 +430,7 @@ def bot_page(m: SiteModel, bot: str) -> str:
         shown = fl[:EVIDENCE_PER_BOT]
         out.append(f"<h3>Evidence{'' if len(fl) <= EVIDENCE_PER_BOT else f' (the first {EVIDENCE_PER_BOT}; every game page shows its own)'}</h3>")
         out += [f'<section class="fault"><h4>Game <a href="../games/{e(f.game)}.html">{e(f.game)}</a></h4>'
-                f"{_fault_evidence(f)}</section>" for f in shown]
+                f"{_fault_evidence(f, m.private)}</section>" for f in shown]
     return page(f"{bot}: bot", out, root="../")
 
 
@@ -483,7 +490,7 @@ def game_page(m: SiteModel, ref: GameRef) -> str:
     fl = [f for f in m.faults.get(names[0], []) + sum((m.faults.get(b, []) for b in sorted(set(names[1:]) - {names[0]})), [])
           if f.game == ref.id]
     if fl:
-        out.append(f"<h2>Faults ({len(fl)})</h2>" + "".join(f'<section class="fault">{_fault_evidence(f)}</section>' for f in fl))
+        out.append(f"<h2>Faults ({len(fl)})</h2>" + "".join(f'<section class="fault">{_fault_evidence(f, m.private)}</section>' for f in fl))
     out.append("<h2>Replay</h2>")
     out.append('<p class="small">Keys: Right and Left arrows step, Page Down and Page Up go deal by deal, Home and End; '
                "o omniscient, 0-3 a seat's point of view (only what that seat could know), t shows the twin.</p>")

@@ -18,13 +18,13 @@ from .messages import FromBot, ToBot
 
 #: Shipped inside the package, so an installed harness (and its bot authors) always have it.
 SCHEMA_PATH = Path(__file__).resolve().parent / "protocol.schema.json"
-DIRECTIONS = {"to_bot": ToBot, "from_bot": FromBot}
+DIRECTIONS: dict[str, TypeAdapter[Any]] = {"to_bot": TypeAdapter(ToBot), "from_bot": TypeAdapter(FromBot)}
 
 
 def protocol_schema() -> dict[str, Any]:
     defs: dict[str, Any] = {}
-    for direction, union in DIRECTIONS.items():
-        one = TypeAdapter(union).json_schema()
+    for direction, adapter in DIRECTIONS.items():
+        one = adapter.json_schema()
         for name, sub in one.pop("$defs", {}).items():
             if defs.setdefault(name, sub) != sub:
                 raise ValueError(f"two protocol models are both called {name}")  # a definition would be lost

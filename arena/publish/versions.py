@@ -107,19 +107,20 @@ def mark(doc: dict[str, Any], versions: Versions) -> None:
     """
     rows = doc["bots"]
     id_of = {(r["name"], r["digest"]): r["bot"] for r in rows}
-    ranked, earlier = [], []
+    top: list[dict[str, Any]] = []
+    older: list[dict[str, Any]] = []
     for r in rows:
         newest = versions.latest(r["name"])
         r["latest"] = r["digest"] == newest
         r["superseded_by"] = None if r["latest"] else id_of.get((r["name"], newest or ""))
-        (ranked if r["latest"] else earlier).append(r)
-    for i, r in enumerate(ranked, 1):
+        (top if r["latest"] else older).append(r)
+    for i, r in enumerate(top, 1):
         r["rank"] = i
     age = {(n, d): i for n, ds in versions.order.items() for i, d in enumerate(ds)}
-    earlier.sort(key=lambda r: (r["name"], age.get((r["name"], r["digest"]), 0)))
-    for r in earlier:
+    older.sort(key=lambda r: (r["name"], age.get((r["name"], r["digest"]), 0)))
+    for r in older:
         r["rank"] = None
-    doc["bots"] = ranked + earlier
+    doc["bots"] = top + older
     doc["retired"] = [{"name": n, "digest": d, "version": versions.labels.get((n, d))}
                       for n, d in sorted(versions.retired, key=lambda x: (x[0], age.get(x, 0)))]
 

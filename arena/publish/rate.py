@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from ..ratings import RatingFitError, RatingReport, rate
 from ..results import LoadedResults, ResultsError, read_results
 from . import leaderboard
-from .load import convert
+from .load import bot_ids, convert
 from .provenance import Provenance, gather, read_config, read_meta
 from .versions import RetireError, find_versions, mark
 
@@ -109,7 +109,7 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
         raise PublishError(str(e)) from None
     lines = [ln for ln in res.lines if versions.keeps(ln)] if versions.retired else res.lines
     try:
-        conv = convert(lines)
+        conv = convert(lines, bot_ids(res.lines))  # ids over every line: a version keeps its name@digest
     except ResultsError as e:
         raise PublishError(str(e)) from None
     if not conv.blocks:

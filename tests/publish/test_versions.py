@@ -132,3 +132,14 @@ def test_arena_run_ends_with_the_leaderboard_s_standings(tmp_path: Path) -> None
     show_standings(out, live_renderer(out), err)
     rows = [ln.split()[:3] for ln in err.getvalue().splitlines()[3:6]]
     assert rows == [ln.split()[:3] for ln in main_table(doc, "simple").splitlines()[2:5]]
+
+
+def test_the_site_s_crosstable_leaves_a_retired_version_out_as_the_leaderboard_does(tmp_path: Path) -> None:
+    b = build_site([versions_run(tmp_path, retired=["cp@2"])], tmp_path / "site", bootstrap=0, history_bootstrap=0)
+    new_id = f"cp@{NEW[:12]}"
+    assert all(new_id not in pair for pair in b.model.matrix)
+    old_id = f"cp@{OLD[:12]}"  # the id it has on every page: the results hold two versions of cp
+    assert {r["bot"] for r in b.model.doc["bots"]} == {old_id, "x", "y"} and old_id in b.model.slugs
+    x_vs_cp = b.model.matrix[("x", old_id)]
+    assert len(x_vs_cp.games) == 12  # cp v1's 6 blocks only
+    assert "Retired by the host, left out of the ratings: cp@2." in (tmp_path / "site" / "index.html").read_text()

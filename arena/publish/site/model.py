@@ -136,11 +136,14 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
     faults: dict[str, list[FaultRow]] = {}
     bank = ((comp.meta or {}).get("match") or {}).get("time", {}) or {}
     bank_ms = float(bank["bank_ms"]) if isinstance(bank.get("bank_ms"), (int, float)) else None
+    # a retired version's games are left out of what the ratings show (crosstable, average opponent), as
+    # the leaderboard leaves them out; its own page still lists its statistics, time use and faults
+    retired = {by_ref[(r["name"], r["digest"])] for r in doc.get("retired") or [] if (r["name"], r["digest"]) in by_ref}
     for ref in comp.games:
         line = comp.lines[ref.line]
         g = line["games"][ref.half]
         out = game_outcome(g, comp.bots, ref.id)
-        sides = [sorted(set(out.side_a)), sorted(set(out.side_b))]
+        sides = [sorted(set(out.side_a)), sorted(set(out.side_b))] if not retired & set(ref.bots) else [[], []]
         for s in (0, 1):
             opp = [rating.get(b) for b in (out.side_a if s == 1 else out.side_b)]
             for b in sides[s]:

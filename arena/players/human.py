@@ -37,6 +37,14 @@ def show_view(view: dict[str, Any]) -> list[str]:
     out = [f"you are {SEATS[me]} (partner {SEATS[view['partner']]}); dealer {SEATS[view['dealer']]}; "
            f"deal {view['deal_index'] + 1}, scores us {view['scores'][me % 2]} : them {view['scores'][1 - me % 2]}"]
     out.append(f"your hand: {_cards(view.get('hand'))}")
+    if view.get("received"):
+        out.append(f"you received: {_cards(view['received'])}")
+    dark = view.get("dark") or []
+    if dark:
+        out.append("in the dark: " + ", ".join(f"{SEATS[b['seat']]} {b['amount'] or 'no'}" for b in dark))
+    for s, cards in enumerate(view.get("shown") or []):
+        if cards:
+            out.append(f"{SEATS[s]} laid face up: {_cards(cards)}")
     bids = view.get("bids") or []
     if bids:
         out.append("bidding: " + ", ".join(f"{SEATS[b['seat']]} {b['amount'] or 'pass'}{b.get('suit') or ''}" for b in bids))

@@ -10,10 +10,10 @@ from typing import Any, Callable
 
 from ..match.check import describe_evidence
 from ..players import Fault
+from ..publish.leaderboard import main_table
 from ..publish.live import live_renderer
 from ..publish.rate import PublishError, rate_results
 from ..publish.site import build_site, write_provisional
-from ..publish.leaderboard import main_table
 from ..results import ResultsError, read_results
 from ..schedule import load_config
 from ..schedule.runner import RunOptions, RunResult, run_tournament
@@ -95,7 +95,7 @@ def show_standings(results: Path, table: Callable[[list[dict[str, Any]]], str], 
         print(f"arena run: no standings: {e}", file=err)
         return
     if lines:
-        print(f"standings (the leaderboard's ranking, intervals when rated):\n{table(lines)}", file=err)
+        print(f"standings (the leaderboard's ranking; its intervals come with arena rate):\n{table(lines)}", file=err)
 
 
 def live_site(results: Path, site: Path, err: Any) -> Callable[[int, int], None]:

@@ -186,6 +186,17 @@ def cluster_yaml_installs_what_the_harness_needs() -> None:
     assert all(n in pip for n in needed)
 
 
+def sprt_example_passes(tmp_path: Path) -> None:
+    """The heuristic bot against random at +150 Elo: the test passes (a fixed seed, so the run is the same)."""
+    _, body = block("leaderboards.md", "arena sprt --candidate bots/heuristic --baseline bots/random --elo0 0 --elo1 150 \\")
+    (tmp_path / "bots").symlink_to(ROOT / "bots")
+    cmd = body.replace("\\\n", " ").strip()
+    ran = sh(f"{cmd} --seed docs-example --quiet --out {tmp_path / 'sprt'}", tmp_path)
+    assert ran.returncode == 0 and "PASSED (exit 0)" in ran.stderr, ran.stderr[-2000:]
+
+
+SLOW = {sprt_example_passes}  # a minute or more of real games: run with -m slow (CI's .ci/run does)
+
 # what runs each block; a string is the reason it is not run here
 CHECKS: dict[tuple[str, str], Callable[..., None] | str] = {
     ("cluster.md", "arena run configs/quickstart.yaml              # embedded Ray, one block per CPU of this machine"):
@@ -214,6 +225,8 @@ CHECKS: dict[tuple[str, str], Callable[..., None] | str] = {
     ("tournaments.md", "<out>/results.jsonl        one line per finished block (append-only)"):
         tournament_command_runs_and_writes_the_layout,
     ("tournaments.md", '{"schema": 1,'): results_line_fields_are_the_schemas,
+    ("leaderboards.md", "arena sprt --candidate bots/heuristic --baseline bots/random --elo0 0 --elo1 150 \\"):
+        sprt_example_passes,
 }
 RULES_EXAMPLE = "# example: "  # docs/rules.md's worked examples: tests/engine/test_rules_doc.py
 
@@ -229,16 +242,17 @@ def test_docs_rules_examples_are_played_by_the_engine_tests() -> None:
     rules_examples_run_elsewhere()
 
 
-def _runs() -> list[tuple[str, str]]:
+def _runs() -> list[object]:
     """One key per check (a check that covers two blocks, such as a command and the layout it writes, runs once)."""
     seen: dict[int, tuple[str, str]] = {}
     for k, v in CHECKS.items():
         if callable(v):
             seen.setdefault(id(v), k)
-    return sorted(seen.values())
+    return [pytest.param(k, marks=[pytest.mark.slow] if CHECKS[k] in SLOW else [], id=f"{k[0]}:{k[1][:30]}")
+            for k in sorted(seen.values())]
 
 
-@pytest.mark.parametrize("where", _runs(), ids=lambda k: f"{k[0]}:{k[1][:30]}")
+@pytest.mark.parametrize("where", _runs())
 def test_example(where: tuple[str, str], tmp_path: Path) -> None:
     check = CHECKS[where]
     assert callable(check)

@@ -192,7 +192,7 @@ def sprt_example_passes(tmp_path: Path) -> None:
     (tmp_path / "bots").symlink_to(ROOT / "bots")
     cmd = body.replace("\\\n", " ").strip()
     ran = sh(f"{cmd} --seed docs-example --quiet --out {tmp_path / 'sprt'}", tmp_path)
-    assert ran.returncode == 0 and "PASSED (exit 0)" in ran.stderr, ran.stderr[-2000:]
+    assert ran.returncode == 0 and "PASSED (exit 0)" in ran.stdout + ran.stderr, ran.stdout[-2000:] + ran.stderr[-2000:]
 
 
 SLOW = {sprt_example_passes}  # a minute or more of real games: run with -m slow (CI's .ci/run does)

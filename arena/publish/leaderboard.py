@@ -224,7 +224,8 @@ def main_table(doc: dict[str, Any], fmt: str = "github", *, missing_interval: st
             for b in ranked(doc)]
     table = tabulate(rows, headers=["rank", "bot", "rating", f"{pct}% interval", "games", "score %", "W-D-L",
                                     "forfeits", "faults"], tablefmt=fmt, disable_numparse=True)
-    return "\n".join([table, *versions_text(doc)])
+    # Markdown needs a blank line, or the text becomes a row of the table
+    return ("\n\n" if fmt == "github" else "\n").join([table, *versions_text(doc)])
 
 
 def versions_text(doc: dict[str, Any]) -> list[str]:

@@ -17,7 +17,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 
-.PHONY: run test test-all typecheck bench clean check-python
+.PHONY: run leaderboards test test-all typecheck bench clean check-python
 
 # First use only: one line says what is happening, pip's own output goes to
 # a log that is shown only if the install fails.
@@ -36,8 +36,17 @@ check-python:
 	  || { echo "make: $(PY) is not Python 3.11-3.13; pass PY=/path/to/python3.x" >&2; exit 1; }
 	@echo "make: Python $$($(PY) -c 'import sys; print(sys.version.split()[0], "at", sys.executable)')"
 
+# The quickstart writes only under runs/ (gitignored): runs/quickstart, its leaderboard in runs/quickstart/leaderboard.
 run: $(STAMP)
 	$(BIN)/arena run configs/quickstart.yaml
+
+# The committed example, leaderboards/quickstart/: the quickstart played afresh in its own folder (a
+# folder of an earlier run would hold other bot versions) and rated into the committed files.
+# tests/test_leaderboards.py checks the copy is current (digests, config) and, slow, that this remakes it.
+QUICKSTART_FRESH := runs/leaderboards/quickstart
+leaderboards: $(STAMP)
+	rm -rf $(QUICKSTART_FRESH)
+	$(BIN)/arena run configs/quickstart.yaml --quiet --out $(QUICKSTART_FRESH) --leaderboard leaderboards/quickstart
 
 # The default suite on the machine's cores (pytest-xdist; at most four workers, since each
 # starts its own Ray and Chromium). `test-all` and CI's slow checks run serially.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +11,9 @@ from ..engine import DealFile, ReplayMismatch, replay
 from ..engine.record import RECORD_FORMAT
 from ..match import MatchSettings, bot_seed, play_game
 from ..match.game import close_all
-from ..match.show import SAVED_GAME, render_game, saved_game
-from ..players import load_entry, require_profile
+from ..match.show import SAVED_GAME, SEAT_NAMES, render_game, saved_game
+from ..players import Player, load_entry, require_profile
+from ..players.human import HumanPlayer
 from ..results import ResultsError, read_results
 from .common import EXIT_OK, CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
 
@@ -28,6 +30,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--format", default="game", choices=["game", "deals"])
     ap.add_argument("--deals", type=int, default=8)
     ap.add_argument("--save", help="write the game (record and players) as JSON here; arena replay reads it")
+    ap.add_argument("--human", metavar="SEAT", type=str.upper, choices=list(SEAT_NAMES),
+                    help="play this seat yourself (N, E, S or W): its view is shown and you type each choice;"
+                         " the bots play the other seats")
     args = parse(ap, argv)
     paths = args.bots or [str(CHECKOUT_BOTS / "heuristic"), str(CHECKOUT_BOTS / "random")]
     if len(paths) == 2:
@@ -39,12 +44,14 @@ def main(argv: list[str]) -> int:
                                              "profile": profile_from_args(args)})
     for e in entries:
         require_profile(e, settings.profile.name)  # before any bot starts
-    players = [settings.player(e, bot_seed(args.key, 0, s)) for s, e in enumerate(entries)]
+    human = SEAT_NAMES.index(args.human) if args.human else None
+    names = [("you" if s == human else e.name) for s, e in enumerate(entries)]
+    players: list[Player] = [HumanPlayer(sys.stdin.readline, sys.stdout) if s == human
+                             else settings.player(e, bot_seed(args.key, 0, s)) for s, e in enumerate(entries)]
     try:
-        result = play_game(players, settings, args.key, players_by_seat=[e.name for e in entries])
+        result = play_game(players, settings, args.key, players_by_seat=names)
     finally:
         close_all(players)
-    names = [e.name for e in entries]
     print(render_game(result.record, names))
     for f in result.faults:
         print(f"fault: seat {f.seat} ({f.bot}) {f.fault.kind}: {f.fault.text}")

@@ -19,9 +19,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--config", help="tournament config, for the reproducibility facts when tournament.json is absent")
     ap.add_argument("--no-prior", action="store_true", help="plain maximum likelihood (fails on perfect scores)")
     ap.add_argument("--quiet", action="store_true", help="do not print the table")
+    ap.add_argument("--retire", action="append", default=[], metavar="NAME@VERSION",
+                    help="leave this bot version out of the ratings (manifest version or digest prefix; repeatable;"
+                    " joins the run's retire: list)")
     args = parse(ap, argv)
     pub = rate_results(args.results, args.out, anchor=parse_anchor(args.anchor) if args.anchor else None,
-                       bootstrap=args.bootstrap, seed=args.seed, config=args.config, prior=not args.no_prior)
+                       bootstrap=args.bootstrap, seed=args.seed, config=args.config, prior=not args.no_prior,
+                       retire=args.retire)
     if pub.results.torn:
         print(f"arena rate: {pub.results.path}: ignored a torn last line", file=sys.stderr)
     if not args.quiet:

@@ -8,14 +8,13 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from tabulate import tabulate
-
 from ..match.check import describe_evidence
 from ..players import Fault
+from ..publish.leaderboard import main_table
 from ..publish.live import live_renderer
 from ..publish.rate import PublishError, rate_results
 from ..publish.site import build_site, write_provisional
-from ..results import ResultsError
+from ..results import ResultsError, read_results
 from ..schedule import load_config
 from ..schedule.runner import RunOptions, RunResult, run_tournament
 from ..schedule.stopping import SPRTStop
@@ -37,7 +36,10 @@ def build_parser() -> Any:
     ap.add_argument("--ray-address", help="play on an existing Ray cluster: HOST:PORT of its head, or ray://HOST:PORT"
                     " for Ray Client (default: $RAY_ADDRESS, else an embedded instance); see docs/cluster.md")
     ap.add_argument("--extend", action="store_true", help="the config adds entries or blocks to the folder's tournament: play them")
-    ap.add_argument("--new-version", action="store_true", help="a bot whose files changed enters as a new version (rated separately)")
+    ap.add_argument("--new-version", action="store_true", help="a bot whose files changed enters as a new version (rated"
+                    " separately; each bot's latest version is ranked, earlier ones are listed under the ranking)")
+    ap.add_argument("--retire", action="append", metavar="NAME@VERSION", help="leave this version of a bot out of the"
+                    " ratings (the manifest's version or a digest prefix; repeatable; joins the config's retire: list)")
     ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check before the first game")
     ap.add_argument("--site", help="write the static site here at the end, with provisional standings while it runs"
                                    " (default: the config's site)")
@@ -53,7 +55,7 @@ def main(argv: list[str]) -> int:
     overrides = {
         "workers": args.workers, "blocks": args.blocks, "seed": args.seed, "out": args.out,
         "backend": args.backend, "ray_address": args.ray_address, "leaderboard": args.leaderboard,
-        "site": args.site,
+        "site": args.site, "retire": args.retire,
     }
     t = load_config(args.config, overrides)
     stop = SPRTStop.for_tournament(t) if t.config.sprt else None
@@ -67,6 +69,8 @@ def main(argv: list[str]) -> int:
         progress_stream=io.StringIO() if args.quiet else err,
     )
     report_run(result, err)
+    if result.interrupted or not result.complete or args.no_rate:
+        show_standings(t.out, live, err)
     if result.interrupted:
         print("arena run: interrupted; run the same command again to resume", file=err)
         return EXIT_INTERRUPTED
@@ -80,6 +84,18 @@ def main(argv: list[str]) -> int:
     if site and code == EXIT_OK:
         code = site_step(t.out, site, err)
     return code
+
+
+def show_standings(results: Path, table: Callable[[list[dict[str, Any]]], str], err: Any) -> None:
+    """The standings the leaderboard would show, when no leaderboard is written: the whole results file (every
+    version, every earlier run), the same fit and table as the leaderboard, without its intervals."""
+    try:
+        lines = read_results(results).lines
+    except ResultsError as e:
+        print(f"arena run: no standings: {e}", file=err)
+        return
+    if lines:
+        print(f"standings (the leaderboard's ranking; its intervals come with arena rate):\n{table(lines)}", file=err)
 
 
 def live_site(results: Path, site: Path, err: Any) -> Callable[[int, int], None]:
@@ -130,16 +146,14 @@ def publish_step(results: Path, dest: Path, err: Any) -> int:
     except PublishError as e:
         print(f"arena run: the games are done but rating failed: {e}", file=err)
         return EXIT_FAILED
+    print(f"standings (the leaderboard's ranking):\n{main_table(pub.doc, 'simple')}", file=err)
     print(f"arena run: leaderboard written to {pub.out}/leaderboard.{{md,json,html}}", file=err)
     return EXIT_OK
 
 
 def report_run(result: RunResult, err: Any) -> None:
-    """Standings, every fault with its evidence and reproduce command, and what is missing."""
-    table = result.summary.get("standings") or []
-    if table:
-        print(tabulate([[s["bot"], s["games"], s["points"], f"{s['rate']:.3f}", s["faults"]] for s in table],
-                       headers=["bot", "games", "points", "rate", "faults"]), file=err)
+    """Every fault with its evidence and reproduce command, and what is missing (the standings are the
+    leaderboard's, printed by the rating step or ``show_standings``)."""
     repros = [r for ln in result.lines for r in (ln.get("run") or {}).get("reproduce", [])]
     for r in repros[:SHOW_FAULTS]:
         evidence = describe_evidence(Fault(r["kind"], r.get("message", ""), None, r.get("reply"), r.get("stderr")))

@@ -17,11 +17,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the final table (0 = none)")
     ap.add_argument("--history-bootstrap", type=int, default=200,
                     help="bootstrap resamples of each earlier run's table in the history (0 = none)")
+    ap.add_argument("--retire", action="append", default=[], metavar="NAME@VERSION",
+                    help="leave this bot version out of the ratings (manifest version or digest prefix; repeatable;"
+                    " joins the run's retire: list)")
+    ap.add_argument("--private", action="store_true", help="the host's own copy: bot folders, reproduce commands with"
+                    " this machine's paths and the faults' stderr tails (public pages show none of them)")
     args = parse(ap, argv)
     if args.bootstrap < 0 or args.history_bootstrap < 0:
         raise CommandError("--bootstrap and --history-bootstrap must be >= 0")
     b = build_site(args.results, args.out, anchor=parse_anchor(args.anchor) if args.anchor else None,
-                   bootstrap=args.bootstrap, history_bootstrap=args.history_bootstrap)
+                   bootstrap=args.bootstrap, history_bootstrap=args.history_bootstrap, retire=args.retire,
+                   private=args.private)
     comp = b.model.comp
     print(f"arena site: {len(comp.games)} games, {len(b.model.slugs)} bots, {len(comp.runs)} runs: {b.files} files "
           f"({b.written} changed) in {b.out}; open {b.out}/index.html", file=sys.stderr)

@@ -20,6 +20,7 @@ from ..match.show import profile_text
 from ..ratings import RatingReport
 from .load import LoadedResults
 from .provenance import Provenance
+from .versions import earlier, ranked
 
 FORMAT = "cinch-leaderboard"
 VERSION = 1
@@ -220,9 +221,24 @@ def main_table(doc: dict[str, Any], fmt: str = "github", *, missing_interval: st
     pct = int(round(100 * doc["rating"]["interval_level"]))
     rows = [[b["rank"], b["bot"], _f(b["rating"]), _bot_interval(doc, b, missing_interval), b["games"],
              _pct(b["score_pct"]), f"{b['wins']}-{b['draws']}-{b['losses']}", b["forfeits"], _faults_text(b)]
-            for b in doc["bots"]]
-    return tabulate(rows, headers=["rank", "bot", "rating", f"{pct}% interval", "games", "score %", "W-D-L",
-                                   "forfeits", "faults"], tablefmt=fmt, disable_numparse=True)
+            for b in ranked(doc)]
+    table = tabulate(rows, headers=["rank", "bot", "rating", f"{pct}% interval", "games", "score %", "W-D-L",
+                                    "forfeits", "faults"], tablefmt=fmt, disable_numparse=True)
+    # Markdown needs a blank line, or the text becomes a row of the table
+    return ("\n\n" if fmt == "github" else "\n").join([table, *versions_text(doc)])
+
+
+def versions_text(doc: dict[str, Any]) -> list[str]:
+    """One line each for the earlier versions (not ranked: each bot's latest is) and the retired ones."""
+    out = []
+    if earlier(doc):
+        out.append("earlier versions (not ranked; their games count): " + "; ".join(
+            f"{b['bot']} {_f(b['rating'])} on {b['games']} games, now {b['superseded_by'] or 'retired'}"
+            for b in earlier(doc)))
+    if doc.get("retired"):
+        out.append("retired (left out of the ratings): " + ", ".join(
+            f"{r['name']}@{r['version'] or r['digest'][:12]}" for r in doc["retired"]))
+    return out
 
 
 def crosstable_md(doc: dict[str, Any]) -> str:
@@ -339,7 +355,7 @@ def render_html(doc: dict[str, Any]) -> str:
          '<table id="ratings"><thead><tr><th>rank</th><th class="l">bot</th><th>rating</th>'
          f'<th>{pct}% interval</th><th class="l">interval ({fixed(vmin)} to {fixed(vmax)})</th><th>games</th>'
          "<th>score %</th><th>W-D-L</th><th>forfeits</th><th class=\"l\">faults</th></tr></thead><tbody>"]
-    for b in doc["bots"]:
+    for b in ranked(doc):
         h.append(f"<tr><td>{b['rank']}</td><td class=\"l\">{e(b['bot'])}</td><td>{_f(b['rating'])}</td>"
                  f"<td>{e(_bot_interval(doc, b))}</td>"
                  f"<td class=\"l\">{_bar_svg(b['ci_low'], b['rating'], b['ci_high'], vmin, vmax)}</td>"
@@ -347,6 +363,7 @@ def render_html(doc: dict[str, Any]) -> str:
                  f"<td>{b['wins']}-{b['draws']}-{b['losses']}</td><td>{b['forfeits']}</td>"
                  f"<td class=\"l\">{e(_faults_text(b))}</td></tr>")
     h.append("</tbody></table>")
+    h += [f'<p class="small versions">{e(t)}</p>' for t in versions_text(doc)]
     rt = doc["rating"]
     h.append(f'<p class="small">Elo scale, Bradley-Terry; anchor: {e(rt["anchor_text"])}; '
              f'{rt["bootstrap"]} bootstrap resamples {e(_UNIT_TEXT.get(rt["bootstrap_unit"], "of blocks"))}, '

@@ -43,19 +43,12 @@ def live_table(lines: Sequence[dict[str, Any]], *, path: Path = Path("results.js
     if not lines:
         return "(no blocks finished yet)"
     res = _InMemory(path=path, lines=list(lines))
-    note = ""
     try:
-        try:
-            doc, _, _ = rate_loaded(res, meta=meta, bootstrap=0)
-        except PublishError:
-            anchor = (meta or {}).get("anchor")
-            if not anchor:
-                raise
-            # the anchor may not have played yet: rate against the mean until it has
-            doc, _, _ = rate_loaded(res, meta={k: v for k, v in (meta or {}).items() if k != "anchor"}, bootstrap=0)
-            note = f"\nratings relative to the mean of these bots: the anchor {anchor} has no games yet"
+        doc, _, _ = rate_loaded(res, meta=meta, bootstrap=0, early=True)
     except PublishError as e:
         return f"(no ratings yet: {e})"
+    pending = doc["rating"].get("anchor_pending")
+    note = f"\nratings relative to the mean of these bots: the anchor {pending} has no games yet" if pending else ""
     out = leaderboard.main_table(doc, "simple", missing_interval=LATER) + note
     seen = {b["name"] for b in doc["bots"]} | {b["bot"] for b in doc["bots"]}
     waiting = [n for n in dict.fromkeys(entrants) if n not in seen]

@@ -157,13 +157,18 @@ def _check_sides(line: dict[str, Any], games: list[dict[str, Any]], ids: dict[tu
             raise ResultsError(f"{where}: game {h}: partnership A {want} is not at engine side {side} ({got})")
 
 
-def convert(lines: list[dict[str, Any]]) -> Conversion:
-    """All lines -> blocks, in a stable order (pairing, block)."""
-    ids = bot_ids(lines)
+def convert(lines: list[dict[str, Any]], ids: dict[tuple[str, str], BotInfo] | None = None) -> Conversion:
+    """All lines -> blocks, in a stable order (pairing, block).
+
+    ``ids``: the bot ids of a larger set of lines these are taken from (a
+    retired version's blocks left out), so a bot keeps the id it has there.
+    """
+    ids = bot_ids(lines) if ids is None else ids
     ordered = sorted(lines, key=lambda ln: (str(ln.get("pairing")), int(ln.get("block", 0))))
     blocks = [block_outcome(ln, ids) for ln in ordered]
     formats = {"deals" if _is_deals(g) else "game" for ln in lines for g in ln.get("games", [])}
-    return Conversion(blocks, {b.id: b for b in ids.values()}, formats)
+    used = {_ref(s) for ln in lines for g in ln.get("games", []) for s in g.get("seats", [])}
+    return Conversion(blocks, {b.id: b for k, b in ids.items() if k in used}, formats)
 
 
 def load_blocks(path: str | os.PathLike[str]) -> tuple[LoadedResults, Conversion]:

@@ -11,13 +11,14 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ..ratings import RatingFitError, RatingReport, rate
 from ..results import LoadedResults, ResultsError, read_results
 from . import leaderboard
-from .load import convert
+from .load import bot_ids, convert
 from .provenance import Provenance, gather, read_config, read_meta
+from .versions import RetireError, find_versions, mark
 
 
 class PublishError(ValueError):
@@ -58,6 +59,7 @@ def rate_results(
     seed: int = 0,
     config: str | os.PathLike[str] | None = None,
     prior: bool = True,
+    retire: Sequence[str] = (),
 ) -> Published:
     """Rate ``results`` and write leaderboard.{md,json,html} to ``out``."""
     if bootstrap < 0:
@@ -74,7 +76,7 @@ def rate_results(
             raise PublishError(str(e)) from None
     meta = read_meta(res.path)
     doc, report, prov = rate_loaded(res, meta=meta, config=cfg, anchor=anchor, bootstrap=bootstrap, seed=seed,
-                                    prior=prior)
+                                    prior=prior, retire=retire)
     name = prov.config_name or safe_name(res.path.resolve().parent.name)
     dest = Path(out) if out else Path("leaderboards") / safe_name(name)
     try:
@@ -86,27 +88,56 @@ def rate_results(
 
 def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, config: dict[str, Any] | None = None,
                 anchor: tuple[str, float] | None = None, bootstrap: int = 1000, seed: int = 0,
-                prior: bool = True) -> tuple[dict[str, Any], RatingReport, Provenance]:
-    """Rate loaded results into the leaderboard document (``arena rate`` and the site share this)."""
+                prior: bool = True, early: bool = False,
+                retire: Sequence[str] = ()) -> tuple[dict[str, Any], RatingReport, Provenance]:
+    """Rate loaded results into the leaderboard document (``arena rate``, the site and the live table share this).
+
+    ``early``: the results are a run's first blocks (live standings, the
+    provisional site, a ladder's earlier runs), where the anchor may not have
+    played yet; the fit is then relative to the mean of the bots, and
+    ``rating.anchor_pending`` names the anchor. Finished results with an
+    anchor that is not among their bots are refused.
+
+    Versions (``arena.publish.versions``): each name's latest version is
+    ranked, earlier ones follow unranked; ``retire`` (with the run's
+    ``retired`` and the config's ``retire``) leaves versions out of the fit.
+    """
+    specs = [*((meta or {}).get("retired") or []), *((config or {}).get("retire") or []), *retire]
     try:
-        conv = convert(res.lines)
+        versions = find_versions(res.lines, specs=specs, sources=(meta, config), strict=not early)
+    except (RetireError, ResultsError) as e:
+        raise PublishError(str(e)) from None
+    lines = [ln for ln in res.lines if versions.keeps(ln)] if versions.retired else res.lines
+    try:
+        conv = convert(lines, bot_ids(res.lines))  # ids over every line: a version keeps its name@digest
     except ResultsError as e:
         raise PublishError(str(e)) from None
     if not conv.blocks:
-        raise PublishError(f"{res.path}: no finished blocks to rate")
-    prov = gather(res.lines, conv.bots, meta=meta, config=config)
+        raise PublishError(f"{res.path}: no finished blocks to rate" + (" (once the retired versions' blocks are"
+                                                                       " left out)" if versions.retired else ""))
+    prov = gather(lines, conv.bots, meta=meta, config=config)
     if anchor is None and ((meta or {}).get("anchor") or (config or {}).get("anchor")):
         anchor = (str((meta or {}).get("anchor") or (config or {}).get("anchor")), 0.0)
+    pending: str | None = None
     if anchor is not None and anchor[0] not in conv.bots:
-        by_name = [b.id for b in conv.bots.values() if b.name == anchor[0]]
-        if len(by_name) != 1:
+        # a name stands for its ranked (latest) version
+        by_name = [b.id for b in conv.bots.values() if b.name == anchor[0] and b.digest == versions.latest(b.name)]
+        if len(by_name) == 1:
+            anchor = (by_name[0], anchor[1])
+        elif early and not by_name:
+            pending, anchor = anchor[0], None
+        else:
             raise PublishError(f"anchor {anchor[0]!r} is not a bot in these results (bots: {', '.join(sorted(conv.bots))})")
-        anchor = (by_name[0], anchor[1])
     try:
         report = rate(conv.blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed)
     except RatingFitError as e:
         raise PublishError(f"cannot fit ratings: {e}") from None
-    return leaderboard.build(report, prov, res, anchor=anchor), report, prov
+    doc = leaderboard.build(report, prov, res, anchor=anchor)
+    mark(doc, versions)
+    if pending is not None:
+        doc["rating"]["anchor_pending"] = pending
+        doc["rating"]["anchor_text"] = f"{doc['rating']['anchor_text']} (the anchor {pending} has no games yet)"
+    return doc, report, prov
 
 
 def write_leaderboard(doc: dict[str, Any], out: Path) -> None:

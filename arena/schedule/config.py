@@ -16,10 +16,10 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from ..engine import DealFile
 from ..match import MatchSettings
@@ -112,6 +112,9 @@ class TournamentConfig(BaseModel):
     )
     deal_files: list[str] = Field(default_factory=list, description="block i replays deal_files[i]")
     anchor: str | None = Field(None, description="entry whose rating is pinned (for the ratings step)")
+    retire: list[Annotated[str, StringConstraints(pattern=r"^[^@\s]+@\S+$")]] = Field(
+        default_factory=list, description="bot versions left out of the ratings: NAME@VERSION (the manifest's version"
+        " or a digest prefix); each bot's latest version is ranked, earlier ones shown as history")
     sprt: SPRTSpec | None = Field(None, description="stop early when an SPRT decides (needs schedule kind sprt)")
 
     @model_validator(mode="after")
@@ -205,7 +208,11 @@ def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None =
         if data.get(k) is not None:
             data[k] = str(_resolve(base, str(data[k])))
     for k, v in (overrides or {}).items():
-        if v is not None:
+        if v is None:
+            continue
+        if k == "retire":  # the command line's versions join the config's
+            data[k] = [*(data.get(k) or []), *v] if isinstance(data.get(k) or [], list) else data.get(k)
+        else:
             data[k] = str(Path(v).resolve()) if k in ("out", "leaderboard", "site") else v
     return build_tournament(data, base, str(p), text)
 

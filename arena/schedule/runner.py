@@ -20,7 +20,7 @@ from .. import __version__
 from ..match.check import check_entry
 from ..players import BotEntry
 from ..players.manifest import file_digests
-from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, standings
+from ..results import SCHEMA_VERSION, ResultsError, ResultsStore
 from .backends import make_backend
 from .config import Tournament
 from .ladder import record_run
@@ -98,6 +98,7 @@ def tournament_meta(t: Tournament, *, complete: bool, entries: list[dict[str, An
         "entries": entries if entries is not None else [_entry_meta(e) for e in t.entries],
         "deal_files": t.deal_digests,
         "anchor": (t.by_ref[c.anchor].name if c.anchor in t.by_ref else c.anchor) if c.anchor else None,
+        "retired": list(c.retire),  # the ratings leave these versions out (arena.publish.versions)
     }
 
 
@@ -270,7 +271,6 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
     mine = [store.lines[k] for k in sorted(store.lines) if k in keys]
     wanted = [x for x in tasks if stop is None or x.key in store.lines or stop.wants(x)]
     complete = not interrupted and (stop.done if stop is not None else len(mine) == len(tasks))
-    table = standings(mine)
     summary = {
         **tournament_meta(t, complete=complete, entries=entries_meta),
         "blocks_total": len(tasks),
@@ -281,8 +281,6 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
         "retries": outcome.retries if outcome else 0,
         "harness_failures": [{"pairing": k[0], "block": k[1], "error": why} for k, why in (outcome.failures if outcome else [])],
         "wall_s": round(time.monotonic() - t0, 3),
-        "standings": [{"bot": s.bot, "games": s.games, "points": s.points, "rate": round(s.rate, 4), "faults": s.faults}
-                      for s in table],
     }
     write_json(out / META_NAME, tournament_meta(t, complete=complete, entries=entries_meta))
     write_json(out / SUMMARY_NAME, summary)

@@ -18,10 +18,35 @@ def test_schema_file_is_generated_from_the_models():
 
 def test_schema_describes_both_directions():
     schema = json.loads(render())
-    to_bot = json.dumps(schema["to_bot"])
+    to_bot = json.dumps(schema["$defs"]["to_bot"]) + json.dumps(schema["$defs"])
     for kind in ("hello", "game", "deal", "decide", "deal_end", "game_end", "bye"):
         assert f'"const": "{kind}"' in to_bot
-    assert "action" in json.dumps(schema["from_bot"])
+    assert "action" in json.dumps(schema["$defs"]["from_bot"])
+
+
+def test_one_root_schema_a_validator_takes_as_it_is():
+    """`arena schema` prints one schema: its root accepts a message of either direction, and each
+    direction is a definition of it ($defs/to_bot, $defs/from_bot) for a validator to check one side."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(render())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    root = jsonschema.Draft202012Validator(schema)
+
+    def side(d):
+        return jsonschema.Draft202012Validator({**schema, "anyOf": [{"$ref": f"#/$defs/{d}"}]})
+
+    game = Game(key="schema-root")
+    view = game.view(game.to_act).to_dict()
+    decide = {"type": "decide", "id": 1, "kind": game.choice.kind, "view": view, "legal": choice_to_dict(game.choice),
+              "time_left_ms": 100, "decision_ms": 10}
+    reply = {"type": "action", "id": 1, "action": {"type": "pass"}}
+    hello = {"type": "hello", "protocol": 1, "name": "x", "version": "2"}
+    for msg in (decide, {"type": "bye", "reason": None}):
+        assert root.is_valid(msg) and side("to_bot").is_valid(msg) and not side("from_bot").is_valid(msg)
+    for msg in (reply, hello):
+        assert root.is_valid(msg) and side("from_bot").is_valid(msg) and not side("to_bot").is_valid(msg)
+    for bad in ({"type": "dance"}, {**reply, "id": "one"}, {**decide, "view": {}}, [1, 2]):
+        assert not root.is_valid(bad)
 
 
 def test_valid_replies_decode():

@@ -18,9 +18,9 @@ from .helpers import block, game, line, meta, tournament, write
 STRENGTH = {"alpha": 200.0, "bravo": 0.0, "charlie": -150.0}
 
 BOT_KEYS = {"rank", "bot", "name", "version", "digest", "rating", "ci_low", "ci_high", "games", "score",
-            "score_pct", "wins", "draws", "losses", "forfeits", "faults", "faults_total"}
+            "score_pct", "wins", "draws", "losses", "forfeits", "faults", "faults_total", "latest", "superseded_by"}
 TOP_KEYS = {"format", "version", "provenance", "results", "rating", "games", "blocks", "flags", "bots",
-            "crosstable", "los", "luck", "luck_points"}
+            "crosstable", "los", "luck", "luck_points", "retired"}
 PROV_KEYS = {"config_name", "config_hashes", "tournament_seed", "complete", "rule_profile", "mixed_profiles", "match_format",
              "time_control", "sandbox", "fault_policy", "schedule", "blocks", "blocks_per_pairing", "pairings",
              "deal_files", "bots", "harness_version", "rated_with", "sources"}

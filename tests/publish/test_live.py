@@ -72,3 +72,20 @@ def test_lines_the_fit_cannot_take_are_said_in_one_line() -> None:
     broken = line(("a", "a"), ("b", "b"), 0, game(["a", "b", "a", "b"], 0, 0), game(["a", "b", "a", "b"], 0, 0))
     text = live_table([broken])
     assert text.startswith("(no ratings yet: ") and "\n" not in text
+
+
+def test_the_provisional_site_copes_with_an_anchor_without_games_as_the_table_does(tmp_path: Path) -> None:
+    """One path for both: early in a run the anchor may not have played; the page is written, relative to
+    the mean, and says so; the finished results with an absent anchor are still refused."""
+    from arena.publish.rate import PublishError, rate_results
+    from arena.publish.site import write_provisional
+
+    out = tmp_path / "run"
+    write(out / "results.jsonl", [block(("a", "a"), ("b", "b"), 0, 0, 1)])
+    (out / "tournament.json").write_text(json.dumps(meta(anchor="c")))
+    write_provisional(out, tmp_path / "site", done=1, total=3)
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert "the anchor c has no games yet" in page and "1 of 3 blocks played so far" in page
+    assert "the anchor c has no games yet" in live_renderer(out)([block(("a", "a"), ("b", "b"), 0, 0, 1)])
+    with pytest.raises(PublishError, match="anchor 'c' is not a bot"):
+        rate_results(out, tmp_path / "lb", bootstrap=0)

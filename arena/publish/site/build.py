@@ -114,10 +114,16 @@ def write_site(m: SiteModel, out: Path) -> SiteBuild:
 
 def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
-               history_bootstrap: int = 200) -> SiteBuild:
-    """Read the results, compute every page's numbers and write the site to ``out``."""
+               history_bootstrap: int = 200, retire: Sequence[str] = (), private: bool = False) -> SiteBuild:
+    """Read the results, compute every page's numbers and write the site to ``out``.
+
+    Public by default: no host path (bot folders, the host's reproduce
+    commands) and no bot's stderr on any page; ``private`` is the host's copy
+    with both.
+    """
     comp = _load(results)
-    m = build_model(comp, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap)
+    m = build_model(comp, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap, retire=retire,
+                    private=private)
     try:
         return write_site(m, Path(out))
     except OSError as e:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from ...results import LoadedResults
 from ..load import game_outcome
@@ -65,6 +66,7 @@ class SiteModel:
     entries: dict[str, dict[str, Any]]  # bot id -> tournament.json entry (version, folder, files)
     bank_ms: float | None
     provisional: str | None = None
+    private: bool = False  # a host's own copy: bot folders, the host's reproduce commands and stderr tails shown
 
     @property
     def order(self) -> list[str]:
@@ -73,6 +75,20 @@ class SiteModel:
 
     def game_line(self, ref: GameRef) -> dict[str, Any]:
         return self.comp.lines[ref.line]["games"][ref.half]
+
+
+def public_command(cmd: str | None) -> str | None:
+    """A reproduce command without the host's paths: the results file becomes ``results.jsonl`` (wherever the
+    reader keeps it) and the bot's folder ``BOT_FOLDER``; every other word is kept."""
+    if cmd is None:
+        return None
+    try:
+        words = shlex.split(cmd)
+    except ValueError:
+        return "not published (the host's command did not parse)"
+    placeholder = {"reproduce": "results.jsonl", "check-bot": "BOT_FOLDER", "--bot": "BOT_FOLDER"}
+    out = [placeholder.get(words[i - 1], w) if i and not w.startswith("-") else w for i, w in enumerate(words)]
+    return shlex.join(out)
 
 
 def slug(text: str, used: set[str]) -> str:
@@ -86,25 +102,28 @@ def slug(text: str, used: set[str]) -> str:
 
 
 def _rate(lines: list[dict[str, Any]], comp: Competition, anchor: tuple[str, float] | None,
-          bootstrap: int) -> dict[str, Any]:
+          bootstrap: int, early: bool, retire: Sequence[str]) -> dict[str, Any]:
     res = LoadedResults(comp.sources[0], lines, 1 if comp.torn else 0, comp.duplicates)
-    doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0)
+    doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0, early=early,
+                            retire=retire)
     return doc
 
 
 def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
-                history_bootstrap: int = 200, provisional: str | None = None) -> SiteModel:
-    doc = _rate(comp.lines, comp, anchor, bootstrap)
+                history_bootstrap: int = 200, provisional: str | None = None,
+                retire: Sequence[str] = (), private: bool = False) -> SiteModel:
+    """Every page's numbers. Public (the default): no bot folder, no stderr, reproduce commands without the
+    host's paths; ``private`` keeps them, for the host's own copy."""
+    # a provisional page is a run's first blocks, as the live table is: the anchor may not have played yet
+    doc = _rate(comp.lines, comp, anchor, bootstrap, early=provisional is not None, retire=retire)
     by_ref = {(b.name, b.digest): b.id for b in comp.bots.values()}
     history: list[dict[str, dict[str, Any]]] = []
     for i, run in enumerate(comp.runs):
         if i == len(comp.runs) - 1 and run.end == len(comp.lines):
             rows = doc["bots"]
         else:
-            try:
-                rows = _rate(comp.lines[:run.end], comp, anchor, history_bootstrap)["bots"]
-            except ValueError:  # an early run the anchor had not entered yet: fit it unanchored
-                rows = _rate(comp.lines[:run.end], comp, None, history_bootstrap)["bots"]
+            # an early run the anchor had not entered yet is fitted against the mean
+            rows = _rate(comp.lines[:run.end], comp, anchor, history_bootstrap, early=True, retire=retire)["bots"]
         history.append({by_ref[(r["name"], r["digest"])]: r for r in rows if (r["name"], r["digest"]) in by_ref})
     used: set[str] = set()
     slugs = {b: slug(b, used) for b in sorted(comp.bots[k].id for k in comp.bots)}
@@ -117,11 +136,14 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
     faults: dict[str, list[FaultRow]] = {}
     bank = ((comp.meta or {}).get("match") or {}).get("time", {}) or {}
     bank_ms = float(bank["bank_ms"]) if isinstance(bank.get("bank_ms"), (int, float)) else None
+    # a retired version's games are left out of what the ratings show (crosstable, average opponent), as
+    # the leaderboard leaves them out; its own page still lists its statistics, time use and faults
+    retired = {by_ref[(r["name"], r["digest"])] for r in doc.get("retired") or [] if (r["name"], r["digest"]) in by_ref}
     for ref in comp.games:
         line = comp.lines[ref.line]
         g = line["games"][ref.half]
         out = game_outcome(g, comp.bots, ref.id)
-        sides = [sorted(set(out.side_a)), sorted(set(out.side_b))]
+        sides = [sorted(set(out.side_a)), sorted(set(out.side_b))] if not retired & set(ref.bots) else [[], []]
         for s in (0, 1):
             opp = [rating.get(b) for b in (out.side_a if s == 1 else out.side_b)]
             for b in sides[s]:
@@ -153,6 +175,8 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
             stderr = tails.get((seat, f.get("decision")))
             if stderr is None:
                 stderr = next((r.get("stderr") for r in repro if r.get("seat") == seat), None)
+            if not private:
+                stderr, cmd = None, public_command(cmd)
             faults.setdefault(bot, []).append(FaultRow(ref.id, seat if isinstance(seat, int) else -1,
                                                        str(f.get("kind")), str(f.get("message", "")),
                                                        f.get("decision"), f.get("deal"), f.get("request"),
@@ -162,7 +186,7 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
         for e in (m or {}).get("entries") or []:
             bid = by_ref.get((str(e.get("name")), str(e.get("digest"))))
             if bid and bid not in entries:
-                entries[bid] = e
+                entries[bid] = e if private else {k: v for k, v in e.items() if k != "dir"}
     return SiteModel(comp, doc, history, history_bootstrap, slugs, matrix,
                      {b: (opp_sum[b] / opp_n[b] if opp_n.get(b) else None) for b in slugs},
-                     cinch_stats(games_for_stats), time_use, faults, entries, bank_ms, provisional)
+                     cinch_stats(games_for_stats), time_use, faults, entries, bank_ms, provisional, private)

@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from ...match.show import profile_text
 from .. import leaderboard as lb
+from ..versions import earlier, ranked
 from .charts import Axis, axis_svg, histogram_svg, history_svg, interval_bar, scale_for
 from .collect import GameRef
 from .model import FaultRow, SiteModel
@@ -108,7 +109,7 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
                    (f'interval bar<br>{axis_svg(axis)}', ' class="l"'), ("games", ""), ("score %", ""),
                    ("draws", ""), ("average opponent", ""), ("W-D-L", ""), ("forfeits", ""), ("faults", ' class="l"')))
                + "</tr></thead><tbody>")
-    for b in doc["bots"]:
+    for b in ranked(doc):
         iv = lb._bot_interval(doc, b)
         ci = (b["ci_low"], b["ci_high"]) if iv.startswith("[") else (None, None)
         label = f"{b['bot']}: rating {lb.fixed(b['rating'])}" + (
@@ -123,6 +124,7 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
                    f"<td>{b['wins']}-{b['draws']}-{b['losses']}</td><td>{b['forfeits']}</td>"
                    f'<td class="l">{e(lb._faults_text(b))}</td></tr>')
     out.append("</tbody></table>")
+    out += _versions(m, live)
     out.append('<p class="small">\u00b1: distance from the rating to the ends of its interval. Average opponent: '
                "mean rating of the opposing partnership over the bot's games. Draws: share of its games with no "
                "winner (capped games, level deals-format games).</p>")
@@ -305,13 +307,19 @@ def _time_table(m: SiteModel, bot: str) -> list[str]:
             "</tbody></table>"]
 
 
-def _fault_evidence(f: FaultRow) -> str:
+#: said where a public page leaves out what only the host should see
+PRIVATE = "not published (the host's copy shows it: arena site --private)"
+
+
+def _fault_evidence(f: FaultRow, private: bool = True) -> str:
     parts = [f"<p><strong>{e(f.kind)}</strong> at seat {SEATS[f.seat] if 0 <= f.seat < 4 else '?'}"
              f"{'' if f.decision is None else f', decision {e(f.decision)}'}: {e(f.message)}</p>"]
     if f.reply is not None:
         parts.append(f"<p>The bot sent:</p><pre>{e(f.reply)}</pre>")
     if f.stderr:
         parts.append(f"<p>End of its stderr:</p><pre>{e(f.stderr[-2000:])}</pre>")
+    elif not private:
+        parts.append(f"<p>Its stderr: {PRIVATE}.</p>")
     if f.request is not None:
         parts.append("<details><summary>The request it was answering</summary><pre>"
                      f"{e(json.dumps(f.request, indent=1, sort_keys=True))}</pre></details>")
@@ -339,6 +347,28 @@ def _luck_chart(doc: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _versions(m: SiteModel, live: bool) -> list[str]:
+    """Earlier versions under the ranking, each linked to its page and to the version now ranked; retired ones."""
+    doc = m.doc
+    out = []
+    rows = earlier(doc)
+    if rows:
+        out.append('<table id="versions"><caption>Earlier versions: not ranked (each bot\'s latest version is); '
+                   'their games count in the ratings</caption><thead><tr><th scope="col" class="l">version</th>'
+                   '<th scope="col">rating</th><th scope="col">games</th><th scope="col">score %</th>'
+                   '<th scope="col" class="l">now</th></tr></thead><tbody>')
+        for b in rows:
+            now = bot_link(m, b["superseded_by"], "", live) if b["superseded_by"] else "retired"
+            out.append(f'<tr><th scope="row" class="l">{bot_link(m, b["bot"], "", live)}</th>'
+                       f"<td>{lb.fixed(b['rating'])}</td><td>{b['games']}</td><td>{pct(b['score_pct'])}</td>"
+                       f'<td class="l">{now}</td></tr>')
+        out.append("</tbody></table>")
+    if doc.get("retired"):
+        out.append('<p class="small" id="retired">Retired by the host, left out of the ratings: '
+                   + ", ".join(e(f"{r['name']}@{r['version'] or r['digest'][:12]}") for r in doc["retired"]) + ".</p>")
+    return out
+
+
 def bot_page(m: SiteModel, bot: str) -> str:
     doc = m.doc
     row = next((b for b in doc["bots"] if b["bot"] == bot), None)
@@ -346,7 +376,8 @@ def bot_page(m: SiteModel, bot: str) -> str:
     ent = m.entries.get(bot, {})
     out = [f"<h1>{e(bot)}</h1>", '<table class="meta"><caption>Identity</caption><tbody>']
     ident = [("name", info.name if info else bot), ("version", ent.get("version") or "not recorded"),
-             ("digest", info.digest if info else "?"), ("folder", ent.get("dir") or "not recorded")]
+             ("digest", info.digest if info else "?"),
+             ("folder", ent.get("dir") or ("not recorded" if m.private else PRIVATE))]
     out += [f'<tr><th scope="row" class="l">{e(k)}</th><td class="l"><code>{e(v)}</code></td></tr>' for k, v in ident]
     files = ent.get("files") or {}
     if files:
@@ -357,8 +388,12 @@ def bot_page(m: SiteModel, bot: str) -> str:
                + (f"<pre>{e(yaml.safe_dump(manifest, sort_keys=True))}</pre>" if isinstance(manifest, dict)
                   else "not recorded (results written before runs kept it)") + "</td></tr>")
     out.append("</tbody></table>")
-    if row:
-        out.append(f"<p>Rank {row['rank']} of {len(doc['bots'])}: rating {lb.fixed(row['rating'])} "
+    if row and row.get("superseded_by"):
+        out.append(f'<p class="versions">An earlier version, not ranked (its games count): now '
+                   f"{bot_link(m, row['superseded_by'], '../')}. Rating {lb.fixed(row['rating'])} on {row['games']} "
+                   f"games, score {pct(row['score_pct'])}.</p>")
+    elif row:
+        out.append(f"<p>Rank {row['rank']} of {len(ranked(doc))}: rating {lb.fixed(row['rating'])} "
                    f"({e(lb._bot_interval(doc, row))}), {row['games']} games, score {pct(row['score_pct'])}, "
                    f"W-D-L {row['wins']}-{row['draws']}-{row['losses']}, average opponent "
                    f"{num(m.avg_opponent.get(bot))}.</p>")
@@ -395,7 +430,7 @@ def bot_page(m: SiteModel, bot: str) -> str:
         shown = fl[:EVIDENCE_PER_BOT]
         out.append(f"<h3>Evidence{'' if len(fl) <= EVIDENCE_PER_BOT else f' (the first {EVIDENCE_PER_BOT}; every game page shows its own)'}</h3>")
         out += [f'<section class="fault"><h4>Game <a href="../games/{e(f.game)}.html">{e(f.game)}</a></h4>'
-                f"{_fault_evidence(f)}</section>" for f in shown]
+                f"{_fault_evidence(f, m.private)}</section>" for f in shown]
     return page(f"{bot}: bot", out, root="../")
 
 
@@ -455,7 +490,7 @@ def game_page(m: SiteModel, ref: GameRef) -> str:
     fl = [f for f in m.faults.get(names[0], []) + sum((m.faults.get(b, []) for b in sorted(set(names[1:]) - {names[0]})), [])
           if f.game == ref.id]
     if fl:
-        out.append(f"<h2>Faults ({len(fl)})</h2>" + "".join(f'<section class="fault">{_fault_evidence(f)}</section>' for f in fl))
+        out.append(f"<h2>Faults ({len(fl)})</h2>" + "".join(f'<section class="fault">{_fault_evidence(f, m.private)}</section>' for f in fl))
     out.append("<h2>Replay</h2>")
     out.append('<p class="small">Keys: Right and Left arrows step, Page Down and Page Up go deal by deal, Home and End; '
                "o omniscient, 0-3 a seat's point of view (only what that seat could know), t shows the twin.</p>")

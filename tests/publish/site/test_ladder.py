@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from arena.publish.site import build_site, load_competition
@@ -101,3 +102,38 @@ def _config(folder: Path, entries: list[Path], out: Path, schedule: dict) -> lis
                                    "blocks": 2, "match": FAST, "out": str(out), "backend": "serial", "workers": 1,
                                    "schedule": schedule}))
     return [str(cfg)]
+
+
+def test_after_a_new_version_the_terminal_leaderboard_and_site_agree_and_a_version_retires(tmp_path: Path) -> None:
+    """Issue: the terminal's standings (this run's games) and the leaderboard/site (all games) disagreed,
+    and the old version stayed a full row. Now all three are one fit over the whole file, the latest
+    version ranked, the old one listed under it; --retire leaves a version out and is kept in tournament.json."""
+    a = bot_folder(tmp_path, "alpha", {"PICK": "first"})
+    b = bot_folder(tmp_path, "bravo", {"PICK": "last"})
+    out = tmp_path / "out"
+    play(tmp_path, [a, b], out=out, blocks=2, match=FAST)
+    (a / "bot.yaml").write_text((a / "bot.yaml").read_text().replace("version: '1'", "version: '2'"))
+    cfg = tmp_path / "config.yaml"
+    data = yaml.safe_load(cfg.read_text())
+    data["leaderboard"] = str(tmp_path / "lb")
+    cfg.write_text(yaml.safe_dump(data))
+    ran = arena("run", cfg, "--skip-check", "--new-version", "--quiet")
+    assert ran.code == 0, ran.err
+    doc = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())
+    ranked = [r for r in doc["bots"] if r["rank"] is not None]
+    assert sorted(r["name"] for r in ranked) == ["alpha", "bravo"]
+    old = next(r for r in doc["bots"] if r["rank"] is None)
+    said = ran.err[ran.err.index("standings (the leaderboard's ranking)"):]
+    for r in ranked:
+        assert re.search(rf"\n\s*{r['rank']}\s+{re.escape(r['bot'])}\s+{round(r['rating'])}\s", said), said
+        assert f" {r['games']} " in said.split(r["bot"], 1)[1].splitlines()[0]
+    assert f"earlier versions (not ranked; their games count): {old['bot']}" in said
+    site = build_site([out], tmp_path / "site", bootstrap=0, history_bootstrap=0)
+    assert [(r["bot"], r["games"]) for r in site.model.doc["bots"]] == [(r["bot"], r["games"]) for r in doc["bots"]]
+
+    ran = arena("run", cfg, "--skip-check", "--quiet", "--retire", "alpha@1")
+    assert ran.code == 0, ran.err
+    assert json.loads((out / "tournament.json").read_text())["retired"] == ["alpha@1"]
+    doc = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())
+    assert doc["retired"][0]["version"] == "1" and len(doc["bots"]) == 2 and all(r["latest"] for r in doc["bots"])
+    assert "retired (left out of the ratings): alpha@1" in ran.err

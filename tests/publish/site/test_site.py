@@ -76,11 +76,15 @@ def test_leaderboard_numbers(site: Path, competition: Path) -> None:
                                                     for x in (0.0, 0.5, 1.0, 1.5, 2.0)}
 
 
-def test_bot_page_lists_every_fault_with_evidence(site: Path) -> None:
+def test_bot_page_lists_every_fault_with_evidence(site: Path, competition: Path, tmp_path: Path) -> None:
     page = (site / "bots" / "crashy.html").read_text()
     assert "Faults (4)" in page
-    assert page.count("arena reproduce ") >= 4 + 4  # the table and the evidence sections
-    assert "illegal action" in page and "thinking about decision" in page  # message and stderr excerpt
+    assert page.count("arena reproduce results.jsonl --bot BOT_FOLDER ") >= 4 + 4  # the table and the evidence
+    assert "illegal action" in page and "thinking about decision" not in page  # the message; stderr is private
+    assert "Its stderr: not published" in page
+    build_site([competition], tmp_path / "private", bootstrap=0, private=True)
+    mine = (tmp_path / "private" / "bots" / "crashy.html").read_text()
+    assert "thinking about decision" in mine and f"arena reproduce {competition}" in mine  # the host's copy
     assert "The request it was answering" in page
     assert "Cinch statistics" in page and "pedros captured" in page and "latency p50" in page
     assert "fewer than 100 decisions" in page or "latency p99</th><td class=\"l\">" in page
@@ -155,7 +159,7 @@ def test_what_a_bot_sent_is_shown_as_text_never_as_markup(competition: Path, tmp
             f["stderr"] = hostile
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    build_site([tmp_path / "r"], tmp_path / "s", bootstrap=0)
+    build_site([tmp_path / "r"], tmp_path / "s", bootstrap=0, private=True)  # private: stderr shown too
     for page in [tmp_path / "s" / "bots" / "crashy.html", tmp_path / "s" / "games" / f"{faulty['games'][0]['id']}.html"]:
         text = page.read_text()
         assert "<script>alert" not in text and "<img src=x" not in text
@@ -211,3 +215,31 @@ def test_the_luck_is_drawn_with_a_text_alternative_only_where_it_was_measured(si
     assert labels[:2] == ["game results: rho -0.364, interval -1.00 to 0.00", "points: rho -0.590, interval -0.80 to -0.31"]
     assert "rho axis from -1 to 1" in labels[2]
     assert _luck_chart({"luck": {"rho": None}, "luck_points": None}) == ""
+
+
+def _host_facts(competition: Path) -> tuple[list[str], list[str]]:
+    """The host paths (results and bot folders) and the stderr lines the competition's results hold."""
+    lines = read_results(competition).lines
+    meta = json.loads((competition / "tournament.json").read_text())
+    paths = [str(competition.parent), str(competition)] + [e["dir"] for e in meta["entries"]]
+    tails = [r.get("stderr") or "" for ln in lines for r in (ln.get("run") or {}).get("reproduce") or []]
+    tails += [f.get("stderr") or "" for ln in lines for g in (ln.get("run") or {}).get("games") or []
+              for f in g.get("faults") or []]
+    stderr = sorted({x.strip() for t in tails for x in t.splitlines() if len(x.strip()) > 12})
+    assert paths and stderr, "the competition has bot folders and a fault with stderr"
+    return paths, stderr
+
+
+def test_public_pages_publish_no_host_path_and_no_stderr(site: Path, competition: Path, tmp_path: Path) -> None:
+    """Every generated file of a default build, grepped for the host's paths and the bots' stderr."""
+    paths, stderr = _host_facts(competition)
+    for rel, data in tree(site).items():
+        text = data.decode(errors="replace")
+        for p in paths:
+            assert p not in text, f"{rel} publishes the host path {p}"
+        for x in stderr:
+            assert x not in text, f"{rel} publishes stderr: {x!r}"
+    ran = arena("site", competition, "--out", tmp_path / "mine", "--bootstrap", "0", "--private")
+    assert ran.code == 0, ran.err
+    mine = "".join(d.decode(errors="replace") for d in tree(tmp_path / "mine").values())
+    assert all(p in mine for p in paths[1:]) and any(x in mine for x in stderr)  # the host's copy has both

@@ -1,0 +1,172 @@
+"""A person at a seat: the seat's view printed on a terminal, a choice typed back.
+
+``arena play --human SEAT`` puts one in a game. It sees exactly the
+``decide`` and notices a bot would read (so only what its seat may know),
+shown as text, and answers in a short form:
+
+* bid: ``pass`` or an amount (``9``; ``9H`` where bids name their suit)
+* trump: a suit (``H``)
+* play: a card (``KC``); a long hand's first card with its under cards
+  after it (``KH 3H 4H``)
+* rob, discard: the cards, separated by spaces (``-`` for none)
+* any decision: ``any`` (one legal action, the harness's) or ``?`` (the
+  choice again)
+
+A reply that is not legal is explained and asked again: a person is never
+faulted for a typo. End of input resigns the game (a ``crash`` fault, as
+for a bot that exits).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TextIO
+
+from ..engine import action_from_dict
+from .base import Decision, Fault, Player
+
+SEATS = ("N", "E", "S", "W")
+
+
+def _cards(cards: list[str] | None) -> str:
+    return " ".join(cards) if cards else "-"
+
+
+def show_view(view: dict[str, Any]) -> list[str]:
+    """The seat's view as a few lines of text."""
+    me = view["seat"]
+    out = [f"you are {SEATS[me]} (partner {SEATS[view['partner']]}); dealer {SEATS[view['dealer']]}; "
+           f"deal {view['deal_index'] + 1}, scores us {view['scores'][me % 2]} : them {view['scores'][1 - me % 2]}"]
+    out.append(f"your hand: {_cards(view.get('hand'))}")
+    if view.get("received"):
+        out.append(f"you received: {_cards(view['received'])}")
+    dark = view.get("dark") or []
+    if dark:
+        out.append("in the dark: " + ", ".join(f"{SEATS[b['seat']]} {b['amount'] or 'no'}" for b in dark))
+    for s, cards in enumerate(view.get("shown") or []):
+        if cards:
+            out.append(f"{SEATS[s]} laid face up: {_cards(cards)}")
+    bids = view.get("bids") or []
+    if bids:
+        out.append("bidding: " + ", ".join(f"{SEATS[b['seat']]} {b['amount'] or 'pass'}{b.get('suit') or ''}" for b in bids))
+    if view.get("trump"):
+        out.append(f"{SEATS[view['maker']]} made it at {view['bid']}, trumps {view['trump']}")
+    tricks = view.get("tricks") or []
+    for t in tricks[-2:]:
+        plays = ", ".join(f"{SEATS[p['seat']]} {p['card']}" + (f" (under: {_cards(p['under'])})" if p.get("under") else "")
+                          for p in t["plays"])
+        won = f"; won by {SEATS[t['winner']]}" if t.get("winner") is not None else ""
+        out.append(f"trick led by {SEATS[t['leader']]}: {plays or 'you lead'}{won}")
+    return out
+
+
+def show_legal(kind: str, legal: dict[str, Any]) -> str:
+    """What may be answered, and how to type it."""
+    if kind == "bid":
+        amounts = [f"{b['amount']}{b['suit']}" for b in legal.get("suited") or []] or [str(b) for b in legal["bids"]]
+        return f"bid: {' '.join(amounts)}" + (" or pass" if legal["pass"] else "")
+    if kind == "trump":
+        return f"name trumps: {' '.join(legal['suits'])}"
+    if kind == "play":
+        under = (f"; with {legal['under']} under it from {_cards(legal['under_from'])} (type the top card first)"
+                 if legal.get("under") else "")
+        return f"play one of: {_cards(legal['cards'])}{under}"
+    if kind == "rob":
+        return f"take {legal['take']} of: {_cards(legal['from'])} (you get {_cards(legal.get('automatic'))} anyway)"
+    if kind == "discard":
+        return f"discard {legal['least']} to {legal['most']} of: {_cards(legal['from'])} (- for none)"
+    return f"{kind}: type any (one legal choice)" + (f"; options: {legal['options']}" if legal.get("options") else "")
+
+
+def parse_reply(kind: str, legal: dict[str, Any], text: str) -> dict[str, Any]:
+    """The typed reply as a protocol action; ValueError says why it is not legal."""
+    words = text.replace(",", " ").split()
+    upper = [w.upper() for w in words]
+    if upper == ["ANY"] and legal.get("any") is not None:
+        return dict(legal["any"])
+    if not words:
+        raise ValueError("type a choice (? shows it again)")
+    if kind == "bid":
+        if upper == ["PASS"] or upper == ["P"]:
+            if not legal["pass"]:
+                raise ValueError("you may not pass here")
+            return {"type": "pass"}
+        if len(upper) != 1:
+            raise ValueError("one bid: an amount, or pass")
+        w = upper[0]
+        suited = legal.get("suited")
+        if suited:
+            for b in suited:
+                if w == f"{b['amount']}{b['suit']}":
+                    return {"type": "bid", "amount": b["amount"], "suit": b["suit"]}
+            raise ValueError(f"not a legal bid: {w} (amount and suit, e.g. {suited[0]['amount']}{suited[0]['suit']})")
+        if w.isdigit() and int(w) in legal["bids"]:
+            return {"type": "bid", "amount": int(w)}
+        raise ValueError(f"not a legal bid: {w}")
+    if kind == "trump":
+        if len(upper) == 1 and upper[0] in legal["suits"]:
+            return {"type": "trump", "suit": upper[0]}
+        raise ValueError(f"name one of {' '.join(legal['suits'])}")
+    if kind == "play":
+        top, under = upper[0], upper[1:]
+        if top not in legal["cards"]:
+            raise ValueError(f"{top} is not a card you may play")
+        need = legal.get("under") or 0
+        if len(under) != need or len(set(under)) != need or top in under or not set(under) <= set(legal["under_from"]):
+            raise ValueError(f"put exactly {need} distinct cards of {_cards(legal['under_from'])} under it" if need
+                             else "play one card")
+        return {"type": "play", "card": top, "under": under}
+    cards = [] if upper == ["-"] else upper
+    if kind == "rob":
+        if len(cards) != legal["take"] or len(set(cards)) != len(cards) or not set(cards) <= set(legal["from"]):
+            raise ValueError(f"take exactly {legal['take']} distinct cards of {_cards(legal['from'])}")
+        return {"type": "rob", "take": cards}
+    if kind == "discard":
+        if not legal["least"] <= len(cards) <= legal["most"] or len(set(cards)) != len(cards) \
+                or not set(cards) <= set(legal["from"]):
+            raise ValueError(f"discard {legal['least']} to {legal['most']} distinct cards of {_cards(legal['from'])}")
+        return {"type": "discard", "cards": cards}
+    raise ValueError("type any")
+
+
+class HumanPlayer(Player):
+    """One seat played by a person through two text streams (a terminal's stdin and stdout)."""
+
+    def __init__(self, read: Callable[[], str], out: TextIO, name: str = "you") -> None:
+        self.readline = read  # returns "" at end of input, as TextIO.readline does
+        self.out = out
+        self.name = name
+
+    def _say(self, *lines: str) -> None:
+        print(*lines, sep="\n", file=self.out, flush=True)
+
+    def notify(self, msg: dict[str, Any]) -> Fault | None:
+        t = msg["type"]
+        if t == "deal":
+            self._say("", f"=== deal {msg['index'] + 1}: {SEATS[msg['dealer']]} deals; your cards: {_cards(msg['hand'])}")
+        elif t == "deal_end":
+            pts = msg.get("points") or [0, 0]
+            maker = msg.get("maker")
+            made = "" if maker is None else f"{SEATS[maker]} bid {msg.get('bid')} and {'made' if msg.get('made') else 'was set'}; "
+            self._say(f"deal over: {made}points N-S {pts[0]}, E-W {pts[1]}; scores N-S {msg['scores'][0]}, E-W {msg['scores'][1]}")
+        elif t == "game_end":
+            w = msg.get("winner")
+            self._say(f"game over: {'N-S' if w == 0 else 'E-W' if w == 1 else 'no winner'}"
+                      f" ({msg['scores'][0]} : {msg['scores'][1]}, {msg.get('reason')})")
+        return None
+
+    def decide(self, request: dict[str, Any]) -> Decision:
+        kind, legal = request["kind"], request["legal"]
+        self._say("", *show_view(request["view"]), show_legal(kind, legal))
+        while True:
+            print("> ", end="", file=self.out, flush=True)
+            line = self.readline()
+            if not line:
+                return Decision(None, Fault("crash", "the person at this seat stopped (end of input)", request))
+            if line.strip() == "?":
+                self._say(*show_view(request["view"]), show_legal(kind, legal))
+                continue
+            try:
+                raw = parse_reply(kind, legal, line)
+                return Decision(action_from_dict(raw), raw=line.strip())
+            except ValueError as e:
+                self._say(f"not legal: {e}")

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from ..engine import RuleProfile, action_from_dict
 from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot, wire
-from ..sandbox import BotExited, Limits, LimitsError, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout, effective_limits
+from ..sandbox import BotExited, CommandNotFound, Limits, LimitsError, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout, effective_limits
 from .base import Decision, Fault, Player, PlayerReport
 from .manifest import BotEntry, library_path, library_root
 from .timecontrol import TimeSettings
@@ -150,7 +150,10 @@ class ProcessPlayer(Player):
         except LimitsError as e:  # the bot's own manifest asks for more than the competition allows
             return self._die(Fault("protocol", f"bot.yaml {e}"))
         t0 = time.monotonic()
-        self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
+        try:
+            self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
+        except CommandNotFound as e:  # the manifest's command names no program: the bot's mistake
+            return self._die(Fault("protocol", f"bot.yaml command: {e}"))
         self._launched_at = t0
         self._hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version(), self.profile.model_dump(mode="json"))
         self._hello_fault = self._send(self._hello)

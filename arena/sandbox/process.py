@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 from . import bwrap as bw
 from . import proctree
 from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
-from .errors import BotExited, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
+from .errors import BotExited, CommandNotFound, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
 from .limits import Level, Limits
 from .seccomp import filter_bytes
 from .uids import UidLease, UidRange, lease_uid
@@ -69,13 +69,13 @@ def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
                                if os.path.basename(d.rstrip("/")) != "shims")
         found = shutil.which(exe, path=path)
         if found is None:
-            raise HarnessError(f"bot command {exe!r} not found on PATH")
+            raise CommandNotFound(f"bot command {exe!r} not found on PATH")
         argv[0] = os.path.abspath(found)
     elif not os.path.isabs(exe):
         if not os.path.exists(os.path.join(bot_dir, exe)):
-            raise HarnessError(f"bot command {exe!r} not found in {bot_dir}")
+            raise CommandNotFound(f"bot command {exe!r} not found in {bot_dir}")
     elif not os.path.exists(exe):
-        raise HarnessError(f"bot command {exe!r} does not exist")
+        raise CommandNotFound(f"bot command {exe!r} does not exist")
     return argv
 
 
@@ -738,8 +738,9 @@ def launch(
     set up side by side; its first read waits for it anyway).
     Raises SandboxUnavailable if `level` cannot run here (or would run an
     untrusted bot without memory and process limits and `allow_unlimited`
-    is not set), HarnessError for any other failure before the bot starts
-    (never a bot fault). Levels rlimit and none warn (UncontainedWarning).
+    is not set), CommandNotFound (a bot fault: its manifest's mistake) if
+    the command names no program, HarnessError for any other failure before
+    the bot starts (never a bot fault). Levels rlimit and none warn (UncontainedWarning).
     """
     level = Level(level)
     limits = limits or Limits()

@@ -20,7 +20,7 @@ from .. import __version__
 from ..match.check import check_entry
 from ..players import BotEntry
 from ..players.manifest import file_digests
-from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, standings
+from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, read_results, results_path, standings
 from .backends import make_backend
 from .config import Tournament
 from .ladder import record_run
@@ -35,6 +35,10 @@ SUMMARY_NAME = "summary.json"
 
 class RunRefused(RuntimeError):
     """The run cannot start as asked; the message says why and what to do."""
+
+
+class EntriesFailed(RunRefused):
+    """Entries failed the conformance check before any game: the bots' fault (each is named)."""
 
 
 @dataclass
@@ -115,6 +119,16 @@ def read_meta(out: Path) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
+def _recorded(out: Path) -> bool:
+    """Whether the folder holds at least one block's line (a torn tail alone is nothing recorded)."""
+    if not results_path(out).exists():
+        return False
+    try:
+        return bool(read_results(out, validate=False).lines)
+    except ResultsError:
+        return True  # unreadable: let loading the store say what is wrong with it
+
+
 def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[list[str], list[str]]:
     """(what this run adds, why it is another tournament) against the folder's previous run."""
     new = tournament_meta(t, complete=False)
@@ -177,6 +191,19 @@ def changed_bots(old: dict[str, Any], t: Tournament) -> list[str]:
     return out
 
 
+def check_entries(playing: list[BotEntry], t: Tournament, say: Callable[[str], None]) -> None:
+    """The conformance probes for every entry about to play; ``EntriesFailed`` names each that failed."""
+    say(f"arena run: checking {len(playing)} entries (arena check-bot probes)...")
+    bad = []
+    for entry in playing:
+        report = check_entry(entry, t.settings)
+        if not report.ok:
+            bad.append(f"{entry.ident} failed the conformance check:\n{report.summary()}")
+    if bad:
+        raise EntriesFailed("\n".join(bad) + f"\n{len(bad)} of {len(playing)} entries failed; fix each,"
+                            " or run with --skip-check to let the games judge them")
+
+
 def run_tournament(
     t: Tournament,
     *,
@@ -200,6 +227,8 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
                 progress_stream: Any) -> RunResult:
     out = t.out
     old = read_meta(out)
+    if old is not None and not _recorded(out):
+        old = None  # a run that recorded nothing (refused entries, stopped before a block) binds nothing
     old_entries: list[dict[str, Any]] = []
     if old is not None:
         changed = changed_bots(old, t)
@@ -231,24 +260,18 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
     feed = InOrderFeed(stop, tasks, store.lines) if stop is not None else None  # what is stored counts first
     todo = [x for x in tasks if x.key not in store.lines and (stop is None or stop.wants(x))]
     entries_meta = old_entries + [_entry_meta(e) for e in t.entries]
-    write_json(out / META_NAME, tournament_meta(t, complete=False, entries=entries_meta))
     say(f"arena run: {t.config.name}: {len(tasks)} blocks ({len(keys & set(store.lines))} already done),"
         f" {len(t.entries)} entries, backend {t.config.backend}, out {out}")
     t0 = time.monotonic()
+    used = {i for x in todo for i in x.idents}
+    playing = [e for e in t.entries if e.ident in used]
+    if playing and not options.skip_check:
+        check_entries(playing, t, say)
+    # Only now is the folder this tournament's: a run refused before here leaves it as it was.
+    write_json(out / META_NAME, tournament_meta(t, complete=False, entries=entries_meta))
     outcome: RunOutcome | None = None
     interrupted = False
     if todo:
-        used = {i for x in todo for i in x.idents}
-        playing = [e for e in t.entries if e.ident in used]
-        if not options.skip_check:
-            say(f"arena run: checking {len(playing)} entries (arena check-bot probes)...")
-            bad = []
-            for entry in playing:
-                report = check_entry(entry, t.settings)
-                if not report.ok:
-                    bad.append(f"{entry.ident} failed the conformance check:\n{report.summary()}")
-            if bad:
-                raise RunRefused("\n".join(bad) + "\nfix the bot, or run with --skip-check to let the games judge it")
         address = t.config.ray_address or os.environ.get("RAY_ADDRESS") or None
         if t.config.backend == "ray":
             say(f"arena run: joining the Ray cluster at {address}..." if address

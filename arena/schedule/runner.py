@@ -176,13 +176,23 @@ def _next_candidate(old: Any, new: dict[str, Any]) -> bool:
 
 
 def changed_bots(old: dict[str, Any], t: Tournament) -> list[str]:
-    """One line per entry whose files changed since the folder's previous run."""
-    old_entries = {e["name"]: e for e in old.get("entries") or [] if isinstance(e, dict)}
+    """One line per entry whose files changed since the folder's previous run.
+
+    Entries are matched by digest first: an entry the folder already holds is
+    unchanged, even beside another of its name (an SPRT's candidate copied
+    from its baseline). An entry with a new digest changed if the folder held
+    its name under a digest no entry has now.
+    """
+    before_all = [e for e in old.get("entries") or [] if isinstance(e, dict)]
+    known = {e.get("digest") for e in before_all}
+    now = {e.digest for e in t.entries}
     out = []
     for e in t.entries:
-        prev = old_entries.get(e.name)
-        if prev is None or prev.get("digest") == e.digest:
+        if e.digest in known:
             continue
+        prev = next((p for p in reversed(before_all) if p.get("name") == e.name and p.get("digest") not in now), None)
+        if prev is None:
+            continue  # a name the folder never held, or whose every version is still here: a new entry
         before, after = prev.get("files") or {}, file_digests(e.dir)
         files = sorted(f for f in set(before) | set(after) if before.get(f) != after.get(f))
         shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")

@@ -23,6 +23,7 @@ from arena.match.game import play_game
 from arena.match.settings import MatchSettings
 from arena.players.manifest import BotEntry, Manifest
 from arena.players.policy import PolicyPlayer
+from arena.players.process import ProcessPlayer
 from arena.sandbox import Limits, UidRange, launch
 from arena.sandbox.bwrap import PROC_EMPTY, proc_fakes
 from arena.sandbox.errors import BotExited, HarnessError
@@ -258,13 +259,25 @@ def partner_game(tmp_path: Path, channel: str, level: str) -> tuple[str, str]:
     settings = MatchSettings.model_validate({
         "sandbox": level, "format": "deals", "deals": 1, "limits": SMALL.model_dump(),
         "time": {"decision_ms": 2000, "startup_ms": 20000}})
+    # The inotify channel counts opens of one file: a host file (/etc/passwd) is opened by every
+    # process on the machine that looks up a user, and those opens garbled the count (learned 18
+    # of 30). This game's own file, world-reachable so each sandbox binds the same inode, is
+    # opened by these two bots alone.
+    watched_dir = Path(tempfile.mkdtemp(prefix="cinch-watched-"))
+    watched_dir.chmod(0o755)
+    watched = watched_dir / "watched"
+    watched.write_text("x")
+    watched.chmod(0o644)
     players: list[Any] = []
     for seat in range(4):
         if seat % 2 == 0:
             role = "send" if seat == 0 else "recv"
-            entry = BotEntry(manifest=Manifest(name=f"attack-{role}", command=["{python}", "attack.py", "partner", channel, role]),
+            entry = BotEntry(manifest=Manifest(name=f"attack-{role}", command=["{python}", "attack.py", "partner", channel, role],
+                                               env={"WATCHED": str(watched)}),
                              dir=str(bot_dir), digest="test")
-            players.append(settings.player(entry, seat))
+            spec = settings.sandbox_spec(entry)
+            spec = spec.model_copy(update={"extra_ro_paths": (*spec.extra_ro_paths, str(watched_dir))})
+            players.append(ProcessPlayer(entry, seat, settings.time, spec, profile=settings.profile))
         else:
             players.append(PolicyPlayer(FirstLegal(), seat))
     with warnings.catch_warnings():
@@ -273,6 +286,7 @@ def partner_game(tmp_path: Path, channel: str, level: str) -> tuple[str, str]:
             result = play_game(players, settings, f"partners-{channel}")
         finally:
             reports = [p.close() for p in players]
+            shutil.rmtree(watched_dir, ignore_errors=True)
     assert not result.faults, result.faults
     return reports[0].stderr, reports[2].stderr
 

@@ -273,6 +273,7 @@ def ch_lock_recv():
 
 
 _inotify = {}
+WATCHED = os.environ.get("WATCHED", SHARED)  # the test's own file, opened by no other process
 
 
 def ch_inotify_setup():
@@ -280,13 +281,13 @@ def ch_inotify_setup():
     if fd < 0:
         raise OSError(ctypes.get_errno(), "inotify_init1")
     # IN_OPEN | IN_CLOSE_NOWRITE: alternating events, so the kernel does not merge repeats
-    libc.inotify_add_watch(ctypes.c_int(fd), ctypes.c_char_p(SHARED.encode()), ctypes.c_uint32(0x30))
+    libc.inotify_add_watch(ctypes.c_int(fd), ctypes.c_char_p(WATCHED.encode()), ctypes.c_uint32(0x30))
     _inotify["fd"] = fd
 
 
 def ch_inotify_send(n):
     for _ in range(n):
-        os.close(os.open(SHARED, os.O_RDONLY))
+        os.close(os.open(WATCHED, os.O_RDONLY))
 
 
 def ch_inotify_recv():

@@ -268,12 +268,13 @@ def partner_game(tmp_path: Path, channel: str, level: str) -> tuple[str, str]:
     watched = watched_dir / "watched"
     watched.write_text("x")
     watched.chmod(0o644)
+    nonce = os.urandom(4).hex()
     players: list[Any] = []
     for seat in range(4):
         if seat % 2 == 0:
             role = "send" if seat == 0 else "recv"
             entry = BotEntry(manifest=Manifest(name=f"attack-{role}", command=["{python}", "attack.py", "partner", channel, role],
-                                               env={"WATCHED": str(watched)}),
+                                               env={"WATCHED": str(watched), "NONCE": nonce}),
                              dir=str(bot_dir), digest="test")
             spec = settings.sandbox_spec(entry)
             spec = spec.model_copy(update={"extra_ro_paths": (*spec.extra_ro_paths, str(watched_dir))})

@@ -153,7 +153,7 @@ class ProcessPlayer(Player):
         try:
             self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
         except CommandNotFound as e:  # the manifest's command names no program: the bot's mistake
-            return self._die(Fault("protocol", f"bot.yaml command: {e}"))
+            return self._die(Fault("protocol", f"bot.yaml: {e}"))
         self._launched_at = t0
         self._hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version(), self.profile.model_dump(mode="json"))
         self._hello_fault = self._send(self._hello)

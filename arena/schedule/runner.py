@@ -294,7 +294,7 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
                             table=options.live_table)
         try:
             outcome = run_tasks(tasks, backend, store, attempts=t.config.retries, stop=stop, feed=feed, events=progress,
-                                bot_dirs={e.name: e.dir for e in t.entries})
+                                bot_dirs={e.ident: e.dir for e in t.entries})
         except KeyboardInterrupt:
             interrupted = True
         finally:

@@ -116,3 +116,17 @@ def test_a_candidate_copied_from_its_baseline_is_told_apart_and_its_folder_resum
     renewed, out4, err4 = _sprt([*argv, "--new-version"])
     assert renewed in (0, 1, 2), out4 + err4
     assert "new versions enter as new entries" in err4 and "(0 already done)" in err4
+
+
+def test_a_fault_of_the_copied_candidate_is_reproduced_with_its_own_folder(tmp_path) -> None:
+    """The reproduce command names the folder of the bot that faulted, not the other one of its name."""
+    cand, base = _twin(tmp_path / "cand", "first"), _twin(tmp_path / "base", "first")
+    (cand / "bot.yaml").write_text('name: twin\ncommand: ["{python}", "bot.py"]\nenv: {MODE: crash, AT: "2"}\n')
+    code, out, err = _sprt(["--candidate", str(cand), "--baseline", str(base), "--sandbox", "none", "--format", "deals",
+                            "--deals", "1", "--max-blocks", "1", "--min-blocks", "1", "--seed", "crash", "--skip-check",
+                            "--matchups", "pair", "--out", str(tmp_path / "r")])
+    assert code in (0, 1, 2), out + err
+    lines = [json.loads(x) for x in (tmp_path / "r" / "results.jsonl").read_text().splitlines()]
+    repros = [r for ln in lines for r in ln["run"]["reproduce"]]
+    assert repros and all(r["kind"] == "crash" for r in repros)
+    assert all(f"--bot {cand.resolve()}" in r["command"] for r in repros), [r["command"] for r in repros]

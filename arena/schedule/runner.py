@@ -20,7 +20,7 @@ from .. import __version__
 from ..match.check import check_entry
 from ..players import BotEntry
 from ..players.manifest import file_digests
-from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, read_results, results_path, standings
+from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, results_path, standings
 from .backends import make_backend
 from .config import Tournament
 from .ladder import record_run
@@ -120,13 +120,18 @@ def read_meta(out: Path) -> dict[str, Any] | None:
 
 
 def _recorded(out: Path) -> bool:
-    """Whether the folder holds at least one block's line (a torn tail alone is nothing recorded)."""
-    if not results_path(out).exists():
-        return False
+    """Whether the folder holds at least one whole results line (a torn tail alone is nothing
+    recorded). Reads only up to the first newline: what the line says is the store's to judge."""
     try:
-        return bool(read_results(out, validate=False).lines)
-    except ResultsError:
+        with open(results_path(out), "rb") as fh:
+            while chunk := fh.read(1 << 16):
+                if b"\n" in chunk:
+                    return True
+    except FileNotFoundError:
+        return False
+    except OSError:
         return True  # unreadable: let loading the store say what is wrong with it
+    return False
 
 
 def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[list[str], list[str]]:

@@ -77,7 +77,9 @@ def test_substitute_policy_finishes_the_game_when_strikes_suffice(first_bot):
 
 
 def test_stderr_flood_is_capped_and_counted(first_bot):
-    st = settings(limits={"stderr_bytes": 10_000})
+    # A roomy decision limit: the flood's wall time is the harness draining 2.4 MB from the pipe,
+    # which a loaded machine makes slow (it lost on time at 150 ms, 4 ms CPU and 423 ms wall).
+    st = settings(limits={"stderr_bytes": 10_000}, time={**FAST["time"], "decision_ms": 5000})
     result, reports = game_with(hostile("stderr_flood", at=1), first_bot, st)
     assert result.end != "forfeit"
     assert len(reports[0].stderr.encode()) <= 10_000

@@ -89,7 +89,10 @@ def test_uid_map_and_credentials(start, tmp_path) -> None:
 def test_each_sandbox_has_its_own_uid_and_the_lease_is_released(start, tmp_path) -> None:
     if os.geteuid() != 0:
         pytest.skip("only a root harness can run bots under uids of their own")
-    rng = UidRange(first=1_999_000_000, last=1_999_000_001)
+    # Leases are host-wide (one lease folder for every harness on the machine): a range of this
+    # run's own, so the same test running in another checkout at once cannot take its uids.
+    first = 1_900_000_000 + 2 * int.from_bytes(os.urandom(4), "big") % 50_000_000
+    rng = UidRange(first=first, last=first + 1)
     a = run_attack(start, tmp_path, "ids", uid_range=rng)[1]
     bot_dir = attack_dir(tmp_path, "second")
     b = start([sys.executable, str(bot_dir / "attack.py"), "ids"], bot_dir, uid_range=rng)

@@ -16,7 +16,7 @@ from ..publish.rate import PublishError, rate_results
 from ..publish.site import build_site, write_provisional
 from ..results import ResultsError, read_results
 from ..schedule import load_config
-from ..schedule.runner import RunOptions, RunResult, run_tournament
+from ..schedule.runner import EntriesFailed, RunOptions, RunResult, run_tournament
 from ..schedule.stopping import SPRTStop
 from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, parse, parser
 
@@ -61,13 +61,17 @@ def main(argv: list[str]) -> int:
     stop = SPRTStop.for_tournament(t) if t.config.sprt else None
     site = Path(t.config.site) if t.config.site else None
     live = live_renderer(t.out, entrants=[e.name for e in t.entries])
-    result = run_tournament(
-        t, options=RunOptions(extend=args.extend, new_versions=args.new_version, skip_check=args.skip_check,
-                              on_block=live_site(t.out, site, err) if site else None,
-                              live_table=None if args.quiet else live),
-        stop=stop, say=lambda s: print(s, file=err, flush=True),
-        progress_stream=io.StringIO() if args.quiet else err,
-    )
+    try:
+        result = run_tournament(
+            t, options=RunOptions(extend=args.extend, new_versions=args.new_version, skip_check=args.skip_check,
+                                  on_block=live_site(t.out, site, err) if site else None,
+                                  live_table=None if args.quiet else live),
+            stop=stop, say=lambda s: print(s, file=err, flush=True),
+            progress_stream=io.StringIO() if args.quiet else err,
+        )
+    except EntriesFailed as e:  # the bots' fault, not the input's: the code of a failed check
+        print(f"arena run: {e}", file=err)
+        return EXIT_FAILED
     report_run(result, err)
     if result.interrupted or not result.complete or args.no_rate:
         show_standings(t.out, live, err)

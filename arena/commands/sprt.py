@@ -54,6 +54,8 @@ def build_parser() -> Any:
                     " (default: $RAY_ADDRESS when --workers is above 1); see docs/cluster.md")
     ap.add_argument("--matchups", default="pair,mixed", help="comma list of pair (C+C vs B+B), mixed (C+B vs B+B)")
     ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check first")
+    ap.add_argument("--new-version", action="store_true", help="with --out: a bot whose files changed since the"
+                    " folder's last run enters as a new version; the test starts again on its own blocks")
     ap.add_argument("--json", dest="json_out", help="write the final status as JSON to this file")
     ap.add_argument("--quiet", action="store_true", help="print only the final result")
     return ap
@@ -103,7 +105,7 @@ def main(argv: list[str]) -> int:
             print(f"  {MATCHUP_LABELS[m]}: per-bot {unit} [{test.bot_elo0:g}, {test.bot_elo1:g}] -> matchup {unit}"
                   f" [{test.elo0:g}, {test.elo1:g}]", file=out_s)
         print(f"  {stop.run.error_rates()}", file=out_s)
-    result = run_tournament(t, options=RunOptions(skip_check=args.skip_check), stop=stop,
+    result = run_tournament(t, options=RunOptions(skip_check=args.skip_check, new_versions=args.new_version), stop=stop,
                             say=(lambda s: None) if args.quiet else (lambda s: print(s, file=err, flush=True)),
                             progress_stream=io.StringIO() if args.quiet else err)
     if result.interrupted:

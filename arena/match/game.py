@@ -243,10 +243,11 @@ def close_all(players: Sequence[Player]) -> list[PlayerReport]:
 
     A failure while closing one seat must not leave the other three
     sandboxes running: all are closed first, then the first error (in seat
-    order) is raised. Every seat is halted (killed without waiting) before
-    any is reaped, and the four are then closed on threads of their own:
-    most of a close is the kernel tearing down a namespace, a cgroup and a
-    scratch folder, waits that overlap.
+    order) is raised. Every seat is halted (told ``bye`` without waiting)
+    before any is reaped, and the four are then closed on threads of their
+    own: each bot's grace after ``bye`` and most of a close (the kernel
+    tearing down a namespace, a cgroup and a scratch folder) are waits that
+    overlap.
     """
     global _closer
     error: BaseException | None = None

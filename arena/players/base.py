@@ -113,7 +113,7 @@ class Player(ABC):
         """Answer a ``decide`` message."""
 
     def halt(self) -> None:
-        """Stop now without waiting (``close_all`` halts every seat, then closes each)."""
+        """Begin stopping without waiting (``close_all`` halts every seat, then closes each side by side)."""
 
     def close(self) -> PlayerReport:
         return PlayerReport(self.name, self.version)

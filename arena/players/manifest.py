@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..engine import profile_names
 from ..sandbox import Limits
 from ..sandbox.files import FolderRefused, copy_listing, read_chunks, walk_folder
+from .yamlerrors import describe
 
 MANIFEST_NAME = "bot.yaml"
 #: Harness libraries a bot may ask for, by the package it imports. Both ship
@@ -214,16 +215,17 @@ def load_entry(path: str | os.PathLike[str]) -> BotEntry:
     manifest_path = p / MANIFEST_NAME if p.is_dir() else p
     if not manifest_path.is_file():
         raise ManifestError(f"{manifest_path}: no bot manifest (expected a folder with {MANIFEST_NAME})")
+    text = manifest_path.read_text()
     try:
-        data: Any = yaml.safe_load(manifest_path.read_text())
+        data: Any = yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise ManifestError(f"{manifest_path}: not valid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ManifestError(f"{manifest_path}: (top level): expected a mapping of fields (name, command, ...)")
     try:
         manifest = Manifest.model_validate(data)
-    except ValidationError as e:
-        err = e.errors()[0]
-        field = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        raise ManifestError(f"{manifest_path}: field {field}: {err['msg']}") from None
+    except ValidationError as e:  # every problem at once, with its line and the field a typo meant
+        raise ManifestError("\n".join(describe(e, Manifest, str(manifest_path), text, data))) from None
     folder = manifest_path.parent.resolve()
     refused = None
     try:

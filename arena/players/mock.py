@@ -147,6 +147,9 @@ class MockTransport:
     def stderr_tail(self, limit: int = 2000) -> str:
         return self._stderr[-limit:]
 
+    def wait_exit(self, timeout: float) -> bool:
+        return True  # a script has nothing left to read: it ends at ``bye``
+
     def halt(self) -> None:
         self.halted = True
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from ..engine import RuleProfile, action_from_dict
 from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot, wire
-from ..sandbox import BotExited, Limits, LimitsError, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout, effective_limits
+from ..sandbox import BotExited, CommandNotFound, Limits, LimitsError, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout, effective_limits
 from ..sandbox.files import FolderRefused
 from .base import Decision, Fault, Player, PlayerReport
 from .manifest import BotEntry, library_path, library_root
@@ -27,6 +27,9 @@ _POLL_S = 0.05
 _HARD_WALL_FACTOR = 10  # even a starved machine cannot hold a decision longer than this
 _REPLY_KEEP = 2000
 STDERR_TAIL = 2000  # characters of the bot's stderr kept with each fault
+#: Wall seconds a bot has after ``bye`` to read the last notices and exit by itself before it is
+#: killed (docs/protocol.md). The four seats of a game are closed side by side: the graces overlap.
+BYE_GRACE_S = 0.5
 
 #: Makes the transport of one bot: (argv, environment, extra read-only paths, bot folder, limits).
 Launcher = Callable[[list[str], dict[str, str], list[str], str, Limits], Transport]
@@ -125,6 +128,9 @@ class ProcessPlayer(Player):
         self._hello: dict[str, Any] = {}
         self._hello_fault: Fault | None = None
         self._halted = False
+        self._bye_at: float | None = None
+        #: Seconds the bot has after ``bye`` to exit by itself (``BYE_GRACE_S``).
+        self.bye_grace_s = BYE_GRACE_S
 
     @property
     def alive(self) -> bool:
@@ -151,6 +157,8 @@ class ProcessPlayer(Player):
             self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
         except FolderRefused as e:  # a link, FIFO, device or socket in the bot folder, or over a cap
             return self._die(Fault("protocol", str(e)))
+        except CommandNotFound as e:  # the manifest's command names no program: the bot's mistake
+            return self._die(Fault("protocol", f"bot.yaml: {e}"))
         self._launched_at = t0
         self._hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version(), self.profile.model_dump(mode="json"))
         self._hello_fault = self._send(self._hello)
@@ -278,16 +286,25 @@ class ProcessPlayer(Player):
         return Decision(None, self._die(fault), wall, used, line)
 
     def halt(self) -> None:
-        """Say ``bye`` and kill the bot without waiting for it to go (``close`` reaps it)."""
+        """Say ``bye`` without waiting; a bot that is already judged dead is killed at once.
+
+        ``close`` then gives the bot until ``bye_grace_s`` after the ``bye``
+        to read what is left in its pipe (the last ``deal_end``,
+        ``game_end`` and the ``bye``) and exit, and kills it if it has not.
+        """
         if self.proc is not None and not self._halted:
             self._halted = True
-            if self._dead is None:
-                self._send(wire.bye(None))
-            self.proc.halt()
+            if self._dead is None and self._send(wire.bye(None)) is None:
+                self._bye_at = time.monotonic()
+            else:
+                self.proc.halt()
 
     def close(self) -> PlayerReport:
         if self.proc is not None:
             self.halt()
+            if self._bye_at is not None:
+                self.proc.wait_exit(self._bye_at + self.bye_grace_s - time.monotonic())
+                self.proc.halt()
             rep = self.proc.close()
             self.cleanup_trouble = list(rep.trouble)
             self._report.trouble = list(rep.trouble)

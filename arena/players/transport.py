@@ -9,6 +9,7 @@ fault verdicts can be tested against a scripted ``MockTransport``
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -64,6 +65,10 @@ class Transport(Protocol):
 
     def stderr_tail(self, limit: int = 2000) -> str:
         """The last ``limit`` characters of what the bot wrote on stderr so far."""
+        ...
+
+    def wait_exit(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s (none if not positive) for the bot to exit by itself; True if it did."""
         ...
 
     def halt(self) -> None:
@@ -138,6 +143,17 @@ class ProcessTransport:
 
     def stderr_tail(self, limit: int = 2000) -> str:
         return self.proc.stderr_text()[-limit:]
+
+    def wait_exit(self, timeout: float) -> bool:
+        if self.proc.exit_status is not None:
+            return True
+        if timeout <= 0:
+            return False
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def halt(self) -> None:
         self.proc.kill_soon()

@@ -32,6 +32,7 @@ from typing import Any, Iterable
 
 from ..ratings import BlockOutcome, GameOutcome
 from ..results import LoadedResults, ResultsError, read_results
+from ..results import bot_ids as shared_ids, seat_ref
 
 
 @dataclass
@@ -54,26 +55,21 @@ class Conversion:
 
 def _ref(seat: dict[str, Any]) -> tuple[str, str]:
     """(name, digest) of a seat entry; accepts ``name`` or ``bot`` for the name."""
-    name = seat.get("name", seat.get("bot"))
-    if not isinstance(name, str) or not name:
+    name, digest = seat_ref(seat)
+    if not name:
         raise ResultsError(f"seat without a bot name: {seat!r}")
-    return name, str(seat.get("digest", ""))
+    return name, digest
 
 
 def bot_ids(lines: Iterable[dict[str, Any]]) -> dict[tuple[str, str], BotInfo]:
-    """Id for every (name, digest) in the lines: the name when it is unambiguous."""
-    digests: dict[str, set[str]] = {}
+    """Id for every (name, digest) in the lines: the name when it is unambiguous (the one rule
+    of ``arena.results.bot_ids``, which the runner's standings use too)."""
+    lines = list(lines)
     for line in lines:
         for g in line.get("games", []):
             for s in g.get("seats", []):
-                n, d = _ref(s)
-                digests.setdefault(n, set()).add(d)
-    out: dict[tuple[str, str], BotInfo] = {}
-    for n, ds in digests.items():
-        for d in ds:
-            bid = n if len(ds) == 1 else f"{n}@{d[:12]}"
-            out[(n, d)] = BotInfo(bid, n, d)
-    return out
+                _ref(s)  # a seat without a name is refused, naming the seat
+    return {(n, d): BotInfo(bid, n, d) for (n, d), bid in shared_ids(lines).items()}
 
 
 def _flag_for_draw(g: dict[str, Any]) -> str:

@@ -1,12 +1,12 @@
 """The tournament results store: append-only JSON Lines, its schema and its one reader."""
 
 from .schema import SCHEMA_VERSION, BotRef, GameLine, ResultLine, RunInfo, game_id
-from .standings import Standing, side_a_halves, side_a_sample, standings
+from .standings import Standing, bot_ids, seat_ref, side_a_halves, side_a_sample, standings
 from .store import (LoadedResults, ResultsError, ResultsStore, comparable, line_key, read_results, results_path,
                     scored_digest, stderr_path, write_stderr)
 
 __all__ = [
     "SCHEMA_VERSION", "BotRef", "GameLine", "LoadedResults", "ResultLine", "ResultsError", "ResultsStore", "RunInfo",
-    "Standing", "comparable", "game_id", "line_key", "read_results", "results_path", "scored_digest", "side_a_halves", "side_a_sample", "standings",
+    "Standing", "bot_ids", "comparable", "game_id", "line_key", "read_results", "results_path", "scored_digest", "side_a_halves", "side_a_sample", "seat_ref", "standings",
     "stderr_path", "write_stderr",
 ]

@@ -8,7 +8,7 @@ progress figure, not a rating (the ratings step does the real fit).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 
 @dataclass
@@ -23,20 +23,44 @@ class Standing:
         return self.points / self.games if self.games else 0.0
 
 
+def seat_ref(seat: Mapping[str, Any]) -> tuple[str, str]:
+    """(name, digest) of a results seat; the name is under ``bot`` (or ``name``)."""
+    name = seat.get("name", seat.get("bot"))
+    return (name if isinstance(name, str) else ""), str(seat.get("digest", ""))
+
+
+def bot_ids(lines: Iterable[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """The id every (name, digest) in the lines is shown and rated under: the name, or
+    ``name@digest12`` when the lines hold that name with several digests (two versions of
+    a bot, or an SPRT's candidate copied from its baseline, must never be merged)."""
+    digests: dict[str, set[str]] = {}
+    for line in lines:
+        for g in line.get("games") or []:
+            for seat in g.get("seats") or []:
+                name, digest = seat_ref(seat)
+                digests.setdefault(name, set()).add(digest)
+    return {(n, d): n if len(ds) == 1 else f"{n}@{d[:12]}" for n, ds in digests.items() for d in ds}
+
+
 def standings(lines: Iterable[dict[str, Any]]) -> list[Standing]:
-    """Bots by score rate (best first), ties by name."""
+    """Bots (by ``bot_ids``) by score rate, best first, ties by id."""
+    lines = list(lines)
+    ids = bot_ids(lines)
     table: dict[str, Standing] = {}
     for line in lines:
         for g in line["games"]:
+            seats = [ids[seat_ref(s)] for s in g["seats"]]
             for side in (0, 1):
-                bots = {g["seats"][s]["bot"] for s in (side, side + 2)}
+                bots = {seats[side], seats[side + 2]}
                 pts = 0.5 if g["winner"] is None else float(g["winner"] == side)
                 for b in bots:
                     st = table.setdefault(b, Standing(b))
                     st.games += 1
                     st.points += pts
             for f in g["faults"]:
-                table.setdefault(f["bot"], Standing(f["bot"])).faults += 1
+                seat = f.get("seat")
+                bot = seats[seat] if isinstance(seat, int) and 0 <= seat < len(seats) else f["bot"]
+                table.setdefault(bot, Standing(bot)).faults += 1
     return sorted(table.values(), key=lambda s: (-s.rate, s.bot))
 
 

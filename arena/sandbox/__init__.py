@@ -8,6 +8,7 @@ from .bwrap import check_bwrap, find_bwrap
 from .errors import (
     BotExited,
     BotFault,
+    CommandNotFound,
     HarnessError,
     LineTooLong,
     ReadTimeout,
@@ -23,7 +24,7 @@ from .uids import UidRange
 from .spec import SandboxSpec
 
 __all__ = [
-    "BotExited", "BotFault", "BotProcess", "FolderRefused", "HarnessError", "HostUnfit", "Level", "Limits",
+    "BotExited", "BotFault", "BotProcess", "CommandNotFound", "FolderRefused", "HarnessError", "HostUnfit", "Level", "Limits",
     "LimitsError", "LineTooLong", "ReadTimeout", "SandboxError", "SandboxSpec", "SandboxUnavailable", "WriteTimeout",
     "UidRange", "UncontainedWarning", "check_bwrap", "check_host", "effective_limits", "find_bwrap", "launch", "measure_round_trip", "measure_start",
 ]

@@ -21,7 +21,11 @@ class SandboxUnavailable(HarnessError):
 
 
 class BotFault(SandboxError):
-    """The bot misbehaved on its pipes; the caller maps this to a fault verdict."""
+    """The bot misbehaved (on its pipes, or in what its manifest asks for); the caller maps this to a fault verdict."""
+
+
+class CommandNotFound(BotFault):
+    """The bot's command names a program that does not exist (a typo in its manifest, most often)."""
 
 
 class ReadTimeout(BotFault):

@@ -28,7 +28,7 @@ from . import bwrap as bw
 from . import proctree
 from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
 from .files import FolderListing, FolderRefused, default_scratch_root, readable_copy, remove_tree, walk_folder, world_reachable  # noqa: F401 - importable here
-from .errors import BotExited, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
+from .errors import BotExited, CommandNotFound, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
 from .limits import Level, Limits
 from .plan import PlanInputs, ScratchMount, StageBind, host_env, plan_launch, run_plan
 from .seccomp import filter_bytes
@@ -63,13 +63,13 @@ def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
                                if os.path.basename(d.rstrip("/")) != "shims")
         found = shutil.which(exe, path=path)
         if found is None:
-            raise HarnessError(f"bot command {exe!r} not found on PATH")
+            raise CommandNotFound(f"bot command {exe!r} not found on PATH")
         argv[0] = os.path.abspath(found)
     elif not os.path.isabs(exe):
         if not os.path.exists(os.path.join(bot_dir, exe)):
-            raise HarnessError(f"bot command {exe!r} not found in {bot_dir}")
+            raise CommandNotFound(f"bot command {exe!r} not found in {bot_dir}")
     elif not os.path.exists(exe):
-        raise HarnessError(f"bot command {exe!r} does not exist")
+        raise CommandNotFound(f"bot command {exe!r} does not exist")
     return argv
 
 
@@ -696,7 +696,8 @@ def launch(
     it anyway). Raises SandboxUnavailable if `level` cannot run here (or
     would run an untrusted bot without memory and process limits and
     `allow_unlimited` is not set), FolderRefused (a BotFault) for a bot
-    folder the harness will not read, HarnessError for any other failure
+    folder the harness will not read, CommandNotFound (a bot fault: its
+    manifest's mistake) if the command names no program, HarnessError for any other failure
     before the bot starts. Levels rlimit and none warn (UncontainedWarning).
     """
     level = Level(level)

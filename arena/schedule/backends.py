@@ -399,14 +399,21 @@ class RayBackend:
             return Finished(task, attempt, error=f"worker lost: {describe(e)}", retry=True)
 
     def close(self) -> None:
+        """Stop what is in flight. Our own connection is simply shut down: Ray ends the job's tasks
+        with it. Cancelling each task first races their replies, and Ray aborts the driver
+        ("Tried to complete task that was not pending", a C++ stack trace instead of the
+        one line of an interrupted run), so tasks are cancelled only on an instance someone
+        else keeps running."""
+        if self._owns:
+            self._pending.clear()
+            self.ray.shutdown()
+            return
         for ref in list(self._pending):
             try:
                 self.ray.cancel(ref, force=True)
             except Exception:  # noqa: BLE001 - best effort on the way out
                 pass
         self._pending.clear()
-        if self._owns:
-            self.ray.shutdown()
 
 
 def make_backend(kind: str, entries: Mapping[str, BotEntry], workers: int, address: str | None = None,

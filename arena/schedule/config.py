@@ -25,7 +25,7 @@ from ..engine import DealFile
 from ..match import MatchSettings
 from ..players import BotEntry, ManifestError, ProfileRefused, load_entry, require_profile
 from ..sandbox import LimitsError
-from .configerrors import describe
+from ..players.yamlerrors import describe
 from .pairings import Pairing, plan_pairings
 
 CONFIG_HASH_VERSION = 1
@@ -241,7 +241,8 @@ def build_tournament(data: dict[str, Any], base: Path, source: str, text: str | 
         try:
             entry = load_entry(target)
         except ManifestError as e:
-            fail(f"entries.{i}", str(e))
+            for problem in str(e).splitlines():  # a manifest lists each of its mistakes on a line
+                fail(f"entries.{i}", problem)
             continue
         if entry.name in seen and cfg.schedule.kind != "sprt":  # an sprt may test a bot against its own copy
             fail(f"entries.{i}", f"bot name {entry.name!r} is already used by entries.{seen[entry.name]}")

@@ -20,7 +20,7 @@ from .. import __version__
 from ..match.check import check_entry
 from ..players import BotEntry
 from ..players.manifest import file_digests
-from ..results import SCHEMA_VERSION, ResultsError, ResultsStore
+from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, results_path
 from .backends import make_backend
 from .config import Tournament
 from .ladder import record_run
@@ -35,6 +35,10 @@ SUMMARY_NAME = "summary.json"
 
 class RunRefused(RuntimeError):
     """The run cannot start as asked; the message says why and what to do."""
+
+
+class EntriesFailed(RunRefused):
+    """Entries failed the conformance check before any game: the bots' fault (each is named)."""
 
 
 @dataclass
@@ -116,6 +120,21 @@ def read_meta(out: Path) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
+def _recorded(out: Path) -> bool:
+    """Whether the folder holds at least one whole results line (a torn tail alone is nothing
+    recorded). Reads only up to the first newline: what the line says is the store's to judge."""
+    try:
+        with open(results_path(out), "rb") as fh:
+            while chunk := fh.read(1 << 16):
+                if b"\n" in chunk:
+                    return True
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # unreadable: let loading the store say what is wrong with it
+    return False
+
+
 def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[list[str], list[str]]:
     """(what this run adds, why it is another tournament) against the folder's previous run."""
     new = tournament_meta(t, complete=False)
@@ -163,19 +182,42 @@ def _next_candidate(old: Any, new: dict[str, Any]) -> bool:
 
 
 def changed_bots(old: dict[str, Any], t: Tournament) -> list[str]:
-    """One line per entry whose files changed since the folder's previous run."""
-    old_entries = {e["name"]: e for e in old.get("entries") or [] if isinstance(e, dict)}
+    """One line per entry whose files changed since the folder's previous run.
+
+    Entries are matched by digest first: an entry the folder already holds is
+    unchanged, even beside another of its name (an SPRT's candidate copied
+    from its baseline). An entry with a new digest changed if the folder held
+    its name under a digest no entry has now.
+    """
+    before_all = [e for e in old.get("entries") or [] if isinstance(e, dict)]
+    known = {e.get("digest") for e in before_all}
+    now = {e.digest for e in t.entries}
     out = []
     for e in t.entries:
-        prev = old_entries.get(e.name)
-        if prev is None or prev.get("digest") == e.digest:
+        if e.digest in known:
             continue
+        prev = next((p for p in reversed(before_all) if p.get("name") == e.name and p.get("digest") not in now), None)
+        if prev is None:
+            continue  # a name the folder never held, or whose every version is still here: a new entry
         before, after = prev.get("files") or {}, file_digests(e.dir)
         files = sorted(f for f in set(before) | set(after) if before.get(f) != after.get(f))
         shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
         out.append(f"{e.name}: digest {str(prev.get('digest'))[:12]} -> {e.digest[:12]}"
                    f" (version {prev.get('version')} -> {e.manifest.version}); changed: {shown or 'libraries it uses'}")
     return out
+
+
+def check_entries(playing: list[BotEntry], t: Tournament, say: Callable[[str], None]) -> None:
+    """The conformance probes for every entry about to play; ``EntriesFailed`` names each that failed."""
+    say(f"arena run: checking {len(playing)} entries (arena check-bot probes)...")
+    bad = []
+    for entry in playing:
+        report = check_entry(entry, t.settings)
+        if not report.ok:
+            bad.append(f"{entry.ident} failed the conformance check:\n{report.summary()}")
+    if bad:
+        raise EntriesFailed("\n".join(bad) + f"\n{len(bad)} of {len(playing)} entries failed; fix each,"
+                            " or run with --skip-check to let the games judge them")
 
 
 def run_tournament(
@@ -201,6 +243,8 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
                 progress_stream: Any) -> RunResult:
     out = t.out
     old = read_meta(out)
+    if old is not None and not _recorded(out):
+        old = None  # a run that recorded nothing (refused entries, stopped before a block) binds nothing
     old_entries: list[dict[str, Any]] = []
     if old is not None:
         changed = changed_bots(old, t)
@@ -232,24 +276,18 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
     feed = InOrderFeed(stop, tasks, store.lines) if stop is not None else None  # what is stored counts first
     todo = [x for x in tasks if x.key not in store.lines and (stop is None or stop.wants(x))]
     entries_meta = old_entries + [_entry_meta(e) for e in t.entries]
-    write_json(out / META_NAME, tournament_meta(t, complete=False, entries=entries_meta))
     say(f"arena run: {t.config.name}: {len(tasks)} blocks ({len(keys & set(store.lines))} already done),"
         f" {len(t.entries)} entries, backend {t.config.backend}, out {out}")
     t0 = time.monotonic()
+    used = {i for x in todo for i in x.idents}
+    playing = [e for e in t.entries if e.ident in used]
+    if playing and not options.skip_check:
+        check_entries(playing, t, say)
+    # Only now is the folder this tournament's: a run refused before here leaves it as it was.
+    write_json(out / META_NAME, tournament_meta(t, complete=False, entries=entries_meta))
     outcome: RunOutcome | None = None
     interrupted = False
     if todo:
-        used = {i for x in todo for i in x.idents}
-        playing = [e for e in t.entries if e.ident in used]
-        if not options.skip_check:
-            say(f"arena run: checking {len(playing)} entries (arena check-bot probes)...")
-            bad = []
-            for entry in playing:
-                report = check_entry(entry, t.settings)
-                if not report.ok:
-                    bad.append(f"{entry.ident} failed the conformance check:\n{report.summary()}")
-            if bad:
-                raise RunRefused("\n".join(bad) + "\nfix the bot, or run with --skip-check to let the games judge it")
         address = t.config.ray_address or os.environ.get("RAY_ADDRESS") or None
         if t.config.backend == "ray":
             say(f"arena run: joining the Ray cluster at {address}..." if address
@@ -262,7 +300,7 @@ def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, s
                             table=options.live_table)
         try:
             outcome = run_tasks(tasks, backend, store, attempts=t.config.retries, stop=stop, feed=feed, events=progress,
-                                bot_dirs={e.name: e.dir for e in t.entries})
+                                bot_dirs={e.ident: e.dir for e in t.entries})
         except KeyboardInterrupt:
             interrupted = True
         finally:

@@ -117,8 +117,11 @@ def run_tasks(
     ``tasks`` come in the order they should be started (block by block).
     ``feed`` is the stopping rule's feed when the caller has already primed
     it with the stored lines (made here otherwise).
-    ``bot_dirs`` (bot name -> folder on this machine) lets each fault carry a
-    command that reproduces it, under the line's ``run`` (paths are local).
+    ``bot_dirs`` (bot identity ``name@digest12`` -> folder on this machine)
+    lets each fault carry a command that reproduces it, under the line's
+    ``run`` (paths are local). Identity, not name: an SPRT's candidate copied
+    from its baseline keeps the name, and its faults are replayed with its
+    own folder.
     """
     events = events or LoopEvents()
     if stop is not None and feed is None:
@@ -197,7 +200,8 @@ def reproduce_commands(line: Any, results: Path, bot_dirs: Mapping[str, str], se
     for half, game in enumerate(line.games):
         runf = {(f["seat"], f["decision"]): f for f in (line.run.games[half].get("faults") or [])}
         for f in game.faults:
-            bot_dir = shlex.quote(bot_dirs.get(f["bot"], f["bot"]))
+            ref = game.seats[f["seat"]]
+            bot_dir = shlex.quote(bot_dirs.get(f"{ref.bot}@{ref.digest[:12]}", f["bot"]))
             opts = f"--sandbox {settings.sandbox.value} --decision-ms {settings.time.decision_ms}"
             if f["decision"] == 0:  # failed before its first decision: the start-up is what to check
                 cmd = f"arena check-bot {bot_dir} {opts} --games 0"

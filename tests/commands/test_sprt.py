@@ -82,3 +82,51 @@ def test_points_mode_tests_points_per_block(tmp_path) -> None:
                             "--seed", "pts", "--skip-check", "--out", str(tmp_path / "r")])
     assert code in (0, 1, 2) and "per-bot points per block [0, 20]" in out, out + err
     assert "pairing (points difference" in out
+
+
+def _twin(folder: Path, pick: str) -> Path:
+    """The test bot under the name ``twin``, playing the first or the last legal option."""
+    src = Path(__file__).resolve().parents[1] / "fixtures" / "testbot"
+    folder.mkdir()
+    (folder / "bot.py").write_text((src / "bot.py").read_text())
+    (folder / "bot.yaml").write_text(f'name: twin\ncommand: ["{{python}}", "bot.py"]\nenv: {{PICK: {pick}}}\n')
+    return folder
+
+
+def test_a_candidate_copied_from_its_baseline_is_told_apart_and_its_folder_resumes(tmp_path) -> None:
+    """Same name, other files: the progress and standings name each by name@digest, and the
+    same command run again resumes the folder instead of calling both bots changed."""
+    from arena.players import load_entry
+
+    cand, base = _twin(tmp_path / "cand", "last"), _twin(tmp_path / "base", "first")
+    c_id, b_id = load_entry(cand).ident, load_entry(base).ident
+    argv = ["--candidate", str(cand), "--baseline", str(base), "--sandbox", "none", "--format", "deals", "--deals", "1",
+            "--max-blocks", "3", "--min-blocks", "2", "--seed", "twins", "--skip-check", "--out", str(tmp_path / "r")]
+    code, out, err = _sprt(argv)
+    assert code in (0, 1, 2), out + err
+    provisional = [ln for ln in err.splitlines() if "provisional:" in ln]
+    assert provisional and all(c_id in ln and b_id in ln for ln in provisional), err
+    assert "twin 0." not in err  # never the two merged under one name
+    again, out2, err2 = _sprt(argv)
+    assert again == code, out2 + err2
+    assert "changed" not in err2 and "(6 already done)" in err2
+    (cand / "bot.py").write_text((cand / "bot.py").read_text() + "\n# tuned\n")
+    changed, _, err3 = _sprt(argv)
+    assert changed == 3 and "twin: digest" in err3 and "--new-version" in err3
+    renewed, out4, err4 = _sprt([*argv, "--new-version"])
+    assert renewed in (0, 1, 2), out4 + err4
+    assert "new versions enter as new entries" in err4 and "(0 already done)" in err4
+
+
+def test_a_fault_of_the_copied_candidate_is_reproduced_with_its_own_folder(tmp_path) -> None:
+    """The reproduce command names the folder of the bot that faulted, not the other one of its name."""
+    cand, base = _twin(tmp_path / "cand", "first"), _twin(tmp_path / "base", "first")
+    (cand / "bot.yaml").write_text('name: twin\ncommand: ["{python}", "bot.py"]\nenv: {MODE: crash, AT: "2"}\n')
+    code, out, err = _sprt(["--candidate", str(cand), "--baseline", str(base), "--sandbox", "none", "--format", "deals",
+                            "--deals", "1", "--max-blocks", "1", "--min-blocks", "1", "--seed", "crash", "--skip-check",
+                            "--matchups", "pair", "--out", str(tmp_path / "r")])
+    assert code in (0, 1, 2), out + err
+    lines = [json.loads(x) for x in (tmp_path / "r" / "results.jsonl").read_text().splitlines()]
+    repros = [r for ln in lines for r in ln["run"]["reproduce"]]
+    assert repros and all(r["kind"] == "crash" for r in repros)
+    assert all(f"--bot {cand.resolve()}" in r["command"] for r in repros), [r["command"] for r in repros]

@@ -90,7 +90,7 @@ def test_commands_refuse_an_unknown_profile_with_the_closest_name(variant):
 def test_a_bad_profiles_field_names_the_field(tmp_path, profiles, fragment):
     with pytest.raises(ManifestError) as e:
         load_entry(bot_folder(tmp_path / "b", "b", profiles))
-    assert "field profiles" in str(e.value) and fragment in str(e.value)
+    assert "bot.yaml:5: profiles: " in str(e.value)  # its line in the yaml.safe_dump of the manifest and fragment in str(e.value)
 
 
 def test_a_listed_profile_is_played_and_another_refused(tmp_path, variant):

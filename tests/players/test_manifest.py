@@ -22,12 +22,13 @@ def bot(folder: Path, yaml: str = GOOD, code: str = "print('hi')\n") -> Path:
 @pytest.mark.parametrize(
     "yaml,fragment",
     [
-        ("name: b\n", "field command"),
-        ('name: "bad name"\ncommand: [x]\n', "field name"),
-        ("name: b\ncommand: [x]\nlibraries: [numpy]\n", "field libraries.0"),
-        ("name: b\ncommand: [x]\ncolour: red\n", "field colour"),
-        ("name: b\ncommand: [x]\nlimits: {memory_bytes: -1}\n", "field limits.memory_bytes"),
+        ("name: b\n", "bot.yaml: command: Field required"),
+        ('name: "bad name"\ncommand: [x]\n', "bot.yaml:1: name:"),
+        ("name: b\ncommand: [x]\nlibraries: [numpy]\n", "bot.yaml:3: libraries.0:"),
+        ("name: b\ncommand: [x]\ncolour: red\n", "bot.yaml:3: colour: unknown field; known fields: name, version, command"),
+        ("name: b\ncommand: [x]\nlimits: {memory_bytes: -1}\n", "bot.yaml:3: limits.memory_bytes:"),
         ("name: [unclosed\n", "not valid YAML"),
+        ("- name: b\n", "(top level): expected a mapping"),
     ],
 )
 def test_manifest_errors_name_the_file_and_field(tmp_path, yaml, fragment):
@@ -35,6 +36,18 @@ def test_manifest_errors_name_the_file_and_field(tmp_path, yaml, fragment):
     with pytest.raises(ManifestError) as e:
         load_entry(folder)
     assert str(folder / "bot.yaml") in str(e.value) and fragment in str(e.value)
+
+
+def test_every_mistake_of_a_manifest_is_listed_at_once_with_the_field_a_typo_meant(tmp_path):
+    folder = bot(tmp_path / "b", 'name: b\nversion: "1"\ncomand: ["{python}", "bot.py"]\nlibaries: [sdk]\n')
+    with pytest.raises(ManifestError) as e:
+        load_entry(folder)
+    where = str(folder / "bot.yaml")
+    assert str(e.value).splitlines() == [
+        f"{where}: command: Field required ('comand' is written instead?)",
+        f"{where}:3: comand: unknown field (did you mean 'command'?)",
+        f"{where}:4: libaries: unknown field (did you mean 'libraries'?)",
+    ]
 
 
 def test_missing_manifest_is_named(tmp_path):

@@ -23,6 +23,7 @@ from arena.match.game import play_game
 from arena.match.settings import MatchSettings
 from arena.players.manifest import BotEntry, Manifest
 from arena.players.policy import PolicyPlayer
+from arena.players.process import ProcessPlayer
 from arena.sandbox import Limits, UidRange, launch
 from arena.sandbox.bwrap import PROC_EMPTY, proc_fakes
 from arena.sandbox.errors import BotExited, HarnessError
@@ -88,7 +89,10 @@ def test_uid_map_and_credentials(start, tmp_path) -> None:
 def test_each_sandbox_has_its_own_uid_and_the_lease_is_released(start, tmp_path) -> None:
     if os.geteuid() != 0:
         pytest.skip("only a root harness can run bots under uids of their own")
-    rng = UidRange(first=1_999_000_000, last=1_999_000_001)
+    # Leases are host-wide (one lease folder for every harness on the machine): a range of this
+    # run's own, so the same test running in another checkout at once cannot take its uids.
+    first = 1_900_000_000 + 2 * int.from_bytes(os.urandom(4), "big") % 50_000_000
+    rng = UidRange(first=first, last=first + 1)
     a = run_attack(start, tmp_path, "ids", uid_range=rng)[1]
     bot_dir = attack_dir(tmp_path, "second")
     b = start([sys.executable, str(bot_dir / "attack.py"), "ids"], bot_dir, uid_range=rng)
@@ -152,7 +156,9 @@ def test_scratch_is_capped_in_bytes_and_files_count_against_memory(start, tmp_pa
         assert bot.memory_limit_hit()
     bot.close()
     assert bot.trouble == []
-    assert not any(Path("/tmp").glob("cinch-arena-bot-*/bot/big"))  # nothing on the host's disk
+    # nothing left on the host's disk: this bot's own scratch folder is gone (a glob over /tmp
+    # would see other runs' bots, and matched no scratch folder's name anyway)
+    assert bot.scratch_dir is None or not bot.scratch_dir.exists()
 
 
 @pytest.mark.parametrize("level", ["bwrap", "rlimit"])
@@ -258,13 +264,26 @@ def partner_game(tmp_path: Path, channel: str, level: str) -> tuple[str, str]:
     settings = MatchSettings.model_validate({
         "sandbox": level, "format": "deals", "deals": 1, "limits": SMALL.model_dump(),
         "time": {"decision_ms": 2000, "startup_ms": 20000}})
+    # The inotify channel counts opens of one file: a host file (/etc/passwd) is opened by every
+    # process on the machine that looks up a user, and those opens garbled the count (learned 18
+    # of 30). This game's own file, world-reachable so each sandbox binds the same inode, is
+    # opened by these two bots alone.
+    watched_dir = Path(tempfile.mkdtemp(prefix="cinch-watched-"))
+    watched_dir.chmod(0o755)
+    watched = watched_dir / "watched"
+    watched.write_text("x")
+    watched.chmod(0o644)
+    nonce = os.urandom(4).hex()
     players: list[Any] = []
     for seat in range(4):
         if seat % 2 == 0:
             role = "send" if seat == 0 else "recv"
-            entry = BotEntry(manifest=Manifest(name=f"attack-{role}", command=["{python}", "attack.py", "partner", channel, role]),
+            entry = BotEntry(manifest=Manifest(name=f"attack-{role}", command=["{python}", "attack.py", "partner", channel, role],
+                                               env={"WATCHED": str(watched), "NONCE": nonce}),
                              dir=str(bot_dir), digest="test")
-            players.append(settings.player(entry, seat))
+            spec = settings.sandbox_spec(entry)
+            spec = spec.model_copy(update={"extra_ro_paths": (*spec.extra_ro_paths, str(watched_dir))})
+            players.append(ProcessPlayer(entry, seat, settings.time, spec, profile=settings.profile))
         else:
             players.append(PolicyPlayer(FirstLegal(), seat))
     with warnings.catch_warnings():
@@ -273,6 +292,7 @@ def partner_game(tmp_path: Path, channel: str, level: str) -> tuple[str, str]:
             result = play_game(players, settings, f"partners-{channel}")
         finally:
             reports = [p.close() for p in players]
+            shutil.rmtree(watched_dir, ignore_errors=True)
     assert not result.faults, result.faults
     return reports[0].stderr, reports[2].stderr
 

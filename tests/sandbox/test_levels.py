@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import BotExited, HarnessError, Level, SandboxUnavailable, launch
+from arena.sandbox import BotExited, BotFault, CommandNotFound, HarnessError, Level, SandboxUnavailable, launch
 
 from .conftest import SMALL, failing_bwrap, pid_alive
 
@@ -61,9 +61,14 @@ def test_bot_faking_a_bwrap_error_is_still_a_bot_fault(tmp_path, start) -> None:
     assert bot.wait(5) == 1
 
 
-def test_missing_command_is_a_harness_error(tmp_path) -> None:
-    with pytest.raises(HarnessError, match="not found"):
+def test_missing_command_is_the_bots_fault_not_the_harness(tmp_path) -> None:
+    """A command that names no program is the manifest's mistake: a BotFault the player turns into
+    a verdict against the bot (a harness error would stop the run and blame nobody)."""
+    with pytest.raises(CommandNotFound, match="not found on PATH") as e:
         launch(["no-such-bot-binary-xyz"], bot_dir=tmp_path, level="none")
+    assert isinstance(e.value, BotFault) and not isinstance(e.value, HarnessError)
+    with pytest.raises(CommandNotFound, match="not found in"):
+        launch(["./missing.py"], bot_dir=tmp_path, level="none")
 
 
 def _script(tmp_path: Path, code: str) -> tuple[list[str], Path]:

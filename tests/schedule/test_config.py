@@ -66,7 +66,20 @@ def test_bad_manifest_names_entry_and_manifest_field(tmp_path: Path) -> None:
     bad.mkdir()
     (bad / "bot.yaml").write_text(yaml.safe_dump({"name": "bad bot!", "command": ["x"]}))
     msg = _error(tmp_path, entries=[str(FIRST), str(bad)])
-    assert "entries.1:" in msg and "field name:" in msg
+    assert "entries.1:" in msg and "bad/bot.yaml:3: name: " in msg
+
+
+def test_every_mistake_of_every_manifest_is_listed_at_once(tmp_path: Path) -> None:
+    for name, text in (("one", 'name: one\ncomand: [x]\n'), ("two", 'name: two\ncommand: [x]\nlibaries: [sdk]\n')):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "bot.yaml").write_text(text)
+    msg = _error(tmp_path, entries=[str(tmp_path / "one"), str(FIRST), str(tmp_path / "two")])
+    lines = msg.splitlines()
+    assert any("entries.0:" in ln and "one/bot.yaml:2: comand: unknown field (did you mean 'command'?)" in ln for ln in lines)
+    assert any("entries.0:" in ln and "one/bot.yaml: command: Field required ('comand' is written instead?)" in ln
+               for ln in lines)
+    assert any("entries.2:" in ln and "two/bot.yaml:3: libaries: unknown field (did you mean 'libraries'?)" in ln
+               for ln in lines)
 
 
 def test_schedule_and_count_errors(tmp_path: Path) -> None:

@@ -224,3 +224,44 @@ def test_deal_file_round_trip_and_replay(tmp_path: Path) -> None:
         assert deals[0]["dealer"] == exported.first_dealer
         assert deals[1]["origin"] == "key-after-file"
     assert all(d["origin"] == "key" for g in by_block[1]["games"] for d in g["record"]["deals"])
+
+
+def _typo_bot(folder: Path, name: str, command: str) -> Path:
+    from .conftest import FIRST
+
+    folder.mkdir()
+    (folder / "bot.py").write_text((FIRST.parent / "bot.py").read_text())
+    (folder / "bot.yaml").write_text(f'name: {name}\ncommand: {command}\n')
+    return folder
+
+
+def test_a_typo_in_a_command_is_each_bots_fault_and_binds_no_folder(tmp_path: Path, capsys) -> None:
+    """Every entry is checked and each bad one named; the exit is a failed check's (1), not the
+    harness's; and the refused run leaves the out folder free for the fixed entries."""
+    from .conftest import FIRST, LAST
+
+    typo1 = _typo_bot(tmp_path / "typo1", "typo1", '["pyhton3", "bot.py"]')
+    typo2 = _typo_bot(tmp_path / "typo2", "typo2", '["./bot.pyy"]')
+    cfg = write_config(tmp_path, entries=[str(FIRST), str(typo1), str(typo2)])
+    assert run_main([str(cfg), "--no-rate"]) == 1
+    err = capsys.readouterr().err
+    assert "typo1@" in err and "'pyhton3' not found on PATH" in err
+    assert "typo2@" in err and "'./bot.pyy' not found in" in err
+    assert "2 of 3 entries failed" in err and err.count("failed the conformance check") == 2
+    assert not (tmp_path / "out" / "tournament.json").exists()
+    cfg = write_config(tmp_path, entries=[str(FIRST), str(LAST)])
+    assert run_main([str(cfg), "--no-rate"]) == 0, capsys.readouterr().err
+    assert len(_lines(tmp_path / "out")) == 1
+
+
+def test_a_folder_whose_run_recorded_nothing_is_not_bound(tmp_path: Path, capsys) -> None:
+    """A tournament.json with no results line beside it (a run stopped before its first block) binds nothing."""
+    from arena.schedule.runner import META_NAME
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / META_NAME).write_text(json.dumps({"name": "other", "entries": [{"name": "gone", "digest": "0" * 64}],
+                                             "config_hash": "f" * 16}))
+    (out / "results.jsonl").write_text('{"pairing": "torn')  # a torn tail alone is nothing recorded
+    assert run_main([str(write_config(tmp_path)), *QUIET]) == 0, capsys.readouterr().err
+    assert len(_lines(out)) == 1 and json.loads((out / META_NAME).read_text())["name"] == "t"

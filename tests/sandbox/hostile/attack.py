@@ -232,10 +232,14 @@ ATTACKS = {"linger": a_linger, "sysctl": a_sysctl, "ids": a_ids, "syscalls": a_s
 
 # ------------------------------------------------------------ partner channels
 KEY = 0xC1C70000
+# Each game's own names, keys and offsets: two runs of these tests at once (xdist, another
+# checkout's suite) must not read each other's tokens through the very channels they test.
+NONCE = os.environ.get("NONCE", "0")
+SLOT = 64 * (int(NONCE, 16) % 4096)
 
 
 def ch_keyring_send(n):
-    desc = ctypes.create_string_buffer(f"cinch-token-{n}".encode())
+    desc = ctypes.create_string_buffer(f"cinch-token-{NONCE}-{n}".encode())
     key = libc.syscall(nr("add_key"), ctypes.c_char_p(b"user"), desc, ctypes.c_char_p(b"x"), ctypes.c_long(1),
                        ctypes.c_long(-3))  # the session keyring the harness's children share
     if key < 0:
@@ -245,8 +249,8 @@ def ch_keyring_send(n):
 
 def ch_keyring_recv():
     for line in read("/proc/keys").splitlines():
-        if "cinch-token-" in line:
-            return int(line.rsplit("cinch-token-", 1)[1].split(":")[0].split()[0])
+        if f"cinch-token-{NONCE}-" in line:
+            return int(line.rsplit(f"cinch-token-{NONCE}-", 1)[1].split(":")[0].split()[0])
     return None
 
 
@@ -258,7 +262,7 @@ def ch_lock_send(n):
     import struct
     fd = os.open(SHARED, os.O_RDONLY)
     _held.append(fd)
-    fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 10_000 + n, 1, 0))
+    fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 10_000 + SLOT + n, 1, 0))
 
 
 def ch_lock_recv():
@@ -266,13 +270,14 @@ def ch_lock_recv():
     import struct
     fd = os.open(SHARED, os.O_RDONLY)
     for n in range(1, 31):
-        res = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 10_000 + n, 1, 0))
+        res = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 10_000 + SLOT + n, 1, 0))
         if struct.unpack("hhqqi", res)[0] != fcntl.F_UNLCK:
             return n
     return None
 
 
 _inotify = {}
+WATCHED = os.environ.get("WATCHED", SHARED)  # the test's own file, opened by no other process
 
 
 def ch_inotify_setup():
@@ -280,13 +285,13 @@ def ch_inotify_setup():
     if fd < 0:
         raise OSError(ctypes.get_errno(), "inotify_init1")
     # IN_OPEN | IN_CLOSE_NOWRITE: alternating events, so the kernel does not merge repeats
-    libc.inotify_add_watch(ctypes.c_int(fd), ctypes.c_char_p(SHARED.encode()), ctypes.c_uint32(0x30))
+    libc.inotify_add_watch(ctypes.c_int(fd), ctypes.c_char_p(WATCHED.encode()), ctypes.c_uint32(0x30))
     _inotify["fd"] = fd
 
 
 def ch_inotify_send(n):
     for _ in range(n):
-        os.close(os.open(SHARED, os.O_RDONLY))
+        os.close(os.open(WATCHED, os.O_RDONLY))
 
 
 def ch_inotify_recv():
@@ -299,7 +304,7 @@ def ch_inotify_recv():
 
 def ch_abstract_send(n):
     s = socket.socket(socket.AF_UNIX)
-    s.bind(f"\0cinch-token-{n}")
+    s.bind(f"\0cinch-token-{NONCE}-{n}")
     s.listen(1)
     _held.append(s)
 
@@ -308,7 +313,7 @@ def ch_abstract_recv():
     for n in range(1, 31):
         s = socket.socket(socket.AF_UNIX)
         try:
-            s.connect(f"\0cinch-token-{n}")
+            s.connect(f"\0cinch-token-{NONCE}-{n}")
             return n
         except OSError:
             pass
@@ -318,26 +323,26 @@ def ch_abstract_recv():
 
 
 def ch_shm_send(n):
-    write("/dev/shm/cinch-token", str(n))
+    write(f"/dev/shm/cinch-token-{NONCE}", str(n))
 
 
 def ch_shm_recv():
     try:
-        n = int(read("/dev/shm/cinch-token"))
-        os.unlink("/dev/shm/cinch-token")
+        n = int(read(f"/dev/shm/cinch-token-{NONCE}"))
+        os.unlink(f"/dev/shm/cinch-token-{NONCE}")
         return n
     except OSError:
         return None
 
 
 def ch_sysv_send(n):
-    if libc.shmget(ctypes.c_int(KEY + n), ctypes.c_size_t(4096), ctypes.c_int(0o1666)) < 0:
+    if libc.shmget(ctypes.c_int(KEY + SLOT + n), ctypes.c_size_t(4096), ctypes.c_int(0o1666)) < 0:
         raise OSError(ctypes.get_errno(), "shmget")
 
 
 def ch_sysv_recv():
     for n in range(1, 31):
-        shm = libc.shmget(ctypes.c_int(KEY + n), ctypes.c_size_t(0), ctypes.c_int(0))
+        shm = libc.shmget(ctypes.c_int(KEY + SLOT + n), ctypes.c_size_t(0), ctypes.c_int(0))
         if shm >= 0:
             libc.shmctl(ctypes.c_int(shm), ctypes.c_int(0), None)  # IPC_RMID: leave nothing behind
             return n

@@ -1,8 +1,10 @@
-"""Config errors a person can act on: every problem at once, with file, line and a suggestion.
+"""Errors in a YAML file a person wrote (a bot's ``bot.yaml``, a tournament
+config) that they can act on: every problem at once, with file, line and a
+suggestion.
 
 pydantic reports *where* in the data a value is wrong; this module turns
 that into the line of the YAML file it came from, and for a misspelt key
-("entires") suggests the field that was meant.
+("entires", "comand") suggests the field that was meant.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ nothing, with a control at level none proving each channel really works.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -31,13 +32,14 @@ from .conftest import HOSTILE, SMALL
 
 pytestmark = pytest.mark.bwrap
 ATTACK = HOSTILE / "attack.py"
-REFUSED = {"EPERM", "ENOSYS", "EACCES", "EAFNOSUPPORT", "EOPNOTSUPP", "ENOTSUP", "EROFS"}
+REFUSED = {"EPERM", "ENOSYS", "EACCES", "EAFNOSUPPORT", "EOPNOTSUPP", "ENOTSUP", "EROFS", "ENOTTY", "EINVAL"}
 
 
 def attack_dir(tmp_path: Path, name: str = "attack") -> Path:
     bot_dir = tmp_path / name
     bot_dir.mkdir()
     shutil.copy(ATTACK, bot_dir / "attack.py")
+    (bot_dir / "shared.txt").write_text("a file of this test's own, seen by both partners\n")
     return bot_dir
 
 
@@ -101,18 +103,40 @@ def test_each_sandbox_has_its_own_uid_and_the_lease_is_released(start, tmp_path)
     assert c.host_uid == uid
 
 
+#: What the syscall attack must find working: ordinary calls, and locks that succeed without effect.
+WORKING = {"fork", "thread", "unix_socket", "unix_socketpair", "preadv2", "pipe_fionread", "flock", "setlk", "ofd_setlk"}
+
+
 def test_refused_syscalls_return_an_errno(start, tmp_path) -> None:
     out, bot = run_attack(start, tmp_path, "syscalls")
-    allowed = {"fork", "thread", "inet_socket"}
     for name, res in out.items():
-        if name in allowed:
+        if name in WORKING:
             assert res["ok"] is True, (name, res)
         elif isinstance(res, dict):
             assert res["ok"] is False and res["errno"] in REFUSED, (name, res)
         else:
             assert res in REFUSED, (name, res)
     assert out["clone3"] == "ENOSYS"  # so libc falls back to clone
+    # No Linux AIO of any kind, no io_uring, no page-cache residency probe: "not implemented".
+    for name in ("io_setup", "io_submit", "io_getevents", "io_uring_setup", "mincore", "readahead", "cachestat"):
+        assert out[name] == "ENOSYS", (name, out[name])
+    for name in ("inet_socket", "inet6_socket", "inet_socketpair", "netlink", "packet"):
+        assert out[name]["errno"] == "EAFNOSUPPORT", (name, out[name])
+    assert out["rwf_nowait"]["errno"] == out["rwf_nowait_write"]["errno"] == errno.errorcode[errno.EOPNOTSUPP]
     assert bot.exit_status is None  # refused, not killed
+
+
+def test_locks_succeed_without_taking_effect(start, tmp_path) -> None:
+    """flock and F_SETLK return 0 in the sandbox, and the host sees no lock: nothing to signal with."""
+    import fcntl
+
+    out, bot = run_attack(start, tmp_path, "syscalls")
+    assert out["flock"]["ok"] and out["setlk"]["ok"], out
+    # The bot still holds its "exclusive" flock (it waits on stdin with the file open).
+    with open(tmp_path / "attack-syscalls" / "shared.txt", "rb+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)  # would raise BlockingIOError if it were real
+        fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    assert bot.exit_status is None
 
 
 def test_nothing_of_the_host_or_other_bots_is_visible(start, tmp_path) -> None:

@@ -27,7 +27,9 @@ NR = {  # x86_64 / aarch64
     "pidfd_getfd": (438, 438), "syslog": (103, 116), "acct": (163, 89), "swapon": (167, 224),
     "reboot": (169, 142), "sethostname": (170, 161), "chroot": (161, 51), "pivot_root": (155, 41),
     "fsopen": (430, 430), "open_tree": (428, 428), "move_pages": (279, 239), "delete_module": (176, 106),
-    "sysinfo": (99, 179),
+    "sysinfo": (99, 179), "io_setup": (206, 0), "io_destroy": (207, 1), "io_submit": (209, 2),
+    "io_getevents": (208, 4), "mincore": (27, 232), "readahead": (187, 213), "cachestat": (451, 451),
+    "madvise": (28, 233), "prctl": (157, 167), "membarrier": (324, 283),
 }
 
 
@@ -64,7 +66,11 @@ def read(path):
         return fh.read(4096).decode("latin-1")
 
 
-SHARED = "/etc/passwd"  # a file every sandbox binds read-only
+HERE = os.path.dirname(os.path.abspath(__file__))
+#: A file both partners see (their bot folder, bound read-only) and no other test touches.
+SHARED = os.path.join(HERE, "shared.txt")
+#: Files of the bot folder the harness evicted from the page cache before the game.
+COLD = [os.path.join(HERE, "cold", f"{i:02d}") for i in range(1, 31)]
 
 
 # ------------------------------------------------------------ standalone attacks
@@ -97,7 +103,7 @@ def a_syscalls():
                       ctypes.addressof(ctypes.create_string_buffer(b"cinch")), 0, 0, -4),
         "ptrace_traceme": sc("ptrace", 0, 0, 0, 0),
         "process_vm_readv": sc("process_vm_readv", 1, 0, 0, 0, 0, 0),
-        "userfaultfd": sc("userfaultfd", 0), "io_uring_setup": sc("io_uring_setup", 1, 0),
+        "userfaultfd": sc("userfaultfd", 0),
         "bpf": sc("bpf", 0, 0, 0), "perf_event_open": sc("perf_event_open", 0, 0, -1, -1, 0),
         "unshare_user": sc("unshare", 0x10000000), "unshare_ns": sc("unshare", 0x00020000),
         "setns": sc("setns", 0, 0), "mount": sc("mount", 0, 0, 0, 0, 0),
@@ -117,20 +123,45 @@ def a_syscalls():
     import fcntl
     import struct
     fd = os.open(SHARED, os.O_RDONLY)
-    out["flock"] = attempt(lambda: fcntl.flock(fd, fcntl.LOCK_SH))
-    out["setlk"] = attempt(lambda: fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 1, 0)))
+    lock = struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 1, 0)
     out["getlk"] = attempt(lambda: fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 1, 0)) and 0)
-    out["ofd_setlk"] = attempt(lambda: fcntl.fcntl(fd, 37, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 1, 0)) and 0)
     out["dnotify"] = attempt(lambda: fcntl.fcntl(os.open("/usr", os.O_RDONLY), 1026, 0x1))
+    out["setpipe_sz"] = attempt(lambda: fcntl.fcntl(os.pipe()[0], 1031, 1 << 20))
     out["fadvise_dontneed"] = attempt(lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED))
     out["rwf_nowait"] = attempt(lambda: os.preadv(fd, [bytearray(16)], 0, os.RWF_NOWAIT))
+    out["rwf_nowait_write"] = attempt(lambda: os.pwritev(os.open("/tmp/w", os.O_CREAT | os.O_WRONLY), [b"x"], 0, os.RWF_NOWAIT))
     out["tiocsti"] = attempt(lambda: fcntl.ioctl(0, 0x5412, b"x"))
     out["netlink"] = attempt(lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0).close())
     out["packet"] = attempt(lambda: socket.socket(17, socket.SOCK_RAW, 0).close())
+    out["inet_socket"] = attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close())
+    out["inet6_socket"] = attempt(lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).close())
+    out["inet_socketpair"] = attempt(lambda: socket.socketpair(socket.AF_INET))
+    # Linux AIO, io_uring and the page-cache residency probes: none of it.
+    ctx = ctypes.c_ulong(0)
+    out["io_setup"] = sc("io_setup", 128, ctypes.addressof(ctx))
+    out["io_submit"] = sc("io_submit", 0, 1, ctypes.addressof(ctypes.c_void_p(0)))
+    out["io_getevents"] = sc("io_getevents", 0, 1, 1, 0, 0)
+    out["io_uring_setup"] = sc("io_uring_setup", 1, ctypes.addressof(ctypes.create_string_buffer(120)))
+    page = ctypes.create_string_buffer(4096)
+    addr = ctypes.addressof(page)
+    out["mincore"] = sc("mincore", addr & ~4095, 4096, ctypes.addressof(page))
+    out["readahead"] = sc("readahead", fd, 0, 4096)
+    out["cachestat"] = sc("cachestat", fd, ctypes.addressof(page), ctypes.addressof(page), 0)
+    out["madvise_mergeable"] = sc("madvise", addr & ~4095, 4096, 12)
+    out["madvise_pageout"] = sc("madvise", addr & ~4095, 4096, 21)
+    out["prctl_set_mm"] = sc("prctl", 35, 1, 0, 0, 0)
+    out["membarrier"] = sc("membarrier", 0, 0, 0)
+    # Harmless no-ops: a lock succeeds (nobody else in the mount namespace could see it).
+    out["flock"] = attempt(lambda: fcntl.flock(fd, fcntl.LOCK_EX) or "ok")
+    out["setlk"] = attempt(lambda: fcntl.fcntl(fd, fcntl.F_SETLK, lock) and "ok")
+    out["ofd_setlk"] = attempt(lambda: fcntl.fcntl(fd, 37, lock) and "ok")
     # Allowed things still work (the filter must not break ordinary bots).
     out["fork"] = attempt(lambda: os.waitpid(os.fork() or os._exit(0), 0) and "forked")
     out["thread"] = attempt(lambda: __import__("threading").Thread(target=lambda: None).start() or "ok")
-    out["inet_socket"] = attempt(lambda: socket.socket().close() or "ok")
+    out["unix_socket"] = attempt(lambda: socket.socket(socket.AF_UNIX).close() or "ok")
+    out["unix_socketpair"] = attempt(lambda: [s.close() for s in socket.socketpair()] and "ok")
+    out["preadv2"] = attempt(lambda: os.preadv(fd, [bytearray(16)], 0, 0))
+    out["pipe_fionread"] = attempt(lambda: fcntl.ioctl(os.pipe()[0], 0x541B, b"\0\0\0\0") and "ok")
     return out
 
 

@@ -25,7 +25,7 @@ from arena.match.settings import MatchSettings
 from arena.players.manifest import BotEntry, Manifest
 from arena.players.policy import PolicyPlayer
 from arena.sandbox import Limits, UidRange, launch
-from arena.sandbox.bwrap import PROC_EMPTY, proc_fakes
+from arena.sandbox.bwrap import PROC_FAKE, proc_fakes, proc_masks
 from arena.sandbox.errors import BotExited, HarnessError
 
 from .conftest import HOSTILE, SMALL
@@ -160,7 +160,27 @@ def test_nothing_of_the_host_or_other_bots_is_visible(start, tmp_path) -> None:
         assert out["setuid"]["rc"] != 0 and not out["setuid"]["mounted"], out["setuid"]
     # kill(-1) reached nobody outside: the other bot and the harness live on.
     assert other_bot.exit_status is None and bot.exit_status is None
-    assert set(PROC_EMPTY) >= {"keys", "key-users", "locks"}
+
+
+def test_proc_shows_nothing_host_wide(start, tmp_path) -> None:
+    """Host-wide /proc files read empty and host-wide folders are empty, at bwrap; at level none
+    the same probe finds them full (the list is real)."""
+    out, _ = run_attack(start, tmp_path, "proc_hostwide")
+    assert out["files"] and out["dirs"]
+    for name, res in out["files"].items():
+        assert not res["ok"] or res["value"] == "", (name, res)
+    for name, res in out["dirs"].items():
+        assert not res["ok"] or res["value"] == [], (name, res)
+    kept = {"self", "thread-self", "mounts", "net", "sys", *PROC_FAKE}
+    empty, _hidden = proc_masks()
+    assert set(out["top"]) - kept <= set(empty) | set(_hidden), out["top"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (tmp_path / "none").mkdir()
+        host, _ = run_attack(start, tmp_path / "none", "proc_hostwide", level="none")
+    full = [n for n, res in host["files"].items() if res["ok"] and res["value"]]
+    assert {"cgroups", "interrupts", "sys/fs/aio-nr", "sys/fs/file-nr"} <= set(full), full
+    assert any(res["ok"] and res["value"] for res in host["dirs"].values())
 
 
 def test_scratch_is_capped_in_bytes_and_files_count_against_memory(start, tmp_path) -> None:

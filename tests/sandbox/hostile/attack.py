@@ -204,6 +204,22 @@ def a_look_around():
     return out
 
 
+#: Host-wide /proc files and folders (counters partners could move or read, host facts).
+HOSTWIDE = ("cgroups", "interrupts", "softirqs", "buddyinfo", "vmstat", "zoneinfo", "diskstats", "partitions",
+            "keys", "key-users", "locks", "modules", "kallsyms", "iomem", "filesystems", "swaps", "crypto",
+            "sys/fs/aio-nr", "sys/fs/aio-max-nr", "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/dentry-state",
+            "sys/kernel/random/entropy_avail", "sys/kernel/pty/nr")
+HOSTWIDE_DIRS = ("irq", "fs", "pressure", "bus", "driver", "sysvipc", "tty", "sys/fs", "sys/dev")
+
+
+def a_proc_hostwide():
+    """What of /proc's host-wide state can be read: files' content, folders' entries."""
+    files = {n: attempt(lambda: read(f"/proc/{n}")) for n in HOSTWIDE if os.path.exists(f"/proc/{n}")}
+    dirs = {n: attempt(lambda: sorted(os.listdir(f"/proc/{n}"))) for n in HOSTWIDE_DIRS if os.path.exists(f"/proc/{n}")}
+    top = sorted(e for e in os.listdir("/proc") if not e.isdigit())
+    return {"files": files, "dirs": dirs, "top": top}
+
+
 def a_fill_disk():
     """Exhaust scratch bytes, then inodes; report what it got."""
     total = 0
@@ -258,7 +274,7 @@ def a_linger():
 
 
 ATTACKS = {"linger": a_linger, "sysctl": a_sysctl, "ids": a_ids, "syscalls": a_syscalls, "look_around": a_look_around,
-           "fill_disk": a_fill_disk, "leave_mess": a_leave_mess}
+           "fill_disk": a_fill_disk, "proc_hostwide": a_proc_hostwide, "leave_mess": a_leave_mess}
 
 
 # ------------------------------------------------------------ partner channels

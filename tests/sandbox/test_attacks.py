@@ -200,6 +200,26 @@ def test_scratch_is_capped_in_bytes_and_files_count_against_memory(start, tmp_pa
 
 
 @pytest.mark.parametrize("level", ["bwrap", "rlimit"])
+def test_socket_buffers_are_charged_to_the_memory_limit(start, tmp_path, level) -> None:
+    """A bot at 64 MiB filling socket buffers it never reads (loopback TCP where AF_INET is allowed,
+    unix pairs at bwrap) gets no more than its limit: it is stopped there, or its sends stall."""
+    limits = SMALL.model_copy(update={"memory_bytes": 64 * 1024 * 1024})
+    cap = 150 * 1024 * 1024  # per process: the attack never takes more of the host than this
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bot_dir = attack_dir(tmp_path)
+        bot = start([sys.executable, str(bot_dir / "attack.py"), "socket_hoard"], bot_dir, level=level, limits=limits,
+                    env={"PROCS": "2", "PAIRS": "32", "CAP": str(cap)})
+    try:
+        out = json.loads(bot.read_line(60))
+    except BotExited:
+        assert bot.memory_limit_hit(), bot.stderr_text()
+        return
+    assert out["family"] == ("unix" if level == "bwrap" else "inet")
+    assert out["procs"] == 2 and 0 < out["queued"] <= limits.memory_bytes, out
+
+
+@pytest.mark.parametrize("level", ["bwrap", "rlimit"])
 def test_a_mess_left_in_scratch_is_cleaned_without_blame_on_the_harness(start, tmp_path, level) -> None:
     # Depth 1500 broke a recursive rmtree (RecursionError). The host scratch of
     # level rlimit goes on a tmpfs here only to keep the test fast.

@@ -220,6 +220,62 @@ def a_proc_hostwide():
     return {"files": files, "dirs": dirs, "top": top}
 
 
+def _socket_pair(family):
+    """A connected pair: loopback TCP where the family is allowed, else a unix socket pair."""
+    if family == "inet":
+        srv = socket.socket()
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        a = socket.create_connection(srv.getsockname())
+        b = srv.accept()[0]
+        srv.close()
+        return a, b
+    return socket.socketpair()
+
+
+def a_socket_hoard():
+    """Queue as much as possible in socket buffers (kernel memory outside the process).
+
+    PROCS processes, each filling PAIRS connected pairs (SO_SNDBUF raised) without reading
+    them, over loopback TCP if the sandbox allows AF_INET, else AF_UNIX. Reports the family
+    and the total queued; everything is held until stdin closes."""
+    procs, pairs, cap = (int(os.environ.get(k, d)) for k, d in (("PROCS", "4"), ("PAIRS", "64"), ("CAP", str(1 << 30))))
+    try:
+        socket.socket().close()
+        family = "inet"
+    except OSError:
+        family = "unix"
+    reader, writer = os.pipe()
+    for _ in range(procs):
+        if os.fork() == 0:
+            held, total = [], 0
+            chunk = b"x" * 65536
+            try:
+                for _ in range(pairs):
+                    pair = _socket_pair(family)
+                    held += pair
+                    for s in pair:
+                        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)
+                        s.setblocking(False)
+                        while total < cap:
+                            try:
+                                total += s.send(chunk)
+                            except OSError:
+                                break
+            except OSError:
+                pass
+            os.write(writer, f"{total}\n".encode())
+            sys.stdin.read()
+            os._exit(0)
+    got = b""
+    while got.count(b"\n") < procs:
+        data = os.read(reader, 4096)
+        if not data:
+            break
+        got += data
+    return {"family": family, "queued": sum(int(x) for x in got.split()), "procs": got.count(b"\n")}
+
+
 def a_fill_disk():
     """Exhaust scratch bytes, then inodes; report what it got."""
     total = 0
@@ -274,7 +330,7 @@ def a_linger():
 
 
 ATTACKS = {"linger": a_linger, "sysctl": a_sysctl, "ids": a_ids, "syscalls": a_syscalls, "look_around": a_look_around,
-           "fill_disk": a_fill_disk, "proc_hostwide": a_proc_hostwide, "leave_mess": a_leave_mess}
+           "fill_disk": a_fill_disk, "proc_hostwide": a_proc_hostwide, "socket_hoard": a_socket_hoard, "leave_mess": a_leave_mess}
 
 
 # ------------------------------------------------------------ partner channels

@@ -447,6 +447,130 @@ def ch_sysv_recv():
     return None
 
 
+def ch_flock_send(n):
+    import fcntl
+    fd = os.open(COLD[n - 1], os.O_RDONLY)
+    _held.append(fd)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def ch_flock_recv():
+    import fcntl
+    for n, path in enumerate(COLD, 1):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return n
+        finally:
+            os.close(fd)
+    return None
+
+
+class _IOCB(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_uint64), ("key", ctypes.c_uint32), ("rw_flags", ctypes.c_int32),
+                ("opcode", ctypes.c_uint16), ("reqprio", ctypes.c_int16), ("fildes", ctypes.c_uint32),
+                ("buf", ctypes.c_uint64), ("nbytes", ctypes.c_uint64), ("offset", ctypes.c_int64),
+                ("reserved2", ctypes.c_uint64), ("flags", ctypes.c_uint32), ("resfd", ctypes.c_uint32)]
+
+
+class _Event(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_uint64), ("obj", ctypes.c_uint64), ("res", ctypes.c_int64), ("res2", ctypes.c_int64)]
+
+
+_aio = {}
+
+
+def ch_aio_setup():
+    ctx = ctypes.c_ulong(0)
+    if libc.syscall(nr("io_setup"), ctypes.c_long(64), ctypes.byref(ctx)) < 0:
+        raise OSError(ctypes.get_errno(), "io_setup")
+    _aio["ctx"] = ctx.value
+
+
+def ch_aio_send(n):
+    with open(COLD[n - 1], "rb") as fh:  # an ordinary read brings the file into the page cache
+        fh.read()
+
+
+def _cached(path):
+    """Is the first page of `path` in the page cache? An AIO read with RWF_NOWAIT says so."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        buf = ctypes.create_string_buffer(4096)
+        cb = _IOCB(opcode=0, fildes=fd, buf=ctypes.addressof(buf), nbytes=4096, offset=0, rw_flags=0x8)
+        cbp = ctypes.pointer(cb)
+        if libc.syscall(nr("io_submit"), ctypes.c_ulong(_aio["ctx"]), ctypes.c_long(1), ctypes.byref(cbp)) != 1:
+            raise OSError(ctypes.get_errno(), "io_submit")
+        ev = _Event()
+        if libc.syscall(nr("io_getevents"), ctypes.c_ulong(_aio["ctx"]), ctypes.c_long(1), ctypes.c_long(1),
+                        ctypes.byref(ev), None) != 1:
+            raise OSError(ctypes.get_errno(), "io_getevents")
+        return ev.res > 0
+    finally:
+        os.close(fd)
+
+
+def ch_aio_recv():
+    if "ctx" not in _aio:
+        return None
+    hot = [n for n, path in enumerate(COLD, 1) if _cached(path)]
+    return hot[0] if len(hot) == 1 else None
+
+
+def _aio_nr():
+    return int(read("/proc/sys/fs/aio-nr"))
+
+
+def ch_aio_nr_setup():
+    """The receiver measures what one AIO context adds to the host-wide fs.aio-nr."""
+    base = _aio_nr()
+    ctx = ctypes.c_ulong(0)
+    if libc.syscall(nr("io_setup"), ctypes.c_long(1), ctypes.byref(ctx)) < 0:
+        raise OSError(ctypes.get_errno(), "io_setup")
+    _aio["per"] = _aio_nr() - base
+    libc.syscall(nr("io_destroy"), ctx)
+    _aio["base"] = _aio_nr()
+
+
+def ch_aio_nr_send(n):
+    for _ in range(n):
+        ctx = ctypes.c_ulong(0)
+        if libc.syscall(nr("io_setup"), ctypes.c_long(1), ctypes.byref(ctx)) < 0:
+            raise OSError(ctypes.get_errno(), "io_setup")
+
+
+def ch_aio_nr_recv():
+    if not _aio.get("per"):
+        return None
+    delta = _aio_nr() - _aio["base"]
+    return delta // _aio["per"] if delta > 0 and delta % _aio["per"] == 0 else None
+
+
+def _sockstat_alloc():
+    for line in read("/proc/net/sockstat").splitlines():
+        if line.startswith("TCP:"):
+            fields = line.split()
+            return int(fields[fields.index("alloc") + 1])
+    raise OSError(errno.ENOENT, "no TCP line")
+
+
+def ch_sockstat_setup():
+    _aio["alloc"] = _sockstat_alloc()
+
+
+def ch_sockstat_send(n):
+    for _ in range(4 * n):  # host-wide "TCP: alloc" counts every TCP socket
+        _held.append(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+
+
+def ch_sockstat_recv():
+    if "alloc" not in _aio:
+        return None
+    delta = _sockstat_alloc() - _aio["alloc"]
+    return round(delta / 4) if delta >= 4 else None
+
+
 def token(hand):
     return 1 + sum(json.dumps(hand).encode()) % 30
 

@@ -13,6 +13,7 @@ import os
 import socket
 import sys
 import time
+import zlib
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -334,11 +335,14 @@ ATTACKS = {"linger": a_linger, "sysctl": a_sysctl, "ids": a_ids, "syscalls": a_s
 
 
 # ------------------------------------------------------------ partner channels
-KEY = 0xC1C70000
+#: Names of one test's own (its bot folder's): two tests running at once never read each other's tokens.
+TAG = "%08x" % (zlib.crc32(HERE.encode()) & 0x7FFFFFFF)
+TOKEN = f"cinch-token-{TAG}-"
+KEY = (int(TAG, 16) & 0x7FFF) << 16  # System V keys: this test's own range
 
 
 def ch_keyring_send(n):
-    desc = ctypes.create_string_buffer(f"cinch-token-{n}".encode())
+    desc = ctypes.create_string_buffer(f"{TOKEN}{n}".encode())
     key = libc.syscall(nr("add_key"), ctypes.c_char_p(b"user"), desc, ctypes.c_char_p(b"x"), ctypes.c_long(1),
                        ctypes.c_long(-3))  # the session keyring the harness's children share
     if key < 0:
@@ -348,8 +352,8 @@ def ch_keyring_send(n):
 
 def ch_keyring_recv():
     for line in read("/proc/keys").splitlines():
-        if "cinch-token-" in line:
-            return int(line.rsplit("cinch-token-", 1)[1].split(":")[0].split()[0])
+        if TOKEN in line:
+            return int(line.rsplit(TOKEN, 1)[1].split(":")[0].split()[0])
     return None
 
 
@@ -402,7 +406,7 @@ def ch_inotify_recv():
 
 def ch_abstract_send(n):
     s = socket.socket(socket.AF_UNIX)
-    s.bind(f"\0cinch-token-{n}")
+    s.bind(f"\0{TOKEN}{n}")
     s.listen(1)
     _held.append(s)
 
@@ -411,7 +415,7 @@ def ch_abstract_recv():
     for n in range(1, 31):
         s = socket.socket(socket.AF_UNIX)
         try:
-            s.connect(f"\0cinch-token-{n}")
+            s.connect(f"\0{TOKEN}{n}")
             return n
         except OSError:
             pass
@@ -421,13 +425,13 @@ def ch_abstract_recv():
 
 
 def ch_shm_send(n):
-    write("/dev/shm/cinch-token", str(n))
+    write(f"/dev/shm/{TOKEN}", str(n))
 
 
 def ch_shm_recv():
     try:
-        n = int(read("/dev/shm/cinch-token"))
-        os.unlink("/dev/shm/cinch-token")
+        n = int(read(f"/dev/shm/{TOKEN}"))
+        os.unlink(f"/dev/shm/{TOKEN}")
         return n
     except OSError:
         return None

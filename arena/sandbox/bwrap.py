@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from functools import lru_cache
@@ -176,7 +177,8 @@ def proc_masks() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(files to empty, folders to hide) under /proc: everything host-wide, by the allow-list above.
 
     Read once from the host's /proc (the sandbox's procfs is the same
-    kernel's); symlinks are left alone (the kept ones point into the bot's
+    kernel's); files only root may read are left as they are (the bot's
+    uid is never host root), and so are symlinks (the kept ones point into the bot's
     own pid folders, and a mount cannot go on a symlink).
     """
     files: list[str] = []
@@ -187,6 +189,11 @@ def proc_masks() -> tuple[tuple[str, ...], tuple[str, ...]]:
         entries = []
     for entry in entries:
         if entry.name.isdigit() or entry.name in PROC_KEEP or entry.name in PROC_FAKE or entry.is_symlink():
+            continue
+        try:
+            if not entry.stat(follow_symlinks=False).st_mode & stat.S_IROTH:
+                continue  # root-only (kmsg, slabinfo, timer_list...): the bot's uid is never host root
+        except OSError:
             continue
         (folders if entry.is_dir(follow_symlinks=False) else files).append(entry.name)
     folders += [p for p in PROC_SYS_HIDDEN if os.path.isdir(f"/proc/{p}")]

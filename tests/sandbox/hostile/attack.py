@@ -217,7 +217,17 @@ def a_proc_hostwide():
     """What of /proc's host-wide state can be read: files' content, folders' entries."""
     files = {n: attempt(lambda: read(f"/proc/{n}")) for n in HOSTWIDE if os.path.exists(f"/proc/{n}")}
     dirs = {n: attempt(lambda: sorted(os.listdir(f"/proc/{n}"))) for n in HOSTWIDE_DIRS if os.path.exists(f"/proc/{n}")}
-    top = sorted(e for e in os.listdir("/proc") if not e.isdigit())
+    top = {}
+    for name in sorted(e for e in os.listdir("/proc") if not e.isdigit()):
+        path = f"/proc/{name}"
+        if os.path.islink(path):
+            top[name] = "link"
+        elif os.path.isdir(path):
+            res = attempt(lambda: len(os.listdir(path)))
+            top[name] = res["value"] if res["ok"] else res["errno"]
+        else:
+            res = attempt(lambda: len(read(path)))
+            top[name] = res["value"] if res["ok"] else res["errno"]
     return {"files": files, "dirs": dirs, "top": top}
 
 

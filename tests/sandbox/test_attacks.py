@@ -432,3 +432,68 @@ def test_bot_dies_with_its_harness(tmp_path) -> None:
     while any(running(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert not any(running(p) for p in pids)
+
+
+# ------------------------------------------------------------------ pause_idle
+class _Windows:
+    """A transport that notes, on the host's monotonic clock, when its bot may run: from the write
+    of each request to the read of its reply; and when bye was sent."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.windows, self.bye_ns = inner, [], None
+        self._open: int | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def write_line(self, data: bytes, timeout: float = 5.0) -> None:
+        if b'"type":"bye"' in data.replace(b" ", b""):
+            self.bye_ns = self.bye_ns or time.monotonic_ns()
+        elif b'"type":"decide"' in data.replace(b" ", b""):
+            self._open = time.monotonic_ns()
+        self.inner.write_line(data, timeout)
+
+    def read_line(self, timeout: float) -> bytes:
+        line = self.inner.read_line(timeout)
+        if self._open is not None:
+            self.windows.append((self._open, time.monotonic_ns()))
+            self._open = None
+        return line
+
+
+@pytest.mark.parametrize("level", ["bwrap", "rlimit"])
+def test_pause_idle_lets_only_the_seat_on_move_run(tmp_path, level) -> None:
+    """With pause_idle every notice a bot reads, it reads while on move (between a request and
+    its reply): a frozen seat never runs, so it cannot race its partner for the CPU."""
+    from arena.players.process import ProcessPlayer, sandbox_launcher
+
+    bot_dir = attack_dir(tmp_path)
+    settings = MatchSettings.model_validate({
+        "sandbox": level, "format": "deals", "deals": 2, "limits": SMALL.model_dump(),
+        "time": {"decision_ms": 2000, "startup_ms": 20000, "pause_idle": True}})
+    entry = BotEntry(manifest=Manifest(name="timestamps", command=["{python}", "attack.py", "timestamps"]),
+                     dir=str(bot_dir), digest="test")
+    transports: list[_Windows] = []
+
+    def launcher(*args: Any) -> Any:
+        transports.append(_Windows(sandbox_launcher(settings.sandbox_spec(entry))(*args)))
+        return transports[-1]
+
+    players = [ProcessPlayer(entry, seat, settings.time, settings.sandbox_spec(entry), launcher=launcher,
+                             profile=settings.profile) for seat in range(4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            result = play_game(players, settings, "pause-idle")
+        finally:
+            reports = [p.close() for p in players]
+    assert not result.faults, result.faults
+    notices = 0
+    for transport, report in zip(transports, reports):
+        for line in report.stderr.splitlines():
+            kind, ns = line.split()
+            if kind in ("hello", "decide", "bye") or int(ns) >= transport.bye_ns:
+                continue
+            notices += 1
+            assert any(a <= int(ns) <= b for a, b in transport.windows), (kind, ns, transport.windows)
+    assert notices >= 16, reports[0].stderr  # each seat's game, deal, deal_end and second deal were checked

@@ -642,6 +642,20 @@ def first(kind, legal):
     return {"type": "play", "card": top, **({"under": under} if under else {})}
 
 
+def timestamps():
+    """Play first-legal, writing `<type> <CLOCK_MONOTONIC ns>` to stderr as each message is read."""
+    for line in sys.stdin:
+        msg = json.loads(line)
+        sys.stderr.write(f"{msg['type']} {time.monotonic_ns()}\n")
+        sys.stderr.flush()
+        if msg["type"] == "hello":
+            say({"type": "hello", "protocol": 1, "name": "timestamps", "version": "1"})
+        elif msg["type"] == "decide":
+            say({"type": "action", "id": msg["id"], "action": first(msg["kind"], msg["legal"])})
+        elif msg["type"] == "bye":
+            break
+
+
 def say(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
@@ -650,6 +664,8 @@ def say(obj):
 if __name__ == "__main__":
     if sys.argv[1] == "partner":
         partner(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "timestamps":
+        timestamps()
     else:
         say(ATTACKS[sys.argv[1]]())
         sys.stdin.read()

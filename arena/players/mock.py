@@ -47,6 +47,8 @@ class MockTransport:
         self._script: deque[_Step] = deque()
         self._out: deque[bytes] = deque()
         self.sent: list[dict[str, Any]] = []
+        #: For each message of ``sent``: was the bot running (not paused) when it arrived.
+        self.running: list[bool] = []
         self._cpu = 0.0
         self._exited: int | None = None
         self._hang: _Step | None = None
@@ -89,6 +91,7 @@ class MockTransport:
             raise BotExited("bot closed its stdin", self._exited)
         msg = json.loads(data)
         self.sent.append(msg)
+        self.running.append(not self._paused)
         if not self._script:
             raise AssertionError(f"the harness sent an unexpected {msg.get('type')!r} message: {msg}")
         step = self._script.popleft()

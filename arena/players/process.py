@@ -131,6 +131,9 @@ class ProcessPlayer(Player):
         self._bye_at: float | None = None
         #: Seconds the bot has after ``bye`` to exit by itself (``BYE_GRACE_S``).
         self.bye_grace_s = BYE_GRACE_S
+        #: Notices for a paused bot, delivered with its next request (it stays frozen until then).
+        self._held: list[bytes] = []
+        self._held_first: dict[str, Any] | None = None
 
     @property
     def alive(self) -> bool:
@@ -218,12 +221,12 @@ class ProcessPlayer(Player):
     def notify(self, msg: dict[str, Any]) -> Fault | None:
         if self._dead or self.proc is None:
             return None
-        return self._send(msg)
+        return self._send(msg, wake=False)
 
     def notify_all(self, msgs: list[dict[str, Any]]) -> Fault | None:
         if self._dead or self.proc is None or not msgs:
             return None
-        return self._send(msgs[0], b"".join(wire.encode(m) for m in msgs))
+        return self._send(msgs[0], b"".join(wire.encode(m) for m in msgs), wake=False)
 
     def decide(self, request: dict[str, Any]) -> Decision:
         if self._dead or self.proc is None:
@@ -314,14 +317,28 @@ class ProcessPlayer(Player):
         return self._report
 
     # -- helpers -------------------------------------------------------------
-    def _send(self, msg: dict[str, Any], data: bytes | None = None) -> Fault | None:
-        """Write ``msg`` (or ``data``, lines already encoded, the first of them ``msg``)."""
+    def _send(self, msg: dict[str, Any], data: bytes | None = None, *, wake: bool = True) -> Fault | None:
+        """Write ``msg`` (or ``data``, lines already encoded, the first of them ``msg``).
+
+        A notice (``wake=False``) to a paused bot is held, not written: the
+        bot stays frozen and gets it, in order, just before its next request
+        (or ``bye``). So with ``pause_idle`` only the seat on move ever runs,
+        and a full pipe can never block the harness on a frozen reader.
+        """
         proc = self.proc
         assert proc is not None
+        data = wire.encode(msg) if data is None else data
+        if not wake and proc.paused:
+            self._held.append(data)
+            self._held_first = self._held_first or msg
+            return None
+        if self._held:
+            data, msg = b"".join(self._held) + data, self._held_first or msg
+            self._held, self._held_first = [], None
         if proc.paused:
             proc.resume()
         try:
-            proc.write_line(wire.encode(msg) if data is None else data, self._write_timeout)
+            proc.write_line(data, self._write_timeout)
         except (BotExited, WriteTimeout) as e:
             return self._io_fault(e, msg)
         return None

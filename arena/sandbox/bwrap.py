@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from functools import lru_cache
@@ -37,14 +38,19 @@ _SYSTEM_PREFIXES = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/")
 MIN_VERSION = (0, 10, 0)
 #: Device nodes a bot gets (bound from the host; no devpts, no /dev/tty).
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
-#: Host-wide counters in /proc that change with other processes' activity
-#: (interrupts, memory, I/O, locks, keys, open files, pressure) and that a
-#: bot does not need: emptied, so partners cannot signal through them.
-#: Root-only files (slabinfo, timer_list, ...) are unreadable to the bot's uid anyway.
-PROC_EMPTY = ("interrupts", "softirqs", "schedstat", "diskstats", "vmstat", "zoneinfo", "buddyinfo",
-              "key-users", "keys", "locks", "sys/kernel/random/entropy_avail", "sys/kernel/pty/nr")
-#: Whole /proc folders of host-wide counters, hidden under an empty tmpfs.
-PROC_HIDDEN_DIRS = ("sys/fs", "pressure")
+#: /proc, an allow-list: a bot keeps its own processes (the numbered
+#: folders of its pid namespace), the links to them (`self`, `thread-self`,
+#: `mounts`, `net`), the fakes below and `/proc/sys`. Every other top-level
+#: entry is host-wide (interrupts, memory, disks, locks, keys, cgroups, irq,
+#: fs, pressure, modules...) and is masked: a file by an empty file, a folder
+#: by an empty read-only tmpfs.
+PROC_KEEP = frozenset({"self", "thread-self", "mounts", "net", "sys"})
+#: Parts of /proc/sys with host-wide counters (fs: aio-nr, file-nr,
+#: inode-nr, dentry-state...; dev, debug, abi: not needed), hidden; the rest
+#: is per namespace (net, user) or static (kernel, vm).
+PROC_SYS_HIDDEN = ("sys/fs", "sys/dev", "sys/debug", "sys/abi")
+#: Host-wide counters inside the kept parts, emptied.
+PROC_SYS_EMPTY = ("sys/kernel/random/entropy_avail", "sys/kernel/pty/nr")
 #: /proc files replaced by fixed, plausible content (see `proc_fakes`).
 PROC_FAKE = ("stat", "meminfo", "loadavg", "uptime", "cpuinfo")
 
@@ -153,13 +159,41 @@ def system_mounts() -> list[str]:
         args += ["--dev-bind", dev, dev]
     args += ["--symlink", "/proc/self/fd", "/dev/fd", "--symlink", "/proc/self/fd/0", "/dev/stdin",
              "--symlink", "/proc/self/fd/1", "/dev/stdout", "--symlink", "/proc/self/fd/2", "/dev/stderr"]
-    for name in PROC_EMPTY:
-        if os.path.exists(f"/proc/{name}"):
-            args += ["--ro-bind", "/dev/null", f"/proc/{name}"]
-    for name in PROC_HIDDEN_DIRS:
-        if os.path.isdir(f"/proc/{name}"):
-            args += ["--size", "4096", "--perms", "0555", "--tmpfs", f"/proc/{name}"]
+    empty, hidden = proc_masks()
+    for name in empty:
+        args += ["--ro-bind", "/dev/null", f"/proc/{name}"]
+    for name in hidden:
+        args += ["--size", "4096", "--perms", "0555", "--tmpfs", f"/proc/{name}"]
     return args
+
+
+@lru_cache(maxsize=1)
+def proc_masks() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(files to empty, folders to hide) under /proc: everything host-wide, by the allow-list above.
+
+    Read once from the host's /proc (the sandbox's procfs is the same
+    kernel's); files only root may read are left as they are (the bot's
+    uid is never host root), and so are symlinks (the kept ones point into the bot's
+    own pid folders, and a mount cannot go on a symlink).
+    """
+    files: list[str] = []
+    folders: list[str] = []
+    try:
+        entries = sorted(os.scandir("/proc"), key=lambda e: e.name)
+    except OSError:
+        entries = []
+    for entry in entries:
+        if entry.name.isdigit() or entry.name in PROC_KEEP or entry.name in PROC_FAKE or entry.is_symlink():
+            continue
+        try:
+            if not entry.stat(follow_symlinks=False).st_mode & stat.S_IROTH:
+                continue  # root-only (kmsg, slabinfo, timer_list...): the bot's uid is never host root
+        except OSError:
+            continue
+        (folders if entry.is_dir(follow_symlinks=False) else files).append(entry.name)
+    folders += [p for p in PROC_SYS_HIDDEN if os.path.isdir(f"/proc/{p}")]
+    files += [p for p in PROC_SYS_EMPTY if os.path.exists(f"/proc/{p}")]
+    return tuple(files), tuple(folders)
 
 
 def proc_fakes(memory_bytes: int | None) -> dict[str, bytes]:

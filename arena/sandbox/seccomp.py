@@ -1,28 +1,38 @@
-"""The syscall filter every bot runs under at level bwrap.
+"""The syscall filter every bot runs under at level bwrap: an allow-list.
 
-A classic BPF program for seccomp, assembled here (no library): the filter
-is a fixed deny list with a few argument checks, small enough that a
-dependency on libseccomp and its Python binding (not on PyPI for every
-platform, a Debian package otherwise) would buy nothing but install trouble.
-bwrap loads it (`--seccomp FD`) right before it executes the bot.
+A classic BPF program for seccomp, assembled here (no library: a table of
+names and a few argument checks need no libseccomp binding, which is not on
+PyPI for every platform). bwrap loads it (`--seccomp FD`) right before it
+executes the bot.
 
-What is refused, and why (every refusal returns an errno, never a kill):
-- cross-process and kernel-state calls a game bot never needs and an
-  attacker uses: ptrace, process_vm_*, kcmp, pidfd_getfd, bpf,
-  perf_event_open, userfaultfd, io_uring, keyrings, mount and namespace
-  calls (also clone() with namespace flags; clone3 answers ENOSYS so libc
-  falls back to clone), kexec, modules, clocks, swap, reboot, syslog,
-  quotas, host/domain names, port I/O, file handles (open_by_handle_at).
-- channels between partners on shared inodes or host-global state:
-  inotify, fanotify, flock, fcntl record locks, leases and dnotify,
-  fadvise DONTNEED and RWF_NOWAIT reads (page-cache probing), and
-  sysinfo(): its host-wide thread count carried a partner's 4-bit symbol
-  per move, 188 of 200 right, when measured (programs get memory size from
-  /proc/meminfo, which shows the bot's own limit; glibc's
-  sysconf(_SC_PHYS_PAGES) is meaningless inside).
-- TIOCSTI/TIOCLINUX (typing into a terminal), socket families other
-  than unix and IP, personality flags other than the harmless ones.
-A foreign ABI (i386 `int 0x80`, x32) is refused as a whole.
+Default deny. A call is answered in one of four ways:
+- allowed (`ALLOWED`): what the supported runtimes need, measured with
+  strace on Python (threads, numpy), Node (worker_threads), the JVM, Go,
+  Rust and C (pthreads) playing whole games, plus the ordinary POSIX calls
+  of the same families (files, memory, threads, signals, time, pipes,
+  polling, unix sockets, process control inside the bot's pid namespace);
+- allowed or refused by one argument (`RULES`): clone without namespace
+  flags, a short list of ioctl/fcntl/prctl/madvise requests, sockets of
+  family AF_UNIX only, fadvise without DONTNEED, preadv2/pwritev2 without
+  RWF_NOWAIT (page-cache probes);
+- refused with EPERM (`EPERM_CALLS`): what a bot has no business doing and
+  an attacker tries (ptrace, mounts, namespaces, keyrings, inotify, kernel
+  state, host-wide counters such as sysinfo);
+- succeeding without effect (`NOOP_CALLS`, SECCOMP_RET_ERRNO with errno 0,
+  which makes the call return 0 without running it): flock, and setting
+  fcntl record locks. Inside the bot's private mount namespace nobody else
+  could see such a lock; refusing them made the JVM print a warning on
+  stdout and broke its handshake.
+Every other call, known or not yet invented, answers ENOSYS: libc and the
+runtimes take that as "older kernel" and fall back (clone3 to clone, statx
+to fstatat, ...). That is also how all of Linux AIO (io_setup, io_submit,
+...), io_uring, mincore, readahead and cachestat are refused.
+
+A foreign ABI (i386 `int 0x80`, x32) is refused as a whole. The kernel
+caches the verdict of calls allowed whatever their arguments, so the length
+of the list costs nothing per call. To allow a call a runtime needs, add it
+to `ALLOWED` (and to `syscalls.py` if it is new there); docs/sandbox.md
+says how to measure what a runtime calls.
 """
 
 from __future__ import annotations
@@ -32,6 +42,9 @@ import platform
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
+
+from .syscalls import AARCH64, X86_64
 
 # BPF opcodes (linux/filter.h, linux/seccomp.h)
 _LD_W_ABS = 0x20
@@ -43,6 +56,10 @@ _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
 _OFF_NR = 0
 _OFF_ARCH = 4
+
+#: A verdict: allow the call, or return this errno without running it (0: return 0).
+Verdict = Literal["allow"] | int
+ALLOW: Verdict = "allow"
 
 
 def _arg_low(i: int) -> int:
@@ -57,90 +74,148 @@ class _Arch:
     x32_bit: bool = False
 
 
-# Syscall numbers per ABI. Names missing from an ABI do not exist there.
-_COMMON_NAMES = (
-    "ptrace keyctl add_key request_key flock inotify_init inotify_init1 inotify_add_watch "
-    "inotify_rm_watch fanotify_init fanotify_mark process_vm_readv process_vm_writev userfaultfd "
-    "io_uring_setup io_uring_enter io_uring_register bpf perf_event_open mount umount2 pivot_root "
-    "chroot unshare setns kexec_load kexec_file_load init_module finit_module delete_module "
-    "clock_settime clock_adjtime settimeofday adjtimex swapon swapoff reboot syslog acct quotactl "
-    "quotactl_fd sethostname setdomainname iopl ioperm vhangup uselib ustat sysfs _sysctl "
-    "name_to_handle_at open_by_handle_at kcmp pidfd_getfd move_mount open_tree fsopen fsconfig "
-    "fsmount fspick mount_setattr process_madvise migrate_pages move_pages lookup_dcookie nfsservctl "
-    "create_module get_kernel_syms query_module process_mrelease memfd_secret vserver afs_syscall "
-    "tuxcall security"
-).split()
-
-_X86_64 = dict(zip(_COMMON_NAMES, (
-    101, 250, 248, 249, 73, 253, 294, 254, 255, 300, 301, 310, 311, 323, 425, 426, 427, 321, 298,
-    165, 166, 155, 161, 272, 308, 246, 320, 175, 313, 176, 227, 305, 164, 159, 167, 168, 169, 103,
-    163, 179, 443, 170, 171, 172, 173, 153, 134, 136, 139, 156, 303, 304, 312, 438, 429, 428, 430,
-    431, 432, 433, 442, 440, 256, 279, 212, 180, 174, 177, 178, 448, 447, 236, 183, 184, 185,
-)))
-_X86_64.update(sysinfo=99, clone=56, clone3=435, ioctl=16, personality=135, socket=41, fcntl=72,
-               fadvise64=221, preadv2=327, pwritev2=328)
-
-_AARCH64_NR = (
-    117, 219, 217, 218, 32, None, 26, 27, 28, 262, 263, 270, 271, 282, 425, 426, 427, 280, 241,
-    40, 39, 41, 51, 97, 268, 104, 294, 105, 273, 106, 112, 266, 170, 171, 224, 225, 142, 116,
-    89, 60, 443, 161, 162, None, None, 58, None, None, None, None, 264, 265, 272, 438, 429, 428,
-    430, 431, 432, 433, 442, 440, 238, 239, 18, 42, None, None, None, 448, 447, None, None, None, None,
-)
-_AARCH64 = {n: v for n, v in zip(_COMMON_NAMES, _AARCH64_NR) if v is not None}
-_AARCH64.update(sysinfo=179, clone=220, clone3=435, ioctl=29, personality=92, socket=198, fcntl=25,
-                fadvise64=223, preadv2=286, pwritev2=287)
-
 ARCHES: dict[str, _Arch] = {
-    "x86_64": _Arch(0xC000003E, _X86_64, x32_bit=True),
-    "aarch64": _Arch(0xC00000B7, _AARCH64),
+    "x86_64": _Arch(0xC000003E, X86_64, x32_bit=True),
+    "aarch64": _Arch(0xC00000B7, AARCH64),
 }
 
-#: Calls refused with ENOSYS (so libc falls back) rather than EPERM.
-ENOSYS_CALLS = frozenset({"clone3"})
-#: Calls refused outright (everything of the common list).
-DENIED = frozenset(_COMMON_NAMES) | ENOSYS_CALLS | {"sysinfo"}
+#: Allowed whatever their arguments.
+ALLOWED = frozenset("""
+read write readv writev pread64 pwrite64 preadv pwritev open openat openat2 creat close close_range
+lseek stat fstat lstat newfstatat statx statfs fstatfs access faccessat faccessat2
+getdents getdents64 getcwd chdir fchdir readlink readlinkat
+mkdir mkdirat rmdir unlink unlinkat rename renameat renameat2 link linkat symlink symlinkat
+mknod mknodat chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat umask
+truncate ftruncate fallocate fsync fdatasync utime utimes utimensat futimesat
+getxattr lgetxattr fgetxattr listxattr llistxattr flistxattr setxattr lsetxattr fsetxattr
+removexattr lremovexattr fremovexattr
+dup dup2 dup3 pipe pipe2 sendfile splice tee vmsplice copy_file_range
+select pselect6 poll ppoll epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait epoll_pwait2
+eventfd eventfd2 signalfd signalfd4 timerfd_create timerfd_settime timerfd_gettime
+brk mmap mprotect munmap mremap msync mbind get_mempolicy set_mempolicy memfd_create
+pkey_alloc pkey_free pkey_mprotect map_shadow_stack mseal
+futex futex_waitv futex_wake futex_wait futex_requeue set_robust_list get_robust_list set_tid_address rseq
+fork vfork execve execveat exit exit_group wait4 waitid
+kill tkill tgkill pidfd_open pidfd_send_signal
+rt_sigaction rt_sigprocmask rt_sigreturn rt_sigpending rt_sigtimedwait rt_sigsuspend
+rt_sigqueueinfo rt_tgsigqueueinfo sigaltstack pause restart_syscall
+nanosleep clock_nanosleep clock_gettime clock_getres gettimeofday time times alarm getitimer setitimer
+timer_create timer_settime timer_gettime timer_getoverrun timer_delete
+getpid getppid gettid getuid geteuid getgid getegid getgroups getresuid getresgid
+getpgrp getpgid setpgid getsid setsid capget uname getcpu getrandom
+getrlimit setrlimit prlimit64 getrusage getpriority setpriority
+sched_yield sched_getaffinity sched_setaffinity sched_getparam sched_getscheduler
+sched_get_priority_max sched_get_priority_min sched_rr_get_interval
+arch_prctl
+bind listen accept accept4 connect shutdown getsockname getpeername
+sendto recvfrom sendmsg recvmsg sendmmsg recvmmsg setsockopt getsockopt
+""".split())
+
+#: Refused with EPERM: cross-process and kernel-state calls, mounts and
+#: namespaces, and channels between partners on shared inodes or host-wide
+#: state (keyrings, inotify, fanotify, sysinfo's host-wide thread count).
+EPERM_CALLS = frozenset("""
+ptrace process_vm_readv process_vm_writev kcmp pidfd_getfd process_madvise process_mrelease
+move_pages migrate_pages bpf perf_event_open userfaultfd memfd_secret
+keyctl add_key request_key inotify_init inotify_init1 inotify_add_watch inotify_rm_watch
+fanotify_init fanotify_mark mount umount2 pivot_root chroot unshare setns
+move_mount open_tree fsopen fsconfig fsmount fspick mount_setattr name_to_handle_at open_by_handle_at
+kexec_load kexec_file_load init_module finit_module delete_module
+clock_settime clock_adjtime settimeofday adjtimex swapon swapoff reboot syslog acct
+quotactl quotactl_fd sethostname setdomainname iopl ioperm vhangup sysinfo
+""".split())
+
+#: Return 0 without running (locks inside a private mount namespace: nobody else sees them).
+NOOP_CALLS = frozenset({"flock"})
 
 CLONE_NS_FLAGS = (0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000
                   | 0x20000000 | 0x40000000 | 0x00000080)  # NEWNS CGROUP UTS IPC USER PID NET TIME
-TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+#: ioctl requests on the bot's own descriptors: is it a tty, its size, bytes to read, (non)blocking, close-on-exec.
+IOCTLS_OK = (0x5401, 0x540F, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451)  # TCGETS TIOCGPGRP TIOCGWINSZ FIONREAD FIONBIO FIONCLEX FIOCLEX
+#: fcntl commands: dup, fd flags, status flags, memfd seals.
+FCNTL_OK = (0, 1, 2, 3, 4, 1030, 1033, 1034)  # F_DUPFD GETFD SETFD GETFL SETFL DUPFD_CLOEXEC ADD_SEALS GET_SEALS
+#: Taking a record lock succeeds without effect, as flock does; asking who holds one (F_GETLK) is refused.
+FCNTL_NOOP = (6, 7, 37, 38)  # F_SETLK F_SETLKW F_OFD_SETLK F_OFD_SETLKW
+#: madvise advice on the bot's own memory (not MERGEABLE: KSM sharing; not COLD/PAGEOUT: evicting shared file pages).
+MADVISE_OK = (0, 1, 2, 3, 4, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 22, 23)
+#: prctl options: thread names, death signal, dumpable, no_new_privs, seccomp/caps queries, THP, subreaper, VMA names.
+PRCTL_OK = (1, 2, 3, 4, 15, 16, 21, 23, 36, 37, 38, 39, 40, 41, 42, 0x53564D41)
 PERSONALITIES_OK = (0x0, 0x0008, 0x20000, 0x20008, 0xFFFFFFFF)
-SOCKET_FAMILIES_OK = (1, 2, 10)  # AF_UNIX, AF_INET, AF_INET6
-FCNTL_REFUSED = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)  # [OFD_]GETLK/SETLK/SETLKW, leases, dnotify
+AF_UNIX = 1
 FADV_DONTNEED = 4
 RWF_NOWAIT = 0x8
 
 
+@dataclass(frozen=True)
+class Rule:
+    """A call decided by its argument `arg`: the first test that matches gives the verdict, else `default`."""
+
+    arg: int
+    tests: tuple[tuple[Literal["eq", "set"], int, Verdict], ...]
+    default: Verdict
+
+
+def _eq(values: tuple[int, ...], verdict: Verdict) -> tuple[tuple[Literal["eq", "set"], int, Verdict], ...]:
+    return tuple(("eq", v, verdict) for v in values)
+
+
+RULES: dict[str, Rule] = {
+    "clone": Rule(0, (("set", CLONE_NS_FLAGS, errno.EPERM),), ALLOW),
+    "ioctl": Rule(1, _eq(IOCTLS_OK, ALLOW), errno.ENOTTY),
+    "fcntl": Rule(1, _eq(FCNTL_OK, ALLOW) + _eq(FCNTL_NOOP, 0), errno.EPERM),
+    "madvise": Rule(2, _eq(MADVISE_OK, ALLOW), errno.EINVAL),
+    "prctl": Rule(0, _eq(PRCTL_OK, ALLOW), errno.EINVAL),
+    "personality": Rule(0, _eq(PERSONALITIES_OK, ALLOW), errno.EPERM),
+    "socket": Rule(0, _eq((AF_UNIX,), ALLOW), errno.EAFNOSUPPORT),
+    "socketpair": Rule(0, _eq((AF_UNIX,), ALLOW), errno.EAFNOSUPPORT),
+    "fadvise64": Rule(3, (("eq", FADV_DONTNEED, errno.EPERM),), ALLOW),
+    "preadv2": Rule(5, (("set", RWF_NOWAIT, errno.EOPNOTSUPP),), ALLOW),
+    "pwritev2": Rule(5, (("set", RWF_NOWAIT, errno.EOPNOTSUPP),), ALLOW),
+}
+#: The answer to every call not named above.
+DEFAULT: Verdict = errno.ENOSYS
+
+
+def verdict_of(call: str) -> Verdict | Rule:
+    """How the filter answers `call` (a Rule when its arguments decide)."""
+    if call in RULES:
+        return RULES[call]
+    if call in ALLOWED:
+        return ALLOW
+    if call in EPERM_CALLS:
+        return errno.EPERM
+    if call in NOOP_CALLS:
+        return 0
+    return DEFAULT
+
+
 class _Asm:
-    """A tiny assembler: instructions with symbolic jump targets."""
+    """A tiny assembler: straight-line code, every jump a short forward skip."""
 
     def __init__(self) -> None:
-        self.code: list[tuple[int, str | int, str | int, int]] = []
-        self.labels: dict[str, int] = {}
+        self.code: list[tuple[int, int, int, int]] = []
 
-    def op(self, code: int, k: int, jt: str | int = 0, jf: str | int = 0) -> None:
+    def op(self, code: int, k: int, jt: int = 0, jf: int = 0) -> None:
+        if not (0 <= jt <= 255 and 0 <= jf <= 255):
+            raise ValueError(f"seccomp jump out of range at {len(self.code)}")
         self.code.append((code, jt, jf, k))
 
-    def label(self, name: str) -> None:
-        self.labels[name] = len(self.code)
-
-    def ret(self, value: int) -> None:
-        self.op(_RET_K, value)
+    def ret(self, verdict: Verdict) -> None:
+        self.op(_RET_K, _RET_ALLOW if verdict == ALLOW else _RET_ERRNO | int(verdict))
 
     def assemble(self) -> bytes:
-        out = bytearray()
-        for i, (code, jt, jf, k) in enumerate(self.code):
-            offs = []
-            for target in (jt, jf):
-                off = target if isinstance(target, int) else self.labels[target] - i - 1
-                if not 0 <= off <= 255:
-                    raise ValueError(f"seccomp jump out of range at {i}: {off}")
-                offs.append(off)
-            out += struct.pack("<HBBI", code, offs[0], offs[1], k & 0xFFFFFFFF)
-        return bytes(out)
+        return b"".join(struct.pack("<HBBI", c, jt, jf, k & 0xFFFFFFFF) for c, jt, jf, k in self.code)
 
 
-def _errno(e: int) -> int:
-    return _RET_ERRNO | e
+def _rule_body(rule: Rule) -> list[tuple[int, int, int, int]]:
+    """Load the argument, test it, return: code that never falls through."""
+    body = _Asm()
+    body.op(_LD_W_ABS, _arg_low(rule.arg))
+    for kind, value, verdict in rule.tests:
+        body.op(_JEQ_K if kind == "eq" else _JSET_K, value, jt=0, jf=1)
+        body.ret(verdict)
+    body.ret(rule.default)
+    return body.code
 
 
 def build_filter(arch_name: str | None = None) -> bytes:
@@ -149,42 +224,25 @@ def build_filter(arch_name: str | None = None) -> bytes:
     arch = ARCHES.get(name)
     if arch is None:
         raise ValueError(f"no seccomp syscall table for {name!r} (have {sorted(ARCHES)})")
-    nr = arch.nr
     a = _Asm()
     a.op(_LD_W_ABS, _OFF_ARCH)
-    a.op(_JEQ_K, arch.audit, jt=0, jf="enosys")
+    a.op(_JEQ_K, arch.audit, jt=1, jf=0)
+    a.ret(errno.ENOSYS)
     a.op(_LD_W_ABS, _OFF_NR)
     if arch.x32_bit:
-        a.op(_JGE_K, 0x40000000, jt="enosys", jf=0)
-
-    def arg_check(call: str, arg: int, body: list[tuple[int, int, str | int, str | int]]) -> None:
-        """`if nr == call: load arg; run body (jumps to returns)`; else fall through."""
-        a.op(_JEQ_K, nr[call], jt=0, jf=len(body) + 1)
-        a.op(_LD_W_ABS, _arg_low(arg))
-        for code, k, jt, jf in body:
-            a.op(code, k, jt, jf)
-
-    arg_check("clone", 0, [(_JSET_K, CLONE_NS_FLAGS, "eperm", "allow")])
-    arg_check("ioctl", 1, [(_JEQ_K, TIOCSTI, "eperm", 0), (_JEQ_K, TIOCLINUX, "eperm", "allow")])
-    arg_check("personality", 0, [(_JEQ_K, p, "allow", 0) for p in PERSONALITIES_OK] + [(_JEQ_K, 0, "allow", "eperm")])
-    arg_check("socket", 0, [(_JEQ_K, f, "allow", 0) for f in SOCKET_FAMILIES_OK] + [(_JEQ_K, 0, "eafnosupport", "eafnosupport")])
-    arg_check("fcntl", 1, [(_JEQ_K, c, "eperm", 0) for c in FCNTL_REFUSED] + [(_JEQ_K, 0, "allow", "allow")])
-    arg_check("fadvise64", 3, [(_JEQ_K, FADV_DONTNEED, "eperm", "allow")])
-    for call in ("preadv2", "pwritev2"):
-        arg_check(call, 5, [(_JSET_K, RWF_NOWAIT, "eopnotsupp", "allow")])
-    for call in sorted(DENIED):
-        if call in nr:
-            a.op(_JEQ_K, nr[call], jt="enosys" if call in ENOSYS_CALLS else "eperm", jf=0)
-    a.label("allow")
-    a.ret(_RET_ALLOW)
-    a.label("eperm")
-    a.ret(_errno(errno.EPERM))
-    a.label("enosys")
-    a.ret(_errno(errno.ENOSYS))
-    a.label("eafnosupport")
-    a.ret(_errno(errno.EAFNOSUPPORT))
-    a.label("eopnotsupp")
-    a.ret(_errno(errno.EOPNOTSUPP))
+        a.op(_JGE_K, 0x40000000, jt=0, jf=1)
+        a.ret(errno.ENOSYS)
+    named = sorted(set(ALLOWED) | set(RULES) | EPERM_CALLS | NOOP_CALLS)
+    for call, number in sorted(((c, arch.nr[c]) for c in named if c in arch.nr), key=lambda cn: cn[1]):
+        verdict = verdict_of(call)
+        if isinstance(verdict, Rule):
+            body = _rule_body(verdict)
+            a.op(_JEQ_K, number, jt=0, jf=len(body))
+            a.code += body
+        else:
+            a.op(_JEQ_K, number, jt=0, jf=1)
+            a.ret(verdict)
+    a.ret(DEFAULT)
     return a.assemble()
 
 

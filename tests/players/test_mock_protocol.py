@@ -119,3 +119,34 @@ def test_library_paths_reach_the_bot_launch() -> None:
     assert Path(argv[0]).name.startswith("python") and bot_dir == "/nonexistent"
     sdk = Path(__import__("cinch_bot").__file__).parent
     assert str(sdk) in ro and str(sdk.parent) in env["PYTHONPATH"].split(":")
+
+
+def test_pause_idle_keeps_a_bot_frozen_through_notices() -> None:
+    """Notices to a paused bot wait for its next request: it runs only while on move."""
+    bot = MockTransport().expect("hello", HELLO)
+    for kind in ("game", "deal", "decide", "deal", "bye"):
+        bot.expect(kind, answer({"type": "pass"}) if kind == "decide" else None)
+    p = ProcessPlayer(ENTRY, 7, TimeSettings(decision_ms=100, bank_ms=1000, pause_idle=True),
+                      SandboxSpec(level="rlimit"), launcher=bot.launcher)
+    assert p.start() is None and bot.paused
+    assert p.notify({"type": "game", "n": 1}) is None
+    assert p.notify_all([{"type": "deal", "n": 2}]) is None
+    assert bot.paused and [m["type"] for m in bot.sent] == ["hello"]  # held, not written
+    assert p.decide(request()).fault is None
+    assert bot.paused  # frozen again once it answered
+    assert [m["type"] for m in bot.sent] == ["hello", "game", "deal", "decide"]  # in order, before the request
+    assert all(bot.running)  # woken for the request, never for a notice
+    p.notify({"type": "deal", "n": 3})
+    assert len(bot.sent) == 4 and bot.paused
+    p.close()  # the held notice goes out before bye
+    assert [m["type"] for m in bot.sent][4:] == ["deal", "bye"]
+    bot.assert_done()
+
+
+def test_without_pause_idle_notices_go_at_once() -> None:
+    bot = MockTransport().expect("hello", HELLO).expect("game").expect("bye")
+    p = player(bot)
+    p.start()
+    p.notify({"type": "game"})
+    assert [m["type"] for m in bot.sent] == ["hello", "game"] and bot.running == [True, True]
+    p.close()

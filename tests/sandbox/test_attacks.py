@@ -7,6 +7,7 @@ nothing, with a control at level none proving each channel really works.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -25,20 +26,21 @@ from arena.players.manifest import BotEntry, Manifest
 from arena.players.policy import PolicyPlayer
 from arena.players.process import ProcessPlayer
 from arena.sandbox import Limits, UidRange, launch
-from arena.sandbox.bwrap import PROC_EMPTY, proc_fakes
+from arena.sandbox.bwrap import PROC_FAKE, proc_fakes, proc_masks
 from arena.sandbox.errors import BotExited, HarnessError
 
 from .conftest import HOSTILE, SMALL
 
 pytestmark = pytest.mark.bwrap
 ATTACK = HOSTILE / "attack.py"
-REFUSED = {"EPERM", "ENOSYS", "EACCES", "EAFNOSUPPORT", "EOPNOTSUPP", "ENOTSUP", "EROFS"}
+REFUSED = {"EPERM", "ENOSYS", "EACCES", "EAFNOSUPPORT", "EOPNOTSUPP", "ENOTSUP", "EROFS", "ENOTTY", "EINVAL"}
 
 
 def attack_dir(tmp_path: Path, name: str = "attack") -> Path:
     bot_dir = tmp_path / name
     bot_dir.mkdir()
     shutil.copy(ATTACK, bot_dir / "attack.py")
+    (bot_dir / "shared.txt").write_text("a file of this test's own, seen by both partners\n")
     return bot_dir
 
 
@@ -105,18 +107,40 @@ def test_each_sandbox_has_its_own_uid_and_the_lease_is_released(start, tmp_path)
     assert c.host_uid == uid
 
 
+#: What the syscall attack must find working: ordinary calls, and locks that succeed without effect.
+WORKING = {"fork", "thread", "unix_socket", "unix_socketpair", "preadv2", "pipe_fionread", "flock", "setlk", "ofd_setlk"}
+
+
 def test_refused_syscalls_return_an_errno(start, tmp_path) -> None:
     out, bot = run_attack(start, tmp_path, "syscalls")
-    allowed = {"fork", "thread", "inet_socket"}
     for name, res in out.items():
-        if name in allowed:
+        if name in WORKING:
             assert res["ok"] is True, (name, res)
         elif isinstance(res, dict):
             assert res["ok"] is False and res["errno"] in REFUSED, (name, res)
         else:
             assert res in REFUSED, (name, res)
     assert out["clone3"] == "ENOSYS"  # so libc falls back to clone
+    # No Linux AIO of any kind, no io_uring, no page-cache residency probe: "not implemented".
+    for name in ("io_setup", "io_submit", "io_getevents", "io_uring_setup", "mincore", "readahead", "cachestat"):
+        assert out[name] == "ENOSYS", (name, out[name])
+    for name in ("inet_socket", "inet6_socket", "inet_socketpair", "netlink", "packet"):
+        assert out[name]["errno"] == "EAFNOSUPPORT", (name, out[name])
+    assert out["rwf_nowait"]["errno"] == out["rwf_nowait_write"]["errno"] == errno.errorcode[errno.EOPNOTSUPP]
     assert bot.exit_status is None  # refused, not killed
+
+
+def test_locks_succeed_without_taking_effect(start, tmp_path) -> None:
+    """flock and F_SETLK return 0 in the sandbox, and the host sees no lock: nothing to signal with."""
+    import fcntl
+
+    out, bot = run_attack(start, tmp_path, "syscalls")
+    assert out["flock"]["ok"] and out["setlk"]["ok"], out
+    # The bot still holds its "exclusive" flock (it waits on stdin with the file open).
+    with open(tmp_path / "attack-syscalls" / "shared.txt", "rb+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)  # would raise BlockingIOError if it were real
+        fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    assert bot.exit_status is None
 
 
 def test_nothing_of_the_host_or_other_bots_is_visible(start, tmp_path) -> None:
@@ -140,7 +164,30 @@ def test_nothing_of_the_host_or_other_bots_is_visible(start, tmp_path) -> None:
         assert out["setuid"]["rc"] != 0 and not out["setuid"]["mounted"], out["setuid"]
     # kill(-1) reached nobody outside: the other bot and the harness live on.
     assert other_bot.exit_status is None and bot.exit_status is None
-    assert set(PROC_EMPTY) >= {"keys", "key-users", "locks"}
+
+
+def test_proc_shows_nothing_host_wide(start, tmp_path) -> None:
+    """Host-wide /proc files read empty and host-wide folders are empty, at bwrap; at level none
+    the same probe finds them full (the list is real)."""
+    out, _ = run_attack(start, tmp_path, "proc_hostwide")
+    assert out["files"] and out["dirs"]
+    for name, res in out["files"].items():
+        assert not res["ok"] or res["value"] == "", (name, res)
+    for name, res in out["dirs"].items():
+        assert not res["ok"] or res["value"] == [], (name, res)
+    # Every top-level entry but the kept ones reads empty or not at all (allow-list, not a list of names).
+    kept = {"self", "thread-self", "mounts", "net", "sys", *PROC_FAKE}
+    leaks = {name: got for name, got in out["top"].items() if name not in kept and got not in (0, "link") and got not in REFUSED}
+    assert leaks == {}, leaks
+    empty, hidden = proc_masks()
+    assert {"cgroups", "interrupts", "sys/kernel/pty/nr"} <= set(empty) and {"irq", "fs", "sys/fs"} <= set(hidden)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (tmp_path / "none").mkdir()
+        host, _ = run_attack(start, tmp_path / "none", "proc_hostwide", level="none")
+    full = [n for n, res in host["files"].items() if res["ok"] and res["value"]]
+    assert {"cgroups", "interrupts", "sys/fs/aio-nr", "sys/fs/file-nr"} <= set(full), full
+    assert any(res["ok"] and res["value"] for res in host["dirs"].values())
 
 
 def test_scratch_is_capped_in_bytes_and_files_count_against_memory(start, tmp_path) -> None:
@@ -159,6 +206,26 @@ def test_scratch_is_capped_in_bytes_and_files_count_against_memory(start, tmp_pa
     # nothing left on the host's disk: this bot's own scratch folder is gone (a glob over /tmp
     # would see other runs' bots, and matched no scratch folder's name anyway)
     assert bot.scratch_dir is None or not bot.scratch_dir.exists()
+
+
+@pytest.mark.parametrize("level", ["bwrap", "rlimit"])
+def test_socket_buffers_are_charged_to_the_memory_limit(start, tmp_path, level) -> None:
+    """A bot at 64 MiB filling socket buffers it never reads (loopback TCP where AF_INET is allowed,
+    unix pairs at bwrap) gets no more than its limit: it is stopped there, or its sends stall."""
+    limits = SMALL.model_copy(update={"memory_bytes": 64 * 1024 * 1024})
+    cap = 150 * 1024 * 1024  # per process: the attack never takes more of the host than this
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bot_dir = attack_dir(tmp_path)
+        bot = start([sys.executable, str(bot_dir / "attack.py"), "socket_hoard"], bot_dir, level=level, limits=limits,
+                    env={"PROCS": "2", "PAIRS": "32", "CAP": str(cap)})
+    try:
+        out = json.loads(bot.read_line(60))
+    except BotExited:
+        assert bot.memory_limit_hit(), bot.stderr_text()
+        return
+    assert out["family"] == ("unix" if level == "bwrap" else "inet")
+    assert out["procs"] == 2 and 0 < out["queued"] <= limits.memory_bytes, out
 
 
 @pytest.mark.parametrize("level", ["bwrap", "rlimit"])
@@ -243,7 +310,26 @@ def test_trusted_levels_warn(tmp_path, scratch_root, level) -> None:
 
 
 # ------------------------------------------------------------------ partners
-CHANNELS = ["keyring", "lock", "inotify", "abstract", "shm", "sysv"]
+CHANNELS = ["keyring", "lock", "inotify", "abstract", "shm", "sysv", "flock", "aio", "aio_nr", "sockstat"]
+#: Channels whose control at level none reads a counter the whole host moves ("TCP: alloc" of
+#: /proc/net/sockstat: every TCP socket of every process): no control there, it would be flaky.
+#: At bwrap both halves are refused (no AF_INET socket; the counter moves by none of the bot's calls).
+HOST_NOISY = {"sockstat"}
+
+
+def cold_files(bot_dir: Path) -> None:
+    """Thirty files of the bot folder, evicted from the page cache (for the page-cache channel)."""
+    cold = bot_dir / "cold"
+    cold.mkdir()
+    for i in range(1, 31):
+        path = cold / f"{i:02d}"
+        path.write_bytes(bytes([i]) * 8192)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
 
 
 class FirstLegal:
@@ -261,10 +347,11 @@ class FirstLegal:
 def partner_game(tmp_path: Path, channel: str, level: str) -> tuple[str, str]:
     """Seats 0 and 2 are attacking partners; returns (sender's and receiver's stderr)."""
     bot_dir = attack_dir(tmp_path, f"partners-{channel}-{level}")
+    cold_files(bot_dir)
     settings = MatchSettings.model_validate({
         "sandbox": level, "format": "deals", "deals": 1, "limits": SMALL.model_dump(),
         "time": {"decision_ms": 2000, "startup_ms": 20000}})
-    # The inotify channel counts opens of one file: a host file (/etc/passwd) is opened by every
+    # The inotify and lock channels use one file: a host file (/etc/passwd) is opened by every
     # process on the machine that looks up a user, and those opens garbled the count (learned 18
     # of 30). This game's own file, world-reachable so each sandbox binds the same inode, is
     # opened by these two bots alone.
@@ -273,13 +360,12 @@ def partner_game(tmp_path: Path, channel: str, level: str) -> tuple[str, str]:
     watched = watched_dir / "watched"
     watched.write_text("x")
     watched.chmod(0o644)
-    nonce = os.urandom(4).hex()
     players: list[Any] = []
     for seat in range(4):
         if seat % 2 == 0:
             role = "send" if seat == 0 else "recv"
             entry = BotEntry(manifest=Manifest(name=f"attack-{role}", command=["{python}", "attack.py", "partner", channel, role],
-                                               env={"WATCHED": str(watched), "NONCE": nonce}),
+                                               env={"WATCHED": str(watched)}),
                              dir=str(bot_dir), digest="test")
             spec = settings.sandbox_spec(entry)
             spec = spec.model_copy(update={"extra_ro_paths": (*spec.extra_ro_paths, str(watched_dir))})
@@ -312,7 +398,7 @@ def test_partners_learn_nothing_at_bwrap(tmp_path, channel) -> None:
     assert _learned(received) == "none", (channel, sent, received)
 
 
-@pytest.mark.parametrize("channel", CHANNELS)
+@pytest.mark.parametrize("channel", [c for c in CHANNELS if c not in HOST_NOISY])
 def test_partner_channels_work_without_a_sandbox(tmp_path, channel) -> None:
     """Control: at level none the very same bots do pass the token (the attack is real)."""
     if channel == "keyring" and os.geteuid() != 0:
@@ -365,3 +451,68 @@ def test_bot_dies_with_its_harness(tmp_path) -> None:
     while any(running(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert not any(running(p) for p in pids)
+
+
+# ------------------------------------------------------------------ pause_idle
+class _Windows:
+    """A transport that notes, on the host's monotonic clock, when its bot may run: from the write
+    of each request to the read of its reply; and when bye was sent."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.windows, self.bye_ns = inner, [], None
+        self._open: int | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def write_line(self, data: bytes, timeout: float = 5.0) -> None:
+        if b'"type":"bye"' in data.replace(b" ", b""):
+            self.bye_ns = self.bye_ns or time.monotonic_ns()
+        elif b'"type":"decide"' in data.replace(b" ", b""):
+            self._open = time.monotonic_ns()
+        self.inner.write_line(data, timeout)
+
+    def read_line(self, timeout: float) -> bytes:
+        line = self.inner.read_line(timeout)
+        if self._open is not None:
+            self.windows.append((self._open, time.monotonic_ns()))
+            self._open = None
+        return line
+
+
+@pytest.mark.parametrize("level", ["bwrap", "rlimit"])
+def test_pause_idle_lets_only_the_seat_on_move_run(tmp_path, level) -> None:
+    """With pause_idle every notice a bot reads, it reads while on move (between a request and
+    its reply): a frozen seat never runs, so it cannot race its partner for the CPU."""
+    from arena.players.process import ProcessPlayer, sandbox_launcher
+
+    bot_dir = attack_dir(tmp_path)
+    settings = MatchSettings.model_validate({
+        "sandbox": level, "format": "deals", "deals": 2, "limits": SMALL.model_dump(),
+        "time": {"decision_ms": 2000, "startup_ms": 20000, "pause_idle": True}})
+    entry = BotEntry(manifest=Manifest(name="timestamps", command=["{python}", "attack.py", "timestamps"]),
+                     dir=str(bot_dir), digest="test")
+    transports: list[_Windows] = []
+
+    def launcher(*args: Any) -> Any:
+        transports.append(_Windows(sandbox_launcher(settings.sandbox_spec(entry))(*args)))
+        return transports[-1]
+
+    players = [ProcessPlayer(entry, seat, settings.time, settings.sandbox_spec(entry), launcher=launcher,
+                             profile=settings.profile) for seat in range(4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            result = play_game(players, settings, "pause-idle")
+        finally:
+            reports = [p.close() for p in players]
+    assert not result.faults, result.faults
+    notices = 0
+    for transport, report in zip(transports, reports):
+        for line in report.stderr.splitlines():
+            kind, ns = line.split()
+            if kind in ("hello", "decide", "bye") or int(ns) >= transport.bye_ns:
+                continue
+            notices += 1
+            assert any(a <= int(ns) <= b for a, b in transport.windows), (kind, ns, transport.windows)
+    assert notices >= 16, reports[0].stderr  # each seat's game, deal, deal_end and second deal were checked

@@ -236,7 +236,11 @@ class Deal:
         choice = self._choice
         if choice is None:
             raise RuntimeError("the deal is over: there is no decision to make")
-        if not choice.is_legal(action):
+        try:
+            legal = choice.is_legal(action)
+        except Exception:  # noqa: BLE001 - an action the checks cannot even read is refused, never applied
+            legal = False
+        if not legal:
             raise IllegalAction(action, choice)
         seat = choice.seat
         if self.phase is PLAY:

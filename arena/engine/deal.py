@@ -690,7 +690,10 @@ class Deal:
         (-1: never dealt to anyone), for the points of cards out of play."""
         held = {c for h in self.hands for c in h}
         by: dict[Card, int] = {}
-        for s in range(4):
+        # the dealer last: a trump another seat discarded, brought back into the stock
+        # by a reshuffle (5.3) and left there by the dealer's free rob, was laid away by
+        # the dealer (12.1); every other card was laid away once
+        for s in _ORDERS[self.dealer]:
             for c in self.discarded[s]:
                 by[c] = s
             for c in self.shown[s]:

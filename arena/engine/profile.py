@@ -407,8 +407,9 @@ for _p in (
     RuleProfile(
         name="italian91", target=91, deciding_threshold=None, max_bid=16, points=_JACK3, win_requires_bid=True,
     ),
-    RuleProfile(name="louisiana", dealer_forced_bid=6),
-    RuleProfile(name="louisiana-dark", dealer_forced_bid=6, dark_bid=28),
+    # after three passes the dealer "is allowed to bid 6": below the minimum, besides its ordinary bids
+    RuleProfile(name="louisiana", dealer_forced_bid=6, forced_bid_any=True),
+    RuleProfile(name="louisiana-dark", dealer_forced_bid=6, forced_bid_any=True, dark_bid=28),
     RuleProfile(
         name="california", target=52, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
         bid_start="right", points=_JACK3, full_bid_doubles=True, win_requires_bid=True,
@@ -435,6 +436,7 @@ for _p in (
         name="sixty-three", target=152, deciding_threshold=None, min_bid=1, max_bid=63, dealer_forced_bid=1,
         forced_bid_any=True, auction="until_three_pass", points=PointValues(king=25, nine=9, three=15),
         second_deal=4, discard="to_hand_size", extra_trumps="discard", rob="none", both_reach="bidders",
+        low_goes_to="capturer",  # seeds/004: every point goes to the winner of the trick holding it
     ),
     RuleProfile(
         name="oregon", target=63, deciding_threshold=None, min_bid=6, max_bid=15, dealer_forced_bid=None,

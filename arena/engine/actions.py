@@ -283,34 +283,45 @@ class RobChoice(Choice):
     """Take ``count`` of ``candidates`` (the stock's non-trumps).
 
     ``must_take`` are the stock's trumps, which the dealer takes anyway.
+    ``or_all`` (california), when not empty, is the one other legal take:
+    exactly these cards, every trump of the stock, more than ``count``.
     """
 
     kind = "rob"
-    __slots__ = ("seat", "stock", "must_take", "candidates", "count")
+    __slots__ = ("seat", "stock", "must_take", "candidates", "count", "or_all")
 
     def __init__(
-        self, seat: int, stock: tuple[Card, ...], must_take: tuple[Card, ...], candidates: tuple[Card, ...], count: int
+        self, seat: int, stock: tuple[Card, ...], must_take: tuple[Card, ...], candidates: tuple[Card, ...], count: int,
+        or_all: tuple[Card, ...] = (),
     ) -> None:
         self.seat = seat
         self.stock = stock
         self.must_take = must_take
         self.candidates = candidates
         self.count = count
+        self.or_all = tuple(sorted(or_all))
 
     def is_legal(self, action: object) -> bool:
         if type(action) is not Rob:
             return False
         take = action.take
-        return _all_cards(take) and len(take) == self.count and all(c in self.candidates for c in take)
+        if not _all_cards(take):
+            return False
+        if self.or_all and take == self.or_all:
+            return True
+        return len(take) == self.count and all(c in self.candidates for c in take)
 
     @property
     def enumerable(self) -> bool:
         return False
 
     def actions(self) -> list[Action]:
-        return [Rob(tuple(sorted(t))) for t in combinations(self.candidates, self.count)]
+        out: list[Action] = [Rob(tuple(sorted(t))) for t in combinations(self.candidates, self.count)]
+        return out + [Rob(self.or_all)] if self.or_all else out
 
     def only(self) -> Action | None:
+        if self.or_all:  # (more cards than count: never the same take as a choice of count cards)
+            return None
         if self.count == 0:
             return Rob(())
         if self.count == len(self.candidates):
@@ -318,13 +329,19 @@ class RobChoice(Choice):
         return None
 
     def sample(self, rng: random.Random) -> Action:
+        """A take of ``count`` cards, uniform; with ``or_all``, that take half the time."""
+        if self.or_all and rng.random() < 0.5:
+            return Rob(self.or_all)
         return Rob(tuple(sorted(rng.sample(self.candidates, self.count))))
 
     def explain(self) -> str:
-        return (
+        text = (
             f"take {self.count} of [{' '.join(cards_str(self.candidates))}]"
             f" (the trumps [{' '.join(cards_str(self.must_take))}] are taken anyway)"
         )
+        if self.or_all:
+            text += f", or take exactly [{' '.join(cards_str(self.or_all))}] (every trump of the stock)"
+        return text
 
 
 class DiscardChoice(Choice):

@@ -548,6 +548,10 @@ class Deal:
             return RobChoice(self.dealer, pool, (), pool, min(short, len(pool)))
         is_trump = self._is_trump
         stock = tuple(self.stock)
+        if p.rob == "choose":  # any cards it needs; or every trump, when there are more than it needs
+            short = max(0, p.hand_size - len(self.hands[self.dealer]))
+            trumps = tuple(c for c in stock if is_trump[c])
+            return RobChoice(self.dealer, stock, (), stock, min(short, len(stock)), trumps if len(trumps) > short else ())
         must = tuple(c for c in stock if is_trump[c])
         cands = tuple(c for c in stock if not is_trump[c])
         short = self.profile.hand_size - len(self.hands[self.dealer]) - len(must)
@@ -572,9 +576,9 @@ class Deal:
                 self.shown[dealer].extend(left)
                 self.stock = [c for c in self.stock if not is_trump[c]]
                 self.pile = [c for c in self.pile if not is_trump[c]]
-        else:
+        else:  # take_trumps: every trump and the chosen cards; choose: the chosen cards (cards left stay face down)
             self.rob_stock = tuple(self.stock)
-            taken = tuple(c for c in self.stock if is_trump[c]) + tuple(take)
+            taken = tuple(take) if p.rob == "choose" else tuple(c for c in self.stock if is_trump[c]) + tuple(take)
             self.stock = [c for c in self.stock if c not in taken]
         self.rob_taken = taken
         hand = self.hands[dealer]

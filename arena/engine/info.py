@@ -36,7 +36,7 @@ class ProfileInfo:
     widow: bool  # face-down cards each seat takes up after its bid; no fill
     kitty: bool  # cards for the maker only
     joker: bool  # a 53rd card, the lowest trump
-    rob: str  # "take_trumps", "free" or "none" (RuleProfile.rob)
+    rob: str  # "take_trumps", "free", "choose" or "none" (RuleProfile.rob)
     discard: str  # "non_trumps", "choose", "to_hand_size" or "keep" (RuleProfile.discard)
     extra_trumps_shown: bool  # trumps beyond a full hand are shown and discarded (a discard decision)
     long_hands: bool  # a hand of more than hand_size cards plays its extras under its first card

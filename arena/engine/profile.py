@@ -113,10 +113,12 @@ class RuleProfile(BaseModel):
     kitty: int = Field(0, ge=0, description="cards dealt face down aside after the hands; the maker takes them")
     min_discard: int = Field(0, ge=0, description="with discard 'choose': the fewest cards a seat may discard")
     discards_face_up: bool = Field(False, description="discards (and trumps left in a robbed stock) are public")
-    rob: Literal["take_trumps", "free", "none"] = Field(
+    rob: Literal["take_trumps", "free", "choose", "none"] = Field(
         "take_trumps",
-        description="the dealer takes every trump of the stock and chooses the rest, or chooses freely "
-        "(trumps it leaves are discarded face up, out of play)",
+        description="the dealer takes every trump of the stock and chooses the rest; or chooses freely "
+        "(trumps it leaves are discarded face up, out of play); or chooses the cards it needs, and may take "
+        "every trump of the stock instead when there are more than it needs (california: cards it leaves "
+        "stay face down, out of play)",
     )
     defender_discards_to_bidders: bool = Field(
         False, description="point trumps discarded by the defenders count for the bidders"
@@ -285,7 +287,8 @@ class RuleProfile(BaseModel):
         """Whether cards can leave play or be laid face up (discards, a robbed stock, a
         hand that sits out): deals then track the shown cards and the points out of play."""
         return (
-            self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
+            self.discard == "choose" or self.rob in ("free", "choose") or self.extra_trumps == "discard"
+            or self.play != "follow"
             or self.kitty > 0 or self.widow > 0 or (self.rob == "none" and self.stock_size > 0)
         )
 
@@ -412,7 +415,7 @@ for _p in (
     RuleProfile(name="louisiana-dark", dealer_forced_bid=6, forced_bid_any=True, dark_bid=28),
     RuleProfile(
         name="california", target=52, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
-        bid_start="right", points=_JACK3, full_bid_doubles=True, win_requires_bid=True,
+        bid_start="right", points=_JACK3, full_bid_doubles=True, win_requires_bid=True, rob="choose",
     ),
     _FOSTER,
     variant(_FOSTER, name="bicycle", set_rule="total_plus_gap"),

@@ -959,3 +959,60 @@ def test_sixty_three_low_goes_to_the_trick_that_captures_it(name):
             if checked == 3:
                 break
     assert checked == 3
+
+
+# -- california's rob: the cards it needs, or every trump ----------------------------------------
+
+CALIFORNIA_HANDS = {
+    0: "2H 3H 4H 6H 7H 2C 3C 4C 6C",
+    1: "AH KH QH 7C 8C 9C TC JC QC",
+    2: "JH KC AC 2S 3S 4S 6S 7S 8S",
+    3: "8H 9H 9S TS JS QS KS AS 2D",
+}
+CALIFORNIA_STOCK = "3D 4D 6D 7D 8D 9D TD JD QD KD AD 5C TH 5H 5D 5S"
+
+
+def _california_rob() -> Deal:
+    """The dealer (five trumps) needs one card; the fill leaves TH 5H 5D 5S: three trumps."""
+    deal, _ = make_deal(build_deck(0, CALIFORNIA_HANDS, CALIFORNIA_STOCK), dealer=0, profile=get_profile("california"))
+    for action in (PASS, PASS, Bid(6), PASS, NameTrump(2)):  # from the dealer's right: 3, 2, 1 bids 6, 0
+        deal.apply(action)
+    return deal
+
+
+def test_california_dealer_chooses_the_cards_it_needs_and_may_leave_trumps():
+    """seeds/004: the dealer "chooses the cards it needs to bring its hand to 6" and "may
+    take them all" when more trumps are left (Monterey's dealer "must"): it was made to take
+    every trump. A trump it leaves stays face down, out of play: its points count for nobody."""
+    deal = _california_rob()
+    choice = deal.choice
+    assert choice.kind == "rob" and choice.must_take == () and choice.count == 1
+    assert set(cards_str(choice.candidates)) == {"TH", "5H", "5D", "5S"}
+    assert set(cards_str(choice.or_all)) == {"TH", "5H", "5D"}
+    with pytest.raises(IllegalAction):
+        deal.apply(Rob(tuple(cs("TH 5H"))))  # neither the one card it needs nor every trump
+    deal.apply(Rob(tuple(cs("5S"))))  # a plain card: the three trumps stay in the stock
+    assert deal.phase == "play" and len(deal.hands[0]) == 6
+    assert set(cards_str(deal.stock)) == {"TH", "5H", "5D"}
+    rng = random.Random(1)
+    while not deal.done:
+        deal.apply(deal.choice.sample(rng))
+    assert deal.lost == 11 and sum(deal.points) == 16 - 11  # Game 1 and both pedros, for nobody
+    for seat in (1, 2, 3):  # face down: no other seat sees them
+        from arena.engine.view import deal_view
+
+        assert not set(cs("TH 5H 5D")) & deal_view(deal, seat).cards_named()
+
+
+def test_california_dealer_may_take_every_trump_and_plays_the_extras_under():
+    deal = _california_rob()
+    deal.apply(Rob(tuple(cs("5D TH 5H"))))  # any order: a rob is a set
+    assert len(deal.hands[0]) == 8 and deal.stock == [c("5S")]
+    rng = random.Random(2)
+    while deal.to_act != 0:
+        deal.apply(deal.choice.sample(rng))
+    first = deal.choice
+    assert first.kind == "play" and first.under_count == 2  # down to five after the first trick (rules 6.5)
+    while not deal.done:
+        deal.apply(deal.choice.sample(rng))
+    assert deal.lost == 0 and sum(deal.points) == 16

@@ -149,7 +149,7 @@ class Deal:
         self.widows: list[list[Card]] = []  # face-down cards each seat takes after bidding (per seat, where dealt)
         self.dark: list[tuple[int, int]] = []  # (seat, 0 or the dark bid), before the deal
         self.in_dark = False  # the maker bid in the dark
-        self.hands: list[list[Card]] = []  # (until dealt)
+        self.hands: list[list[Card]]  # (set when the cards are dealt)
         self.dealt: tuple[tuple[Card, ...], ...] = ((), (), (), ())
         self.kitty: tuple[Card, ...] = ()
         self.stock: list[Card] = []
@@ -325,21 +325,25 @@ class Deal:
         to the trick rules). The choice has checked the action: its type is the
         one the phase takes (a bid or a pass before the deal is one in the dark)."""
         match action:
-            case Pass() | Bid() if self.phase is DARK:
-                self._bid_dark(seat, action.amount if type(action) is Bid else 0)
-            case Pass():
-                self.bids.append((seat, 0, forced))
-                self._passed.append(seat)
-                if self.profile.bid_suits:
-                    self.bid_suits.append(None)
-                self._spoken(seat)
             case Bid(amount=amount, suit=suit):
+                if self.phase is DARK:
+                    self._bid_dark(seat, amount)
+                    return
                 self.bids.append((seat, amount, forced))
                 self.high = amount
                 self.maker = seat
                 if suit is not None:
                     self.bid_suits.append(suit)
                     self._high_key = amount * 4 + self.profile.suit_order[::-1].index("CDHS"[suit])
+                self._spoken(seat)
+            case Pass():
+                if self.phase is DARK:
+                    self._bid_dark(seat, 0)
+                    return
+                self.bids.append((seat, 0, forced))
+                self._passed.append(seat)
+                if self.profile.bid_suits:
+                    self.bid_suits.append(None)
                 self._spoken(seat)
             case NameTrump(suit=suit):
                 self._name_trump(suit)

@@ -30,6 +30,7 @@ from .chance import DeckSource, KeyedSource, derive_key
 from .deal import Deal
 from .dealfile import DealFile, FileSource
 from .game import DEFAULT_MAX_DEALS, Game
+from .info import DECISION_KINDS, DealFacts, PointCapture, ProfileInfo, deal_facts, profile_info
 from .profile import PROFILES, PointValues, RuleProfile, get_profile, profile_names, register_profile, variant
 from .record import (
     RECORD_VERSION,
@@ -44,6 +45,7 @@ from .record import (
 from .view import DealSummary, TrickView, View
 
 __all__ = [
+    "DECISION_KINDS", "DealFacts", "PointCapture", "ProfileInfo", "deal_facts", "profile_info",
     "Action", "Bid", "BidChoice", "Card", "Choice", "DEFAULT_MAX_DEALS", "Deal", "DealFile", "DealSummary", "JOKER",
     "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
     "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile", "SuitBidChoice",

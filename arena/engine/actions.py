@@ -112,12 +112,30 @@ def bid_action(amount: int) -> Bid:
 
 
 class IllegalAction(ValueError):
-    """An action the rules do not allow here; the state is left unchanged."""
+    """An action the rules do not allow here; the state is left unchanged.
+
+    Every action the engine refuses raises this and nothing else, however
+    malformed (a field of the wrong type, a suit where bids name none):
+    ``Choice.is_legal`` checks every field's type before its value.
+    """
 
     def __init__(self, action: object, choice: "Choice") -> None:
         self.action = action
         self.choice = choice
-        super().__init__(f"illegal action {action} by seat {choice.seat}: legal is {choice.explain()}")
+        try:
+            shown = str(action)
+        except Exception:  # noqa: BLE001 - an object that cannot even be shown is still only illegal
+            shown = object.__repr__(action)
+        super().__init__(f"illegal action {shown} by seat {choice.seat}: legal is {choice.explain()}")
+
+
+def _all_cards(cards: object) -> bool:
+    """``cards`` is a tuple of distinct card indices (the only form the engine applies)."""
+    return (
+        type(cards) is tuple
+        and all(type(c) is int and 0 <= c < ALL_CARDS for c in cards)
+        and len(set(cards)) == len(cards)
+    )
 
 
 def _pick(rng: random.Random, seq: Sequence[T]) -> T:
@@ -175,9 +193,12 @@ class BidChoice(Choice):
         self.can_pass = can_pass
 
     def is_legal(self, action: object) -> bool:
-        if isinstance(action, Pass):
+        if type(action) is Pass:
             return self.can_pass
-        return isinstance(action, Bid) and type(action.amount) is int and action.amount in self.amounts
+        # a bid naming a suit where bids name none is malformed, not a plain bid
+        return (
+            type(action) is Bid and type(action.amount) is int and action.suit is None and action.amount in self.amounts
+        )
 
     def actions(self) -> list[Action]:
         return list(_bid_options(self.amounts, self.can_pass))
@@ -213,9 +234,11 @@ class SuitBidChoice(Choice):
         return tuple(sorted({b.amount for b in self.options}))
 
     def is_legal(self, action: object) -> bool:
-        if isinstance(action, Pass):
+        if type(action) is Pass:
             return self.can_pass
-        return isinstance(action, Bid) and action in self.options
+        return (
+            type(action) is Bid and type(action.amount) is int and type(action.suit) is int and action in self.options
+        )
 
     def actions(self) -> list[Action]:
         out: list[Action] = [PASS] if self.can_pass else []
@@ -241,7 +264,7 @@ class TrumpChoice(Choice):
         self.seat = seat
 
     def is_legal(self, action: object) -> bool:
-        return isinstance(action, NameTrump) and action.suit in (0, 1, 2, 3)
+        return type(action) is NameTrump and type(action.suit) is int and action.suit in (0, 1, 2, 3)
 
     def actions(self) -> list[Action]:
         return [NameTrump(s) for s in range(4)]
@@ -260,34 +283,45 @@ class RobChoice(Choice):
     """Take ``count`` of ``candidates`` (the stock's non-trumps).
 
     ``must_take`` are the stock's trumps, which the dealer takes anyway.
+    ``or_all`` (california), when not empty, is the one other legal take:
+    exactly these cards, every trump of the stock, more than ``count``.
     """
 
     kind = "rob"
-    __slots__ = ("seat", "stock", "must_take", "candidates", "count")
+    __slots__ = ("seat", "stock", "must_take", "candidates", "count", "or_all")
 
     def __init__(
-        self, seat: int, stock: tuple[Card, ...], must_take: tuple[Card, ...], candidates: tuple[Card, ...], count: int
+        self, seat: int, stock: tuple[Card, ...], must_take: tuple[Card, ...], candidates: tuple[Card, ...], count: int,
+        or_all: tuple[Card, ...] = (),
     ) -> None:
         self.seat = seat
         self.stock = stock
         self.must_take = must_take
         self.candidates = candidates
         self.count = count
+        self.or_all = tuple(sorted(or_all))
 
     def is_legal(self, action: object) -> bool:
-        if not isinstance(action, Rob):
+        if type(action) is not Rob:
             return False
         take = action.take
-        return len(take) == self.count and len(set(take)) == self.count and all(c in self.candidates for c in take)
+        if not _all_cards(take):
+            return False
+        if self.or_all and take == self.or_all:
+            return True
+        return len(take) == self.count and all(c in self.candidates for c in take)
 
     @property
     def enumerable(self) -> bool:
         return False
 
     def actions(self) -> list[Action]:
-        return [Rob(tuple(sorted(t))) for t in combinations(self.candidates, self.count)]
+        out: list[Action] = [Rob(tuple(sorted(t))) for t in combinations(self.candidates, self.count)]
+        return out + [Rob(self.or_all)] if self.or_all else out
 
     def only(self) -> Action | None:
+        if self.or_all:  # (more cards than count: never the same take as a choice of count cards)
+            return None
         if self.count == 0:
             return Rob(())
         if self.count == len(self.candidates):
@@ -295,13 +329,19 @@ class RobChoice(Choice):
         return None
 
     def sample(self, rng: random.Random) -> Action:
+        """A take of ``count`` cards, uniform; with ``or_all``, that take half the time."""
+        if self.or_all and rng.random() < 0.5:
+            return Rob(self.or_all)
         return Rob(tuple(sorted(rng.sample(self.candidates, self.count))))
 
     def explain(self) -> str:
-        return (
+        text = (
             f"take {self.count} of [{' '.join(cards_str(self.candidates))}]"
             f" (the trumps [{' '.join(cards_str(self.must_take))}] are taken anyway)"
         )
+        if self.or_all:
+            text += f", or take exactly [{' '.join(cards_str(self.or_all))}] (every trump of the stock)"
+        return text
 
 
 class DiscardChoice(Choice):
@@ -321,14 +361,10 @@ class DiscardChoice(Choice):
         self.most = most
 
     def is_legal(self, action: object) -> bool:
-        if not isinstance(action, Discard):
+        if type(action) is not Discard:
             return False
         cards = action.cards
-        return (
-            self.least <= len(cards) <= self.most
-            and len(set(cards)) == len(cards)
-            and all(type(c) is int and c in self.candidates for c in cards)
-        )
+        return _all_cards(cards) and self.least <= len(cards) <= self.most and all(c in self.candidates for c in cards)
 
     @property
     def enumerable(self) -> bool:
@@ -367,18 +403,16 @@ class PlayChoice(Choice):
         self.under_from = under_from
 
     def is_legal(self, action: object) -> bool:
-        if type(action) is not Play or action.card not in self.cards:
+        if type(action) is not Play or type(action.card) is not int or action.card not in self.cards:
             return False
         under = action.under
-        if len(under) != self.under_count:
-            return False
-        if not under:
-            return type(action.card) is int
+        if type(under) is tuple and not under:  # the common case: no cards under
+            return self.under_count == 0
         return (
-            type(action.card) is int
-            and len(set(under)) == len(under)
+            _all_cards(under)
+            and len(under) == self.under_count
             and action.card not in under
-            and all(c in self.under_from and type(c) is int for c in under)
+            and all(c in self.under_from for c in under)
         )
 
     @property

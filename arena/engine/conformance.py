@@ -156,7 +156,7 @@ def _has_two_options(choice: Choice) -> bool:
     """Whether the choice offers a real decision, counted from its constraints
     (not from ``only()``, the engine's own test for a forced decision)."""
     if isinstance(choice, RobChoice):
-        return 0 < choice.count < len(set(choice.candidates))
+        return bool(choice.or_all) or 0 < choice.count < len(set(choice.candidates))
     if isinstance(choice, DiscardChoice):
         n = len(set(choice.candidates))
         return choice.least < choice.most or 0 < choice.least < n

@@ -8,7 +8,7 @@ filling involve no choice and happen when the trump is named.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from collections.abc import Sequence
 from functools import lru_cache
@@ -19,11 +19,14 @@ from .actions import (
     Bid,
     BidChoice,
     Choice,
+    Discard,
     DiscardChoice,
     IllegalAction,
+    NameTrump,
     Pass,
     Play,
     PlayChoice,
+    Rob,
     RobChoice,
     SuitBidChoice,
     TrumpChoice,
@@ -54,9 +57,6 @@ def _amounts(lo: int, hi: int) -> tuple[int, ...]:
 
 _ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 1 + i) % 4 for i in range(4)) for d in range(4))
 """``_ORDERS[dealer]``: seats from the dealer's left, clockwise, dealer last."""
-_NONE: tuple[()] = ()
-_NO_SHOWN: tuple[tuple[()], ...] = ((), (), (), ())
-_NO_HANDS: tuple[list[Card], ...] = ()
 _RIGHT_ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 3 - i) % 4 for i in range(4)) for d in range(4))
 """``_RIGHT_ORDERS[dealer]``: seats from the dealer's right, anticlockwise, dealer last."""
 
@@ -97,7 +97,14 @@ class Trick:
 
 
 class Deal:
-    """All state of one deal. Read its attributes; change it only via ``apply``."""
+    """All state of one deal. Read its attributes; change it only via ``apply``.
+
+    The phase says which decision comes next (``_make_choice``); an action is
+    applied by its type (``_do`` matches on the action classes), and card play
+    goes to the trick rules picked once from the profile (``_tricks``): the
+    follow loop (``_play_from``, the hot path) or the loop of the plays in
+    which seats sit out (``_play_trumps``).
+    """
 
     # Slots: attribute access is most of the engine's hot path.
     __slots__ = (
@@ -106,7 +113,7 @@ class Deal:
         "discarded", "received", "rob_stock", "rob_taken", "blind", "tricks", "low_holder", "points",
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
         "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue", "_in_trick",
-        "bid_suits", "_high_key", "kitty", "widows", "dark", "in_dark",
+        "bid_suits", "_high_key", "kitty", "widows", "dark", "in_dark", "_tricks", "_is_trump", "_power",
     )
 
     def __init__(
@@ -139,17 +146,16 @@ class Deal:
         # ("reshuffle", j, new stock order, "fill" or "rob").
         self.events: list[tuple[Any, ...]] = []
         self._order = _ORDERS[dealer]
-        self.widows: list[list[Card]] = _NONE  # type: ignore[assignment]  # face-down cards each seat takes after bidding
-        self.dark: list[tuple[int, int]] = _NONE  # type: ignore[assignment]  # (seat, 0 or the dark bid), before the deal
+        self.widows: list[list[Card]] = []  # face-down cards each seat takes after bidding (per seat, where dealt)
+        self.dark: list[tuple[int, int]] = []  # (seat, 0 or the dark bid), before the deal
         self.in_dark = False  # the maker bid in the dark
-        self.hands: list[list[Card]] = _NO_HANDS  # type: ignore[assignment]  # (until dealt)
-        self.dealt: tuple[tuple[Card, ...], ...] = _NO_SHOWN
+        self.hands: list[list[Card]]  # (set when the cards are dealt)
+        self.dealt: tuple[tuple[Card, ...], ...] = ((), (), (), ())
         self.kitty: tuple[Card, ...] = ()
         self.stock: list[Card] = []
         if profile.dark_bid is None:
             self._deal_cards()
         else:  # nothing is dealt until every seat has had its chance to bid in the dark
-            self.dark = []
             self.hands = [[], [], [], []]
             self.stock = list(self.deck)
         self.pile: list[Card] = []
@@ -158,14 +164,19 @@ class Deal:
         self._bid_order = self._order if profile.bid_start == "left" else _RIGHT_ORDERS[dealer]
         self._bid_pos = 0
         self._passed: list[int] = []  # seats that passed (final with auction "until_three_pass")
-        self._queue: list[int] = _NONE  # type: ignore[assignment]  # seats still to discard, in order
+        self._queue: list[int] = []  # seats still to discard, in order
         self.redeal = False  # every seat passed and the profile redeals
         # cards each seat laid face up (public); shared empty tuples where the profile shows none
-        self.shown: list[list[Card]] = [[], [], [], []] if profile.may_lose_points else _NO_SHOWN  # type: ignore[assignment]
-        self.out: list[tuple[int, Card]] = _NONE  # type: ignore[assignment]  # (laid away by seat or -1, card) at play
+        self.shown: list[list[Card]] = [[], [], [], []]  # (filled only where the profile may_lose_points)
+        self.out: list[tuple[int, Card]] = []  # (laid away by seat or -1, card) at play
         self.lost = 0  # points that count for nobody (cards out of play)
-        self._in_trick: tuple[int, ...] = _NONE  # play other than "follow": the seats in the current trick, in order
-        self.bid_suits: list[int | None] = [] if profile.bid_suits else _NONE  # type: ignore[assignment]  # per bid event
+        self._in_trick: tuple[int, ...] = ()  # play other than "follow": the seats in the current trick, in order
+        self.bid_suits: list[int | None] = []  # the suit of each bid event, where bids name one
+        # the trick rules, picked once from the profile: the follow loop, or the loop of the other plays
+        self._tricks: Callable[[Deal, int, Play | None, bool], None] = (
+            Deal._play_from if profile.play == "follow" else Deal._play_trumps)
+        self._is_trump: tuple[bool, ...] = ()  # once the trump is named: the trump table's columns
+        self._power: tuple[int, ...] = ()
         self._high_key = -1  # with bid_suits: amount * 4 + suit place of the highest bid
         self.high = 0
         self.maker: int | None = None
@@ -236,14 +247,15 @@ class Deal:
         choice = self._choice
         if choice is None:
             raise RuntimeError("the deal is over: there is no decision to make")
-        if not choice.is_legal(action):
+        try:
+            legal = choice.is_legal(action)
+        except Exception:  # noqa: BLE001 - an action the checks cannot even read is refused, never applied
+            legal = False
+        if not legal:
             raise IllegalAction(action, choice)
         seat = choice.seat
-        if self.phase is PLAY:
-            if self._in_trick:
-                self._play_trumps(seat, action, False)  # type: ignore[arg-type]
-            else:
-                self._play_from(seat, action, False)  # type: ignore[arg-type]
+        if type(action) is Play:  # (only a play's choice takes a play)
+            self._tricks(self, seat, action, False)
             return
         self.events.append(("act", seat, action, False))
         self._do(seat, action, False)
@@ -265,10 +277,7 @@ class Deal:
         while True:
             phase = self.phase
             if phase is PLAY:
-                if self._in_trick:
-                    self._play_trumps(self.to_act, None, False)
-                else:
-                    self._play_from(self.to_act, None, False)
+                self._tricks(self, self.to_act, None, False)
                 return
             if phase is DONE:
                 self._choice = None
@@ -291,11 +300,13 @@ class Deal:
             seat = self.to_act
             if p.bid_suits:
                 lo = p.min_bid
-                if self.high == 0 and len(self._passed) == 3 and p.dealer_low_bid is not None:
-                    lo = p.dealer_low_bid  # the dealer after three passes (oregon's 5)
-                must = self.high == 0 and len(self._passed) == 3 and p.dealer_forced_bid is not None
-                if must:
-                    lo = p.dealer_forced_bid  # type: ignore[assignment]
+                last = self.high == 0 and len(self._passed) == 3  # the dealer after three passes
+                if last and p.dealer_low_bid is not None:
+                    lo = p.dealer_low_bid  # (oregon's 5)
+                forced = p.dealer_forced_bid
+                must = last and forced is not None
+                if last and forced is not None:
+                    lo = forced
                 return SuitBidChoice(seat, _suit_bids(lo, p.max_bid, self._high_key, p.suit_order), not must)
             if self.high == 0 and len(self._passed) == 3 and p.dealer_forced_bid is not None:
                 # the last seat to speak, after three passes (the dealer): must bid
@@ -310,36 +321,47 @@ class Deal:
         return self._rob_choice()
 
     def _do(self, seat: int, action: Action, forced: bool) -> None:
-        """Apply a bid, trump or rob (card play goes to ``_play_from``)."""
-        phase = self.phase
-        if phase == DARK:
-            self._bid_dark(seat, 0 if isinstance(action, Pass) else action.amount)  # type: ignore[union-attr]
-        elif phase == BID:
-            if isinstance(action, Pass):
+        """Apply a bid, trump, discard or rob, by the action's type (card play goes
+        to the trick rules). The choice has checked the action: its type is the
+        one the phase takes (a bid or a pass before the deal is one in the dark)."""
+        match action:
+            case Bid(amount=amount, suit=suit):
+                if self.phase is DARK:
+                    self._bid_dark(seat, amount)
+                    return
+                self.bids.append((seat, amount, forced))
+                self.high = amount
+                self.maker = seat
+                if suit is not None:
+                    self.bid_suits.append(suit)
+                    self._high_key = amount * 4 + self.profile.suit_order[::-1].index("CDHS"[suit])
+                self._spoken(seat)
+            case Pass():
+                if self.phase is DARK:
+                    self._bid_dark(seat, 0)
+                    return
                 self.bids.append((seat, 0, forced))
                 self._passed.append(seat)
                 if self.profile.bid_suits:
                     self.bid_suits.append(None)
-            else:
-                self.bids.append((seat, action.amount, forced))  # type: ignore[union-attr]
-                self.high = action.amount  # type: ignore[union-attr]
-                self.maker = seat
-                suit = action.suit  # type: ignore[union-attr]
-                if suit is not None:
-                    self.bid_suits.append(suit)
-                    self._high_key = action.amount * 4 + self.profile.suit_order[::-1].index("CDHS"[suit])  # type: ignore[union-attr]
-            if self.widows and self.widows[seat]:  # the seat has spoken: it takes up its widow
-                got = self.widows[seat]
-                self.widows[seat] = []
-                self.hands[seat].extend(got)
-                self.received[seat].extend(got)
-            self._next_bidder()
-        elif phase == TRUMP:
-            self._name_trump(action.suit)  # type: ignore[union-attr, arg-type]
-        elif phase == DISCARD:
-            self._discard(seat, action.cards)  # type: ignore[union-attr]
-        else:
-            self._rob(action.take)  # type: ignore[union-attr]
+                self._spoken(seat)
+            case NameTrump(suit=suit):
+                self._name_trump(suit)
+            case Discard(cards=cards):
+                self._discard(seat, cards)
+            case Rob(take=take):
+                self._rob(take)
+            case _:
+                raise RuntimeError(f"internal: {action!r} reached the deal in phase {self.phase}")
+
+    def _spoken(self, seat: int) -> None:
+        """A seat has bid or passed: it takes up its widow; the auction goes on."""
+        if self.widows and self.widows[seat]:
+            got = self.widows[seat]
+            self.widows[seat] = []
+            self.hands[seat].extend(got)
+            self.received[seat].extend(got)
+        self._next_bidder()
 
     def _bid_dark(self, seat: int, amount: int) -> None:
         """One seat's turn before the deal: a bid in the dark makes it the maker
@@ -416,6 +438,8 @@ class Deal:
         self.trump = suit
         table = self.table = self.profile.trump_table(suit)
         self._esuit = table.esuit
+        self._is_trump = table.is_trump
+        self._power = table.power
         self._strength = _strengths(self.profile.off_jack_trump, self.profile.joker)[suit]
         self._card_points = self.profile.point_table(suit)
         self._pointless = self.profile.pointless_trumps(suit)
@@ -428,14 +452,16 @@ class Deal:
                 del self.stock[:n]
                 self.hands[s].extend(got)
                 self.received[s].extend(got)
+        maker = self.maker
+        assert maker is not None  # (the trump is named by the maker, or by its bid)
         if self.kitty:  # the maker takes the kitty, which only it ever sees (lipton, eighty-three)
-            self.hands[self.maker].extend(self.kitty)  # type: ignore[index]
-            self.received[self.maker].extend(self.kitty)  # type: ignore[index]
+            self.hands[maker].extend(self.kitty)
+            self.received[maker].extend(self.kitty)
         if p.discard == "choose":  # each seat in turn, the dealer last (rules 12.1)
             self._queue = list(self._order)
         elif p.discard == "keep":  # nobody discards but the maker, as many as the kitty gave it (lipton)
             if self.kitty:
-                self._queue = [self.maker]  # type: ignore[list-item]
+                self._queue = [maker]
         elif p.discard == "to_hand_size":  # keep every trump, choose the plain cards that make up the hand
             for s in range(4):  # a hand of hand_size trumps or more puts every plain card down at once
                 hand = self.hands[s]
@@ -469,7 +495,7 @@ class Deal:
             return DiscardChoice(seat, tuple(hand), max(p.min_discard, len(hand) - p.hand_size), len(hand))
         extra = len(hand) - p.hand_size
         if p.discard == "to_hand_size":
-            is_trump = self.table.is_trump  # type: ignore[union-attr]
+            is_trump = self._is_trump
             plain = tuple(c for c in hand if not is_trump[c])
             if len(hand) - len(plain) < p.hand_size:  # fewer trumps than the hand: choose plain cards to put down
                 return DiscardChoice(seat, plain, extra, extra)
@@ -481,7 +507,7 @@ class Deal:
             hand.remove(c)
         self.discarded[seat].extend(cards)
         p = self.profile
-        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        is_trump = self._is_trump
         if p.discard in ("choose", "keep") or (p.discard == "to_hand_size" and not is_trump[cards[0]]):
             self.pile.extend(cards)
             if p.discards_face_up:
@@ -524,8 +550,12 @@ class Deal:
             pool = self.rob_pool()
             short = max(0, p.hand_size - len(self.hands[self.dealer]))
             return RobChoice(self.dealer, pool, (), pool, min(short, len(pool)))
-        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        is_trump = self._is_trump
         stock = tuple(self.stock)
+        if p.rob == "choose":  # any cards it needs; or every trump, when there are more than it needs
+            short = max(0, p.hand_size - len(self.hands[self.dealer]))
+            trumps = tuple(c for c in stock if is_trump[c])
+            return RobChoice(self.dealer, stock, (), stock, min(short, len(stock)), trumps if len(trumps) > short else ())
         must = tuple(c for c in stock if is_trump[c])
         cands = tuple(c for c in stock if not is_trump[c])
         short = self.profile.hand_size - len(self.hands[self.dealer]) - len(must)
@@ -535,7 +565,7 @@ class Deal:
     def _rob(self, take: tuple[Card, ...]) -> None:
         dealer = self.dealer
         p = self.profile
-        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        is_trump = self._is_trump
         if p.rob == "free":
             from_pile = p.rob_from == "stock_and_discards"
             self.rob_stock = tuple(self.stock) + (tuple(self.pile) if from_pile else ())
@@ -550,9 +580,9 @@ class Deal:
                 self.shown[dealer].extend(left)
                 self.stock = [c for c in self.stock if not is_trump[c]]
                 self.pile = [c for c in self.pile if not is_trump[c]]
-        else:
+        else:  # take_trumps: every trump and the chosen cards; choose: the chosen cards (cards left stay face down)
             self.rob_stock = tuple(self.stock)
-            taken = tuple(c for c in self.stock if is_trump[c]) + tuple(take)
+            taken = tuple(take) if p.rob == "choose" else tuple(c for c in self.stock if is_trump[c]) + tuple(take)
             self.stock = [c for c in self.stock if c not in taken]
         self.rob_taken = taken
         hand = self.hands[dealer]
@@ -572,21 +602,23 @@ class Deal:
     def _start_play(self) -> None:
         p = self.profile
         self.phase = PLAY
-        low = p.low_card(self.trump)  # type: ignore[arg-type]
+        trump, maker = self.trump, self.maker
+        assert trump is not None and maker is not None
+        low = p.low_card(trump)
         self.low_holder = next((s for s in range(4) if low in self.hands[s]), None)
         if p.may_lose_points:
             self._out_of_play()
         if p.play != "follow":
-            self._next_trump_trick(self.maker)  # type: ignore[arg-type]
+            self._next_trump_trick(maker)
             return
-        self.tricks.append(Trick(self.maker))  # type: ignore[arg-type]
-        self.to_act = self.maker  # type: ignore[assignment]
+        self.tricks.append(Trick(maker))
+        self.to_act = maker
 
     def _next_trump_trick(self, leader: int) -> None:
         """Play ``trumps_only`` (pidro): a seat out of trumps lays its hand face up
         and sits out; the next trick is led by ``leader``, or if it is out, by the
         next seat clockwise still holding a trump. No such seat: the deal is scored."""
-        is_trump = self.table.is_trump  # type: ignore[union-attr]
+        is_trump = self._is_trump
         active = []
         trumps_only = self.profile.play == "trumps_only"
         for s in range(4):
@@ -618,9 +650,8 @@ class Deal:
         ``monterey``: as oregon, but a plain lead is followed as in rules 6
         (the suit or a trump, else any card) and the led suit ranks; with
         ``first_lead_trump`` the first lead is a trump when the maker has one."""
-        table = self.table
-        power = table.power  # type: ignore[union-attr]
-        is_trump = table.is_trump  # type: ignore[union-attr]
+        power = self._power
+        is_trump = self._is_trump
         esuit = self._esuit
         trump = self.trump
         hands = self.hands
@@ -686,7 +717,10 @@ class Deal:
         (-1: never dealt to anyone), for the points of cards out of play."""
         held = {c for h in self.hands for c in h}
         by: dict[Card, int] = {}
-        for s in range(4):
+        # the dealer last: a trump another seat discarded, brought back into the stock
+        # by a reshuffle (5.3) and left there by the dealer's free rob, was laid away by
+        # the dealer (12.1); every other card was laid away once
+        for s in _ORDERS[self.dealer]:
             for c in self.discarded[s]:
                 by[c] = s
             for c in self.shown[s]:
@@ -705,7 +739,7 @@ class Deal:
         pool = tuple(c for c in hand if c in pointless)
         tops = tuple(c for c in legal if len(pool) - (c in pointless) >= n_under)
         if not tops:
-            is_trump = self.table.is_trump  # type: ignore[union-attr]
+            is_trump = self._is_trump
             pool = tuple(c for c in hand if is_trump[c])
             tops = tuple(c for c in legal if len(pool) - (c in pool) >= n_under)
         return PlayChoice(seat, tops, n_under, pool)
@@ -780,20 +814,24 @@ class Deal:
     def _score(self) -> None:
         pts = [0, 0]
         card_points = self._card_points
-        low = self.profile.low_card(self.trump)  # type: ignore[arg-type]
-        low_to_holder = self.profile.low_goes_to == "holder"
+        trump, maker = self.trump, self.maker
+        assert trump is not None and maker is not None
+        low = self.profile.low_card(trump)
+        holder = self.low_holder if self.profile.low_goes_to == "holder" else None  # (None: Low to the capturer)
         for trick in self.tricks:
-            side = trick.winner % 2  # type: ignore[operator]
+            winner = trick.winner
+            assert winner is not None
+            side = winner % 2
             for _, card, under in trick.plays:
                 for c in (card, *under) if under else (card,):
                     v = card_points[c]
                     if not v:
                         continue
-                    if c == low and low_to_holder:
-                        pts[self.low_holder % 2] += v  # type: ignore[operator]
+                    if c == low and holder is not None:
+                        pts[holder % 2] += v
                     else:
                         pts[side] += v
-        b = self.maker % 2  # type: ignore[operator]
+        b = maker % 2
         d = 1 - b
         p = self.profile
         if self.out:  # cards out of play: the defenders' point trumps may count for the bidders
@@ -814,8 +852,8 @@ class Deal:
         if p.scoring == "standard":
             delta[d] = pts[d]
             delta[b] = pts[b] if made else -bid
-            if self.in_dark:  # a bid in the dark wins or loses its own value
-                delta[b] = p.dark_bid if made else -p.dark_bid  # type: ignore[assignment, operator]
+            if self.in_dark and p.dark_bid is not None:  # a bid in the dark wins or loses its own value
+                delta[b] = p.dark_bid if made else -p.dark_bid
             if made and p.full_bid_doubles and bid == p.deal_points:
                 delta[b] = 2 * bid
         else:  # difference scoring (foster1897 and relatives)

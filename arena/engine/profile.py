@@ -113,10 +113,12 @@ class RuleProfile(BaseModel):
     kitty: int = Field(0, ge=0, description="cards dealt face down aside after the hands; the maker takes them")
     min_discard: int = Field(0, ge=0, description="with discard 'choose': the fewest cards a seat may discard")
     discards_face_up: bool = Field(False, description="discards (and trumps left in a robbed stock) are public")
-    rob: Literal["take_trumps", "free", "none"] = Field(
+    rob: Literal["take_trumps", "free", "choose", "none"] = Field(
         "take_trumps",
-        description="the dealer takes every trump of the stock and chooses the rest, or chooses freely "
-        "(trumps it leaves are discarded face up, out of play)",
+        description="the dealer takes every trump of the stock and chooses the rest; or chooses freely "
+        "(trumps it leaves are discarded face up, out of play); or chooses the cards it needs, and may take "
+        "every trump of the stock instead when there are more than it needs (california: cards it leaves "
+        "stay face down, out of play)",
     )
     defender_discards_to_bidders: bool = Field(
         False, description="point trumps discarded by the defenders count for the bidders"
@@ -285,7 +287,8 @@ class RuleProfile(BaseModel):
         """Whether cards can leave play or be laid face up (discards, a robbed stock, a
         hand that sits out): deals then track the shown cards and the points out of play."""
         return (
-            self.discard == "choose" or self.rob == "free" or self.extra_trumps == "discard" or self.play != "follow"
+            self.discard == "choose" or self.rob in ("free", "choose") or self.extra_trumps == "discard"
+            or self.play != "follow"
             or self.kitty > 0 or self.widow > 0 or (self.rob == "none" and self.stock_size > 0)
         )
 
@@ -407,11 +410,12 @@ for _p in (
     RuleProfile(
         name="italian91", target=91, deciding_threshold=None, max_bid=16, points=_JACK3, win_requires_bid=True,
     ),
-    RuleProfile(name="louisiana", dealer_forced_bid=6),
-    RuleProfile(name="louisiana-dark", dealer_forced_bid=6, dark_bid=28),
+    # after three passes the dealer "is allowed to bid 6": below the minimum, besides its ordinary bids
+    RuleProfile(name="louisiana", dealer_forced_bid=6, forced_bid_any=True),
+    RuleProfile(name="louisiana-dark", dealer_forced_bid=6, forced_bid_any=True, dark_bid=28),
     RuleProfile(
         name="california", target=52, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
-        bid_start="right", points=_JACK3, full_bid_doubles=True, win_requires_bid=True,
+        bid_start="right", points=_JACK3, full_bid_doubles=True, win_requires_bid=True, rob="choose",
     ),
     _FOSTER,
     variant(_FOSTER, name="bicycle", set_rule="total_plus_gap"),
@@ -435,6 +439,7 @@ for _p in (
         name="sixty-three", target=152, deciding_threshold=None, min_bid=1, max_bid=63, dealer_forced_bid=1,
         forced_bid_any=True, auction="until_three_pass", points=PointValues(king=25, nine=9, three=15),
         second_deal=4, discard="to_hand_size", extra_trumps="discard", rob="none", both_reach="bidders",
+        low_goes_to="capturer",  # seeds/004: every point goes to the winner of the trick holding it
     ),
     RuleProfile(
         name="oregon", target=63, deciding_threshold=None, min_bid=6, max_bid=15, dealer_forced_bid=None,

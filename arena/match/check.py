@@ -35,8 +35,10 @@ from ..engine import (
     RuleProfile,
     SuitBidChoice,
     cards_str,
+    deal_facts,
     parse_card,
     parse_suit,
+    profile_info,
 )
 from ..engine.cards import JOKER
 from ..engine.dealfile import FileDeal
@@ -121,9 +123,11 @@ def _situation(game: Game) -> str:
         return "extra_cards"
     if choice.kind == "play" and JOKER in getattr(choice, "cards", ()):  # the joker's text, JK, among the legal cards
         return "joker_play"
-    if choice.kind == "trump" and any(f and amount for _, amount, f in deal.bids):  # the dealer's forced bid
-        return "forced_bid_history"
-    if choice.kind == "trump" and deal.profile.widow:  # the maker has taken up its widow
+    if choice.kind == "trump":
+        bid = deal_facts(deal).dealer_bid
+        if bid is not None and bid[2]:  # the engine bid for the dealer: "forced" in the history
+            return "forced_bid_history"
+    if choice.kind == "trump" and profile_info(deal.profile).widow:  # the maker has taken up its widow
         return "trump_with_widow"
     if choice.kind == "bid" and getattr(choice, "can_pass", False) and len(getattr(choice, "amounts", ())) == 1:
         return "top_bid"
@@ -136,24 +140,22 @@ _MAX_SCAN = 5000
 
 def _expected_probes(profile: RuleProfile) -> set[str]:
     """Named probes the scan should find under ``profile`` (the hand-built one aside)."""
-    wanted = set(PROBES) - {"rob_after_reshuffle"}
+    info = profile_info(profile)  # what the rules can make, as the engine declares it
+    wanted = (set(PROBES) - {"rob_after_reshuffle"}) | (info.decision_kinds & {"discard"})
     # positions the rules never make: the scan need not look for them through every key
-    if profile.dealer_forced_bid is None or profile.forced_bid_any or profile.bid_suits:
-        wanted.discard("forced_bid_history")  # no forced dealer bid (the dealer chooses, or nobody must bid)
-    if profile.rob == "none":
+    if not info.forced_dealer_bid:
+        wanted.discard("forced_bid_history")  # the dealer chooses its bid, or nobody must bid
+    if "rob" not in info.decision_kinds:
         wanted.discard("rob")
-    if profile.bid_suits or profile.widow:
+    if "trump" not in info.decision_kinds or info.widow:
         wanted.discard("trump")  # the winning bid names it, or every trump decision is trump_with_widow
-    if profile.discard != "non_trumps" or profile.extra_trumps == "discard":
-        # chosen discards, or extra trumps shown and discarded (ru51: a rare hand); then no hand of
-        # more than six trumps plays its first card with extras under it
-        wanted.add("discard")
-        wanted.discard("extra_cards")
-    if profile.dark_bid is not None:
+    if not info.long_hands:
+        wanted.discard("extra_cards")  # no hand of more than six plays its first card with extras under it
+    if info.dark_bid:
         wanted.add("dark_bid")
-    if profile.widow:
+    if info.widow:
         wanted.add("trump_with_widow")
-    if profile.joker:
+    if info.joker:
         wanted.add("joker_play")
     return wanted
 

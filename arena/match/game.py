@@ -148,14 +148,19 @@ def play_game(
         answer = players[seat].decide(request)
         talk += clock() - c
         fault = answer.fault
+        broken = False  # the engine failed part-way through the bot's action: its state is not to be trusted
         if fault is None:
             try:
                 game.apply(answer.action)  # type: ignore[arg-type]
             except IllegalAction as e:
                 fault = Fault("illegal", str(e), request, answer.reply_text)
+            except Exception as e:  # noqa: BLE001 - whatever the bot's action set off is the bot's illegal move
+                fault = Fault("illegal", f"the action {answer.action!r} could not be applied"
+                              f" ({type(e).__name__}: {e}): legal is {choice.explain()}", request, answer.reply_text)
+                broken = True
         if fault is not None:
             strikes[seat] += 1
-            if settings.faults.mode == "substitute" and strikes[seat] <= settings.faults.strikes:
+            if not broken and settings.faults.mode == "substitute" and strikes[seat] <= settings.faults.strikes:
                 action = choice.sample(_substitute_rng(key, deal.index, decision_no))
                 faults.append(SeatFault(seat, players[seat].name, deal.index, decision_no, fault, str(action)))
                 game.apply(action)

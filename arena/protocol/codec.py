@@ -58,7 +58,10 @@ def choice_to_dict(choice: Choice) -> dict[str, Any]:
     if isinstance(choice, BidChoice):
         return {"pass": choice.can_pass, "bids": list(choice.amounts)}
     if isinstance(choice, RobChoice):
-        return {"take": choice.count, "from": cards_str(choice.candidates), "automatic": cards_str(choice.must_take)}
+        rob: dict[str, Any] = {"take": choice.count, "from": cards_str(choice.candidates), "automatic": cards_str(choice.must_take)}
+        if choice.or_all:  # california: or exactly every trump of the stock
+            rob["or_all"] = cards_str(choice.or_all)
+        return rob
     if isinstance(choice, TrumpChoice):
         suits = getattr(choice, "suits", None)  # a profile may allow fewer than four
         return {"suits": [SUITS[s] for s in suits] if suits is not None else list(SUITS)}

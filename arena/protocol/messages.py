@@ -154,6 +154,9 @@ class RobLegal(_Msg):
     take: int = Field(description="how many cards to take from 'from'")
     from_: list[str] = Field(alias="from", description="the cards to choose from")
     automatic: list[str] = Field(description="cards the dealer takes anyway (every trump)")
+    or_all: list[str] | None = Field(
+        None, description="under rob 'choose' (california), when the stock holds more trumps than the dealer needs: "
+        "the one other legal take, exactly these cards (every trump of the stock); absent otherwise")
 
 
 class DiscardLegal(_Msg):

@@ -265,7 +265,10 @@ class Sampler:
         self.plains = [c for c in f.deck if c not in seen and (t.power[c] < 0 or c in f.maybe or hidden)]
         self.credit_to_bidders = bool(param(f.profile, "defender_discards_to_bidders"))
         kept_trumps = param(f.profile, "discard") == "non_trumps"  # every kept card is a trump
-        long_all_trumps = kept_trumps and param(f.profile, "rob") == "take_trumps"
+        rob = param(f.profile, "rob")
+        # a long hand is all trumps: the fill and the rob stop at six (california's dealer who takes
+        # every trump of the stock takes nothing else)
+        long_all_trumps = kept_trumps and rob in ("take_trumps", "choose")
         hand_size = self.hand_size = int(param(f.profile, "hand_size"))
         dealt = sum(param(f.profile, "packets"))  # cards each seat was dealt (a second deal and a kitty are received)
         self.others = [s for s in range(4) if s != me]
@@ -303,11 +306,17 @@ class Sampler:
             if s in gone:
                 self.size[s] = self.must[s] = 0
         self.trump_ok = [s for s in self.others if f.trump not in f.voids[s]]
-        # Cards no seat was dealt (sixty-three with the joker: one, face down, no rob): sampled
-        # into a place of their own, which may hold a trump and shows no void.
+        # Cards no seat was dealt (sixty-three with the joker: one, face down, no rob), or that
+        # california's dealer left in the stock (seen by the dealer alone): sampled into a place
+        # of their own, which may hold a trump and shows no void.
         passes = dealt + int(param(f.profile, "second_deal")) + int(param(f.profile, "widow") or 0)
         left = len(f.deck) - 4 * passes - int(param(f.profile, "kitty"))
-        self.undealt = left if param(f.profile, "rob") == "none" else 0
+        if rob == "none":
+            self.undealt = left
+        elif rob == "choose" and me != view.get("dealer") and view.get("phase") in ("play", "done"):
+            self.undealt = max(0, left - sum(rc))  # (a reshuffle takes the whole stock: nothing left)
+        else:
+            self.undealt = 0
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         f = self.f
@@ -390,7 +399,8 @@ class Sampler:
         if self.credit_to_bidders:
             held = {c for h in hands for c in h} | f.played
             by: dict[int, int] = {}
-            for s in range(4):  # the engine's attribution: the last seat that laid the card away
+            dealer = int(view["dealer"])
+            for s in ((dealer + 1 + i) % 4 for i in range(4)):  # the engine's attribution: the dealer last (12.1)
                 for c in f.laid[s]:
                     by[c] = s
             b = f.bidder_side

@@ -105,13 +105,23 @@ def test_california_bids_from_the_dealers_right_anticlockwise_dealer_last():
     assert deal.maker == 1 and deal.high == 7 and deal.phase == "trump"
 
 
-def test_louisiana_dealer_is_forced_at_six_below_the_minimum_bid():
-    deal, _ = make_deal(build_deck(2, {}), dealer=2, profile=get_profile("louisiana"))
+@pytest.mark.parametrize("name", ["louisiana", "louisiana-dark"])
+def test_louisiana_dealer_after_three_passes_may_bid_six_besides_its_ordinary_bids(name):
+    """seeds/004: "if nobody bids, the dealer is allowed to bid 6": an extra bid below the
+    minimum of 7, not the dealer's only option (it was forced at 6)."""
+    deal, _ = make_deal(build_deck(2, {}), dealer=2, profile=get_profile(name))
+    while deal.phase == "dark":
+        deal.apply(PASS)
     choice = deal.choice
     assert choice.amounts[0] == 7  # the first seat may not bid 6
     for _ in range(3):
         deal.apply(PASS)
-    assert deal.bids[-1] == (2, 6, True) and deal.maker == 2 and deal.phase == "trump"
+    choice = deal.choice
+    assert deal.to_act == 2 and not choice.can_pass and choice.amounts == tuple(range(6, 15))
+    with pytest.raises(IllegalAction):
+        deal.apply(PASS)
+    deal.apply(Bid(9))
+    assert deal.bids[-1] == (2, 9, False) and deal.maker == 2 and deal.phase == "trump"
 
 
 def test_chicago_dealer_must_bid_but_chooses_the_amount():
@@ -502,8 +512,8 @@ def test_conformance_catches_points_that_do_not_add_up(monkeypatch):
 # -- records --------------------------------------------------------------------------
 
 
-def _random_record(name: str, key: str = "rec") -> dict:
-    g = Game(get_profile(name), key=key, max_deals=4)
+def _random_record(name: str | RuleProfile, key: str = "rec") -> dict:
+    g = Game(name if isinstance(name, RuleProfile) else get_profile(name), key=key, max_deals=4)
     rng = random.Random(key)
     while not g.over:
         ch = g.choice
@@ -514,7 +524,9 @@ def _random_record(name: str, key: str = "rec") -> dict:
 def test_record_version_three_only_where_a_later_field_is_used():
     from arena.engine import load_record
 
-    assert _random_record("louisiana")["version"] == 2  # its changes are all in the first twelve fields
+    # south-east louisiana (a forced 7): its changes are all in the first twelve fields
+    assert _random_record(variant("louisiana", name="louisiana-se", dealer_forced_bid=7, forced_bid_any=False))["version"] == 2
+    assert _random_record("louisiana")["version"] == 3  # forced_bid_any, a later field
     rec = _random_record("foster1897")
     assert rec["version"] == 3 and rec["profile"]["discard"] == "choose"
     assert any(e["type"] == "discard" for d in rec["deals"] for e in d["events"])
@@ -817,8 +829,8 @@ def test_four_seats_declining_in_the_dark_deal_the_cards_and_bid_as_louisiana():
     assert _asked_order(deal, [None, None, None, None]) == [0, 1, 2, 3]
     assert deal.phase == "bid" and deal.to_act == 0 and all(len(h) == 9 for h in deal.hands)
     assert deal.dark == [(0, 0), (1, 0), (2, 0), (3, 0)]
-    _asked_order(deal, [None, None, None])
-    assert deal.bids[-1] == (3, 6, True) and not deal.in_dark  # the dealer's forced 6, as louisiana
+    _asked_order(deal, [None, None, None, 6])
+    assert deal.bids[-1] == (3, 6, False) and not deal.in_dark  # the dealer's 6 (or more), as louisiana
 
 
 def test_a_dark_deal_is_marked_in_its_record_and_replays():
@@ -873,3 +885,134 @@ def test_a_widow_is_hidden_until_its_seat_has_bid_and_hands_are_not_filled():
 def test_widow_and_dark_bid_combinations_are_refused_naming_the_field(changes, field):
     with pytest.raises(ValueError, match=f"Value error, {field}[ :]"):  # the message, not the echoed input
         RuleProfile(**changes)
+
+
+class OrderedReshuffle(ScriptSource):
+    """Reshuffles put the pile in card order, ``last`` at the bottom."""
+
+    def __init__(self, deck, dealer, last):
+        super().__init__([deck], dealer)
+        self.last = set(last)
+
+    def reshuffle(self, k, j, pile):
+        return sorted(pile, key=lambda x: (x in self.last, x))
+
+
+@pytest.mark.parametrize("name", ["foster1897", "bicycle", "chicago1890"])
+def test_a_trump_a_bidder_discarded_and_the_dealers_free_rob_left_counts_as_the_dealers(name):
+    """12.1: a trump left by a free rob counts as laid away by the dealer, also one another
+    seat discarded that a reshuffle (5.3) brought back into the stock. Here a bidder throws
+    every point trump, the fill runs out, the reshuffled pile keeps them, and the dealer
+    (a defender) leaves them: all 14 points are the bidders' (they were credited to the
+    bidder by its seat number and counted for nobody)."""
+    hands = {
+        1: "6C 7C 8C 9C TC JC QC KC AC",
+        2: "2S 3S 4S 5S 6S 7S 8S 9S TS",
+        3: "AH JH TH 5H 5D 2H 2C 3C 4C",
+        0: "JS QS KS AS 2D 3D 4D 6D 7D",
+    }
+    points = cs("AH JH TH 5H 5D 2H")
+    source = OrderedReshuffle(build_deck(0, hands, "8D 9D TD JD QD KD AD KH QH 9H 8H 7H 6H 4H 3H 5C"), 0, points)
+    deal = Deal(get_profile(name), 0, 0, (0, 0), source)
+    deal.apply(Bid(1))  # seat 1: side 1 bids
+    for _ in range(3):
+        deal.apply(PASS)
+    deal.apply(NameTrump(2))
+    for seat in (1, 2, 3):
+        deal.apply(Discard(tuple(deal.hands[seat])))  # everything
+    deal.apply(Discard(tuple(cs("2D 3D 4D"))))  # the dealer keeps six: its rob takes nothing
+    assert deal.reshuffles == 1 and deal.phase == "play"
+    assert set(points) <= set(deal.shown[0])  # left in the stock, laid face up by the dealer
+    laid = {card: seat for seat, card in deal.out}
+    assert all(laid[x] == 0 for x in points)
+    rng = random.Random(5)
+    while not deal.done:
+        deal.apply(deal.choice.sample(rng))
+    assert deal.points == (0, 14) and deal.lost == 0
+
+
+@pytest.mark.parametrize("name", ["sixty-three", "sixty-three-joker", "eighty-three", "eighty-three-joker"])
+def test_sixty_three_low_goes_to_the_trick_that_captures_it(name):
+    """seeds/004: "all points go to the winners of the tricks holding the cards", and
+    Sixty-three states no exception for the 2 (Louisiana and California do)."""
+    assert get_profile(name).low_goes_to == "capturer"
+    checked = 0
+    for key in range(200):
+        game = Game(get_profile(name), key=f"low-{key}")
+        rng = random.Random(key)
+        while len(game.deals) == 1 and not game.over:
+            game.apply(game.choice.sample(rng))
+        deal = game.deals[0]
+        if deal.redeal or deal.low_holder is None:
+            continue
+        low = deal.profile.low_card(deal.trump)
+        (winner,) = [t.winner for t in deal.tricks for _, top, under in t.plays if low in (top, *under)]
+        if winner % 2 != deal.low_holder % 2:  # captured from the other side: its point moves
+            rerun = Game(variant(name, low_goes_to="holder"), key=f"low-{key}")
+            rng = random.Random(key)
+            while len(rerun.deals) == 1 and not rerun.over:
+                rerun.apply(rerun.choice.sample(rng))
+            held = rerun.deals[0].points
+            gained = [deal.points[s] - held[s] for s in (0, 1)]
+            assert gained[winner % 2] == 1 and gained[deal.low_holder % 2] == -1
+            checked += 1
+            if checked == 3:
+                break
+    assert checked == 3
+
+
+# -- california's rob: the cards it needs, or every trump ----------------------------------------
+
+CALIFORNIA_HANDS = {
+    0: "2H 3H 4H 6H 7H 2C 3C 4C 6C",
+    1: "AH KH QH 7C 8C 9C TC JC QC",
+    2: "JH KC AC 2S 3S 4S 6S 7S 8S",
+    3: "8H 9H 9S TS JS QS KS AS 2D",
+}
+CALIFORNIA_STOCK = "3D 4D 6D 7D 8D 9D TD JD QD KD AD 5C TH 5H 5D 5S"
+
+
+def _california_rob() -> Deal:
+    """The dealer (five trumps) needs one card; the fill leaves TH 5H 5D 5S: three trumps."""
+    deal, _ = make_deal(build_deck(0, CALIFORNIA_HANDS, CALIFORNIA_STOCK), dealer=0, profile=get_profile("california"))
+    for action in (PASS, PASS, Bid(6), PASS, NameTrump(2)):  # from the dealer's right: 3, 2, 1 bids 6, 0
+        deal.apply(action)
+    return deal
+
+
+def test_california_dealer_chooses_the_cards_it_needs_and_may_leave_trumps():
+    """seeds/004: the dealer "chooses the cards it needs to bring its hand to 6" and "may
+    take them all" when more trumps are left (Monterey's dealer "must"): it was made to take
+    every trump. A trump it leaves stays face down, out of play: its points count for nobody."""
+    deal = _california_rob()
+    choice = deal.choice
+    assert choice.kind == "rob" and choice.must_take == () and choice.count == 1
+    assert set(cards_str(choice.candidates)) == {"TH", "5H", "5D", "5S"}
+    assert set(cards_str(choice.or_all)) == {"TH", "5H", "5D"}
+    with pytest.raises(IllegalAction):
+        deal.apply(Rob(tuple(cs("TH 5H"))))  # neither the one card it needs nor every trump
+    deal.apply(Rob(tuple(cs("5S"))))  # a plain card: the three trumps stay in the stock
+    assert deal.phase == "play" and len(deal.hands[0]) == 6
+    assert set(cards_str(deal.stock)) == {"TH", "5H", "5D"}
+    rng = random.Random(1)
+    while not deal.done:
+        deal.apply(deal.choice.sample(rng))
+    assert deal.lost == 11 and sum(deal.points) == 16 - 11  # Game 1 and both pedros, for nobody
+    for seat in (1, 2, 3):  # face down: no other seat sees them
+        from arena.engine.view import deal_view
+
+        assert not set(cs("TH 5H 5D")) & deal_view(deal, seat).cards_named()
+
+
+def test_california_dealer_may_take_every_trump_and_plays_the_extras_under():
+    deal = _california_rob()
+    deal.apply(Rob(tuple(cs("5D TH 5H"))))  # any order: a rob is a set
+    assert len(deal.hands[0]) == 8 and deal.stock == [c("5S")]
+    rng = random.Random(2)
+    while deal.to_act != 0:
+        deal.apply(deal.choice.sample(rng))
+    first = deal.choice
+    assert first.kind == "play" and first.under_count == 2  # down to five after the first trick (rules 6.5)
+    while not deal.done:
+        deal.apply(deal.choice.sample(rng))
+    assert deal.lost == 0 and sum(deal.points) == 16

@@ -43,3 +43,28 @@ def test_a_bot_whose_sandbox_resists_cleanup_forfeits_and_the_block_is_scored() 
         assert kinds == {("messy", "sandbox")}
         assert "nested folders" in game.faults[0].fault.message
     assert result.score_a() == 2.0  # scored for the clean side, not voided as a harness failure
+
+
+def test_any_exception_while_applying_a_bots_action_is_its_illegal_move(monkeypatch) -> None:
+    """Should the engine ever fail part-way through a bot's action (a bug the bot found),
+    the bot is blamed with the evidence and forfeits (its deal cannot be trusted to go on,
+    so nothing is substituted), and the block is scored, never voided."""
+    from arena.engine import Deal
+
+    real = Deal._do
+
+    def flaky(self: Deal, seat: int, action: Any, forced: bool) -> None:
+        if seat == 1 and not forced:
+            raise KeyError("engine bug")
+        real(self, seat, action, forced)
+
+    monkeypatch.setattr(Deal, "_do", flaky)
+    clean = entry("clean")
+    settings = MatchSettings.model_validate({"format": "deals", "deals": 2, "faults": {"mode": "substitute", "strikes": 5}})
+    result = play_block((clean, clean), (clean, clean), 0, "blame", settings, lambda e, seed: Messy(e.name, False))
+    for game in result.games:
+        (f,) = game.faults
+        assert game.end == "forfeit" and game.forfeit_by == f.seat == 1 and f.substituted is None
+        assert f.fault.kind == "illegal" and "KeyError" in f.fault.message and "engine bug" in f.fault.message
+        assert f.fault.request is not None and f.fault.request["kind"] == "bid"
+    assert result.score_a() == 1.0  # one game to each side: scored, not a harness failure

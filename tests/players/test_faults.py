@@ -36,6 +36,7 @@ def game_with(bad, good, st: MatchSettings, key: str = "fault-key"):
         ("malformed", "malformed", "not valid JSON"),
         ("wrong_id", "protocol", "does not answer request"),
         ("illegal", "illegal", "legal is"),
+        ("suited_bid", "illegal", "legal is"),  # a bid naming a suit where bids name none (issue 26, finding 4)
         ("flood", "protocol", "exceeds limit"),
         ("bad_version", "protocol", "speaks versions [1]"),
         ("no_hello", "timeout", "start-up allowance"),
@@ -92,6 +93,39 @@ def test_a_faulty_block_does_not_harm_the_other_game(first_bot):
     assert [g.end for g in res.games] == ["forfeit", "forfeit"]
     # partnership B wins both halves, whichever seats it had
     assert res.score_a() == 0.0
+
+
+def test_a_bot_bidding_with_a_suit_forfeits_its_games_and_the_block_is_scored(first_bot):
+    """``{"type":"bid","amount":7,"suit":"C"}`` under pagat62 used to raise AttributeError
+    in the engine and void the block as a harness failure; it is the bot's illegal move."""
+    st = settings()
+    bad = hostile("suited_bid", 1)
+    res = play_block((bad, bad), (first_bot, first_bot), 0, "b0", st, factory(st))
+    assert [g.end for g in res.games] == ["forfeit", "forfeit"]
+    for g in res.games:
+        (f,) = g.faults
+        assert f.bot == "hostile" and f.fault.kind == "illegal"
+        assert '"suit": "C"' in f.fault.reply and f.fault.request["kind"] == "bid"  # the evidence: what was sent, and asked
+    assert res.score_a() == 0.0
+
+
+def test_check_bot_reports_a_suited_bid_as_a_fault_not_a_crash(tmp_path, capsys):
+    """check-bot on that bot: exit 1 with the illegal move named (it used to crash with exit 3),
+    in the probes and in the full games."""
+    import json
+    import shutil
+
+    from arena.commands import main
+
+    from ..testbots import TESTBOT
+
+    shutil.copy(TESTBOT / "bot.py", tmp_path / "bot.py")
+    (tmp_path / "bot.yaml").write_text('name: suited\ncommand: ["{python}", "bot.py"]\nenv: {MODE: suited_bid, AT: "1"}\n')
+    assert main(["check-bot", str(tmp_path), "--sandbox", "none", "--games", "1", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert not out["ok"] and {v["kind"] for v in out["violations"]} == {"illegal"}
+    wheres = [v["where"] for v in out["violations"]]
+    assert "probe bid" in wheres and any(w.startswith("game ") for w in wheres)
 
 
 def test_harness_failure_is_not_a_bot_fault(first_bot):

@@ -89,6 +89,8 @@ def is_legal(action: dict[str, Any], legal: dict[str, Any], kind: str) -> bool:
         take = action.get("take") if t == "rob" else None
         if not isinstance(take, list):
             return False
+        if legal.get("or_all") and sorted(take) == sorted(legal["or_all"]) and len(set(take)) == len(take):
+            return True  # california: every trump of the stock instead
         return len(take) == legal["take"] and len(set(take)) == len(take) and all(c in legal["from"] for c in take)
     if kind == "discard":
         cards = action.get("cards") if t == "discard" else None

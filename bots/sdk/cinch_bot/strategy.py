@@ -239,7 +239,9 @@ class Facts:
     ``outside_trumps`` are trumps not in the hand, not yet played and not laid
     away: every trump out of play is face up (discards of profiles that show
     them, extra trumps, trumps a robbing dealer leaves), so these are the
-    trumps the other seats hold. ``voids[s]`` are suits seat ``s`` showed out
+    trumps the other seats hold, but under ``rob: choose`` (california),
+    where the dealer may leave trumps face down in the stock: the dealer
+    knows them (``out``), the others do not. ``voids[s]`` are suits seat ``s`` showed out
     of. ``laid[s]`` are the cards seat ``s`` laid away as far as this seat
     knows; ``out`` those surely out of play, ``maybe`` those a reshuffled pile
     may have brought back. ``tables`` (``tables_for(profile)``) give the
@@ -301,6 +303,11 @@ class Facts:
         robbed = param(profile, "rob_from") == "stock_and_discards" and self.seat != view.get("dealer")
         back = pile & laid if view.get("reshuffles", 0) > 0 or robbed else set()
         self.out: set[int] = laid - back  # surely out of play
+        if param(profile, "rob") == "choose" and view.get("rob_stock"):  # what this dealer left in the stock
+            taken = {card_index(c) for c in view.get("rob_taken") or ()}
+            left = {card_index(c) for c in view["rob_stock"]} - taken - mine - self.played
+            self.out |= left
+            laid = laid | left
         self.maybe: set[int] = back  # laid away, possibly back in a hand
         self.deck = deck_of(profile)  # the cards in play this game (lipton: 32)
         self.outside_trumps = [c for c in t.trumps

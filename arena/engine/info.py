@@ -1,0 +1,162 @@
+"""What a profile's rules can produce, and the facts of one deal, declared once.
+
+As OpenSpiel's GameType and GameInfo do for its games, the engine says per
+profile which decision kinds and mechanisms it has, its point cards and the
+longest possible deal; and per deal the facts that others (check-bot's
+probes, the site's statistics, the text replay, the tests) would otherwise
+re-derive from raw events: the dealer's bid after three passes, who captured
+each point card, the cards out of play and who laid them away, whether the
+stock was rebuilt. docs/rules.md section 13 describes both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .cards import Card
+from .deal import Deal
+from .profile import RuleProfile
+
+DECISION_KINDS = ("bid", "trump", "discard", "rob", "play")
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileInfo:
+    """The decision kinds and mechanisms of one profile (``profile_info``)."""
+
+    name: str
+    players: int
+    decision_kinds: frozenset[str]  # of DECISION_KINDS: the kinds a seat can be asked under the profile
+    dark_bid: bool  # a round of bids in the dark before the cards are dealt
+    suited_bids: bool  # each bid names its trump: no trump decision
+    dealer_must_bid: bool  # after three passes the dealer may not pass
+    forced_dealer_bid: bool  # ... and has one amount: the engine bids it (``forced`` in the record)
+    redeal: bool  # four passes void the deal
+    widow: bool  # face-down cards each seat takes up after its bid; no fill
+    kitty: bool  # cards for the maker only
+    joker: bool  # a 53rd card, the lowest trump
+    rob: str  # "take_trumps", "free", "choose" or "none" (RuleProfile.rob)
+    discard: str  # "non_trumps", "choose", "to_hand_size" or "keep" (RuleProfile.discard)
+    extra_trumps_shown: bool  # trumps beyond a full hand are shown and discarded (a discard decision)
+    long_hands: bool  # a hand of more than hand_size cards plays its extras under its first card
+    sit_out: bool  # a seat can sit out tricks (play other than "follow")
+    reshuffle: bool  # the stock can run out during the fill or the rob: the discards are reshuffled
+    cards_out_of_play: bool  # a card can be in no hand when play begins, its points then lost or credited
+    point_cards: tuple[tuple[str, int], ...]  # (PointValues field, value) of every card that scores
+    deal_points: int
+    max_deal_actions: int  # no deal has more action events than this (forced ones included)
+
+    def max_game_actions(self, max_deals: int) -> int:
+        """No game of at most ``max_deals`` deals has more action events than this."""
+        return self.max_deal_actions * max_deals
+
+
+def _max_bids(p: RuleProfile) -> int:
+    """The most bid events an auction can have."""
+    if p.auction == "once_around":
+        return 4
+    lowest = min(x for x in (p.min_bid, p.dealer_forced_bid, p.dealer_low_bid) if x is not None)
+    amounts = p.max_bid - lowest + 1
+    if p.auction == "until_three_pass":  # every bid raises the last; each seat passes once
+        return amounts + 4
+    keys = amounts * (4 if p.bid_suits else 1)  # open: at most two passes between raises, three to end
+    return 3 * keys + 4
+
+
+@lru_cache(maxsize=256)
+def profile_info(profile: RuleProfile) -> ProfileInfo:
+    """What ``profile``'s rules can produce, read from its parameters once."""
+    p = profile
+    chosen = p.discard != "non_trumps" or p.extra_trumps == "discard"
+    kinds = {"bid", "play"}
+    if not p.bid_suits:
+        kinds.add("trump")
+    if chosen:
+        kinds.add("discard")
+    if p.rob != "none":
+        kinds.add("rob")
+    forced = p.dealer_forced_bid is not None and not p.forced_bid_any and not p.bid_suits
+    points = tuple((name, v) for name, v in p.points.model_dump().items() if v)
+    actions = (4 if p.dark_bid is not None else 0) + _max_bids(p) + 1 + 4 + (p.rob != "none") + 4 * p.hand_size
+    return ProfileInfo(
+        name=p.name,
+        players=p.players,
+        decision_kinds=frozenset(kinds),
+        dark_bid=p.dark_bid is not None,
+        suited_bids=p.bid_suits,
+        dealer_must_bid=p.dealer_forced_bid is not None,
+        forced_dealer_bid=forced,
+        redeal=p.dealer_forced_bid is None,
+        widow=p.widow > 0,
+        kitty=p.kitty > 0,
+        joker=p.joker,
+        rob=p.rob,
+        discard=p.discard,
+        extra_trumps_shown=p.extra_trumps == "discard",
+        long_hands=not chosen,
+        sit_out=p.play != "follow",
+        reshuffle=p.rob != "none" and not p.widow and p.discard in ("non_trumps", "choose"),
+        cards_out_of_play=p.may_lose_points,
+        point_cards=points,
+        deal_points=p.deal_points,
+        max_deal_actions=actions,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PointCapture:
+    """Where one point card's points went."""
+
+    card: Card
+    points: int
+    trick: int  # index of the trick it was played to; -1: out of play
+    seat: int  # the trick's winner; out of play: the seat that laid it away (-1: never dealt)
+    side: int | None  # the side credited (Low to its holder's side where the profile says so); None: nobody
+
+
+@dataclass(frozen=True, slots=True)
+class DealFacts:
+    """The facts of one deal that others would re-derive from its events."""
+
+    dealer_bid: tuple[int, int, bool] | None  # (seat, amount, forced): the dealer's bid after three passes where it must bid
+    captures: tuple[PointCapture, ...]  # every point card of the trump, once the deal is scored
+    out_of_play: tuple[tuple[Card, int], ...]  # (card, laid away by seat or -1) once play has begun
+    rebuilt: tuple[str, ...]  # "fill" or "rob" per reshuffle of the discards into the stock, in order
+
+    def side_points(self) -> tuple[int, int]:
+        """The points each side is credited by ``captures`` (the deal's points when scored)."""
+        pts = [0, 0]
+        for c in self.captures:
+            if c.side is not None:
+                pts[c.side] += c.points
+        return (pts[0], pts[1])
+
+
+def deal_facts(deal: Deal) -> DealFacts:
+    """The facts of ``deal`` so far (captures only once it is scored)."""
+    p = deal.profile
+    dealer_bid = None
+    if p.dealer_forced_bid is not None and len(deal.bids) >= 4 and deal.bids[3][0] == deal.dealer:
+        if not any(a for _, a, _ in deal.bids[:3]) and deal.bids[3][1]:
+            s, amount, forced = deal.bids[3]
+            dealer_bid = (s, amount, forced)
+    captures: list[PointCapture] = []
+    if deal.points is not None and deal.trump is not None and deal.maker is not None:
+        table = p.point_table(deal.trump)
+        low = p.low_card(deal.trump)
+        bidders = deal.maker % 2
+        for i, trick in enumerate(deal.tricks):
+            assert trick.winner is not None
+            for _, top, under in trick.plays:
+                for c in (top, *under):
+                    if table[c]:
+                        holder = low == c and p.low_goes_to == "holder" and deal.low_holder is not None
+                        side = deal.low_holder % 2 if holder else trick.winner % 2  # type: ignore[operator]
+                        captures.append(PointCapture(c, table[c], i, trick.winner, side))
+        for s, c in deal.out:
+            if table[c]:
+                to_bidders = p.defender_discards_to_bidders and s >= 0 and s % 2 != bidders
+                captures.append(PointCapture(c, table[c], -1, s, bidders if to_bidders else None))
+    rebuilt = tuple(str(ev[3]) for ev in deal.events if ev[0] == "reshuffle")
+    return DealFacts(dealer_bid, tuple(captures), tuple((c, s) for s, c in deal.out), rebuilt)

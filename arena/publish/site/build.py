@@ -6,7 +6,7 @@ Layout of ``out``::
     bots/<bot>.html          one page per bot
     matchups/<a>--<b>.html   the games behind each crosstable cell
     games/<id>.html          one small page per game, with the replay viewer
-    records/<id>.js          the game's record, loaded by its page on demand
+    replays/<id>.js          what the viewer shows of the game (the engine's frames), loaded on demand
     viewer.html              open a record file from disk
     site.css, viewer.js      the assets (shipped in the package)
 
@@ -28,6 +28,7 @@ from ...results import ResultsError
 from ..rate import PublishError
 from . import pages
 from .collect import Competition, load_competition
+from .frames import viewer_data
 from .model import SiteModel, build_model
 
 ASSETS = ("site.css", "viewer.js")
@@ -75,7 +76,7 @@ class _Writer:
         self.written += 1
 
     def prune(self) -> None:
-        for sub in ("bots", "games", "matchups", "records"):
+        for sub in ("bots", "games", "matchups", "records", "replays"):
             d = self.out / sub
             if d.is_dir():
                 for f in d.iterdir():
@@ -107,7 +108,9 @@ def write_site(m: SiteModel, out: Path) -> SiteBuild:
         w.put(f"matchups/{pages.matchup_name(m, a, b)}", pages.matchup_page(m, a, b, refs))
     for ref in m.comp.games:
         w.put(f"games/{ref.id}.html", pages.game_page(m, ref))
-        w.put(f"records/{ref.id}.js", pages.record_js(ref, m.comp.lines[ref.line]))
+        g = m.game_line(ref)
+        w.put(f"replays/{ref.id}.js", pages.replay_js(viewer_data(
+            g.get("record") or {}, id=ref.id, names=ref.bots, twin=ref.twin, forfeit_by=g.get("forfeit_by"))))
     w.prune()
     return SiteBuild(out, m, len(w.names), w.written, w.largest)
 

@@ -56,7 +56,7 @@ def diff(old: Any, new: Any) -> Any:
     it with ``v``, ``[k, tail]`` keeps the first ``k`` items of a list and
     appends ``tail``. ``apply_patch`` (and the viewer's ``patch``) undo it.
     """
-    if old == new:
+    if old is new or old == new:
         return _SAME
     if isinstance(old, dict) and isinstance(new, dict):
         out: dict[str, Any] = {}
@@ -245,9 +245,12 @@ def _sitting(deal: Deal) -> list[int]:
     return []
 
 
-def _frame(deal: Deal, previous: list[dict[str, Any]], summaries: list[Any], name: _Namer) -> dict[str, Any]:
-    prev_views = tuple(summaries)
-    views = [deal_view(deal, s, prev_views).to_dict() for s in range(4)]
+def _frame(deal: Deal, previous: list[dict[str, Any]], before: list[dict[str, Any]], name: _Namer) -> dict[str, Any]:
+    """The frame of ``deal`` now; ``previous``: the deals played before it as the views list them
+    (``before``: the same plus the deal itself once done)."""
+    views = [deal_view(deal, s).to_dict() for s in range(4)]
+    for v in views:  # the earlier deals' outcomes, as Game.view gives them (one list shared by the four views)
+        v["previous"] = previous
     shared = {k: v for k, v in views[0].items() if k not in ("seat", "partner") and all(w[k] == v for w in views[1:])}
     seats = [{k: v for k, v in w.items() if k not in shared} for w in views]
     done = deal.done
@@ -262,7 +265,7 @@ def _frame(deal: Deal, previous: list[dict[str, Any]], summaries: list[Any], nam
         "sitting": _sitting(deal),
         "redeal": deal.redeal,
         "in_dark": deal.in_dark,
-        "deals": previous + ([_summary(deal)] if done else []),
+        "deals": before,
         "info": _info(deal, name),
         "result": _result(deal) if done else None,
     }
@@ -414,22 +417,22 @@ def replay_steps(record: dict[str, Any], names: Sequence[str] = ()) -> Replayed:
     game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
     out.game = game
     name = _Namer(names)
-    summaries: list[Any] = []
     done: list[dict[str, Any]] = []
     at = {"deal": 0, "events": 0, "phase": ""}
     plays: list[int] = [0]  # plays of the current deal before this step
+    previous: list[list[dict[str, Any]]] = [[]]  # the deals before the current one (one list while it lasts)
 
     def snap() -> None:
         first = at["deal"]
         for k in range(first, len(game.deals)):
             deal = game.deals[k]
-            while len(summaries) < k:
-                summaries.append(summarize(game.deals[len(summaries)]))
-                done.append(_summary(game.deals[len(done)]))
+            if len(done) < k:
+                done.extend(_summary(game.deals[j]) for j in range(len(done), k))
+                previous[:] = [done[:k]]
             if k != first or not at["phase"]:
                 at.update(events=0, phase="")
                 plays[0] = 0
-            frame = _frame(deal, list(done), summaries, name)
+            frame = _frame(deal, previous[0], previous[0] + [_summary(deal)] if deal.done else previous[0], name)
             frame["text"] = _describe(deal, _events(deal, at["events"]), at["events"] == 0, name, at["phase"], plays)
             out.steps.append(_Step(k, len(deal.events), frame))
             at.update(deal=k, events=len(deal.events), phase=deal.phase)

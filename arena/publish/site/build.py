@@ -6,7 +6,8 @@ Layout of ``out``::
     bots/<bot>.html          one page per bot
     matchups/<a>--<b>.html   the games behind each crosstable cell
     games/<id>.html          one small page per game, with the replay viewer
-    replays/<id>.js          what the viewer shows of the game (the engine's frames), loaded on demand
+    replays/<id>.js          what the viewer shows of the game (the engine's frames), loaded on demand;
+                             a rebuild keeps those whose record and code are unchanged
     viewer.html              open a record file from disk
     site.css, viewer.js      the assets (shipped in the package)
 
@@ -18,6 +19,8 @@ write (a renamed bot) are removed, so the folder is exactly the site.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass
 from importlib import resources
@@ -75,6 +78,18 @@ class _Writer:
         tmp.replace(p)
         self.written += 1
 
+    def keep(self, rel: str, head: str) -> bool:
+        """Keep the file a previous build wrote if it starts with ``head`` (the digest of what made it)."""
+        p = self.out / rel
+        try:
+            with p.open("rb") as f:
+                same = f.read(len(head.encode())) == head.encode()
+        except OSError:
+            return False
+        if same:
+            self.names.add(rel)
+        return same
+
     def prune(self) -> None:
         for sub in ("bots", "games", "matchups", "records", "replays"):
             d = self.out / sub
@@ -92,6 +107,18 @@ def _check_out(out: Path) -> None:
         raise PublishError(f"{out}: the folder is not empty and holds no site; give --out an empty or new folder")
 
 
+def _frames_code() -> str:
+    """A digest of the code the viewer's frames come from (the engine and ``frames``): a frames file
+    another version of it wrote is written again."""
+    h = hashlib.blake2b(digest_size=12)
+    root = resources.files("arena")
+    for sub in ("engine", "publish/site"):
+        for f in sorted(root.joinpath(sub).iterdir(), key=lambda x: x.name):
+            if f.name.endswith(".py"):
+                h.update(f.name.encode() + f.read_bytes())
+    return h.hexdigest()
+
+
 def write_site(m: SiteModel, out: Path) -> SiteBuild:
     _check_out(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -106,11 +133,15 @@ def write_site(m: SiteModel, out: Path) -> SiteBuild:
         w.put(f"bots/{m.slugs[bot]}.html", pages.bot_page(m, bot))
     for (a, b) in sorted(m.matrix):
         w.put(f"matchups/{pages.matchup_name(m, a, b)}", pages.matchup_page(m, a, b, refs))
+    code = _frames_code()
     for ref in m.comp.games:
         w.put(f"games/{ref.id}.html", pages.game_page(m, ref))
         g = m.game_line(ref)
-        w.put(f"replays/{ref.id}.js", pages.replay_js(viewer_data(
-            g.get("record") or {}, id=ref.id, names=ref.bots, twin=ref.twin, forfeit_by=g.get("forfeit_by"))))
+        args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.get("forfeit_by")}
+        key = hashlib.blake2b(json.dumps([code, g.get("record"), args], sort_keys=True).encode(), digest_size=12).hexdigest()
+        rel = f"replays/{ref.id}.js"
+        if not w.keep(rel, f"// {key}\n"):  # the engine's frames take most of a build: a rebuild reuses them
+            w.put(rel, f"// {key}\n" + pages.replay_js(viewer_data(g.get("record") or {}, **args)))
     w.prune()
     return SiteBuild(out, m, len(w.names), w.written, w.largest)
 

@@ -22,6 +22,7 @@ one before (``diff``): most of a frame is the same as the last.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from pathlib import Path
@@ -56,33 +57,39 @@ def diff(old: Any, new: Any) -> Any:
     it with ``v``, ``[k, tail]`` keeps the first ``k`` items of a list and
     appends ``tail``. ``apply_patch`` (and the viewer's ``patch``) undo it.
     """
-    if old is new or old == new:
+    if old is new:
         return _SAME
-    if isinstance(old, dict) and isinstance(new, dict):
+    if type(old) is dict and type(new) is dict:
         out: dict[str, Any] = {}
         for k, v in new.items():
             if k not in old:
                 out[k] = [v]
-            else:
-                d = diff(old[k], v)
-                if d is not _SAME:
-                    out[k] = d
+                continue
+            o = old[k]
+            if o is v or o == v:
+                continue
+            out[k] = diff(o, v)
         for k in old:
             if k not in new:
                 out[k] = []
-        return out
-    if isinstance(old, list) and isinstance(new, list):
-        if old and len(old) <= len(new):  # items patched in place, any new ones appended ("+")
-            out = {str(i): d for i, (a, b) in enumerate(zip(old, new)) if (d := diff(a, b)) is not _SAME}
-            if len(new) > len(old):
-                out["+"] = new[len(old):]
-            return out
+        return out if out else _SAME
+    if type(old) is list and type(new) is list:
+        n = len(old)
+        if n and n <= len(new):  # items patched in place, any new ones appended ("+")
+            out = {}
+            for i in range(n):
+                o, v = old[i], new[i]
+                if o is not v and o != v:
+                    out[str(i)] = diff(o, v)
+            if len(new) > n:
+                out["+"] = new[n:]
+            return out if out else _SAME
         k = 0
-        while k < len(old) and k < len(new) and old[k] == new[k]:
+        while k < n and k < len(new) and old[k] == new[k]:
             k += 1
         if k:
             return [k, new[k:]]
-    return [new]
+    return _SAME if old == new else [new]
 
 
 def apply_patch(old: Any, p: Any) -> Any:
@@ -206,6 +213,19 @@ class _Step:
 
 
 @dataclass
+class _Cursor:
+    """Where the last frame stood: its deal, the deal's events and phase then, the cards played so far,
+    and the finished deals (in view form; ``previous``: those before the current deal, one shared list)."""
+
+    deal: int = 0
+    events: int = 0
+    phase: str = ""
+    plays: list[int] = field(default_factory=lambda: [0])
+    done: list[dict[str, Any]] = field(default_factory=list)
+    previous: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
 class Replayed:
     """A record replayed step by step: the game (None if the record does not load) and its frames."""
 
@@ -251,7 +271,8 @@ def _frame(deal: Deal, previous: list[dict[str, Any]], before: list[dict[str, An
     views = [deal_view(deal, s).to_dict() for s in range(4)]
     for v in views:  # the earlier deals' outcomes, as Game.view gives them (one list shared by the four views)
         v["previous"] = previous
-    shared = {k: v for k, v in views[0].items() if k not in ("seat", "partner") and all(w[k] == v for w in views[1:])}
+    v1, v2, v3 = views[1], views[2], views[3]
+    shared = {k: v for k, v in views[0].items() if v == v1[k] and v == v2[k] and v == v3[k] and k != "seat" and k != "partner"}
     seats = [{k: v for k, v in w.items() if k not in shared} for w in views]
     done = deal.done
     trump = deal.trump
@@ -417,25 +438,21 @@ def replay_steps(record: dict[str, Any], names: Sequence[str] = ()) -> Replayed:
     game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
     out.game = game
     name = _Namer(names)
-    done: list[dict[str, Any]] = []
-    at = {"deal": 0, "events": 0, "phase": ""}
-    plays: list[int] = [0]  # plays of the current deal before this step
-    previous: list[list[dict[str, Any]]] = [[]]  # the deals before the current one (one list while it lasts)
+    at = _Cursor()
 
     def snap() -> None:
-        first = at["deal"]
+        first = at.deal
         for k in range(first, len(game.deals)):
             deal = game.deals[k]
-            if len(done) < k:
-                done.extend(_summary(game.deals[j]) for j in range(len(done), k))
-                previous[:] = [done[:k]]
-            if k != first or not at["phase"]:
-                at.update(events=0, phase="")
-                plays[0] = 0
-            frame = _frame(deal, previous[0], previous[0] + [_summary(deal)] if deal.done else previous[0], name)
-            frame["text"] = _describe(deal, _events(deal, at["events"]), at["events"] == 0, name, at["phase"], plays)
+            if len(at.done) < k:
+                at.done.extend(_summary(game.deals[j]) for j in range(len(at.done), k))
+                at.previous = at.done[:k]
+            if k != first or not at.phase:  # the step opens deal k
+                at.events, at.phase, at.plays[0] = 0, "", 0
+            frame = _frame(deal, at.previous, at.previous + [_summary(deal)] if deal.done else at.previous, name)
+            frame["text"] = _describe(deal, _events(deal, at.events), at.events == 0, name, at.phase, at.plays)
             out.steps.append(_Step(k, len(deal.events), frame))
-            at.update(deal=k, events=len(deal.events), phase=deal.phase)
+            at.deal, at.events, at.phase = k, len(deal.events), deal.phase
 
     snap()
     for _, action in recorded_decisions(rec):
@@ -449,7 +466,7 @@ def replay_steps(record: dict[str, Any], names: Sequence[str] = ()) -> Replayed:
 
 
 def _final(game: Game, last: dict[str, Any], name: _Namer, forfeit_by: int | None) -> dict[str, Any]:
-    f = json.loads(json.dumps(last))
+    f: dict[str, Any] = copy.deepcopy(last)
     f["final"] = True
     deals = [_summary(d) for d in game.deals if d.done]
     f["table"]["deals"] = deals

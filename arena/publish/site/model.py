@@ -72,7 +72,8 @@ class SiteModel:
         return [b["bot"] for b in self.doc["bots"]]
 
     def game_line(self, ref: GameRef) -> dict[str, Any]:
-        return self.comp.lines[ref.line]["games"][ref.half]
+        game: dict[str, Any] = self.comp.lines[ref.line]["games"][ref.half]
+        return game
 
 
 def slug(text: str, used: set[str]) -> str:

@@ -177,10 +177,10 @@ def deal_facts(deal: Deal) -> DealFacts:
                 if c in names:
                     to_holder = c == low and p.low_goes_to == "holder" and deal.low_holder is not None
                     credit[c] = (deal.low_holder if to_holder else t.winner) % 2  # type: ignore[operator]
-    out = []
-    for s, c in deal.out or ():
+    out: list[tuple[int, str, int | None]] = []
+    for s, card in deal.out or ():
         to_bidders = p.defender_discards_to_bidders and s >= 0 and s % 2 != b_side
-        out.append((s, card_str(c), b_side if to_bidders else None))
+        out.append((s, card_str(card), b_side if to_bidders else None))
     return DealFacts(deal.dealer, bids, dark, forced, False, deal.maker, deal.high, bool(deal.made),
                      deal.points or (0, 0), tricks, names, credit, out)
 
@@ -243,12 +243,12 @@ def add_deal(f: DealFacts, bot_at: list[str], table: dict[str, BotStats], profil
                 elif name:
                     for b in sides[f.credit[c]]:
                         get(b).honours[name] += 1
-    for seat, c, side in f.out:
+    for seat, c, scored in f.out:
         name = f.names.get(c)
         if name in PEDROS and seat >= 0:
             get(bot_at[seat]).pedros_laid_away += 1
-        elif name and side is not None:  # a defender's discarded point trump scores for the bidders
-            for b in sides[side]:
+        elif name and scored is not None:  # a defender's discarded point trump scores for the bidders
+            for b in sides[scored]:
                 get(b).honours[name] += 1
 
 

@@ -49,7 +49,8 @@ def test_game_pages_stay_small_and_replays_load_on_demand(site: Path, competitio
     g = line["games"][0]
     page = (site / "games" / f"{g['id']}.html").read_text()
     assert len(page) < 20_000 and '"frames"' not in page  # the replay is not inlined
-    rec = (site / "replays" / f"{g['id']}.js").read_text()
+    digest, rec = (site / "replays" / f"{g['id']}.js").read_text().split("\n", 1)
+    assert re.fullmatch(r"// [0-9a-f]{24}", digest)  # what made it: a rebuild keeps the file while it matches
     head = f'cinchGame("{g["id"]}", '
     assert rec.startswith(head)
     payload = json.loads(rec[len(head):].rstrip().removesuffix(");"))
@@ -95,6 +96,19 @@ def test_same_results_give_byte_identical_sites(site: Path, competition: Path, t
     assert tree(again) == tree(site)
     b = build_site([competition], again, bootstrap=100)  # a rebuild in place changes nothing
     assert b.written == 0
+
+
+def test_a_rebuild_reuses_replays_only_while_their_digest_matches(competition: Path, tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    build_site([competition], out, bootstrap=0)
+    one = next((out / "replays").iterdir())
+    digest, body = one.read_text().split("\n", 1)
+    one.write_text(digest + "\n" + body.replace("cinchGame", "kept"))  # same digest: the file is kept as it is
+    other = next(p for p in (out / "replays").iterdir() if p != one)
+    other.write_text("// 000000000000000000000000\nstale")  # another digest: written again
+    build_site([competition], out, bootstrap=0)
+    assert "kept(" in one.read_text()
+    assert other.read_text().split("\n", 1)[1].startswith("cinchGame(")
 
 
 def test_a_rebuild_removes_pages_of_a_previous_build(competition: Path, tmp_path: Path) -> None:

@@ -31,7 +31,8 @@ from ...results import ResultsError
 from ..rate import PublishError
 from . import pages
 from .collect import Competition, load_competition
-from .frames import viewer_data
+from .frames import game_data
+from .stats import DealFacts, cinch_stats, game_facts
 from .model import SiteModel, build_model
 
 ASSETS = ("site.css", "viewer.js")
@@ -120,12 +121,29 @@ def _frames_code() -> str:
 
 
 def write_site(m: SiteModel, out: Path) -> SiteBuild:
+    """Write every file. Each game is replayed once by the engine: its replay gives the viewer's frames
+    and the statistics' facts (``m.stats`` is computed here from them)."""
     _check_out(out)
     out.mkdir(parents=True, exist_ok=True)
     w = _Writer(out)
     w.put(MARKER, "built by arena site; files here are replaced on every build\n")
     for name in ASSETS:
         w.put(name, asset(name))
+    code = _frames_code()
+    facts: list[list[DealFacts] | None] = []
+    for ref in m.comp.games:
+        g = m.game_line(ref)
+        record = g.get("record") or {}
+        args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.get("forfeit_by")}
+        key = hashlib.blake2b(json.dumps([code, record, args], sort_keys=True).encode(), digest_size=12).hexdigest()
+        rel = f"replays/{ref.id}.js"
+        if w.keep(rel, f"// {key}\n"):  # the engine's frames take most of a build: a rebuild reuses them
+            facts.append(game_facts(record))
+            continue
+        data, game = game_data(record, **args)
+        w.put(rel, f"// {key}\n" + pages.replay_js(data))
+        facts.append(None if game is None else game_facts(None, game))  # None: it does not replay as recorded
+    m.stats = cinch_stats([(m.game_line(r).get("record") or {}, r.bots) for r in m.comp.games], facts)
     w.put("index.html", pages.leaderboard_page(m))
     w.put("viewer.html", pages.viewer_page())
     refs = {r.id: r for r in m.comp.games}
@@ -133,15 +151,8 @@ def write_site(m: SiteModel, out: Path) -> SiteBuild:
         w.put(f"bots/{m.slugs[bot]}.html", pages.bot_page(m, bot))
     for (a, b) in sorted(m.matrix):
         w.put(f"matchups/{pages.matchup_name(m, a, b)}", pages.matchup_page(m, a, b, refs))
-    code = _frames_code()
     for ref in m.comp.games:
         w.put(f"games/{ref.id}.html", pages.game_page(m, ref))
-        g = m.game_line(ref)
-        args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.get("forfeit_by")}
-        key = hashlib.blake2b(json.dumps([code, g.get("record"), args], sort_keys=True).encode(), digest_size=12).hexdigest()
-        rel = f"replays/{ref.id}.js"
-        if not w.keep(rel, f"// {key}\n"):  # the engine's frames take most of a build: a rebuild reuses them
-            w.put(rel, f"// {key}\n" + pages.replay_js(viewer_data(g.get("record") or {}, **args)))
     w.prune()
     return SiteBuild(out, m, len(w.names), w.written, w.largest)
 
@@ -151,7 +162,7 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
                history_bootstrap: int = 200) -> SiteBuild:
     """Read the results, compute every page's numbers and write the site to ``out``."""
     comp = _load(results)
-    m = build_model(comp, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap)
+    m = build_model(comp, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap, with_stats=False)
     try:
         return write_site(m, Path(out))
     except OSError as e:
@@ -176,7 +187,7 @@ def write_provisional(results: str | os.PathLike[str], out: str | os.PathLike[st
     into pages that do not exist yet; the final build replaces it.
     """
     comp = _load([results])
-    m = build_model(comp, anchor=anchor, bootstrap=0, history_bootstrap=0,
+    m = build_model(comp, anchor=anchor, bootstrap=0, history_bootstrap=0, with_stats=False,
                     provisional=f"{done} of {total} blocks played so far.")
     dest = Path(out)
     _check_out(dest)

@@ -486,11 +486,18 @@ def _final(game: Game, last: dict[str, Any], name: _Namer, forfeit_by: int | Non
 def viewer_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twin: str | None = None,
                 forfeit_by: int | None = None, title: str | None = None) -> dict[str, Any]:
     """What the viewer shows of one game: its rules line, warnings and frames (first and patches)."""
+    return game_data(record, id=id, names=names, twin=twin, forfeit_by=forfeit_by, title=title)[0]
+
+
+def game_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twin: str | None = None,
+              forfeit_by: int | None = None, title: str | None = None) -> tuple[dict[str, Any], Game | None]:
+    """``viewer_data`` and the engine's replayed game when the record replayed as recorded (None
+    otherwise), for the statistics to read the same replay."""
     r = replay_steps(record, names)
     out: dict[str, Any] = {"id": id, "twin": twin, "names": list(names), "title": title, "warnings": r.warnings}
     if r.game is None or not r.steps:
         out.update(rules=None, frames=None)
-        return out
+        return out, None
     name = _Namer(names)
     frames = [s.frame for s in r.steps]
     frames.append(_final(r.game, frames[-1], name, forfeit_by))
@@ -499,7 +506,7 @@ def viewer_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), t
         d = diff(a, b)
         patches.append({} if d is _SAME else d)
     out.update(rules=rules_line(r.game.profile), frames={"first": frames[0], "patches": patches})
-    return out
+    return out, (r.game if not r.warnings else None)
 
 
 def games_of(data: Any) -> list[dict[str, Any]]:

@@ -94,7 +94,10 @@ def _rate(lines: list[dict[str, Any]], comp: Competition, anchor: tuple[str, flo
 
 
 def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
-                history_bootstrap: int = 200, provisional: str | None = None) -> SiteModel:
+                history_bootstrap: int = 200, provisional: str | None = None,
+                with_stats: bool = True) -> SiteModel:
+    """``with_stats=False``: leave ``stats`` empty (the leaderboard alone needs none; ``write_site``
+    fills them from the replays it makes for the viewer)."""
     doc = _rate(comp.lines, comp, anchor, bootstrap)
     by_ref = {(b.name, b.digest): b.id for b in comp.bots.values()}
     history: list[dict[str, dict[str, Any]]] = []
@@ -166,4 +169,5 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
                 entries[bid] = e
     return SiteModel(comp, doc, history, history_bootstrap, slugs, matrix,
                      {b: (opp_sum[b] / opp_n[b] if opp_n.get(b) else None) for b in slugs},
-                     cinch_stats(games_for_stats), time_use, faults, entries, bank_ms, provisional)
+                     cinch_stats(games_for_stats) if with_stats else {}, time_use, faults, entries, bank_ms,
+                     provisional)

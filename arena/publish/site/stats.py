@@ -25,9 +25,9 @@ import json
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
-from ...engine import Deal, replay
+from ...engine import Deal, Game, replay
 from ...engine.cards import SUITS, card_str
 from ...engine.profile import RuleProfile
 
@@ -185,13 +185,15 @@ def deal_facts(deal: Deal) -> DealFacts:
                      deal.points or (0, 0), tricks, names, credit, out)
 
 
-def game_facts(record: dict[str, Any]) -> list[DealFacts] | None:
-    """Every finished deal's facts, from the engine replaying the record; None for a record that does
-    not replay (its facts are unknown). Unfinished deals (a forfeit, a saved game) are left out."""
-    try:
-        game = replay(record)
-    except (ValueError, RuntimeError):
-        return None
+def game_facts(record: dict[str, Any] | None, game: Game | None = None) -> list[DealFacts] | None:
+    """Every finished deal's facts, from the engine replaying the record (or from ``game``, the record
+    already replayed and checked); None for a record that does not replay (its facts are unknown).
+    Unfinished deals (a forfeit, a saved game) are left out."""
+    if game is None:
+        try:
+            game = replay(record or {})
+        except (ValueError, RuntimeError):
+            return None
     return [deal_facts(d) for d in game.deals if d.done]
 
 
@@ -252,15 +254,17 @@ def add_deal(f: DealFacts, bot_at: list[str], table: dict[str, BotStats], profil
                 get(b).honours[name] += 1
 
 
-def cinch_stats(games: Iterable[tuple[dict[str, Any], list[str]]]) -> dict[str, dict[str, BotStats]]:
+def cinch_stats(games: Iterable[tuple[dict[str, Any], list[str]]],
+                facts_of: Sequence[list[DealFacts] | None] | None = None) -> dict[str, dict[str, BotStats]]:
     """Statistics per bot id and profile name over (game record, bot id at each seat) pairs, each
-    record replayed by the engine; deals left unfinished (a forfeit, a saved game) are skipped."""
+    record replayed by the engine (``facts_of``: each game's ``game_facts``, where a caller that
+    replayed them already has them); deals left unfinished (a forfeit, a saved game) are skipped."""
     table: dict[str, dict[str, BotStats]] = {}
     per_profile: dict[str, dict[str, BotStats]] = {}
-    for record, bot_at in games:
+    for i, (record, bot_at) in enumerate(games):
         profile = record_profile(record)
         into = per_profile.setdefault(profile.name, {})
-        facts = game_facts(record)
+        facts = game_facts(record) if facts_of is None else facts_of[i]
         if facts is None:  # counted nowhere rather than counted wrong; the page says how many
             for b in set(bot_at):
                 into.setdefault(b, BotStats(profile)).unreplayable += 1

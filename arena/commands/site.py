@@ -38,7 +38,8 @@ def frames(argv: list[str]) -> int:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["frames"]:
         return frames(argv[1:])
-    ap = parser("site", "Write a static site: leaderboard, a page per bot, every game replayable, history per run.")
+    ap = parser("site", "Write a static site: leaderboard, a page per bot, every game replayable, history per run. "
+                "(`arena site frames FILE` writes one file's games for the site's viewer.html.)")
     ap.add_argument("results", nargs="+", help="results.jsonl files (or folders holding them) of one competition")
     ap.add_argument("--out", required=True, help="folder for the site (created; a previous site there is replaced)")
     ap.add_argument("--anchor", help="NAME[=RATING]: pin this bot's rating (default: the config's anchor, else mean 0)")

@@ -31,7 +31,8 @@ from typing import Any, Sequence
 
 from ...engine import Deal, Game, ReplayMismatch, RuleProfile, action_to_dict, card_str, cards_str, replay
 from ...engine.cards import SUITS
-from ...engine.record import load_record, recorded_decisions, recorded_source
+from ...engine import DeckSource
+from ...engine.record import RecordedSource, load_record, recorded_decisions, recorded_source
 from ...engine.view import deal_view, summarize
 
 REPLAY_FORMAT = "cinch-replay"
@@ -426,16 +427,25 @@ def replay_steps(record: dict[str, Any], names: Sequence[str] = ()) -> Replayed:
     The record is checked as ``replay`` checks it (any difference from the
     engine's game is a warning); a record that does not load has no frames.
     """
-    try:
-        rec = load_record(record)
-    except ValueError as e:
-        return Replayed(None, warnings=[f"the record does not load: {e}"])
     out = Replayed(None)
     try:
-        replay(record)
+        checked: Game | None = replay(record)
     except ReplayMismatch as e:
         out.warnings.append(str(e))
-    game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
+        checked = None
+    except ValueError as e:
+        return Replayed(None, warnings=[f"the record does not load: {e}"])
+    if checked is not None:  # the same game again, step by step, from the checked game's own chance and actions
+        source: DeckSource = RecordedSource(
+            checked.first_dealer, [list(d.deck) for d in checked.deals],
+            {(d.index, ev[1]): list(ev[2]) for d in checked.deals for ev in d.events if ev[0] == "reshuffle"},
+            [d.origin for d in checked.deals], checked.key, [d.reshuffle_key for d in checked.deals])
+        decisions = [ev[2] for d in checked.deals for ev in d.events if ev[0] == "act" and not ev[3]]
+        game = Game(checked.profile, source=source, max_deals=checked.max_deals, fixed_deals=checked.fixed_deals)
+    else:  # an edited record: the steps its decisions make, up to one the rules refuse
+        rec = load_record(record)
+        decisions = [a for _, a in recorded_decisions(rec)]
+        game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
     out.game = game
     name = _Namer(names)
     at = _Cursor()
@@ -455,7 +465,7 @@ def replay_steps(record: dict[str, Any], names: Sequence[str] = ()) -> Replayed:
             at.deal, at.events, at.phase = k, len(deal.events), deal.phase
 
     snap()
-    for _, action in recorded_decisions(rec):
+    for action in decisions:
         try:
             game.apply(action)
         except (ValueError, RuntimeError) as e:

@@ -6,7 +6,8 @@ Layout of ``out``::
     bots/<bot>.html          one page per bot
     matchups/<a>--<b>.html   the games behind each crosstable cell
     games/<id>.html          one small page per game, with the replay viewer
-    records/<id>.js          the game's record, loaded by its page on demand
+    replays/<id>.js          what the viewer shows of the game (the engine's frames), loaded on demand;
+                             a rebuild keeps those whose record and code are unchanged
     viewer.html              open a record file from disk
     site.css, viewer.js      the assets (shipped in the package)
 
@@ -18,6 +19,8 @@ write (a renamed bot) are removed, so the folder is exactly the site.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass
 from importlib import resources
@@ -28,6 +31,8 @@ from ...results import ResultsError
 from ..rate import PublishError
 from . import pages
 from .collect import Competition, load_competition
+from .frames import game_data
+from .stats import DealFacts, cinch_stats, game_facts
 from .model import SiteModel, build_model
 
 ASSETS = ("site.css", "viewer.js")
@@ -74,8 +79,20 @@ class _Writer:
         tmp.replace(p)
         self.written += 1
 
+    def keep(self, rel: str, head: str) -> bool:
+        """Keep the file a previous build wrote if it starts with ``head`` (the digest of what made it)."""
+        p = self.out / rel
+        try:
+            with p.open("rb") as f:
+                same = f.read(len(head.encode())) == head.encode()
+        except OSError:
+            return False
+        if same:
+            self.names.add(rel)
+        return same
+
     def prune(self) -> None:
-        for sub in ("bots", "games", "matchups", "records"):
+        for sub in ("bots", "games", "matchups", "records", "replays"):
             d = self.out / sub
             if d.is_dir():
                 for f in d.iterdir():
@@ -91,13 +108,42 @@ def _check_out(out: Path) -> None:
         raise PublishError(f"{out}: the folder is not empty and holds no site; give --out an empty or new folder")
 
 
+def _frames_code() -> str:
+    """A digest of the code the viewer's frames come from (the engine and ``frames``): a frames file
+    another version of it wrote is written again."""
+    h = hashlib.blake2b(digest_size=12)
+    root = resources.files("arena")
+    for sub in ("engine", "publish/site"):
+        for f in sorted(root.joinpath(sub).iterdir(), key=lambda x: x.name):
+            if f.name.endswith(".py"):
+                h.update(f.name.encode() + f.read_bytes())
+    return h.hexdigest()
+
+
 def write_site(m: SiteModel, out: Path) -> SiteBuild:
+    """Write every file. Each game is replayed once by the engine: its replay gives the viewer's frames
+    and the statistics' facts (``m.stats`` is computed here from them)."""
     _check_out(out)
     out.mkdir(parents=True, exist_ok=True)
     w = _Writer(out)
     w.put(MARKER, "built by arena site; files here are replaced on every build\n")
     for name in ASSETS:
         w.put(name, asset(name))
+    code = _frames_code()
+    facts: list[list[DealFacts] | None] = []
+    for ref in m.comp.games:
+        g = m.game_line(ref)
+        record = g.get("record") or {}
+        args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.get("forfeit_by")}
+        key = hashlib.blake2b(json.dumps([code, record, args], sort_keys=True).encode(), digest_size=12).hexdigest()
+        rel = f"replays/{ref.id}.js"
+        if w.keep(rel, f"// {key}\n"):  # the engine's frames take most of a build: a rebuild reuses them
+            facts.append(game_facts(record))
+            continue
+        data, game = game_data(record, **args)
+        w.put(rel, f"// {key}\n" + pages.replay_js(data))
+        facts.append(None if game is None else game_facts(None, game))  # None: it does not replay as recorded
+    m.stats = cinch_stats([(m.game_line(r).get("record") or {}, r.bots) for r in m.comp.games], facts)
     w.put("index.html", pages.leaderboard_page(m))
     w.put("viewer.html", pages.viewer_page())
     refs = {r.id: r for r in m.comp.games}
@@ -107,7 +153,6 @@ def write_site(m: SiteModel, out: Path) -> SiteBuild:
         w.put(f"matchups/{pages.matchup_name(m, a, b)}", pages.matchup_page(m, a, b, refs))
     for ref in m.comp.games:
         w.put(f"games/{ref.id}.html", pages.game_page(m, ref))
-        w.put(f"records/{ref.id}.js", pages.record_js(ref, m.comp.lines[ref.line]))
     w.prune()
     return SiteBuild(out, m, len(w.names), w.written, w.largest)
 
@@ -123,7 +168,7 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     """
     comp = _load(results)
     m = build_model(comp, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap, retire=retire,
-                    private=private)
+                    private=private, with_stats=False)
     try:
         return write_site(m, Path(out))
     except OSError as e:
@@ -148,7 +193,7 @@ def write_provisional(results: str | os.PathLike[str], out: str | os.PathLike[st
     into pages that do not exist yet; the final build replaces it.
     """
     comp = _load([results])
-    m = build_model(comp, anchor=anchor, bootstrap=0, history_bootstrap=0,
+    m = build_model(comp, anchor=anchor, bootstrap=0, history_bootstrap=0, with_stats=False,
                     provisional=f"{done} of {total} blocks played so far.")
     dest = Path(out)
     _check_out(dest)

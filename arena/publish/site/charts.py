@@ -86,8 +86,12 @@ def history_svg(series: dict[str, list[float | None]], runs: int, *, width: int 
     left, right, top, bottom = 48, 110, 10, 28
     xw = width - left - right
     yh = height - top - bottom
-    x = (lambda i: left + (xw / 2 if runs == 1 else i * xw / (runs - 1)))
-    y = (lambda v: top + (hi - v) / (hi - lo) * yh)
+    def x(i: int) -> float:
+        return left + (xw / 2 if runs == 1 else i * xw / (runs - 1))
+
+    def y(v: float) -> float:
+        return top + (hi - v) / (hi - lo) * yh
+
     e = html.escape(caption)
     parts = [f'<svg class="history" width="{width}" height="{height}" role="img" aria-label="{e}; the table below '
              f'gives the same numbers"><title>{e}</title>',

@@ -74,7 +74,8 @@ class SiteModel:
         return [b["bot"] for b in self.doc["bots"]]
 
     def game_line(self, ref: GameRef) -> dict[str, Any]:
-        return self.comp.lines[ref.line]["games"][ref.half]
+        game: dict[str, Any] = self.comp.lines[ref.line]["games"][ref.half]
+        return game
 
 
 def public_command(cmd: str | None) -> str | None:
@@ -111,9 +112,10 @@ def _rate(lines: list[dict[str, Any]], comp: Competition, anchor: tuple[str, flo
 
 def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
                 history_bootstrap: int = 200, provisional: str | None = None,
-                retire: Sequence[str] = (), private: bool = False) -> SiteModel:
+                retire: Sequence[str] = (), private: bool = False, with_stats: bool = True) -> SiteModel:
     """Every page's numbers. Public (the default): no bot folder, no stderr, reproduce commands without the
-    host's paths; ``private`` keeps them, for the host's own copy."""
+    host's paths; ``private`` keeps them, for the host's own copy. ``with_stats=False``: leave ``stats`` empty
+    (the leaderboard alone needs none; ``write_site`` fills them from the replays it makes for the viewer)."""
     # a provisional page is a run's first blocks, as the live table is: the anchor may not have played yet
     doc = _rate(comp.lines, comp, anchor, bootstrap, early=provisional is not None, retire=retire)
     by_ref = {(b.name, b.digest): b.id for b in comp.bots.values()}
@@ -189,4 +191,5 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
                 entries[bid] = e if private else {k: v for k, v in e.items() if k != "dir"}
     return SiteModel(comp, doc, history, history_bootstrap, slugs, matrix,
                      {b: (opp_sum[b] / opp_n[b] if opp_n.get(b) else None) for b in slugs},
-                     cinch_stats(games_for_stats), time_use, faults, entries, bank_ms, provisional, private)
+                     cinch_stats(games_for_stats) if with_stats else {}, time_use, faults, entries, bank_ms,
+                     provisional, private)

@@ -494,26 +494,26 @@ def game_page(m: SiteModel, ref: GameRef) -> str:
     out.append("<h2>Replay</h2>")
     out.append('<p class="small">Keys: Right and Left arrows step, Page Down and Page Up go deal by deal, Home and End; '
                "o omniscient, 0-3 a seat's point of view (only what that seat could know), t shows the twin.</p>")
-    out.append(f'<div id="replay" class="viewers" data-id="{e(ref.id)}" data-record="../records/{e(ref.id)}.js" '
-               f'data-twin-id="{e(ref.twin)}" data-twin="../records/{e(ref.twin)}.js"><noscript>The replay viewer needs '
-               "JavaScript; the game's record is in the results file (and in records/ as JSON wrapped in one call)."
-               "</noscript></div>")
+    out.append(f'<div id="replay" class="viewers" data-id="{e(ref.id)}" data-replay="../replays/{e(ref.id)}.js" '
+               f'data-twin-id="{e(ref.twin)}" data-twin="../replays/{e(ref.twin)}.js"><noscript>The replay viewer needs '
+               "JavaScript; the game's record is in the results file (<code>arena site frames</code> turns it into "
+               "the viewer's data).</noscript></div>")
     return page(f"Game {ref.id}", out, root="../", script=True)
 
 
 def viewer_page() -> str:
-    out = ["<h1>Open a game record</h1>",
-           "<p>Choose a file: a game record, the output of <code>arena play --save</code>, or a results file "
-           "(<code>results.jsonl</code>, one line or many: pick a game below). Nothing leaves this page.</p>",
-           '<p><label for="record-file">Record file </label><input type="file" id="record-file" '
-           'accept=".json,.jsonl,application/json"> <label for="record-pick" class="small">game </label>'
+    out = ["<h1>Open a game</h1>",
+           "<p>Choose a file written by <code>arena site frames FILE &gt; replay.json</code>, where FILE is a "
+           "results file (<code>results.jsonl</code>: every game in it, or one with <code>--game ID</code>), a game "
+           "record or the output of <code>arena play --save</code>: the engine replays each game and writes what "
+           "the viewer shows. Nothing leaves this page.</p>",
+           '<p><label for="record-file">Replay file </label><input type="file" id="record-file" '
+           'accept=".json,application/json"> <label for="record-pick" class="small">game </label>'
            '<select id="record-pick" hidden></select></p>',
            '<div id="replay" class="viewers"></div>']
-    return page("Open a game record", out, script=True)
+    return page("Open a game", out, script=True)
 
 
-def record_js(ref: GameRef, line: dict[str, Any]) -> str:
-    """records/<id>.js: the game's results entry (without run facts) for the viewer, as one call."""
-    g = line["games"][ref.half]
-    payload = {"id": ref.id, "twin": ref.twin, "pairing": ref.pairing, "block": ref.block, "half": ref.half, "game": g}
-    return f"cinchRecord({json.dumps(ref.id)}, {json.dumps(payload, separators=(',', ':'))});\n"
+def replay_js(data: dict[str, Any]) -> str:
+    """replays/<id>.js: what the viewer shows of one game (``frames.viewer_data``), as one call."""
+    return f"cinchGame({json.dumps(data['id'])}, {json.dumps(data, separators=(',', ':'))});\n"

@@ -1,13 +1,11 @@
 """Cinch statistics of each bot, computed from the game records, per rule profile.
 
-One pass over every deal's events (docs/records.md): bids, the contract,
-the tricks (grouped four plays at a time, winners from ``trick_winners``)
-and the points, read with the record's own profile (its point values, its
-forced bid, its Low rule). Under profiles where cards can leave play
-(chosen discards, extra trumps shown, a free rob, plays where seats sit
-out: rules 12) the cards out of play, who laid them away and the tricks
-come from the engine replaying the record, the only place that knows them. Which numbers are per seat and which per
-side is part of their meaning, so it is spelled out here and on the pages:
+Each record is replayed by the engine, and every count reads the replayed
+deals' facts (``deal_facts``: the auction and the forced dealer bid, the
+tricks and their winners, which side each point card scored for, the cards
+out of play and who laid them away), never the raw events: the rules live
+in the engine. Which numbers are per seat and which per side is part of
+their meaning, so it is spelled out here and on the pages:
 
 * per seat (the bot that acted): bids placed (a bid in the dark included;
   declining one is not a pass), contracts won and made or set
@@ -27,12 +25,11 @@ import json
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
-from ...engine import Game
-from ...engine.cards import card_str
+from ...engine import Deal, Game, replay
+from ...engine.cards import SUITS, card_str
 from ...engine.profile import RuleProfile
-from ...engine.record import load_record, recorded_decisions, recorded_source
 
 SISTER = {"H": "D", "D": "H", "S": "C", "C": "S"}
 #: point cards by their PointValues field, as (rank, whose suit): "t" trump, "s" its sister suit;
@@ -132,138 +129,148 @@ def _cards_leave_play(p: RuleProfile) -> bool:
 Plays = list[tuple[int, str, tuple[str, ...]]]
 
 
-def tricks_of(deal: dict[str, Any]) -> list[Plays]:
-    """The deal's tricks as lists of (seat, top card, under cards), in play order (four cards a trick:
-    the play of rules 6; other plays take their tricks from the engine, ``engine_facts``)."""
-    tricks: list[list[tuple[int, str, tuple[str, ...]]]] = []
-    for ev in deal["events"]:
-        if ev["type"] != "play":
-            continue
-        if not tricks or len(tricks[-1]) == 4:
-            tricks.append([])
-        tricks[-1].append((ev["seat"], ev["card"], tuple(ev.get("under") or ())))
-    return tricks
-
-
 @dataclass
 class DealFacts:
-    """What a deal's record does not spell out and only the rules give (the engine replaying it)."""
+    """One finished deal as the statistics count it: what the engine's replay of the record says
+    (``deal_facts``); plain data, so a test can write one by hand."""
 
-    out: list[tuple[int, str]]  # cards in no hand when play began: (seat that laid it away or -1, card)
-    tricks: list[Plays]  # the tricks, which under plays other than "follow" may have fewer than four cards
-
-
-def engine_facts(record: dict[str, Any], profile: RuleProfile) -> dict[int, DealFacts] | None:
-    """Per finished deal, the facts of ``DealFacts`` from the engine replaying the record; empty under
-    profiles where the record says it all (every card held is played, four to a trick); None for a
-    record that does not replay (its facts are unknown)."""
-    if not profile.may_lose_points:
-        return {}
-    try:
-        rec = load_record(record)
-        game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
-        for _, action in recorded_decisions(rec):
-            game.apply(action)
-    except (ValueError, RuntimeError):
-        return None
-    return {d.index: DealFacts([(s, card_str(c)) for s, c in d.out],
-                               [[(s, card_str(c), tuple(card_str(u) for u in under)) for s, c, under in t.plays]
-                                for t in d.tricks])
-            for d in game.deals if d.done and not d.redeal}
+    dealer: int
+    bids: list[tuple[int, int, bool]]  # the auction: (seat, amount or 0 for a pass, forced by the engine)
+    dark: list[tuple[int, int]] = field(default_factory=list)  # the round in the dark: (seat, 0 or the bid)
+    forced: int | None = None  # index in ``bids`` of the dealer's bid the rules made after three passes
+    redeal: bool = False
+    maker: int | None = None
+    bid: int = 0
+    made: bool = False
+    points: tuple[int, int] = (0, 0)
+    tricks: list[tuple[int, Plays]] = field(default_factory=list)  # (winner, plays)
+    names: dict[str, str] = field(default_factory=dict)  # point card (worth something this deal) -> its name
+    credit: dict[str, int] = field(default_factory=dict)  # point card played -> the side it scored for
+    out: list[tuple[int, str, int | None]] = field(default_factory=list)  # out of play: (laid away by or -1, card, side it scored for or None)
 
 
-def add_deal(deal: dict[str, Any], bot_at: list[str], table: dict[str, BotStats], profile: RuleProfile,
-             facts: DealFacts | None = None) -> None:
-    """Count one deal (finished or void) of a game under ``profile`` whose seats hold ``bot_at``;
-    ``facts``: its cards out of play and tricks where the record alone does not give them."""
+def deal_facts(deal: Deal) -> DealFacts:
+    """The facts of one finished deal, read from the engine's replayed ``Deal``: the one place the
+    statistics take the rules from. The engine is to declare these per deal (the forced bid, who scored
+    each point card, the cards out of play and who laid them away); until then they are read here from
+    the deal's public state, and this function is what switches over."""
+    p = deal.profile
+    bids = [(s, a, f) for s, a, f in deal.bids]
+    forced = None
+    if p.dealer_forced_bid is not None and len(bids) > 3 and bids[3][1] and not any(a for _, a, _ in bids[:3]):
+        forced = 3  # three passes, then the dealer had to bid
+    dark = list(deal.dark) if p.dark_bid is not None else []
+    if deal.redeal:
+        return DealFacts(deal.dealer, bids, dark, forced, redeal=True)
+    trump = SUITS[deal.trump]  # type: ignore[index]
+    values = p.points.model_dump()
+    names = {_card(spec, trump): k for k, spec in POINT_CARDS.items() if values.get(k)}
+    b_side = deal.maker % 2  # type: ignore[operator]
+    low = card_str(p.low_card(deal.trump))  # type: ignore[arg-type]
+    tricks: list[tuple[int, Plays]] = []
+    credit: dict[str, int] = {}
+    for t in deal.tricks:
+        plays = [(s, card_str(c), tuple(card_str(u) for u in under)) for s, c, under in t.plays]
+        tricks.append((t.winner, plays))  # type: ignore[arg-type]
+        for _, top, under in plays:
+            for c in (top, *under):
+                if c in names:
+                    to_holder = c == low and p.low_goes_to == "holder" and deal.low_holder is not None
+                    credit[c] = (deal.low_holder if to_holder else t.winner) % 2  # type: ignore[operator]
+    out: list[tuple[int, str, int | None]] = []
+    for s, card in deal.out or ():
+        to_bidders = p.defender_discards_to_bidders and s >= 0 and s % 2 != b_side
+        out.append((s, card_str(card), b_side if to_bidders else None))
+    return DealFacts(deal.dealer, bids, dark, forced, False, deal.maker, deal.high, bool(deal.made),
+                     deal.points or (0, 0), tricks, names, credit, out)
+
+
+def game_facts(record: dict[str, Any] | None, game: Game | None = None) -> list[DealFacts] | None:
+    """Every finished deal's facts, from the engine replaying the record (or from ``game``, the record
+    already replayed and checked); None for a record that does not replay (its facts are unknown).
+    Unfinished deals (a forfeit, a saved game) are left out."""
+    if game is None:
+        try:
+            game = replay(record or {})
+        except (ValueError, RuntimeError):
+            return None
+    return [deal_facts(d) for d in game.deals if d.done]
+
+
+def add_deal(f: DealFacts, bot_at: list[str], table: dict[str, BotStats], profile: RuleProfile) -> None:
+    """Count one finished (or void) deal of a game under ``profile`` whose seats hold ``bot_at``."""
     get: Callable[[str], BotStats] = lambda b: table.setdefault(b, BotStats(profile))  # noqa: E731
     sides = [sorted({bot_at[s], bot_at[s + 2]}) for s in (0, 1)]
-    passes = high = 0
-    made = deal.get("made")
-    dark = 4 if profile.dark_bid is not None else 0  # the round in the dark comes first (rules 12.6)
-    for ev in deal["events"]:
-        t = ev["type"]
-        if dark and t in ("bid", "pass"):  # a bid in the dark counts as a bid; declining one is no pass
-            dark = 0 if t == "bid" else dark - 1
-            if t == "bid":
-                st = get(bot_at[ev["seat"]])
-                st.bids += 1
-                st.bid_sum += ev["amount"]
-            continue
-        if t == "bid":
-            st = get(bot_at[ev["seat"]])
-            if high == 0 and passes == 3 and profile.dealer_forced_bid is not None:  # the dealer must bid
-                st.forced += 1
-                st.forced_made += int(bool(made))
-            else:
-                st.bids += 1
-                st.bid_sum += ev["amount"]
-            high = ev["amount"]
-        elif t == "pass":
-            passes += 1
-            if not ev["forced"]:
-                get(bot_at[ev["seat"]]).passes += 1
-    if deal.get("redeal"):
+    for seat, amount in f.dark:  # a bid in the dark counts as a bid; declining one is no pass
+        if amount:
+            st = get(bot_at[seat])
+            st.bids += 1
+            st.bid_sum += amount
+    for i, (seat, amount, forced) in enumerate(f.bids):
+        st = get(bot_at[seat])
+        if i == f.forced:  # the dealer made to bid
+            st.forced += 1
+            st.forced_made += int(f.made)
+        elif amount:
+            st.bids += 1
+            st.bid_sum += amount
+        elif not forced:
+            st.passes += 1
+    if f.redeal:
         for bots in sides:
             for b in bots:
                 get(b).void_deals += 1
         return
-    maker, bid, trump = deal["maker"], deal["bid"], deal["trump"]
-    points = deal["points"]
-    b_side = maker % 2
+    assert f.maker is not None
+    b_side = f.maker % 2
     for side in (0, 1):
         for b in sides[side]:
             get(b).deals += 1
-    mk = get(bot_at[maker])
-    mk.contracts.setdefault(bid, [0, 0])[0 if made else 1] += 1
+    mk = get(bot_at[f.maker])
+    mk.contracts.setdefault(f.bid, [0, 0])[0 if f.made else 1] += 1
     mk.bidder_deals += 1
-    mk.bidder_points += points[b_side]
+    mk.bidder_points += f.points[b_side]
     for b in sides[1 - b_side]:
         st = get(b)
         st.defender_deals += 1
-        st.defender_points += points[1 - b_side]
-    values = profile.points.model_dump()
-    named = {_card(spec, trump): k for k, spec in POINT_CARDS.items() if values.get(k)}
-    low_to_holder = profile.low_goes_to == "holder"
-    winners = deal["trick_winners"]
-    for i, trick in enumerate(facts.tricks if facts else tricks_of(deal)):
-        w = winners[i]
-        for seat, top, under in trick:
+        st.defender_points += f.points[1 - b_side]
+    for w, plays in f.tricks:
+        for seat, top, under in plays:
             for c in (top, *under):
-                name = named.get(c)
+                name = f.names.get(c)
                 if name in PEDROS:
                     get(bot_at[w]).pedros_captured += 1
                     if seat % 2 != w % 2:
                         get(bot_at[seat]).pedros_lost += 1
                 elif name:
-                    side = seat % 2 if name == "low" and low_to_holder else w % 2
-                    for b in sides[side]:
+                    for b in sides[f.credit[c]]:
                         get(b).honours[name] += 1
-    for seat, c in facts.out if facts else ():
-        name = named.get(c)
+    for seat, c, scored in f.out:
+        name = f.names.get(c)
         if name in PEDROS and seat >= 0:
             get(bot_at[seat]).pedros_laid_away += 1
-        elif name and profile.defender_discards_to_bidders and seat >= 0 and seat % 2 != b_side:
-            for b in sides[b_side]:  # a defender's discarded point trump scores for the bidders
+        elif name and scored is not None:  # a defender's discarded point trump scores for the bidders
+            for b in sides[scored]:
                 get(b).honours[name] += 1
 
 
-def cinch_stats(games: Iterable[tuple[dict[str, Any], list[str]]]) -> dict[str, dict[str, BotStats]]:
-    """Statistics per bot id and profile name over (game record, bot id at each seat) pairs;
-    deals left unfinished (a forfeit, a saved game) are skipped."""
+def cinch_stats(games: Iterable[tuple[dict[str, Any], list[str]]],
+                facts_of: Sequence[list[DealFacts] | None] | None = None) -> dict[str, dict[str, BotStats]]:
+    """Statistics per bot id and profile name over (game record, bot id at each seat) pairs, each
+    record replayed by the engine (``facts_of``: each game's ``game_facts``, where a caller that
+    replayed them already has them); deals left unfinished (a forfeit, a saved game) are skipped."""
     table: dict[str, dict[str, BotStats]] = {}
     per_profile: dict[str, dict[str, BotStats]] = {}
-    for record, bot_at in games:
+    for i, (record, bot_at) in enumerate(games):
         profile = record_profile(record)
         into = per_profile.setdefault(profile.name, {})
-        facts = engine_facts(record, profile)
+        facts = game_facts(record) if facts_of is None else facts_of[i]
         if facts is None:  # counted nowhere rather than counted wrong; the page says how many
             for b in set(bot_at):
                 into.setdefault(b, BotStats(profile)).unreplayable += 1
             continue
-        for deal in record.get("deals") or []:
-            if "maker" in deal or deal.get("redeal"):
-                add_deal(deal, bot_at, into, profile, facts.get(deal.get("index", -1)))
+        for f in facts:
+            add_deal(f, bot_at, into, profile)
     for name, bots in per_profile.items():
         for b, st in bots.items():
             table.setdefault(b, {})[name] = st

@@ -2,7 +2,8 @@
 
 A game is played by random legal decisions that pass often (so void deals
 and forced dealer bids happen); among a few keys the one whose deals show
-the most mechanisms is kept, deterministically.
+the most mechanisms is kept, deterministically. Which mechanisms a profile
+has is found by playing it (``expected``), not by reading its parameters.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from arena.engine import Game, game_record
 from arena.engine.actions import PASS
 from arena.engine.cards import JOKER
 from arena.engine.profile import RuleProfile, get_profile
+from arena.publish.site.stats import deal_facts
 
 #: keys tried at least, and at most while no game shows every mechanism ``expected`` names
 TRIES, LIMIT = 30, 400
@@ -46,7 +48,7 @@ def mechanisms(game: Game) -> set[str]:
                         "face-up discards" if p.discards_face_up else "chosen discards")
             elif getattr(ev[2], "under", ()):
                 out.add("cards under a top card")
-        if p.dealer_forced_bid is not None and [a for _, a, _ in d.bids[:3]] == [0, 0, 0]:
+        if deal_facts(d).forced is not None:
             out.add("forced dealer bid")
         if p.rob == "free" and len(d.shown[d.dealer]) > (len(d.discarded[d.dealer]) if p.discards_face_up else 0):
             out.add("trumps left by the rob")
@@ -91,40 +93,21 @@ def showcase(profile: str, n: int = 1, max_deals: int = 4) -> tuple[tuple[dict[s
     return tuple((rec, m) for *_, rec, m in scored[:n])
 
 
-def expected(profile: str) -> set[str]:
-    """Mechanisms a showcase game of ``profile`` must go through (what the profile has that pagat62 lacks, and more)."""
-    p = get_profile(profile)
-    want = {"made", "set"}
-    if p.dealer_forced_bid is None:
-        want.add("void deal")
-    else:
-        want.add("forced dealer bid")
-    if p.discard in ("choose", "to_hand_size"):
-        want.add("face-up discards" if p.discards_face_up else "chosen discards")
-    if p.extra_trumps == "discard":
-        want.add("extra trumps shown")
-    elif p.discard == "non_trumps":  # hands of more than six trumps play the extras under a top card
-        want.add("cards under a top card")
-    if p.rob == "free":
-        want.add("trumps left by the rob")
-    if p.discard == "choose" or p.rob == "free" or p.extra_trumps == "discard":
-        want.add("points out of play")
-    if p.play != "follow":
-        want.add("seats sitting out")
-    if p.play == "oregon":
-        want.add("a trick without a trump to its leader")
-    if p.bid_suits:
-        want.add("bids naming the trump")
-    if p.second_deal:
-        want.add("a second deal")
-    if p.kitty:
-        want.add("the kitty taken by the maker")
-    if p.off_jack_trump:
-        want.add("the off-jack played")
-    if p.dark_bid is not None:
-        want.add("a bid in the dark")
-    if p.widow:
-        want.add("widows taken up")
-    if p.joker:
-        want.add("the joker played")
-    return want
+#: the mechanisms a showcase game is asked to go through when the profile can produce them
+CHECKED = frozenset({
+    "made", "set", "void deal", "forced dealer bid", "face-up discards", "chosen discards", "extra trumps shown",
+    "cards under a top card", "trumps left by the rob", "points out of play", "seats sitting out",
+    "a trick without a trump to its leader", "bids naming the trump", "a second deal", "the kitty taken by the maker",
+    "the off-jack played", "a bid in the dark", "widows taken up", "the joker played"})
+
+
+@lru_cache(maxsize=None)
+def expected(profile: str) -> frozenset[str]:
+    """The mechanisms ``profile`` can produce, as the engine shows them: those ``TRIES`` seeded games of
+    up to twelve deals went through (of ``CHECKED``). Playing the engine rather than reading the profile's parameters
+    keeps the rules in one place; this one function is what switches to the engine's declared metadata
+    (the decision kinds and mechanisms of a profile) once the engine has it."""
+    out: set[str] = set()
+    for k in range(TRIES):
+        out |= mechanisms(play(profile, f"mechanisms-{profile}-{k}", 12))
+    return frozenset(out & CHECKED)

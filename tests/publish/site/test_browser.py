@@ -18,6 +18,8 @@ from arena.engine.cards import card_str
 from arena.engine.record import load_record, recorded_decisions, recorded_source
 from arena.results import read_results
 
+from tests.cli import arena
+
 from .browser import Browser
 from .conftest import EXE
 
@@ -81,8 +83,7 @@ def test_viewer_steps_a_whole_game_forward_and_back(browser: Browser, site: Path
     open_game(browser, site, g["id"])
     assert browser.js(f"{MAIN}.querySelector('.warn')") is None  # the record agrees with the rules
     n = browser.js("cinchViewer.viewers[0].frames.length")
-    expected_frames = 1 + sum(1 + sum(e["type"] != "reshuffle" for e in d["events"]) for d in rec["deals"])
-    assert n == expected_frames
+    assert n == expected_frames(rec)
     # by keyboard: three steps on, one back
     for _ in range(3):
         browser.key("ArrowRight")
@@ -111,6 +112,11 @@ def test_viewer_steps_a_whole_game_forward_and_back(browser: Browser, site: Path
     assert browser.js(f"{MAIN}.dataset.events") == "0"
     browser.screenshot(ARTIFACTS / "game.png")
     assert browser.problems() == []
+
+
+def expected_frames(record: dict[str, Any]) -> int:
+    """A step per decision point (the engine's), one more at the end of each finished deal, one for the end."""
+    return len(engine_views(record, 0)) + sum("scores_after" in d for d in record["deals"]) + 1
 
 
 def engine_views(record: dict[str, Any], seat: int) -> dict[tuple[int, int], set[str]]:
@@ -176,8 +182,16 @@ def _open_file(browser: Browser, site: Path, path: Path) -> None:
     browser.wait_for("cinchViewer.viewers.length > 0")
 
 
-def test_viewer_page_opens_a_users_results_file(browser: Browser, site: Path, competition: Path) -> None:
-    _open_file(browser, site, competition / "results.jsonl")
+def frames_file(tmp: Path, source: Path, *args: str) -> Path:
+    """What ``arena site frames`` writes for ``source``."""
+    out = tmp / f"{source.stem}.replay.json"
+    ran = arena("site", "frames", source, "--out", out, *args)
+    assert ran.code == 0, ran.err
+    return out
+
+
+def test_viewer_page_opens_a_users_results_file(browser: Browser, site: Path, competition: Path, tmp_path: Path) -> None:
+    _open_file(browser, site, frames_file(tmp_path, competition / "results.jsonl"))
     lines = read_results(competition).lines
     assert browser.js("document.querySelectorAll('#record-pick option').length") == 2 * len(lines)
     browser.js("cinchViewer.viewers[0].go(cinchViewer.viewers[0].frames.length - 1)")
@@ -193,7 +207,7 @@ def test_viewer_page_opens_a_saved_game_and_flags_a_doctored_record(browser: Bro
     g = longest_game(competition)
     saved = tmp_path / "saved.json"
     saved.write_text(json.dumps(saved_game(g["record"], [s["bot"] for s in g["seats"]])))
-    _open_file(browser, site, saved)
+    _open_file(browser, site, frames_file(tmp_path, saved))
     browser.key("End")
     assert _scores(browser) == g["record"]["scores"]
     assert browser.js(f"{MAIN}.querySelector('.warn')") is None
@@ -201,8 +215,16 @@ def test_viewer_page_opens_a_saved_game_and_flags_a_doctored_record(browser: Bro
     doctored["deals"][0]["points"] = [0, 14]  # not what the cards give
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doctored))
-    _open_file(browser, site, bad)
-    assert "deal 0: points by the rules" in browser.js(f"{MAIN}.querySelector('.warn').textContent")
+    _open_file(browser, site, frames_file(tmp_path, bad))
+    assert "deal 0: the replayed deal differs from the record in points" in browser.js(
+        f"{MAIN}.querySelector('.warn').textContent")
+    # a raw record is not viewer data: the page says how to make it
+    browser.open(site / "viewer.html")
+    doc = browser.call("DOM.getDocument")
+    node = browser.call("DOM.querySelector", nodeId=doc["root"]["nodeId"], selector="#record-file")
+    browser.call("DOM.setFileInputFiles", nodeId=node["nodeId"], files=[str(bad)])
+    browser.wait_for("!!document.querySelector('#replay .warn')")
+    assert "arena site frames" in browser.js("document.querySelector('#replay .warn').textContent")
     assert browser.problems() == []
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from arena.publish.rate import PublishError
 from arena.publish.site import build_site, write_provisional
+from arena.publish.site.frames import unpack, viewer_data
 from arena.results import read_results
 from tests.cli import arena
 
@@ -32,7 +33,7 @@ def test_every_page_kind_is_written_and_every_link_resolves(site: Path, competit
     lines = read_results(competition).lines
     ids = {g["id"] for ln in lines for g in ln["games"]}
     assert {p.stem for p in (site / "games").iterdir()} == ids
-    assert {p.name for p in (site / "records").iterdir()} == {f"{i}.js" for i in ids}
+    assert {p.name for p in (site / "replays").iterdir()} == {f"{i}.js" for i in ids}
     assert {p.stem for p in (site / "bots").iterdir()} == {"first", "last", "crashy"}
     assert len(list((site / "matchups").iterdir())) == 6  # 3 bots: each ordered pair of opponents
     checked = 0
@@ -43,17 +44,20 @@ def test_every_page_kind_is_written_and_every_link_resolves(site: Path, competit
     assert checked > 50
 
 
-def test_game_pages_stay_small_and_records_load_on_demand(site: Path, competition: Path) -> None:
+def test_game_pages_stay_small_and_replays_load_on_demand(site: Path, competition: Path) -> None:
     line = read_results(competition).lines[0]
     g = line["games"][0]
     page = (site / "games" / f"{g['id']}.html").read_text()
-    assert len(page) < 20_000 and '"deals"' not in page  # the record is not inlined
-    rec = (site / "records" / f"{g['id']}.js").read_text()
-    head = f'cinchRecord("{g["id"]}", '
+    assert len(page) < 20_000 and '"frames"' not in page  # the replay is not inlined
+    digest, rec = (site / "replays" / f"{g['id']}.js").read_text().split("\n", 1)
+    assert re.fullmatch(r"// [0-9a-f]{24}", digest)  # what made it: a rebuild keeps the file while it matches
+    head = f'cinchGame("{g["id"]}", '
     assert rec.startswith(head)
     payload = json.loads(rec[len(head):].rstrip().removesuffix(");"))
-    assert payload["game"]["record"] == g["record"] and payload["twin"] == line["games"][1]["id"]
-    assert "run" not in payload["game"]  # timings stay out of the published record
+    assert payload == viewer_data(g["record"], id=g["id"], names=[s["bot"] for s in g["seats"]],
+                                  twin=line["games"][1]["id"], forfeit_by=g["forfeit_by"])
+    assert payload["warnings"] == [] and unpack(payload["frames"])[-1]["table"]["final_scores"] == g["scores"]
+    assert "latency" not in rec and "stderr" not in rec  # run facts stay out of the published data
 
 
 def test_leaderboard_numbers(site: Path, competition: Path) -> None:
@@ -96,6 +100,19 @@ def test_same_results_give_byte_identical_sites(site: Path, competition: Path, t
     assert tree(again) == tree(site)
     b = build_site([competition], again, bootstrap=100)  # a rebuild in place changes nothing
     assert b.written == 0
+
+
+def test_a_rebuild_reuses_replays_only_while_their_digest_matches(competition: Path, tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    build_site([competition], out, bootstrap=0)
+    one = next((out / "replays").iterdir())
+    digest, body = one.read_text().split("\n", 1)
+    one.write_text(digest + "\n" + body.replace("cinchGame", "kept"))  # same digest: the file is kept as it is
+    other = next(p for p in (out / "replays").iterdir() if p != one)
+    other.write_text("// 000000000000000000000000\nstale")  # another digest: written again
+    build_site([competition], out, bootstrap=0)
+    assert "kept(" in one.read_text()
+    assert other.read_text().split("\n", 1)[1].startswith("cinchGame(")
 
 
 def test_a_rebuild_removes_pages_of_a_previous_build(competition: Path, tmp_path: Path) -> None:
@@ -164,10 +181,8 @@ def test_what_a_bot_sent_is_shown_as_text_never_as_markup(competition: Path, tmp
         text = page.read_text()
         assert "<script>alert" not in text and "<img src=x" not in text
         assert "&lt;script&gt;alert(2)&lt;/script&gt;" in text
-    record = (tmp_path / "s" / "records" / f"{faulty['games'][0]['id']}.js").read_text()
-    # a separate script file (never inlined in a page): the text survives as data, the viewer shows it as text
-    payload = json.loads(record[record.index(", ") + 2:].rstrip().removesuffix(");"))
-    assert payload["game"]["faults"][0]["reply"] == hostile
+    replay = (tmp_path / "s" / "replays" / f"{faulty['games'][0]['id']}.js").read_text()
+    assert "alert" not in replay  # the viewer's data holds the engine's frames, not the bots' words
 
 
 def test_a_site_under_another_profile_names_it_and_says_what_does_not_apply(club: tuple[Path, Path]) -> None:

@@ -11,31 +11,32 @@ from arena.engine import Game, game_record
 from arena.engine.cards import card_str
 from arena.engine.actions import PASS
 from arena.engine.profile import get_profile, profile_names
-from arena.publish.site.stats import HONOURS, BotStats, DealFacts, add_deal, PEDROS, POINT_CARDS, TimeUse, _card, add_time_use, cinch_stats, percentile
+from arena.publish.site.stats import HONOURS, BotStats, DealFacts, add_deal, PEDROS, POINT_CARDS, TimeUse, _card, add_time_use, cinch_stats, game_facts, percentile
 
 
-def play(seat: int, card: str, under: tuple[str, ...] = ()) -> dict:
-    ev = {"type": "play", "card": card, "seat": seat, "forced": False}
-    if under:
-        ev["under"] = list(under)
-    return ev
-
-
-def hand_deal() -> dict:
+def hand_deal(low_to: str = "holder") -> DealFacts:
     """Hearts trump, seat 1 (the dealer) bids 9 over seat 3's 8 and is set (3 points); three tricks shown.
 
     Trick 1 (seat 1 leads): 5H (right pedro, seat 2) and AH (High, seat 1); seat 1 wins.
     Trick 2: 5D (left pedro, played by seat 0) and JH (Jack, seat 3); seat 0 wins.
     Trick 3: TH (Game, seat 1) under-card 3H; 2H (Low) played by seat 3; seat 2 wins.
+    Written by hand as the engine's facts would give it: Low scores for the side that held it (seat 3's)
+    under ``low_goes_to: holder``, for the trick's winner's under ``capturer``.
     """
-    bids = [{"type": "pass", "seat": 2, "forced": False}, {"type": "bid", "amount": 8, "seat": 3, "forced": False},
-            {"type": "pass", "seat": 0, "forced": False}, {"type": "bid", "amount": 9, "seat": 1, "forced": False}]
-    tricks = [play(1, "AH"), play(2, "5H"), play(3, "4C"), play(0, "KS"),
-              play(0, "5D"), play(1, "9C"), play(2, "QC"), play(3, "JH"),
-              play(2, "7S"), play(3, "2H"), play(0, "8S"), play(1, "TH", ("3H",))]
-    return {"index": 0, "dealer": 1, "maker": 1, "bid": 9, "trump": "H", "made": False, "points": [11, 3],
-            "trick_winners": [1, 0, 2], "events": bids + [{"type": "trump", "suit": "H", "seat": 1, "forced": False}]
-            + tricks}
+    tricks = [(1, [(1, "AH", ()), (2, "5H", ()), (3, "4C", ()), (0, "KS", ())]),
+              (0, [(0, "5D", ()), (1, "9C", ()), (2, "QC", ()), (3, "JH", ())]),
+              (2, [(2, "7S", ()), (3, "2H", ()), (0, "8S", ()), (1, "TH", ("3H",))])]
+    names = {"AH": "high", "2H": "low", "JH": "jack", "TH": "game", "5H": "right_pedro", "5D": "left_pedro"}
+    credit = {"AH": 1, "JH": 0, "TH": 0, "2H": 1 if low_to == "holder" else 0}
+    return DealFacts(1, [(2, 0, False), (3, 8, False), (0, 0, False), (1, 9, False)], maker=1, bid=9, made=False,
+                     points=(11, 3), tricks=tricks, names=names, credit=credit)
+
+
+def count(*deals: DealFacts, bots: list[str], profile: str = "pagat62") -> dict[str, BotStats]:
+    table: dict[str, BotStats] = {}
+    for d in deals:
+        add_deal(d, bots, table, get_profile(profile))
+    return table
 
 
 def under(st: dict, name: str = "pagat62") -> dict:
@@ -45,7 +46,7 @@ def under(st: dict, name: str = "pagat62") -> dict:
 
 def test_hand_built_deal_gives_the_hand_worked_answers() -> None:
     bots = ["north", "east", "south", "west"]
-    st = under(cinch_stats([({"deals": [hand_deal()]}, bots)]))
+    st = count(hand_deal(), bots=bots)
     n, e, s, w = (st[b] for b in bots)
     assert (w.bids, w.bid_sum, e.bids, e.bid_sum) == (1, 8, 1, 9)
     assert (s.passes, n.passes, e.passes) == (1, 1, 0)
@@ -66,13 +67,13 @@ def test_hand_built_deal_gives_the_hand_worked_answers() -> None:
 
 
 def test_low_goes_with_its_trick_under_a_capturer_profile() -> None:
-    st = under(cinch_stats([({"profile": {"low_goes_to": "capturer"}, "deals": [hand_deal()]}, ["n", "e", "s", "w"])]))
+    st = count(hand_deal("capturer"), bots=["n", "e", "s", "w"])
     assert st["s"].honours["low"] == st["n"].honours["low"] == 1  # south won the trick west played Low into
     assert st["w"].honours["low"] == 0
 
 
 def test_a_bot_partnering_itself_counts_its_side_once() -> None:
-    st = under(cinch_stats([({"deals": [hand_deal()]}, ["a", "b", "a", "b"])]))
+    st = count(hand_deal(), bots=["a", "b", "a", "b"])
     assert st["a"].deals == st["b"].deals == 1
     assert (st["a"].defender_deals, st["a"].points_as_defender) == (1, 11)
     assert st["b"].honours == {"high": 1, "low": 1, "jack": 0, "game": 0, "off_jack": 0, "king": 0, "queen": 0, "nine": 0, "three": 0, "joker": 0}
@@ -80,37 +81,46 @@ def test_a_bot_partnering_itself_counts_its_side_once() -> None:
     assert (st["b"].pedros_captured, st["a"].pedros_captured, st["a"].pedros_lost) == (1, 1, 1)
 
 
-def _forced_deal(amount: int, forced_flag: bool) -> dict:
-    return {"index": 0, "dealer": 3, "maker": 3, "bid": amount, "trump": "S", "made": True, "points": [2, 12],
-            "trick_winners": [], "events": [{"type": "pass", "seat": s, "forced": False} for s in range(3)]
-            + [{"type": "bid", "amount": amount, "seat": 3, "forced": forced_flag}]}
+def _forced_deal(amount: int, forced_flag: bool) -> DealFacts:
+    return DealFacts(3, [(s, 0, False) for s in range(3)] + [(3, amount, forced_flag)], forced=3, maker=3, bid=amount,
+                     made=True, points=(2, 12))
 
 
-def test_forced_dealer_bid_and_unfinished_deals() -> None:
-    unfinished = {"index": 1, "dealer": 0, "events": [{"type": "bid", "amount": 7, "seat": 1, "forced": False}]}
-    st = under(cinch_stats([({"deals": [_forced_deal(7, True), unfinished]}, ["a", "b", "c", "d"])]))
+def test_forced_dealer_bid() -> None:
+    st = count(_forced_deal(7, True), bots=["a", "b", "c", "d"])
     assert (st["d"].forced, st["d"].forced_made, st["d"].bids, st["d"].average_bid) == (1, 1, 0, None)
     assert st["d"].contracts == {7: [1, 0]}
-    assert st["b"].bids == 0  # the unfinished deal is not counted
-    assert st["a"].average_bid is None and st["a"].points_as_bidder is None
-
-
-def test_forced_bids_follow_the_profile() -> None:
-    # louisiana: the dealer is forced at 6; chicago1890: it must bid but chooses the amount (not a forced event)
-    lou = under(cinch_stats([({"profile": {"name": "louisiana", "dealer_forced_bid": 6}, "deals": [_forced_deal(6, True)]},
-                              ["a", "b", "c", "d"])]), "louisiana")
-    assert (lou["d"].forced, lou["d"].bids) == (1, 0)
-    # (hand-built deals without decks: counted one by one, as cinch_stats does once the engine gave the facts)
-    chi: dict[str, BotStats] = {}
-    add_deal(_forced_deal(9, False), ["a", "b", "c", "d"], chi, get_profile("chicago1890"), DealFacts([], []))
+    assert st["a"].average_bid is None and st["a"].points_as_bidder is None and st["a"].passes == 1
+    # chicago1890: the dealer must bid but chooses the amount (not a forced event): still a forced dealer bid
+    chi = count(_forced_deal(9, False), bots=["a", "b", "c", "d"], profile="chicago1890")
     assert (chi["d"].forced, chi["d"].forced_made, chi["d"].bids) == (1, 1, 0)
     # foster1897: nobody is forced; four passes void the deal, counted per side, and the forced count does not apply
-    void = {"index": 0, "dealer": 3, "redeal": True, "scores_after": [0, 0],
-            "events": [{"type": "pass", "seat": s, "forced": False} for s in range(4)]}
-    fos: dict[str, BotStats] = {}
-    add_deal(void, ["a", "b", "a", "b"], fos, get_profile("foster1897"))
+    void = DealFacts(3, [(s, 0, False) for s in range(4)], redeal=True)
+    fos = count(void, bots=["a", "b", "a", "b"], profile="foster1897")
     assert (fos["a"].void_deals, fos["a"].passes, fos["a"].deals) == (1, 2, 0)
     assert fos["a"].applies()["forced"] and not fos["a"].applies()["void_deals"]
+
+
+def test_the_engine_gives_the_facts() -> None:
+    """deal_facts on engine deals: the forced bid where the profile forces one, never where it redeals;
+    an unfinished deal (a game saved mid-play) is not counted."""
+    for profile in ("pagat62", "chicago1890", "foster1897"):
+        rng = random.Random(5)
+        seen_forced = False
+        for k in range(40):
+            g = Game(get_profile(profile), key=f"facts-{k}", max_deals=3)
+            while not g.over:
+                _policy(rng, g)
+            for d, f in zip(g.deals, game_facts(game_record(g)) or []):
+                passes_first = [a for _, a, _ in d.bids[:3]] == [0, 0, 0] and len(d.bids) > 3 and d.bids[3][1] > 0
+                assert (f.forced == 3) == (passes_first and get_profile(profile).dealer_forced_bid is not None)
+                seen_forced |= f.forced is not None
+                assert f.redeal == d.redeal and f.points == (d.points or (0, 0))
+        assert seen_forced == (get_profile(profile).dealer_forced_bid is not None), profile
+    g = Game(get_profile("pagat62"), key="half", max_deals=3)
+    for _ in range(10):
+        g.apply(g.choice.sample(random.Random(1)))
+    assert game_facts(game_record(g)) == []  # the first deal is not over
 
 
 def _policy(rng: random.Random, game: Game) -> None:

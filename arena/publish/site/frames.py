@@ -1,0 +1,585 @@
+"""The replay viewer's data: each game replayed through the engine, one frame per step.
+
+The viewer (``assets/viewer.js``) knows no rule: everything it draws comes
+from here, and everything here comes from the engine (``arena.engine``)
+replaying the record decision by decision. A step ends where a player was
+asked for a decision (the forced actions the engine applied on its own
+belong to the step that led to them), at the end of each deal and at the
+end of the game. Each frame holds
+
+* ``views``: the four seats' views exactly as the engine gives them
+  (``View.to_dict()``, rules 9), stored as the keys all four share
+  (``pub``) and each seat's own keys (``seats``);
+* ``table``: public facts a view leaves out (how many cards each hand
+  holds, whose turn, who sits out, the deals played, the step's result);
+* ``all``: what only the omniscient view adds (the stock, the discard pile,
+  the kitty, the widows, the rob, the cards out of play);
+* ``text``: what happened in the step, naming only public cards.
+
+Frames are stored as the first one and, for each later one, a patch of the
+one before (``diff``): most of a frame is the same as the last.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ...engine import Deal, Game, ReplayMismatch, RuleProfile, action_to_dict, card_str, cards_str, replay
+from ...engine.cards import SUITS
+from ...engine import DeckSource
+from ...engine.record import RecordedSource, load_record, recorded_decisions, recorded_source
+from ...engine.view import deal_view, summarize
+
+REPLAY_FORMAT = "cinch-replay"
+REPLAY_VERSION = 1
+SEAT_NAME = "NESW"
+SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+END_TEXT = {"target": "a side reached the target", "bidder_out": "the bidders went out",
+            "moon": "a moon bid decided it", "floor": "a side fell through the floor",
+            "deals": "the fixed number of deals was played", "cap": "stopped by the deal cap: unfinished"}
+
+
+# ------------------------------------------------------------------ patches
+
+
+_SAME = object()
+
+
+def diff(old: Any, new: Any) -> Any:
+    """A patch turning ``old`` into ``new`` (``_SAME`` when equal).
+
+    An object patches a dict key by key (or a list index by index, with the
+    items appended under ``"+"``); a list is a value: ``[]`` deletes the key, ``[v]`` replaces
+    it with ``v``, ``[k, tail]`` keeps the first ``k`` items of a list and
+    appends ``tail``. ``apply_patch`` (and the viewer's ``patch``) undo it.
+    """
+    if old is new:
+        return _SAME
+    if type(old) is dict and type(new) is dict:
+        out: dict[str, Any] = {}
+        for k, v in new.items():
+            if k not in old:
+                out[k] = [v]
+                continue
+            o = old[k]
+            if o is v or o == v:
+                continue
+            out[k] = diff(o, v)
+        for k in old:
+            if k not in new:
+                out[k] = []
+        return out if out else _SAME
+    if type(old) is list and type(new) is list:
+        n = len(old)
+        if n and n <= len(new):  # items patched in place, any new ones appended ("+")
+            out = {}
+            for i in range(n):
+                o, v = old[i], new[i]
+                if o is not v and o != v:
+                    out[str(i)] = diff(o, v)
+            if len(new) > n:
+                out["+"] = new[n:]
+            return out if out else _SAME
+        k = 0
+        while k < n and k < len(new) and old[k] == new[k]:
+            k += 1
+        if k:
+            return [k, new[k:]]
+    return _SAME if old == new else [new]
+
+
+def apply_patch(old: Any, p: Any) -> Any:
+    """``new`` from ``old`` and ``diff(old, new)`` (the viewer does the same in JavaScript)."""
+    if isinstance(p, list):
+        return p[0] if len(p) == 1 else old[: p[0]] + p[1]
+    out: Any = list(old) if isinstance(old, list) else dict(old)
+    if isinstance(old, list) and "+" in p:
+        out.extend(p["+"])
+    for k, q in p.items():
+        if k == "+" and isinstance(old, list):
+            continue
+        key: Any = int(k) if isinstance(old, list) else k
+        if isinstance(q, list) and not q:
+            del out[key]
+        elif isinstance(q, list) and len(q) == 1:
+            out[key] = q[0]
+        else:
+            out[key] = apply_patch(out[key], q)
+    return out
+
+
+def unpack(frames: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every frame of a game's stored ``frames`` (``first`` and ``patches``)."""
+    out = [frames["first"]]
+    for p in frames["patches"]:
+        out.append(apply_patch(out[-1], p))
+    return out
+
+
+def seat_view(frame: dict[str, Any], seat: int) -> dict[str, Any]:
+    """The engine's view of ``seat`` at ``frame`` (``View.to_dict()``), put back together."""
+    return {**frame["pub"], **frame["seats"][seat]}
+
+
+# ------------------------------------------------------------------ the rules line
+
+
+def rules_line(p: RuleProfile) -> str:
+    """One line naming the profile and what a viewer of its games needs to know of its rules."""
+    pts = p.points
+    total = p.deal_points
+    if p.dealer_forced_bid is None:
+        forced = "four passes void the deal (redeal)"
+    else:
+        forced = "after three passes the dealer must bid " + (
+            f"{p.dealer_forced_bid} or more" if p.forced_bid_any else str(p.dealer_forced_bid))
+    if p.dealer_low_bid is not None:
+        forced += f"; after three passes the dealer may bid from {p.dealer_low_bid}"
+    auction = {"once_around": ", one round", "until_three_pass": ", rounds until three have passed",
+               "open": ", open rounds (re-entry) until three passes follow a bid"}[p.auction]
+    bids = f"bids {p.min_bid}-{p.max_bid}" + (" from the dealer's right" if p.bid_start == "right" else "") + auction
+    if p.bid_suits:
+        bids += ", each bid naming its trump (suits " + ">".join(p.suit_order) + ")"
+    if p.dark_bid is not None:
+        forced += f"; before the deal a seat may bid {total} in the dark, worth {p.dark_bid}"
+    extra = [(p.off_jack_trump and pts.off_jack, f"off-jack {pts.off_jack} (a trump)"), (pts.king, f"King {pts.king}"),
+             (pts.queen, f"Queen {pts.queen}"), (pts.nine, f"nine {pts.nine}"), (pts.three, f"three {pts.three}"),
+             (p.joker, f"the joker {pts.joker} (the lowest trump)")]
+    points = (f"{total} points a deal (High {pts.high}, Low {pts.low}, Jack {pts.jack}, Game {pts.game}, pedros "
+              f"{pts.right_pedro} and {pts.left_pedro}" + "".join(f", {t}" for on, t in extra if on)
+              + f"; Low to its {p.low_goes_to})")
+    each = sum(p.packets)
+    deck = ""
+    if len(p.deck_ranks) < 13 or p.joker:
+        deck = (f"{p.deck_size} cards ({p.deck_ranks if len(p.deck_ranks) < 13 else 'all ranks'}"
+                + (" and the joker" if p.joker else "") + "), ")
+    hands = (deck + f"{each} cards each" + (f" and a {p.kitty}-card kitty for the maker" if p.kitty else "")
+             + (f" and {p.widow} face down each, taken up after the seat's bid; no fill" if p.widow else "")
+             + f", {p.hand_size} tricks; " + (f"{p.second_deal} more cards each once trump is named; " if p.second_deal else ""))
+    if p.discard == "keep":
+        hands += "nobody discards but the maker, as many as the kitty gave"
+    elif p.discard == "choose":
+        hands += f"each seat discards at least {p.min_discard}" + (" face up" if p.discards_face_up else "")
+    else:
+        hands += (f"every trump kept, plain cards chosen to make {p.hand_size}" if p.discard == "to_hand_size"
+                  else "every non-trump discarded")
+        if p.extra_trumps == "discard":
+            hands += f", trumps beyond {p.hand_size} shown and discarded"
+    left = p.stock_size
+    if p.rob == "none":
+        rob = (f"no rob (the {left} card{'s' if left > 1 else ''} left stay{'' if left > 1 else 's'} face down, unseen)"
+               if left > 0 else "no rob (the stock is dealt out)")
+    elif p.rob == "free":
+        rob = ("the dealer robs freely from the " + ("stock" if p.rob_from == "stock" else "stock and the discards")
+               + ", trumps left face up")
+    else:
+        rob = "the dealer robs the stock's trumps"
+    play = {"follow": "follow suit or trump",
+            "trumps_only": "only trumps are played; a hand out of trumps is laid face up and sits out",
+            "oregon": "a plain lead allows any card and keeps the lead unless trumped; a seat that cannot follow a "
+                      "trump lead throws its hand in",
+            "monterey": "follow suit or trump; a seat that cannot follow a trump lead throws its hand in"}[p.play]
+    if p.first_lead_trump:
+        play += "; the first lead a trump if the maker holds one"
+    scoring = ("standard scoring" if p.scoring == "standard" else "difference scoring, set: " + (
+        "defenders' points plus the bid" if p.set_rule == "points_plus_bid" else "the deal's total plus the shortfall"))
+    if p.defender_discards_to_bidders:
+        scoring += ", defenders' discarded points to the bidders"
+    if p.full_bid_doubles:
+        scoring += f", a made {total} scores {2 * total}"
+    end = f"game to {p.target}" + (f" (bidder goes out from {p.deciding_threshold})" if p.deciding_threshold is not None else "")
+    end += (", won only by making a bid" if p.win_requires_bid else "") + (
+        f", a bid of {p.moon_bid} shoots the moon" if p.moon_bid is not None else "") + (
+        f", lost at {p.lose_at}" if p.lose_at is not None else "")
+    end += {"play_on": "", "bidders": ", both past it: the bidders win",
+            "higher_or_bidders": ", both past it: the higher score, a tie to the bidders"}[p.both_reach]
+    return f"Rules: {p.name}: " + "; ".join([bids, forced, points, hands, rob, play, scoring, end]) + "."
+
+
+# ------------------------------------------------------------------ frames
+
+
+@dataclass
+class _Step:
+    """Where one frame stands: the deal and how many of its events had happened."""
+
+    deal: int
+    events: int
+    frame: dict[str, Any]
+
+
+@dataclass
+class _Cursor:
+    """Where the last frame stood: its deal, the deal's events and phase then, the cards played so far,
+    and the finished deals (in view form; ``previous``: those before the current deal, one shared list)."""
+
+    deal: int = 0
+    events: int = 0
+    phase: str = ""
+    plays: list[int] = field(default_factory=lambda: [0])
+    done: list[dict[str, Any]] = field(default_factory=list)
+    previous: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Replayed:
+    """A record replayed step by step: the game (None if the record does not load) and its frames."""
+
+    game: Game | None
+    steps: list[_Step] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _summary(deal: Deal) -> dict[str, Any]:
+    s = summarize(deal)
+    out: dict[str, Any] = {"index": s.index, "dealer": s.dealer, "maker": s.maker, "bid": s.bid,
+                           "trump": None if s.trump is None else SUITS[s.trump], "points": list(s.points),
+                           "made": s.made, "scores_after": list(s.scores_after)}
+    if s.redeal:
+        out["redeal"] = True
+    if s.dark:
+        out["dark"] = True
+    return out
+
+
+class _Namer:
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+
+    def __call__(self, seat: int) -> str:
+        n = self.names[seat] if seat < len(self.names) else ""
+        return SEAT_NAME[seat] + (f" ({n})" if n else "")
+
+
+def _sitting(deal: Deal) -> list[int]:
+    """Seats out of the tricks: in play, a seat left without cards; at the end, one that missed a trick."""
+    if deal.phase == "play":
+        return [s for s in range(4) if not deal.hands[s]]
+    if deal.done and deal.tricks:
+        played = [sum(1 for t in deal.tricks for p in t.plays if p[0] == s) for s in range(4)]
+        return [s for s in range(4) if played[s] < len(deal.tricks)]
+    return []
+
+
+def _frame(deal: Deal, previous: list[dict[str, Any]], before: list[dict[str, Any]], name: _Namer) -> dict[str, Any]:
+    """The frame of ``deal`` now; ``previous``: the deals played before it as the views list them
+    (``before``: the same plus the deal itself once done)."""
+    views = [deal_view(deal, s).to_dict() for s in range(4)]
+    for v in views:  # the earlier deals' outcomes, as Game.view gives them (one list shared by the four views)
+        v["previous"] = previous
+    v1, v2, v3 = views[1], views[2], views[3]
+    shared = {k: v for k, v in views[0].items() if v == v1[k] and v == v2[k] and v == v3[k] and k != "seat" and k != "partner"}
+    seats = [{k: v for k, v in w.items() if k not in shared} for w in views]
+    done = deal.done
+    trump = deal.trump
+    points_of = deal.profile.point_table(trump) if trump is not None else None
+    table: dict[str, Any] = {
+        "hand_counts": [len(h) for h in deal.hands],
+        "dealt_counts": [len(h) for h in deal.dealt],
+        "widow_counts": [len(w) for w in deal.widows] if deal.profile.widow else None,
+        "kitty_count": len(deal.kitty),
+        "to_act": None if done else deal.to_act,
+        "sitting": _sitting(deal),
+        "redeal": deal.redeal,
+        "in_dark": deal.in_dark,
+        "deals": before,
+        "info": _info(deal, name),
+        "result": _result(deal) if done else None,
+    }
+    phase = deal.phase
+    rob_stock: list[str] | None = None
+    rob_taken: list[str] | None = None
+    if phase == "rob":
+        rob_stock, rob_taken = cards_str(deal.rob_pool()), []
+    elif phase in ("play", "done") and (deal.rob_stock or deal.rob_taken):
+        rob_stock, rob_taken = cards_str(deal.rob_stock), cards_str(deal.rob_taken)
+    out_points = []
+    if points_of is not None and deal.out:
+        out_points = [[s, card_str(c)] for s, c in deal.out if points_of[c]]
+    omniscient = {
+        "stock": cards_str(deal.stock), "pile": cards_str(deal.pile), "kitty": cards_str(deal.kitty),
+        "widows": [cards_str(w) for w in deal.widows] if deal.profile.widow else None,
+        "rob_stock": rob_stock, "rob_taken": rob_taken, "out_points": out_points,
+    }
+    return {"deal": deal.index, "events": len(deal.events), "text": "", "final": False,
+            "pub": shared, "seats": seats, "table": table, "all": omniscient}
+
+
+def _info(deal: Deal, name: _Namer) -> str:
+    """The deal's line: dealer, maker and bid, trump (all public once known)."""
+    parts = [f"dealer {name(deal.dealer)}"]
+    if deal.redeal:
+        parts.append("void: everyone passed")
+    elif deal.maker is not None and deal.phase not in ("bid", "dark"):
+        dark = deal.profile.dark_bid
+        parts.append(f"maker {name(deal.maker)} at {deal.high}" + (f" in the dark (worth {dark})" if deal.in_dark else ""))
+    if deal.trump is not None:
+        parts.append(f"trump {SUIT_NAME[SUITS[deal.trump]]}")
+    return f"Deal {deal.index + 1}: " + "; ".join(parts) + "."
+
+
+def _result(deal: Deal) -> str:
+    if deal.redeal:
+        return "Everyone passed: a void deal, dealt again by the next dealer."
+    pts = deal.points or (0, 0)
+    lost = f" ({deal.lost} out of play, for nobody)" if deal.lost else ""
+    return f"Points {pts[0]} - {pts[1]}{lost}; bidders {'made it' if deal.made else 'set'}."
+
+
+def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Namer, phase_before: str,
+              plays: list[int]) -> str:
+    """What happened in ``events`` (the step's, in record form) of ``deal``, in public terms; ``start``:
+    the step opens the deal; ``plays``: how many cards of the deal were played before (updated)."""
+    out: list[str] = []
+    if start:
+        first = next((e["seat"] for e in events if e.get("seat") is not None), deal.to_act)
+        if deal.profile.dark_bid is not None:
+            out.append(f"Deal {deal.index + 1}: before {name(deal.dealer)} deals, each seat may bid "
+                       f"{deal.profile.deal_points} in the dark (worth {deal.profile.dark_bid}); {name(first)} first.")
+        else:
+            out.append(f"Deal {deal.index + 1}: {name(deal.dealer)} deals {len(deal.dealt[0])} cards each"
+                       + (f" and {deal.profile.widow} face down before each seat" if deal.profile.widow else "")
+                       + (f" and {deal.profile.kitty} face down to the kitty" if deal.profile.kitty else "")
+                       + f"; {name(first)} bids first.")
+    dark_events = len(deal.dark) if deal.profile.dark_bid is not None else 0
+    # which trick each play belongs to, and where tricks end
+    ends: dict[int, int] = {}
+    k = 0
+    for i, t in enumerate(deal.tricks):
+        k += len(t.plays)
+        ends[k] = i
+    plays_before = plays[0]
+    bids_before = len(deal.bids) + (len(deal.dark) if dark_events else 0) - sum(e["type"] in ("bid", "pass") for e in events)
+    for e in events:
+        t = e["type"]
+        forced = " (forced)" if e.get("forced") else ""
+        who = name(e["seat"]) if e.get("seat") is not None else ""
+        if t in ("bid", "pass"):
+            bids_before += 1
+            if bids_before <= dark_events:
+                out.append(f"{who} bids {e['amount']} in the dark, before seeing a card{forced}." if t == "bid"
+                           else f"{who} does not bid in the dark{forced}.")
+                if bids_before == dark_events and deal.phase != "dark":
+                    out.append(f"{name(deal.dealer)} deals." if t == "pass" or not deal.in_dark else
+                               f"{name(deal.dealer)} deals; {who} makes it at {e['amount']} and names the trump.")
+            else:
+                suit = f" {SUIT_NAME[e['suit']]}" if e.get("suit") else ""
+                out.append(f"{who} bids {e['amount']}{suit}{forced}." if t == "bid" else f"{who} passes{forced}.")
+        elif t == "trump":
+            out.append(f"{who} names {SUIT_NAME[e['suit']]} trump{forced}.")
+        elif t == "discard":
+            cards = e["cards"]
+            public = set(cards) <= set(cards_str(deal.shown[e["seat"]])) if deal.profile.may_lose_points else False
+            out.append(f"{who} discards {len(cards)} card{'s' if len(cards) != 1 else ''}"
+                       + (f" face up: {' '.join(cards)}" if public else "") + f"{forced}.")
+        elif t == "rob":
+            got = len(deal.rob_taken) + len(deal.blind)
+            out.append(f"{who} robs and takes {got} card{'s' if got != 1 else ''}{forced}"
+                       + (f", {len(deal.blind)} of them blind from the reshuffled discards" if deal.blind else "") + ".")
+        elif t == "play":
+            under = e.get("under") or []
+            out.append(f"{who} plays {e['card']}" + (f" with {' '.join(under)} under it" if under else "") + f"{forced}.")
+            plays_before += 1
+            if plays_before in ends:
+                i = ends[plays_before]
+                w = deal.tricks[i].winner
+                if w is not None:
+                    out.append(f"{name(w)} wins trick {i + 1}.")
+        elif t == "reshuffle":
+            out.append("The discard pile is reshuffled into the stock.")
+    plays[0] = plays_before
+    if phase_before in ("bid", "dark") and deal.phase not in ("bid", "dark") and deal.maker is not None:
+        out.append(f"{name(deal.maker)} makes it at {deal.high}.")
+    if deal.done:
+        if deal.redeal:
+            out.append("Everyone passed: the deal is void, no score, and the next dealer deals again.")
+        else:
+            pts = deal.points or (0, 0)
+            after = deal.scores_after or (0, 0)
+            out.append(f"Deal over: points {pts[0]} - {pts[1]}" + (f" ({deal.lost} out of play, for nobody)" if deal.lost else "")
+                       + f"; the bidders {'made' if deal.made else 'are set at'} {deal.high}; scores {after[0]} - {after[1]}.")
+    elif deal.phase == "play" and phase_before != "play":
+        out.append(f"{name(deal.to_act)} leads.")
+    return " ".join(out)
+
+
+def _events(deal: Deal, start: int) -> list[dict[str, Any]]:
+    """The deal's events from ``start`` on, in their record form (docs/records.md)."""
+    out = []
+    for ev in deal.events[start:]:
+        if ev[0] == "act":
+            d = action_to_dict(ev[2])
+            d.update(seat=ev[1], forced=ev[3])
+        else:
+            d = {"type": "reshuffle"}
+        out.append(d)
+    return out
+
+
+def replay_steps(record: dict[str, Any], names: Sequence[str] = ()) -> Replayed:
+    """Replay ``record`` decision by decision through the engine and take a frame at every step.
+
+    The record is checked as ``replay`` checks it (any difference from the
+    engine's game is a warning); a record that does not load has no frames.
+    """
+    out = Replayed(None)
+    try:
+        checked: Game | None = replay(record)
+    except ReplayMismatch as e:
+        out.warnings.append(str(e))
+        checked = None
+    except ValueError as e:
+        return Replayed(None, warnings=[f"the record does not load: {e}"])
+    if checked is not None:  # the same game again, step by step, from the checked game's own chance and actions
+        source: DeckSource = RecordedSource(
+            checked.first_dealer, [list(d.deck) for d in checked.deals],
+            {(d.index, ev[1]): list(ev[2]) for d in checked.deals for ev in d.events if ev[0] == "reshuffle"},
+            [d.origin for d in checked.deals], checked.key, [d.reshuffle_key for d in checked.deals])
+        decisions = [ev[2] for d in checked.deals for ev in d.events if ev[0] == "act" and not ev[3]]
+        game = Game(checked.profile, source=source, max_deals=checked.max_deals, fixed_deals=checked.fixed_deals)
+    else:  # an edited record: the steps its decisions make, up to one the rules refuse
+        rec = load_record(record)
+        decisions = [a for _, a in recorded_decisions(rec)]
+        game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
+    out.game = game
+    name = _Namer(names)
+    at = _Cursor()
+
+    def snap() -> None:
+        first = at.deal
+        for k in range(first, len(game.deals)):
+            deal = game.deals[k]
+            if len(at.done) < k:
+                at.done.extend(_summary(game.deals[j]) for j in range(len(at.done), k))
+                at.previous = at.done[:k]
+            if k != first or not at.phase:  # the step opens deal k
+                at.events, at.phase, at.plays[0] = 0, "", 0
+            frame = _frame(deal, at.previous, at.previous + [_summary(deal)] if deal.done else at.previous, name)
+            frame["text"] = _describe(deal, _events(deal, at.events), at.events == 0, name, at.phase, at.plays)
+            out.steps.append(_Step(k, len(deal.events), frame))
+            at.deal, at.events, at.phase = k, len(deal.events), deal.phase
+
+    snap()
+    for action in decisions:
+        try:
+            game.apply(action)
+        except (ValueError, RuntimeError) as e:
+            out.warnings.append(f"the record does not replay: {e}")
+            break
+        snap()
+    return out
+
+
+def _final(game: Game, last: dict[str, Any], name: _Namer, forfeit_by: int | None) -> dict[str, Any]:
+    f: dict[str, Any] = copy.deepcopy(last)
+    f["final"] = True
+    deals = [_summary(d) for d in game.deals if d.done]
+    f["table"]["deals"] = deals
+    f["table"]["final_scores"] = list(game.scores)
+    if forfeit_by is not None:
+        text = f"Game over: {name(forfeit_by)} forfeited (a fault)."
+    elif not game.over:
+        text = "The record ends here (the game was saved before it ended)."
+    else:
+        why = END_TEXT.get(game.end_reason or "")
+        who = "no winner" if game.winner is None else f"side {'N+S' if game.winner == 0 else 'E+W'} wins"
+        text = f"Game over: {who}" + (f" ({why})" if why else "") + "."
+    f["text"] = text + f" Final scores {game.scores[0]} - {game.scores[1]}."
+    return f
+
+
+def viewer_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twin: str | None = None,
+                forfeit_by: int | None = None, title: str | None = None) -> dict[str, Any]:
+    """What the viewer shows of one game: its rules line, warnings and frames (first and patches)."""
+    return game_data(record, id=id, names=names, twin=twin, forfeit_by=forfeit_by, title=title)[0]
+
+
+def game_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twin: str | None = None,
+              forfeit_by: int | None = None, title: str | None = None) -> tuple[dict[str, Any], Game | None]:
+    """``viewer_data`` and the engine's replayed game when the record replayed as recorded (None
+    otherwise), for the statistics to read the same replay."""
+    r = replay_steps(record, names)
+    out: dict[str, Any] = {"id": id, "twin": twin, "names": list(names), "title": title, "warnings": r.warnings}
+    if r.game is None or not r.steps:
+        out.update(rules=None, frames=None)
+        return out, None
+    name = _Namer(names)
+    frames = [s.frame for s in r.steps]
+    frames.append(_final(r.game, frames[-1], name, forfeit_by))
+    patches = []
+    for a, b in zip(frames, frames[1:]):
+        d = diff(a, b)
+        patches.append({} if d is _SAME else d)
+    out.update(rules=rules_line(r.game.profile), frames={"first": frames[0], "patches": patches})
+    return out, (r.game if not r.warnings else None)
+
+
+def games_of(data: Any) -> list[dict[str, Any]]:
+    """The games a user's file holds, as keyword arguments of ``viewer_data`` plus the record: a results
+    file's lines (each a block of two games), one results line, an ``arena play --save`` file or a record."""
+    if isinstance(data, list):
+        return [g for x in data for g in games_of(x)]
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    if isinstance(data.get("games"), list):
+        from ...results import game_id
+
+        ids = [g.get("id") or game_id(str(data.get("pairing")), int(data.get("block", 0)), h)
+               for h, g in enumerate(data["games"])]
+        return [{"record": g["record"], "id": ids[h], "twin": ids[1 - h] if len(ids) == 2 else None,
+                 "names": [s.get("bot") or s.get("name") or "?" for s in g.get("seats") or []],
+                 "forfeit_by": g.get("forfeit_by")} for h, g in enumerate(data["games"])]
+    if data.get("format") == "cinch-saved-game":
+        return [{"record": data["record"], "id": "saved game", "title": "A saved game",
+                 "names": list(data.get("players") or [])}]
+    if data.get("format") == "cinch-game":
+        return [{"record": data, "id": "record", "title": "A game record", "names": []}]
+    if "record" in data and "seats" in data:
+        return [{"record": data["record"], "id": data.get("id") or "game", "twin": None,
+                 "names": [s.get("bot") or s.get("name") or "?" for s in data.get("seats") or []],
+                 "forfeit_by": data.get("forfeit_by")}]
+    raise ValueError("not a game record, a results line or an `arena play --save` file")
+
+
+def read_games(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The games of a results file (or a folder holding one), a record or a saved game (``games_of``)."""
+    p = Path(path)
+    if p.is_dir() or p.suffix == ".jsonl":
+        from ...results import ResultsError, read_results
+
+        try:
+            return games_of(read_results(p).lines)
+        except ResultsError as e:
+            raise ValueError(str(e)) from None
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ValueError(f"{p}: cannot read it: {e.strerror}") from None
+    try:
+        return games_of(json.loads(text))
+    except json.JSONDecodeError:
+        try:
+            return games_of([json.loads(ln) for ln in text.splitlines() if ln.strip()])
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{p}: not JSON (line {e.lineno}): not a record, a saved game or a results file") from None
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{p}: {e}") from None
+
+
+def replay_file(games: list[dict[str, Any]], only: str | None = None) -> dict[str, Any]:
+    """The file ``arena site frames`` writes for the "open a game" page: every game (or game ``only``
+    and its duplicate twin, when the file holds it)."""
+    if only is not None:
+        ids = {g["id"] for g in games}
+        if only not in ids:
+            raise ValueError(f"no game {only!r} in the file (it holds {', '.join(sorted(ids)[:5])}"
+                             f"{', ...' if len(ids) > 5 else ''})")
+        twin = next(g.get("twin") for g in games if g["id"] == only)
+        games = sorted((g for g in games if g["id"] in (only, twin)), key=lambda g: g["id"] != only)
+    return {"format": REPLAY_FORMAT, "version": REPLAY_VERSION,
+            "games": [viewer_data(g.pop("record"), **g) for g in (dict(x) for x in games)]}

@@ -21,7 +21,7 @@ from tests.cli import arena
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
-CALL = re.compile(r"arena ((?:bench )?[a-z][a-z-]*)([^`\n]*)")
+CALL = re.compile(r"arena ((?:bench |site (?=frames))?[a-z][a-z-]*)([^`\n]*)")
 NUMBERS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
     " seventeen eighteen nineteen twenty".split())}

@@ -141,13 +141,8 @@ def read_chunks(path: str, size: int) -> Iterator[bytes]:
     walked, so a file swapped for a FIFO or a link meanwhile cannot hang or
     redirect the read.
     """
+    fd = _open_walked(path, "read")
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise FolderRefused(path, f"cannot open it ({exc.strerror})") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise FolderRefused(path, "changed into a special file while read")
         left = size
         while left > 0:
             chunk = os.read(fd, min(_CHUNK, left))
@@ -267,15 +262,22 @@ def copy_listing(listing: FolderListing, dest: Path) -> None:
         os.chmod(target, 0o755 if os.stat(src, follow_symlinks=False).st_mode & 0o111 else 0o644)
 
 
+
+def _open_walked(path: str, doing: str) -> int:
+    """Open a file the walk saw as regular, never following a link or blocking on a FIFO, and check it still is."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise FolderRefused(path, f"cannot open it ({exc.strerror})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FolderRefused(path, f"changed into a special file while {doing}")
+    return fd
+
 def _copy_sparse(src: str, dest: str, size: int) -> None:
     """Copy regular file `src` (at most `size` bytes) to a new `dest`, data only: holes stay holes."""
+    fd_in = _open_walked(src, "copied")
     try:
-        fd_in = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise FolderRefused(src, f"cannot open it ({exc.strerror})") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd_in).st_mode):
-            raise FolderRefused(src, "changed into a special file while copied")
         fd_out = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         try:
             pos = 0

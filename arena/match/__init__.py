@@ -1,12 +1,12 @@
 """Match running: one game, one duplicate block, over any kind of player; the
 conformance checker and fault reproduction that drive them."""
 
-from .block import BlockResult, PlayerFactory, bot_seed, play_block, seating
+from .block import BlockResult, BlockSpec, PlayerFactory, bot_seed, play_block, play_blocks, seating
 from .game import GameResult, GameTiming, SeatFault, close_all, play_game
 from .settings import FaultPolicy, MatchSettings
 from ..players import TimeSettings
 
 __all__ = [
     "BlockResult", "FaultPolicy", "GameResult", "GameTiming", "MatchSettings", "PlayerFactory", "SeatFault",
-    "TimeSettings", "bot_seed", "close_all", "play_block", "play_game", "seating",
+    "TimeSettings", "bot_seed", "close_all", "play_block", "play_blocks", "play_game", "seating",
 ]

@@ -6,8 +6,10 @@ counterpart had: b0 at 0, a0 at 1, b1 at 2, a1 at 3. Both games use the
 block key as their deal key, so deal k has the same deck and the same
 dealer seat in both: each partnership holds, in game 1, the cards the other
 held in game 0, even when the two games last a different number of deals.
-Every game gets fresh players (fresh processes and scratch), and the bots'
-seeds differ between the two games.
+With ``match.restart: per-game`` every game gets fresh players (fresh
+processes and scratch); with ``per-lineage`` a batch of blocks keeps one
+process per (half, seat) (``play_blocks``). The bots' seeds differ between
+the two games.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 from ..engine import derive_key
 from ..engine.chance import DeckSource
-from ..players.base import Player
+from ..players.base import Player, PlayerReport
 from ..players.process import STDERR_TAIL
 from ..players.manifest import BotEntry
 from .game import GameResult, blame_cleanup, close_all, play_game
@@ -114,30 +116,96 @@ def play_block(
     source_for: Callable[[int], DeckSource | None] | None = None,
 ) -> BlockResult:
     """Play both games of a block. Harness errors propagate (the block is retried)."""
-    games: list[GameResult] = []
-    seats_all: list[list[BotEntry]] = []
-    seeds_all: list[list[int]] = []
-    for half in (0, 1):
-        seats = seating(side_a, side_b, half)
-        seeds = [bot_seed(block_key, half, s) for s in range(4)]
-        players: list[Player] = []
-        try:
-            for s in range(4):
-                players.append(make_player(seats[s], seeds[s]))
-            result = play_game(
-                players,
-                settings,
-                block_key,
-                source=source_for(half) if source_for else None,
-                players_by_seat=[e.name for e in seats],
-            )
-        finally:
-            c = time.perf_counter()
-            reports = close_all(players)
-        result.timing.close = time.perf_counter() - c
-        result.reports = reports
+    return play_blocks(side_a, side_b, [(block_index, block_key, source_for)], settings, make_player)[0]
+
+
+#: One block of a batch: (index, key, the deck source of each half or None for the engine's).
+BlockSpec = tuple[int, str, "Callable[[int], DeckSource | None] | None"]
+
+
+def play_blocks(
+    side_a: tuple[BotEntry, BotEntry],
+    side_b: tuple[BotEntry, BotEntry],
+    blocks: Sequence[BlockSpec],
+    settings: MatchSettings,
+    make_player: PlayerFactory,
+    *,
+    keep: bool | None = None,
+) -> list[BlockResult]:
+    """Play a batch: the blocks of one pairing in order, each as two games.
+
+    With ``keep`` (default: ``settings.restart == "per-lineage"``) the player
+    of each (half, seat) stays up for that lineage's next block; the caller
+    (``arena.schedule.lineage``) guarantees that every block of the batch has a
+    deal key of its own, so no kept process meets a deal twice. A seat that
+    faulted in a game, or whose player cannot go on, is closed after that game
+    and a fresh player takes the next one. Harness errors propagate: every
+    player is closed and nothing of the batch is returned.
+    """
+    keep = settings.restart == "per-lineage" if keep is None else keep
+    kept: dict[tuple[int, int], Player] = {}
+    last: dict[tuple[int, int], tuple[GameResult, list[BotEntry]]] = {}  # where a kept player's close is told
+    out: list[BlockResult] = []
+    try:
+        for block_index, block_key, source_for in blocks:
+            games: list[GameResult] = []
+            seats_all: list[list[BotEntry]] = []
+            seeds_all: list[list[int]] = []
+            for half in (0, 1):
+                seats = seating(side_a, side_b, half)
+                seeds = [bot_seed(block_key, half, s) for s in range(4)]
+                players: list[Player] = []
+                try:
+                    for s in range(4):
+                        p = kept.pop((half, s), None)
+                        players.append(p if p is not None else make_player(seats[s], seeds[s]))
+                    result = play_game(
+                        players,
+                        settings,
+                        block_key,
+                        source=source_for(half) if source_for else None,
+                        players_by_seat=[e.name for e in seats],
+                    )
+                except BaseException:
+                    close_all(players)
+                    raise
+                c = time.perf_counter()
+                faulted = {f.seat for f in result.faults}
+                reports: list[PlayerReport | None] = [None] * 4
+                closing: list[int] = []
+                for s, p in enumerate(players):
+                    rep = None if (not keep or s in faulted) else p.next_game()
+                    if rep is None:
+                        closing.append(s)
+                    else:
+                        reports[s] = rep
+                        kept[(half, s)] = p
+                        last[(half, s)] = (result, seats)
+                for s, rep in zip(closing, close_all([players[s] for s in closing])):
+                    reports[s] = rep
+                result.timing.close = time.perf_counter() - c
+                result.reports = [r if r is not None else PlayerReport(players[i].name) for i, r in enumerate(reports)]
+                blame_cleanup(result, [e.name for e in seats])
+                games.append(result)
+                seats_all.append(seats)
+                seeds_all.append(seeds)
+            out.append(BlockResult(block_index, block_key, side_a, side_b, games, seats_all, seeds_all))
+    finally:
+        order = sorted(kept)
+        reports_end = close_all([kept[k] for k in order]) if order else []
+    for k, rep in zip(order, reports_end):  # the process's stderr and cleanup trouble go with its last game
+        result, seats = last[k]
+        mine = result.reports[k[1]]
+        mine.stderr, mine.stderr_dropped, mine.trouble = rep.stderr, rep.stderr_dropped, rep.trouble
+        blame_cleanup_seat(result, seats, k[1])
+    return out
+
+
+def blame_cleanup_seat(result: GameResult, seats: Sequence[BotEntry], seat: int) -> None:
+    """``blame_cleanup`` for one seat whose process was closed after its game was scored."""
+    reports = result.reports
+    result.reports = [r if i == seat else PlayerReport(r.name) for i, r in enumerate(reports)]
+    try:
         blame_cleanup(result, [e.name for e in seats])
-        games.append(result)
-        seats_all.append(seats)
-        seeds_all.append(seeds)
-    return BlockResult(block_index, block_key, side_a, side_b, games, seats_all, seeds_all)
+    finally:
+        result.reports = reports

@@ -39,6 +39,11 @@ class MatchSettings(BaseModel):
     reveal_players: bool = False
     allow_unlimited: bool = Field(
         False, description="run untrusted bots even where no memory or process limit can be enforced (never the default)")
+    restart: Literal["per-game", "per-lineage"] = Field(
+        "per-game", description="a fresh bot process for every game, or one per lineage kept up between its games"
+                                " (docs/tournaments.md, Lineages)")
+    lineage_blocks: int = Field(
+        8, ge=1, description="with 'per-lineage': consecutive blocks of a pairing one batch of processes plays")
 
     @field_validator("profile", mode="before")
     @classmethod
@@ -83,6 +88,15 @@ class MatchSettings(BaseModel):
     def player(self, entry: BotEntry, seed: int) -> ProcessPlayer:
         """A fresh bot process player for one game under these settings."""
         return ProcessPlayer(entry, seed, self.time, self.sandbox_spec(entry), profile=self.profile)
+
+    def hash_facts(self) -> dict[str, Any]:
+        """The settings as the config hash sees them: the restart fields only
+        when they differ from per-game, so configs written before them keep their hash."""
+        facts = self.model_dump(mode="json")
+        if self.restart == "per-game":
+            facts.pop("restart")
+            facts.pop("lineage_blocks")
+        return facts
 
     @property
     def fixed_deals(self) -> int | None:

@@ -82,7 +82,7 @@ class PlayerReport:
 
 
 class Player(ABC):
-    """One seat in one game. Created fresh for every game."""
+    """One seat in one game, or in a lineage's games one after another (``next_game``)."""
 
     name: str = "player"
     version: str = ""
@@ -111,6 +111,16 @@ class Player(ABC):
     @abstractmethod
     def decide(self, request: dict[str, Any]) -> Decision:
         """Answer a ``decide`` message."""
+
+    def next_game(self) -> PlayerReport | None:
+        """End this game and stay up for the lineage's next one (``match.restart: per-lineage``).
+
+        Returns the finished game's report, or None if this player cannot
+        play on (then the caller closes it and a fresh one takes the next
+        game). Only a player that keeps nothing but its own memory may say
+        yes; the default is no.
+        """
+        return None
 
     def halt(self) -> None:
         """Begin stopping without waiting (``close_all`` halts every seat, then closes each side by side)."""

@@ -288,6 +288,20 @@ class ProcessPlayer(Player):
         """A reply that breaks the protocol: the stream cannot be trusted any more."""
         return Decision(None, self._die(fault), wall, used, line)
 
+    def next_game(self) -> PlayerReport | None:
+        """Keep the process for the next game, with a full time bank and a new report.
+
+        A process that faulted, was halted or has exited is not kept: the
+        caller closes it and starts a fresh one (fresh scratch too). The
+        sandbox's limits are the process's, so they hold over all its games.
+        """
+        if self._dead is not None or self.proc is None or self._halted or self.proc.exit_status() is not None:
+            return None
+        done = self._report
+        self._report = PlayerReport(self.name, done.version, startup_ms=0.0)
+        self.bank_s = self.t.bank_ms / 1000
+        return done
+
     def halt(self) -> None:
         """Say ``bye`` without waiting; a bot that is already judged dead is killed at once.
 

@@ -5,10 +5,11 @@ from .pairings import Pairing, gauntlet, mixed, round_robin, sprt_matchups
 from .runner import RunOptions, RunRefused, RunResult, plan_tasks, run_tournament
 from .scheduler import LoopEvents, RunOutcome, StoppingRule, block_key, run_tasks
 from .stopping import SPRTStop
-from .task import BlockTask, TaskOutput, run_block
+from .lineage import PlanRefused, check_plan, make_units
+from .task import BatchTask, BlockTask, TaskOutput, Unit, run_block
 
 __all__ = [
-    "BlockTask", "ConfigError", "LoopEvents", "Pairing", "RunOptions", "RunOutcome", "RunRefused", "RunResult",
+    "BatchTask", "BlockTask", "ConfigError", "PlanRefused", "Unit", "check_plan", "make_units", "LoopEvents", "Pairing", "RunOptions", "RunOutcome", "RunRefused", "RunResult",
     "SPRTSpec", "SPRTStop", "StoppingRule", "TaskOutput", "Tournament", "TournamentConfig", "block_key",
     "build_tournament", "gauntlet", "load_config", "mixed", "plan_tasks", "round_robin", "run_block", "run_tasks",
     "run_tournament", "sprt_matchups",

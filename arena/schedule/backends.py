@@ -22,12 +22,12 @@ from ..players import BotEntry
 from ..players.manifest import library_path
 from ..sandbox import HarnessError, HostUnfit
 from .nodes import NodeInfo, NodePool
-from .task import BlockTask, TaskOutput, run_block
+from .task import TaskOutput, Unit, run_block
 
 
 @dataclass
 class Finished:
-    task: BlockTask
+    task: Unit
     attempt: int
     output: TaskOutput | None = None
     error: str | None = None  # why it failed: never scored
@@ -41,7 +41,7 @@ class Backend(Protocol):
     capacity: int  # tasks worth keeping in flight now (a cluster's changes as nodes come and go)
     notices: list[str]  # what the user should hear (a node refused or lost); the loop drains it
 
-    def submit(self, task: BlockTask, attempt: int) -> None: ...
+    def submit(self, task: Unit, attempt: int) -> None: ...
 
     def wait(self) -> Finished: ...
 
@@ -67,10 +67,10 @@ class SerialBackend:
     def __init__(self, entries: Mapping[str, BotEntry], task_fn: TaskFn = run_block) -> None:
         self.entries = dict(entries)
         self.task_fn = task_fn
-        self.queue: deque[tuple[BlockTask, int]] = deque()
+        self.queue: deque[tuple[Unit, int]] = deque()
         self.notices: list[str] = []
 
-    def submit(self, task: BlockTask, attempt: int) -> None:
+    def submit(self, task: Unit, attempt: int) -> None:
         self.queue.append((task, attempt))
 
     def wait(self) -> Finished:
@@ -85,7 +85,7 @@ class SerialBackend:
         self.queue.clear()
 
 
-def _ray_block(task: BlockTask, attempt: int, manifests: list[BotEntry], *bundles: bytes) -> TaskOutput:
+def _ray_block(task: Unit, attempt: int, manifests: list[BotEntry], *bundles: bytes) -> TaskOutput:
     """Worker side: check this node's sandbox (once per process), unpack the bots by digest, play the block."""
     import ray
 
@@ -98,8 +98,9 @@ def _ray_block(task: BlockTask, attempt: int, manifests: list[BotEntry], *bundle
     local = {e.ident: materialize(e, data) for e, data in zip(manifests, bundles)}
     ship_s = time.monotonic() - t0
     out = run_block(task, local, attempt=attempt, backend="ray")
-    out.line.run.node = node  # type: ignore[attr-defined]  # RunInfo takes extra keys
-    out.line.run.ship_s = round(ship_s, 4)  # type: ignore[attr-defined]
+    for line in out.lines:
+        line.run.node = node  # type: ignore[attr-defined]  # RunInfo takes extra keys
+        line.run.ship_s = round(ship_s, 4)  # type: ignore[attr-defined]
     return out
 
 
@@ -244,8 +245,8 @@ class RayBackend:
         self._unreachable_since: float | None = None
         self.entries = dict(entries)
         self._remote = ray.remote(num_cpus=1, max_retries=0)(_ray_block)
-        self._pending: dict[Any, tuple[BlockTask, int, str, float]] = {}
-        self._lost: deque[tuple[BlockTask, int]] = deque()  # in flight when the cluster went away
+        self._pending: dict[Any, tuple[Unit, int, str, float]] = {}
+        self._lost: deque[tuple[Unit, int]] = deque()  # in flight when the cluster went away
         self.timings: list[tuple[float, float]] = []  # (submit to result, block wall) of each block: the bench reads it
         self._start_job()
 
@@ -321,7 +322,7 @@ class RayBackend:
                                 int(info.resources_total.get("CPU", 0)), state == "ALIVE"))
         return out
 
-    def submit(self, task: BlockTask, attempt: int) -> None:
+    def submit(self, task: Unit, attempt: int) -> None:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         node = self.pool.take()

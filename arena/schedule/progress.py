@@ -22,7 +22,7 @@ from typing import Any, Callable, TextIO
 
 from ..results import standings
 from .scheduler import LoopEvents
-from .task import BlockTask
+from .task import Unit
 
 
 TTY_PERIOD_S = 0.2
@@ -82,11 +82,11 @@ class Progress(LoopEvents):
         if self.listener is not None:
             self.listener(self.done, self.total)
 
-    def failure(self, task: BlockTask, error: str) -> None:
+    def failure(self, task: Unit, error: str) -> None:
         self.failed += 1
         self.show()
 
-    def retry(self, task: BlockTask, error: str) -> None:
+    def retry(self, task: Unit, error: str) -> None:
         self.retried += 1
 
     def notice(self, text: str) -> None:

@@ -26,7 +26,8 @@ from ..engine import derive_key
 from ..results import ResultsStore, write_stderr
 from ..sandbox import HarnessError
 from .backends import Backend
-from .task import BlockTask
+from .lineage import make_units
+from .task import BatchTask, BlockTask, Unit, blocks_of
 
 
 def block_key(seed: str, block: int) -> str:
@@ -59,9 +60,9 @@ class LoopEvents:
     def notice(self, text: str) -> None:
         """Something about where blocks run (a node refused, lost, joined)."""
 
-    def retry(self, task: BlockTask, error: str) -> None: ...
+    def retry(self, task: Unit, error: str) -> None: ...
 
-    def failure(self, task: BlockTask, error: str) -> None: ...
+    def failure(self, task: Unit, error: str) -> None: ...
 
 
 @dataclass
@@ -126,22 +127,25 @@ def run_tasks(
     events = events or LoopEvents()
     if stop is not None and feed is None:
         feed = InOrderFeed(stop, tasks, store.lines)
-    todo = deque(t for t in tasks if t.key not in store.lines)
-    again: deque[tuple[BlockTask, int]] = deque()  # (task, attempt) to send again, before new work
+    todo: deque[Unit] = deque(make_units([t for t in tasks if t.key not in store.lines]))
+    again: deque[tuple[Unit, int]] = deque()  # (task, attempt) to send again, before new work
     outcome = RunOutcome()
     inflight = 0
     out = Path(store.out)
 
-    def next_task() -> BlockTask | None:
+    def next_task() -> Unit | None:
         while todo:
             if stop is not None and stop.done:
-                outcome.skipped += len(todo)
+                outcome.skipped += sum(len(blocks_of(u)) for u in todo)
                 todo.clear()
                 return None
             t = todo.popleft()
-            if stop is None or stop.wants(t):
+            if stop is None:
                 return t
-            outcome.skipped += 1
+            wanted = [b for b in blocks_of(t) if stop.wants(b)]
+            outcome.skipped += len(blocks_of(t)) - len(wanted)
+            if wanted:  # a batch keeps its wanted blocks, in order: still distinct deal keys
+                return t if len(wanted) == len(blocks_of(t)) else BatchTask(tuple(wanted))
         return None
 
     def tell() -> None:
@@ -170,17 +174,17 @@ def run_tasks(
         inflight -= 1
         tell()
         if fin.output is not None:
-            line = fin.output.line
-            for half, seat, bot, text in fin.output.stderr:
-                write_stderr(out, line.pairing, line.block, half, seat, bot, text)
-            if bot_dirs:
-                line.run.reproduce = reproduce_commands(line, store.path, bot_dirs, fin.task.settings)
-            if store.append(line):
-                outcome.played += 1
-                stored = store.lines[line.task_key]
-                events.line(stored)
-                if feed is not None:
-                    feed.offer(fin.task, stored)
+            for blk, half, seat, bot, text in fin.output.stderr:
+                write_stderr(out, fin.task.pairing, blk, half, seat, bot, text)
+            for btask, line in zip(blocks_of(fin.task), fin.output.lines):
+                if bot_dirs:
+                    line.run.reproduce = reproduce_commands(line, store.path, bot_dirs, btask.settings)
+                if store.append(line):
+                    outcome.played += 1
+                    stored = store.lines[line.task_key]
+                    events.line(stored)
+                    if feed is not None:
+                        feed.offer(btask, stored)
             continue
         if fin.requeue:  # the node, not the block, failed before playing: the attempt is not spent
             again.append((fin.task, fin.attempt))

@@ -1,8 +1,10 @@
-"""One task = one whole duplicate block, run the same way by every backend.
+"""One task = one whole duplicate block, or a batch of one pairing's blocks
+(``match.restart: per-lineage``, see ``lineage``), run the same way by every
+backend; on Ray a batch is one task, so its processes live inside it.
 
 The task carries everything a worker needs except the bots' files (shipped
 by digest, see ``bundle``) and never the tournament seed: only the block key
-derived from it. It returns the block's results line (with its run-dependent
+derived from it. It returns each block's results line (with its run-dependent
 facts under ``run``) and the capped stderr of each seat, and lets a
 ``HarnessError`` escape so the scheduler retries it.
 """
@@ -13,10 +15,10 @@ import os
 import socket
 import time
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping, Union
 
 from ..engine import DealFile, FileSource
-from ..match import MatchSettings, PlayerFactory, play_block
+from ..match import BlockResult, BlockSpec, MatchSettings, PlayerFactory, play_blocks
 from ..players import BotEntry
 from ..results import SCHEMA_VERSION, ResultLine, game_id
 
@@ -44,10 +46,58 @@ class BlockTask:
         return sorted(set(self.side_a) | set(self.side_b))
 
 
+@dataclass(frozen=True)
+class BatchTask:
+    """The blocks one set of lineage processes plays, in order (all of one pairing)."""
+
+    blocks: tuple[BlockTask, ...]
+
+    @property
+    def first(self) -> BlockTask:
+        return self.blocks[0]
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.first.key
+
+    @property
+    def pairing(self) -> str:
+        return self.first.pairing
+
+    @property
+    def block(self) -> int:
+        return self.first.block
+
+    @property
+    def settings(self) -> MatchSettings:
+        return self.first.settings
+
+    @property
+    def nice(self) -> int | None:
+        return self.first.nice
+
+    @property
+    def idents(self) -> list[str]:
+        return self.first.idents
+
+
+#: What a backend runs: one block (``restart: per-game``) or a batch (``per-lineage``).
+Unit = Union[BlockTask, BatchTask]
+
+
+def blocks_of(unit: Unit) -> tuple[BlockTask, ...]:
+    return unit.blocks if isinstance(unit, BatchTask) else (unit,)
+
+
 @dataclass
 class TaskOutput:
-    line: ResultLine
-    stderr: list[tuple[int, int, str, str]] = field(default_factory=list)  # (half, seat, bot, text)
+    lines: list[ResultLine]  # one per block of the unit, in block order
+    stderr: list[tuple[int, int, int, str, str]] = field(default_factory=list)  # (block, half, seat, bot, text)
+
+    @property
+    def line(self) -> ResultLine:
+        """The first (for a single block: the only) block's line."""
+        return self.lines[0]
 
 
 def _cap(text: str) -> str:
@@ -79,27 +129,54 @@ def _ref(e: BotEntry) -> dict[str, str]:
 
 
 def run_block(
-    task: BlockTask,
+    task: Unit,
     bots: Mapping[str, BotEntry],
     *,
     attempt: int = 1,
     backend: str = "serial",
     make_player: PlayerFactory | None = None,
 ) -> TaskOutput:
-    """Play the block's two games and build its results line."""
+    """Play a unit (one block, or a batch of one pairing's blocks with processes kept
+    along their lineages) and build one results line per block."""
+    from .lineage import check_plan  # the lineage rule is checked where the processes live, too
+
+    check_plan([task])
     apply_nice(task.nice)
+    blocks = blocks_of(task)
+    first = blocks[0]
     t0 = time.monotonic()
-    side_a = (bots[task.side_a[0]], bots[task.side_a[1]])
-    side_b = (bots[task.side_b[0]], bots[task.side_b[1]])
-    source_for = None
-    if task.deal_file is not None:
-        df = task.deal_file
-        source_for = lambda half: FileSource(df, task.block_key)  # noqa: E731
-    result = play_block(
-        side_a, side_b, task.block, task.block_key, task.settings,
-        make_player or task.settings.player, source_for=source_for,
-    )
-    line = ResultLine.model_validate(
+    side_a = (bots[first.side_a[0]], bots[first.side_a[1]])
+    side_b = (bots[first.side_b[0]], bots[first.side_b[1]])
+    specs: list[BlockSpec] = [(b.block, b.block_key, _source_for(b)) for b in blocks]
+    results = play_blocks(side_a, side_b, specs, first.settings, make_player or first.settings.player)
+    wall = round(time.monotonic() - t0, 4)
+    batch = {"first": first.block, "blocks": len(blocks), "wall_s": wall} if isinstance(task, BatchTask) else None
+    lines = [_line(b, r, side_a, side_b, attempt, backend, wall, batch) for b, r in zip(blocks, results)]
+    stderr = [
+        (b.block, h, seat, rep.name, _cap(rep.stderr))
+        for b, r in zip(blocks, results)
+        for h, g in enumerate(r.games)
+        for seat, rep in enumerate(g.reports)
+        if rep.stderr
+    ]
+    return TaskOutput(lines, stderr)
+
+
+def _source_for(task: BlockTask):  # type: ignore[no-untyped-def]
+    if task.deal_file is None:
+        return None
+    df, key = task.deal_file, task.block_key
+    return lambda half: FileSource(df, key)
+
+
+def _line(task: BlockTask, result: BlockResult, side_a: tuple[BotEntry, BotEntry], side_b: tuple[BotEntry, BotEntry],
+          attempt: int, backend: str, wall_s: float, batch: dict[str, Any] | None) -> ResultLine:
+    """A block's results line. In a batch the block's wall time is its games'
+    (processes are shared, so start-up falls on the first) and ``run.batch``
+    says which batch it was played in."""
+    if batch is not None:
+        wall_s = round(sum(g.wall_s + g.timing.close for g in result.games), 4)
+    return ResultLine.model_validate(
         {
             "schema": SCHEMA_VERSION,
             "config_hash": task.config_hash,
@@ -115,16 +192,10 @@ def run_block(
                 "backend": backend,
                 "host": socket.gethostname(),
                 "pid": os.getpid(),
-                "wall_s": round(time.monotonic() - t0, 4),
+                "wall_s": wall_s,
                 "finished_at": round(time.time(), 3),
                 "games": [result.game_run(h) for h in (0, 1)],
+                **({"batch": batch} if batch is not None else {}),
             },
         }
     )
-    stderr = [
-        (h, seat, rep.name, _cap(rep.stderr))
-        for h, g in enumerate(result.games)
-        for seat, rep in enumerate(g.reports)
-        if rep.stderr
-    ]
-    return TaskOutput(line, stderr)

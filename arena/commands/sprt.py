@@ -45,6 +45,12 @@ def build_parser() -> Any:
     ap.add_argument("--deals", type=int, default=8, help="deals per game in the deals format (default 8)")
     profile_option(ap)
     sandbox_option(ap)
+    ap.add_argument("--restart", choices=["per-game", "per-lineage"], default="per-game",
+                    help="a fresh bot process every game, or one per lineage kept up over a batch of blocks"
+                         " (docs/tournaments.md, Lineages; default per-game)")
+    ap.add_argument("--lineage-blocks", type=int, default=2,
+                    help="with --restart per-lineage: blocks of a matchup one batch plays (default 2: a batch"
+                         " runs past the verdict by at most this many blocks)")
     ap.add_argument("--seed", help="seed for the block keys (default: the folder's, else random; printed)")
     ap.add_argument("--out", help="results folder (default runs/sprt/CANDIDATE-vs-BASELINE)")
     ap.add_argument("--workers", type=int, help="blocks played at once: more than 1 starts an embedded Ray instance with"
@@ -81,7 +87,8 @@ def main(argv: list[str]) -> int:
                  "points0": args.points0, "points1": args.points1},
         "blocks": args.max_blocks,
         "seed": seed,
-        "match": {"format": fmt, "deals": args.deals, "sandbox": args.sandbox, "profile": profile_from_args(args).name},
+        "match": {"format": fmt, "deals": args.deals, "sandbox": args.sandbox, "profile": profile_from_args(args).name,
+                  "restart": args.restart, "lineage_blocks": args.lineage_blocks},
         **({"workers": args.workers} if args.workers is not None else {}),
         **({"ray_address": args.ray_address} if args.ray_address else {}),
         "backend": "ray" if args.ray_address or (args.workers or 1) > 1 else "serial",

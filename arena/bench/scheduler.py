@@ -70,7 +70,9 @@ def _overhead(timings: list[tuple[float, float]]) -> tuple[float, float, float] 
 def run(args: Any) -> int:
     """Measure with the options ``arena bench scheduler`` parsed; print a summary, then one JSON line."""
     load_before = os.getloadavg()[0]  # other work on the machine: says how far to trust the figures
-    settings = MatchSettings(sandbox=args.sandbox, **({"format": "deals", "deals": args.deals} if args.deals else {}))
+    settings = MatchSettings(sandbox=args.sandbox, restart=getattr(args, "restart", "per-game"),
+                             lineage_blocks=getattr(args, "lineage_blocks", 2),
+                             **({"format": "deals", "deals": args.deals} if args.deals else {}))
     entries = [load_entry(b) for b in args.bots]
     by_ident = {e.ident: e for e in entries}
     already = "ray" in sys.modules and sys.modules["ray"].is_initialized()
@@ -151,7 +153,7 @@ def run(args: Any) -> int:
         "cpus": os.cpu_count(),
         "blocks": args.blocks,
         "rounds": args.rounds,
-        "sandbox": args.sandbox,
+        "sandbox": args.sandbox, "restart": settings.restart, "lineage_blocks": settings.lineage_blocks,
         "format": "deals" if args.deals else "game",
         "bots": [e.name for e in entries],
     }

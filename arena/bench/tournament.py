@@ -50,7 +50,7 @@ from ..players import BotEntry, Decision, Fault, Player, load_entry
 from ..players.process import bot_launch_args
 from ..results import ResultsStore
 from ..sandbox.process import UncontainedWarning
-from ..schedule.task import BlockTask, run_block
+from ..schedule.task import BatchTask, BlockTask, run_block
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 #: (bot, sandbox level) pairs measured by default.
@@ -249,6 +249,32 @@ def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, 
     return run
 
 
+def measure_restart(bot: str, level: str, batches: int, lineage_blocks: int, fmt: dict[str, Any]) -> dict[str, Any]:
+    """ms per game with a fresh process every game and with processes kept along lineages, alternating."""
+    entry = load_entry(bot_folder(bot))
+    bots = {entry.ident: entry}
+    walls = {"per-game": 0.0, "per-lineage": 0.0}
+    games = {"per-game": 0, "per-lineage": 0}
+    for i in range(batches):
+        for mode in ("per-game", "per-lineage") if i % 2 == 0 else ("per-lineage", "per-game"):
+            settings = MatchSettings.model_validate({"sandbox": level, **fmt, "restart": mode,
+                                                     "lineage_blocks": lineage_blocks})
+            batch = BatchTask(tuple(
+                BlockTask(f"{bot}-{level}", b, f"bench-restart-{mode}-{i}-{b}", (entry.ident,) * 2,
+                          (entry.ident,) * 2, settings, "bench")
+                for b in range(i * lineage_blocks, (i + 1) * lineage_blocks)))
+            t0 = time.perf_counter()
+            output = run_block(batch, bots)
+            walls[mode] += time.perf_counter() - t0
+            for line in output.lines:
+                if any(g.faults for g in line.games):
+                    raise RuntimeError(f"benchmark bot faulted: {line.games[0].faults[:1]}")
+                games[mode] += len(line.games)
+    ms = {m: round(walls[m] / games[m] * 1000, 2) for m in walls}
+    return {"lineage_blocks": lineage_blocks, "games_each": games["per-game"], "ms_per_game": ms,
+            "ratio": round(ms["per-lineage"] / ms["per-game"], 3)}
+
+
 def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONFIGS, deals: int = 0) -> dict[str, Any]:
     fmt: dict[str, Any] = {"format": "deals", "deals": deals} if deals else {}
     n = cores()
@@ -261,6 +287,8 @@ def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONF
             out["configs"][name] = rep
             out[f"ratio_{Path(bot).name}_{level}"] = rep["ratio"]
             out[f"games_per_s_{Path(bot).name}_{level}"] = rep["games_per_s"]
+            rep["restart"] = measure_restart(bot, level, max(2, blocks // 4), 4, fmt)
+            out[f"lineage_ratio_{Path(bot).name}_{level}"] = rep["restart"]["ratio"]
     out["python"] = platform.python_version()
     out["machine"] = f"{platform.machine()} {platform.node()}"
     return out
@@ -277,5 +305,9 @@ def run(args: Any) -> int:
         print(f"  {'':<17} floor {fl['total']} ms (start {fl['start']}, decisions {fl['decisions']}, engine {fl['engine']};"
               f" one start alone {c['start_alone_ms']} ms; decisions with the bots in the client's session"
               f" {c['raw_same_session_ms']} ms)  ratio {c['ratio']}x (totals {c['ratio_of_totals']}x)  [{c['decisions_per_game']} decisions/game]")
+        rs = c["restart"]
+        print(f"  {'':<17} restart per-game {rs['ms_per_game']['per-game']} ms/game, per-lineage"
+              f" {rs['ms_per_game']['per-lineage']} ms/game ({rs['lineage_blocks']}-block batches,"
+              f" {rs['games_each']} games each): ratio {rs['ratio']}x")
     print(json.dumps(r))
     return 0

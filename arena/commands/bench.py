@@ -33,6 +33,9 @@ def _scheduler(ap: Parser) -> None:
     ap.add_argument("--bots", nargs="+", type=Path, default=[CHECKOUT / "bots" / "minimal", CHECKOUT / "bots" / "random"],
                     help="two or more bot folders, played in round-robin pairings (default: minimal and random)")
     ap.add_argument("--no-cluster", action="store_true", help="skip the two-node loopback cluster")
+    ap.add_argument("--restart", choices=["per-game", "per-lineage"], default="per-game",
+                    help="match.restart of the blocks played (docs/tournaments.md, Lineages)")
+    ap.add_argument("--lineage-blocks", type=int, default=2, help="with --restart per-lineage: blocks per batch")
 
 
 def _fairtime(ap: Parser) -> None:

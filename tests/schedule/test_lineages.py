@@ -14,7 +14,7 @@ from arena.players import load_entry
 from arena.schedule import BatchTask, PlanRefused, check_plan, load_config, make_units, plan_tasks, run_block
 from arena.commands import main
 
-from .conftest import FIRST, TESTBOT, write_config
+from .conftest import FIRST, LAST, TESTBOT, write_config
 
 REMEMBER = {"name": "remember", "version": "1", "command": ["{python}", "bot.py"], "env": {"MODE": "remember"}}
 QUIET = ["--skip-check", "--no-rate"]
@@ -116,10 +116,10 @@ def test_no_repeat_in_every_schedule_and_extension(tmp_path: Path, schedule: str
     other = _manifest(tmp_path, {**REMEMBER, "name": "remember2", "env": {"MODE": "remember", "PICK": "last"}})
     sched = {"kind": schedule, "candidate": str(bot)} if schedule == "gauntlet" else (
         {"kind": schedule} if schedule else None)
-    cfg = write_config(tmp_path, blocks=4, entries=[str(bot), str(other), str(FIRST)], match=LINEAGE,
+    cfg = write_config(tmp_path, blocks=4, entries=[str(bot), str(other), str(FIRST), str(LAST)], match=LINEAGE,
                        **({"schedule": sched} if sched else {}))
     assert main(["run", str(cfg), *QUIET]) == 0
-    cfg = write_config(tmp_path, blocks=8, entries=[str(bot), str(other), str(FIRST)], match=LINEAGE,
+    cfg = write_config(tmp_path, blocks=8, entries=[str(bot), str(other), str(FIRST), str(LAST)], match=LINEAGE,
                        **({"schedule": sched} if sched else {}))
     assert main(["run", str(cfg), *QUIET, "--extend"]) == 0
     faults, text = _faults_and_stderr(tmp_path / "out")

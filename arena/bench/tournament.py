@@ -287,7 +287,7 @@ def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONF
             out["configs"][name] = rep
             out[f"ratio_{Path(bot).name}_{level}"] = rep["ratio"]
             out[f"games_per_s_{Path(bot).name}_{level}"] = rep["games_per_s"]
-            rep["restart"] = measure_restart(bot, level, max(2, blocks // 4), 4, fmt)
+            rep["restart"] = measure_restart(bot, level, max(2, blocks // 8), 8, fmt)
             out[f"lineage_ratio_{Path(bot).name}_{level}"] = rep["restart"]["ratio"]
     out["python"] = platform.python_version()
     out["machine"] = f"{platform.machine()} {platform.node()}"

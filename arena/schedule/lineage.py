@@ -23,7 +23,7 @@ store only ever holds whole blocks (both games).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .task import BatchTask, BlockTask, Unit, blocks_of
 

@@ -8,6 +8,12 @@ worker) is resubmitted up to the attempt limit and never written; after
 that it is reported, not scored. A bot's misbehaviour is never a failure
 here: it is a fault inside a scored result.
 
+With ``match.restart: per-lineage`` the unit of work is a batch of one
+pairing's blocks (``lineage.make_units``, checked by ``check_plan`` before
+anything is submitted); a batch that fails is retried whole, from its first
+unrecorded block, with fresh processes, and its lines are written in block
+order when it is done.
+
 A stopping rule (the SPRT of ``arena sprt``) sees every line of a pairing
 in block order, whatever order the blocks finish in, so its verdict does not
 depend on the worker count; blocks that finish after it has decided are
@@ -193,7 +199,7 @@ def run_tasks(
             events.retry(fin.task, fin.error or "unknown")
             again.append((fin.task, fin.attempt + 1))
         else:
-            outcome.failures.append((fin.task.key, fin.error or "unknown"))
+            outcome.failures.extend((b.key, fin.error or "unknown") for b in blocks_of(fin.task))
             events.failure(fin.task, fin.error or "unknown")
     return outcome
 

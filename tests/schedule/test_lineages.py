@@ -8,11 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from arena.commands import main
 from arena.engine import DealFile
 from arena.match import MatchSettings, play_blocks
 from arena.players import load_entry
-from arena.schedule import BatchTask, PlanRefused, check_plan, load_config, make_units, plan_tasks, run_block
-from arena.commands import main
+from arena.schedule import (
+    BatchTask,
+    PlanRefused,
+    check_plan,
+    load_config,
+    make_units,
+    plan_tasks,
+    run_block,
+)
 
 from .conftest import FIRST, LAST, TESTBOT, write_config
 
@@ -24,6 +32,7 @@ LINEAGE = {"sandbox": "none", "format": "deals", "deals": 2, "restart": "per-lin
 def _manifest(tmp_path: Path, data: dict, name: str = "remember.yaml") -> Path:
     """A manifest beside the test bot's own (its folder is the test bot's)."""
     import shutil
+
     import yaml
 
     folder = tmp_path / data["name"]
@@ -40,7 +49,7 @@ def _tasks(tmp_path: Path, **fields):
 
 
 def test_batches_follow_the_config_never_the_workers(tmp_path: Path) -> None:
-    t, tasks = _tasks(tmp_path, blocks=7, match=LINEAGE, workers=1)
+    _, tasks = _tasks(tmp_path, blocks=7, match=LINEAGE, workers=1)
     units = make_units(tasks)
     assert [[b.block for b in u.blocks] for u in units] == [[0, 1, 2], [3, 4, 5], [6]]
     _, tasks2 = _tasks(tmp_path / "w2", blocks=7, match=LINEAGE, workers=2)

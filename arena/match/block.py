@@ -144,6 +144,7 @@ def play_blocks(
     """
     keep = settings.restart == "per-lineage" if keep is None else keep
     kept: dict[tuple[int, int], Player] = {}
+    started_with: dict[tuple[int, int], int] = {}  # the seed each kept process got in its hello
     last: dict[tuple[int, int], tuple[GameResult, list[BotEntry]]] = {}  # where a kept player's close is told
     out: list[BlockResult] = []
     try:
@@ -158,7 +159,12 @@ def play_blocks(
                 try:
                     for s in range(4):
                         p = kept.pop((half, s), None)
-                        players.append(p if p is not None else make_player(seats[s], seeds[s]))
+                        if p is None:
+                            p = make_player(seats[s], seeds[s])
+                            started_with[(half, s)] = seeds[s]
+                        else:  # the record names the seed the process was given, in its first game
+                            seeds[s] = started_with[(half, s)]
+                        players.append(p)
                     result = play_game(
                         players,
                         settings,

@@ -17,13 +17,15 @@ process. ``check_plan`` checks exactly this over the deals each process
 would meet (deal-file decks included) and refuses a plan that breaks it.
 
 The unit that restarts: a batch with a block missing from the store is
-played again from its first unrecorded block with fresh processes; the
-store only ever holds whole blocks (both games).
+played again from its first block with fresh processes (lines already
+stored are kept, not rewritten), so a bot that remembers earlier games
+plays exactly as in the uninterrupted run; the store only ever holds whole
+blocks (both games).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from .task import BatchTask, BlockTask, Unit, blocks_of
 
@@ -36,19 +38,20 @@ def batch_index(task: BlockTask) -> int:
     return task.block // task.settings.lineage_blocks
 
 
-def make_units(tasks: Sequence[BlockTask]) -> list[Unit]:
-    """The units of work for ``tasks`` (the blocks still to play, in start order).
+def make_units(tasks: Sequence[BlockTask], stored: Collection[tuple[str, int]] = ()) -> list[Unit]:
+    """The units of work still to play for ``tasks`` (in start order), given the ``stored`` block keys.
 
-    Per-game tasks stay single blocks. Per-lineage tasks are grouped by
-    (pairing, batch index), each group in block order, groups ordered by
-    their first task; a batch with blocks already stored starts at its first
-    missing block (the caller passes only missing ones).
+    Per-game tasks stay single blocks, stored ones dropped. Per-lineage tasks
+    are grouped by (pairing, batch index), each group in block order, groups
+    ordered by their first task; a batch with every block stored is dropped,
+    one with any block missing is played whole, from its first block.
     """
     groups: dict[tuple[str, int], list[BlockTask]] = {}
     order: list[Unit | tuple[str, int]] = []
     for t in tasks:
         if t.settings.restart != "per-lineage":
-            order.append(t)
+            if t.key not in stored:
+                order.append(t)
             continue
         g = (t.pairing, batch_index(t))
         if g not in groups:
@@ -58,6 +61,8 @@ def make_units(tasks: Sequence[BlockTask]) -> list[Unit]:
     units: list[Unit] = []
     for u in order:
         if isinstance(u, tuple):
+            if all(t.key in stored for t in groups[u]):
+                continue
             units.append(BatchTask(tuple(sorted(groups[u], key=lambda t: t.block))))
         else:
             units.append(u)

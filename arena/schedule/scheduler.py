@@ -10,9 +10,9 @@ here: it is a fault inside a scored result.
 
 With ``match.restart: per-lineage`` the unit of work is a batch of one
 pairing's blocks (``lineage.make_units``, checked by ``check_plan`` before
-anything is submitted); a batch that fails is retried whole, from its first
-unrecorded block, with fresh processes, and its lines are written in block
-order when it is done.
+anything is submitted); a batch that fails, or that a resume finds partly
+stored, is played whole again with fresh processes (its stored lines are
+kept, not rewritten), and its lines are written in block order when it is done.
 
 A stopping rule (the SPRT of ``arena sprt``) sees every line of a pairing
 in block order, whatever order the blocks finish in, so its verdict does not
@@ -133,7 +133,7 @@ def run_tasks(
     events = events or LoopEvents()
     if stop is not None and feed is None:
         feed = InOrderFeed(stop, tasks, store.lines)
-    todo: deque[Unit] = deque(make_units([t for t in tasks if t.key not in store.lines]))
+    todo: deque[Unit] = deque(make_units(tasks, set(store.lines)))
     again: deque[tuple[Unit, int]] = deque()  # (task, attempt) to send again, before new work
     outcome = RunOutcome()
     inflight = 0
@@ -181,7 +181,8 @@ def run_tasks(
         tell()
         if fin.output is not None:
             for blk, half, seat, bot, text in fin.output.stderr:
-                write_stderr(out, fin.task.pairing, blk, half, seat, bot, text)
+                if (fin.task.pairing, blk) not in store.lines:  # a replayed batch's stored blocks keep theirs
+                    write_stderr(out, fin.task.pairing, blk, half, seat, bot, text)
             for btask, line in zip(blocks_of(fin.task), fin.output.lines):
                 if bot_dirs:
                     line.run.reproduce = reproduce_commands(line, store.path, bot_dirs, btask.settings)

@@ -63,7 +63,7 @@ class GameResult:
     record: dict[str, Any]  # the engine's game record
     winner: int | None  # side 0 (seats 0+2), side 1, or None (unfinished / drawn)
     end: str  # target, bidder_out, deals, cap or forfeit
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     forfeit_by: int | None = None  # seat whose fault ended the game
     faults: list[SeatFault] = field(default_factory=list)
     reports: list[PlayerReport] = field(default_factory=list)

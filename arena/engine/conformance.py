@@ -201,7 +201,7 @@ def _check_view(report: ConformanceReport, key: str, game: Game, seat: int, seen
     if json.loads(json.dumps(view.to_dict())) != view.to_dict():
         _fail(report, key, deal, "a view does not survive JSON")
     if deal.profile.sides == "called" and deal.phase != "done" and not deal.revealed and seat != deal.partner:
-        hidden = [s for s in range(deal.n) if s != deal.maker and view.sides is not None and view.sides[s] is not None]
+        hidden = [s for s in range(deal.n) if s not in (deal.maker, seat) and view.sides is not None and view.sides[s] is not None]
         if hidden or (view.partner is not None):
             _fail(report, key, deal, f"seat {seat}'s view shows the called partner before its card is played")
 

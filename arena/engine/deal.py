@@ -147,6 +147,8 @@ class Deal:
         self.dealer = dealer
         n = self.n = profile.players
         self.scores_before = tuple(scores_before)
+        if len(self.scores_before) != profile.score_slots:
+            raise ValueError(f"{len(self.scores_before)} scores before the deal; {profile.name} keeps {profile.score_slots}")
         # the side of each seat (points are counted per side): fixed pairs, each seat for itself,
         # or, with a called partner, none until the call (then the maker's side is 0, the rest 1)
         sides = profile.sides

@@ -236,7 +236,7 @@ def _known_sides(deal: Deal, seat: int) -> tuple[tuple[int | None, ...] | None, 
     A called partner is known to its holder from the call (it holds the card),
     to everyone once the card is played to the first trick (or the deal is
     over); until then the others know only the maker's side: None for
-    every seat but the maker (docs/protocol.md, "A called partner")."""
+    every seat but the maker and itself (docs/protocol.md, "A called partner")."""
     p = deal.profile
     if p.sides == "pairs":
         return None, (seat + 2) % 4
@@ -252,4 +252,5 @@ def _known_sides(deal: Deal, seat: int) -> tuple[tuple[int | None, ...] | None, 
         if sides[seat] == 1:  # a defender's partners are the other defenders: no single partner
             mate = None
         return tuple(sides), mate
-    return tuple(0 if s == maker else None for s in range(deal.n)), None
+    # a seat that does not hold the called card knows it is not the partner: its own side is known
+    return tuple(0 if s == maker else 1 if s == seat else None for s in range(deal.n)), None

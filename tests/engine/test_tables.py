@@ -81,7 +81,8 @@ def test_the_called_partner_is_hidden_until_its_card_is_played(name: str) -> Non
                     seen_known += 1
                 else:
                     assert view.partner is None and d["partner"] is None
-                    assert [s for s, side in enumerate(d["sides"]) if side is not None] == [deal.maker]
+                    assert [s for s, side in enumerate(d["sides"]) if side is not None] == sorted({deal.maker, seat})
+                    assert d["sides"][seat] == (0 if seat == deal.maker else 1)
                     seen_hidden += 1
                 assert d["called"] is not None  # the call itself is public
     assert seen_hidden and seen_known

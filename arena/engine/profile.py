@@ -357,6 +357,12 @@ class RuleProfile(BaseModel):
                 del full["points"][later]
         return {k: v for k, v in full.items() if k in _LEGACY_FIELDS or v != _DEFAULTS[k]}
 
+    def hash_dict(self) -> dict[str, object]:
+        """Every parameter, as ``model_dump(mode="json")``, but the table fields at their defaults
+        (``TABLE_FIELDS``): what a tournament's configuration hash reads."""
+        full = self.model_dump(mode="json")
+        return {k: v for k, v in full.items() if k not in TABLE_FIELDS or v != _DEFAULTS[k]}
+
     @cached_property
     def _tables(self) -> tuple[tuple[tuple[int, ...], frozenset[int]], ...]:
         """Point table and pointless trumps per trump suit, built once per profile
@@ -412,6 +418,9 @@ LEGACY_PROFILE_FIELDS = _LEGACY_FIELDS = frozenset(
      "low_goes_to", "scoring", "extra_trumps", "rob_from")
 )
 """The profile fields records have always carried (version 2); later fields appear only when not default."""
+TABLE_FIELDS = frozenset(("sides", "call", "call_alone", "kitty_before_trump"))
+"""Fields added with the tables of other than four (docs/rules.md 14). A dump that is hashed to name a
+configuration (``hash_dict``) leaves them out at their defaults, so every earlier configuration keeps its hash."""
 _DEFAULTS: dict[str, object] = RuleProfile.model_construct().model_dump(mode="json")
 
 

@@ -169,7 +169,7 @@ class Tournament:
         facts = {
             "v": CONFIG_HASH_VERSION,
             "seed": self.config.seed,
-            "match": self.config.match.model_dump(mode="json"),
+            "match": {**self.config.match.model_dump(mode="json"), "profile": self.config.match.profile.hash_dict()},
             "deal_files": self.deal_digests,
         }
         text = json.dumps(facts, sort_keys=True, separators=(",", ":"))

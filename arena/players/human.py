@@ -40,7 +40,7 @@ def _cards(cards: list[str] | None) -> str:
 def show_view(view: dict[str, Any]) -> list[str]:
     """The seat's view as a few lines of text."""
     me = view["seat"]
-    SEATS = _seats(view)  # noqa: N806 (the module's names, for this view's table)
+    SEATS = _seats(view)  # (the seat names of this view's table, for the lines below)
     if view.get("sides") is None:
         out = [f"you are {SEATS[me]} (partner {SEATS[view['partner']]}); dealer {SEATS[view['dealer']]}; "
                f"deal {view['deal_index'] + 1}, scores us {view['scores'][me % 2]} : them {view['scores'][1 - me % 2]}"]

@@ -670,12 +670,8 @@ class Deal:
         """The cards the maker may call: any card, or any trump, it does not hold."""
         maker = self.to_act
         hand = self.hands[maker]
-        if self.profile.call == "trump":
-            is_trump = self._is_trump
-            cards = tuple(c for c in range(ALL_CARDS) if is_trump[c] and c not in hand)
-        else:
-            cards = tuple(c for c in sorted(self.profile.deck_cards) if c not in hand)
-        return CallChoice(maker, cards, self.profile.call_alone)
+        pool = self.table.trumps if self.profile.call == "trump" and self.table is not None else self.profile.deck_cards
+        return CallChoice(maker, tuple(sorted(pool.difference(hand))), self.profile.call_alone)
 
     def _call(self, card: Card | None) -> None:
         """The call: its card's holder (if anyone holds it) is the maker's partner, side 0

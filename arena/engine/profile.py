@@ -297,7 +297,7 @@ class RuleProfile(BaseModel):
         if self.kitty_before_trump and not self.kitty:
             raise ValueError("kitty_before_trump: needs a kitty")
 
-    @property
+    @cached_property
     def score_slots(self) -> int:
         """How many scores a game keeps: one per side of fixed pairs, else one per seat."""
         return 2 if self.sides == "pairs" else self.players

@@ -307,7 +307,7 @@ def check_entry(entry: BotEntry, settings: MatchSettings | None = None, *, games
             return report  # the first fatal verdict ends the check: no probe or game would add to it
     for g in range(games):
         key = f"check-game-{g}"
-        players = [settings.player(entry, bot_seed(key, 0, s)) for s in range(4)]
+        players = [settings.player(entry, bot_seed(key, 0, s)) for s in range(settings.profile.players)]
         try:
             result = play_game(players, settings, key)
         finally:

@@ -240,6 +240,15 @@ def test_heuristic_beats_random_under_the_variant():
 @pytest.mark.parametrize("strong", ["heuristic", "montecarlo"])
 def test_the_strong_baselines_beat_random_under_every_profile(strong, profile):
     make = load_bot_class(strong)
+    if profile.sides != "pairs":  # a table of n: one strong entrant among random ones, duplicate by rotation
+        from arena.bench.bots import rotation_match
+
+        n = profile.players
+        strong_bot = (lambda: make(samples=40)) if strong == "montecarlo" else make
+        r = rotation_match([strong_bot] + [load_bot_class("random")] * (n - 1), 6, f"strength-{profile.name}",
+                           MatchSettings(profile=profile))
+        assert r["mean_final_score"][0] == max(r["mean_final_score"]) and r["win_rate"][0] >= 2 / n, r
+        return
     r = duplicate_match((lambda: make(samples=40)) if strong == "montecarlo" else make, load_bot_class("random"), 8,
                         f"strength-{profile.name}", MatchSettings(profile=profile))
     assert r["unfinished_games"] == 0

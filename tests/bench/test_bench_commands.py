@@ -33,7 +33,11 @@ KEYS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(TINY))
+#: The ones that take many seconds even at their tiny size run in the slow suite.
+SLOW = {"fairtime"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(TINY)])
 def test_bench_runs_and_ends_with_one_json_object(name: str, request: pytest.FixtureRequest) -> None:
     if name in ("scheduler", "fairtime"):
         request.getfixturevalue("ray_session")  # the session's Ray instance, not one per bench

@@ -92,7 +92,7 @@ class MatchSettings(BaseModel):
     def hash_facts(self) -> dict[str, Any]:
         """The settings as the config hash sees them: the restart fields only
         when they differ from per-game, so configs written before them keep their hash."""
-        facts = self.model_dump(mode="json")
+        facts = {**self.model_dump(mode="json"), "profile": self.profile.hash_dict()}
         if self.restart == "per-game":
             facts.pop("restart")
             facts.pop("lineage_blocks")

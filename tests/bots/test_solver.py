@@ -12,7 +12,7 @@ from arena.engine.view import deal_view
 from cinch_bot.cards import tables_for
 from cinch_bot.solver import Solver, solve
 from cinch_bot.strategy import Facts, choose_under
-from sim import Sampler
+from cinch_bot.sim import Sampler
 
 from ..profiles import profiles_under_test
 
@@ -67,6 +67,7 @@ def test_solver_matches_brute_force(profile):
     assert checked >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile", profiles_under_test(), ids=lambda p: p.name)
 def test_solved_line_scores_as_the_engine(profile):
     """Playing the solver's best line in the engine's own deal gives the solver's points."""

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cinch_bot import run  # noqa: E402
 from cinch_bot.strategy import EvaluatingBot, Facts, choose_play  # noqa: E402
 from cinch_bot.scoring import scorer  # noqa: E402
-from sim import Sampler  # noqa: E402
+from cinch_bot.sim import Sampler  # noqa: E402
 
 DEFAULT_SAMPLES = 120
 

@@ -13,7 +13,7 @@ from arena.engine.view import deal_view
 from cinch_bot.cards import tables_for
 from cinch_bot.scoring import scorer
 from cinch_bot.strategy import Facts, choose_under
-from sim import Sampler
+from cinch_bot.sim import Sampler
 
 from ..profiles import profiles_under_test
 from .conftest import check_sample
@@ -97,7 +97,7 @@ def test_search_finds_the_obvious_capture():
 
 def test_time_budget_stops_sampling_early(monkeypatch):
     """With a tiny CPU budget the bot samples far fewer times than its count."""
-    import sim
+    from cinch_bot import sim
 
     from .conftest import make_bot
 

@@ -11,7 +11,7 @@ from arena.engine import get_profile
 
 from cinch_bot import card_index, is_legal, tables_for
 from cinch_bot.strategy import Facts, choose_discard, choose_rob
-from sim import Sampler
+from cinch_bot.sim import Sampler
 
 from ..profiles import profiles_under_test
 from .conftest import check_sample, collect, make_bot

@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from cinch_bot.cards import Tables, card_index, param
-from cinch_bot.strategy import Facts, choose_play, choose_under
+from .cards import Tables, card_index, param
+from .strategy import Facts, choose_play, choose_under
 
 
 class PlayState:

@@ -60,8 +60,9 @@ def main_submit(argv: list[str]) -> int:
     args = parse(ap, argv)
     base = args.url.rstrip("/")
     boundary = uuid.uuid4().hex
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"bot.tar.gz\"\r\n"
-            "Content-Type: application/gzip\r\n\r\n").encode() + pack(Path(args.botdir)) + f"\r\n--{boundary}--\r\n".encode()
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"bot.tar.gz\"\r\n"
+            "Content-Type: application/gzip\r\n\r\n")
+    body = head.encode() + pack(Path(args.botdir)) + f"\r\n--{boundary}--\r\n".encode()
     auth = {"Authorization": f"Bearer {args.token}"}
     req = urllib.request.Request(f"{base}/api/submissions", data=body, method="POST",
                                  headers={**auth, "Content-Type": f"multipart/form-data; boundary={boundary}"})
@@ -71,9 +72,11 @@ def main_submit(argv: list[str]) -> int:
         raise CommandError(f"refused ({e.code}): {json.loads(e.read() or b'{}').get('detail', '')}") from None
     print(f"submission {sub['id']}: queued")
     while not args.no_wait:
-        got = json.load(urllib.request.urlopen(urllib.request.Request(f"{base}/api/submissions/{sub['id']}", headers=auth)))
+        ask = urllib.request.Request(f"{base}/api/submissions/{sub['id']}", headers=auth)
+        got = json.load(urllib.request.urlopen(ask))
         if got["status"] in ("accepted", "rejected"):
-            print(f"submission {sub['id']}: {got['status']}" + (f" as version {got['version']}" if got["version"] else ""))
+            version = f" as version {got['version']}" if got["version"] else ""
+            print(f"submission {sub['id']}: {got['status']}{version}")
             print(got["report"] or "")
             return EXIT_OK if got["status"] == "accepted" else EXIT_FAILED
         time.sleep(0.5)

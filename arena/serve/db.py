@@ -99,7 +99,9 @@ def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int) -
         if n >= per_day:
             raise RateLimited(f"the team has made {n} submissions in the last 24 hours, its limit")
         res = c.execute(submissions.insert().values(team_id=team_id, created=now, status="queued", folder=folder))
-        return int(res.inserted_primary_key[0])
+        key = res.inserted_primary_key
+        assert key is not None
+        return int(key[0])
 
 
 class RateLimited(ValueError):

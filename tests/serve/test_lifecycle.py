@@ -84,7 +84,8 @@ def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: P
     h = {"Authorization": f"Bearer {token}"}
     first = httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", bot_archive())}).json()["id"]
     assert wait_verdict(url, token, first)["status"] == "accepted"
-    second = httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", bot_archive())}).json()["id"]
+    second = httpx.post(f"{url}/api/submissions", headers=h,
+                        files={"archive": ("b.tar.gz", bot_archive())}).json()["id"]
     end = time.monotonic() + 60
     while httpx.get(f"{url}/api/submissions/{second}", headers=h).json()["status"] != "checking":
         assert time.monotonic() < end

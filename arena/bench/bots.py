@@ -125,6 +125,44 @@ def duplicate_match(
     }
 
 
+def rotation_seating(entrants: int, r: int) -> list[int]:
+    """The entrant at each seat in rotation ``r`` of a table of ``entrants`` seats: entrant
+    ``e`` sits at seat ``(e + r) % n``, so over n rotations it holds every seat's cards once."""
+    return [(s - r) % entrants for s in range(entrants)]
+
+
+def rotation_match(makers: list[Callable[[], Any]], blocks: int, key: str, settings: MatchSettings) -> dict[str, Any]:
+    """Duplicate by rotation at a table of n seats (n = ``len(makers)``, the profile's seats):
+    each block plays one deal key n times, the entrants rotated through the seats; per entrant
+    its mean final score and win rate, and what the rotation buys (``rotation_gain``)."""
+    from arena.ratings.luck import rotation_gain
+
+    n = len(makers)
+    scores: list[list[list[float]]] = []
+    wins: list[list[list[float]]] = []
+    for b in range(blocks):
+        bkey = derive_key(key, b)
+        sc = [[0.0] * n for _ in range(n)]
+        wn = [[0.0] * n for _ in range(n)]
+        for r in range(n):
+            seating = rotation_seating(n, r)
+            players = [PolicyPlayer(makers[seating[s]](), bot_seed(bkey, r, s)) for s in range(n)]
+            res = play_game(players, settings, bkey)
+            for s, e in enumerate(seating):
+                sc[e][r] = float(res.scores[s])
+                wn[e][r] = 1.0 if res.winner == s else (1.0 / n if res.winner is None else 0.0)
+        scores.append(sc)
+        wins.append(wn)
+    games = blocks * n
+    return {
+        "blocks": blocks, "games": games,
+        "mean_final_score": [round(sum(sum(blk[e]) for blk in scores) / games, 2) for e in range(n)],
+        "win_rate": [round(sum(sum(blk[e]) for blk in wins) / games, 4) for e in range(n)],
+        "gain_final_score": rotation_gain(scores, "final_score").to_dict(),
+        "gain_win": rotation_gain(wins, "win").to_dict(),
+    }
+
+
 PAIRINGS = (("montecarlo", "heuristic"), ("heuristic", "random"))
 
 

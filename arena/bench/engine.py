@@ -30,7 +30,7 @@ def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | Non
     """Play random deals for about ``seconds`` of CPU time; return the figures.
 
     Deals are independent (deal ``k`` of key ``bench-<seed>``, dealer
-    ``k % 4``), so the run is reproducible and its cost does not depend on
+    ``k % players``), so the run is reproducible and its cost does not depend on
     game length. ``deals_per_s`` is per second of this process's CPU time,
     which is what "one core" means and is steadier than wall time on a busy
     machine; the wall-clock rate is reported beside it. A redeal (every seat
@@ -39,6 +39,7 @@ def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | Non
     profile = profile or RuleProfile()
     source = KeyedSource(f"bench-{seed}")
     rng = random.Random(seed)
+    seats, scores = profile.players, (0,) * profile.score_slots
     deals = 0
     events = 0
     wall0 = time.perf_counter()
@@ -47,7 +48,7 @@ def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | Non
     cpu = cpu0
     while cpu < deadline:
         for _ in range(100):  # check the clock only now and then
-            deal = Deal(profile, deals, deals % 4, (0, 0), source)
+            deal = Deal(profile, deals, deals % seats, scores, source)
             rec = play_deal(deal, rng)
             events += len(rec["events"])
             deals += 1

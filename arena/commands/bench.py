@@ -56,6 +56,13 @@ def _bots(ap: Parser) -> None:
     ap.add_argument("--profile", default="pagat62", help="rule profile to play (default pagat62)")
 
 
+def _rotation(ap: Parser) -> None:
+    ap.add_argument("--profile", default="cutthroat-3", help="a table of other than four in pairs (default cutthroat-3)")
+    ap.add_argument("--blocks", type=int, default=20, help="blocks of n rotated games (default 20)")
+    ap.add_argument("--bots", help="comma-separated baselines seated round the table in turn (default heuristic,random)")
+    ap.add_argument("--key", default="bench-rotation", help="deal key prefix")
+
+
 def _site(ap: Parser) -> None:
     ap.add_argument("--games", type=int, default=10_000, help="games in the synthetic competition (default 10000)")
     ap.add_argument("--bots", type=int, default=8, help="bots in its round robin (default 8)")
@@ -93,6 +100,7 @@ BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "scheduler": (_scheduler, "games per second with 1 and 2 Ray workers and on a two-node loopback cluster"),
     "fairtime": (_fairtime, "timeouts of a well-behaved bot under CPU hogs (matches = cores)"),
     "bots": (_bots, "in-process duplicate blocks between the baselines"),
+    "rotation": (_rotation, "in-process duplicate by rotation at a table of n seats, and what it buys"),
     "site": (_site, "build time of the static site of a 10,000-game competition, one core"),
     "serve": (_serve, "arena serve: one upload to its verdict, and 10 concurrent uploads"),
     "tournament": (_tournament, "games per second of serial tournaments, split, against the floor measured alongside"),
@@ -111,7 +119,7 @@ def main(argv: list[str]) -> int:
     ap = parser(f"bench {name}", desc)
     add(ap)
     args: Any = parse(ap, argv[1:])
-    if name in ("engine", "bots") and args.profile != "all":  # a bad name is bad input, before anything runs
+    if name in ("engine", "bots", "rotation") and args.profile != "all":  # a bad name is bad input, before anything runs
         profile_from_args(args)
     elif name == "bots":
         raise CommandError("--profile all: arena bench bots plays one profile at a time")

@@ -23,7 +23,8 @@ CHECKOUT_BOTS = Path(__file__).resolve().parents[2] / "bots"
 
 def main(argv: list[str]) -> int:
     ap = parser("play", "Play one game and show it deal by deal.")
-    ap.add_argument("bots", nargs="*", help="2 bots (N/S, E/W partnerships) or 4 (seats N E S W); default heuristic vs random")
+    ap.add_argument("bots", nargs="*", help="2 bots (N/S, E/W partnerships) or 4 (seats N E S W); at a table of n seats "
+                    "(cut-throat, five-hand, railroad) 1 to n bots, seated P1 ... Pn in turn; default heuristic vs random")
     ap.add_argument("--key", default="play", help="deal key (same key, same cards)")
     sandbox_option(ap)
     profile_option(ap)
@@ -35,13 +36,18 @@ def main(argv: list[str]) -> int:
                          " the bots play the other seats")
     args = parse(ap, argv)
     paths = args.bots or [str(CHECKOUT_BOTS / "heuristic"), str(CHECKOUT_BOTS / "random")]
-    if len(paths) == 2:
-        paths = [paths[0], paths[1], paths[0], paths[1]]
-    if len(paths) != 4:
-        raise CommandError("give 2 bots (partnerships N/S and E/W) or 4 (seats N E S W)")
-    entries = [load_entry(p) for p in paths]
     settings = MatchSettings.model_validate({"sandbox": args.sandbox, "format": args.format, "deals": args.deals,
                                              "profile": profile_from_args(args)})
+    seats = settings.profile.players
+    if settings.profile.sides != "pairs":  # the bots given take the seats in turn, round the table
+        if not 1 <= len(paths) <= seats:
+            raise CommandError(f"give 1 to {seats} bots for the {seats} seats of {settings.profile.name}")
+        paths = [paths[s % len(paths)] for s in range(seats)]
+    if len(paths) == 2:
+        paths = [paths[0], paths[1], paths[0], paths[1]]
+    if len(paths) != seats:
+        raise CommandError("give 2 bots (partnerships N/S and E/W) or 4 (seats N E S W)")
+    entries = [load_entry(p) for p in paths]
     for e in entries:
         require_profile(e, settings.profile.name)  # before any bot starts
     human = SEAT_NAMES.index(args.human) if args.human else None

@@ -10,6 +10,8 @@ from .actions import (
     Action,
     Bid,
     BidChoice,
+    Call,
+    CallChoice,
     Choice,
     Discard,
     DiscardChoice,
@@ -47,7 +49,7 @@ from .view import DealSummary, TrickView, View
 __all__ = [
     "DECISION_KINDS", "DealFacts", "PointCapture", "ProfileInfo", "deal_facts", "profile_info",
     "Action", "Bid", "BidChoice", "Card", "Choice", "DEFAULT_MAX_DEALS", "Deal", "DealFile", "DealSummary", "JOKER",
-    "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
+    "Call", "CallChoice", "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
     "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile", "SuitBidChoice",
     "SUITS", "TrickView", "TrumpChoice", "View", "action_from_dict", "action_to_dict", "card_str", "cards_str",
     "deal_record", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",

@@ -95,7 +95,18 @@ class Discard:
         return "discard [" + " ".join(_name(c) for c in self.cards) + "]"
 
 
-Action = Union[Pass, Bid, NameTrump, Rob, Play, Discard]
+@dataclass(frozen=True, slots=True)
+class Call:
+    """The maker's call of a partner (five-hand, railroad): the card whose
+    holder is its partner for the deal, or ``None`` to play alone."""
+
+    card: Card | None
+
+    def __str__(self) -> str:
+        return "call alone" if self.card is None else f"call {_name(self.card)}"
+
+
+Action = Union[Pass, Bid, NameTrump, Rob, Play, Discard, Call]
 PASS = Pass()
 
 # Actions are immutable, so the common ones are built once and shared: the
@@ -389,6 +400,45 @@ class DiscardChoice(Choice):
         return f"discard {span} of [{' '.join(cards_str(self.candidates))}]"
 
 
+class CallChoice(Choice):
+    """Call one of ``cards`` (the cards the maker does not hold that the
+    profile lets it call), or, where ``alone``, no card: play alone."""
+
+    kind = "call"
+    __slots__ = ("alone", "cards", "seat")
+
+    def __init__(self, seat: int, cards: tuple[Card, ...], alone: bool) -> None:
+        self.seat = seat
+        self.cards = cards
+        self.alone = alone
+
+    def is_legal(self, action: object) -> bool:
+        if type(action) is not Call:
+            return False
+        card = action.card
+        return (self.alone and card is None) or (type(card) is int and card in self.cards)
+
+    def actions(self) -> list[Action]:
+        return [*(Call(c) for c in self.cards), *((Call(None),) if self.alone else ())]
+
+    def only(self) -> Action | None:
+        if len(self.cards) + self.alone != 1:
+            return None
+        return Call(self.cards[0] if self.cards else None)
+
+    def sample(self, rng: random.Random) -> Action:
+        i = rng.randrange(len(self.cards) + self.alone)  # (uniform, without building every call)
+        return Call(self.cards[i] if i < len(self.cards) else None)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The legal call as a constraint: the cards that may be called, and whether alone is one."""
+        return {"cards": cards_str(self.cards), "alone": self.alone}
+
+    def explain(self) -> str:
+        text = "call one of [" + " ".join(cards_str(self.cards)) + "]"
+        return text + (" or go alone" if self.alone else "")
+
+
 class PlayChoice(Choice):
     """Play one of ``cards``; a long hand in the first trick adds
     ``under_count`` distinct cards of ``under_from`` other than the top."""
@@ -472,6 +522,8 @@ def action_to_dict(action: Action) -> dict[str, Any]:
         return {"type": "rob", "take": cards_str(action.take)}
     if isinstance(action, Discard):
         return {"type": "discard", "cards": cards_str(action.cards)}
+    if isinstance(action, Call):
+        return {"type": "call", "alone": True} if action.card is None else {"type": "call", "card": card_str(action.card)}
     raise TypeError(f"not an action: {action!r}")
 
 
@@ -518,7 +570,13 @@ def action_from_dict(d: dict[str, Any]) -> Action:
             if not isinstance(cards, list):
                 raise ValueError("'cards' must be a list of cards")
             return Discard(tuple(parse_cards(cards)))
+        if kind == "call":
+            if d.get("alone") is True and d.get("card") is None:
+                return Call(None)
+            if d.get("alone"):
+                raise ValueError("a call names a card or goes alone, not both")
+            return Call(parse_card(_need(d, kind, "card")))  # type: ignore[arg-type]
     except (AttributeError, TypeError):
         shown = {k: v for k, v in d.items() if v is not None}
         raise ValueError(f"malformed {kind!r} action: {shown!r}") from None
-    raise ValueError(f"unknown action type {kind!r} (expected pass, bid, trump, discard, rob or play)")
+    raise ValueError(f"unknown action type {kind!r} (expected pass, bid, trump, discard, rob, call or play)")

@@ -13,7 +13,7 @@ The functions are specified so that any language can reproduce them:
 * a shuffle of ``n`` items reads ``8 * n`` bytes of the stream as
   little-endian unsigned 64-bit words ``w[0..n-1]`` and runs Fisher-Yates
   from the end: for ``i = n-1 .. 1``, swap items ``i`` and ``w[i] % (i+1)``.
-* first dealer = ``w[0] % 4`` of ``stream("dealer", key)``;
+* first dealer = ``w[0] % 4`` (``% n`` at a table of n seats) of ``stream("dealer", key)``;
   deck k = shuffle of cards ``0..51`` (``suit*13+rank``, suits C D H S,
   ranks 2..A) with ``stream("deck", key, k)``; under a profile with the
   joker, of cards ``0..52`` (52 is the joker: 53 words); reshuffle j of deal k =
@@ -52,8 +52,9 @@ def _shuffle(items: list[Card], label: str, parts: Sequence[object]) -> list[Car
     return items
 
 
-def first_dealer(key: object) -> int:
-    return _words("dealer", (key,), 1)[0] % 4
+def first_dealer(key: object, players: int = 4) -> int:
+    """The first dealer by lot: ``w[0] % players`` (four seats unless a profile has other)."""
+    return _words("dealer", (key,), 1)[0] % players
 
 
 def deck(key: object, k: int, cards: int = NUM_CARDS) -> list[Card]:
@@ -80,7 +81,9 @@ def derive_key(*parts: object) -> str:
 class DeckSource(Protocol):
     """Where a game's chance outcomes come from."""
 
-    def first_dealer(self) -> int: ...
+    def first_dealer(self, players: int = 4) -> int:
+        """The first dealer of a table of ``players`` seats."""
+        ...
 
     def deck(self, k: int, cards: int = NUM_CARDS) -> list[Card]:
         """The deck of deal ``k``; ``cards`` is how many the profile shuffles (52, or 53 with the joker)."""
@@ -106,8 +109,8 @@ class KeyedSource:
     def __init__(self, key: object) -> None:
         self.key = str(key)
 
-    def first_dealer(self) -> int:
-        return first_dealer(self.key)
+    def first_dealer(self, players: int = 4) -> int:
+        return first_dealer(self.key, players)
 
     def deck(self, k: int, cards: int = NUM_CARDS) -> list[Card]:
         return deck(self.key, k, cards)

@@ -96,7 +96,7 @@ def _fail(report: ConformanceReport, key: str, deal: Deal, what: str) -> None:
 
 def _check_game(profile: RuleProfile, key: str, rng: random.Random, max_deals: int, report: ConformanceReport) -> None:
     game = Game(profile, key=key, max_deals=max_deals)
-    seen: list[set[int]] = [set(), set(), set(), set()]
+    seen: list[set[int]] = [set() for _ in range(profile.players)]
     current = -1
     in_deal = 0
     asked = 0
@@ -104,7 +104,7 @@ def _check_game(profile: RuleProfile, key: str, rng: random.Random, max_deals: i
         deal = game.deal
         if deal.index != current:
             current, in_deal = deal.index, 0
-            for s in range(4):
+            for s in range(deal.n):
                 seen[s] = set(deal.dealt[s])
         in_deal += 1
         if in_deal > MAX_DECISIONS_PER_DEAL:
@@ -117,7 +117,7 @@ def _check_game(profile: RuleProfile, key: str, rng: random.Random, max_deals: i
         if not _has_two_options(choice):
             _fail(report, key, deal, f"seat {seat} is asked a forced {choice.kind} decision: {choice.explain()}")
         _check_cards(report, key, deal)
-        for s in range(4):
+        for s in range(deal.n):
             seen[s].update(deal.hands[s])
         _check_view(report, key, game, seat, seen[seat])
         if in_deal % 7 == 0:
@@ -200,6 +200,10 @@ def _check_view(report: ConformanceReport, key: str, game: Game, seat: int, seen
         _fail(report, key, deal, f"seat {seat}'s view shows a hand that is not its hand")
     if json.loads(json.dumps(view.to_dict())) != view.to_dict():
         _fail(report, key, deal, "a view does not survive JSON")
+    if deal.profile.sides == "called" and deal.phase != "done" and not deal.revealed and seat != deal.partner:
+        hidden = [s for s in range(deal.n) if s not in (deal.maker, seat) and view.sides is not None and view.sides[s] is not None]
+        if hidden or (view.partner is not None):
+            _fail(report, key, deal, f"seat {seat}'s view shows the called partner before its card is played")
 
 
 def _check_illegal_refused(report: ConformanceReport, key: str, game: Game, choice: object) -> None:
@@ -240,7 +244,7 @@ def _check_deal_end(report: ConformanceReport, key: str, deal: Deal) -> None:
         return
     if sum(deal.points) + deal.lost != p.deal_points:
         _fail(report, key, deal, f"points {deal.points} + {deal.lost} out of play != {p.deal_points} a deal")
-    if p.play == "follow" and (len(deal.tricks) != p.hand_size or any(len(t.plays) != 4 for t in deal.tricks)):
+    if p.play == "follow" and (len(deal.tricks) != p.hand_size or any(len(t.plays) != deal.n for t in deal.tricks)):
         _fail(report, key, deal, f"a deal did not play {p.hand_size} full tricks")
     if p.play != "follow" and (any(t.winner is None for t in deal.tricks) or len(deal.tricks) > 6):
         _fail(report, key, deal, "a trick was left open, or more than six were played")

@@ -18,6 +18,8 @@ from .actions import (
     Action,
     Bid,
     BidChoice,
+    Call,
+    CallChoice,
     Choice,
     Discard,
     DiscardChoice,
@@ -35,7 +37,7 @@ from .cards import ALL_CARDS, Card, TrumpTable, trump_tables
 from .chance import DeckSource
 from .profile import RuleProfile
 
-DARK, BID, TRUMP, DISCARD, ROB, PLAY, DONE = "dark", "bid", "trump", "discard", "rob", "play", "done"
+DARK, BID, TRUMP, DISCARD, ROB, CALL, PLAY, DONE = "dark", "bid", "trump", "discard", "rob", "call", "play", "done"
 
 @lru_cache(maxsize=1024)
 def _suit_bids(lo: int, hi: int, above: int, order: str) -> tuple[Bid, ...]:
@@ -55,10 +57,25 @@ def _amounts(lo: int, hi: int) -> tuple[int, ...]:
     return tuple(range(lo, hi + 1))
 
 
-_ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 1 + i) % 4 for i in range(4)) for d in range(4))
+@lru_cache(maxsize=16)
+def orders(n: int, right: bool = False) -> tuple[tuple[int, ...], ...]:
+    """``orders(n)[dealer]``: the n seats from the dealer's left, clockwise, dealer last
+    (``right``: from the dealer's right, anticlockwise, dealer last)."""
+    if right:
+        return tuple(tuple((d + n - 1 - i) % n for i in range(n)) for d in range(n))
+    return tuple(tuple((d + 1 + i) % n for i in range(n)) for d in range(n))
+
+
+_ORDERS = orders(4)
 """``_ORDERS[dealer]``: seats from the dealer's left, clockwise, dealer last."""
-_RIGHT_ORDERS: tuple[tuple[int, ...], ...] = tuple(tuple((d + 3 - i) % 4 for i in range(4)) for d in range(4))
+_RIGHT_ORDERS = orders(4, right=True)
 """``_RIGHT_ORDERS[dealer]``: seats from the dealer's right, anticlockwise, dealer last."""
+_PAIRS = (0, 1, 0, 1)
+
+
+def _lists(n: int) -> list[list[Card]]:
+    """One empty list per seat (four written out: this runs several times a deal)."""
+    return [[], [], [], []] if n == 4 else [[] for _ in range(n)]
 
 
 def _strength_table(table: TrumpTable, led: int) -> tuple[int, ...]:
@@ -114,6 +131,7 @@ class Deal:
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
         "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue", "_in_trick",
         "bid_suits", "_high_key", "kitty", "widows", "dark", "in_dark", "_tricks", "_is_trump", "_power",
+        "n", "side_of", "called", "partner", "alone", "_must",
     )
 
     def __init__(
@@ -127,17 +145,28 @@ class Deal:
         self.profile = profile
         self.index = index
         self.dealer = dealer
-        self.scores_before = (scores_before[0], scores_before[1])
+        n = self.n = profile.players
+        self.scores_before = tuple(scores_before)
+        if len(self.scores_before) != profile.score_slots:
+            raise ValueError(f"{len(self.scores_before)} scores before the deal; {profile.name} keeps {profile.score_slots}")
+        # the side of each seat (points are counted per side): fixed pairs, each seat for itself,
+        # or, with a called partner, none until the call (then the maker's side is 0, the rest 1)
+        sides = profile.sides
+        self.side_of: tuple[int, ...] = _PAIRS if sides == "pairs" else tuple(range(n)) if sides == "each" else ()
+        self.called: int | None = None  # the card the maker called (sides "called"), once called
+        self.partner: int | None = None  # its holder: hidden from the other seats until it is played
+        self.alone = False  # the maker called no card (railroad's going alone)
+        self._must = -1  # the seat that must play the called card in the first trick
         self._source = source
-        n = profile.shuffled_cards  # 52, or 53 with the joker
-        deck = source.deck(index, n)
+        nc = profile.shuffled_cards  # 52, or 53 with the joker
+        deck = source.deck(index, nc)
         short = profile.short_deck
         if short is not None:  # a short deck: the shuffled deck without the missing ranks, order kept
             deck = [c for c in deck if c in short]
             if len(deck) != len(short) or set(deck) != short:
                 raise ValueError(f"deck of deal {index} is not a permutation of the profile's {len(short)} cards")
-        elif len(deck) != n or set(deck) != profile.deck_cards:
-            raise ValueError(f"deck of deal {index} is not a permutation of the profile's {n} cards"
+        elif len(deck) != nc or set(deck) != profile.deck_cards:
+            raise ValueError(f"deck of deal {index} is not a permutation of the profile's {nc} cards"
                              + (" (the 52 and the joker JK)" if profile.joker else ""))
         self.deck: tuple[Card, ...] = tuple(deck)
         self.origin = source.origin(index)
@@ -145,29 +174,29 @@ class Deal:
         # ``events`` is the replayable log: ("act", seat, action, forced) and
         # ("reshuffle", j, new stock order, "fill" or "rob").
         self.events: list[tuple[Any, ...]] = []
-        self._order = _ORDERS[dealer]
+        self._order = _ORDERS[dealer] if n == 4 else orders(n)[dealer]
         self.widows: list[list[Card]] = []  # face-down cards each seat takes after bidding (per seat, where dealt)
         self.dark: list[tuple[int, int]] = []  # (seat, 0 or the dark bid), before the deal
         self.in_dark = False  # the maker bid in the dark
         self.hands: list[list[Card]]  # (set when the cards are dealt)
-        self.dealt: tuple[tuple[Card, ...], ...] = ((), (), (), ())
+        self.dealt: tuple[tuple[Card, ...], ...] = ((),) * n
         self.kitty: tuple[Card, ...] = ()
         self.stock: list[Card] = []
         if profile.dark_bid is None:
             self._deal_cards()
         else:  # nothing is dealt until every seat has had its chance to bid in the dark
-            self.hands = [[], [], [], []]
+            self.hands = _lists(n)
             self.stock = list(self.deck)
         self.pile: list[Card] = []
         self.reshuffles = 0
         self.bids: list[tuple[int, int, bool]] = []  # (seat, amount or 0 for pass, forced)
-        self._bid_order = self._order if profile.bid_start == "left" else _RIGHT_ORDERS[dealer]
+        self._bid_order = self._order if profile.bid_start == "left" else orders(n, True)[dealer]
         self._bid_pos = 0
         self._passed: list[int] = []  # seats that passed (final with auction "until_three_pass")
         self._queue: list[int] = []  # seats still to discard, in order
         self.redeal = False  # every seat passed and the profile redeals
         # cards each seat laid face up (public); shared empty tuples where the profile shows none
-        self.shown: list[list[Card]] = [[], [], [], []]  # (filled only where the profile may_lose_points)
+        self.shown: list[list[Card]] = _lists(n)  # (filled only where the profile may_lose_points)
         self.out: list[tuple[int, Card]] = []  # (laid away by seat or -1, card) at play
         self.lost = 0  # points that count for nobody (cards out of play)
         self._in_trick: tuple[int, ...] = ()  # play other than "follow": the seats in the current trick, in order
@@ -182,16 +211,16 @@ class Deal:
         self.maker: int | None = None
         self.trump: int | None = None
         self.table: TrumpTable | None = None
-        self.discarded: list[list[Card]] = [[], [], [], []]
-        self.received: list[list[Card]] = [[], [], [], []]
+        self.discarded: list[list[Card]] = _lists(n)
+        self.received: list[list[Card]] = _lists(n)
         self.rob_stock: tuple[Card, ...] = ()
         self.rob_taken: tuple[Card, ...] = ()
         self.blind: tuple[Card, ...] = ()
         self.tricks: list[Trick] = []
         self.low_holder: int | None = None
-        self.points: tuple[int, int] | None = None
+        self.points: tuple[int, ...] | None = None  # per side (side_of)
         self.made: bool | None = None
-        self.scores_after: tuple[int, int] | None = None
+        self.scores_after: tuple[int, ...] | None = None
         self.phase = BID if profile.dark_bid is None else DARK
         self.to_act: int = self._bid_order[0]
         self._choice: Choice | None = None
@@ -206,13 +235,15 @@ class Deal:
         deck = self.deck
         profile = self.profile
         order = self._order
-        hands: list[list[Card]] = [[], [], [], []]
+        n = self.n
+        hands: list[list[Card]] = _lists(n)
         packets = profile.packets
         if packets == (3, 3, 3):
+            r2, r3 = 3 * n, 6 * n
             for i, s in enumerate(order):  # three rounds of 3-card packets (rules 3)
                 p = 3 * i
-                hands[s] = [*deck[p : p + 3], *deck[p + 12 : p + 15], *deck[p + 24 : p + 27]]
-            p = 36
+                hands[s] = [*deck[p : p + 3], *deck[p + r2 : p + r2 + 3], *deck[p + r3 : p + r3 + 3]]
+            p = 9 * n
         else:  # rounds of the profile's packets, each from the dealer's left
             p = 0
             for size in packets:
@@ -221,13 +252,13 @@ class Deal:
                     p += size
         w = profile.widow
         if w:  # one face-down packet before each seat, from the dealer's left (rules 12.14)
-            self.widows = [[], [], [], []]
+            self.widows = _lists(n)
             for s in order:
                 self.widows[s] = list(deck[p : p + w])
                 p += w
         self.kitty = tuple(deck[p : p + profile.kitty])
         self.hands = hands
-        self.dealt = (tuple(hands[0]), tuple(hands[1]), tuple(hands[2]), tuple(hands[3]))
+        self.dealt = tuple(map(tuple, hands))
         self.stock = list(deck[p + profile.kitty :])
 
     # -- public interface ------------------------------------------------
@@ -269,7 +300,18 @@ class Deal:
 
     @property
     def bidders(self) -> int | None:
-        return None if self.maker is None else self.maker % 2
+        """The maker's side (with a called partner, side 0 once the partner is called)."""
+        if self.maker is None:
+            return None
+        return self.side_of[self.maker] if self.side_of else 0
+
+    @property
+    def revealed(self) -> bool:
+        """Whether the called partner is public: its card is played (or the maker went alone)."""
+        if self.alone:
+            return True
+        called = self.called
+        return called is not None and any(c == called for t in self.tricks[:1] for _, c, _ in t.plays)
 
     # -- the machine -----------------------------------------------------
     def _advance(self) -> None:
@@ -300,7 +342,7 @@ class Deal:
             seat = self.to_act
             if p.bid_suits:
                 lo = p.min_bid
-                last = self.high == 0 and len(self._passed) == 3  # the dealer after three passes
+                last = self.high == 0 and len(self._passed) == self.n - 1  # the dealer after three passes
                 if last and p.dealer_low_bid is not None:
                     lo = p.dealer_low_bid  # (oregon's 5)
                 forced = p.dealer_forced_bid
@@ -308,7 +350,7 @@ class Deal:
                 if last and forced is not None:
                     lo = forced
                 return SuitBidChoice(seat, _suit_bids(lo, p.max_bid, self._high_key, p.suit_order), not must)
-            if self.high == 0 and len(self._passed) == 3 and p.dealer_forced_bid is not None:
+            if self.high == 0 and len(self._passed) == self.n - 1 and p.dealer_forced_bid is not None:
                 # the last seat to speak, after three passes (the dealer): must bid
                 forced = p.dealer_forced_bid
                 return BidChoice(seat, _amounts(forced, p.max_bid) if p.forced_bid_any else (forced,), can_pass=False)
@@ -318,6 +360,8 @@ class Deal:
             return TrumpChoice(self.to_act)
         if phase == DISCARD:
             return self._discard_choice()
+        if phase == CALL:
+            return self._call_choice()
         return self._rob_choice()
 
     def _do(self, seat: int, action: Action, forced: bool) -> None:
@@ -351,6 +395,8 @@ class Deal:
                 self._discard(seat, cards)
             case Rob(take=take):
                 self._rob(take)
+            case Call(card=card):
+                self._call(card)
             case _:
                 raise RuntimeError(f"internal: {action!r} reached the deal in phase {self.phase}")
 
@@ -388,7 +434,7 @@ class Deal:
         passed = self._passed
         if self.profile.auction == "once_around":
             pos = self._bid_pos = self._bid_pos + 1
-            if pos < 4:  # the common case, first
+            if pos < self.n:  # the common case, first
                 self.to_act = order[pos]
                 return
             over = True
@@ -417,6 +463,9 @@ class Deal:
             named = [x for x in self.bid_suits if x is not None]
             self._name_trump(named[-1])
         else:
+            if self.profile.kitty_before_trump:  # five-hand: the maker sees the kitty before naming trump
+                self.hands[self.maker].extend(self.kitty)
+                self.received[self.maker].extend(self.kitty)
             self.phase = TRUMP
             self.to_act = self.maker
 
@@ -454,7 +503,7 @@ class Deal:
                 self.received[s].extend(got)
         maker = self.maker
         assert maker is not None  # (the trump is named by the maker, or by its bid)
-        if self.kitty:  # the maker takes the kitty, which only it ever sees (lipton, eighty-three)
+        if self.kitty and not p.kitty_before_trump:  # the maker takes the kitty, which only it ever sees (lipton, eighty-three)
             self.hands[maker].extend(self.kitty)
             self.received[maker].extend(self.kitty)
         if p.discard == "choose":  # each seat in turn, the dealer last (rules 12.1)
@@ -463,16 +512,19 @@ class Deal:
             if self.kitty:
                 self._queue = [maker]
         elif p.discard == "to_hand_size":  # keep every trump, choose the plain cards that make up the hand
-            for s in range(4):  # a hand of hand_size trumps or more puts every plain card down at once
+            for s in range(self.n):  # a hand of hand_size trumps or more puts every plain card down at once
                 hand = self.hands[s]
                 if sum(is_trump[c] for c in hand) >= p.hand_size:
                     gone = [c for c in hand if not is_trump[c]]
                     self.hands[s] = [c for c in hand if is_trump[c]]
                     self.discarded[s].extend(gone)
                     self.pile.extend(gone)
-            self._queue = [s for s in self._order if len(self.hands[s]) > p.hand_size]
+            # extra trumps: discarded (a choice), or played under the first card (then only plain cards are chosen)
+            under = p.extra_trumps == "play_under"
+            self._queue = [s for s in self._order if len(self.hands[s]) > p.hand_size
+                           and not (under and all(is_trump[c] for c in self.hands[s]))]
         else:
-            for s in range(4):
+            for s in range(self.n):
                 hand = self.hands[s]
                 keep = [c for c in hand if is_trump[c]]
                 gone = [c for c in hand if not is_trump[c]]
@@ -527,7 +579,7 @@ class Deal:
             self._start_play()
             return
         size = self.profile.hand_size
-        for s in self._order[:3]:
+        for s in self._order[:-1]:
             hand = self.hands[s]
             need = size - len(hand)
             while need > 0:
@@ -605,9 +657,41 @@ class Deal:
         trump, maker = self.trump, self.maker
         assert trump is not None and maker is not None
         low = p.low_card(trump)
-        self.low_holder = next((s for s in range(4) if low in self.hands[s]), None)
+        self.low_holder = next((s for s in range(self.n) if low in self.hands[s]), None)
         if p.may_lose_points:
             self._out_of_play()
+        if p.call is not None:  # the maker calls its partner before it leads
+            self.phase = CALL
+            self.to_act = maker
+            return
+        self._first_trick()
+
+    def _call_choice(self) -> CallChoice:
+        """The cards the maker may call: any card, or any trump, it does not hold."""
+        maker = self.to_act
+        hand = self.hands[maker]
+        pool = self.table.trumps if self.profile.call == "trump" and self.table is not None else self.profile.deck_cards
+        return CallChoice(maker, tuple(sorted(pool.difference(hand))), self.profile.call_alone)
+
+    def _call(self, card: Card | None) -> None:
+        """The call: its card's holder (if anyone holds it) is the maker's partner, side 0
+        with it; it must play that card to the first trick, which reveals it."""
+        maker = self.maker
+        assert maker is not None
+        self.called = card
+        self.alone = card is None
+        partner = None if card is None else next((s for s in range(self.n) if card in self.hands[s]), None)
+        self.partner = partner
+        self.side_of = tuple(0 if s == maker or s == partner else 1 for s in range(self.n))
+        self._must = -1 if partner is None else partner
+        self.phase = PLAY
+        self._first_trick()
+
+    def _first_trick(self) -> None:
+        """The maker leads to the first trick (rules 6)."""
+        p = self.profile
+        maker = self.maker
+        assert maker is not None
         if p.play != "follow":
             self._next_trump_trick(maker)
             return
@@ -720,7 +804,7 @@ class Deal:
         # the dealer last: a trump another seat discarded, brought back into the stock
         # by a reshuffle (5.3) and left there by the dealer's free rob, was laid away by
         # the dealer (12.1); every other card was laid away once
-        for s in _ORDERS[self.dealer]:
+        for s in self._order:
             for c in self.discarded[s]:
                 by[c] = s
             for c in self.shown[s]:
@@ -759,6 +843,8 @@ class Deal:
         trump = self.trump
         trick = tricks[-1]
         n_tricks = self.profile.hand_size  # one trick per card of a full hand (rules 6: six)
+        n_seats = self.n
+        must = self._must  # the seat that must play the called card (-1: none, or played)
         while True:
             if action is not None:
                 events.append(("act", seat, action, forced))
@@ -779,8 +865,8 @@ class Deal:
                 if strength > trick.best:
                     trick.best = strength
                     trick.best_seat = seat
-                if len(plays) < 4:
-                    seat = (seat + 1) % 4
+                if len(plays) < n_seats:
+                    seat = (seat + 1) % n_seats
                 else:
                     seat = trick.winner = trick.best_seat
                     if len(tricks) == n_tricks:
@@ -791,6 +877,12 @@ class Deal:
                     tricks.append(trick)
                 self.to_act = seat
             hand = hands[seat]
+            if seat == must:  # the called card's holder plays it now, to the first trick
+                must = self._must = -1
+                action, forced = self._called_play(seat, hand)
+                if action is None:
+                    return
+                continue
             led = trick.led
             legal = hand
             if led >= 0:
@@ -811,8 +903,25 @@ class Deal:
             action = PLAY_CARD[legal[0]]  # (a long hand holds only trumps: never a single option)
             forced = True
 
+    def _called_play(self, seat: int, hand: list[Card]) -> tuple[Play | None, bool]:
+        """The partner's play of the called card (a long hand adds its under cards):
+        the forced action, or None after setting the choice when the unders are a choice."""
+        called = self.called
+        assert called is not None
+        if len(hand) <= self.profile.hand_size:
+            return PLAY_CARD[called], True
+        choice = self._long_choice(seat, hand, [called])
+        only = choice.only()
+        if only is None:
+            self._choice = choice
+            return None, False
+        assert type(only) is Play
+        return only, True
+
     def _score(self) -> None:
-        pts = [0, 0]
+        side_of = self.side_of
+        n_sides = 2 if self.profile.sides != "each" else self.n
+        pts = [0] * n_sides
         card_points = self._card_points
         trump, maker = self.trump, self.maker
         assert trump is not None and maker is not None
@@ -821,36 +930,36 @@ class Deal:
         for trick in self.tricks:
             winner = trick.winner
             assert winner is not None
-            side = winner % 2
+            side = side_of[winner]
             for _, card, under in trick.plays:
                 for c in (card, *under) if under else (card,):
                     v = card_points[c]
                     if not v:
                         continue
                     if c == low and holder is not None:
-                        pts[holder % 2] += v
+                        pts[side_of[holder]] += v
                     else:
                         pts[side] += v
-        b = maker % 2
-        d = 1 - b
+        b = side_of[maker]
+        d = 1 - b  # (difference scoring: two sides)
         p = self.profile
         if self.out:  # cards out of play: the defenders' point trumps may count for the bidders
             lost = 0
             for s, c in self.out:
                 v = card_points[c]
                 if v:
-                    if p.defender_discards_to_bidders and s >= 0 and s % 2 == d:
+                    if p.defender_discards_to_bidders and s >= 0 and side_of[s] != b:
                         pts[b] += v
                     else:
                         lost += v
             self.lost = lost
-        self.points = (pts[0], pts[1])
+        self.points = tuple(pts)
         bid = self.high
         made = pts[b] >= bid
         self.made = made
-        delta = [0, 0]
+        delta = [0] * n_sides
         if p.scoring == "standard":
-            delta[d] = pts[d]
+            delta = list(pts)  # the defenders add their points
             delta[b] = pts[b] if made else -bid
             if self.in_dark and p.dark_bid is not None:  # a bid in the dark wins or loses its own value
                 delta[b] = p.dark_bid if made else -p.dark_bid
@@ -867,6 +976,12 @@ class Deal:
                 delta[d] = p.deal_points + bid - pts[b]
             else:
                 delta[d] = pts[d] + bid
-        self.scores_after = (self.scores_before[0] + delta[0], self.scores_before[1] + delta[1])
+        if self.alone:  # going alone doubles the deal for both sides (railroad)
+            delta = [2 * x for x in delta]
+        before = self.scores_before
+        if p.sides == "pairs":
+            self.scores_after = (before[0] + delta[0], before[1] + delta[1])
+        else:  # one score per seat: each seat adds its side's change
+            self.scores_after = tuple(before[s] + delta[side_of[s]] for s in range(self.n))
         self.phase = DONE
         self.to_act = -1

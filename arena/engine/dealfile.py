@@ -46,7 +46,7 @@ class DealFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     format: str = DEALFILE_FORMAT
     version: int = DEALFILE_VERSION
-    first_dealer: int = Field(ge=0, le=3)
+    first_dealer: int = Field(ge=0, le=5)
     deals: list[FileDeal] = Field(min_length=1)
 
     @field_validator("format")
@@ -98,7 +98,7 @@ class FileSource:
         self.key = str(key)
         self._decks = [parse_cards(d.deck) for d in dealfile.deals]
 
-    def first_dealer(self) -> int:
+    def first_dealer(self, players: int = 4) -> int:
         return self.file.first_dealer
 
     def deck(self, k: int, cards: int = NUM_CARDS) -> list[Card]:

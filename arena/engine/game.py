@@ -34,11 +34,12 @@ class Game:
             raise ValueError("fixed_deals must be at least 1")
         self.max_deals = max_deals
         self.fixed_deals = fixed_deals
-        self.first_dealer = self.source.first_dealer()
-        self.scores: tuple[int, int] = (0, 0)
+        n = self.profile.players
+        self.first_dealer = self.source.first_dealer(n) if n != 4 else self.source.first_dealer()
+        self.scores: tuple[int, ...] = (0,) * self.profile.score_slots  # per side of pairs, else per seat
         self.deals: list[Deal] = []
         self.over = False
-        self.winner: int | None = None  # side 0 (seats 0+2) or 1 (seats 1+3)
+        self.winner: int | None = None  # side 0 (seats 0+2) or 1 (seats 1+3); a seat at tables of single scores
         self.end_reason: str | None = None  # target, bidder_out, deals, cap
         self._start_deal()
 
@@ -70,7 +71,7 @@ class Game:
 
     def _start_deal(self) -> None:
         k = len(self.deals)
-        deal = Deal(self.profile, k, (self.first_dealer + k) % 4, self.scores, self.source)
+        deal = Deal(self.profile, k, (self.first_dealer + k) % self.profile.players, self.scores, self.source)
         self.deals.append(deal)
         if deal.done:  # cannot happen in pagat62 (naming trump is a choice); kept total
             self._end_deal(deal)
@@ -83,7 +84,8 @@ class Game:
         n = len(self.deals)
         if self.fixed_deals is not None:
             if n >= self.fixed_deals:
-                self._finish("deals", None if after[0] == after[1] else (0 if after[0] > after[1] else 1))
+                top = max(after)
+                self._finish("deals", after.index(top) if after.count(top) == 1 else None)
                 return
         elif not deal.redeal:
             end = self._end_of(deal, before, after)
@@ -95,9 +97,11 @@ class Game:
             return
         self._start_deal()
 
-    def _end_of(self, deal: Deal, before: tuple[int, int], after: tuple[int, int]) -> tuple[str, int] | None:
+    def _end_of(self, deal: Deal, before: tuple[int, ...], after: tuple[int, ...]) -> tuple[str, int] | None:
         """The end rules of the profile (docs/rules.md 8 and 11), checked after a scored deal."""
         p = self.profile
+        if p.sides != "pairs":
+            return _end_of_seats(p, deal, after)
         b = deal.bidders
         assert b is not None
         if p.moon_bid is not None and deal.high >= p.moon_bid:  # shooting the moon: all or nothing
@@ -129,4 +133,46 @@ class Game:
         return deal_view(self.deals[-1], seat, previous)
 
 
+def _end_of_seats(p: RuleProfile, deal: Deal, after: tuple[int, ...]) -> tuple[str, int] | None:
+    """The end of a game of single scores (docs/rules.md 14): the one seat at the target
+    wins; of several, the maker, then (``maker_or_best_card``, seeds/003) the one credited
+    with the deal's highest point card, or (``bidders_or_higher``, seeds/004) the maker's
+    partner, then the highest score, a tie playing on."""
+    reached = [s for s, v in enumerate(after) if v >= p.target]
+    if len(reached) <= 1:
+        return ("target", reached[0]) if reached else None
+    if deal.maker in reached:
+        return ("target", deal.maker)
+    if p.both_reach == "maker_or_best_card":
+        for seat in _best_card_order(deal):
+            if seat in reached:
+                return ("target", seat)
+        return None
+    if deal.partner in reached:
+        return ("target", deal.partner)
+    top = max(after[s] for s in reached)
+    best = [s for s in reached if after[s] == top]
+    return ("target", best[0]) if len(best) == 1 else None
+
+
+def _best_card_order(deal: Deal) -> list[int]:
+    """The seats credited with the deal's point cards, highest card first: right pedro,
+    left pedro, then the trump ace, jack, ten and two (seeds/003); Low to its holder
+    where the profile says so."""
+    trump = deal.trump
+    assert trump is not None
+    order = [make_card(RANK_5, trump), make_card(RANK_5, sister(trump)), make_card(RANK_A, trump),
+             make_card(RANK_J, trump), make_card(RANK_T, trump), make_card(RANK_2, trump)]
+    won: dict[int, int] = {}
+    for t in deal.tricks:
+        for _, top, under in t.plays:
+            for c in (top, *under):
+                won[c] = t.winner  # type: ignore[assignment]
+    low = order[-1]
+    if deal.profile.low_goes_to == "holder" and deal.low_holder is not None:
+        won[low] = deal.low_holder
+    return [won[c] for c in order if c in won]
+
+
+from .cards import RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, make_card, sister
 from .view import View, deal_view, summarize  # noqa: E402  (view imports deal, not game)

@@ -18,7 +18,7 @@ from .cards import Card
 from .deal import Deal
 from .profile import RuleProfile
 
-DECISION_KINDS = ("bid", "trump", "discard", "rob", "play")
+DECISION_KINDS = ("bid", "trump", "discard", "rob", "call", "play")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,7 @@ class ProfileInfo:
 
     name: str
     players: int
+    sides: str  # "pairs", "each" or "called" (RuleProfile.sides)
     decision_kinds: frozenset[str]  # of DECISION_KINDS: the kinds a seat can be asked under the profile
     dark_bid: bool  # a round of bids in the dark before the cards are dealt
     suited_bids: bool  # each bid names its trump: no trump decision
@@ -55,7 +56,7 @@ class ProfileInfo:
 def _max_bids(p: RuleProfile) -> int:
     """The most bid events an auction can have."""
     if p.auction == "once_around":
-        return 4
+        return p.players
     lowest = min(x for x in (p.min_bid, p.dealer_forced_bid, p.dealer_low_bid) if x is not None)
     amounts = p.max_bid - lowest + 1
     if p.auction == "until_three_pass":  # every bid raises the last; each seat passes once
@@ -69,6 +70,7 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
     """What ``profile``'s rules can produce, read from its parameters once."""
     p = profile
     chosen = p.discard != "non_trumps" or p.extra_trumps == "discard"
+    n = p.players
     kinds = {"bid", "play"}
     if not p.bid_suits:
         kinds.add("trump")
@@ -76,12 +78,16 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
         kinds.add("discard")
     if p.rob != "none":
         kinds.add("rob")
+    if p.call is not None:
+        kinds.add("call")
     forced = p.dealer_forced_bid is not None and not p.forced_bid_any and not p.bid_suits
     points = tuple((name, v) for name, v in p.points.model_dump().items() if v)
-    actions = (4 if p.dark_bid is not None else 0) + _max_bids(p) + 1 + 4 + (p.rob != "none") + 4 * p.hand_size
+    actions = ((n if p.dark_bid is not None else 0) + _max_bids(p) + 1 + n + (p.rob != "none") + (p.call is not None)
+               + n * p.hand_size)
     return ProfileInfo(
         name=p.name,
         players=p.players,
+        sides=p.sides,
         decision_kinds=frozenset(kinds),
         dark_bid=p.dark_bid is not None,
         suited_bids=p.bid_suits,
@@ -94,7 +100,7 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
         rob=p.rob,
         discard=p.discard,
         extra_trumps_shown=p.extra_trumps == "discard",
-        long_hands=not chosen,
+        long_hands=not chosen or (p.discard == "to_hand_size" and p.extra_trumps == "play_under"),
         sit_out=p.play != "follow",
         reshuffle=p.rob != "none" and not p.widow and p.discard in ("non_trumps", "choose"),
         cards_out_of_play=p.may_lose_points,
@@ -124,39 +130,44 @@ class DealFacts:
     out_of_play: tuple[tuple[Card, int], ...]  # (card, laid away by seat or -1) once play has begun
     rebuilt: tuple[str, ...]  # "fill" or "rob" per reshuffle of the discards into the stock, in order
 
-    def side_points(self) -> tuple[int, int]:
+    sides: int = 2  # how many sides the deal's points are counted for (one per seat at cut-throat)
+
+    def side_points(self) -> tuple[int, ...]:
         """The points each side is credited by ``captures`` (the deal's points when scored)."""
-        pts = [0, 0]
+        pts = [0] * self.sides
         for c in self.captures:
             if c.side is not None:
                 pts[c.side] += c.points
-        return (pts[0], pts[1])
+        return tuple(pts)
 
 
 def deal_facts(deal: Deal) -> DealFacts:
     """The facts of ``deal`` so far (captures only once it is scored)."""
     p = deal.profile
     dealer_bid = None
-    if p.dealer_forced_bid is not None and len(deal.bids) >= 4 and deal.bids[3][0] == deal.dealer:
-        if not any(a for _, a, _ in deal.bids[:3]) and deal.bids[3][1]:
-            s, amount, forced = deal.bids[3]
+    n = deal.n
+    if p.dealer_forced_bid is not None and len(deal.bids) >= n and deal.bids[n - 1][0] == deal.dealer:
+        if not any(a for _, a, _ in deal.bids[: n - 1]) and deal.bids[n - 1][1]:
+            s, amount, forced = deal.bids[n - 1]
             dealer_bid = (s, amount, forced)
     captures: list[PointCapture] = []
     if deal.points is not None and deal.trump is not None and deal.maker is not None:
         table = p.point_table(deal.trump)
         low = p.low_card(deal.trump)
-        bidders = deal.maker % 2
+        side_of = deal.side_of
+        bidders = side_of[deal.maker]
         for i, trick in enumerate(deal.tricks):
             assert trick.winner is not None
             for _, top, under in trick.plays:
                 for c in (top, *under):
                     if table[c]:
                         holder = low == c and p.low_goes_to == "holder" and deal.low_holder is not None
-                        side = deal.low_holder % 2 if holder else trick.winner % 2  # type: ignore[operator]
+                        side = side_of[deal.low_holder] if holder else side_of[trick.winner]  # type: ignore[index]
                         captures.append(PointCapture(c, table[c], i, trick.winner, side))
         for s, c in deal.out:
             if table[c]:
-                to_bidders = p.defender_discards_to_bidders and s >= 0 and s % 2 != bidders
+                to_bidders = p.defender_discards_to_bidders and s >= 0 and side_of[s] != bidders
                 captures.append(PointCapture(c, table[c], -1, s, bidders if to_bidders else None))
     rebuilt = tuple(str(ev[3]) for ev in deal.events if ev[0] == "reshuffle")
-    return DealFacts(dealer_bid, tuple(captures), tuple((c, s) for s, c in deal.out), rebuilt)
+    sides = deal.n if p.sides == "each" else 2
+    return DealFacts(dealer_bid, tuple(captures), tuple((c, s) for s, c in deal.out), rebuilt, sides)

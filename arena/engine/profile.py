@@ -80,7 +80,23 @@ class RuleProfile(BaseModel):
         "stock", description="what the dealer robs: the stock, or the stock and every discard"
     )
     # -- fields added with the profiles of issue 13 (absent from pagat62 records) --
-    players: Literal[4] = Field(4, description="seats at the table (the data model leaves room for 2-6)")
+    players: int = Field(4, ge=2, le=6, description="seats at the table: 4, or 2-6 with sides other than 'pairs'")
+    sides: Literal["pairs", "each", "called"] = Field(
+        "pairs",
+        description="fixed partnerships of opposite seats (0+2 against 1+3); each seat for itself (cut-throat); "
+        "or the maker and the seat it calls against the rest, new every deal (five-hand, railroad)",
+    )
+    call: Literal["card", "trump"] | None = Field(
+        None,
+        description="with sides 'called': once hands are complete the maker calls a card it does not hold (any "
+        "card, or a trump); its holder is the maker's partner and plays it to the first trick",
+    )
+    call_alone: bool = Field(
+        False, description="the maker may call no card and play alone against all, for double scores (railroad)"
+    )
+    kitty_before_trump: bool = Field(
+        False, description="the maker takes the kitty when the auction ends, before it names the trump (five-hand)"
+    )
     forced_bid_any: bool = Field(
         False, description="the dealer who must bid may bid any amount from dealer_forced_bid up, not just it"
     )
@@ -166,14 +182,17 @@ class RuleProfile(BaseModel):
         False,
         description="a 53-card deck: the joker (JK) is the lowest trump whatever suit is named, below the 2",
     )
-    both_reach: Literal["play_on", "bidders", "higher_or_bidders"] = Field(
+    both_reach: Literal["play_on", "bidders", "higher_or_bidders", "maker_or_best_card", "bidders_or_higher"] = Field(
         "play_on",
         description="both sides at the target after a deal: play on (deciding deals), the bidders of the deal "
-        "win, or the higher score wins and a tie goes to the bidders",
+        "win, or the higher score wins and a tie goes to the bidders; at a table of single scores, more than one "
+        "seat at the target: the maker if it is one, else the one credited with the deal's highest point card "
+        "(cut-throat), or the maker, then its partner, then the highest score, a tie playing on (five-hand, railroad)",
     )
 
     @model_validator(mode="after")
     def _check(self) -> "RuleProfile":
+        self._check_table()
         total = self.points.total
         if self.min_bid > self.max_bid:
             raise ValueError(f"min_bid ({self.min_bid}) is above max_bid ({self.max_bid})")
@@ -188,7 +207,7 @@ class RuleProfile(BaseModel):
         if self.discard == "keep":
             if self.hand_size != sum(self.packets) or self.stock_size or self.rob != "none":
                 raise ValueError("discard: 'keep' needs hand_size = the cards dealt, no stock and rob 'none'")
-        elif self.hand_size != 6 or (sum(self.packets) != 9 and self.discard != "to_hand_size"):
+        elif self.hand_size != 6 or (sum(self.packets) != 9 and self.discard != "to_hand_size" and self.players == 4):
             raise ValueError("hand_size: only 6, from nine cards dealt (or more with discard 'to_hand_size'), "
                              "is implemented with discards")
         if self.discard == "to_hand_size" and sum(self.packets) + self.second_deal < self.hand_size:
@@ -207,7 +226,7 @@ class RuleProfile(BaseModel):
             # with no rob, whatever stock is left stays face down, out of play; the dealer must need no cards
             raise ValueError("rob: 'none' leaves the dealer nothing to fill from; it goes with discard 'to_hand_size' "
                              "or 'keep', or with widows (no fill)")
-        if self.discard == "to_hand_size" and self.extra_trumps != "discard":
+        if self.discard == "to_hand_size" and self.extra_trumps != "discard" and self.players == 4:
             raise ValueError("discard: 'to_hand_size' goes with extra_trumps 'discard'")
         if self.discard != "choose" and self.min_discard:
             raise ValueError("min_discard: only with discard 'choose'")
@@ -247,11 +266,47 @@ class RuleProfile(BaseModel):
                 raise ValueError("dark_bid: needs bids without a suit, standard scoring and max_bid = the deal's points")
         return self
 
+    def _check_table(self) -> None:
+        """A table of other than four, or sides other than fixed pairs, plays the follow
+        rules of pagat62 with standard scoring (what the seeds' tables of 2-6 use)."""
+        if self.sides == "pairs":
+            if self.players != 4:
+                raise ValueError(f"players ({self.players}): fixed pairs sit four; other tables need sides 'each' or 'called'")
+            if self.call is not None or self.call_alone or self.both_reach in ("maker_or_best_card", "bidders_or_higher"):
+                raise ValueError("call, call_alone and the single-score both_reach rules need sides other than 'pairs'")
+            return
+        if (self.sides == "called") != (self.call is not None):
+            raise ValueError("call: a called partner needs sides 'called', and sides 'called' needs a call")
+        if self.sides == "called" and self.players < 3:
+            raise ValueError("sides: 'called' needs at least three players")
+        if self.call_alone and self.call is None:
+            raise ValueError("call_alone: only with a call")
+        if self.play != "follow" or self.scoring != "standard" or self.dark_bid is not None or self.bid_suits:
+            raise ValueError("sides other than 'pairs' play 'follow' with standard scoring, no dark bids and no suit bids")
+        if self.auction != "once_around" or self.widow or self.rob not in ("take_trumps", "none"):
+            raise ValueError("sides other than 'pairs' bid once around, with no widows, and rob 'take_trumps' or 'none'")
+        if self.both_reach not in ("maker_or_best_card", "bidders_or_higher"):
+            raise ValueError(f"both_reach: {self.both_reach!r} is for fixed pairs; single scores take "
+                             "'maker_or_best_card' or 'bidders_or_higher'")
+        if self.lose_at is not None or self.win_requires_bid or self.moon_bid is not None:
+            raise ValueError("lose_at, win_requires_bid and moon_bid are for fixed pairs")
+        if self.deciding_threshold is not None:
+            raise ValueError("deciding_threshold: bidder-goes-out deals are for fixed pairs (null)")
+        if sum(self.packets) < self.hand_size:
+            raise ValueError("packets: each seat needs at least hand_size cards dealt")
+        if self.kitty_before_trump and not self.kitty:
+            raise ValueError("kitty_before_trump: needs a kitty")
+
+    @cached_property
+    def score_slots(self) -> int:
+        """How many scores a game keeps: one per side of fixed pairs, else one per seat."""
+        return 2 if self.sides == "pairs" else self.players
+
     @cached_property
     def stock_size(self) -> int:
         """Cards left in the stock once hands, widows, kitty and any second deal are dealt
         (with rob 'none' they stay face down, out of play: sixty-three-joker's one card)."""
-        return self.deck_size - 4 * (sum(self.packets) + self.second_deal + self.widow) - self.kitty
+        return self.deck_size - self.players * (sum(self.packets) + self.second_deal + self.widow) - self.kitty
 
     @cached_property
     def deck_size(self) -> int:
@@ -301,6 +356,12 @@ class RuleProfile(BaseModel):
             if not full["points"][later]:
                 del full["points"][later]
         return {k: v for k, v in full.items() if k in _LEGACY_FIELDS or v != _DEFAULTS[k]}
+
+    def hash_dict(self) -> dict[str, object]:
+        """Every parameter, as ``model_dump(mode="json")``, but the table fields at their defaults
+        (``TABLE_FIELDS``): what a tournament's configuration hash reads."""
+        full = self.model_dump(mode="json")
+        return {k: v for k, v in full.items() if k not in TABLE_FIELDS or v != _DEFAULTS[k]}
 
     @cached_property
     def _tables(self) -> tuple[tuple[tuple[int, ...], frozenset[int]], ...]:
@@ -357,6 +418,9 @@ LEGACY_PROFILE_FIELDS = _LEGACY_FIELDS = frozenset(
      "low_goes_to", "scoring", "extra_trumps", "rob_from")
 )
 """The profile fields records have always carried (version 2); later fields appear only when not default."""
+TABLE_FIELDS = frozenset(("sides", "call", "call_alone", "kitty_before_trump"))
+"""Fields added with the tables of other than four (docs/rules.md 14). A dump that is hashed to name a
+configuration (``hash_dict``) leaves them out at their defaults, so every earlier configuration keeps its hash."""
 _DEFAULTS: dict[str, object] = RuleProfile.model_construct().model_dump(mode="json")
 
 
@@ -468,3 +532,26 @@ _EIGHTY_THREE = variant(
 register_profile(_EIGHTY_THREE)
 register_profile(variant(_EIGHTY_THREE, name="eighty-three-joker", joker=True, kitty=5,
                          points=PointValues(king=25, queen=20, nine=9, joker=15)))
+
+
+# tables of other than four, and sides other than fixed pairs (docs/rules.md section 14)
+_SINGLE: dict[str, object] = {"deciding_threshold": None, "both_reach": "maker_or_best_card"}
+for _n in range(2, 7):  # cut-throat: seeds/002 "2-6 individual players", each for himself (seeds/003), to 51
+    register_profile(RuleProfile(
+        name=f"cutthroat-{_n}", players=_n, sides="each", target=51, packets=(3, 3, 2) if _n == 6 else (3, 3, 3),
+        **_SINGLE,  # type: ignore[arg-type]
+    ))
+# five-hand (seeds/004 "Пять рук Педро"): ten cards each, the two left for the maker before it names trump,
+# bids 6-16 (the Jack counts 3, as in the California section it follows), keep every trump and make up six,
+# the maker calls any card it does not hold; game to 104
+register_profile(RuleProfile(
+    name="five-hand", players=5, sides="called", call="card", target=104, deciding_threshold=None,
+    both_reach="bidders_or_higher", min_bid=6, max_bid=16, dealer_forced_bid=6, points=_JACK3,
+    packets=(3, 3, 4), kitty=2, kitty_before_trump=True, discard="to_hand_size", rob="none",
+))
+# railroad (seeds/004 "Железная дорога Педро"): five seats, six cards each, the draw of pagat62, then the
+# maker calls a trump it does not hold (or goes alone, doubled); game to 62
+register_profile(RuleProfile(
+    name="railroad", players=5, sides="called", call="trump", call_alone=True, target=62, deciding_threshold=None,
+    both_reach="bidders_or_higher", packets=(3, 3),
+))

@@ -105,14 +105,15 @@ def game_record(game: Game) -> dict[str, Any]:
 
 class EventModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "reshuffle"]
-    seat: int | None = Field(None, ge=0, le=3)
+    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "call", "reshuffle"]
+    seat: int | None = Field(None, ge=0, le=5)
     forced: bool | None = None
     amount: int | None = None
     suit: str | None = None
     take: list[str] | None = None
     cards: list[str] | None = None
     card: str | None = None
+    alone: bool | None = None
     under: list[str] | None = None
     j: int | None = None
     kind: Literal["fill", "rob"] | None = None
@@ -122,11 +123,11 @@ class EventModel(BaseModel):
 class DealRecordModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
     index: int = Field(ge=0)
-    dealer: int = Field(ge=0, le=3)
+    dealer: int = Field(ge=0, le=5)
     origin: str
     reshuffle_key: str | None = None
     deck: list[str] = Field(min_length=1, max_length=53, description="the profile's deck: 52 cards, 53 with the joker, or a short deck's (lipton: 32)")
-    scores_before: list[int] = Field(min_length=2, max_length=2)
+    scores_before: list[int] = Field(min_length=2, max_length=6)
     events: list[EventModel]
     maker: int | None = None
     bid: int | None = None
@@ -145,7 +146,7 @@ class GameRecordModel(BaseModel):
     version: int
     profile: RuleProfile
     key: str | None
-    first_dealer: int = Field(ge=0, le=3)
+    first_dealer: int = Field(ge=0, le=5)
     max_deals: int
     fixed_deals: int | None
     deals: list[DealRecordModel]
@@ -178,7 +179,7 @@ class RecordedSource:
         self._reshuffle_keys = reshuffle_keys
         self.key = key
 
-    def first_dealer(self) -> int:
+    def first_dealer(self, players: int = 4) -> int:
         return self._first
 
     def deck(self, k: int, cards: int = 52) -> list[Card]:
@@ -212,9 +213,16 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
         known = ", ".join(map(str, READABLE_VERSIONS))
         raise ValueError(f"record version {rec.version} is not supported (this harness reads versions {known})")
     size = rec.profile.deck_size
+    seats = rec.profile.players
+    if rec.first_dealer >= seats:
+        raise ValueError(f"first_dealer {rec.first_dealer}: the profile seats {seats}")
     for d in rec.deals:
         if len(d.deck) != size:
             raise ValueError(f"deal {d.index}: a deck of {len(d.deck)} cards, the profile deals {size}")
+        if d.dealer >= seats or any(e.seat is not None and e.seat >= seats for e in d.events):
+            raise ValueError(f"deal {d.index}: a seat beyond the profile's {seats}")
+        if len(d.scores_before) != rec.profile.score_slots:
+            raise ValueError(f"deal {d.index}: {len(d.scores_before)} scores, the profile keeps {rec.profile.score_slots}")
     given = data.get("profile", {})
     later = sorted(set(given) - LEGACY_PROFILE_FIELDS)
     if isinstance(given.get("points"), dict):

@@ -32,21 +32,23 @@ class DealSummary:
     maker: int | None  # None (and trump None, bid 0) for a deal every seat passed (redeal)
     bid: int
     trump: int | None
-    points: tuple[int, int]
+    points: tuple[int, ...]  # per side: of pairs; of each seat; or the maker's side, then the others
     made: bool
-    scores_after: tuple[int, int]
+    scores_after: tuple[int, ...]
     redeal: bool = False
     dark: bool = False  # the maker bid in the dark (before the deal)
+    sides: tuple[int, ...] | None = None  # sides other than pairs: each seat's side in the deal
+    called: int | None = None  # a called partner: the card called (None: alone, or no call)
 
 
 @dataclass(frozen=True, slots=True)
 class View:
     seat: int
-    partner: int
+    partner: int | None  # fixed pairs: the seat opposite; a called partner once this seat may know it; else None
     dealer: int
     deal_index: int
     phase: str
-    scores: tuple[int, int]  # before this deal; side 0 = seats 0+2, side 1 = seats 1+3
+    scores: tuple[int, ...]  # before this deal; side 0 = seats 0+2, side 1 = seats 1+3; else one per seat
     hand: tuple[Card, ...]
     dealt: tuple[Card, ...]
     discarded: tuple[Card, ...]
@@ -55,18 +57,22 @@ class View:
     maker: int | None
     bid: int | None
     trump: int | None
-    discard_counts: tuple[int, int, int, int]
-    receive_counts: tuple[int, int, int, int]
+    discard_counts: tuple[int, ...]  # one per seat
+    receive_counts: tuple[int, ...]
     reshuffles: int
     rob_stock: tuple[Card, ...] | None  # dealer only
     rob_taken: tuple[Card, ...] | None  # dealer only
     tricks: tuple[TrickView, ...]
     previous: tuple[DealSummary, ...]
-    points: tuple[int, int] | None  # once the deal is over
-    scores_after: tuple[int, int] | None
+    points: tuple[int, ...] | None  # once the deal is over
+    scores_after: tuple[int, ...] | None
     shown: tuple[tuple[Card, ...], ...] | None = None  # cards each seat laid face up; None: the profile shows none
     bid_suits: tuple[int | None, ...] | None = None  # the suit of each bid event (None: a pass); None: bids name none
     dark: tuple[tuple[int, int], ...] | None = None  # (seat, 0 or the bid) before the deal; None: no dark bids
+    players: int = 4
+    sides: tuple[int | None, ...] | None = None  # sides other than pairs: each seat's side as this seat knows it
+    called: int | None = None  # the card the maker called (a called partner), once called
+    alone: bool = False  # the maker called no card
 
     def cards_named(self) -> set[Card]:
         """Every card this view mentions (used to audit information hiding)."""
@@ -82,7 +88,7 @@ class View:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form with cards as text, as sent to bots."""
-        d = {
+        d: dict[str, Any] = {
             "seat": self.seat,
             "partner": self.partner,
             "dealer": self.dealer,
@@ -130,6 +136,12 @@ class View:
             d["shown"] = [cards_str(c) for c in self.shown]
         if self.dark is not None:
             d["dark"] = [{"seat": s, "amount": a} for s, a in self.dark]
+        if self.sides is not None:  # a table of other than fixed pairs
+            d["players"] = self.players
+            d["sides"] = list(self.sides)
+            if self.called is not None or self.alone:
+                d["called"] = None if self.called is None else card_str(self.called)
+                d["alone"] = self.alone
         return d
 
 
@@ -148,6 +160,10 @@ def _summary_dict(d: DealSummary) -> dict[str, Any]:
         out["redeal"] = True
     if d.dark:
         out["dark"] = True
+    if d.sides is not None:
+        out["sides"] = list(d.sides)
+        if d.called is not None:
+            out["called"] = card_str(d.called)
     return out
 
 
@@ -164,6 +180,8 @@ def summarize(deal: Deal) -> DealSummary:
         deal.scores_after,  # type: ignore[arg-type]
         deal.redeal,
         deal.in_dark,
+        None if deal.profile.sides == "pairs" else deal.side_of,
+        deal.called,
     )
 
 
@@ -177,9 +195,10 @@ def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> 
             rob_stock, rob_taken = deal.rob_stock, deal.rob_taken
     bidding_over = deal.phase not in (BID, DARK)
     done = deal.phase == DONE
+    sides, partner = _known_sides(deal, seat)
     return View(
         seat=seat,
-        partner=(seat + 2) % 4,
+        partner=partner,
         dealer=deal.dealer,
         deal_index=deal.index,
         phase=deal.phase,
@@ -204,4 +223,34 @@ def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> 
         shown=tuple(tuple(c) for c in deal.shown) if deal.profile.may_lose_points else None,
         bid_suits=tuple(deal.bid_suits) if deal.profile.bid_suits else None,
         dark=tuple(deal.dark) if deal.profile.dark_bid is not None else None,
+        players=deal.n,
+        sides=sides,
+        called=deal.called,
+        alone=deal.alone,
     )
+
+
+def _known_sides(deal: Deal, seat: int) -> tuple[tuple[int | None, ...] | None, int | None]:
+    """The sides as ``seat`` knows them, and its partner (None: it has none, or does not know it).
+
+    A called partner is known to its holder from the call (it holds the card),
+    to everyone once the card is played to the first trick (or the deal is
+    over); until then the others know only the maker's side: None for
+    every seat but the maker and itself (docs/protocol.md, "A called partner")."""
+    p = deal.profile
+    if p.sides == "pairs":
+        return None, (seat + 2) % 4
+    if p.sides == "each":
+        return tuple(range(deal.n)), None
+    maker = deal.maker
+    if deal.called is None and not deal.alone:  # before the call: no sides yet
+        return tuple(None for _ in range(deal.n)), None
+    assert maker is not None
+    if deal.revealed or deal.phase == DONE or seat == deal.partner:
+        sides = deal.side_of
+        mate = deal.partner if seat == maker else maker if seat == deal.partner else None
+        if sides[seat] == 1:  # a defender's partners are the other defenders: no single partner
+            mate = None
+        return tuple(sides), mate
+    # a seat that does not hold the called card knows it is not the partner: its own side is known
+    return tuple(0 if s == maker else 1 if s == seat else None for s in range(deal.n)), None

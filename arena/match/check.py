@@ -145,7 +145,9 @@ def _expected_probes(profile: RuleProfile) -> set[str]:
     # positions the rules never make: the scan need not look for them through every key
     if not info.forced_dealer_bid:
         wanted.discard("forced_bid_history")  # the dealer chooses its bid, or nobody must bid
-    if "rob" not in info.decision_kinds:
+    if "rob" not in info.decision_kinds or info.players != 4:
+        # (at two or three seats the dealer nearly always robs six trumps or more, at five or six the stock
+        # has run out first: a rob with a choice is rare, probed when the scan meets one)
         wanted.discard("rob")
     if "trump" not in info.decision_kinds or info.widow:
         wanted.discard("trump")  # the winning bid names it, or every trump decision is trump_with_widow
@@ -175,11 +177,13 @@ def _scanned(profile: RuleProfile) -> dict[str, tuple[str, int]]:
         n = 0
         while not game.over and len(game.deals) == 1:
             kind = _situation(game)
-            if kind not in found and kind != "rob_after_reshuffle":
+            if kind not in found:
                 found[kind] = (key, n)
             game.apply(_scan_action(game, random.Random(f"{key}/{n}")))
             n += 1
-        if wanted <= found.keys() and i + 1 >= _MIN_SCAN:
+        # at a table of five or six the stock nearly always runs out before the rob: that rob stands for it
+        got = found.keys() | ({"rob"} if "rob_after_reshuffle" in found else set())
+        if wanted <= got and i + 1 >= _MIN_SCAN:
             break
     return found
 
@@ -242,7 +246,7 @@ def probe_positions(profile: RuleProfile | None = None) -> dict[str, Callable[[]
     profile = profile or RuleProfile()
     out: dict[str, Callable[[], Game]] = {
         k: partial(_scanned_position, profile, key, n) for k, (key, n) in _scanned(profile).items()}
-    built = _built_position(profile)
+    built = _built_position(profile)  # (four seats: the hand-built one; else a scanned one, if any)
     if built is not None:
         out["rob_after_reshuffle"] = built
     return dict(sorted(out.items()))
@@ -303,7 +307,7 @@ def check_entry(entry: BotEntry, settings: MatchSettings | None = None, *, games
             return report  # the first fatal verdict ends the check: no probe or game would add to it
     for g in range(games):
         key = f"check-game-{g}"
-        players = [settings.player(entry, bot_seed(key, 0, s)) for s in range(4)]
+        players = [settings.player(entry, bot_seed(key, 0, s)) for s in range(settings.profile.players)]
         try:
             result = play_game(players, settings, key)
         finally:

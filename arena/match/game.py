@@ -63,7 +63,7 @@ class GameResult:
     record: dict[str, Any]  # the engine's game record
     winner: int | None  # side 0 (seats 0+2), side 1, or None (unfinished / drawn)
     end: str  # target, bidder_out, deals, cap or forfeit
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     forfeit_by: int | None = None  # seat whose fault ended the game
     faults: list[SeatFault] = field(default_factory=list)
     reports: list[PlayerReport] = field(default_factory=list)
@@ -100,7 +100,7 @@ def play_game(
     fixed = settings.fixed_deals
     game = Game(settings.profile, key=key, source=source, max_deals=max(settings.max_deals, fixed or 0), fixed_deals=fixed)
     faults: list[SeatFault] = []
-    strikes = [0, 0, 0, 0]
+    strikes = [0] * len(players)
     forfeit_by: int | None = None
     decision_no = 0
     talk = 0.0  # seconds in the players' round trips
@@ -126,7 +126,7 @@ def play_game(
     announced = -1
     # A deal's end is sent with the next deal's start (or the game's end): the
     # same lines in the same order for every seat, one write and wake-up per bot.
-    pending: list[list[dict[str, Any]]] = [[], [], [], []]
+    pending: list[list[dict[str, Any]]] = [[] for _ in players]
     while forfeit_by is None and not game.over:
         deal = game.deal
         if deal.index != announced and (deal.phase != "dark" or any(pending)):
@@ -174,7 +174,7 @@ def play_game(
             for s in range(len(players)):
                 pending[s].append(wire.deal_end(game, deal.index, s))
     if forfeit_by is not None:
-        winner: int | None = 1 - forfeit_by % 2
+        winner: int | None = forfeit_winner(game.profile.players, game.profile.sides, forfeit_by)
         end = "forfeit"
     elif not game.over:
         winner, end = None, "stopped"
@@ -208,6 +208,18 @@ def game_start_notice(settings: MatchSettings, players_by_seat: Sequence[str] | 
     return lambda seat: wire.game_start(seat, profile, settings.format, settings.fixed_deals, time, names)
 
 
+def forfeit_winner(_players: int, sides: str, seat: int) -> int | None:
+    """Who wins when ``seat`` forfeits: the other pair; at a table of single scores nobody
+    (there is no one opponent to give the game to)."""
+    return 1 - seat % 2 if sides == "pairs" else None
+
+
+def settings_profile(record: dict[str, Any]) -> tuple[int, str]:
+    """(players, sides) of a game's record (absent fields: a four-seat table of pairs)."""
+    p = record.get("profile") or {}
+    return int(p.get("players", 4)), str(p.get("sides", "pairs"))
+
+
 def blame_cleanup(result: GameResult, names: Sequence[str]) -> None:
     """A bot that left its sandbox in a state that resisted cleanup forfeits the game.
 
@@ -222,7 +234,8 @@ def blame_cleanup(result: GameResult, names: Sequence[str]) -> None:
         deal = len(result.record.get("deals") or []) - 1
         result.faults.append(SeatFault(seat, names[seat], max(deal, 0), 0, fault, None))
         if result.forfeit_by is None:
-            result.forfeit_by, result.winner, result.end = seat, 1 - seat % 2, "forfeit"
+            profile = settings_profile(result.record)
+            result.forfeit_by, result.winner, result.end = seat, forfeit_winner(profile[0], profile[1], seat), "forfeit"
 
 
 _closer: ThreadPoolExecutor | None = None

@@ -15,6 +15,15 @@ from ..engine import Deal, Game, card_str, cards_str, replay
 SEAT_NAMES = ("N", "E", "S", "W")
 
 
+def seat_names(players: int) -> tuple[str, ...]:
+    """How seats are written: N E S W at four, else P1 ... Pn (docs/rules.md 14)."""
+    return SEAT_NAMES if players == 4 else tuple(f"P{s + 1}" for s in range(players))
+
+
+def _scores(scores: list[int]) -> str:
+    return " : ".join(map(str, scores))
+
+
 def _hand(cards: list[str]) -> str:
     return " ".join(cards) if cards else "-"
 
@@ -26,19 +35,21 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
     as the profile dealt them and the tricks as its play rules formed them
     (a seat sitting out makes a trick of fewer than four cards).
     """
-    names = names or [f"seat {s}" for s in range(4)]
-    label = [f"{SEAT_NAMES[s]} {names[s]}" for s in range(4)]
-    out = [f"--- deal {d['index'] + 1}: {label[d['dealer']]} deals; scores {d['scores_before'][0]} : {d['scores_before'][1]}"]
+    n = deal.n
+    sn = seat_names(n)
+    names = names or [f"seat {s}" for s in range(n)]
+    label = [f"{sn[s]} {names[s]}" for s in range(n)]
+    out = [f"--- deal {d['index'] + 1}: {label[d['dealer']]} deals; scores {_scores(d['scores_before'])}"]
     for s, hand in enumerate(deal.dealt):
         out.append(f"  {label[s]:<18} {_hand(cards_str(hand))}")
     if deal.kitty:
         out.append(f"  {'kitty':<18} {_hand(cards_str(deal.kitty))}")
     if deal.profile.widow:  # face down before each seat until it has bid (all taken up by the end of the bidding)
-        for s in range(4):
-            out.append(f"  {'widow ' + SEAT_NAMES[s]:<18} {_hand(cards_str(deal.received[s]))}")
+        for s in range(n):
+            out.append(f"  {'widow ' + sn[s]:<18} {_hand(cards_str(deal.received[s]))}")
     in_dark = len(deal.dark)  # the first events: the round in the dark, before the deal
     if in_dark:
-        round_ = [f"{SEAT_NAMES[seat]} {amount or 'no'}" for seat, amount in deal.dark]
+        round_ = [f"{sn[seat]} {amount or 'no'}" for seat, amount in deal.dark]
         out.insert(1, "  in the dark, before the deal: " + ", ".join(round_))
     bids: list[str] = []
 
@@ -52,7 +63,7 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
         forced = " (forced)" if e.get("forced") else ""
         if t in ("pass", "bid"):
             amount = f"{e['amount']}{e.get('suit', '')}" if t == "bid" else "pass"
-            bids.append(f"{SEAT_NAMES[e['seat']]} {amount}{forced}")
+            bids.append(f"{sn[e['seat']]} {amount}{forced}")
         elif t == "trump":
             flush_bids()
             out.append(f"  {label[e['seat']]} names {e['suit']} trumps")
@@ -63,22 +74,28 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
             out.append(f"  the stock ran out: discard pile reshuffled (reshuffle {e['j']})")
         elif t == "rob":
             out.append(f"  dealer robs the pack, choosing [{_hand(e['take'])}]{forced}")
+        elif t == "call":
+            called = "goes alone" if e.get("alone") else f"calls {e['card']}"
+            out.append(f"  {label[e['seat']]} {called}{forced}")
     flush_bids()
     for n, trick in enumerate(deal.tricks):
-        plays = [f"{SEAT_NAMES[seat]} {card_str(card)}" + (f" (+{' '.join(cards_str(under))} under)" if under else "")
+        plays = [f"{sn[seat]} {card_str(card)}" + (f" (+{' '.join(cards_str(under))} under)" if under else "")
                  for seat, card, under in trick.plays]
-        won = f" -> {SEAT_NAMES[trick.winner]}" if trick.winner is not None else " (unfinished)"
+        won = f" -> {sn[trick.winner]}" if trick.winner is not None else " (unfinished)"
         out.append(f"  trick {n + 1}: {', '.join(plays)}{won}")
     if deal.profile.rob == "none" and deal.stock and deal.trump is not None:  # sixty-three-joker's undealt card
         out.append(f"  left undealt, face down, seen by nobody: {_hand(cards_str(deal.stock))}")
     if d.get("redeal"):
-        out.append(f"  every seat passed: no trump, no play, the deal is void; scores {d['scores_after'][0]} : {d['scores_after'][1]}")
+        out.append(f"  every seat passed: no trump, no play, the deal is void; scores {_scores(d['scores_after'])}")
     elif d.get("points") is not None:
         made = "made" if d["made"] else "SET"
         dark = f" in the dark (worth {deal.profile.dark_bid})" if d.get("dark") else ""
+        if deal.profile.sides == "called":  # who was with the maker (public once the deal is over)
+            mate = "alone" if deal.partner is None else f"with {label[deal.partner]}"
+            dark += f" ({mate})"
         out.append(
-            f"  bid {d['bid']}{dark} by {label[d['maker']]}: {made}; points {d['points'][0]} : {d['points'][1]};"
-            f" scores {d['scores_after'][0]} : {d['scores_after'][1]}"
+            f"  bid {d['bid']}{dark} by {label[d['maker']]}: {made}; points {_scores(d['points'])};"
+            f" scores {_scores(d['scores_after'])}"
         )
     return "\n".join(out)
 
@@ -112,8 +129,13 @@ def render_game(record: dict[str, Any], names: list[str] | None = None, game: Ga
     parts += [render_deal(d, deal, names) for d, deal in zip(record["deals"], game.deals)]
     end = record.get("end")
     winner = record.get("winner")
-    who = "nobody" if winner is None else ("N/S" if winner == 0 else "E/W")
-    parts.append(f"=== game over ({end}): {who} wins, {record['scores'][0]} : {record['scores'][1]}")
+    if winner is None:
+        who = "nobody"
+    elif game.profile.sides == "pairs":
+        who = "N/S" if winner == 0 else "E/W"
+    else:
+        who = f"{seat_names(game.profile.players)[winner]} {(names or [f'seat {winner}'] * (winner + 1))[winner]}"
+    parts.append(f"=== game over ({end}): {who} wins, {_scores(record['scores'])}")
     return "\n".join(parts)
 
 

@@ -27,6 +27,12 @@ from .base import Decision, Fault, Player
 SEATS = ("N", "E", "S", "W")
 
 
+def _seats(view: dict[str, Any]) -> tuple[str, ...]:
+    """Seat names: N E S W at four, P1 ... Pn at other tables (as arena play writes them)."""
+    n = int(view.get("players") or 4)
+    return SEATS if n == 4 else tuple(f"P{s + 1}" for s in range(n))
+
+
 def _cards(cards: list[str] | None) -> str:
     return " ".join(cards) if cards else "-"
 
@@ -34,8 +40,16 @@ def _cards(cards: list[str] | None) -> str:
 def show_view(view: dict[str, Any]) -> list[str]:
     """The seat's view as a few lines of text."""
     me = view["seat"]
-    out = [f"you are {SEATS[me]} (partner {SEATS[view['partner']]}); dealer {SEATS[view['dealer']]}; "
-           f"deal {view['deal_index'] + 1}, scores us {view['scores'][me % 2]} : them {view['scores'][1 - me % 2]}"]
+    SEATS = _seats(view)  # (the seat names of this view's table, for the lines below)
+    if view.get("sides") is None:
+        out = [f"you are {SEATS[me]} (partner {SEATS[view['partner']]}); dealer {SEATS[view['dealer']]}; "
+               f"deal {view['deal_index'] + 1}, scores us {view['scores'][me % 2]} : them {view['scores'][1 - me % 2]}"]
+    else:  # each seat's own score; a called partner once this seat may know it
+        mate = f" (partner {SEATS[view['partner']]})" if view.get("partner") is not None else ""
+        scores = ", ".join(f"{SEATS[s]} {v}" for s, v in enumerate(view["scores"]))
+        out = [f"you are {SEATS[me]}{mate}; dealer {SEATS[view['dealer']]}; deal {view['deal_index'] + 1}, scores {scores}"]
+        if "called" in view:
+            out.append("the maker goes alone" if view.get("alone") else f"the maker called {view['called']}")
     out.append(f"your hand: {_cards(view.get('hand'))}")
     if view.get("received"):
         out.append(f"you received: {_cards(view['received'])}")
@@ -74,6 +88,8 @@ def show_legal(kind: str, legal: dict[str, Any]) -> str:
         return f"take {legal['take']} of: {_cards(legal['from'])} (you get {_cards(legal.get('automatic'))} anyway)"
     if kind == "discard":
         return f"discard {legal['least']} to {legal['most']} of: {_cards(legal['from'])} (- for none)"
+    if kind == "call":
+        return f"call one of: {_cards(legal['cards'])}" + (" or alone" if legal.get("alone") else "")
     return f"{kind}: type any (one legal choice)" + (f"; options: {legal['options']}" if legal.get("options") else "")
 
 
@@ -115,6 +131,12 @@ def parse_reply(kind: str, legal: dict[str, Any], text: str) -> dict[str, Any]:
             raise ValueError(f"put exactly {need} distinct cards of {_cards(legal['under_from'])} under it" if need
                              else "play one card")
         return {"type": "play", "card": top, "under": under}
+    if kind == "call":
+        if upper == ["ALONE"] and legal.get("alone"):
+            return {"type": "call", "alone": True}
+        if len(upper) == 1 and upper[0] in legal["cards"]:
+            return {"type": "call", "card": upper[0]}
+        raise ValueError("call one card you do not hold" + (", or alone" if legal.get("alone") else ""))
     cards = [] if upper == ["-"] else upper
     if kind == "rob":
         if len(cards) != legal["take"] or len(set(cards)) != len(cards) or not set(cards) <= set(legal["from"]):
@@ -135,23 +157,34 @@ class HumanPlayer(Player):
         self.readline = read  # returns "" at end of input, as TextIO.readline does
         self.out = out
         self.name = name
+        self.seats: tuple[str, ...] = SEATS  # seat names of the game's table (from the game message)
+        self.pairs = True
 
     def _say(self, *lines: str) -> None:
         print(*lines, sep="\n", file=self.out, flush=True)
 
     def notify(self, msg: dict[str, Any]) -> Fault | None:
         t = msg["type"]
-        if t == "deal":
-            self._say("", f"=== deal {msg['index'] + 1}: {SEATS[msg['dealer']]} deals; your cards: {_cards(msg['hand'])}")
+        seats = self.seats
+        if t == "game":
+            profile = msg.get("profile") or {}
+            self.seats = _seats(profile)
+            self.pairs = profile.get("sides", "pairs") == "pairs"
+        elif t == "deal":
+            self._say("", f"=== deal {msg['index'] + 1}: {seats[msg['dealer']]} deals; your cards: {_cards(msg['hand'])}")
         elif t == "deal_end":
             pts = msg.get("points") or [0, 0]
             maker = msg.get("maker")
-            made = "" if maker is None else f"{SEATS[maker]} bid {msg.get('bid')} and {'made' if msg.get('made') else 'was set'}; "
-            self._say(f"deal over: {made}points N-S {pts[0]}, E-W {pts[1]}; scores N-S {msg['scores'][0]}, E-W {msg['scores'][1]}")
+            made = "" if maker is None else f"{seats[maker]} bid {msg.get('bid')} and {'made' if msg.get('made') else 'was set'}; "
+            if self.pairs:
+                self._say(f"deal over: {made}points N-S {pts[0]}, E-W {pts[1]}; scores N-S {msg['scores'][0]}, E-W {msg['scores'][1]}")
+            else:
+                scores = ", ".join(f"{seats[s]} {v}" for s, v in enumerate(msg["scores"]))
+                self._say(f"deal over: {made}points by side {' : '.join(map(str, pts))}; scores {scores}")
         elif t == "game_end":
             w = msg.get("winner")
-            self._say(f"game over: {'N-S' if w == 0 else 'E-W' if w == 1 else 'no winner'}"
-                      f" ({msg['scores'][0]} : {msg['scores'][1]}, {msg.get('reason')})")
+            who = ("N-S" if w == 0 else "E-W") if self.pairs and w is not None else seats[w] if w is not None else "no winner"
+            self._say(f"game over: {who} ({' : '.join(map(str, msg['scores']))}, {msg.get('reason')})")
         return None
 
     def decide(self, request: dict[str, Any]) -> Decision:

@@ -52,7 +52,7 @@ class TimeControl(_Msg):
 
 class GameStart(_Msg):
     type: Literal["game"] = "game"
-    seat: int = Field(ge=0, le=3)
+    seat: int = Field(ge=0, le=5)
     profile: ProfileParams = Field(description="the rule profile of this game, with all its parameters")
     match_format: Literal["game", "deals"]
     deals: int | None = Field(None, description="number of deals in the 'deals' format")
@@ -61,20 +61,20 @@ class GameStart(_Msg):
 
 
 class BidRecord(_Msg):
-    seat: int = Field(ge=0, le=3)
+    seat: int = Field(ge=0, le=5)
     amount: int = Field(description="the bid, or 0 for a pass")
     forced: bool = Field(description="the engine applied it: it was the only legal option")
     suit: str | None = Field(None, description="the suit the bid named, under profiles whose bids name one; absent otherwise")
 
 
 class TrickPlay(_Msg):
-    seat: int = Field(ge=0, le=3)
+    seat: int = Field(ge=0, le=5)
     card: str = Field(description="the top card (the one that competes for the trick)")
     under: list[str] | None = Field(None, description="cards played under the top card (long hands, first trick); absent when none")
 
 
 class TrickRecord(_Msg):
-    leader: int = Field(ge=0, le=3)
+    leader: int = Field(ge=0, le=5)
     plays: list[TrickPlay] = Field(description="in play order; the last trick of a view may be open (fewer than 4, even empty)")
     winner: int | None = Field(description="seat that won it; null while the trick is open")
 
@@ -85,26 +85,32 @@ class DealSummaryMsg(_Msg):
     maker: int | None = Field(description="null for a deal every seat passed (redeal)")
     bid: int
     trump: str | None
-    points: list[int] = Field(description="points won by side 0 and side 1")
+    points: list[int] = Field(description="points won by side 0 and side 1 (at cut-throat: by each seat)")
     made: bool
     scores_after: list[int]
     redeal: bool | None = Field(None, description="true for a deal every seat passed (the profile redeals); absent otherwise")
     dark: bool | None = Field(None, description="true when the maker bid in the dark, before the deal; absent otherwise")
+    sides: list[int] | None = Field(None, description="tables of other than fixed pairs: each seat's side in the deal")
+    called: str | None = Field(None, description="a called partner: the card called; absent when the maker went alone")
 
 
 class DarkBid(_Msg):
-    seat: int = Field(ge=0, le=3)
+    seat: int = Field(ge=0, le=5)
     amount: int = Field(description="0 for a pass, else the dark bid (the deal's whole total)")
 
 
 class View(_Msg):
     """Everything one seat may know (docs/rules.md, information sets); nothing more."""
 
-    seat: int = Field(ge=0, le=3)
-    partner: int = Field(ge=0, le=3)
-    dealer: int = Field(ge=0, le=3)
+    seat: int = Field(ge=0, le=5)
+    partner: int | None = Field(
+        ge=0, le=5,
+        description="fixed pairs: the seat opposite; a called partner (five-hand, railroad): the maker's partner "
+        "once this seat may know it (its holder from the call, everyone once the called card is played), its "
+        "partner for the maker's partner; null at cut-throat, for a defender, and before anyone may know")
+    dealer: int = Field(ge=0, le=5)
     deal_index: int = Field(ge=0)
-    phase: Literal["dark", "bid", "trump", "discard", "rob", "play", "done"] = Field(
+    phase: Literal["dark", "bid", "trump", "discard", "rob", "call", "play", "done"] = Field(
         description="'dark': a bid before the cards are dealt (profiles with dark_bid); the hand is empty")
     scores: list[int] = Field(description="scores before this deal, side 0 first")
     hand: list[str] = Field(description="the cards this seat holds now")
@@ -131,6 +137,14 @@ class View(_Msg):
     )
     dark: list[DarkBid] | None = Field(
         None, description="profiles with dark_bid: each seat's turn before the deal, in order (amount 0: it passed)")
+    players: int | None = Field(None, ge=2, le=6, description="tables of other than fixed pairs: the seats (absent: 4)")
+    sides: list[int | None] | None = Field(
+        None,
+        description="tables of other than fixed pairs: each seat's side in this deal as this seat knows it (0: the "
+        "maker's side); at cut-throat each seat is its own side; with a called partner null for a seat whose side "
+        "this seat cannot know yet (docs/protocol.md, A called partner); absent under fixed pairs")
+    called: str | None = Field(None, description="a called partner: the card the maker called (null: it went alone); absent before the call")
+    alone: bool | None = Field(None, description="a called partner: whether the maker went alone; absent before the call")
 
 
 class SuitedBid(_Msg):
@@ -172,6 +186,12 @@ class PlayLegal(_Msg):
     under_from: list[str] = Field(description="pointless trumps the under cards are chosen from (empty when under is 0)")
 
 
+class CallLegal(_Msg):
+    cards: list[str] = Field(description="the cards the maker may call (any card, or any trump, it does not hold)")
+    alone: bool = Field(description="whether the maker may call no card and play alone (railroad)")
+    any: dict[str, Any] = Field(description="one legal action, valid as the reply's action as it is (call is not a core kind)")
+
+
 class OtherLegal(BaseModel):
     """The legal choice of a decision kind a rule profile adds: its own fields,
     plus ``any``, one legal action a bot that does not know the kind may send back."""
@@ -186,7 +206,7 @@ class DealStart(_Msg):
     index: int
     dealer: int
     hand: list[str] = Field(description="the cards dealt to this seat (9 under pagat62; the profile's packets decide)")
-    scores: list[int] = Field(description="scores before this deal, side 0 (seats 0+2) first")
+    scores: list[int] = Field(description="scores before this deal, side 0 (seats 0+2) first; one per seat at tables of single scores")
 
 
 class Decide(_Msg):
@@ -194,9 +214,9 @@ class Decide(_Msg):
 
     type: Literal["decide"] = "decide"
     id: int = Field(description="echo it in the reply")
-    kind: str = Field(description="bid, trump, discard, rob or play; a rule profile may add kinds (their legal carries 'any')")
+    kind: str = Field(description="bid, trump, discard, rob, call or play; a rule profile may add kinds (their legal carries 'any')")
     view: View
-    legal: BidLegal | TrumpLegal | DiscardLegal | RobLegal | PlayLegal | OtherLegal = Field(description="the legal choice, as constraints")
+    legal: BidLegal | TrumpLegal | DiscardLegal | RobLegal | PlayLegal | CallLegal | OtherLegal = Field(description="the legal choice, as constraints")
     time_left_ms: int = Field(description="what is left of the game's time bank")
     decision_ms: int = Field(description="limit for this decision")
 
@@ -216,7 +236,7 @@ class DealEnd(_Msg):
 class GameEnd(_Msg):
     type: Literal["game_end"] = "game_end"
     scores: list[int]
-    winner: int | None = Field(description="winning side (0: seats 0+2, 1: seats 1+3), null for none")
+    winner: int | None = Field(description="winning side (0: seats 0+2, 1: seats 1+3), at tables of single scores the winning seat; null for none")
     reason: str = Field(description="target, bidder_out, moon, floor, deals (fixed-deal format), cap, or forfeit")
 
 
@@ -241,7 +261,8 @@ class HelloReply(_Msg):
 
 
 class ActionMsg(_Msg):
-    type: Literal["pass", "bid", "trump", "discard", "rob", "play"]
+    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "call"]
+    alone: bool | None = None
     amount: int | None = None
     suit: str | None = None
     take: list[str] | None = None

@@ -178,3 +178,49 @@ def candidate_halves(blocks: Sequence[BlockOutcome], partnership: tuple[str, str
             a, b = g1.score_a, 1.0 - g2.score_a
             out.append((a, b) if sorted(g1.side_a) == key else (1.0 - a, 1.0 - b))
     return out
+
+
+@dataclass
+class RotationGain:
+    """What duplicate by rotation buys at a table of n seats (docs/rules.md 14): a block plays
+    the same deals n times, the entrants rotated through the seats, so each entrant holds each
+    seat's cards once. ``paired_var`` is the variance of an entrant's block total (its n results
+    summed), ``unpaired_var`` n times the variance of one result (n games on independent deals),
+    both pooled within entrants; ``factor`` = unpaired / paired, how many times more blocks
+    independent deals would need for the same precision (None: too few blocks)."""
+
+    statistic: str
+    blocks: int
+    rotations: int
+    paired_var: float
+    unpaired_var: float
+    factor: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for k in ("paired_var", "unpaired_var", "factor"):
+            if d[k] is not None:
+                d[k] = round(d[k], 4)
+        return d
+
+
+def rotation_gain(results: Sequence[Sequence[Sequence[float]]], statistic: str = "score") -> RotationGain:
+    """``results[b][e]``: entrant ``e``'s n results in block ``b``, one per rotation.
+
+    Both variances are centred on each entrant's own mean, so strength differences
+    between entrants never count as luck (as ``pairing_gain`` does within pairings)."""
+    blocks = len(results)
+    entrants = len(results[0]) if results else 0
+    n = len(results[0][0]) if entrants else 0
+    ss_t = ss_1 = 0.0
+    for e in range(entrants):
+        totals = [sum(results[b][e]) for b in range(blocks)]
+        singles = [x for b in range(blocks) for x in results[b][e]]
+        mt, m1 = sum(totals) / max(1, blocks), sum(singles) / max(1, len(singles))
+        ss_t += sum((t - mt) ** 2 for t in totals)
+        ss_1 += sum((x - m1) ** 2 for x in singles)
+    df_t, df_1 = entrants * (blocks - 1), entrants * (blocks * n - 1)
+    paired = ss_t / df_t if df_t > 0 else 0.0
+    unpaired = n * ss_1 / df_1 if df_1 > 0 else 0.0
+    factor = unpaired / paired if df_t >= MIN_DF and paired > 0 else None
+    return RotationGain(statistic, blocks, n, paired, unpaired, factor)

@@ -125,6 +125,9 @@ class TournamentConfig(BaseModel):
             raise ValueError("'sprt' settings and schedule kind 'sprt' go together")
         if self.sprt is not None and self.sprt.mode == "points" and self.match.format != "deals":
             raise ValueError("an SPRT in points mode needs match.format: deals")
+        if self.match.profile.sides != "pairs":  # blocks, schedules and ratings are of two pairs (issue 24)
+            raise ValueError(f"match.profile: {self.match.profile.name} is a table of {self.match.profile.players} without "
+                             "fixed pairs; tournaments of such tables are not built yet (arena play plays them)")
         return self
 
     @field_validator("seed", mode="before")
@@ -169,7 +172,7 @@ class Tournament:
         facts = {
             "v": CONFIG_HASH_VERSION,
             "seed": self.config.seed,
-            "match": self.config.match.model_dump(mode="json"),
+            "match": {**self.config.match.model_dump(mode="json"), "profile": self.config.match.profile.hash_dict()},
             "deal_files": self.deal_digests,
         }
         text = json.dumps(facts, sort_keys=True, separators=(",", ":"))

@@ -18,7 +18,7 @@ class HeuristicBot(EvaluatingBot):
 
     def choose_top(self, view: dict[str, Any], facts: Facts, cards: list[int]) -> int:
         f = facts
-        return choose_play(f.hand, cards, f.trick, f.seat, f.t, f.outside_trumps, f.bidder_side)
+        return choose_play(f.hand, cards, f.trick, f.seat, f.t, f.outside_trumps, f.bidder_side, f.sides)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cinch_bot import run  # noqa: E402
-from cinch_bot.strategy import EvaluatingBot, Facts  # noqa: E402
+from cinch_bot.strategy import EvaluatingBot, Facts, choose_play  # noqa: E402
 from cinch_bot.scoring import scorer  # noqa: E402
 from sim import Sampler  # noqa: E402
 
@@ -45,7 +45,12 @@ class MonteCarloBot(EvaluatingBot):
         self.margin = margin
 
     def choose_top(self, view: dict[str, Any], facts: Facts, cards: list[int]) -> int:
-        return cards[0] if len(cards) == 1 else self.search(view, facts, cards)
+        if len(cards) == 1:
+            return cards[0]
+        if "sides" in view:  # tables of other than four in pairs: the sampler deals four hands only, so play greedily
+            f = facts
+            return choose_play(f.hand, cards, f.trick, f.seat, f.t, f.outside_trumps, f.bidder_side, f.sides)
+        return self.search(view, facts, cards)
 
     def search(self, view: dict[str, Any], f: Facts, tops: list[int]) -> int:
         """Sum each candidate's rollout value over shared samples; best total wins."""

@@ -33,7 +33,11 @@ KEYS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(TINY))
+#: The ones that take many seconds even at their tiny size run in the slow suite.
+SLOW = {"fairtime"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(TINY)])
 def test_bench_runs_and_ends_with_one_json_object(name: str, request: pytest.FixtureRequest) -> None:
     if name in ("scheduler", "fairtime"):
         request.getfixturevalue("ray_session")  # the session's Ray instance, not one per bench
@@ -57,3 +61,24 @@ def test_the_protocol_bench_gives_the_caller_its_cores_back() -> None:
 def test_an_unknown_bench_is_one_sentence() -> None:
     ran = arena("bench", "nosuch")
     assert ran.code == 2 and "give a benchmark" in ran.err
+
+
+def test_rotation_seats_each_entrant_at_every_seat_once() -> None:
+    from arena.bench.bots import rotation_seating
+
+    for n in range(2, 7):
+        seatings = [rotation_seating(n, r) for r in range(n)]
+        for e in range(n):
+            assert sorted(s.index(e) for s in seatings) == list(range(n))
+
+
+def test_bench_rotation_plays_blocks_of_n_games_on_one_key(capsys) -> None:
+    import json as _json
+
+    from arena.commands import main as arena_main
+
+    assert arena_main(["bench", "rotation", "--profile", "cutthroat-3", "--blocks", "3", "--bots", "random"]) == 0
+    out = _json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["bench"] == "rotation" and out["games"] == 9 and out["entrants"] == ["random"] * 3
+    assert out["gain_final_score"]["rotations"] == 3 and len(out["win_rate"]) == 3
+    assert abs(sum(out["win_rate"]) - 1) < 1e-3  # one winner a game (or shared when nobody won); rounded to 4 places

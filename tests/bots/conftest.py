@@ -52,7 +52,7 @@ def collect(n_deals: int, seed: int, profile: RuleProfile | None = None) -> list
     profile = profile or RuleProfile()
     out: list[State] = []
     for k in range(n_deals):
-        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource(f"bots-test-{seed}"))
+        deal = Deal(profile, k, k % profile.players, (0,) * profile.score_slots, KeyedSource(f"bots-test-{seed}"))
         while not deal.done:
             choice = deal.choice
             out.append(State(deal, choice, deal_view(deal, choice.seat).to_dict(), choice_to_dict(choice), [list(h) for h in deal.hands]))

@@ -52,7 +52,7 @@ def _interrupt_after_progress(cmd: list[str]) -> tuple[int, str]:
             proc.wait()
 
 
-@pytest.mark.parametrize("backend", ["serial", pytest.param("ray", marks=pytest.mark.ray)])
+@pytest.mark.parametrize("backend", ["serial", pytest.param("ray", marks=[pytest.mark.ray, pytest.mark.slow])])
 def test_ctrl_c_prints_one_line_and_no_stack_trace(tmp_path: Path, backend: str) -> None:
     from ..schedule.conftest import FIRST, LAST
 

@@ -98,3 +98,23 @@ def test_export_deals_for_a_profile_with_the_joker(tmp_path, capsys):
     df.check_profile(get_profile("sixty-three-joker"))
     assert main(["export-deals", "abc", str(out), "--profile", "sixty-three-jokr"]) == 2
     assert "did you mean 'sixty-three-joker'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("profile", "seats"), [("cutthroat-3", 3), ("five-hand", 5)])
+def test_play_seats_the_bots_round_a_table_of_n_and_replays_it(tmp_path, capsys, profile, seats):
+    rec_path = tmp_path / "game.json"
+    assert main(["play", MINIMAL, "--profile", profile, "--sandbox", "none", "--key", "n1", "--format", "deals",
+                 "--deals", "2", "--save", str(rec_path)]) == 0
+    out = capsys.readouterr().out
+    saved = json.loads(rec_path.read_text())
+    assert saved["players"] == ["minimal"] * seats and len(saved["record"]["scores"]) == seats
+    assert f"P{seats} minimal" in out and f"P{seats + 1}" not in out and "=== game over" in out
+    if profile == "five-hand":
+        assert " calls " in out or " goes alone" in out
+    assert main(["replay", str(rec_path)]) == 0
+    assert capsys.readouterr().out == out
+
+
+def test_play_refuses_more_bots_than_the_table_seats(capsys):
+    assert main(["play", MINIMAL, MINIMAL, MINIMAL, "--profile", "cutthroat-2", "--sandbox", "none"]) != 0
+    assert "1 to 2 bots" in capsys.readouterr().err

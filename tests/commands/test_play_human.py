@@ -140,6 +140,8 @@ def typed(action: dict) -> str:
         return action["suit"]
     if t == "play":
         return " ".join([action["card"], *action.get("under", [])])
+    if t == "call":
+        return "alone" if action.get("alone") else action["card"]
     cards = action.get("take", action.get("cards"))
     return " ".join(cards) if cards else "-"
 

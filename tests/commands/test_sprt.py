@@ -62,6 +62,7 @@ def test_end_to_end_heuristic_beats_random_passes(tmp_path) -> None:
     assert "PASSED (exit 0)" in out
 
 
+@pytest.mark.slow
 def test_two_copies_of_one_bot_end_in_a_verdict_with_what_pairing_saved(tmp_path) -> None:
     """Every block 1-1 (a deterministic bot against itself): a verdict, never a traceback."""
     minimal = str(BOTS / "minimal")

@@ -68,7 +68,7 @@ class ScriptSource:
         self.key = key
         self.reshuffle_calls: list[tuple[int, int, list[int]]] = []
 
-    def first_dealer(self) -> int:
+    def first_dealer(self, players: int = 4) -> int:
         return self._first
 
     def deck(self, k: int, cards: int = 52) -> list[int]:

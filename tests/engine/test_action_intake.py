@@ -115,7 +115,7 @@ def state(game: Game) -> Any:
         slots[name] = copy.deepcopy(value)
     choice = None if game.over else (game.choice.kind, game.choice.seat, game.choice.explain())
     return (slots, choice, game.scores, len(game.deals), game.over, game_record(game),
-            [game.view(s).to_dict() for s in range(4)])
+            [game.view(s).to_dict() for s in range(game.profile.players)])
 
 
 def refuses(game: Game, action: Any) -> None:

@@ -46,21 +46,22 @@ def examples() -> list[dict[str, Any]]:
 
 
 def deck_from_hands(dealer: int, hands: dict[int, str], stock: str, packets: tuple[int, ...] = (3, 3, 3),
-                    widows: dict[int, str] | None = None) -> list[str]:
+                    widows: dict[int, str] | None = None, seats: int = 4, kitty: str = "") -> list[str]:
     """The deck (top first) that deals ``hands`` as docs/rules.md section 3
     says: three rounds, a packet of 3 to each seat from the dealer's left
     (or the profile's ``packets``, rules 12.12), then any widows, one packet
-    each from the dealer's left (12.14)."""
+    each from the dealer's left (12.14), then the kitty; at a table of
+    ``seats`` other than four the rounds go round that many (rules 14)."""
     deck: list[str] = []
     done = 0
     for size in packets:
-        for i in range(4):
-            seat = (dealer + 1 + i) % 4
+        for i in range(seats):
+            seat = (dealer + 1 + i) % seats
             deck += hands[seat].split()[done : done + size]
         done += size
-    for i in range(4 if widows else 0):
-        deck += widows[(dealer + 1 + i) % 4].split()  # type: ignore[index]
-    return deck + stock.split()
+    for i in range(seats if widows else 0):
+        deck += widows[(dealer + 1 + i) % seats].split()  # type: ignore[index]
+    return deck + kitty.split() + stock.split()
 
 
 def parse_line(line: str) -> dict[str, Any]:
@@ -80,6 +81,8 @@ def parse_line(line: str) -> dict[str, Any]:
         d = {"type": "rob", "take": rest}
     elif kind == "discard":
         d = {"type": "discard", "cards": rest}
+    elif kind == "call":  # a called partner (rules 14): a card, or alone
+        d = {"type": "call", "alone": True} if rest == ["alone"] else {"type": "call", "card": rest[0]}
     elif kind == "play":
         d = {"type": "play", "card": rest[0]}
         if len(rest) > 1:
@@ -96,7 +99,7 @@ def event_line(e: dict[str, Any]) -> str:
         return f"reshuffle {e['kind']}: " + " ".join(e["stock"])
     t = e["type"]
     words = {"pass": [], "bid": [str(e.get("amount"))] + ([e["suit"]] if e.get("suit") else []), "trump": [e.get("suit")], "rob": e.get("take", []),
-             "discard": e.get("cards", [])}.get(t)
+             "discard": e.get("cards", []), "call": ["alone"] if e.get("alone") else [e.get("card")]}.get(t)
     if t == "play":
         words = [e["card"]] + (["under", *e["under"]] if e.get("under") else [])
     text = " ".join([str(e["seat"]), t, *words])  # type: ignore[list-item]
@@ -108,15 +111,17 @@ def start(ex: dict[str, Any]) -> Game:
     profile = get_profile(ex.get("profile", "pagat62"))
     if ex.get("changes"):  # a profile's option, e.g. {moon_bid: 14}
         profile = variant(profile, **ex["changes"])
-    deck = deck_from_hands(dealer, ex["hands"], ex["stock"], profile.packets, ex.get("widows"))
+    deck = deck_from_hands(dealer, ex["hands"], ex.get("stock", ""), profile.packets, ex.get("widows"), profile.players,
+                           ex.get("kitty", ""))
     n = profile.shuffled_cards  # 52, or 53 with the joker (rules 12.11)
     if profile.short_deck is not None:  # a deal file holds every card; the others are not dealt (rules 12.12)
         deck += [card for card in cards_str(range(n)) if card not in deck]
     assert len(deck) == n and len(set(deck)) == n, f"{ex['title']}: hands and stock are not one deck of {n}"
     source = FileSource(DealFile(first_dealer=dealer, deals=[FileDeal(deck=deck, reshuffle_key=ex["reshuffle_key"])]), "next")
     game = Game(profile, source=source, max_deals=2)
-    scores = tuple(ex.get("scores", (0, 0)))
-    if scores != (0, 0):  # a game always starts at 0-0: deal the first deal again from these scores
+    zero = (0,) * profile.score_slots
+    scores = tuple(ex.get("scores", zero))
+    if scores != zero:  # a game always starts at 0-0: deal the first deal again from these scores
         game.deals.clear()
         game.scores = scores  # type: ignore[assignment]
         game._start_deal()
@@ -125,7 +130,7 @@ def start(ex: dict[str, Any]) -> Game:
 
 def hands_at_play(game: Game) -> dict[int, set[str]]:
     deal = game.deals[0]
-    out = {s: set(cards_str(deal.hands[s])) for s in range(4)}
+    out = {s: set(cards_str(deal.hands[s])) for s in range(deal.n)}
     for t in deal.tricks:
         for seat, top, under in t.plays:
             out[seat] |= set(cards_str((top, *under)))
@@ -173,16 +178,18 @@ def run_example(ex: dict[str, Any]) -> Game:
     if "trick_winners" in expect:
         assert [t.winner for t in deal.tricks if t.winner is not None] == expect["trick_winners"]
     if "shown" in expect:  # cards laid face up, per seat, in the order they were laid
-        for seat in range(4):
+        for seat in range(deal.n):
             assert cards_str(deal.shown[seat]) == expect["shown"].get(seat, "").split(), f"seat {seat} shown"
     if "undealt" in expect:  # cards left after every deal: out of play, in no hand and no seat's view
         assert cards_str(deal.stock) == expect["undealt"].split(), "undealt cards"
-        assert not any(set(deal.stock) & deal_view(deal, seat).cards_named() for seat in range(4)), "an undealt card seen"
+        assert not any(set(deal.stock) & deal_view(deal, seat).cards_named() for seat in range(deal.n)), "an undealt card seen"
         assert not set(deal.stock) & ({c for h in deal.dealt for c in h} | {c for r in deal.received for c in r})
     if "lost" in expect:
         assert deal.lost == expect["lost"], "points out of play"
     if "redeal" in expect:
         assert deal.redeal == expect["redeal"]
+    if "partner" in expect:  # a called partner (rules 14)
+        assert deal.partner == expect["partner"] and deal.side_of == tuple(expect["sides"])
     if "dark" in expect:
         assert deal.in_dark == expect["dark"] and deal_record(deal).get("dark", False) == expect["dark"]
     for field in ("points", "made", "scores_after"):

@@ -23,12 +23,13 @@ def random_record(name: str, seed: int) -> dict:
 def test_every_card_played_and_every_event_is_shown(name: str) -> None:
     for seed in range(3):
         record = random_record(name, seed)
-        text = render_game(record, ["a", "b", "c", "d"])
+        seats = int(record["profile"].get("players", 4))
+        text = render_game(record, ["a", "b", "c", "d", "e", "f"][:seats])
         deals = text.split("--- deal ")[1:]
         assert len(deals) == len(record["deals"])
         for d, block in zip(record["deals"], deals):
             plays = [e for e in d["events"] if e["type"] == "play"]
-            shown = re.findall(r"^  trick \d+: (.*) -> [NESW]$", block, re.M)
+            shown = re.findall(r"^  trick \d+: (.*) -> (?:[NESW]|P\d)$", block, re.M)
             assert sum(len(t.split(", ")) for t in shown) == len(plays)
             assert len(shown) == len(d.get("trick_winners") or [])
             for e in d["events"]:
@@ -36,10 +37,12 @@ def test_every_card_played_and_every_event_is_shown(name: str) -> None:
                     assert f"discards [{' '.join(e['cards']) or '-'}]" in block
                 if e["type"] == "rob":
                     assert f"choosing [{' '.join(e['take']) or '-'}]" in block
+                if e["type"] == "call":  # a called partner (rules 14)
+                    assert ("goes alone" if e.get("alone") else f"calls {e['card']}") in block
             if d.get("redeal"):
                 assert "the deal is void" in block
             elif d.get("points") is not None:
-                assert f"points {d['points'][0]} : {d['points'][1]}" in block
+                assert "points " + " : ".join(map(str, d["points"])) in block
 
 
 def test_an_edited_record_is_refused_not_shown() -> None:

@@ -90,3 +90,42 @@ def test_the_models_refuse_what_the_harness_must_never_send() -> None:
         TO_BOT.validate_python(msg)
     with pytest.raises(ValueError):
         TO_BOT.validate_python(wire.hello(PROTOCOL_VERSIONS, 2**53, "x", RuleProfile().model_dump(mode="json")))
+
+
+@pytest.mark.parametrize("name", ["cutthroat-3", "cutthroat-6", "five-hand", "railroad"])
+def test_every_message_at_tables_of_other_than_four_is_valid(name: str) -> None:
+    """Seats up to five, a score per seat, sides and the call: every message a
+    table of n seats sends is a protocol message, and the call is asked as one."""
+    from arena.engine import get_profile
+
+    profile = get_profile(name)
+    settings = MatchSettings.model_validate({"profile": name, "max_deals": 6, "reveal_players": True})
+    kinds: set[str] = set()
+    players = [CallingRecorder(s) for s in range(profile.players)]
+    play_game(players, settings, f"tables-{name}", players_by_seat=[f"b{s}" for s in range(profile.players)])
+    for p in players:
+        for msg in p.seen:
+            TO_BOT.validate_python(msg)
+            kinds.add(msg["type"] if msg["type"] != "decide" else f"decide:{msg['kind']}")
+            if msg["type"] in ("deal", "game_end"):
+                assert len(msg["scores"]) == profile.players
+            if msg["type"] == "decide":
+                assert msg["view"]["players"] == profile.players and len(msg["view"]["sides"]) == profile.players
+    assert {"game", "deal", "deal_end", "decide:bid", "decide:play"} <= kinds
+    assert ("decide:call" in kinds) == (profile.call is not None)
+
+
+class CallingRecorder(Recorder):
+    """A Recorder that answers a call (the first card it may call) and a discard too."""
+
+    def decide(self, request: dict[str, Any]) -> Decision:
+        if request["kind"] not in ("call", "discard"):
+            return super().decide(request)
+        from arena.engine import action_from_dict
+
+        self.seen.append({**request, "time_left_ms": 1000, "decision_ms": 100})
+        legal = request["legal"]
+        if request["kind"] == "discard":  # (five-hand: plain cards down to six)
+            return Decision(action_from_dict(legal["any"]))
+        assert set(legal) == {"cards", "alone", "any"}
+        return Decision(action_from_dict({"type": "call", "card": legal["cards"][0]}))

@@ -72,3 +72,41 @@ def test_candidate_halves_from_blocks() -> None:
         candidate_halves(blocks, ("x", "x"))
     with pytest.raises(ValueError):
         candidate_halves([BlockOutcome("3", "p", (GameOutcome(c, b, 1.0), GameOutcome(b, c, 0.0)))], c, "points")
+
+
+# -- duplicate by rotation at a table of n seats ------------------------------------------
+
+
+def test_rotation_gain_is_about_one_when_the_rotations_are_independent() -> None:
+    import random as _random
+
+    from arena.ratings.luck import rotation_gain
+
+    rng = _random.Random(3)
+    results = [[[rng.gauss(10 * e, 5) for _ in range(3)] for e in range(3)] for _ in range(2000)]
+    g = rotation_gain(results)
+    assert g.rotations == 3 and g.blocks == 2000 and g.factor is not None
+    assert 0.9 < g.factor < 1.1  # (entrant strengths differ by 10: centred away, never counted as luck)
+
+
+def test_rotation_gain_is_large_when_the_cards_decide() -> None:
+    """Each rotation deals the same cards: an entrant holding the good seat this time holds the
+    bad one next time, so its block total hardly varies though single games vary a lot."""
+    import random as _random
+
+    from arena.ratings.luck import rotation_gain
+
+    rng = _random.Random(4)
+    results = []
+    for _ in range(300):
+        luck = [rng.gauss(0, 10) for _ in range(3)]  # the cards of each seat
+        luck = [x - sum(luck) / 3 for x in luck]
+        results.append([[luck[(e + r) % 3] + rng.gauss(0, 1) for r in range(3)] for e in range(3)])
+    g = rotation_gain(results)
+    assert g.factor is not None and g.factor > 20
+
+
+def test_rotation_gain_needs_blocks() -> None:
+    from arena.ratings.luck import rotation_gain
+
+    assert rotation_gain([[[1.0, 2.0], [0.0, 3.0]]]).factor is None  # one block: no spread of totals

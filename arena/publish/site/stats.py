@@ -142,7 +142,7 @@ class DealFacts:
     maker: int | None = None
     bid: int = 0
     made: bool = False
-    points: tuple[int, int] = (0, 0)
+    points: tuple[int, ...] = (0, 0)
     tricks: list[tuple[int, Plays]] = field(default_factory=list)  # (winner, plays)
     names: dict[str, str] = field(default_factory=dict)  # point card (worth something this deal) -> its name
     credit: dict[str, int] = field(default_factory=dict)  # point card played -> the side it scored for

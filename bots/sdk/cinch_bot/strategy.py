@@ -151,6 +151,28 @@ def _cheap_key(c: int, t: Tables) -> tuple[int, int, int]:
     return (pts, 1 if trump else 0, t.power[c] if trump else c % 13)
 
 
+def seat_sides(view: Mapping[str, Any]) -> list[int]:
+    """Each seat's side as the view tells it: pairs 0+2 and 1+3; at other tables the
+    view's ``sides`` (0: the maker's), a seat whose side is not known yet counted as
+    a side of its own (``2 + seat``: nobody's partner)."""
+    sides = view.get("sides")
+    if sides is None:
+        return [s % 2 for s in range(4)]
+    return [x if x is not None else 2 + s for s, x in enumerate(sides)]
+
+
+def choose_call(legal: Mapping[str, Any], t: Tables) -> dict[str, Any]:
+    """Call the highest trump the maker does not hold (its holder is the strongest
+    partner); with no trump to call, go alone where allowed, else any legal card."""
+    cards = [card_index(c) for c in legal.get("cards", [])]
+    trumps = [c for c in cards if t.power[c] >= 0]
+    if trumps:
+        return {"type": "call", "card": card_name(max(trumps, key=lambda c: t.power[c]))}
+    if legal.get("alone"):
+        return {"type": "call", "alone": True}
+    return {"type": "call", "card": card_name(cards[0])}
+
+
 def choose_play(
     hand: Sequence[int],
     legal: Sequence[int],
@@ -159,6 +181,7 @@ def choose_play(
     t: Tables,
     outside_trumps: Iterable[int],
     bidder_side: int,
+    sides: Sequence[int] | None = None,
 ) -> int:
     """A greedy card choice for ``seat``.
 
@@ -167,7 +190,10 @@ def choose_play(
     the boss trump, cash point trumps once nothing outside can beat them,
     give points to a trick the partner has surely won (or that we win as the
     last player), win pointed tricks cheaply, otherwise throw the cheapest card.
+    ``sides`` gives each seat's side at tables other than four in pairs
+    (``seat_sides``); None: pairs, seats 0+2 and 1+3.
     """
+    side = sides or (0, 1, 0, 1)
     power = t.power
     pts = t.points
     cap = t.captured  # what a trick winner takes for each card
@@ -175,16 +201,16 @@ def choose_play(
     if len(legal) == 1:
         return legal[0]
     if not trick:
-        return _lead(hand, legal, t, top_out, seat % 2 == bidder_side)
+        return _lead(hand, legal, t, top_out, side[seat] == bidder_side)
     led = t.esuit[trick[0][1]]
     best_seat, best_card, best = trick[0][0], trick[0][1], t.strength(trick[0][1], led)
     for s, c in trick[1:]:
         st = t.strength(c, led)
         if st > best:
             best_seat, best_card, best = s, c, st
-    after = 3 - len(trick)
+    after = len(side) - 1 - len(trick)
     at_stake = sum(cap[c] for _, c in trick)
-    if (best_seat - seat) % 2 == 0:  # partner is winning
+    if side[best_seat] == side[seat]:  # partner is winning
         safe = after == 0 or (power[best_card] >= 0 and power[best_card] > top_out)
         if safe:
             return max(legal, key=lambda c: (cap[c], -_cheap_key(c, t)[1], -_cheap_key(c, t)[2]))
@@ -257,14 +283,16 @@ class Facts:
         self.hand = [card_index(c) for c in view["hand"]]
         self.maker: int = view["maker"]
         self.bid: int = view["bid"]
-        self.bidder_side = self.maker % 2
+        self.sides = seat_sides(view)
+        self.n = len(self.sides)
+        self.bidder_side = self.sides[self.maker]
         self.dark = any(d["amount"] for d in view.get("dark") or ())  # the maker bid before the deal
         self.played: set[int] = set()
-        self.played_by: list[list[int]] = [[], [], [], []]
-        self.voids: list[set[int]] = [set(), set(), set(), set()]
+        self.played_by: list[list[int]] = [[] for _ in range(self.n)]
+        self.voids: list[set[int]] = [set() for _ in range(self.n)]
         self.trick: list[tuple[int, int]] = []
         self.tricks_done = 0
-        self.won_points = [0, 0]  # points captured so far (Low excluded where it stays with its holder)
+        self.won_points = [0] * (max(self.sides) + 1)  # per side, captured so far (Low excluded where it stays with its holder)
         t = self.t
         # Only where seats must follow a plain suit does a card of another suit show a void
         # (a trump lead left unfollowed sends the seat out, and it then holds nothing).
@@ -284,13 +312,13 @@ class Facts:
                 self.trick = [(s, c) for s, c, _ in plays]
             else:
                 self.tricks_done += 1
-                side = tr["winner"] % 2
+                side = self.sides[tr["winner"]]
                 for s, c, under in plays:
                     for x in (c, *under):
                         self.won_points[side] += t.captured[x]
         mine = set(self.hand)
         # Cards laid away, by the seat that laid them (face up: public; own discards: known).
-        shown = [[card_index(c) for c in cards] for cards in (view.get("shown") or [[]] * 4)]
+        shown = [[card_index(c) for c in cards] for cards in (view.get("shown") or [[]] * self.n)]
         own = [card_index(c) for c in view.get("discarded", [])]
         self.laid: list[list[int]] = [list(cards) for cards in shown]
         self.laid[self.seat] += [c for c in own if c not in shown[self.seat]]
@@ -344,6 +372,8 @@ class EvaluatingBot(Bot):
             # Where only trumps are played a plain card never takes a trick: keep none.
             keep_plain = 13 if param(self.profile, "play") == "trumps_only" else 12
             return {"type": "discard", "cards": choose_discard(legal, tables[trump], keep_plain)}
+        if kind == "call":  # a called partner (five-hand, railroad): the trump is named
+            return choose_call(legal, tables[SUITS.index(view["trump"])])
         if kind != "play":
             return other_legal(legal, kind, self.rng)
         facts = Facts(view, tables, self.profile)

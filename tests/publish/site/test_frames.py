@@ -20,6 +20,7 @@ from arena.engine import Game, game_record
 from arena.engine.profile import PointValues, RuleProfile, profile_names, variant
 from arena.engine.record import load_record, recorded_decisions, recorded_source
 from arena.match.show import saved_game
+from ...profiles import four_seat_profile_names
 from arena.publish.site.build import asset
 from arena.publish.site.frames import apply_patch, diff, games_of, seat_view, unpack, viewer_data
 from tests.cli import arena
@@ -89,7 +90,7 @@ def _decision_points(record: dict[str, Any]) -> dict[tuple[int, int], list[dict[
     return out
 
 
-@pytest.mark.parametrize("profile", profile_names())
+@pytest.mark.parametrize("profile", four_seat_profile_names())
 def test_frames_hold_the_engines_views_and_results_under_every_profile(profile: str) -> None:
     (record, _), = showcase(profile)
     data = viewer_data(record, id="g", names=["n", "e", "s", "w"])

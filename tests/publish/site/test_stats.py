@@ -10,8 +10,9 @@ import pytest
 from arena.engine import Game, game_record
 from arena.engine.cards import card_str
 from arena.engine.actions import PASS
-from arena.engine.profile import get_profile, profile_names
+from arena.engine.profile import get_profile
 from arena.publish.site.stats import HONOURS, BotStats, DealFacts, add_deal, PEDROS, POINT_CARDS, TimeUse, _card, add_time_use, cinch_stats, game_facts, percentile
+from ...profiles import four_seat_profile_names
 
 
 def hand_deal(low_to: str = "holder") -> DealFacts:
@@ -188,7 +189,7 @@ def _engine_oracle(game: Game, bots: list[str]) -> dict[str, dict[str, int]]:
     return out
 
 
-@pytest.mark.parametrize("profile", profile_names())
+@pytest.mark.parametrize("profile", four_seat_profile_names())
 @pytest.mark.parametrize("seats", [["a", "b", "c", "d"], ["a", "b", "a", "b"]])
 def test_statistics_agree_with_the_engine_on_random_games(seats: list[str], profile: str) -> None:
     rng = random.Random(7)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from arena.engine.profile import get_profile, profile_names
+from arena.engine.profile import get_profile
 from arena.match.show import saved_game
 from arena.publish.site.frames import games_of, replay_file
 
@@ -26,6 +26,7 @@ from .browser import Browser
 from .conftest import EXE
 from .profile_games import expected, showcase
 from .test_browser import ARTIFACTS, MAIN, _open_file, _scores, engine_views, expected_frames
+from ...profiles import four_seat_profile_names
 
 pytestmark = pytest.mark.skipif(EXE is None, reason="no Chromium: install it with `apt-get install chromium` "
                                                    "(.ci/run does) to run the browser tests")
@@ -83,7 +84,7 @@ def check_seat_views(browser: Browser, record: dict[str, Any]) -> None:
                                                f"extra {sorted(shown[k] - oracle[k])}, missing {sorted(oracle[k] - shown[k])}")
 
 
-@pytest.mark.parametrize("profile", profile_names())
+@pytest.mark.parametrize("profile", four_seat_profile_names())
 def test_viewer_replays_and_hides_under_every_profile(browser: Browser, site: Path, tmp_path: Path, profile: str) -> None:
     (record, mechs), = showcase(profile)
     assert expected(profile) <= mechs  # the game shows what the profile adds
@@ -98,7 +99,7 @@ def test_viewer_replays_and_hides_under_every_profile(browser: Browser, site: Pa
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("profile", profile_names())
+@pytest.mark.parametrize("profile", four_seat_profile_names())
 def test_viewer_under_every_profile_on_more_games(browser: Browser, site: Path, tmp_path: Path, profile: str) -> None:
     for record, _ in showcase(profile, SLOW_GAMES, max_deals=12):
         check_replay(browser, site, tmp_path, record)

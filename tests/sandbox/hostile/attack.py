@@ -410,11 +410,13 @@ def ch_inotify_send(n):
 
 
 def ch_inotify_recv():
+    """The units seen so far: events queue up, so each read adds to the count (see CUMULATIVE)."""
     try:
         data = os.read(_inotify["fd"], 65536)
     except (BlockingIOError, KeyError):
-        return None
-    return len(data) // 32 or None  # an open and a close per unit; struct inotify_event is 16 bytes
+        data = b""
+    _inotify["count"] = _inotify.get("count", 0) + len(data) // 32  # an open and a close per unit; 16 bytes each
+    return _inotify["count"] or None
 
 
 def ch_abstract_send(n):
@@ -601,6 +603,11 @@ def token(hand):
     return 1 + sum(json.dumps(hand).encode()) % 30
 
 
+#: Channels whose receiver counts events as they arrive: the sender may be stopped between its
+#: opens (an idle seat is paused), so the receiver reads at every decision and reports at the end.
+CUMULATIVE = {"inotify"}
+
+
 def partner(channel, role):
     send = globals()[f"ch_{channel}_send"]
     recv = globals()[f"ch_{channel}_recv"]
@@ -635,11 +642,17 @@ def partner(channel, role):
                         got = None
                     time.sleep(0.01)
                 learned = got
-                sys.stderr.write(f"LEARNED {'none' if got is None else got}\n")
-                sys.stderr.flush()
+                if channel not in CUMULATIVE:
+                    sys.stderr.write(f"LEARNED {'none' if got is None else got}\n")
+                    sys.stderr.flush()
+            elif role == "recv" and channel in CUMULATIVE:
+                learned = recv() or learned
             say({"type": "action", "id": msg["id"], "action": first(msg["kind"], msg["legal"])})
         elif kind == "bye":
             break
+    if role == "recv" and channel in CUMULATIVE:
+        sys.stderr.write(f"LEARNED {'none' if learned in (None, 'unset') else learned}\n")
+        sys.stderr.flush()
 
 
 def first(kind, legal):

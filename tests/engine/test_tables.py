@@ -1,0 +1,148 @@
+"""Tables of other than four (docs/rules.md 14): cut-throat for 2-6, five-hand and railroad.
+
+Conformance under every new profile (a few games here, 200 under the slow
+suite), the called partner hidden from every seat that may not know it yet,
+the call's obligations, and the profile checks that name their field.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from pydantic import ValidationError
+
+from arena.engine import Game, RuleProfile, get_profile, profile_info
+from arena.engine.conformance import check_profile
+from arena.engine.profile import variant
+
+TABLES = [f"cutthroat-{n}" for n in range(2, 7)] + ["five-hand", "railroad"]
+
+
+def _random_game(name: str, key: str, seed: int, max_deals: int = 12):
+    """A seeded random game, passing half the time (as the conformance check does),
+    yielding (game, deal) before every decision."""
+    game = Game(get_profile(name), key=key, max_deals=max_deals)
+    rng = random.Random(seed)
+    while not game.over:
+        yield game
+        choice = game.choice
+        if choice.kind == "bid" and getattr(choice, "can_pass", False) and rng.random() < 0.5:
+            game.apply(choice.actions()[0])  # the pass comes first
+        else:
+            game.apply(choice.sample(rng))
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_every_table_conforms_in_a_few_games(name: str) -> None:
+    report = check_profile(get_profile(name), games=2, seed=7, max_deals=12)
+    assert report.ok and report.deals > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TABLES)
+def test_every_table_conforms_over_200_games(name: str) -> None:
+    report = check_profile(get_profile(name), games=200, seed=1)
+    assert report.ok, report.summary()
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_the_table_has_its_seats_and_one_score_each(name: str) -> None:
+    p = get_profile(name)
+    info = profile_info(p)
+    assert info.players == p.players and info.sides == p.sides
+    assert ("call" in info.decision_kinds) == (p.call is not None)
+    dealers = set()
+    for k in range(40):
+        game = Game(p, key=f"seats-{k}", max_deals=3)
+        assert len(game.scores) == p.players and 0 <= game.first_dealer < p.players
+        dealers.add(game.first_dealer)
+        deal = game.deal
+        assert len(deal.hands) == p.players and all(len(h) == sum(p.packets) for h in deal.dealt)
+    assert dealers == set(range(p.players))  # the lot can fall to every seat
+
+
+@pytest.mark.parametrize("name", ["five-hand", "railroad"])
+def test_the_called_partner_is_hidden_until_its_card_is_played(name: str) -> None:
+    """At every decision, every seat's view: before the called card is played only
+    its holder knows; once played (and after the deal) everyone does."""
+    seen_hidden = seen_known = 0
+    for g in range(6):
+        for game in _random_game(name, f"hide-{g}", g):
+            deal = game.deal
+            if deal.called is None:
+                continue
+            played = any(c == deal.called for t in deal.tricks[:1] for _, c, _ in t.plays)
+            for seat in range(deal.n):
+                view = game.view(seat)
+                d = view.to_dict()
+                if played or seat == deal.partner:
+                    assert view.sides == deal.side_of
+                    seen_known += 1
+                else:
+                    assert view.partner is None and d["partner"] is None
+                    assert [s for s, side in enumerate(d["sides"]) if side is not None] == sorted({deal.maker, seat})
+                    assert d["sides"][seat] == (0 if seat == deal.maker else 1)
+                    seen_hidden += 1
+                assert d["called"] is not None  # the call itself is public
+    assert seen_hidden and seen_known
+
+
+@pytest.mark.parametrize("name", ["five-hand", "railroad"])
+def test_the_holder_plays_the_called_card_to_the_first_trick(name: str) -> None:
+    checked = alone = 0
+    for g in range(8):
+        game = Game(get_profile(name), key=f"call-{g}", max_deals=10)
+        rng = random.Random(g)
+        while not game.over:
+            game.apply(game.choice.sample(rng))
+        for deal in game.deals:
+            if deal.redeal:
+                continue
+            first = {seat: card for seat, card, _ in deal.tricks[0].plays}
+            if deal.partner is not None:
+                assert first[deal.partner] == deal.called
+                assert deal.side_of[deal.partner] == deal.side_of[deal.maker] == 0
+                checked += 1
+            else:
+                assert deal.side_of.count(0) == 1
+                alone += deal.alone
+            change = [a - b for a, b in zip(deal.scores_after, deal.scores_before)]
+            factor = 2 if deal.alone else 1
+            for seat in range(deal.n):  # every seat scores its side's result
+                side = deal.side_of[seat]
+                own = deal.points[side] if side != 0 or deal.made else -deal.high
+                assert change[seat] == factor * own
+    assert checked
+    if name == "railroad":
+        assert alone
+
+
+def test_a_railroad_call_is_a_trump_or_alone_and_five_hand_any_card() -> None:
+    for name, trump_only, alone in (("railroad", True, True), ("five-hand", False, False)):
+        for game in _random_game(name, "calls", 3, max_deals=3):
+            if game.choice.kind != "call":
+                continue
+            deal = game.deal
+            choice = game.choice
+            assert choice.alone is alone
+            assert not set(choice.cards) & set(deal.hands[deal.maker])
+            assert all(deal.table.is_trump[c] for c in choice.cards) is trump_only
+
+
+@pytest.mark.parametrize(("changes", "field"), [
+    ({"players": 5}, "players"),
+    ({"players": 5, "sides": "called"}, "call"),
+    ({"players": 2, "sides": "called", "call": "card", "both_reach": "bidders_or_higher", "deciding_threshold": None}, "'called'"),
+    ({"sides": "each", "deciding_threshold": None}, "both_reach"),
+    ({"sides": "each", "both_reach": "maker_or_best_card"}, "deciding_threshold"),
+    ({"call_alone": True}, "call"),
+])
+def test_tables_the_engine_cannot_play_are_refused_naming_the_field(changes: dict[str, object], field: str) -> None:
+    with pytest.raises(ValidationError, match=field):
+        variant(RuleProfile(), **changes)
+
+
+def test_four_seats_each_for_himself_is_seed_003s_table() -> None:
+    p = get_profile("cutthroat-4")
+    assert p.players == 4 and p.sides == "each" and p.target == 51 and p.score_slots == 4

@@ -18,6 +18,7 @@ FLOORS: list[set[str]] = [
     {"match"},
     {"schedule"},
     {"publish"},
+    {"serve"},
     {"bench"},
     {"commands"},
 ]

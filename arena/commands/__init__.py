@@ -29,10 +29,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "site": ("site", "write the static site: leaderboard, bot pages, every game replayable"),
     "export-deals": ("play", "write a deal file from a key"),
     "schema": ("play", "print the protocol's JSON Schema"),
+    "serve": ("serve", "run a competition: uploads, validation, team pages (docs/server.md)"),
+    "submit": ("serve", "upload a bot folder to a competition and wait for its verdict"),
     "bench": ("bench", "benchmarks: engine, protocol, scheduler, fairtime, bots, site"),
 }
 #: Commands whose module offers a function other than ``main``.
-ENTRY = {"replay": "main_replay", "export-deals": "main_export_deals", "schema": "main_schema"}
+ENTRY = {"submit": "main_submit", "replay": "main_replay", "export-deals": "main_export_deals", "schema": "main_schema"}
 #: Exit code for bad input, where a command reserves 2 for something else.
 USAGE_CODE = {"sprt": EXIT_ERROR}
 

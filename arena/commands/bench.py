@@ -92,6 +92,11 @@ def _tournament(ap: Parser) -> None:
                     help="a bot of bots/ at a sandbox level (repeatable); default minimal at none, rlimit, bwrap and heuristic at bwrap")
 
 
+def _serve(ap: Parser) -> None:
+    ap.add_argument("--sandbox", default="rlimit", choices=["none", "rlimit", "bwrap"])
+    ap.add_argument("--games", type=int, default=1, help="full games in each validation (default 1)")
+
+
 BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "engine": (_engine, "random deals with full records per CPU second, one process"),
     "protocol": (_protocol, "harness round trip per decision against a raw JSON-lines client; sandbox start"),
@@ -100,6 +105,7 @@ BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "bots": (_bots, "in-process duplicate blocks between the baselines"),
     "rotation": (_rotation, "in-process duplicate by rotation at a table of n seats, and what it buys"),
     "site": (_site, "build time of the static site of a 10,000-game competition, one core"),
+    "serve": (_serve, "arena serve: one upload to its verdict, and 10 concurrent uploads"),
     "tournament": (_tournament, "games per second of serial tournaments, split, against the floor measured alongside"),
 }
 

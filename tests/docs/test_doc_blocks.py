@@ -195,6 +195,14 @@ def sprt_example_passes(tmp_path: Path) -> None:
     assert ran.returncode == 0 and "PASSED (exit 0)" in ran.stdout + ran.stderr, ran.stdout[-2000:] + ran.stderr[-2000:]
 
 
+def competition_yaml_is_valid() -> None:
+    from arena.serve.config import CompetitionConfig
+
+    _, body = block("server.md", "competition:")
+    shown = CompetitionConfig.model_validate(yaml.safe_load(body))
+    assert shown.competition.max_archive_bytes == 50 << 20 and shown.match.profile.name == "pagat62"
+
+
 SLOW = {sprt_example_passes}  # a minute or more of real games: run with -m slow (CI's .ci/run does)
 
 # what runs each block; a string is the reason it is not run here
@@ -225,6 +233,9 @@ CHECKS: dict[tuple[str, str], Callable[..., None] | str] = {
     ("tournaments.md", "<out>/results.jsonl        one line per finished block (append-only)"):
         tournament_command_runs_and_writes_the_layout,
     ("tournaments.md", '{"schema": 1,'): results_line_fields_are_the_schemas,
+    ("server.md", "competition:"): competition_yaml_is_valid,
+    ("server.md", "arena serve winter --add-admin host    # prints the host's token, once"):
+        "tests/serve/test_lifecycle.py runs --add-team, serve and submit against a real server",
     ("leaderboards.md", "arena sprt --candidate bots/heuristic --baseline bots/random --elo0 0 --elo1 150 \\"):
         sprt_example_passes,
 }

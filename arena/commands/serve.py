@@ -1,0 +1,83 @@
+"""``arena serve FOLDER`` and ``arena submit URL BOTDIR --token TOKEN`` (docs/server.md)."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser
+
+
+def main(argv: list[str]) -> int:
+    from ..serve import db
+    from ..serve.config import CompetitionConfigError
+    from ..serve.serve import open_service, run
+
+    ap = parser("serve", "Run a competition: uploads, validation, the team pages (docs/server.md).")
+    ap.add_argument("folder", help="the competition folder, holding competition.yaml")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--database", help="a database URL (default: SQLite in FOLDER), e.g. postgresql+psycopg://...")
+    ap.add_argument("--add-team", metavar="NAME", help="create a team, print its token once, and exit")
+    ap.add_argument("--add-admin", metavar="NAME", help="create the host's admin token, print it once, and exit")
+    args = parse(ap, argv)
+    try:
+        svc = open_service(Path(args.folder), args.database)
+    except CompetitionConfigError as e:
+        raise CommandError(str(e)) from None
+    if args.add_team or args.add_admin:
+        try:
+            token = db.add_team(svc.engine, args.add_team or args.add_admin, admin=bool(args.add_admin))
+        except ValueError as e:
+            raise CommandError(str(e)) from None
+        print(token)
+        return EXIT_OK
+    run(svc, args.host, args.port)
+    return EXIT_OK
+
+
+def pack(botdir: Path) -> bytes:
+    """A .tar.gz of a bot folder with its files at the root."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for p in sorted(botdir.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                tf.add(p, arcname=str(p.relative_to(botdir)), recursive=False)
+    return buf.getvalue()
+
+
+def main_submit(argv: list[str]) -> int:
+    ap = parser("submit", "Upload a bot folder to a competition and wait for its verdict.")
+    ap.add_argument("url", help="the competition's address, e.g. http://127.0.0.1:8000")
+    ap.add_argument("botdir")
+    ap.add_argument("--token", required=True)
+    ap.add_argument("--no-wait", action="store_true")
+    args = parse(ap, argv)
+    base = args.url.rstrip("/")
+    boundary = uuid.uuid4().hex
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"bot.tar.gz\"\r\n"
+            "Content-Type: application/gzip\r\n\r\n")
+    body = head.encode() + pack(Path(args.botdir)) + f"\r\n--{boundary}--\r\n".encode()
+    auth = {"Authorization": f"Bearer {args.token}"}
+    req = urllib.request.Request(f"{base}/api/submissions", data=body, method="POST",
+                                 headers={**auth, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    try:
+        sub = json.load(urllib.request.urlopen(req))
+    except urllib.error.HTTPError as e:
+        raise CommandError(f"refused ({e.code}): {json.loads(e.read() or b'{}').get('detail', '')}") from None
+    print(f"submission {sub['id']}: queued")
+    while not args.no_wait:
+        ask = urllib.request.Request(f"{base}/api/submissions/{sub['id']}", headers=auth)
+        got = json.load(urllib.request.urlopen(ask))
+        if got["status"] in ("accepted", "rejected"):
+            version = f" as version {got['version']}" if got["version"] else ""
+            print(f"submission {sub['id']}: {got['status']}{version}")
+            print(got["report"] or "")
+            return EXIT_OK if got["status"] == "accepted" else EXIT_FAILED
+        time.sleep(0.5)
+    return EXIT_OK

@@ -1,0 +1,165 @@
+"""The HTTP face of a competition: the API, the team page and a worker that validates.
+
+FastAPI (OpenAPI at /openapi.json) served by uvicorn. Bearer tokens on the
+API; the browser page logs in with the token once and then holds a session
+cookie, with a CSRF token on its upload form. Nothing without a token changes
+anything. Uploads are unpacked under FOLDER/submissions only.
+"""
+
+from __future__ import annotations
+
+import hmac
+import html
+import secrets
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+from fastapi import Cookie, FastAPI, File, Form, Header, HTTPException, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse
+from sqlalchemy.engine import Engine
+
+from . import db
+from .archive import ArchiveRefused, Limits, unpack
+from .config import CompetitionConfig
+from .validate import validate
+
+SESSION = "arena_session"
+
+
+class Service:
+    """One competition: its folder, config, database and validation worker."""
+
+    def __init__(self, folder: Path, config: CompetitionConfig, engine: Engine) -> None:
+        self.folder, self.config, self.engine = folder, config, engine
+        self.sessions: dict[str, tuple[int, str]] = {}  # session id -> (team id, CSRF token)
+        self.wake = threading.Event()
+        self.stop = threading.Event()
+        self.limits = Limits(config.competition.max_archive_bytes, config.competition.max_files,
+                             config.competition.max_unpacked_bytes)
+
+    def submit(self, team: dict[str, Any], data: bytes) -> int:
+        """Unpack, record as queued and wake the worker; raises ArchiveRefused or db.RateLimited."""
+        staging = self.folder / "submissions" / f"upload-{secrets.token_hex(8)}"
+        unpack(data, staging, self.limits)
+        try:
+            sid = db.add_submission(self.engine, team["id"], str(staging),
+                                    per_day=self.config.competition.submissions_per_day)
+        except db.RateLimited:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        self.wake.set()
+        return sid
+
+    def work_once(self) -> bool:
+        """Validate the oldest queued submission, if any."""
+        sub = db.claim_next(self.engine)
+        if sub is None:
+            return False
+        c = self.config.competition
+        verdict = validate(sub["folder"], self.config.match, c.check_games, c.check_timeout_s)
+        db.finish(self.engine, sub["id"], verdict.ok, verdict.report)
+        return True
+
+    def worker(self) -> None:
+        db.requeue_unfinished(self.engine)
+        while not self.stop.is_set():
+            if not self.work_once():
+                self.wake.wait(1.0)
+                self.wake.clear()
+
+
+def _bearer(engine: Engine, authorization: str | None) -> dict[str, Any]:
+    if not authorization or not authorization.startswith("Bearer "):
+        raise HTTPException(401, "give Authorization: Bearer TOKEN")
+    team = db.team_for_token(engine, authorization.removeprefix("Bearer ").strip())
+    if team is None:
+        raise HTTPException(401, "unknown token")
+    return team
+
+
+def _public(sub: dict[str, Any]) -> dict[str, Any]:
+    return {"id": sub["id"], "status": sub["status"], "version": sub["version"]}
+
+
+def make_app(svc: Service) -> FastAPI:
+    app = FastAPI(title=f"arena serve: {svc.config.competition.name}")
+
+    @app.post("/api/submissions", status_code=202)
+    async def post_submission(archive: UploadFile = File(...),
+                              authorization: str | None = Header(None)) -> dict[str, Any]:
+        team = _bearer(svc.engine, authorization)
+        data = await archive.read(svc.limits.max_bytes + 1)
+        try:
+            sid = svc.submit(team, data)
+        except ArchiveRefused as e:
+            raise HTTPException(400, str(e)) from None
+        except db.RateLimited as e:
+            raise HTTPException(429, str(e)) from None
+        return {"id": sid, "status": "queued"}
+
+    @app.get("/api/submissions/{sid}")
+    def get_submission(sid: int, authorization: str | None = Header(None)) -> dict[str, Any]:
+        team = _bearer(svc.engine, authorization)
+        sub = db.get_submission(svc.engine, sid)
+        if sub is None or (sub["team_id"] != team["id"] and not team["admin"]):
+            raise HTTPException(404, "no such submission of your team")  # another team's: not even its existence
+        return {**_public(sub), "report": sub["report"]}
+
+    @app.get("/api/leaderboard")
+    def leaderboard() -> list[dict[str, Any]]:
+        """Public: each team's ranked (latest accepted) version; no report, no path."""
+        latest: dict[str, int] = {}
+        for s in db.accepted(svc.engine):
+            latest[s["name"]] = s["version"]
+        return [{"team": t, "version": v} for t, v in sorted(latest.items())]
+
+    def _session(sid: str | None) -> tuple[int, str] | None:
+        return svc.sessions.get(sid) if sid else None
+
+    @app.get("/", response_class=HTMLResponse)
+    def index() -> str:
+        rows = "".join(f"<tr><td>{html.escape(r['team'])}</td><td>v{r['version']}</td></tr>" for r in leaderboard())
+        return (f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
+                "<form method=post action=/login><input name=token type=password>"
+                "<button>team login</button></form>")
+
+    @app.post("/login")
+    def login(token: str = Form(...)) -> RedirectResponse:
+        team = db.team_for_token(svc.engine, token)
+        if team is None:
+            raise HTTPException(401, "unknown token")
+        sid = secrets.token_urlsafe(32)
+        svc.sessions[sid] = (team["id"], secrets.token_urlsafe(16))
+        resp = RedirectResponse("/team", status_code=303)
+        resp.set_cookie(SESSION, sid, httponly=True, samesite="strict")
+        return resp
+
+    @app.get("/team", response_class=HTMLResponse)
+    def team_page(arena_session: str | None = Cookie(None)) -> str:
+        s = _session(arena_session)
+        if s is None:
+            raise HTTPException(401, "log in with your team's token")
+        team_id, csrf = s
+        rows = "".join(f"<li id=sub-{x['id']}>#{x['id']} {x['status']}"
+                       f"<pre>{html.escape(x['report'] or '')}</pre></li>"
+                       for x in db.team_submissions(svc.engine, team_id))
+        return (f"<ul id=submissions>{rows}</ul><form method=post action=/team/upload enctype=multipart/form-data>"
+                f"<input type=hidden name=csrf value={csrf}><input type=file name=archive>"
+                "<button>upload</button></form>")
+
+    @app.post("/team/upload")
+    async def team_upload(archive: UploadFile = File(...), csrf: str = Form(...),
+                          arena_session: str | None = Cookie(None)) -> RedirectResponse:
+        s = _session(arena_session)
+        if s is None or not hmac.compare_digest(s[1], csrf):
+            raise HTTPException(403, "the form's CSRF token does not match the session")
+        data = await archive.read(svc.limits.max_bytes + 1)
+        try:
+            svc.submit({"id": s[0]}, data)
+        except (ArchiveRefused, db.RateLimited) as e:
+            raise HTTPException(400, str(e)) from None
+        return RedirectResponse("/team", status_code=303)
+
+    return app

@@ -1,0 +1,46 @@
+"""FOLDER/competition.yaml: the match settings games and validation use, plus the competition's rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..match import MatchSettings
+
+
+class Competition(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = "competition"
+    submissions_per_day: int = Field(5, ge=1, description="uploads a team may make in 24 hours")
+    max_archive_bytes: int = Field(50 << 20, ge=1, description="size limit of an uploaded archive")
+    max_files: int = Field(2000, ge=1, description="files an archive may hold")
+    max_unpacked_bytes: int = Field(200 << 20, ge=1, description="total bytes an archive may unpack to")
+    check_games: int = Field(1, ge=0, description="full games in the validation, after the probes")
+    check_timeout_s: float = Field(300.0, gt=0, description="a validation running longer is a rejection")
+
+
+class CompetitionConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    competition: Competition = Competition()
+    match: MatchSettings = MatchSettings()
+
+
+class CompetitionConfigError(ValueError):
+    """competition.yaml is missing or wrong; the message names the field."""
+
+
+def load(folder: Path) -> CompetitionConfig:
+    path = folder / "competition.yaml"
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+        return CompetitionConfig.model_validate(raw)
+    except FileNotFoundError:
+        raise CompetitionConfigError(f"{path}: not found; write one (see docs/server.md)") from None
+    except ValidationError as e:
+        first = e.errors()[0]
+        field = ".".join(str(x) for x in first["loc"])
+        raise CompetitionConfigError(f"{path}: {field}: {first['msg']}") from None
+    except yaml.YAMLError as e:
+        raise CompetitionConfigError(f"{path}: not valid YAML ({e})") from None

@@ -1,0 +1,164 @@
+"""The competition's state in a database: teams, token hashes, submissions, reports.
+
+SQLAlchemy Core (tables and statements, no ORM) so one code path serves the
+embedded SQLite default and PostgreSQL by URL. The schema grows by numbered
+migrations in ``MIGRATIONS``, recorded in ``schema_version``. Every status
+change is one transaction, so a kill -9 leaves each submission in exactly one
+state; ``requeue_unfinished`` puts a submission caught in ``checking`` back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from typing import Any, Callable
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+META = sa.MetaData()
+teams = sa.Table(
+    "teams", META,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(64), unique=True, nullable=False),
+    sa.Column("token_sha256", sa.String(64), unique=True, nullable=False),
+    sa.Column("admin", sa.Boolean, nullable=False, default=False),
+)
+submissions = sa.Table(
+    "submissions", META,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("team_id", sa.Integer, sa.ForeignKey("teams.id"), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("folder", sa.String(512), nullable=False),
+    sa.Column("report", sa.Text, nullable=True),
+    sa.Column("version", sa.Integer, nullable=True),
+)
+STATUSES = ("queued", "checking", "accepted", "rejected")
+
+
+def _m1(c: Connection) -> None:
+    META.create_all(c, tables=[teams, submissions])
+
+
+#: Numbered migrations; a new schema change is appended, never edited.
+MIGRATIONS: list[Callable[[Connection], None]] = [_m1]
+
+
+def connect(url: str) -> Engine:
+    """Open the database and bring its schema up to date."""
+    engine = sa.create_engine(url)
+    with engine.begin() as c:
+        c.execute(sa.text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"))
+        have = c.execute(sa.text("SELECT MAX(version) FROM schema_version")).scalar() or 0
+        for n, step in enumerate(MIGRATIONS[have:], start=have + 1):
+            step(c)
+            c.execute(sa.text("INSERT INTO schema_version (version) VALUES (:v)"), {"v": n})
+    return engine
+
+
+def schema_version(engine: Engine) -> int:
+    with engine.connect() as c:
+        return int(c.execute(sa.text("SELECT MAX(version) FROM schema_version")).scalar() or 0)
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def add_team(engine: Engine, name: str, *, admin: bool = False) -> str:
+    """Create a team (or the host's admin) and return its token, which is stored only as a hash."""
+    token = secrets.token_urlsafe(32)
+    with engine.begin() as c:
+        if c.execute(sa.select(teams.c.id).where(teams.c.name == name)).first():
+            raise ValueError(f"a team named {name!r} exists already")
+        c.execute(teams.insert().values(name=name, token_sha256=_hash(token), admin=admin))
+    return token
+
+
+def team_for_token(engine: Engine, token: str) -> dict[str, Any] | None:
+    """The team whose token this is; every stored hash is compared in constant time."""
+    digest = _hash(token)
+    with engine.connect() as c:
+        rows = c.execute(sa.select(teams)).mappings().all()
+    found = None
+    for r in rows:
+        if hmac.compare_digest(r["token_sha256"], digest):
+            found = dict(r)
+    return found
+
+
+def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int) -> int:
+    """Record a queued submission, refusing one over the team's daily limit (``RateLimited``)."""
+    now = time.time()
+    with engine.begin() as c:
+        n = c.execute(sa.select(sa.func.count()).select_from(submissions).where(
+            submissions.c.team_id == team_id, submissions.c.created > now - 86400)).scalar() or 0
+        if n >= per_day:
+            raise RateLimited(f"the team has made {n} submissions in the last 24 hours, its limit")
+        res = c.execute(submissions.insert().values(team_id=team_id, created=now, status="queued", folder=folder))
+        key = res.inserted_primary_key
+        assert key is not None
+        return int(key[0])
+
+
+class RateLimited(ValueError):
+    """A team is over its submissions per day."""
+
+
+def get_submission(engine: Engine, sid: int) -> dict[str, Any] | None:
+    with engine.connect() as c:
+        r = c.execute(sa.select(submissions).where(submissions.c.id == sid)).mappings().first()
+    return dict(r) if r else None
+
+
+def team_submissions(engine: Engine, team_id: int) -> list[dict[str, Any]]:
+    with engine.connect() as c:
+        rows = c.execute(sa.select(submissions).where(submissions.c.team_id == team_id)
+                         .order_by(submissions.c.id)).mappings().all()
+    return [dict(r) for r in rows]
+
+
+def claim_next(engine: Engine) -> dict[str, Any] | None:
+    """Move the oldest queued submission to ``checking`` (one transaction) and return it."""
+    with engine.begin() as c:
+        r = c.execute(sa.select(submissions).where(submissions.c.status == "queued")
+                      .order_by(submissions.c.id).limit(1)).mappings().first()
+        if r is None:
+            return None
+        done = c.execute(submissions.update().where(submissions.c.id == r["id"], submissions.c.status == "queued")
+                         .values(status="checking"))
+        return dict(r) if done.rowcount == 1 else None
+
+
+def finish(engine: Engine, sid: int, ok: bool, report: str) -> int | None:
+    """Record a verdict; an accepted submission becomes its team's next version (returned)."""
+    with engine.begin() as c:
+        r = c.execute(sa.select(submissions).where(submissions.c.id == sid)).mappings().one()
+        if r["status"] != "checking":
+            return r["version"]  # already decided: never recorded twice
+        version = None
+        if ok:
+            top = c.execute(sa.select(sa.func.max(submissions.c.version))
+                            .where(submissions.c.team_id == r["team_id"])).scalar()
+            version = (top or 0) + 1
+        c.execute(submissions.update().where(submissions.c.id == sid).values(
+            status="accepted" if ok else "rejected", report=report, version=version))
+        return version
+
+
+def requeue_unfinished(engine: Engine) -> int:
+    """On start: a submission a crash left in ``checking`` goes back to the queue."""
+    with engine.begin() as c:
+        return int(c.execute(submissions.update().where(submissions.c.status == "checking")
+                             .values(status="queued")).rowcount)
+
+
+def accepted(engine: Engine) -> list[dict[str, Any]]:
+    """Accepted submissions in the order they were accepted, with their team's name."""
+    with engine.connect() as c:
+        rows = c.execute(sa.select(submissions, teams.c.name).join(teams)
+                         .where(submissions.c.status == "accepted").order_by(submissions.c.id)).mappings().all()
+    return [dict(r) for r in rows]

@@ -1,0 +1,78 @@
+"""A competition folder and a real uvicorn server on a free loopback port."""
+
+from __future__ import annotations
+
+import io
+import socket
+import tarfile
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from arena.serve import db
+from arena.serve.app import Service, make_app
+from arena.serve.serve import open_service
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = """\
+competition:
+  name: test cup
+  submissions_per_day: 3
+  check_games: 0
+  check_timeout_s: 60
+match:
+  sandbox: none
+"""
+
+
+def bot_archive(folder: Path = ROOT / "bots" / "minimal") -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for p in sorted(folder.iterdir()):
+            if p.is_file():
+                tf.add(p, arcname=p.name)
+    return buf.getvalue()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def comp(tmp_path: Path) -> Path:
+    (tmp_path / "competition.yaml").write_text(CONFIG)
+    return tmp_path
+
+
+class Live:
+    def __init__(self, svc: Service, url: str, tokens: dict[str, str]) -> None:
+        self.svc, self.url, self.tokens = svc, url, tokens
+
+
+def start(svc: Service, *, worker: bool) -> tuple[str, object]:
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(make_app(svc), host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    if worker:
+        threading.Thread(target=svc.worker, daemon=True).start()
+    while not server.started:
+        time.sleep(0.01)
+    return f"http://127.0.0.1:{port}", server
+
+
+@pytest.fixture
+def live(comp: Path) -> Iterator[Live]:
+    """The server without its validation worker: submissions stay queued."""
+    svc = open_service(comp)
+    tokens = {n: db.add_team(svc.engine, n) for n in ("red", "blue")}
+    tokens["host"] = db.add_team(svc.engine, "host", admin=True)
+    url, server = start(svc, worker=False)
+    yield Live(svc, url, tokens)
+    server.should_exit = True  # type: ignore[attr-defined]

@@ -1,0 +1,91 @@
+"""The API and team page against a real server: tokens, cross-team access, CSRF, limits."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import httpx
+
+from arena.serve import db
+
+from .conftest import Live, bot_archive
+
+
+def auth(live: Live, team: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {live.tokens[team]}"}
+
+
+def upload(live: Live, team: str | None, data: bytes | None = None) -> httpx.Response:
+    headers = auth(live, team) if team else {}
+    return httpx.post(f"{live.url}/api/submissions", headers=headers,
+                      files={"archive": ("bot.tar.gz", data or bot_archive())})
+
+
+def count(live: Live) -> int:
+    return sum(len(db.team_submissions(live.svc.engine, i)) for i in (1, 2, 3))
+
+
+def test_an_upload_is_queued_and_only_its_team_reads_it(live: Live) -> None:
+    r = upload(live, "red")
+    assert r.status_code == 202 and r.json()["status"] == "queued"
+    sid = r.json()["id"]
+    mine = httpx.get(f"{live.url}/api/submissions/{sid}", headers=auth(live, "red"))
+    assert mine.status_code == 200 and mine.json()["status"] == "queued"
+    theirs = httpx.get(f"{live.url}/api/submissions/{sid}", headers=auth(live, "blue"))
+    assert theirs.status_code == 404 and "report" not in theirs.text
+    assert httpx.get(f"{live.url}/api/submissions/{sid}", headers=auth(live, "host")).status_code == 200
+    assert "/api/submissions" in httpx.get(f"{live.url}/openapi.json").json()["paths"]
+    # the unpacked folder is inside the competition folder
+    folder = Path(db.get_submission(live.svc.engine, sid)["folder"])  # type: ignore[index]
+    assert folder.is_relative_to(live.svc.folder) and (folder / "bot.yaml").exists()
+
+
+def test_no_token_or_a_wrong_token_changes_nothing(live: Live) -> None:
+    before = count(live)
+    assert upload(live, None).status_code == 401
+    bad = httpx.post(f"{live.url}/api/submissions", headers={"Authorization": "Bearer nope"},
+                     files={"archive": ("b.tar.gz", bot_archive())})
+    assert bad.status_code == 401
+    assert httpx.get(f"{live.url}/api/submissions/1").status_code == 401
+    assert httpx.post(f"{live.url}/team/upload", files={"archive": ("b.tar.gz", bot_archive())},
+                      data={"csrf": "x"}).status_code == 403
+    assert httpx.get(f"{live.url}/team").status_code == 401
+    assert count(live) == before
+
+
+def test_a_hostile_archive_is_refused_with_its_sentence(live: Live) -> None:
+    from .test_archive import tgz
+
+    r = upload(live, "red", tgz([("../../../evil", b"x")]))
+    assert r.status_code == 400 and "climbs out" in r.json()["detail"]
+    assert count(live) == 0 and not (live.svc.folder.parent / "evil").exists()
+
+
+def test_the_rate_limit_refuses_the_fourth_upload_of_a_day(live: Live) -> None:
+    assert [upload(live, "red").status_code for _ in range(4)] == [202, 202, 202, 429]
+    assert upload(live, "blue").status_code == 202  # one team's limit is not another's
+
+
+def login(live: Live, team: str) -> httpx.Client:
+    c = httpx.Client(base_url=live.url)
+    r = c.post("/login", data={"token": live.tokens[team]})
+    assert r.status_code == 303
+    return c
+
+
+def test_the_team_page_needs_the_session_and_its_csrf_token(live: Live) -> None:
+    red = login(live, "red")
+    page = red.get("/team").text
+    csrf = re.search(r"name=csrf value=([\w-]+)", page).group(1)  # type: ignore[union-attr]
+    assert red.post("/team/upload", files={"archive": ("b.tar.gz", bot_archive())},
+                    data={"csrf": "forged"}).status_code == 403
+    assert count(live) == 0
+    ok = red.post("/team/upload", files={"archive": ("b.tar.gz", bot_archive())}, data={"csrf": csrf})
+    assert ok.status_code == 303 and count(live) == 1
+    # blue's session sees none of red's submissions, and red's CSRF token is not blue's
+    blue = login(live, "blue")
+    assert "sub-1" not in blue.get("/team").text and "sub-1" in red.get("/team").text
+    assert blue.post("/team/upload", files={"archive": ("b.tar.gz", bot_archive())},
+                     data={"csrf": csrf}).status_code == 403
+    assert httpx.post(f"{live.url}/login", data={"token": "wrong"}).status_code == 401

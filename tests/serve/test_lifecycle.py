@@ -1,0 +1,108 @@
+"""Slow: real validations, a crashing bot and validator, kill -9 and restart, arena submit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from arena.match import MatchSettings
+from arena.serve import db
+from arena.serve.serve import open_service
+from arena.serve.validate import validate
+
+from .conftest import ROOT, bot_archive, free_port, start
+
+pytestmark = pytest.mark.slow
+
+
+def wait_verdict(url: str, token: str, sid: int, timeout: float = 120) -> dict:  # type: ignore[type-arg]
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        r = httpx.get(f"{url}/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"}).json()
+        if r["status"] in ("accepted", "rejected"):
+            return r  # type: ignore[no-any-return]
+        time.sleep(0.2)
+    raise AssertionError("no verdict")
+
+
+def test_accepted_versions_and_a_crashing_bot_rejected(comp: Path, tmp_path: Path) -> None:
+    svc = open_service(comp)
+    token = db.add_team(svc.engine, "red")
+    url, server = start(svc, worker=True)
+    h = {"Authorization": f"Bearer {token}"}
+    crash = tmp_path / "crash"
+    crash.mkdir()
+    (crash / "bot.yaml").write_text('name: crash\ncommand: ["{python}", "bot.py"]\n')
+    (crash / "bot.py").write_text("import sys\nsys.stderr.write('boom: secret detail\\n')\nsys.exit(3)\n")
+    ids = [httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", a)}).json()["id"]
+           for a in (bot_archive(), bot_archive(crash), bot_archive())]
+    got = [wait_verdict(url, token, i) for i in ids]
+    assert [g["status"] for g in got] == ["accepted", "rejected", "accepted"]
+    assert [g["version"] for g in got] == [1, None, 2]
+    assert "boom: secret detail" in got[1]["report"]  # the team sees its stderr ...
+    public = httpx.get(f"{url}/").text + httpx.get(f"{url}/api/leaderboard").text
+    assert "boom" not in public and str(comp) not in public  # ... the public pages never do
+    assert httpx.get(f"{url}/api/leaderboard").json() == [{"team": "red", "version": 2}]
+    server.should_exit = True  # type: ignore[attr-defined]
+
+
+def test_a_validator_that_crashes_or_hangs_is_the_submissions_rejection() -> None:
+    hang = validate(str(ROOT / "bots" / "minimal"), MatchSettings.model_validate({"sandbox": "none"}), 0, 0.05)
+    assert not hang.ok and "did not finish" in hang.report
+    # settings the child cannot read make the validator itself fail: a rejection with its reason
+    broken = MatchSettings.model_validate({"sandbox": "none"}).model_copy(update={"time": None})
+    crash = validate(str(ROOT / "bots" / "minimal"), broken, 0, 60)
+    assert not crash.ok and "the validation failed" in crash.report
+
+
+def serve(comp: Path, port: int) -> subprocess.Popen[bytes]:
+    p = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(comp), "--port", str(port)], cwd=ROOT,
+                         start_new_session=True)
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/api/leaderboard")
+            return p
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise AssertionError("server did not start")
+
+
+def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: Path) -> None:
+    token = subprocess.run([sys.executable, "-m", "arena", "serve", str(comp), "--add-team", "red"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    p = serve(comp, port)
+    h = {"Authorization": f"Bearer {token}"}
+    first = httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", bot_archive())}).json()["id"]
+    assert wait_verdict(url, token, first)["status"] == "accepted"
+    second = httpx.post(f"{url}/api/submissions", headers=h,
+                        files={"archive": ("b.tar.gz", bot_archive())}).json()["id"]
+    end = time.monotonic() + 60
+    while httpx.get(f"{url}/api/submissions/{second}", headers=h).json()["status"] != "checking":
+        assert time.monotonic() < end
+        time.sleep(0.02)
+    os.killpg(p.pid, signal.SIGKILL)  # the server and its validator, mid-check
+    p.wait()
+    p = serve(comp, port)
+    try:
+        again = wait_verdict(url, token, second)
+        assert again["status"] == "accepted" and again["version"] == 2
+        assert httpx.get(f"{url}/api/submissions/{first}", headers=h).json()["version"] == 1
+        # ask the CLI: a third submission through arena submit prints the verdict
+        out = subprocess.run([sys.executable, "-m", "arena", "submit", url, str(ROOT / "bots" / "minimal"),
+                              "--token", token], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and "accepted as version 3" in out.stdout
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    engine = db.connect(f"sqlite:///{comp / 'competition.sqlite'}")
+    assert [s["version"] for s in db.team_submissions(engine, 1)] == [1, 2, 3]

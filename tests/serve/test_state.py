@@ -1,0 +1,50 @@
+"""The database: migrations, hashed tokens, one verdict per submission, crash requeue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.serve import db
+from arena.serve.config import CompetitionConfigError, load
+
+
+def test_migrations_run_once_and_tokens_are_stored_only_as_hashes(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    engine = db.connect(url)
+    token = db.add_team(engine, "red")
+    assert db.schema_version(db.connect(url)) == len(db.MIGRATIONS)
+    assert token.encode() not in (tmp_path / "c.sqlite").read_bytes()
+    assert db.team_for_token(engine, token)["name"] == "red"  # type: ignore[index]
+    assert db.team_for_token(engine, token + "x") is None
+    with pytest.raises(ValueError, match="exists already"):
+        db.add_team(engine, "red")
+
+
+def test_a_verdict_is_recorded_once_and_a_crash_in_checking_is_requeued(tmp_path: Path) -> None:
+    engine = db.connect(f"sqlite:///{tmp_path / 'c.sqlite'}")
+    db.add_team(engine, "red")
+    a = db.add_submission(engine, 1, "a", per_day=5)
+    b = db.add_submission(engine, 1, "b", per_day=5)
+    assert db.claim_next(engine)["id"] == a  # type: ignore[index]
+    # the server dies here; on start the submission goes back to the queue, nothing else moves
+    assert db.requeue_unfinished(engine) == 1
+    assert db.claim_next(engine)["id"] == a  # type: ignore[index]
+    assert db.finish(engine, a, True, "ok") == 1
+    assert db.finish(engine, a, False, "again") == 1  # a second verdict changes nothing
+    assert db.get_submission(engine, a)["status"] == "accepted"  # type: ignore[index]
+    assert db.claim_next(engine)["id"] == b  # type: ignore[index]
+    assert db.finish(engine, b, True, "ok") == 2  # the team's next version
+    assert db.claim_next(engine) is None and db.requeue_unfinished(engine) == 0
+
+
+def test_a_bad_competition_yaml_names_its_field(tmp_path: Path) -> None:
+    with pytest.raises(CompetitionConfigError, match="not found"):
+        load(tmp_path)
+    (tmp_path / "competition.yaml").write_text("competition:\n  submissions_per_day: 0\n")
+    with pytest.raises(CompetitionConfigError, match=r"competition\.submissions_per_day"):
+        load(tmp_path)
+    (tmp_path / "competition.yaml").write_text("competition:\n  max_fils: 3\n")
+    with pytest.raises(CompetitionConfigError, match=r"competition\.max_fils"):
+        load(tmp_path)

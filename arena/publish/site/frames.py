@@ -48,6 +48,8 @@ END_TEXT = {"target": "a side reached the target", "bidder_out": "the bidders we
 
 
 _SAME = object()
+_CONTAINERS = (dict, list)
+_INDEX = [str(i) for i in range(64)]
 
 
 def diff(old: Any, new: Any) -> Any:
@@ -69,7 +71,8 @@ def diff(old: Any, new: Any) -> Any:
             o = old[k]
             if o is v or o == v:
                 continue
-            out[k] = diff(o, v)
+            # a changed value that is not a container is replaced outright (no call for it)
+            out[k] = diff(o, v) if type(v) in _CONTAINERS and type(o) is type(v) else [v]
         for k in old:
             if k not in new:
                 out[k] = []
@@ -81,7 +84,7 @@ def diff(old: Any, new: Any) -> Any:
             for i in range(n):
                 o, v = old[i], new[i]
                 if o is not v and o != v:
-                    out[str(i)] = diff(o, v)
+                    out[_INDEX[i] if i < 64 else str(i)] = diff(o, v) if type(v) in _CONTAINERS and type(o) is type(v) else [v]
             if len(new) > n:
                 out["+"] = new[n:]
             return out if out else _SAME
@@ -266,15 +269,38 @@ def _sitting(deal: Deal) -> list[int]:
     return []
 
 
+# The keys of a view (``View.to_dict()``) that differ from seat to seat: the seat's own cards, and the
+# rob's cards, which only the dealer sees. Every other key is the same in the four views (rule 9.1).
+SEAT_KEYS = ("seat", "partner", "hand", "dealt", "discarded", "received", "rob_stock", "rob_taken")
+
+
+def _views(deal: Deal, previous: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The four seats' views (``View.to_dict()``) as the keys they share and each seat's own keys.
+
+    One view is converted in full (the engine's ``deal_view``) and gives the shared keys; the other
+    seats' own keys are the dealer's view (the only one that sees the rob) or the same few card lists
+    of their own hand. The frames tests compare all four with ``Game.view`` at every decision point
+    under every profile, so this stays what the engine gives.
+    """
+    dealer = deal.dealer
+    full = deal_view(deal, dealer).to_dict()
+    full["previous"] = previous  # the earlier deals' outcomes, as Game.view gives them (one shared list)
+    shared = {k: v for k, v in full.items() if k not in SEAT_KEYS}
+    seats: list[dict[str, Any]] = []
+    for s in range(4):
+        if s == dealer:
+            seats.append({k: full[k] for k in SEAT_KEYS})
+        else:
+            seats.append({"seat": s, "partner": (s + 2) % 4, "hand": cards_str(deal.hands[s]),
+                          "dealt": cards_str(deal.dealt[s]), "discarded": cards_str(deal.discarded[s]),
+                          "received": cards_str(deal.received[s]), "rob_stock": None, "rob_taken": None})
+    return shared, seats
+
+
 def _frame(deal: Deal, previous: list[dict[str, Any]], before: list[dict[str, Any]], name: _Namer) -> dict[str, Any]:
     """The frame of ``deal`` now; ``previous``: the deals played before it as the views list them
     (``before``: the same plus the deal itself once done)."""
-    views = [deal_view(deal, s).to_dict() for s in range(4)]
-    for v in views:  # the earlier deals' outcomes, as Game.view gives them (one list shared by the four views)
-        v["previous"] = previous
-    v1, v2, v3 = views[1], views[2], views[3]
-    shared = {k: v for k, v in views[0].items() if v == v1[k] and v == v2[k] and v == v3[k] and k != "seat" and k != "partner"}
-    seats = [{k: v for k, v in w.items() if k not in shared} for w in views]
+    shared, seats = _views(deal, previous)
     done = deal.done
     trump = deal.trump
     points_of = deal.profile.point_table(trump) if trump is not None else None

@@ -32,7 +32,7 @@ from ..rate import PublishError
 from . import pages
 from .collect import Competition, load_competition
 from .frames import game_data
-from .stats import DealFacts, cinch_stats, game_facts
+from .stats import DealCounts, cinch_stats, game_facts
 from .model import SiteModel, build_model
 
 ASSETS = ("site.css", "viewer.js")
@@ -130,7 +130,7 @@ def write_site(m: SiteModel, out: Path) -> SiteBuild:
     for name in ASSETS:
         w.put(name, asset(name))
     code = _frames_code()
-    facts: list[list[DealFacts] | None] = []
+    facts: list[list[DealCounts] | None] = []
     for ref in m.comp.games:
         g = m.game_line(ref)
         record = g.get("record") or {}

@@ -25,7 +25,7 @@ from arena.publish.site.frames import apply_patch, diff, games_of, seat_view, un
 from tests.cli import arena
 
 from .profile_games import play as play_game
-from .profile_games import showcase
+from .profile_games import expected, played, showcase
 
 CARD = re.compile(r"\b(?:[2-9TJQKA][CDHS]|JK)\b")
 
@@ -252,3 +252,11 @@ def test_the_frames_command(tmp_path: Path) -> None:
     ran = arena("site", "frames", junk)
     assert ran.code == 2 and "not a game record" in ran.err
     assert arena("site", "frames", tmp_path / "missing.json").code == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", profile_names())
+def test_the_declared_mechanisms_are_those_play_shows(profile: str) -> None:
+    """``expected`` (the engine's ``profile_info``) names exactly what seeded games go through: a
+    declaration that claimed a mechanism the rules cannot produce, or missed one, fails here."""
+    assert expected(profile) == played(profile)

@@ -23,9 +23,6 @@ one before (``diff``): most of a frame is the same as the last.
 from __future__ import annotations
 
 import copy
-import json
-import os
-from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -34,6 +31,7 @@ from ...engine.cards import SUITS
 from ...engine import DeckSource
 from ...engine.record import RecordedSource, load_record, recorded_decisions, recorded_source
 from ...engine.view import deal_view, summarize
+from ...match.stored import StoredGame
 
 REPLAY_FORMAT = "cinch-replay"
 REPLAY_VERSION = 1
@@ -545,67 +543,16 @@ def game_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twi
     return out, (r.game if not r.warnings else None)
 
 
-def games_of(data: Any) -> list[dict[str, Any]]:
-    """The games a user's file holds, as keyword arguments of ``viewer_data`` plus the record: a results
-    file's lines (each a block of two games), one results line, an ``arena play --save`` file or a record."""
-    if isinstance(data, list):
-        return [g for x in data for g in games_of(x)]
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    if isinstance(data.get("games"), list):
-        from ...results import game_id
-
-        ids = [g.get("id") or game_id(str(data.get("pairing")), int(data.get("block", 0)), h)
-               for h, g in enumerate(data["games"])]
-        return [{"record": g["record"], "id": ids[h], "twin": ids[1 - h] if len(ids) == 2 else None,
-                 "names": [s.get("bot") or s.get("name") or "?" for s in g.get("seats") or []],
-                 "forfeit_by": g.get("forfeit_by")} for h, g in enumerate(data["games"])]
-    if data.get("format") == "cinch-saved-game":
-        return [{"record": data["record"], "id": "saved game", "title": "A saved game",
-                 "names": list(data.get("players") or [])}]
-    if data.get("format") == "cinch-game":
-        return [{"record": data, "id": "record", "title": "A game record", "names": []}]
-    if "record" in data and "seats" in data:
-        return [{"record": data["record"], "id": data.get("id") or "game", "twin": None,
-                 "names": [s.get("bot") or s.get("name") or "?" for s in data.get("seats") or []],
-                 "forfeit_by": data.get("forfeit_by")}]
-    raise ValueError("not a game record, a results line or an `arena play --save` file")
-
-
-def read_games(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The games of a results file (or a folder holding one), a record or a saved game (``games_of``)."""
-    p = Path(path)
-    if p.is_dir() or p.suffix == ".jsonl":
-        from ...results import ResultsError, read_results
-
-        try:
-            return games_of(read_results(p).lines)
-        except ResultsError as e:
-            raise ValueError(str(e)) from None
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ValueError(f"{p}: cannot read it: {e.strerror}") from None
-    try:
-        return games_of(json.loads(text))
-    except json.JSONDecodeError:
-        try:
-            return games_of([json.loads(ln) for ln in text.splitlines() if ln.strip()])
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{p}: not JSON (line {e.lineno}): not a record, a saved game or a results file") from None
-    except (ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"{p}: {e}") from None
-
-
-def replay_file(games: list[dict[str, Any]], only: str | None = None) -> dict[str, Any]:
-    """The file ``arena site frames`` writes for the "open a game" page: every game (or game ``only``
-    and its duplicate twin, when the file holds it)."""
+def replay_file(games: list[StoredGame], only: str | None = None) -> dict[str, Any]:
+    """The file ``arena site frames`` writes for the "open a game" page: every game of a file
+    (``match.stored.read_games``), or game ``only`` and its duplicate twin when the file holds it."""
     if only is not None:
-        ids = {g["id"] for g in games}
+        ids = {g.id for g in games}
         if only not in ids:
             raise ValueError(f"no game {only!r} in the file (it holds {', '.join(sorted(ids)[:5])}"
                              f"{', ...' if len(ids) > 5 else ''})")
-        twin = next(g.get("twin") for g in games if g["id"] == only)
-        games = sorted((g for g in games if g["id"] in (only, twin)), key=lambda g: g["id"] != only)
+        twin = next(g.twin for g in games if g.id == only)
+        games = sorted((g for g in games if g.id in (only, twin)), key=lambda g: g.id != only)
     return {"format": REPLAY_FORMAT, "version": REPLAY_VERSION,
-            "games": [viewer_data(g.pop("record"), **g) for g in (dict(x) for x in games)]}
+            "games": [viewer_data(g.record, id=g.id, names=g.names, twin=g.twin, forfeit_by=g.forfeit_by, title=g.title)
+                      for g in games]}

@@ -62,12 +62,13 @@ def diff(old: Any, new: Any) -> Any:
         return _SAME
     if type(old) is dict and type(new) is dict:
         out: dict[str, Any] = {}
+        get = old.get
         for k, v in new.items():
-            if k not in old:
-                out[k] = [v]
-                continue
-            o = old[k]
+            o = get(k, _SAME)
             if o is v or o == v:
+                continue
+            if o is _SAME:
+                out[k] = [v]
                 continue
             # a changed value that is not a container is replaced outright (no call for it)
             out[k] = diff(o, v) if type(v) in _CONTAINERS and type(o) is type(v) else [v]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
-from ...engine import Deal, Game, deal_facts, replay
+from ...engine import Deal, Game, deal_facts, profile_info, replay
 from ...engine.cards import card_str
 from ...engine.profile import RuleProfile
 
@@ -85,10 +85,11 @@ class BotStats:
     def applies(self) -> dict[str, str | None]:
         """Why a statistic means nothing under this profile (None: it applies)."""
         p = self.profile
+        info = profile_info(p)  # what the rules can make, as the engine declares it
         pts = p.points.model_dump()
         why: dict[str, str | None] = {
-            "forced": None if p.dealer_forced_bid is not None else "nobody must bid: four passes void the deal",
-            "void_deals": None if p.dealer_forced_bid is None else "the dealer must bid after three passes, so no deal is void",
+            "forced": None if info.dealer_must_bid else "nobody must bid: four passes void the deal",
+            "void_deals": None if info.redeal else "the dealer must bid after three passes, so no deal is void",
             "pedros_laid_away": None if _cards_leave_play(p) else "no trump leaves play before the tricks",
             "pedros": None if pts["right_pedro"] or pts["left_pedro"] else "the pedros carry no points",
         }

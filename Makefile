@@ -59,7 +59,7 @@ test-all: $(STAMP)
 typecheck: $(STAMP)
 	@$(PIP) install -q 'mypy>=1.10' >>$(VENV)/install.log 2>&1 \
 	  || { tail -n 30 $(VENV)/install.log >&2; echo "make: installing mypy failed; log in $(VENV)/install.log" >&2; exit 1; }
-	$(BIN)/python -m mypy arena
+	$(BIN)/python -m mypy --strict arena
 
 bench: $(STAMP)
 	$(BIN)/arena bench engine

@@ -18,7 +18,7 @@ import time
 from arena.engine import Deal, KeyedSource, RuleProfile, deal_record, get_profile, profile_names
 
 
-def play_deal(deal: Deal, rng: random.Random) -> dict:
+def play_deal(deal: Deal, rng: random.Random) -> dict[str, Any]:
     """Play ``deal`` to the end with random legal decisions; return its record."""
     apply = deal.apply
     while not deal.done:
@@ -26,7 +26,7 @@ def play_deal(deal: Deal, rng: random.Random) -> dict:
     return deal_record(deal)
 
 
-def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | None = None) -> dict:
+def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | None = None) -> dict[str, Any]:
     """Play random deals for about ``seconds`` of CPU time; return the figures.
 
     Deals are independent (deal ``k`` of key ``bench-<seed>``, dealer
@@ -71,7 +71,7 @@ def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | Non
     }
 
 
-def bench_profiles(seconds: float = 3.0, seed: int = 0) -> dict:
+def bench_profiles(seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
     """``bench_engine`` for every registered profile, ``seconds`` each; the
     slowest profile is named, since the target holds for each of them."""
     results = {name: bench_engine(seconds, seed, get_profile(name)) for name in profile_names()}
@@ -90,7 +90,7 @@ def bench_profiles(seconds: float = 3.0, seed: int = 0) -> dict:
     }
 
 
-def _line(result: dict) -> str:
+def _line(result: dict[str, Any]) -> str:
     return (
         f"engine ({result['profile']}): {result['deals']} random deals in {result['cpu_seconds']} s of CPU ="
         f" {result['deals_per_s']:.0f} deals/s on one core"

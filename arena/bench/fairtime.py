@@ -70,7 +70,9 @@ def run(args: Any) -> int:
     players = [p for ln in lines for g in ln["run"]["games"] for p in g["players"]]
     cpu = sorted(x for p in players for x in p["cpu_ms"])
     lat = sorted(x for p in players for x in p["latency_ms"])
-    pct = lambda xs, q: round(xs[min(len(xs) - 1, int(q * len(xs)))], 1) if xs else None  # noqa: E731
+    def pct(xs: list[float], q: float) -> float | None:
+        return round(xs[min(len(xs) - 1, int(q * len(xs)))], 1) if xs else None
+
     result = {
         "timeouts": sum(f["kind"] == "timeout" for f in faults),
         "faults": len(faults),

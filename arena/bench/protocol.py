@@ -38,7 +38,7 @@ from ..sandbox.bench import SHELL_BOT
 MINIMAL = Path(__file__).resolve().parents[2] / "bots" / "minimal"
 
 
-def _request() -> dict:
+def _request() -> dict[str, Any]:
     """A realistic mid-game decide message (second trick, full view)."""
     game = Game(key="bench-protocol")
     rng = random.Random(1)
@@ -48,7 +48,7 @@ def _request() -> dict:
     return {"type": "decide", "id": 1, "kind": "play", "view": game.view(seat).to_dict(), "legal": choice_to_dict(game.choice)}
 
 
-def _raw_batch(proc: subprocess.Popen, request: dict, n: int) -> float:
+def _raw_batch(proc: subprocess.Popen[bytes], request: dict[str, Any], n: int) -> float:
     """The plainest JSON-lines client: encode, write, read a line, decode."""
     assert proc.stdin and proc.stdout
     t0 = time.perf_counter()
@@ -59,7 +59,7 @@ def _raw_batch(proc: subprocess.Popen, request: dict, n: int) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def _harness_batch(player: ProcessPlayer, request: dict, n: int) -> float:
+def _harness_batch(player: ProcessPlayer, request: dict[str, Any], n: int) -> float:
     t0 = time.perf_counter()
     for _ in range(n):
         d = player.decide(request)
@@ -68,7 +68,7 @@ def _harness_batch(player: ProcessPlayer, request: dict, n: int) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20, pin: bool = True) -> dict:
+def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20, pin: bool = True) -> dict[str, Any]:
     """Measure pinned to one core (``pin``: the bots it starts inherit it), then give the
     calling process its cores back: a caller that goes on (a test session) must not
     keep running on one core."""
@@ -83,7 +83,7 @@ def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20, p
             os.sched_setaffinity(0, pinned_from)
 
 
-def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict:
+def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict[str, Any]:
     entry = load_entry(MINIMAL)
     request = _request()
     line = (json.dumps(request, separators=(",", ":")) + "\n").encode()
@@ -95,7 +95,7 @@ def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict:
     raw.stdout.readline()
     configs = [(lvl, pause) for lvl in ("none", "rlimit", "bwrap") for pause in ((False,) if lvl == "none" else (True, False))]
     players = {}
-    out: dict = {"decisions_per_config": per * batches}
+    out: dict[str, Any] = {"decisions_per_config": per * batches}
     try:
         for lvl, pause in configs:
             st = MatchSettings.model_validate({"sandbox": lvl, "time": {"pause_idle": pause, "decision_ms": 5000, "bank_ms": 10**9}})
@@ -104,7 +104,7 @@ def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict:
                 raise RuntimeError(f"minimal bot failed to start at level {lvl}")
             players[(lvl, pause)] = p
         raw_t: list[float] = []
-        ours: dict = {c: [] for c in configs}
+        ours: dict[tuple[str, bool], list[float]] = {c: [] for c in configs}
         for _ in range(batches):
             raw_t.append(_raw_batch(raw, request, per))
             for c in configs:

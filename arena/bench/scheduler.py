@@ -39,7 +39,9 @@ from .raycluster import LoopbackCluster
 def _tasks(entries: list[BotEntry], settings: MatchSettings, first_block: int, n: int) -> list[BlockTask]:
     """``n`` blocks, cycling over the round robin's pairings."""
     pairings = round_robin(entries)
-    ids = lambda side: (side[0].ident, side[1].ident)  # noqa: E731
+    def ids(side: tuple[BotEntry, BotEntry]) -> tuple[str, str]:
+        return side[0].ident, side[1].ident
+
     out = []
     for b in range(first_block, first_block + n):
         p = pairings[b % len(pairings)]

@@ -8,13 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import DealFile, ReplayMismatch, replay
-from ..engine.record import RECORD_FORMAT
 from ..match import MatchSettings, bot_seed, play_game
 from ..match.game import close_all
-from ..match.show import SAVED_GAME, SEAT_NAMES, render_game, saved_game
+from ..match.show import SEAT_NAMES, render_game, saved_game
+from ..match.stored import StoredGamesError, read_games
 from ..players import Player, load_entry, require_profile
 from ..players.human import HumanPlayer
-from ..results import ResultsError, read_results
 from .common import EXIT_OK, CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
 
 #: The baseline bots of a source checkout (absent from an installed package).
@@ -67,40 +66,17 @@ def main(argv: list[str]) -> int:
 
 
 def load_games(path: str, game: str | None) -> list[tuple[dict[str, Any], list[str] | None, str]]:
-    """(record, names, label) of the games a file holds, or of the one ``game`` names."""
-    p = Path(path)
+    """(record, names, label) of the games a file holds (``match.stored.read_games``), or of the one
+    ``game`` names."""
     try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise CommandError(f"{p}: no such file (give a game record, a file from arena play --save, or a results.jsonl)") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        doc = None
-    if isinstance(doc, dict) and doc.get("format") == SAVED_GAME:
-        return [(doc["record"], list(doc.get("players") or []) or None, p.name)]
-    if isinstance(doc, dict) and doc.get("format") == RECORD_FORMAT:
-        return [(doc, None, p.name)]
-    if isinstance(doc, dict) and isinstance(doc.get("games"), list):  # one results line on its own
-        lines = [doc]
-    elif doc is not None:
-        raise CommandError(f"{p}: neither a game record nor a results file (a JSON document of another kind)")
-    else:
-        try:
-            lines = read_results(p).lines
-        except ResultsError as e:
-            raise CommandError(f"{p}: neither a game record nor a results file ({e})") from None
-    out: list[tuple[dict[str, Any], list[str] | None, str]] = []
-    for line in lines:
-        for g in line.get("games", []):
-            if game is None or g.get("id") == game:
-                label = f"game {g.get('id')}: {line.get('pairing')} block {line.get('block')}"
-                out.append((g["record"], [s["bot"] for s in g["seats"]], label))
-    if game is not None and not out:
-        raise CommandError(f"{p}: no game with id {game!r}; run arena replay {p} to list them")
-    if not out:
-        raise CommandError(f"{p}: holds no game: neither a game record nor a results file with finished blocks")
-    return out
+        games = read_games(path)
+    except StoredGamesError as e:
+        raise CommandError(str(e)) from None
+    if game is not None:
+        games = [g for g in games if g.id == game]
+        if not games:
+            raise CommandError(f"{path}: no game with id {game!r}; run arena replay {path} to list them")
+    return [(g.record, g.names or None, g.label or Path(path).name) for g in games]
 
 
 def main_replay(argv: list[str]) -> int:

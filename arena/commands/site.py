@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..publish.rate import parse_anchor
 from ..publish.site import build_site
-from ..publish.site.frames import read_games, replay_file
+from ..match.stored import read_games
+from ..publish.site.frames import replay_file
 from .common import EXIT_OK, CommandError, parse, parser
 
 

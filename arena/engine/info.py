@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from .cards import Card
 from .deal import Deal
-from .profile import RuleProfile
+from .profile import RuleProfile, point_cards
 
 DECISION_KINDS = ("bid", "trump", "discard", "rob", "call", "play")
 
@@ -39,11 +39,15 @@ class ProfileInfo:
     joker: bool  # a 53rd card, the lowest trump
     rob: str  # "take_trumps", "free", "choose" or "none" (RuleProfile.rob)
     discard: str  # "non_trumps", "choose", "to_hand_size" or "keep" (RuleProfile.discard)
+    face_up_discards: bool  # chosen discards are laid face up (public)
+    second_deal: bool  # more cards to each seat once trump is named
     extra_trumps_shown: bool  # trumps beyond a full hand are shown and discarded (a discard decision)
     long_hands: bool  # a hand of more than hand_size cards plays its extras under its first card
     sit_out: bool  # a seat can sit out tricks (play other than "follow")
+    untrumped_lead_holds: bool  # a plain lead allows any card and wins unless trumped (oregon)
     reshuffle: bool  # the stock can run out during the fill or the rob: the discards are reshuffled
     cards_out_of_play: bool  # a card can be in no hand when play begins, its points then lost or credited
+    points_out_of_play: bool  # ... and it can be a point card (a hand thrown in holds no trump; a widow is taken up whole)
     point_cards: tuple[tuple[str, int], ...]  # (PointValues field, value) of every card that scores
     deal_points: int
     max_deal_actions: int  # no deal has more action events than this (forced ones included)
@@ -99,11 +103,16 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
         joker=p.joker,
         rob=p.rob,
         discard=p.discard,
+        face_up_discards=p.discards_face_up,
+        second_deal=p.second_deal > 0,
         extra_trumps_shown=p.extra_trumps == "discard",
         long_hands=not chosen or (p.discard == "to_hand_size" and p.extra_trumps == "play_under"),
         sit_out=p.play != "follow",
+        untrumped_lead_holds=p.play == "oregon",
         reshuffle=p.rob != "none" and not p.widow and p.discard in ("non_trumps", "choose"),
         cards_out_of_play=p.may_lose_points,
+        points_out_of_play=(p.discard == "choose" or p.rob in ("free", "choose") or p.extra_trumps == "discard"
+                            or p.kitty > 0 or (p.rob == "none" and p.stock_size > 0)),
         point_cards=points,
         deal_points=p.deal_points,
         max_deal_actions=actions,
@@ -119,6 +128,7 @@ class PointCapture:
     trick: int  # index of the trick it was played to; -1: out of play
     seat: int  # the trick's winner; out of play: the seat that laid it away (-1: never dealt)
     side: int | None  # the side credited (Low to its holder's side where the profile says so); None: nobody
+    name: str = ""  # the PointValues field it scores as ("high", "right_pedro", ...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +163,7 @@ def deal_facts(deal: Deal) -> DealFacts:
     captures: list[PointCapture] = []
     if deal.points is not None and deal.trump is not None and deal.maker is not None:
         table = p.point_table(deal.trump)
+        names = dict((c, n) for n, c in point_cards(deal.trump, p.off_jack_trump))
         low = p.low_card(deal.trump)
         side_of = deal.side_of
         bidders = side_of[deal.maker]
@@ -163,11 +174,11 @@ def deal_facts(deal: Deal) -> DealFacts:
                     if table[c]:
                         holder = low == c and p.low_goes_to == "holder" and deal.low_holder is not None
                         side = side_of[deal.low_holder] if holder else side_of[trick.winner]  # type: ignore[index]
-                        captures.append(PointCapture(c, table[c], i, trick.winner, side))
+                        captures.append(PointCapture(c, table[c], i, trick.winner, side, names[c]))
         for s, c in deal.out:
             if table[c]:
                 to_bidders = p.defender_discards_to_bidders and s >= 0 and side_of[s] != bidders
-                captures.append(PointCapture(c, table[c], -1, s, bidders if to_bidders else None))
+                captures.append(PointCapture(c, table[c], -1, s, bidders if to_bidders else None, names[c]))
     rebuilt = tuple(str(ev[3]) for ev in deal.events if ev[0] == "reshuffle")
     sides = deal.n if p.sides == "each" else 2
     return DealFacts(dealer_bid, tuple(captures), tuple((c, s) for s, c in deal.out), rebuilt, sides)

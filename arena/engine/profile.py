@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .cards import ALL_CARDS, JOKER, NUM_CARDS, RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, TrumpTable, make_card, sister, trump_tables
+from .cards import ALL_CARDS, Card, JOKER, NUM_CARDS, RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, TrumpTable, make_card, sister, trump_tables
 
 RANK_3, RANK_9, RANK_Q, RANK_K = 1, 7, 10, 11
 
@@ -386,22 +386,23 @@ class RuleProfile(BaseModel):
         return self._tables[trump][1]
 
 
+@lru_cache(maxsize=16)
+def point_cards(trump: int, off_jack: bool = False) -> tuple[tuple[str, Card], ...]:
+    """The card each ``PointValues`` field names once ``trump`` is named (the off-jack only where it is a
+    trump): the one table of which card is which point, for the scoring and for whoever names them."""
+    return (("joker", JOKER), ("king", make_card(RANK_K, trump)), ("queen", make_card(RANK_Q, trump)),
+            ("nine", make_card(RANK_9, trump)), ("three", make_card(RANK_3, trump)),
+            *((("off_jack", make_card(RANK_J, sister(trump))),) if off_jack else ()),
+            ("high", make_card(RANK_A, trump)), ("jack", make_card(RANK_J, trump)), ("game", make_card(RANK_T, trump)),
+            ("right_pedro", make_card(RANK_5, trump)), ("left_pedro", make_card(RANK_5, sister(trump))),
+            ("low", make_card(RANK_2, trump)))
+
+
 @lru_cache(maxsize=64)
 def _point_table(p: PointValues, trump: int, off_jack: bool = False) -> tuple[int, ...]:
-    table = [0] * ALL_CARDS
-    table[JOKER] = p.joker  # (validation keeps it 0 without a joker in the deck)
-    table[make_card(RANK_K, trump)] = p.king
-    table[make_card(RANK_Q, trump)] = p.queen
-    table[make_card(RANK_9, trump)] = p.nine
-    table[make_card(RANK_3, trump)] = p.three
-    if off_jack:
-        table[make_card(RANK_J, sister(trump))] = p.off_jack
-    table[make_card(RANK_A, trump)] = p.high
-    table[make_card(RANK_J, trump)] = p.jack
-    table[make_card(RANK_T, trump)] = p.game
-    table[make_card(RANK_5, trump)] = p.right_pedro
-    table[make_card(RANK_5, sister(trump))] = p.left_pedro
-    table[make_card(RANK_2, trump)] = p.low
+    table = [0] * ALL_CARDS  # the joker's value: validation keeps it 0 without a joker in the deck
+    for name, card in point_cards(trump, off_jack):
+        table[card] = getattr(p, name)
     return tuple(table)
 
 

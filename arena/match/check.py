@@ -280,7 +280,7 @@ def _ask(entry: BotEntry, settings: MatchSettings, game: Game, where: str, repor
             fault = answer.fault
             if fault is None:
                 report.latencies_ms.append(answer.latency_s * 1000)
-                if not choice.is_legal(answer.action):  # type: ignore[arg-type]
+                if not choice.is_legal(answer.action):
                     fault = Fault("illegal", f"{answer.action} is not legal: {choice.explain()}", req, answer.reply_text)
         if fault is not None:
             fatal = fatal or fault.kind in FATAL_KINDS

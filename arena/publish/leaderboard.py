@@ -18,7 +18,7 @@ from tabulate import tabulate
 
 from ..match.show import profile_text
 from ..ratings import RatingReport
-from .load import LoadedResults
+from ..results import LoadedResults
 from .provenance import Provenance
 from .versions import earlier, ranked
 
@@ -83,7 +83,8 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
         "luck": _luck_doc(report.luck),
         "luck_points": _luck_doc(report.luck_points) if report.luck_points is not None else None,
     }
-    return _clean(doc)
+    cleaned: dict[str, Any] = _clean(doc)
+    return cleaned
 
 
 def _luck_doc(lk: Any) -> dict[str, Any]:
@@ -244,8 +245,8 @@ def versions_text(doc: dict[str, Any]) -> list[str]:
 def crosstable_md(doc: dict[str, Any]) -> str:
     rows = [[c["first"], c["second"], c["games"], f"{c['wins']}-{c['draws']}-{c['losses']}", _pct(c["score_pct"])]
             for c in doc["crosstable"]]
-    return tabulate(rows, headers=["partnership", "vs", "games", "W-D-L", "score %"], tablefmt="github",
-                    disable_numparse=True)
+    return str(tabulate(rows, headers=["partnership", "vs", "games", "W-D-L", "score %"], tablefmt="github",
+                        disable_numparse=True))
 
 
 def los_md(doc: dict[str, Any]) -> str:
@@ -254,7 +255,7 @@ def los_md(doc: dict[str, Any]) -> str:
     if not los:
         return "(no bootstrap: LOS not computed)"
     rows = [[a] + ["" if a == b else _pct(los.get(a, {}).get(b)) for b in names] for a in names]
-    return tabulate(rows, headers=["LOS"] + names, tablefmt="github", disable_numparse=True)
+    return str(tabulate(rows, headers=["LOS"] + names, tablefmt="github", disable_numparse=True))
 
 
 _UNIT_TEXT = {"key": "of whole deal keys (block i of every pairing together)",
@@ -331,7 +332,9 @@ th{background:#f0f0f0}td.l,th.l{text-align:left}svg.bar{display:block}
 def _bar_svg(lo: float | None, mid: float, hi: float | None, vmin: float, vmax: float, width: int = 240) -> str:
     """Inline SVG: the interval as a bar, the rating as a tick, on a shared scale."""
     span = (vmax - vmin) or 1.0
-    x = lambda v: 4 + (v - vmin) / span * (width - 8)  # noqa: E731
+    def x(v: float) -> float:
+        return 4 + (v - vmin) / span * (width - 8)
+
     parts = [f'<svg class="bar" width="{width}" height="14" role="img" aria-label="rating interval">',
              f'<line x1="4" y1="7" x2="{width - 4}" y2="7" stroke="#eee"/>']
     if lo is not None and hi is not None:
@@ -343,7 +346,9 @@ def _bar_svg(lo: float | None, mid: float, hi: float | None, vmin: float, vmax: 
 
 def render_html(doc: dict[str, Any]) -> str:
     """leaderboard.html: static, no external assets (CSS inline, bars as SVG)."""
-    e = lambda s: html.escape(str(s))  # noqa: E731
+    def e(s: Any) -> str:
+        return html.escape(str(s))
+
     p = doc["provenance"]
     vals = [v for b in doc["bots"] for v in (b["rating"], b["ci_low"], b["ci_high"]) if v is not None]
     vmin, vmax = (min(vals), max(vals)) if vals else (0.0, 1.0)

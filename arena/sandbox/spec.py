@@ -7,7 +7,7 @@ tournament config) and calls `spec.launch(argv, bot_dir)` once per game.
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,7 +35,7 @@ class SandboxSpec(BaseModel):
     allow_unlimited: bool = Field(
         False, description="Start untrusted bots even without a memory or process limit (or where none can be enforced).")
 
-    def with_limits(self, override: Limits | dict | None) -> "SandboxSpec":
+    def with_limits(self, override: Limits | dict[str, Any] | None) -> "SandboxSpec":
         """The same spec with `override`'s explicitly set limits taking precedence."""
         return self.model_copy(update={"limits": self.limits.merge(override)})
 

@@ -314,7 +314,7 @@ class RayBackend:
         except AttributeError:  # Ray Client, or a Ray without it: the public call
             return [NodeInfo(n["NodeID"], str(n.get("NodeManagerAddress", "?")),
                              int(n.get("Resources", {}).get("CPU", 0)), bool(n.get("Alive")))
-                    for n in ray.nodes()]  # type: ignore[no-untyped-call]
+                    for n in ray.nodes()]  # type: ignore[no-untyped-call, unused-ignore]  # typed in some Ray releases
         out = []
         for info in get(timeout=GCS_TIMEOUT_S).values():
             state = info.DESCRIPTOR.fields_by_name["state"].enum_type.values_by_number[info.state].name

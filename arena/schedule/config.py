@@ -35,6 +35,13 @@ class ConfigError(ValueError):
     """A config that cannot run; the message names the file and the field."""
 
 
+Matchup = Literal["pair", "mixed"]
+
+
+def _all_matchups() -> list[Matchup]:
+    return ["pair", "mixed"]
+
+
 class ScheduleSpec(BaseModel):
     """Who plays whom. See docs/tournaments.md for seats in each game."""
 
@@ -43,8 +50,8 @@ class ScheduleSpec(BaseModel):
     kind: Literal["round_robin", "gauntlet", "mixed", "sprt"] = "round_robin"
     candidate: str | None = Field(None, description="gauntlet, sprt: the entry (path, as listed in entries) under test")
     baselines: list[str] | None = Field(None, description="gauntlet: entries it meets (default all others); sprt: the one baseline")
-    matchups: list[Literal["pair", "mixed"]] = Field(
-        default_factory=lambda: ["pair", "mixed"],  # type: ignore[arg-type,return-value]
+    matchups: list[Matchup] = Field(
+        default_factory=_all_matchups,
         description="sprt: pair = candidate+candidate vs baseline+baseline; mixed = candidate+baseline vs baseline+baseline",
     )
 

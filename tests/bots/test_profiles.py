@@ -116,6 +116,42 @@ def test_the_sdk_scores_a_deal_like_the_engine(profile):
     assert scored >= 30
 
 
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+def test_the_sdk_follow_rule_and_trick_winner_are_the_engines(profile):
+    """The SDK's ``Tables.legal_follow`` and ``winner_pos`` (the montecarlo bot simulates play with
+    them) against the engine's play decisions and tricks: the same under the follow rule, and under
+    the others what they are stated to be, a model of the follow rule only (oregon allows any card on
+    a plain lead and lets it hold unless trumped; a first lead that must be a trump is the caller's to
+    restrict; trumps_only and monterey seats out of trumps sit out)."""
+    tables = tables_for(params(profile))
+    rng = random.Random(11)
+    asked = tricks = 0
+    for k in range(16):
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource(f"follow-{profile.name}"))
+        while not deal.done:
+            choice = deal.choice
+            if choice.kind == "play" and not getattr(choice, "under_count", 0):
+                trick = deal.tricks[-1]
+                led = trick.plays[0][1] if trick.plays else None
+                sdk = set(tables[deal.trump].legal_follow(list(deal.hands[choice.seat]), led))
+                if profile.play == "oregon" and led is not None and not tables[deal.trump].is_trump[led]:
+                    assert sdk <= set(choice.cards)
+                elif profile.play == "trumps_only":  # the SDK's follow rule, less the plain cards never played
+                    assert {c for c in sdk if tables[deal.trump].is_trump[c]} == set(choice.cards)
+                elif profile.first_lead_trump and led is None and len(deal.tricks) == 1:
+                    assert sdk >= set(choice.cards)  # the rule of the first lead is the caller's (montecarlo's sim)
+                else:
+                    assert sdk == set(choice.cards), (deal.hands[choice.seat], led, choice.cards)
+                asked += 1
+            deal.apply(choice.sample(rng))
+        for t in deal.tricks:
+            if len(t.plays) == 4 and profile.play != "oregon":
+                cards = [c for _, c, _ in t.plays]
+                assert t.plays[tables[deal.trump].winner_pos(cards)][0] == t.winner
+                tricks += 1
+    assert asked >= 30 and (tricks >= (30 if profile.play == "follow" else 5) or profile.play == "oregon")
+
+
 # -- legal choices only -----------------------------------------------------------------------------
 
 

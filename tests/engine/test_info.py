@@ -46,7 +46,10 @@ def test_what_the_engine_does_is_what_the_profile_declares(name):
             if facts.rebuilt:
                 assert info.reshuffle
             if any(c.trick < 0 for c in facts.captures):
-                assert info.cards_out_of_play
+                assert info.cards_out_of_play and info.points_out_of_play
+            # each capture is named as the profile's point table values it
+            values = deal.profile.points.model_dump()
+            assert all(values[c.name] == c.points for c in facts.captures)
             for seat, amount, forced in deal.bids:
                 if forced and amount:  # the engine bid for the dealer: declared, and in the facts
                     assert info.forced_dealer_bid and facts.dealer_bid == (seat, amount, True)

@@ -23,9 +23,6 @@ one before (``diff``): most of a frame is the same as the last.
 from __future__ import annotations
 
 import copy
-import json
-import os
-from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -34,6 +31,7 @@ from ...engine.cards import SUITS
 from ...engine import DeckSource
 from ...engine.record import RecordedSource, load_record, recorded_decisions, recorded_source
 from ...engine.view import deal_view, summarize
+from ...match.stored import StoredGame
 
 REPLAY_FORMAT = "cinch-replay"
 REPLAY_VERSION = 1
@@ -48,6 +46,8 @@ END_TEXT = {"target": "a side reached the target", "bidder_out": "the bidders we
 
 
 _SAME = object()
+_CONTAINERS = (dict, list)
+_INDEX = [str(i) for i in range(64)]
 
 
 def diff(old: Any, new: Any) -> Any:
@@ -62,14 +62,16 @@ def diff(old: Any, new: Any) -> Any:
         return _SAME
     if type(old) is dict and type(new) is dict:
         out: dict[str, Any] = {}
+        get = old.get
         for k, v in new.items():
-            if k not in old:
-                out[k] = [v]
-                continue
-            o = old[k]
+            o = get(k, _SAME)
             if o is v or o == v:
                 continue
-            out[k] = diff(o, v)
+            if o is _SAME:
+                out[k] = [v]
+                continue
+            # a changed value that is not a container is replaced outright (no call for it)
+            out[k] = diff(o, v) if type(v) in _CONTAINERS and type(o) is type(v) else [v]
         for k in old:
             if k not in new:
                 out[k] = []
@@ -81,7 +83,7 @@ def diff(old: Any, new: Any) -> Any:
             for i in range(n):
                 o, v = old[i], new[i]
                 if o is not v and o != v:
-                    out[str(i)] = diff(o, v)
+                    out[_INDEX[i] if i < 64 else str(i)] = diff(o, v) if type(v) in _CONTAINERS and type(o) is type(v) else [v]
             if len(new) > n:
                 out["+"] = new[n:]
             return out if out else _SAME
@@ -266,15 +268,38 @@ def _sitting(deal: Deal) -> list[int]:
     return []
 
 
+# The keys of a view (``View.to_dict()``) that differ from seat to seat: the seat's own cards, and the
+# rob's cards, which only the dealer sees. Every other key is the same in the four views (rule 9.1).
+SEAT_KEYS = ("seat", "partner", "hand", "dealt", "discarded", "received", "rob_stock", "rob_taken")
+
+
+def _views(deal: Deal, previous: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The four seats' views (``View.to_dict()``) as the keys they share and each seat's own keys.
+
+    One view is converted in full (the engine's ``deal_view``) and gives the shared keys; the other
+    seats' own keys are the dealer's view (the only one that sees the rob) or the same few card lists
+    of their own hand. The frames tests compare all four with ``Game.view`` at every decision point
+    under every profile, so this stays what the engine gives.
+    """
+    dealer = deal.dealer
+    full = deal_view(deal, dealer).to_dict()
+    full["previous"] = previous  # the earlier deals' outcomes, as Game.view gives them (one shared list)
+    shared = {k: v for k, v in full.items() if k not in SEAT_KEYS}
+    seats: list[dict[str, Any]] = []
+    for s in range(4):
+        if s == dealer:
+            seats.append({k: full[k] for k in SEAT_KEYS})
+        else:
+            seats.append({"seat": s, "partner": (s + 2) % 4, "hand": cards_str(deal.hands[s]),
+                          "dealt": cards_str(deal.dealt[s]), "discarded": cards_str(deal.discarded[s]),
+                          "received": cards_str(deal.received[s]), "rob_stock": None, "rob_taken": None})
+    return shared, seats
+
+
 def _frame(deal: Deal, previous: list[dict[str, Any]], before: list[dict[str, Any]], name: _Namer) -> dict[str, Any]:
     """The frame of ``deal`` now; ``previous``: the deals played before it as the views list them
     (``before``: the same plus the deal itself once done)."""
-    views = [deal_view(deal, s).to_dict() for s in range(4)]
-    for v in views:  # the earlier deals' outcomes, as Game.view gives them (one list shared by the four views)
-        v["previous"] = previous
-    v1, v2, v3 = views[1], views[2], views[3]
-    shared = {k: v for k, v in views[0].items() if v == v1[k] and v == v2[k] and v == v3[k] and k != "seat" and k != "partner"}
-    seats = [{k: v for k, v in w.items() if k not in shared} for w in views]
+    shared, seats = _views(deal, previous)
     done = deal.done
     trump = deal.trump
     points_of = deal.profile.point_table(trump) if trump is not None else None
@@ -519,67 +544,16 @@ def game_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twi
     return out, (r.game if not r.warnings else None)
 
 
-def games_of(data: Any) -> list[dict[str, Any]]:
-    """The games a user's file holds, as keyword arguments of ``viewer_data`` plus the record: a results
-    file's lines (each a block of two games), one results line, an ``arena play --save`` file or a record."""
-    if isinstance(data, list):
-        return [g for x in data for g in games_of(x)]
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    if isinstance(data.get("games"), list):
-        from ...results import game_id
-
-        ids = [g.get("id") or game_id(str(data.get("pairing")), int(data.get("block", 0)), h)
-               for h, g in enumerate(data["games"])]
-        return [{"record": g["record"], "id": ids[h], "twin": ids[1 - h] if len(ids) == 2 else None,
-                 "names": [s.get("bot") or s.get("name") or "?" for s in g.get("seats") or []],
-                 "forfeit_by": g.get("forfeit_by")} for h, g in enumerate(data["games"])]
-    if data.get("format") == "cinch-saved-game":
-        return [{"record": data["record"], "id": "saved game", "title": "A saved game",
-                 "names": list(data.get("players") or [])}]
-    if data.get("format") == "cinch-game":
-        return [{"record": data, "id": "record", "title": "A game record", "names": []}]
-    if "record" in data and "seats" in data:
-        return [{"record": data["record"], "id": data.get("id") or "game", "twin": None,
-                 "names": [s.get("bot") or s.get("name") or "?" for s in data.get("seats") or []],
-                 "forfeit_by": data.get("forfeit_by")}]
-    raise ValueError("not a game record, a results line or an `arena play --save` file")
-
-
-def read_games(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The games of a results file (or a folder holding one), a record or a saved game (``games_of``)."""
-    p = Path(path)
-    if p.is_dir() or p.suffix == ".jsonl":
-        from ...results import ResultsError, read_results
-
-        try:
-            return games_of(read_results(p).lines)
-        except ResultsError as e:
-            raise ValueError(str(e)) from None
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ValueError(f"{p}: cannot read it: {e.strerror}") from None
-    try:
-        return games_of(json.loads(text))
-    except json.JSONDecodeError:
-        try:
-            return games_of([json.loads(ln) for ln in text.splitlines() if ln.strip()])
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{p}: not JSON (line {e.lineno}): not a record, a saved game or a results file") from None
-    except (ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"{p}: {e}") from None
-
-
-def replay_file(games: list[dict[str, Any]], only: str | None = None) -> dict[str, Any]:
-    """The file ``arena site frames`` writes for the "open a game" page: every game (or game ``only``
-    and its duplicate twin, when the file holds it)."""
+def replay_file(games: list[StoredGame], only: str | None = None) -> dict[str, Any]:
+    """The file ``arena site frames`` writes for the "open a game" page: every game of a file
+    (``match.stored.read_games``), or game ``only`` and its duplicate twin when the file holds it."""
     if only is not None:
-        ids = {g["id"] for g in games}
+        ids = {g.id for g in games}
         if only not in ids:
             raise ValueError(f"no game {only!r} in the file (it holds {', '.join(sorted(ids)[:5])}"
                              f"{', ...' if len(ids) > 5 else ''})")
-        twin = next(g.get("twin") for g in games if g["id"] == only)
-        games = sorted((g for g in games if g["id"] in (only, twin)), key=lambda g: g["id"] != only)
+        twin = next(g.twin for g in games if g.id == only)
+        games = sorted((g for g in games if g.id in (only, twin)), key=lambda g: g.id != only)
     return {"format": REPLAY_FORMAT, "version": REPLAY_VERSION,
-            "games": [viewer_data(g.pop("record"), **g) for g in (dict(x) for x in games)]}
+            "games": [viewer_data(g.record, id=g.id, names=g.names, twin=g.twin, forfeit_by=g.forfeit_by, title=g.title)
+                      for g in games]}

@@ -1,7 +1,7 @@
 """Cinch statistics of each bot, computed from the game records, per rule profile.
 
 Each record is replayed by the engine, and every count reads the replayed
-deals' facts (``deal_facts``: the auction and the forced dealer bid, the
+deals' facts (the engine's ``deal_facts``, with the auction and the forced dealer bid, the
 tricks and their winners, which side each point card scored for, the cards
 out of play and who laid them away), never the raw events: the rules live
 in the engine. Which numbers are per seat and which per side is part of
@@ -27,25 +27,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
-from ...engine import Deal, Game, replay
-from ...engine.cards import SUITS, card_str
+from ...engine import Deal, Game, deal_facts, profile_info, replay
+from ...engine.cards import card_str
 from ...engine.profile import RuleProfile
 
-SISTER = {"H": "D", "D": "H", "S": "C", "C": "S"}
-#: point cards by their PointValues field, as (rank, whose suit): "t" trump, "s" its sister suit;
-#: "JK" the joker, of no suit
-POINT_CARDS = {"high": "At", "jack": "Jt", "game": "Tt", "right_pedro": "5t", "left_pedro": "5s", "low": "2t",
-               "off_jack": "Js", "king": "Kt", "queen": "Qt", "nine": "9t", "three": "3t", "joker": "JK"}
 HONOURS = ("high", "low", "jack", "game", "off_jack", "king", "queen", "nine", "three", "joker")
 #: point cards only some profiles score (a page shows them only under those)
 LATER_HONOURS = frozenset(("off_jack", "king", "queen", "nine", "three", "joker"))
 PEDROS = ("right_pedro", "left_pedro")
-
-
-def _card(spec: str, trump: str) -> str:
-    if spec == "JK":
-        return spec
-    return spec[0] + (trump if spec[1] == "t" else SISTER[trump])
 
 
 @lru_cache(maxsize=64)
@@ -96,10 +85,11 @@ class BotStats:
     def applies(self) -> dict[str, str | None]:
         """Why a statistic means nothing under this profile (None: it applies)."""
         p = self.profile
+        info = profile_info(p)  # what the rules can make, as the engine declares it
         pts = p.points.model_dump()
         why: dict[str, str | None] = {
-            "forced": None if p.dealer_forced_bid is not None else "nobody must bid: four passes void the deal",
-            "void_deals": None if p.dealer_forced_bid is None else "the dealer must bid after three passes, so no deal is void",
+            "forced": None if info.dealer_must_bid else "nobody must bid: four passes void the deal",
+            "void_deals": None if info.redeal else "the dealer must bid after three passes, so no deal is void",
             "pedros_laid_away": None if _cards_leave_play(p) else "no trump leaves play before the tricks",
             "pedros": None if pts["right_pedro"] or pts["left_pedro"] else "the pedros carry no points",
         }
@@ -130,9 +120,10 @@ Plays = list[tuple[int, str, tuple[str, ...]]]
 
 
 @dataclass
-class DealFacts:
-    """One finished deal as the statistics count it: what the engine's replay of the record says
-    (``deal_facts``); plain data, so a test can write one by hand."""
+class DealCounts:
+    """One finished deal as the statistics count it: the engine's facts of the replayed deal
+    (``engine.deal_facts``) with its public auction and tricks, cards as text; plain data, so a test
+    can write one by hand."""
 
     dealer: int
     bids: list[tuple[int, int, bool]]  # the auction: (seat, amount or 0 for a pass, forced by the engine)
@@ -149,43 +140,30 @@ class DealFacts:
     out: list[tuple[int, str, int | None]] = field(default_factory=list)  # out of play: (laid away by or -1, card, side it scored for or None)
 
 
-def deal_facts(deal: Deal) -> DealFacts:
-    """The facts of one finished deal, read from the engine's replayed ``Deal``: the one place the
-    statistics take the rules from. The engine is to declare these per deal (the forced bid, who scored
-    each point card, the cards out of play and who laid them away); until then they are read here from
-    the deal's public state, and this function is what switches over."""
-    p = deal.profile
+def deal_counts(deal: Deal) -> DealCounts:
+    """What the statistics count of one finished deal: the rules' part (the dealer's bid after three
+    passes, which card scored as which point for which side, the cards out of play and who laid them
+    away) is the engine's ``deal_facts``; the rest is the deal's public auction and tricks."""
+    facts = deal_facts(deal)
     bids = [(s, a, f) for s, a, f in deal.bids]
-    forced = None
-    if p.dealer_forced_bid is not None and len(bids) > 3 and bids[3][1] and not any(a for _, a, _ in bids[:3]):
-        forced = 3  # three passes, then the dealer had to bid
-    dark = list(deal.dark) if p.dark_bid is not None else []
+    forced = 3 if facts.dealer_bid is not None else None  # three passes, then the dealer had to bid
+    dark = list(deal.dark) if deal.profile.dark_bid is not None else []
     if deal.redeal:
-        return DealFacts(deal.dealer, bids, dark, forced, redeal=True)
-    trump = SUITS[deal.trump]  # type: ignore[index]
-    values = p.points.model_dump()
-    names = {_card(spec, trump): k for k, spec in POINT_CARDS.items() if values.get(k)}
-    b_side = deal.maker % 2  # type: ignore[operator]
-    low = card_str(p.low_card(deal.trump))  # type: ignore[arg-type]
+        return DealCounts(deal.dealer, bids, dark, forced, redeal=True)
+    names = {card_str(c.card): c.name for c in facts.captures}
+    credit = {card_str(c.card): c.side for c in facts.captures if c.trick >= 0 and c.side is not None}
+    laid = {c.card: c.side for c in facts.captures if c.trick < 0}
     tricks: list[tuple[int, Plays]] = []
-    credit: dict[str, int] = {}
     for t in deal.tricks:
-        plays = [(s, card_str(c), tuple(card_str(u) for u in under)) for s, c, under in t.plays]
-        tricks.append((t.winner, plays))  # type: ignore[arg-type]
-        for _, top, under in plays:
-            for c in (top, *under):
-                if c in names:
-                    to_holder = c == low and p.low_goes_to == "holder" and deal.low_holder is not None
-                    credit[c] = (deal.low_holder if to_holder else t.winner) % 2  # type: ignore[operator]
-    out: list[tuple[int, str, int | None]] = []
-    for s, card in deal.out or ():
-        to_bidders = p.defender_discards_to_bidders and s >= 0 and s % 2 != b_side
-        out.append((s, card_str(card), b_side if to_bidders else None))
-    return DealFacts(deal.dealer, bids, dark, forced, False, deal.maker, deal.high, bool(deal.made),
-                     deal.points or (0, 0), tricks, names, credit, out)
+        assert t.winner is not None
+        tricks.append((t.winner, [(s, card_str(c), tuple(card_str(u) for u in under)) for s, c, under in t.plays]))
+    out = [(s, card_str(c), laid.get(c)) for c, s in facts.out_of_play]
+    assert deal.maker is not None
+    return DealCounts(deal.dealer, bids, dark, forced, False, deal.maker, deal.high, bool(deal.made),
+                      deal.points or (0, 0), tricks, names, credit, out)
 
 
-def game_facts(record: dict[str, Any] | None, game: Game | None = None) -> list[DealFacts] | None:
+def game_facts(record: dict[str, Any] | None, game: Game | None = None) -> list[DealCounts] | None:
     """Every finished deal's facts, from the engine replaying the record (or from ``game``, the record
     already replayed and checked); None for a record that does not replay (its facts are unknown).
     Unfinished deals (a forfeit, a saved game) are left out."""
@@ -194,10 +172,10 @@ def game_facts(record: dict[str, Any] | None, game: Game | None = None) -> list[
             game = replay(record or {})
         except (ValueError, RuntimeError):
             return None
-    return [deal_facts(d) for d in game.deals if d.done]
+    return [deal_counts(d) for d in game.deals if d.done]
 
 
-def add_deal(f: DealFacts, bot_at: list[str], table: dict[str, BotStats], profile: RuleProfile) -> None:
+def add_deal(f: DealCounts, bot_at: list[str], table: dict[str, BotStats], profile: RuleProfile) -> None:
     """Count one finished (or void) deal of a game under ``profile`` whose seats hold ``bot_at``."""
     get: Callable[[str], BotStats] = lambda b: table.setdefault(b, BotStats(profile))  # noqa: E731
     sides = [sorted({bot_at[s], bot_at[s + 2]}) for s in (0, 1)]
@@ -255,7 +233,7 @@ def add_deal(f: DealFacts, bot_at: list[str], table: dict[str, BotStats], profil
 
 
 def cinch_stats(games: Iterable[tuple[dict[str, Any], list[str]]],
-                facts_of: Sequence[list[DealFacts] | None] | None = None) -> dict[str, dict[str, BotStats]]:
+                facts_of: Sequence[list[DealCounts] | None] | None = None) -> dict[str, dict[str, BotStats]]:
     """Statistics per bot id and profile name over (game record, bot id at each seat) pairs, each
     record replayed by the engine (``facts_of``: each game's ``game_facts``, where a caller that
     replayed them already has them); deals left unfinished (a forfeit, a saved game) are skipped."""

@@ -3,7 +3,7 @@
 A game is played by random legal decisions that pass often (so void deals
 and forced dealer bids happen); among a few keys the one whose deals show
 the most mechanisms is kept, deterministically. Which mechanisms a profile
-has is found by playing it (``expected``), not by reading its parameters.
+has is what the engine declares (``expected``, from ``profile_info``).
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ import random
 from functools import lru_cache
 from typing import Any
 
-from arena.engine import Game, game_record
+from arena.engine import Game, deal_facts, game_record, profile_info
 from arena.engine.actions import PASS
 from arena.engine.cards import JOKER
 from arena.engine.profile import RuleProfile, get_profile
-from arena.publish.site.stats import deal_facts
 
 #: keys tried at least, and at most while no game shows every mechanism ``expected`` names
 TRIES, LIMIT = 30, 400
@@ -48,7 +47,7 @@ def mechanisms(game: Game) -> set[str]:
                         "face-up discards" if p.discards_face_up else "chosen discards")
             elif getattr(ev[2], "under", ()):
                 out.add("cards under a top card")
-        if deal_facts(d).forced is not None:
+        if deal_facts(d).dealer_bid is not None:
             out.add("forced dealer bid")
         if p.rob == "free" and len(d.shown[d.dealer]) > (len(d.discarded[d.dealer]) if p.discards_face_up else 0):
             out.add("trumps left by the rob")
@@ -103,10 +102,26 @@ CHECKED = frozenset({
 
 @lru_cache(maxsize=None)
 def expected(profile: str) -> frozenset[str]:
-    """The mechanisms ``profile`` can produce, as the engine shows them: those ``TRIES`` seeded games of
-    up to twelve deals went through (of ``CHECKED``). Playing the engine rather than reading the profile's parameters
-    keeps the rules in one place; this one function is what switches to the engine's declared metadata
-    (the decision kinds and mechanisms of a profile) once the engine has it."""
+    """The mechanisms (of ``CHECKED``) ``profile`` can produce, as the engine declares them
+    (``profile_info``): the rules stay in the engine, and a showcase game is asked to show each."""
+    info = profile_info(get_profile(profile))
+    chosen = "discard" in info.decision_kinds and (info.discard != "non_trumps" or not info.extra_trumps_shown)
+    has = {
+        "made": True, "set": True, "void deal": info.redeal, "forced dealer bid": info.dealer_must_bid,
+        "face-up discards": chosen and info.face_up_discards, "chosen discards": chosen and not info.face_up_discards,
+        "extra trumps shown": info.extra_trumps_shown, "cards under a top card": info.long_hands,
+        "trumps left by the rob": info.rob == "free", "points out of play": info.points_out_of_play,
+        "seats sitting out": info.sit_out, "a trick without a trump to its leader": info.untrumped_lead_holds,
+        "bids naming the trump": info.suited_bids, "a second deal": info.second_deal,
+        "the kitty taken by the maker": info.kitty, "the off-jack played": any(n == "off_jack" for n, _ in info.point_cards),
+        "a bid in the dark": info.dark_bid, "widows taken up": info.widow, "the joker played": info.joker,
+    }
+    return frozenset(m for m, on in has.items() if on) & CHECKED
+
+
+def played(profile: str) -> frozenset[str]:
+    """The mechanisms (of ``CHECKED``) ``TRIES`` seeded games of up to twelve deals went through: what
+    the declaration is checked against."""
     out: set[str] = set()
     for k in range(TRIES):
         out |= mechanisms(play(profile, f"mechanisms-{profile}-{k}", 12))

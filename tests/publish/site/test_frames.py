@@ -22,11 +22,12 @@ from arena.engine.record import load_record, recorded_decisions, recorded_source
 from arena.match.show import saved_game
 from ...profiles import four_seat_profile_names
 from arena.publish.site.build import asset
-from arena.publish.site.frames import apply_patch, diff, games_of, seat_view, unpack, viewer_data
+from arena.match.stored import games_of
+from arena.publish.site.frames import apply_patch, diff, seat_view, unpack, viewer_data
 from tests.cli import arena
 
 from .profile_games import play as play_game
-from .profile_games import showcase
+from .profile_games import expected, played, showcase
 
 CARD = re.compile(r"\b(?:[2-9TJQKA][CDHS]|JK)\b")
 
@@ -241,7 +242,7 @@ def test_the_frames_command(tmp_path: Path) -> None:
                                                        "forfeit_by": None},
                                                       {"id": "g1", "record": record, "seats": [{"bot": "y"}] * 4,
                                                        "forfeit_by": None}]}
-    assert [g["id"] for g in games_of(line)] == ["g0", "g1"] and games_of(line)[0]["twin"] == "g1"
+    assert [g.id for g in games_of(line)] == ["g0", "g1"] and games_of(line)[0].twin == "g1"
     results = tmp_path / "line.json"
     results.write_text(json.dumps(line))
     ran = arena("site", "frames", results, "--game", "g1", "--out", tmp_path / "one.json")
@@ -251,5 +252,13 @@ def test_the_frames_command(tmp_path: Path) -> None:
     junk = tmp_path / "junk.json"
     junk.write_text("{\"hello\": 1}")
     ran = arena("site", "frames", junk)
-    assert ran.code == 2 and "not a game record" in ran.err
+    assert ran.code == 2 and "neither a game record nor a results file" in ran.err
     assert arena("site", "frames", tmp_path / "missing.json").code == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", profile_names())
+def test_the_declared_mechanisms_are_those_play_shows(profile: str) -> None:
+    """``expected`` (the engine's ``profile_info``) names exactly what seeded games go through: a
+    declaration that claimed a mechanism the rules cannot produce, or missed one, fails here."""
+    assert expected(profile) == played(profile)

@@ -11,11 +11,12 @@ from arena.engine import Game, game_record
 from arena.engine.cards import card_str
 from arena.engine.actions import PASS
 from arena.engine.profile import get_profile
-from arena.publish.site.stats import HONOURS, BotStats, DealFacts, add_deal, PEDROS, POINT_CARDS, TimeUse, _card, add_time_use, cinch_stats, game_facts, percentile
+from arena.engine.profile import point_cards
+from arena.publish.site.stats import HONOURS, BotStats, DealCounts, add_deal, PEDROS, TimeUse, add_time_use, cinch_stats, game_facts, percentile
 from ...profiles import four_seat_profile_names
 
 
-def hand_deal(low_to: str = "holder") -> DealFacts:
+def hand_deal(low_to: str = "holder") -> DealCounts:
     """Hearts trump, seat 1 (the dealer) bids 9 over seat 3's 8 and is set (3 points); three tricks shown.
 
     Trick 1 (seat 1 leads): 5H (right pedro, seat 2) and AH (High, seat 1); seat 1 wins.
@@ -29,11 +30,11 @@ def hand_deal(low_to: str = "holder") -> DealFacts:
               (2, [(2, "7S", ()), (3, "2H", ()), (0, "8S", ()), (1, "TH", ("3H",))])]
     names = {"AH": "high", "2H": "low", "JH": "jack", "TH": "game", "5H": "right_pedro", "5D": "left_pedro"}
     credit = {"AH": 1, "JH": 0, "TH": 0, "2H": 1 if low_to == "holder" else 0}
-    return DealFacts(1, [(2, 0, False), (3, 8, False), (0, 0, False), (1, 9, False)], maker=1, bid=9, made=False,
+    return DealCounts(1, [(2, 0, False), (3, 8, False), (0, 0, False), (1, 9, False)], maker=1, bid=9, made=False,
                      points=(11, 3), tricks=tricks, names=names, credit=credit)
 
 
-def count(*deals: DealFacts, bots: list[str], profile: str = "pagat62") -> dict[str, BotStats]:
+def count(*deals: DealCounts, bots: list[str], profile: str = "pagat62") -> dict[str, BotStats]:
     table: dict[str, BotStats] = {}
     for d in deals:
         add_deal(d, bots, table, get_profile(profile))
@@ -82,8 +83,8 @@ def test_a_bot_partnering_itself_counts_its_side_once() -> None:
     assert (st["b"].pedros_captured, st["a"].pedros_captured, st["a"].pedros_lost) == (1, 1, 1)
 
 
-def _forced_deal(amount: int, forced_flag: bool) -> DealFacts:
-    return DealFacts(3, [(s, 0, False) for s in range(3)] + [(3, amount, forced_flag)], forced=3, maker=3, bid=amount,
+def _forced_deal(amount: int, forced_flag: bool) -> DealCounts:
+    return DealCounts(3, [(s, 0, False) for s in range(3)] + [(3, amount, forced_flag)], forced=3, maker=3, bid=amount,
                      made=True, points=(2, 12))
 
 
@@ -96,14 +97,14 @@ def test_forced_dealer_bid() -> None:
     chi = count(_forced_deal(9, False), bots=["a", "b", "c", "d"], profile="chicago1890")
     assert (chi["d"].forced, chi["d"].forced_made, chi["d"].bids) == (1, 1, 0)
     # foster1897: nobody is forced; four passes void the deal, counted per side, and the forced count does not apply
-    void = DealFacts(3, [(s, 0, False) for s in range(4)], redeal=True)
+    void = DealCounts(3, [(s, 0, False) for s in range(4)], redeal=True)
     fos = count(void, bots=["a", "b", "a", "b"], profile="foster1897")
     assert (fos["a"].void_deals, fos["a"].passes, fos["a"].deals) == (1, 2, 0)
     assert fos["a"].applies()["forced"] and not fos["a"].applies()["void_deals"]
 
 
 def test_the_engine_gives_the_facts() -> None:
-    """deal_facts on engine deals: the forced bid where the profile forces one, never where it redeals;
+    """The counts of engine deals: the forced bid where the profile forces one, never where it redeals;
     an unfinished deal (a game saved mid-play) is not counted."""
     for profile in ("pagat62", "chicago1890", "foster1897"):
         rng = random.Random(5)
@@ -152,8 +153,7 @@ def _engine_oracle(game: Game, bots: list[str]) -> dict[str, dict[str, int]]:
                 get(bots[seat])["forced"] += 1
             passes += amount == 0
         table = p.point_table(deal.trump)
-        trump = "CDHS"[deal.trump]
-        cards = {_card(spec, trump): k for k, spec in POINT_CARDS.items()}
+        cards = {card_str(c): k for k, c in point_cards(deal.trump, p.off_jack_trump)}
         b_side = deal.maker % 2
         scored = [0, 0]
         for trick in deal.tricks:

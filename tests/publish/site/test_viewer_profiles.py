@@ -20,7 +20,8 @@ import pytest
 
 from arena.engine.profile import get_profile
 from arena.match.show import saved_game
-from arena.publish.site.frames import games_of, replay_file
+from arena.match.stored import games_of
+from arena.publish.site.frames import replay_file
 
 from .browser import Browser
 from .conftest import EXE

@@ -540,7 +540,7 @@ _SINGLE: dict[str, object] = {"deciding_threshold": None, "both_reach": "maker_o
 for _n in range(2, 7):  # cut-throat: seeds/002 "2-6 individual players", each for himself (seeds/003), to 51
     register_profile(RuleProfile(
         name=f"cutthroat-{_n}", players=_n, sides="each", target=51, packets=(3, 3, 2) if _n == 6 else (3, 3, 3),
-        **_SINGLE,  # type: ignore[arg-type]
+        **_SINGLE,
     ))
 # five-hand (seeds/004 "Пять рук Педро"): ten cards each, the two left for the maker before it names trump,
 # bids 6-16 (the Jack counts 3, as in the California section it follows), keep every trump and make up six,

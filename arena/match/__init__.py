@@ -7,6 +7,6 @@ from .settings import FaultPolicy, MatchSettings
 from ..players import TimeSettings
 
 __all__ = [
-    "BlockResult", "FaultPolicy", "GameResult", "GameTiming", "MatchSettings", "PlayerFactory", "SeatFault",
+    "BlockResult", "BlockSpec", "FaultPolicy", "GameResult", "GameTiming", "MatchSettings", "PlayerFactory", "SeatFault",
     "TimeSettings", "bot_seed", "close_all", "play_block", "play_blocks", "play_game", "seating",
 ]

@@ -138,7 +138,8 @@ def finish(engine: Engine, sid: int, ok: bool, report: str) -> int | None:
     with engine.begin() as c:
         r = c.execute(sa.select(submissions).where(submissions.c.id == sid)).mappings().one()
         if r["status"] != "checking":
-            return r["version"]  # already decided: never recorded twice
+            done: int | None = r["version"]
+            return done  # already decided: never recorded twice
         version = None
         if ok:
             top = c.execute(sa.select(sa.func.max(submissions.c.version))

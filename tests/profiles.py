@@ -50,3 +50,9 @@ def profiles_under_test() -> list[RuleProfile]:
     """Every registered profile and the variant: profiles registered later are covered as they come."""
     out = [PROFILES[n] for n in profile_names()]
     return out + ([VARIANT] if VARIANT.name not in PROFILES else [])
+
+
+def four_seat_profiles_under_test() -> list[RuleProfile]:
+    """The profiles of two fixed pairs among ``profiles_under_test``: what the SDK's four-hand
+    models (its follow rule, the solver) are written for."""
+    return [p for p in profiles_under_test() if p.sides == "pairs" and p.players == 4]

@@ -32,7 +32,7 @@ from cinch_bot import PAGAT62, Bot, card_points, run, tables_for
 from cinch_bot.strategy import Facts, estimate_points
 from cinch_bot.scoring import deal_delta
 
-from ..profiles import VARIANT, profiles_under_test
+from ..profiles import VARIANT, four_seat_profiles_under_test, profiles_under_test
 from .conftest import BOTS, PY_BOTS, ROOT, make_bot
 
 ALL_BOTS = ("random", "heuristic", "montecarlo", "js-random", "minimal")
@@ -116,7 +116,7 @@ def test_the_sdk_scores_a_deal_like_the_engine(profile):
     assert scored >= 30
 
 
-@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("profile", four_seat_profiles_under_test(), ids=lambda p: p.name)
 def test_the_sdk_follow_rule_and_trick_winner_are_the_engines(profile):
     """The SDK's ``Tables.legal_follow`` and ``winner_pos`` (the montecarlo bot simulates play with
     them) against the engine's play decisions and tricks: the same under the follow rule, and under

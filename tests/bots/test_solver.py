@@ -14,7 +14,7 @@ from cinch_bot.solver import Solver, solve
 from cinch_bot.strategy import Facts, choose_under
 from cinch_bot.sim import Sampler
 
-from ..profiles import profiles_under_test
+from ..profiles import four_seat_profiles_under_test
 
 
 def brute(st) -> int:
@@ -49,7 +49,7 @@ def endings(profile, cards_left: int, count: int, seed: str):
         count -= 1
 
 
-@pytest.mark.parametrize("profile", profiles_under_test(), ids=lambda p: p.name)
+@pytest.mark.parametrize("profile", four_seat_profiles_under_test(), ids=lambda p: p.name)
 def test_solver_matches_brute_force(profile):
     """Every legal card's solved value equals plain minimax on small endings, and
     the solved points add up to the solved difference."""
@@ -68,7 +68,7 @@ def test_solver_matches_brute_force(profile):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("profile", profiles_under_test(), ids=lambda p: p.name)
+@pytest.mark.parametrize("profile", four_seat_profiles_under_test(), ids=lambda p: p.name)
 def test_solved_line_scores_as_the_engine(profile):
     """Playing the solver's best line in the engine's own deal gives the solver's points."""
     checked = 0

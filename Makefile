@@ -51,7 +51,7 @@ leaderboards: $(STAMP)
 # The default suite on the machine's cores (pytest-xdist; at most four workers, since each
 # starts its own Ray and Chromium). `test-all` and CI's slow checks run serially.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto --maxprocesses 4
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist worksteal
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -m ''

@@ -9,6 +9,7 @@ pagat62's numbers. It is registered only while a test needs it (the
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -56,3 +57,19 @@ def four_seat_profiles_under_test() -> list[RuleProfile]:
     """The profiles of two fixed pairs among ``profiles_under_test``: what the SDK's four-hand
     models (its follow rule, the solver) are written for."""
     return [p for p in profiles_under_test() if p.sides == "pairs" and p.players == 4]
+
+
+#: One profile of each mechanism family (rob kinds, discard kinds, play rules, kitty, widow, joker,
+#: bids in the dark, tables of three and five, the called partner) and the variant. A per-profile
+#: check that takes a second or more runs on these in the default suite and on every profile under
+#: ``-m slow``, which CI runs as well: the default suite keeps its two minutes as profiles are added.
+QUICK_PROFILES = frozenset({
+    "pagat62", "california", "bicycle", "eighty-three-joker", "lipton", "louisiana-dark", "monterey-widow",
+    "oregon", "pidro", "ru51", "cutthroat-3", "five-hand", "railroad", VARIANT.name,
+})
+
+
+def quick_first(items: list[Any]) -> list[Any]:
+    """``items`` (profiles or their names) for a parametrize: those outside QUICK_PROFILES marked slow."""
+    return [x if getattr(x, "name", x) in QUICK_PROFILES else pytest.param(x, marks=pytest.mark.slow)
+            for x in items]

@@ -34,7 +34,7 @@ KEYS = {
 
 
 #: The ones that take many seconds even at their tiny size run in the slow suite.
-SLOW = {"fairtime"}
+SLOW = {"fairtime", "scheduler"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(TINY)])

@@ -50,6 +50,7 @@ def test_a_record_that_does_not_replay_is_refused() -> None:
         replay_game(game.record, settings, "another-key", ["a", "b", "c", "d"])
 
 
+@pytest.mark.slow
 def test_bench_tournament_runs_and_its_figures_add_up() -> None:
     ran = arena("bench", "tournament", "--blocks", "1", "--deals", "1", "--config", "minimal:none")
     assert ran.code == 0, ran.err

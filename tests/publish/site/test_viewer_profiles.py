@@ -27,7 +27,7 @@ from .browser import Browser
 from .conftest import EXE
 from .profile_games import expected, showcase
 from .test_browser import ARTIFACTS, MAIN, _open_file, _scores, engine_views, expected_frames
-from ...profiles import four_seat_profile_names
+from ...profiles import four_seat_profile_names, quick_first
 
 pytestmark = pytest.mark.skipif(EXE is None, reason="no Chromium: install it with `apt-get install chromium` "
                                                    "(.ci/run does) to run the browser tests")
@@ -85,7 +85,7 @@ def check_seat_views(browser: Browser, record: dict[str, Any]) -> None:
                                                f"extra {sorted(shown[k] - oracle[k])}, missing {sorted(oracle[k] - shown[k])}")
 
 
-@pytest.mark.parametrize("profile", four_seat_profile_names())
+@pytest.mark.parametrize("profile", quick_first(four_seat_profile_names()))
 def test_viewer_replays_and_hides_under_every_profile(browser: Browser, site: Path, tmp_path: Path, profile: str) -> None:
     (record, mechs), = showcase(profile)
     assert expected(profile) <= mechs  # the game shows what the profile adds

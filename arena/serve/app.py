@@ -18,6 +18,7 @@ from typing import Any
 
 from fastapi import Cookie, FastAPI, File, Form, Header, HTTPException, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 
 from . import db
@@ -36,6 +37,7 @@ class Service:
         self.sessions: dict[str, tuple[int, str]] = {}  # session id -> (team id, CSRF token)
         self.wake = threading.Event()
         self.stop = threading.Event()
+        self.ladder_wake = threading.Event()  # set when a submission is accepted
         self.limits = Limits(config.competition.max_archive_bytes, config.competition.max_files,
                              config.competition.max_unpacked_bytes)
 
@@ -60,6 +62,8 @@ class Service:
         c = self.config.competition
         verdict = validate(sub["folder"], self.config.match, c.check_games, c.check_timeout_s)
         db.finish(self.engine, sub["id"], verdict.ok, verdict.report)
+        if verdict.ok:
+            self.ladder_wake.set()
         return True
 
     def worker(self) -> None:
@@ -85,6 +89,9 @@ def _public(sub: dict[str, Any]) -> dict[str, Any]:
 
 def make_app(svc: Service) -> FastAPI:
     app = FastAPI(title=f"arena serve: {svc.config.competition.name}")
+    # The ladder's public site (leaderboard, bot pages, replays), rebuilt after each batch; the same
+    # files are the static export.
+    app.mount("/site", StaticFiles(directory=svc.folder / "public", html=True, check_dir=False), name="site")
 
     @app.post("/api/submissions", status_code=202)
     async def post_submission(archive: UploadFile = File(...),
@@ -123,7 +130,7 @@ def make_app(svc: Service) -> FastAPI:
         rows = "".join(f"<tr><td>{html.escape(r['team'])}</td><td>v{r['version']}</td></tr>" for r in leaderboard())
         return (f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
                 "<form method=post action=/login><input name=token type=password>"
-                "<button>team login</button></form>")
+                "<button>team login</button></form><p><a href=/site/>ratings, bot pages and replays</a></p>")
 
     @app.post("/login")
     def login(token: str = Form(...)) -> RedirectResponse:

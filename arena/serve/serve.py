@@ -21,10 +21,13 @@ def open_service(folder: Path, url: str | None = None) -> Service:
 def run(svc: Service, host: str, port: int) -> None:
     import uvicorn
 
-    t = threading.Thread(target=svc.worker, daemon=True)
-    t.start()
+    from .ladder import loop
+
+    threading.Thread(target=svc.worker, daemon=True).start()
+    threading.Thread(target=loop, args=(svc,), daemon=True).start()
     try:
         uvicorn.run(make_app(svc), host=host, port=port, log_level="warning")
     finally:
         svc.stop.set()
         svc.wake.set()
+        svc.ladder_wake.set()

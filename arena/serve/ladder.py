@@ -1,0 +1,173 @@
+"""The continuous ladder: play what is missing between the ranked versions, then rebuild the public site.
+
+Each team's latest accepted version is ranked; earlier ones are retired (their
+games stay in the results store and their rows on the site as history). The
+ladder is today's round robin called as a library (``run_tournament`` with
+``extend`` and ``new_versions``): FOLDER/results is the one results store and
+its resume plays only what is missing, so a server killed mid-batch continues
+where the store ends. A batch is at most ``competition.ladder_blocks`` blocks,
+chosen by :func:`pick_batch` (fewest rated games first, ties by name), so the
+order of play is a function of the store and the accepted submissions only.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from ..publish.site import build_site
+from ..results import ResultsStore
+from ..schedule import (
+    BlockTask,
+    RunOptions,
+    build_tournament,
+    plan_tasks,
+    run_tournament,
+)
+from ..schedule.runner import read_meta
+from . import db
+
+if TYPE_CHECKING:
+    from .app import Service
+
+log = logging.getLogger("arena.serve.ladder")
+
+
+@dataclass(frozen=True)
+class Missing:
+    """One block not yet in the store: its pairing's key, block number and the two sides' idents."""
+
+    pairing: str
+    block: int
+    a: str
+    b: str
+
+
+def pick_batch(missing: Sequence[Missing], games: Mapping[str, int], n: int) -> list[tuple[str, int]]:
+    """The blocks to play next: repeatedly the one whose entrants have the fewest rated games.
+
+    Greedy over the batch: a chosen block counts two games for each side, so
+    a batch spreads over the least-known entrants instead of piling on one.
+    Ties go to the lower block number, then the pairing's name: deterministic.
+    """
+    seen = dict(games)
+    left = list(missing)
+    out: list[tuple[str, int]] = []
+    while left and len(out) < n:
+        best = min(left, key=lambda m: (seen.get(m.a, 0) + seen.get(m.b, 0), m.block, m.pairing))
+        left.remove(best)
+        out.append((best.pairing, best.block))
+        seen[best.a] = seen.get(best.a, 0) + 2
+        seen[best.b] = seen.get(best.b, 0) + 2
+    return out
+
+
+class Chosen:
+    """A stopping rule that lets only the chosen blocks be played (the runner's filter)."""
+
+    def __init__(self, keys: Sequence[tuple[str, int]]) -> None:
+        self.keys = set(keys)
+
+    def add(self, task: BlockTask, line: dict[str, Any]) -> None:
+        pass
+
+    def wants(self, task: BlockTask) -> bool:
+        return task.key in self.keys
+
+    @property
+    def done(self) -> bool:
+        return False
+
+
+def entry_dir(folder: Path, sub: Mapping[str, Any]) -> Path:
+    """The ladder's copy of an accepted submission, its manifest named after the team (names are unique)."""
+    dest = folder / "ladder" / f"{sub['name']}-v{sub['version']}"
+    if dest.exists():
+        return dest
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(sub["folder"], tmp, symlinks=True)
+    manifest = yaml.safe_load((tmp / "bot.yaml").read_text()) or {}
+    manifest["name"] = sub["name"]
+    (tmp / "bot.yaml").write_text(yaml.safe_dump(manifest, sort_keys=True))
+    os.replace(tmp, dest)  # whole or absent after a kill
+    return dest
+
+
+def ranked(engine: Any) -> list[dict[str, Any]]:
+    """Each team's latest accepted submission, by team name."""
+    latest: dict[str, dict[str, Any]] = {}
+    for s in db.accepted(engine):
+        latest[s["name"]] = s
+    return [latest[k] for k in sorted(latest)]
+
+
+def run_batch(svc: Service) -> int:
+    """Play one batch and rebuild the public site; the number of blocks played (0: nothing missing)."""
+    c = svc.config.competition
+    subs = ranked(svc.engine)
+    if len(subs) < 2:
+        return 0
+    out = svc.folder / "results"
+    data = {"name": "ladder", "entries": [str(entry_dir(svc.folder, s)) for s in subs],
+            "match": svc.config.match.model_dump(mode="json", exclude_unset=True), "blocks": c.ladder_pairing_blocks,
+            "seed": c.seed, "backend": "serial", "workers": 1, "nice": None, "out": str(out)}
+    t = build_tournament(data, svc.folder, "ladder")
+    tasks = plan_tasks(t)
+    out.mkdir(parents=True, exist_ok=True)
+    store = ResultsStore(out)
+    store.load(expect_hash=t.config_hash())
+    games: dict[str, int] = {}
+    for task in tasks:
+        if task.key in store.lines:
+            for ident in (task.side_a[0], task.side_b[0]):
+                games[ident] = games.get(ident, 0) + 2
+    missing = [Missing(x.pairing, x.block, x.side_a[0], x.side_b[0]) for x in tasks if x.key not in store.lines]
+    chosen = pick_batch(missing, games, c.ladder_blocks)
+    if chosen:
+        result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True),
+                                stop=Chosen(chosen), say=log.info, progress_stream=io.StringIO())
+        played = result.outcome.played if result.outcome else 0
+    else:
+        played = 0
+    if played or not (svc.folder / "public" / "index.html").exists():
+        publish(svc, {e.digest for e in t.entries})
+    return played
+
+
+def publish(svc: Service, current: set[str]) -> None:
+    """The public site of the store (no host path, no stderr), retired versions shown as history."""
+    meta = read_meta(svc.folder / "results") or {}
+    retire = sorted({f"{e['name']}@{e['digest']}" for e in meta.get("entries") or []
+                     if isinstance(e, dict) and e.get("digest") not in current})
+    tmp = svc.folder / "public.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    build_site([svc.folder / "results"], tmp, bootstrap=svc.config.competition.site_bootstrap,
+               history_bootstrap=0, retire=retire)
+    old = svc.folder / "public.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if (svc.folder / "public").exists():
+        os.replace(svc.folder / "public", old)
+    os.replace(tmp, svc.folder / "public")
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def loop(svc: Service) -> None:
+    """Batches while anything is missing; then wait for the next accepted submission (or a minute)."""
+    while not svc.stop.is_set():
+        try:
+            played = run_batch(svc)
+        except Exception:  # a broken batch must not end the server; it is logged and tried again later
+            log.exception("ladder batch failed")
+            played = 0
+        if not played:
+            svc.ladder_wake.wait(60.0)
+            svc.ladder_wake.clear()

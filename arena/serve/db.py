@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from typing import Any, Callable
@@ -70,6 +71,9 @@ def _hash(token: str) -> str:
 
 def add_team(engine: Engine, name: str, *, admin: bool = False) -> str:
     """Create a team (or the host's admin) and return its token, which is stored only as a hash."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}", name):
+        raise ValueError(f"team name {name!r}: letters, digits and _.+- only, at most 64 (it names the team's bot"
+                         " on the ladder)")
     token = secrets.token_urlsafe(32)
     with engine.begin() as c:
         if c.execute(sa.select(teams.c.id).where(teams.c.name == name)).first():

@@ -32,7 +32,6 @@ from ..schedule import (
     plan_tasks,
     run_tournament,
 )
-from ..schedule.runner import read_meta
 from . import db
 
 if TYPE_CHECKING:
@@ -138,20 +137,18 @@ def run_batch(svc: Service) -> int:
         played = result.outcome.played if result.outcome else 0
     else:
         played = 0
-    if played or not (svc.folder / "public" / "index.html").exists():
-        publish(svc, {e.digest for e in t.entries})
+    index = svc.folder / "public" / "index.html"
+    # also a site older than the store: a server killed after a batch stored its blocks, before the rebuild
+    if played or (store.path.exists() and (not index.exists() or index.stat().st_mtime < store.path.stat().st_mtime)):
+        publish(svc)
     return played
 
 
-def publish(svc: Service, current: set[str]) -> None:
-    """The public site of the store (no host path, no stderr), retired versions shown as history."""
-    meta = read_meta(svc.folder / "results") or {}
-    retire = sorted({f"{e['name']}@{e['digest']}" for e in meta.get("entries") or []
-                     if isinstance(e, dict) and e.get("digest") not in current})
+def publish(svc: Service) -> None:
+    """The public site of the store (no host path, no stderr); the site ranks each name's latest version."""
     tmp = svc.folder / "public.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    build_site([svc.folder / "results"], tmp, bootstrap=svc.config.competition.site_bootstrap,
-               history_bootstrap=0, retire=retire)
+    build_site([svc.folder / "results"], tmp, bootstrap=svc.config.competition.site_bootstrap, history_bootstrap=0)
     old = svc.folder / "public.old"
     shutil.rmtree(old, ignore_errors=True)
     if (svc.folder / "public").exists():

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,6 +15,10 @@ import httpx
 import pytest
 
 from arena.results import comparable, read_results
+from arena.serve import db
+from arena.serve.app import Service
+from arena.serve.ladder import run_batch
+from arena.serve.serve import open_service
 
 from .conftest import ROOT, bot_archive, free_port
 from .test_lifecycle import serve, wait_verdict
@@ -97,3 +103,58 @@ def test_kill_9_mid_ladder_then_restart_ends_with_every_block_once(comp: Path) -
     keys = [(ln["pairing"], ln["block"]) for ln in got]
     assert len(keys) == 3 and len(set(keys)) == 3 and sorted(k[1] for k in keys) == [0, 1, 2]
     assert all(comparable(x) for x in got)
+
+
+def accept(svc: Service, team: str, folder: Path) -> None:
+    """A submission accepted without its validation (the ladder only reads accepted ones)."""
+    if team not in TEAMS[svc]:
+        TEAMS[svc][team] = db.team_for_token(svc.engine, db.add_team(svc.engine, team))["id"]  # type: ignore[index]
+    team_id = TEAMS[svc][team]
+    db.add_submission(svc.engine, team_id, str(folder), per_day=10)
+    sub = db.claim_next(svc.engine)
+    assert sub is not None
+    db.finish(svc.engine, sub["id"], True, "ok")
+
+
+TEAMS: dict[Service, dict[str, int]] = {}
+
+
+def library_comp(path: Path) -> Service:
+    path.mkdir()
+    (path / "competition.yaml").write_text("competition:\n" + LADDER + "match:\n  sandbox: none\n  format: deals\n"
+                                           "  deals: 1\n")
+    svc = open_service(path)
+    TEAMS[svc] = {}
+    return svc
+
+
+def drain(svc: Service) -> list[int]:
+    played = []
+    while n := run_batch(svc):
+        played.append(n)
+    return played
+
+
+def test_the_ladder_is_deterministic_resumes_and_keeps_a_retired_version(tmp_path: Path) -> None:
+    minimal = ROOT / "bots" / "minimal"
+    stored = []
+    for name in ("one", "two"):
+        svc = library_comp(tmp_path / name)
+        accept(svc, "red", minimal)
+        accept(svc, "blue", minimal)
+        assert run_batch(svc) == 2  # a batch of ladder_blocks, the site rebuilt after it
+        assert (svc.folder / "public" / "index.html").exists()
+        svc = open_service(svc.folder)  # a restart: the next batch plays only what the store lacks
+        TEAMS[svc] = {"red": 1, "blue": 2}
+        assert drain(svc) == [1]
+        stored.append(sorted(json.dumps(comparable(x), sort_keys=True) for x in lines(svc.folder)))
+    assert stored[0] == stored[1] and len(stored[0]) == 3  # same seed, same order of acceptance: same games
+    # red's second version (another file) plays its share; the first stays in the store and on the site
+    v2 = tmp_path / "v2"
+    shutil.copytree(minimal, v2)
+    (v2 / "bot.py").write_text((v2 / "bot.py").read_text() + "\n# version 2\n")
+    accept(svc, "red", v2)
+    assert drain(svc) == [2, 1]
+    assert len(lines(svc.folder)) == 6
+    index = (svc.folder / "public" / "index.html").read_text()
+    assert "red" in index and "blue" in index and str(tmp_path) not in index

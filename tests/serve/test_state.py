@@ -20,6 +20,9 @@ def test_migrations_run_once_and_tokens_are_stored_only_as_hashes(tmp_path: Path
     assert db.team_for_token(engine, token + "x") is None
     with pytest.raises(ValueError, match="exists already"):
         db.add_team(engine, "red")
+    for bad in ("red team", "../x", "", "-x"):  # a team name is its bot's name on the ladder
+        with pytest.raises(ValueError, match="team name"):
+            db.add_team(engine, bad)
 
 
 def test_a_verdict_is_recorded_once_and_a_crash_in_checking_is_requeued(tmp_path: Path) -> None:

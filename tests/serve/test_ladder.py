@@ -33,8 +33,9 @@ def add_team(comp: Path, name: str) -> str:
                           capture_output=True, text=True, check=True).stdout.strip()
 
 
-def setup(comp: Path) -> tuple[dict[str, str], int]:
-    text = (comp / "competition.yaml").read_text().replace("competition:\n", "competition:\n" + LADDER)
+def setup(comp: Path, pairing_blocks: int = 3) -> tuple[dict[str, str], int]:
+    ladder = LADDER.replace("ladder_pairing_blocks: 3", f"ladder_pairing_blocks: {pairing_blocks}")
+    text = (comp / "competition.yaml").read_text().replace("competition:\n", "competition:\n" + ladder)
     (comp / "competition.yaml").write_text(text)
     return {n: add_team(comp, n) for n in ("red", "blue")}, free_port()
 
@@ -47,7 +48,7 @@ def submit_both(url: str, tokens: dict[str, str]) -> None:
 
 
 def lines(comp: Path) -> list[dict]:  # type: ignore[type-arg]
-    if not (comp / "results").exists():
+    if not (comp / "results" / "results.jsonl").exists():
         return []
     return read_results(comp / "results").lines
 
@@ -56,7 +57,7 @@ def wait_lines(comp: Path, n: int, timeout: float = 300) -> None:
     end = time.monotonic() + timeout
     while len(lines(comp)) < n:
         assert time.monotonic() < end, f"the ladder stored {len(lines(comp))} of {n} blocks"
-        time.sleep(0.2)
+        time.sleep(0.05)
 
 
 def test_two_teams_submit_the_ladder_plays_and_the_public_site_lists_both(comp: Path) -> None:
@@ -83,27 +84,28 @@ def test_two_teams_submit_the_ladder_plays_and_the_public_site_lists_both(comp: 
 
 
 def test_kill_9_mid_ladder_then_restart_ends_with_every_block_once(comp: Path) -> None:
-    tokens, port = setup(comp)
+    tokens, port = setup(comp, pairing_blocks=6)  # 6 blocks in batches of 2: the kill lands mid-ladder
     url = f"http://127.0.0.1:{port}"
     p = serve(comp, port)
     try:
         submit_both(url, tokens)
         wait_lines(comp, 1)
     finally:
-        os.killpg(p.pid, signal.SIGKILL)  # mid-ladder: fewer than the 3 blocks stored
+        os.killpg(p.pid, signal.SIGKILL)  # the server, its ladder and the game it is playing
         p.wait()
+    at_kill = len(lines(comp))
     p = serve(comp, port)
     try:
-        wait_lines(comp, 3)
+        wait_lines(comp, 6)
         time.sleep(1.0)  # nothing more comes
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
     got = lines(comp)
     keys = [(ln["pairing"], ln["block"]) for ln in got]
-    assert len(keys) == 3 and len(set(keys)) == 3 and sorted(k[1] for k in keys) == [0, 1, 2]
+    assert at_kill < 6  # the restarted server played the rest
+    assert len(keys) == 6 and len(set(keys)) == 6 and sorted(k[1] for k in keys) == list(range(6))
     assert all(comparable(x) for x in got)
-
 
 def accept(svc: Service, team: str, folder: Path) -> None:
     """A submission accepted without its validation (the ladder only reads accepted ones)."""

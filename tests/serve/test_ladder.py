@@ -159,4 +159,9 @@ def test_the_ladder_is_deterministic_resumes_and_keeps_a_retired_version(tmp_pat
     assert drain(svc) == [2, 1]
     assert len(lines(svc.folder)) == 6
     index = (svc.folder / "public" / "index.html").read_text()
-    assert "red" in index and "blue" in index and str(tmp_path) not in index
+    assert "red" in index and "blue" in index
+    pages = sorted(x.name for x in (svc.folder / "public" / "bots").iterdir())
+    assert pages[0] == "blue.html" and len(pages) == 3 and all(x.startswith("red_") for x in pages[1:])  # both reds
+    public = "".join(x.read_text(errors="replace") for x in (svc.folder / "public").rglob("*") if x.is_file())
+    # no host path and not the ladder's seed (secret while it runs) on any public file
+    assert str(tmp_path) not in public and str(ROOT) not in public and "ladder-test" not in public

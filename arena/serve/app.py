@@ -38,6 +38,7 @@ class Service:
         self.wake = threading.Event()
         self.stop = threading.Event()
         self.ladder_wake = threading.Event()  # set when a submission is accepted
+        self.ladder_failures: dict[tuple[str, int], int] = {}  # block -> harness failures since the start
         self.limits = Limits(config.competition.max_archive_bytes, config.competition.max_files,
                              config.competition.max_unpacked_bytes)
 

@@ -50,18 +50,23 @@ class Missing:
     b: str
 
 
-def pick_batch(missing: Sequence[Missing], games: Mapping[str, int], n: int) -> list[tuple[str, int]]:
+def pick_batch(missing: Sequence[Missing], games: Mapping[str, int], n: int,
+               failed: Mapping[tuple[str, int], int] | None = None) -> list[tuple[str, int]]:
     """The blocks to play next: repeatedly the one whose entrants have the fewest rated games.
 
     Greedy over the batch: a chosen block counts two games for each side, so
     a batch spreads over the least-known entrants instead of piling on one.
     Ties go to the lower block number, then the pairing's name: deterministic.
+    A block the harness failed on (``failed``: how often, since the server
+    started) goes after every block that failed less, so it cannot starve them.
     """
+    failed = failed or {}
     seen = dict(games)
     left = list(missing)
     out: list[tuple[str, int]] = []
     while left and len(out) < n:
-        best = min(left, key=lambda m: (seen.get(m.a, 0) + seen.get(m.b, 0), m.block, m.pairing))
+        best = min(left, key=lambda m: (failed.get((m.pairing, m.block), 0), seen.get(m.a, 0) + seen.get(m.b, 0),
+                                        m.block, m.pairing))
         left.remove(best)
         out.append((best.pairing, best.block))
         seen[best.a] = seen.get(best.a, 0) + 2
@@ -130,11 +135,14 @@ def run_batch(svc: Service) -> int:
             for ident in (task.side_a[0], task.side_b[0]):
                 games[ident] = games.get(ident, 0) + 2
     missing = [Missing(x.pairing, x.block, x.side_a[0], x.side_b[0]) for x in tasks if x.key not in store.lines]
-    chosen = pick_batch(missing, games, c.ladder_blocks)
+    chosen = pick_batch(missing, games, c.ladder_blocks, svc.ladder_failures)
     if chosen:
         result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True),
                                 stop=Chosen(chosen), say=log.info, progress_stream=io.StringIO())
         played = result.outcome.played if result.outcome else 0
+        for key, why in result.outcome.failures if result.outcome else []:
+            log.warning("ladder: block %s failed in the harness: %s", key, why)
+            svc.ladder_failures[key] = svc.ladder_failures.get(key, 0) + 1
     else:
         played = 0
     index = svc.folder / "public" / "index.html"

@@ -21,3 +21,10 @@ def test_a_batch_never_exceeds_its_size_or_what_is_missing() -> None:
     assert pick_batch(missing, {}, 2) == [("a-b", 0), ("a-b", 1)]
     assert pick_batch(missing, {}, 10) == [("a-b", 0), ("a-b", 1), ("a-b", 2)]
     assert pick_batch([], {}, 4) == []
+
+
+def test_a_block_the_harness_failed_on_goes_after_the_others() -> None:
+    missing = [Missing(f"{a}-{b}", 0, a, b) for a, b in [("a", "b"), ("a", "c"), ("b", "c")]]
+    assert pick_batch(missing, {}, 1) == [("a-b", 0)]
+    assert pick_batch(missing, {}, 3, {("a-b", 0): 1}) == [("a-c", 0), ("b-c", 0), ("a-b", 0)]
+    assert pick_batch(missing, {}, 3, {("a-b", 0): 2, ("a-c", 0): 1})[0] == ("b-c", 0)

@@ -75,6 +75,15 @@ class Service:
                 self.wake.clear()
 
 
+class _Site(StaticFiles):
+    """FOLDER/public, which the ladder writes after its first batch: until then (and while a rebuild swaps
+    the folder) a 404, not a server error."""
+
+    async def check_config(self) -> None:
+        if self.directory is not None and Path(self.directory).is_dir():
+            await super().check_config()
+
+
 def _bearer(engine: Engine, authorization: str | None) -> dict[str, Any]:
     if not authorization or not authorization.startswith("Bearer "):
         raise HTTPException(401, "give Authorization: Bearer TOKEN")
@@ -92,7 +101,7 @@ def make_app(svc: Service) -> FastAPI:
     app = FastAPI(title=f"arena serve: {svc.config.competition.name}")
     # The ladder's public site (leaderboard, bot pages, replays), rebuilt after each batch; the same
     # files are the static export.
-    app.mount("/site", StaticFiles(directory=svc.folder / "public", html=True, check_dir=False), name="site")
+    app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False), name="site")
 
     @app.post("/api/submissions", status_code=202)
     async def post_submission(archive: UploadFile = File(...),

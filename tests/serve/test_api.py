@@ -89,3 +89,15 @@ def test_the_team_page_needs_the_session_and_its_csrf_token(live: Live) -> None:
     assert blue.post("/team/upload", files={"archive": ("b.tar.gz", bot_archive())},
                      data={"csrf": csrf}).status_code == 403
     assert httpx.post(f"{live.url}/login", data={"token": "wrong"}).status_code == 401
+
+
+def test_the_ladders_site_is_served_from_folder_public_once_built(live: Live) -> None:
+    assert httpx.get(f"{live.url}/site/").status_code == 404  # before the first batch: nothing, not an error
+    public = live.svc.folder / "public"
+    (public / "bots").mkdir(parents=True)
+    (public / "index.html").write_text("<h1>leaderboard</h1>")
+    (public / "bots" / "red.html").write_text("red's page")
+    assert httpx.get(f"{live.url}/site/").text == "<h1>leaderboard</h1>"
+    assert httpx.get(f"{live.url}/site/bots/red.html").text == "red's page"
+    assert httpx.get(f"{live.url}/site/../competition.yaml").status_code == 404  # nothing outside FOLDER/public
+    assert httpx.get(f"{live.url}/site/%2e%2e/competition.sqlite").status_code == 404

@@ -51,7 +51,7 @@ def mechanisms(game: Game) -> set[str]:
             out.add("forced dealer bid")
         if p.rob == "free" and len(d.shown[d.dealer]) > (len(d.discarded[d.dealer]) if p.discards_face_up else 0):
             out.add("trumps left by the rob")
-        if any(len(t.plays) < 4 for t in d.tricks):
+        if any(len(t.plays) < d.n for t in d.tricks):
             out.add("seats sitting out")
         if p.play == "oregon" and any(t.best < 0 for t in d.tricks):
             out.add("a trick without a trump to its leader")

@@ -257,7 +257,7 @@ def test_the_frames_command(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("profile", profile_names())
+@pytest.mark.parametrize("profile", four_seat_profile_names())  # the tables of n: not yet (issue 24)
 def test_the_declared_mechanisms_are_those_play_shows(profile: str) -> None:
     """``expected`` (the engine's ``profile_info``) names exactly what seeded games go through: a
     declaration that claimed a mechanism the rules cannot produce, or missed one, fails here."""

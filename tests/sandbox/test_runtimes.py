@@ -40,8 +40,12 @@ def _run(argv: list[str], cwd: Path, **env: str) -> None:
 
 
 def _numpy_venv(folder: Path) -> None:
-    """venv/ in the bot folder with numpy, installed without network (a local wheel folder or index)."""
-    _run([SYSTEM_PYTHON, "-m", "venv", "venv"], folder)
+    """venv/ in the bot folder with numpy, installed without network (a local wheel folder or index).
+
+    A bot folder holds no symbolic link (docs/sandbox.md), so the venv is made with ``--copies`` and
+    without the ``lib64 -> lib`` link venv adds on 64-bit Linux: as an author would ship one."""
+    _run([SYSTEM_PYTHON, "-m", "venv", "--copies", "venv"], folder)
+    (folder / "venv" / "lib64").unlink(missing_ok=True)
     wheels = os.environ.get("CINCH_TEST_WHEELS")
     source = ["--no-index", "--find-links", wheels] if wheels else []
     proc = subprocess.run([str(folder / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", *source, "numpy"],

@@ -8,11 +8,9 @@ worker in this process; the bot is bots/minimal. Times one upload to
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import socket
-import tarfile
 import tempfile
 import threading
 import time
@@ -23,18 +21,10 @@ import httpx
 
 from arena.serve import db
 from arena.serve.app import make_app
+from arena.serve.archive import pack
 from arena.serve.serve import open_service
 
 BOT = Path(__file__).resolve().parents[2] / "bots" / "minimal"
-
-
-def _archive() -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
-        for p in sorted(BOT.iterdir()):
-            if p.is_file():
-                tf.add(p, arcname=p.name)
-    return buf.getvalue()
 
 
 def _until_verdict(url: str, token: str, sid: int) -> str:
@@ -62,7 +52,7 @@ def run(args: Any) -> int:
         threading.Thread(target=svc.worker, daemon=True).start()
         while not server.started:
             time.sleep(0.01)
-        url, data = f"http://127.0.0.1:{port}", _archive()
+        url, data = f"http://127.0.0.1:{port}", pack(BOT)
 
         def one(token: str) -> tuple[float, str]:
             t0 = time.perf_counter()

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import json
-import tarfile
 import time
 import urllib.request
 import uuid
@@ -41,16 +39,6 @@ def main(argv: list[str]) -> int:
     return EXIT_OK
 
 
-def pack(botdir: Path) -> bytes:
-    """A .tar.gz of a bot folder with its files at the root."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
-        for p in sorted(botdir.rglob("*")):
-            if p.is_file() and "__pycache__" not in p.parts:
-                tf.add(p, arcname=str(p.relative_to(botdir)), recursive=False)
-    return buf.getvalue()
-
-
 def main_submit(argv: list[str]) -> int:
     ap = parser("submit", "Upload a bot folder to a competition and wait for its verdict.")
     ap.add_argument("url", help="the competition's address, e.g. http://127.0.0.1:8000")
@@ -62,6 +50,8 @@ def main_submit(argv: list[str]) -> int:
     boundary = uuid.uuid4().hex
     head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"bot.tar.gz\"\r\n"
             "Content-Type: application/gzip\r\n\r\n")
+    from ..serve.archive import pack
+
     body = head.encode() + pack(Path(args.botdir)) + f"\r\n--{boundary}--\r\n".encode()
     auth = {"Authorization": f"Bearer {args.token}"}
     req = urllib.request.Request(f"{base}/api/submissions", data=body, method="POST",

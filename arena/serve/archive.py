@@ -117,3 +117,13 @@ def _unpack(data: bytes, root: Path, limits: Limits) -> int:
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as e:
         raise ArchiveRefused(f"the archive is damaged ({type(e).__name__})") from None
     return files
+
+
+def pack(botdir: Path) -> bytes:
+    """A .tar.gz of a bot folder with its files at the root: what `arena submit` uploads."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for p in sorted(botdir.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                tf.add(p, arcname=str(p.relative_to(botdir)), recursive=False)
+    return buf.getvalue()

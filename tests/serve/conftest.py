@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import socket
-import tarfile
 import threading
 import time
 from pathlib import Path
@@ -14,6 +12,7 @@ import pytest
 
 from arena.serve import db
 from arena.serve.app import Service, make_app
+from arena.serve.archive import pack
 from arena.serve.serve import open_service
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,12 +28,7 @@ match:
 
 
 def bot_archive(folder: Path = ROOT / "bots" / "minimal") -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
-        for p in sorted(folder.iterdir()):
-            if p.is_file():
-                tf.add(p, arcname=p.name)
-    return buf.getvalue()
+    return pack(folder)
 
 
 def free_port() -> int:

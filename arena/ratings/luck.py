@@ -89,11 +89,13 @@ def rho_from_sums(ss_t: float, ss_d: float) -> float | None:
     return (ss_t - ss_d) / tot
 
 
-def factor_of(rho: float | None) -> float | None:
-    """Unpaired/paired variance ratio 1/(1+rho) (inf when rho == -1)."""
+def factor_of(rho: float | None, n: int = 2) -> float | None:
+    """Unpaired/paired variance ratio 1/(1+(n-1) rho) of a block of ``n`` games on the same deals,
+    ``rho`` the mean correlation of one side's results (inf when the block total cannot vary)."""
     if rho is None:
         return None
-    return math.inf if rho <= -1.0 else 1.0 / (1.0 + rho)
+    d = 1.0 + (n - 1) * rho
+    return math.inf if d <= 0.0 else 1.0 / d
 
 
 def pairing_gain(halves: Sequence[Halves] | Mapping[Any, Sequence[Halves]], statistic: str = "score") -> PairingGain:

@@ -89,6 +89,8 @@ def _rotation_sums(blocks: Sequence[TableBlock], statistic: str,
             n = max(n, len(xs))
     ss_t = ss_1 = df_t = df_1 = 0.0
     for rows in cells.values():
+        if len(rows) < 2:  # one block (or one drawn again and again) shows no spread of block totals
+            continue
         wsum = sum(w for w, _ in rows)
         singles = sum(w * len(xs) for w, xs in rows)
         mt = sum(w * sum(xs) for w, xs in rows) / wsum

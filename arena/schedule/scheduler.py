@@ -22,13 +22,13 @@ still written (nothing played is lost) but do not change the verdict.
 
 from __future__ import annotations
 
-import shlex
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
 from ..engine import derive_key
+from ..match.reproduce import fault_commands
 from ..results import ResultsStore, write_stderr
 from ..sandbox import HarnessError
 from .backends import Backend
@@ -185,7 +185,7 @@ def run_tasks(
                     write_stderr(out, fin.task.pairing, blk, half, seat, bot, text)
             for btask, line in zip(blocks_of(fin.task), fin.output.lines):
                 if bot_dirs:
-                    line.run.reproduce = reproduce_commands(line, store.path, bot_dirs, btask.settings)
+                    line.run.reproduce = fault_commands(line, store.path, bot_dirs, btask.settings)
                 if store.append(line):
                     outcome.played += 1
                     stored = store.lines[line.task_key]
@@ -203,32 +203,3 @@ def run_tasks(
             outcome.failures.extend((b.key, fin.error or "unknown") for b in blocks_of(fin.task))
             events.failure(fin.task, fin.error or "unknown")
     return outcome
-
-
-def reproduce_commands(line: Any, results: Path, bot_dirs: Mapping[str, str], settings: Any) -> list[dict[str, Any]]:
-    """One shell command per fault of the block that replays it locally, with the evidence to show."""
-    out: list[dict[str, Any]] = []
-    for half, game in enumerate(line.games):
-        runf = {(f["seat"], f["decision"]): f for f in (line.run.games[half].get("faults") or [])}
-        for f in game.faults:
-            ref = game.seats[f["seat"]]
-            bot_dir = shlex.quote(bot_dirs.get(f"{ref.bot}@{ref.digest[:12]}", f["bot"]))
-            opts = f"--sandbox {settings.sandbox.value} --decision-ms {settings.time.decision_ms}"
-            if f["decision"] == 0:  # failed before its first decision: the start-up is what to check
-                cmd = f"arena check-bot {bot_dir} {opts} --games 0"
-            else:
-                cmd = (
-                    f"arena reproduce {shlex.quote(str(results))} --bot {bot_dir} --game {game.id}"
-                    f" --decision {f['decision']} {opts}"
-                )
-            out.append({"game": half, "game_id": game.id, "seat": f["seat"], "bot": f["bot"], "kind": f["kind"],
-                        "message": _with_measured(f["message"], runf.get((f["seat"], f["decision"]))),
-                        "reply": f.get("reply"), "stderr": (runf.get((f["seat"], f["decision"])) or {}).get("stderr"),
-                        "command": cmd})
-    return out
-
-
-def _with_measured(message: str, run_fault: dict[str, Any] | None) -> str:
-    """A fault's message with the times measured on this run, when there were any."""
-    measured = (run_fault or {}).get("measured")
-    return f"{message} ({measured})" if measured else message

@@ -10,7 +10,9 @@ held in game 0, even when the two games last a different number of deals.
 With ``match.restart: per-game`` every game gets fresh players (fresh
 processes and scratch); with ``per-lineage`` a batch of blocks keeps one
 process per (half, seat) (``play_blocks``). The bots' seeds differ between
-the two games.
+the two games; a process kept for a lineage's next game gets that game's
+seed in its ``game`` notice, so a bot that reseeds there plays exactly as a
+fresh process would.
 
 At a table of n seats (``play_table_blocks``) rotation r seats the table's
 entrant i at seat (i + r) mod n (``rotation_seating``), every rotation on the
@@ -145,8 +147,13 @@ def play_blocks(
     make_player: PlayerFactory,
     *,
     keep: bool | None = None,
+    go_on: Callable[[BlockResult], bool] | None = None,
 ) -> list[BlockResult]:
     """Play a batch: the blocks of one pairing in order, each as two games.
+
+    ``go_on`` sees each block as it ends (before the batch's processes are
+    closed, so a kept process's cleanup may still change its last game);
+    False ends the batch there: the blocks after it are not played.
 
     With ``keep`` (default: ``settings.restart == "per-lineage"``) the player
     of each (half, seat) stays up for that lineage's next block; the caller
@@ -157,8 +164,8 @@ def play_blocks(
     player is closed and nothing of the batch is returned.
     """
     rounds = [[(seating(side_a, side_b, h), [(h, s) for s in range(4)]) for h in (0, 1)] for _ in blocks]
-    results = _play_rounds(blocks, rounds, settings, make_player, keep)
-    return [BlockResult(i, k, side_a, side_b, g, st, sd) for (i, k, _), (g, st, sd) in zip(blocks, results)]
+    return _play_rounds(blocks, rounds, settings, make_player, keep, go_on,
+                        lambda b, i, k, g, st, sd: BlockResult(i, k, side_a, side_b, g, st, sd))
 
 
 def play_table_blocks(
@@ -168,18 +175,19 @@ def play_table_blocks(
     make_player: PlayerFactory,
     *,
     keep: bool | None = None,
+    go_on: Callable[[BlockResult], bool] | None = None,
 ) -> list[BlockResult]:
     """Play a batch of one table's blocks in order, each by rotation: ``tables[b]`` is block b's
     entrants by seat in rotation 0, and rotation r seats entrant i at seat (i + r) mod n. With
-    ``keep`` a process per (rotation, entrant) plays that rotation of every block of the batch."""
+    ``keep`` a process per (rotation, entrant) plays that rotation of every block of the batch;
+    ``go_on`` as for ``play_blocks``."""
     rounds = []
     for table in tables:
         n = len(table)
         rounds.append([([table[i] for i in rotation_seating(n, r)], [(r, table[i].ident) for i in rotation_seating(n, r)])
                        for r in range(n)])
-    results = _play_rounds(blocks, rounds, settings, make_player, keep)
-    return [BlockResult(i, k, (), (), g, st, sd, tuple(table))
-            for (i, k, _), (g, st, sd), table in zip(blocks, results, tables)]
+    return _play_rounds(blocks, rounds, settings, make_player, keep, go_on,
+                        lambda b, i, k, g, st, sd: BlockResult(i, k, (), (), g, st, sd, tuple(tables[b])))
 
 
 Lineage = tuple[int, object]  # (half or rotation, seat or entrant): one kept process
@@ -191,16 +199,17 @@ def _play_rounds(
     settings: MatchSettings,
     make_player: PlayerFactory,
     keep: bool | None,
-) -> list[tuple[list[GameResult], list[list[BotEntry]], list[list[int]]]]:
+    go_on: Callable[[BlockResult], bool] | None,
+    result_of: Callable[[int, int, str, list[GameResult], list[list[BotEntry]], list[list[int]]], BlockResult],
+) -> list[BlockResult]:
     """The one loop of ``play_blocks`` and ``play_table_blocks``: for each block, its games
     (``rounds[b]``: the entries by seat and the lineage of each seat), on the block's key."""
     keep = settings.restart == "per-lineage" if keep is None else keep
     kept: dict[Lineage, Player] = {}
-    started_with: dict[Lineage, int] = {}  # the seed each kept process got in its hello
     last: dict[Lineage, tuple[GameResult, list[BotEntry], int]] = {}  # where a kept player's close is told
-    out: list[tuple[list[GameResult], list[list[BotEntry]], list[list[int]]]] = []
+    out: list[BlockResult] = []
     try:
-        for (block_index, block_key, source_for), block_rounds in zip(blocks, rounds):
+        for b, ((block_index, block_key, source_for), block_rounds) in enumerate(zip(blocks, rounds)):
             games: list[GameResult] = []
             seats_all: list[list[BotEntry]] = []
             seeds_all: list[list[int]] = []
@@ -211,18 +220,14 @@ def _play_rounds(
                 try:
                     for s in range(n):
                         p = kept.pop(lineage[s], None)
-                        if p is None:
-                            p = make_player(seats[s], seeds[s])
-                            started_with[lineage[s]] = seeds[s]
-                        else:  # the record names the seed the process was given, in its first game
-                            seeds[s] = started_with[lineage[s]]
-                        players.append(p)
+                        players.append(p if p is not None else make_player(seats[s], seeds[s]))
                     result = play_game(
                         players,
                         settings,
                         block_key,
                         source=source_for(half) if source_for else None,
                         players_by_seat=[e.name for e in seats],
+                        seeds=seeds,  # a kept process gets this game's seed, as a fresh one would
                     )
                 except BaseException:
                     close_all(players)
@@ -247,7 +252,9 @@ def _play_rounds(
                 games.append(result)
                 seats_all.append(seats)
                 seeds_all.append(seeds)
-            out.append((games, seats_all, seeds_all))
+            out.append(result_of(b, block_index, block_key, games, seats_all, seeds_all))
+            if go_on is not None and not go_on(out[-1]):
+                break
     finally:
         order = sorted(kept, key=repr)
         reports_end = close_all([kept[k] for k in order]) if order else []

@@ -12,7 +12,6 @@ order of play is a function of the store and the accepted submissions only.
 
 from __future__ import annotations
 
-import io
 import logging
 import os
 import shutil
@@ -138,7 +137,7 @@ def run_batch(svc: Service) -> int:
     chosen = pick_batch(missing, games, c.ladder_blocks, svc.ladder_failures)
     if chosen:
         result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True),
-                                stop=Chosen(chosen), say=log.info, progress_stream=io.StringIO())
+                                stop=Chosen(chosen))
         played = result.outcome.played if result.outcome else 0
         for key, why in result.outcome.failures if result.outcome else []:
             log.warning("ladder: block %s failed in the harness: %s", key, why)

@@ -135,6 +135,7 @@ def play_block(
     return play_blocks(side_a, side_b, [(block_index, block_key, source_for)], settings, make_player)[0]
 
 
+Lineage = tuple[int, int | str]  # (half, seat) or (rotation, entrant): one kept process
 #: One block of a batch: (index, key, the deck source of each half or None for the engine's).
 BlockSpec = tuple[int, str, "Callable[[int], DeckSource | None] | None"]
 
@@ -163,7 +164,8 @@ def play_blocks(
     and a fresh player takes the next one. Harness errors propagate: every
     player is closed and nothing of the batch is returned.
     """
-    rounds = [[(seating(side_a, side_b, h), [(h, s) for s in range(4)]) for h in (0, 1)] for _ in blocks]
+    rounds: list[list[tuple[list[BotEntry], list[Lineage]]]] = [
+        [(seating(side_a, side_b, h), [(h, s) for s in range(4)]) for h in (0, 1)] for _ in blocks]
     return _play_rounds(blocks, rounds, settings, make_player, keep, go_on,
                         lambda b, i, k, g, st, sd: BlockResult(i, k, side_a, side_b, g, st, sd))
 
@@ -181,16 +183,13 @@ def play_table_blocks(
     entrants by seat in rotation 0, and rotation r seats entrant i at seat (i + r) mod n. With
     ``keep`` a process per (rotation, entrant) plays that rotation of every block of the batch;
     ``go_on`` as for ``play_blocks``."""
-    rounds = []
+    rounds: list[list[tuple[list[BotEntry], list[Lineage]]]] = []
     for table in tables:
         n = len(table)
         rounds.append([([table[i] for i in rotation_seating(n, r)], [(r, table[i].ident) for i in rotation_seating(n, r)])
                        for r in range(n)])
     return _play_rounds(blocks, rounds, settings, make_player, keep, go_on,
                         lambda b, i, k, g, st, sd: BlockResult(i, k, (), (), g, st, sd, tuple(tables[b])))
-
-
-Lineage = tuple[int, object]  # (half or rotation, seat or entrant): one kept process
 
 
 def _play_rounds(

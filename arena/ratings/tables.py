@@ -74,40 +74,15 @@ def deal_contests(seats: Sequence[str], deals: Sequence[tuple[Sequence[int], Seq
 # ------------------------------------------------------------ luck: what rotation buys
 
 
-def _rotation_sums(blocks: Sequence[TableBlock], statistic: str,
-                   weights: Sequence[float] | None = None) -> tuple[float, float, float, float, int]:
-    """(SS_T, SS_1, df_T, df_1, n): within (table, entrant) sums of squares of an entrant's block
-    total T (its n results summed) and of its single results; ``weights`` are block multiplicities."""
+def _cells(blocks: Sequence[TableBlock], statistic: str,
+           weights: Sequence[float] | None = None) -> list[list[tuple[float, list[float]]]]:
+    """One cell per (table, entrant): its blocks' weights and results (``luck.rotation_sums``)."""
     cells: dict[tuple[str, str], list[tuple[float, list[float]]]] = {}
-    n = 0
     for i, blk in enumerate(blocks):
         w = 1.0 if weights is None else float(weights[i])
-        if w <= 0:
-            continue
         for e, xs in blk.results(statistic).items():
             cells.setdefault((blk.group, e), []).append((w, xs))
-            n = max(n, len(xs))
-    ss_t = ss_1 = df_t = df_1 = 0.0
-    for rows in cells.values():
-        if len(rows) < 2:  # one block (or one drawn again and again) shows no spread of block totals
-            continue
-        wsum = sum(w for w, _ in rows)
-        singles = sum(w * len(xs) for w, xs in rows)
-        mt = sum(w * sum(xs) for w, xs in rows) / wsum
-        m1 = sum(w * x for w, xs in rows for x in xs) / singles
-        ss_t += sum(w * (sum(xs) - mt) ** 2 for w, xs in rows)
-        ss_1 += sum(w * (x - m1) ** 2 for w, xs in rows for x in xs)
-        df_t += wsum - 1.0
-        df_1 += singles - 1.0
-    return ss_t, ss_1, df_t, df_1, n
-
-
-def _rho(ss_t: float, ss_1: float, df_t: float, df_1: float, n: int) -> float | None:
-    """The mean correlation of an entrant's results on the same deals: Var(T) = n Var(x) (1 + (n-1) rho)."""
-    if df_t < luck.MIN_DF or df_1 <= 0 or n < 2 or ss_1 <= 1e-12:
-        return None
-    paired, unpaired = ss_t / df_t, n * ss_1 / df_1
-    return (paired / unpaired - 1.0) / (n - 1)
+    return list(cells.values())
 
 
 def rotation_luck(blocks: Sequence[TableBlock], statistic: str = "standing",
@@ -115,16 +90,17 @@ def rotation_luck(blocks: Sequence[TableBlock], statistic: str = "standing",
     """What duplicate by rotation buys, with a bootstrap interval: rho (the mean correlation of one
     entrant's n results in a block) and factor = 1/(1 + (n-1) rho), how many times more games on
     independent deals the same precision would need (``luck.rotation_gain`` without intervals)."""
-    ss_t, ss_1, df_t, df_1, n = _rotation_sums(blocks, statistic)
+    ss_t, ss_1, df_t, df_1, n = luck.rotation_sums(_cells(blocks, statistic))
+    n = n or max((len(b.games) for b in blocks), default=0)
     nb = len(blocks)
     if df_t < luck.MIN_DF:
         return LuckSummary(None, None, None, None, nb, statistic,
                            f"{nb} blocks are too few to measure what rotation saved", rotations=n)
-    rho = _rho(ss_t, ss_1, df_t, df_1, n)
+    rho = luck.rotation_rho(ss_t, ss_1, df_t, df_1, n)
     if rho is None:
         return LuckSummary(None, None, None, None, nb, statistic, "no result varied: nothing to measure", rotations=n)
     samples = [r for mult in multiplicities
-               if (r := _rho(*_rotation_sums(blocks, statistic, mult))) is not None]
+               if (r := luck.rotation_rho(*luck.rotation_sums(_cells(blocks, statistic, mult)))) is not None]
     rho_ci = percentile_interval(samples, level) if samples else None
     f_ci = (luck.factor_of(rho_ci[1], n), luck.factor_of(rho_ci[0], n)) if rho_ci else None
     return LuckSummary(rho, rho_ci, luck.factor_of(rho, n), f_ci, nb, statistic, rotations=n)

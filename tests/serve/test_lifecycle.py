@@ -14,7 +14,7 @@ import pytest
 
 from arena.match import MatchSettings
 from arena.serve import db
-from arena.serve.serve import open_service
+from arena.serve.serve import database_url, open_service
 from arena.serve.validate import validate
 
 from .conftest import ROOT, bot_archive, free_port, start
@@ -32,8 +32,8 @@ def wait_verdict(url: str, token: str, sid: int, timeout: float = 120) -> dict: 
     raise AssertionError("no verdict")
 
 
-def test_accepted_versions_and_a_crashing_bot_rejected(comp: Path, tmp_path: Path) -> None:
-    svc = open_service(comp)
+def test_accepted_versions_and_a_crashing_bot_rejected(comp: Path, tmp_path: Path, db_url: str | None) -> None:
+    svc = open_service(comp, db_url)
     token = db.add_team(svc.engine, "red")
     url, server = start(svc, worker=True)
     h = {"Authorization": f"Bearer {token}"}
@@ -62,9 +62,13 @@ def test_a_validator_that_crashes_or_hangs_is_the_submissions_rejection() -> Non
     assert not crash.ok and "the validation failed" in crash.report
 
 
-def serve(comp: Path, port: int) -> subprocess.Popen[bytes]:
-    p = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(comp), "--port", str(port)], cwd=ROOT,
-                         start_new_session=True)
+def database(url: str | None) -> list[str]:
+    return ["--database", url] if url else []
+
+
+def serve(comp: Path, port: int, url: str | None = None) -> subprocess.Popen[bytes]:
+    p = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(comp), "--port", str(port), *database(url)],
+                         cwd=ROOT, start_new_session=True)
     end = time.monotonic() + 60
     while time.monotonic() < end:
         try:
@@ -75,12 +79,12 @@ def serve(comp: Path, port: int) -> subprocess.Popen[bytes]:
     raise AssertionError("server did not start")
 
 
-def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: Path) -> None:
-    token = subprocess.run([sys.executable, "-m", "arena", "serve", str(comp), "--add-team", "red"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout.strip()
+def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: Path, db_url: str | None) -> None:
+    token = subprocess.run([sys.executable, "-m", "arena", "serve", str(comp), "--add-team", "red", *database(db_url)],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    p = serve(comp, port)
+    p = serve(comp, port, db_url)
     h = {"Authorization": f"Bearer {token}"}
     first = httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", bot_archive())}).json()["id"]
     assert wait_verdict(url, token, first)["status"] == "accepted"
@@ -92,7 +96,7 @@ def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: P
         time.sleep(0.02)
     os.killpg(p.pid, signal.SIGKILL)  # the server and its validator, mid-check
     p.wait()
-    p = serve(comp, port)
+    p = serve(comp, port, db_url)
     try:
         again = wait_verdict(url, token, second)
         assert again["status"] == "accepted" and again["version"] == 2
@@ -104,5 +108,6 @@ def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: P
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
-    engine = db.connect(f"sqlite:///{comp / 'competition.sqlite'}")
+    engine = db.connect(database_url(comp, db_url))
     assert [s["version"] for s in db.team_submissions(engine, 1)] == [1, 2, 3]
+    assert [s["status"] for s in db.team_submissions(engine, 1)] == ["accepted"] * 3

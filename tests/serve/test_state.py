@@ -1,21 +1,34 @@
-"""The database: migrations, hashed tokens, one verdict per submission, crash requeue."""
+"""The database, on SQLite and on PostgreSQL: migrations, hashed tokens, one verdict per submission, requeue."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from arena.serve import db
 from arena.serve.config import CompetitionConfigError, load
+from arena.serve.serve import database_url
 
 
-def test_migrations_run_once_and_tokens_are_stored_only_as_hashes(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
+def every_value(engine: sa.engine.Engine) -> str:
+    """Every cell of every table, as text."""
+    with engine.connect() as c:
+        return "\n".join(str(v) for t in db.META.sorted_tables for row in c.execute(sa.select(t)) for v in row)
+
+
+def test_migrations_run_once_and_tokens_are_stored_only_as_hashes(tmp_path: Path, db_url: str | None) -> None:
+    url = database_url(tmp_path, db_url)
     engine = db.connect(url)
     token = db.add_team(engine, "red")
-    assert db.schema_version(db.connect(url)) == len(db.MIGRATIONS)
-    assert token.encode() not in (tmp_path / "c.sqlite").read_bytes()
+    again = db.connect(url)  # a restart: nothing is migrated twice
+    assert db.schema_version(again) == len(db.MIGRATIONS)
+    with again.connect() as c:
+        assert c.execute(sa.text("SELECT COUNT(*) FROM schema_version")).scalar() == len(db.MIGRATIONS)
+    assert "red" in every_value(engine) and token not in every_value(engine)
+    if db_url is None:
+        assert token.encode() not in (tmp_path / "competition.sqlite").read_bytes()
     assert db.team_for_token(engine, token)["name"] == "red"  # type: ignore[index]
     assert db.team_for_token(engine, token + "x") is None
     with pytest.raises(ValueError, match="exists already"):
@@ -25,8 +38,8 @@ def test_migrations_run_once_and_tokens_are_stored_only_as_hashes(tmp_path: Path
             db.add_team(engine, bad)
 
 
-def test_a_verdict_is_recorded_once_and_a_crash_in_checking_is_requeued(tmp_path: Path) -> None:
-    engine = db.connect(f"sqlite:///{tmp_path / 'c.sqlite'}")
+def test_a_verdict_is_recorded_once_and_a_crash_in_checking_is_requeued(tmp_path: Path, db_url: str | None) -> None:
+    engine = db.connect(database_url(tmp_path, db_url))
     db.add_team(engine, "red")
     a = db.add_submission(engine, 1, "a", per_day=5)
     b = db.add_submission(engine, 1, "b", per_day=5)

@@ -94,6 +94,12 @@ def team_for_token(engine: Engine, token: str) -> dict[str, Any] | None:
     return found
 
 
+def get_team(engine: Engine, team_id: int) -> dict[str, Any] | None:
+    with engine.connect() as c:
+        r = c.execute(sa.select(teams).where(teams.c.id == team_id)).mappings().first()
+    return dict(r) if r else None
+
+
 def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int) -> int:
     """Record a queued submission, refusing one over the team's daily limit (``RateLimited``)."""
     now = time.time()

@@ -186,7 +186,7 @@ def make_app(svc: Service) -> FastAPI:
 
     @app.get("/api/faults/block.jsonl")
     def fault_block(pairing: str, block: int, authorization: str | None = Header(None)) -> PlainTextResponse:
-        """Private: the results line of a block holding a fault of your team's, without its ``run`` part:
+        """Private: the results line of a block holding a fault of your team's, its ``run`` part emptied:
         the results.jsonl its reproduce command reads."""
         return _block(_bearer(svc.engine, authorization), pairing, block)
 

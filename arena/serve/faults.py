@@ -5,8 +5,8 @@ message, the bot's stderr tail, the reproduce command) belongs to the bot
 that made it, and a ladder bot's name is its team's. The host's command
 names host paths (the results file, the ladder's copy of the bot); the team
 is shown it with those as placeholders (``results.jsonl``, ``BOT_FOLDER``)
-and can download the block's line (without its ``run`` part, which may hold
-another team's stderr) to run it on its own machine.
+and can download the block's line (its ``run`` part emptied: it may hold
+another team's stderr and the host's name) to run it on its own machine.
 """
 
 from __future__ import annotations
@@ -63,11 +63,11 @@ class FaultIndex:
             return [f for f in self._faults if team is None or f["team"] == team]
 
     def block_line(self, team: str | None, pairing: str, block: int) -> dict[str, Any] | None:
-        """The block's results line without ``run``, if ``team`` has a fault in it (None for the host: any)."""
+        """The block's results line with an empty ``run``, if ``team`` has a fault in it (None for the host: any)."""
         with self._lock:
             self._load()
             if team is not None and not any(f["team"] == team and f["pairing"] == pairing and f["block"] == block
                                             for f in self._faults):
                 return None
             line = self._lines.get((pairing, block))
-            return comparable(line) if line is not None else None
+            return {**comparable(line), "run": {}} if line is not None else None

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Cookie, FastAPI, File, Form, Header, HTTPException, UploadFile
-from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 
@@ -203,6 +203,10 @@ def make_app(svc: Service) -> FastAPI:
     @app.get("/team/block.jsonl")
     def team_block(pairing: str, block: int, arena_session: str | None = Cookie(None)) -> PlainTextResponse:
         return _block(_session_team(arena_session), pairing, block)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        return Response(status_code=204)  # none: a browser's request for it is not an error
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:

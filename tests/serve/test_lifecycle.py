@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -111,3 +112,73 @@ def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: P
     engine = db.connect(database_url(comp, db_url))
     assert [s["version"] for s in db.team_submissions(engine, 1)] == [1, 2, 3]
     assert [s["status"] for s in db.team_submissions(engine, 1)] == ["accepted"] * 3
+
+
+SIGNAL_VALIDATOR = """\
+import os, signal, time
+pid = os.getppid()
+while pid > 1:  # up to the validator itself (the harness process that started this bot)
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        if b"arena.serve.validate" in f.read():
+            os.kill(pid, signal.SIGSTOP if os.environ["ACT"] == "stop" else signal.SIGKILL)
+            break
+    with open(f"/proc/{pid}/stat") as f:
+        pid = int(f.read().rsplit(")", 1)[1].split()[1])
+time.sleep(30)
+"""
+
+
+def hostile_bot(root: Path, act: str) -> Path:
+    """A bot that stops (hangs) or kills the validator that checks it: possible with sandbox none."""
+    d = root / act
+    d.mkdir()
+    (d / "bot.yaml").write_text(f'name: {act}\ncommand: ["{{python}}", "bot.py"]\nenv: {{ACT: {act}}}\n')
+    (d / "bot.py").write_text(SIGNAL_VALIDATOR)
+    return d
+
+
+def test_two_teams_at_once_and_a_validator_hung_or_killed_by_its_bot(comp: Path, tmp_path: Path,
+                                                                      db_url: str | None) -> None:
+    (comp / "competition.yaml").write_text((comp / "competition.yaml").read_text().replace(
+        "check_timeout_s: 60", "check_timeout_s: 20"))
+    svc = open_service(comp, db_url)
+    tokens = {n: db.add_team(svc.engine, n) for n in ("red", "blue")}
+    url, server = start(svc, worker=True)
+
+    def post(team: str, archive: bytes) -> int:
+        r = httpx.post(f"{url}/api/submissions", headers={"Authorization": f"Bearer {tokens[team]}"},
+                       files={"archive": ("b.tar.gz", archive)}, timeout=60)
+        assert r.status_code == 202, r.text
+        return int(r.json()["id"])
+
+    try:
+        hung = post("red", bot_archive(hostile_bot(tmp_path, "stop")))
+        killed = post("red", bot_archive(hostile_bot(tmp_path, "kill")))
+        ids: dict[str, int] = {}
+        both = [threading.Thread(target=lambda t=t: ids.__setitem__(t, post(t, bot_archive()))) for t in tokens]
+        for t in both:
+            t.start()
+        for t in both:
+            t.join()
+        assert wait_verdict(url, tokens["red"], hung)["report"].startswith("the validation did not finish within 20 s")
+        got = wait_verdict(url, tokens["red"], killed)
+        assert got["status"] == "rejected" and got["report"].startswith("the validation failed (exit -9)")
+        for team, sid in ids.items():  # the server went on: each team's upload validated, each its version 1
+            v = wait_verdict(url, tokens[team], sid)
+            assert (v["status"], v["version"]) == ("accepted", 1), v
+        assert len(set(ids.values())) == 2
+        # the stopped validator was killed with everything in its session: no process left holding the folder
+        folder = str(db.get_submission(svc.engine, hung)["folder"])  # type: ignore[index]
+        left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and folder.encode() in _cmdline(p)]
+        assert left == []
+    finally:
+        server.should_exit = True  # type: ignore[attr-defined]
+        svc.stop.set()
+        svc.wake.set()
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""

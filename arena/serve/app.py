@@ -149,7 +149,7 @@ def make_app(svc: Service) -> FastAPI:
         sub = db.get_submission(svc.engine, sid)
         if sub is None or (sub["team_id"] != team["id"] and not team["admin"]):
             raise HTTPException(404, "no such submission of your team")  # another team's: not even its existence
-        return {**_public(sub), "report": sub["report"]}
+        return {**_public(sub), "report": sub["report"], "attempts": sub["attempts"]}
 
     @app.get("/api/leaderboard")
     def leaderboard() -> list[dict[str, Any]]:

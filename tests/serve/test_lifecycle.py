@@ -101,7 +101,9 @@ def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: P
     try:
         again = wait_verdict(url, token, second)
         assert again["status"] == "accepted" and again["version"] == 2
-        assert httpx.get(f"{url}/api/submissions/{first}", headers=h).json()["version"] == 1
+        assert again["attempts"] == 2  # the validation the kill cut short ran again ...
+        kept = httpx.get(f"{url}/api/submissions/{first}", headers=h).json()
+        assert (kept["version"], kept["attempts"]) == (1, 1)  # ... the finished one did not
         # ask the CLI: a third submission through arena submit prints the verdict
         out = subprocess.run([sys.executable, "-m", "arena", "submit", url, str(ROOT / "bots" / "minimal"),
                               "--token", token], cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -64,3 +64,22 @@ def test_a_bad_competition_yaml_names_its_field(tmp_path: Path) -> None:
     (tmp_path / "competition.yaml").write_text("competition:\n  max_fils: 3\n")
     with pytest.raises(CompetitionConfigError, match=r"competition\.max_fils"):
         load(tmp_path)
+
+
+def test_a_first_schema_database_is_migrated_with_its_rows(tmp_path: Path, db_url: str | None) -> None:
+    url = database_url(tmp_path, db_url)
+    old = db.connect(url, upto=1)
+    with old.begin() as c:  # a competition of the first schema: a team and an accepted submission
+        c.execute(sa.text("INSERT INTO teams (name, token_sha256, admin) VALUES ('red', 'x', false)"))
+        c.execute(sa.text("INSERT INTO submissions (team_id, created, status, folder, report, version)"
+                          " VALUES (1, 1.0, 'accepted', 'f', 'ok', 1)"))
+    assert db.schema_version(old) == 1
+    engine = db.connect(url)
+    assert db.schema_version(engine) == len(db.MIGRATIONS) == 2
+    sub = db.get_submission(engine, 1)
+    assert sub is not None and (sub["status"], sub["version"], sub["report"], sub["attempts"]) == ("accepted", 1, "ok", 0)
+    sid = db.add_submission(engine, 1, "g", per_day=5)
+    assert db.claim_next(engine)["attempts"] == 1  # type: ignore[index]
+    db.requeue_unfinished(engine)
+    assert db.claim_next(engine)["attempts"] == 2  # type: ignore[index]
+    assert db.get_submission(engine, sid)["attempts"] == 2  # type: ignore[index]

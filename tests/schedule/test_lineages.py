@@ -209,3 +209,19 @@ def test_nothing_survives_a_fault_restart(tmp_path: Path) -> None:
     faults, text = _faults_and_stderr(tmp_path / "out")
     assert faults and {f["kind"] for f in faults} == {"crash"}  # every process crashed, none found a marker
     assert "CARRIED" not in text
+
+
+def test_a_bot_that_reseeds_each_game_plays_the_same_games_either_way() -> None:
+    """Kept processes get each game's own seed in its ``game`` notice: the random baseline (which
+    reseeds there) plays the very games of fresh processes, seeds in the record included."""
+    random_bot = load_entry(Path(__file__).resolve().parents[2] / "bots" / "random")
+    first = load_entry(FIRST)
+    specs = [(b, f"reseed-{b}", None) for b in range(3)]
+    played = {}
+    for restart in ("per-game", "per-lineage"):
+        settings = MatchSettings(**{**LINEAGE, "restart": restart})
+        results = play_blocks((random_bot, first), (first, random_bot), specs, settings, settings.player)
+        played[restart] = [r.game_dict(h) for r in results for h in (0, 1)]
+    assert played["per-game"] == played["per-lineage"]
+    seeds = [tuple(g["seeds"]) for g in played["per-lineage"]]
+    assert len(set(seeds)) == len(seeds)  # each game its own seeds, also along a lineage

@@ -61,6 +61,15 @@ class Service:
         self.wake.set()
         return sid
 
+    def sweep_uploads(self) -> list[Path]:
+        """Before serving: remove the upload folders no submission names (a kill -9 between unpacking and
+        recording; that upload was never answered 202, so nothing acknowledged is lost). The removed ones."""
+        known = {Path(f).name for f in db.submission_folders(self.engine)}  # the names are random and unique
+        gone = [d for d in sorted((self.folder / "submissions").glob("upload-*")) if d.name not in known]
+        for d in gone:
+            shutil.rmtree(d, ignore_errors=True)
+        return gone
+
     def work_once(self) -> bool:
         """Validate the oldest queued submission, if any."""
         sub = db.claim_next(self.engine)

@@ -112,6 +112,11 @@ def team_for_token(engine: Engine, token: str) -> dict[str, Any] | None:
     return found
 
 
+def submission_folders(engine: Engine) -> list[str]:
+    with engine.connect() as c:
+        return [str(f) for f in c.execute(sa.select(submissions.c.folder)).scalars()]
+
+
 def get_team(engine: Engine, team_id: int) -> dict[str, Any] | None:
     with engine.connect() as c:
         r = c.execute(sa.select(teams).where(teams.c.id == team_id)).mappings().first()

@@ -83,3 +83,19 @@ def test_a_first_schema_database_is_migrated_with_its_rows(tmp_path: Path, db_ur
     db.requeue_unfinished(engine)
     assert db.claim_next(engine)["attempts"] == 2  # type: ignore[index]
     assert db.get_submission(engine, sid)["attempts"] == 2  # type: ignore[index]
+
+
+def test_an_upload_cut_off_before_it_was_recorded_is_swept_and_recorded_ones_kept(comp: Path,
+                                                                                  db_url: str | None) -> None:
+    from arena.serve.serve import open_service
+
+    svc = open_service(comp, db_url)
+    team = db.add_team(svc.engine, "red")
+    kept = comp / "submissions" / "upload-kept"
+    dead = comp / "submissions" / "upload-dead"
+    for d in (kept, dead):
+        d.mkdir(parents=True)
+        (d / "bot.yaml").write_text("name: x\n")
+    db.add_submission(svc.engine, db.team_for_token(svc.engine, team)["id"], str(kept), per_day=5)  # type: ignore[index]
+    assert svc.sweep_uploads() == [dead]
+    assert kept.is_dir() and not dead.exists() and svc.sweep_uploads() == []

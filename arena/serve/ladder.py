@@ -33,8 +33,10 @@ from ..results import ResultsError, ResultsStore, read_results, standings
 from ..schedule import (
     Admission,
     BlockTask,
+    Plan,
     RunObserver,
     RunOptions,
+    Tournament,
     build_tournament,
     plan,
     run_tournament,
@@ -122,19 +124,23 @@ class Live(RunObserver):
     def __init__(self, folder: Path, chosen: int) -> None:
         self.folder, self.chosen = folder, chosen
         self.lines: list[dict[str, Any]] = []
-        self.total = 0
+        self.stored = self.total = 0
         self.played = 0
 
     def admitted(self, admission: Admission) -> None:
         self.lines = list(admission.store.lines.values())
         self._write()
 
+    def planned(self, t: Tournament, p: Plan) -> None:
+        self.stored, self.total = len(p.stored), len(p.tasks)  # the ladder's blocks between ranked versions
+
     def line(self, line: dict[str, Any]) -> None:
         self.lines.append(line)
         self.played += 1
         self._write()
         try:
-            write_provisional(self.folder / "results", self.folder / LIVE, done=self.played, total=self.chosen)
+            write_provisional(self.folder / "results", self.folder / LIVE, done=self.stored + self.played,
+                              total=self.total)
         except (PublishError, ResultsError, OSError) as e:
             log.warning("ladder: live page not written (the games go on): %s", e)
 

@@ -69,9 +69,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Service, Path, lis
 
 def test_live_standings_are_rewritten_after_each_stored_block(played: Any) -> None:
     svc, _, seen = played
-    # two batches (2 blocks, then 1): each stored block rewrote the standings before the page
+    # two batches (2 blocks, then 1) of the ladder's 3: each stored block rewrote the standings, then the page
     assert [(d, n, s["blocks_stored"], s["batch"]) for d, n, s in seen] == [
-        (1, 2, 1, {"played": 1, "of": 2}), (2, 2, 2, {"played": 2, "of": 2}), (1, 1, 3, {"played": 1, "of": 1})]
+        (1, 3, 1, {"played": 1, "of": 2}), (2, 3, 2, {"played": 2, "of": 2}), (3, 3, 3, {"played": 1, "of": 1})]
     after_first = {r["bot"]: r for r in seen[0][2]["standings"]}
     assert after_first["blue"]["games"] == 2 and after_first["red"]["faults"] >= 2  # red crashes in both games
     url, server = start(svc, worker=False)
@@ -80,7 +80,7 @@ def test_live_standings_are_rewritten_after_each_stored_block(played: Any) -> No
         assert final["batch"] is None and final["blocks_stored"] == len(lines(svc.folder)) == 3
         assert [r["bot"] for r in final["standings"]] == ["blue", "red"]  # red forfeits every game it crashes in
         live = httpx.get(f"{url}/live/")
-        assert live.status_code == 200 and "1 of 1 blocks" in live.text and "blue" in live.text
+        assert live.status_code == 200 and "3 of 3 blocks" in live.text and "blue" in live.text
     finally:
         server.should_exit = True  # type: ignore[attr-defined]
 

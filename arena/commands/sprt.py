@@ -49,9 +49,9 @@ def build_parser() -> Any:
     ap.add_argument("--restart", choices=["per-game", "per-lineage"], default="per-game",
                     help="a fresh bot process every game, or one per lineage kept up over a batch of blocks"
                          " (docs/tournaments.md, Lineages; default per-game)")
-    ap.add_argument("--lineage-blocks", type=int, default=2,
-                    help="with --restart per-lineage: blocks of a matchup one batch plays (default 2: a batch"
-                         " runs past the verdict by at most this many blocks)")
+    ap.add_argument("--lineage-blocks", type=int, default=8,
+                    help="with --restart per-lineage: blocks of a matchup one batch plays (default 8; with one"
+                         " worker a batch ends at the verdict, on Ray it may run past it by up to this many blocks)")
     ap.add_argument("--seed", help="seed for the block keys (default: the folder's, else random; printed)")
     ap.add_argument("--out", help="results folder (default runs/sprt/CANDIDATE-vs-BASELINE)")
     ap.add_argument("--workers", type=int, help="blocks played at once: more than 1 starts an embedded Ray instance with"

@@ -133,8 +133,13 @@ def play_blocks(
     make_player: PlayerFactory,
     *,
     keep: bool | None = None,
+    go_on: Callable[[BlockResult], bool] | None = None,
 ) -> list[BlockResult]:
     """Play a batch: the blocks of one pairing in order, each as two games.
+
+    ``go_on`` sees each block as it ends (before the batch's processes are
+    closed, so a kept process's cleanup may still change its last game);
+    False ends the batch there: the blocks after it are not played.
 
     With ``keep`` (default: ``settings.restart == "per-lineage"``) the player
     of each (half, seat) stays up for that lineage's next block; the caller
@@ -193,6 +198,8 @@ def play_blocks(
                 seats_all.append(seats)
                 seeds_all.append(seeds)
             out.append(BlockResult(block_index, block_key, side_a, side_b, games, seats_all, seeds_all))
+            if go_on is not None and not go_on(out[-1]):
+                break
     finally:
         order = sorted(kept)
         reports_end = close_all([kept[k] for k in order]) if order else []

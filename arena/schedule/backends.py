@@ -22,7 +22,7 @@ from ..players import BotEntry
 from ..players.manifest import library_path
 from ..sandbox import HarnessError, HostUnfit
 from .nodes import NodeInfo, NodePool
-from .task import TaskOutput, Unit, run_block
+from .task import BlockHook, TaskOutput, Unit, run_block
 
 
 @dataclass
@@ -41,7 +41,10 @@ class Backend(Protocol):
     capacity: int  # tasks worth keeping in flight now (a cluster's changes as nodes come and go)
     notices: list[str]  # what the user should hear (a node refused or lost); the loop drains it
 
-    def submit(self, task: Unit, attempt: int) -> None: ...
+    def submit(self, task: Unit, attempt: int, go_on: BlockHook | None = None) -> None:
+        """``go_on``: asked after each block of a batch (``task.run_block``); a backend that plays
+        the batch elsewhere may ignore it (the batch then plays whole)."""
+        ...
 
     def wait(self) -> Finished: ...
 
@@ -67,16 +70,17 @@ class SerialBackend:
     def __init__(self, entries: Mapping[str, BotEntry], task_fn: TaskFn = run_block) -> None:
         self.entries = dict(entries)
         self.task_fn = task_fn
-        self.queue: deque[tuple[Unit, int]] = deque()
+        self.queue: deque[tuple[Unit, int, BlockHook | None]] = deque()
         self.notices: list[str] = []
 
-    def submit(self, task: Unit, attempt: int) -> None:
-        self.queue.append((task, attempt))
+    def submit(self, task: Unit, attempt: int, go_on: BlockHook | None = None) -> None:
+        self.queue.append((task, attempt, go_on))
 
     def wait(self) -> Finished:
-        task, attempt = self.queue.popleft()
+        task, attempt, go_on = self.queue.popleft()
         try:
-            out = self.task_fn(task, self.entries, attempt=attempt, backend=self.name)
+            extra = {"go_on": go_on} if go_on is not None else {}
+            out = self.task_fn(task, self.entries, attempt=attempt, backend=self.name, **extra)
         except Exception as e:  # noqa: BLE001 - any failure is the harness's: never scored
             return Finished(task, attempt, error=describe(e), retry=isinstance(e, HarnessError))
         return Finished(task, attempt, output=out)
@@ -322,7 +326,8 @@ class RayBackend:
                                 int(info.resources_total.get("CPU", 0)), state == "ALIVE"))
         return out
 
-    def submit(self, task: Unit, attempt: int) -> None:
+    def submit(self, task: Unit, attempt: int, go_on: BlockHook | None = None) -> None:
+        """``go_on`` is not used: the batch plays whole on its worker (blocks past a verdict are kept)."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         node = self.pool.take()

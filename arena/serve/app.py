@@ -14,6 +14,7 @@ from __future__ import annotations
 import hmac
 import html
 import json
+import logging
 import secrets
 import shutil
 import threading
@@ -32,6 +33,8 @@ from .faults import FaultIndex
 from .validate import validate
 
 SESSION = "arena_session"
+RETRY_S = 5.0  # after a failure of the database, the worker tries again this much later
+log = logging.getLogger("arena.serve")
 
 
 class Service:
@@ -83,9 +86,22 @@ class Service:
         return True
 
     def worker(self) -> None:
-        db.requeue_unfinished(self.engine)
+        """Validate queued submissions until stopped. A failure of the database (a PostgreSQL restart, a full
+        disk) is logged and tried again, the submission it caught in ``checking`` queued again: it never ends
+        the worker."""
+        requeue = True
         while not self.stop.is_set():
-            if not self.work_once():
+            try:
+                if requeue:
+                    db.requeue_unfinished(self.engine)
+                    requeue = False
+                busy = self.work_once()
+            except Exception:  # noqa: BLE001 - the worker outlives any one failure; logged with its traceback
+                log.exception("validation worker: the database failed; trying again in %g s", RETRY_S)
+                requeue = True
+                self.stop.wait(RETRY_S)
+                continue
+            if not busy:
                 self.wake.wait(1.0)
                 self.wake.clear()
 

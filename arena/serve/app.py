@@ -128,6 +128,10 @@ def _public(sub: dict[str, Any]) -> dict[str, Any]:
     return {"id": sub["id"], "status": sub["status"], "version": sub["version"]}
 
 
+def _head(title: str) -> str:
+    return f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(title)}</title>"
+
+
 def _submission_row(sub: dict[str, Any]) -> str:
     version = f" as version {sub['version']}" if sub["version"] else ""
     return (f"<li id=sub-{sub['id']}>#{sub['id']} <span class=status>{sub['status']}</span>{version}"
@@ -236,7 +240,8 @@ def make_app(svc: Service) -> FastAPI:
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:
         rows = "".join(f"<tr><td>{html.escape(r['team'])}</td><td>v{r['version']}</td></tr>" for r in leaderboard())
-        return (f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
+        return (_head(svc.config.competition.name)
+                + f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
                 "<form method=post action=/login><input name=token type=password>"
                 "<button>team login</button></form><p><a href=/site/>ratings, bot pages and replays</a>;"
                 " <a href=/live/>live standings while the ladder plays</a></p>")
@@ -257,7 +262,8 @@ def make_app(svc: Service) -> FastAPI:
         team = _session_team(arena_session)
         csrf = svc.sessions[str(arena_session)][1]
         rows = "".join(_submission_row(x) for x in db.team_submissions(svc.engine, team["id"]))
-        return (f"<h1>team {html.escape(team['name'])}</h1><h2>submissions</h2><ul id=submissions>{rows}</ul>"
+        return (_head(f"team {team['name']}")
+                + f"<h1>team {html.escape(team['name'])}</h1><h2>submissions</h2><ul id=submissions>{rows}</ul>"
                 "<form method=post action=/team/upload enctype=multipart/form-data>"
                 f"<input type=hidden name=csrf value={csrf}><input type=file name=archive>"
                 "<button>upload</button></form><h2>faults in ladder games</h2>"

@@ -111,8 +111,9 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
         untrumped_lead_holds=p.play == "oregon",
         reshuffle=p.rob != "none" and not p.widow and p.discard in ("non_trumps", "choose"),
         cards_out_of_play=p.may_lose_points,
+        # a kitty only loses points where the maker's discard may be a trump (five-hand keeps every trump)
         points_out_of_play=(p.discard == "choose" or p.rob in ("free", "choose") or p.extra_trumps == "discard"
-                            or p.kitty > 0 or (p.rob == "none" and p.stock_size > 0)),
+                            or (p.kitty > 0 and p.discard in ("choose", "keep")) or (p.rob == "none" and p.stock_size > 0)),
         point_cards=points,
         deal_points=p.deal_points,
         max_deal_actions=actions,

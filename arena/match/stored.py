@@ -34,10 +34,11 @@ class StoredGame:
     record: dict[str, Any]
     id: str
     names: list[str] = field(default_factory=list)  # the bot (or player) at each seat; empty: unknown
-    twin: str | None = None  # the other game of its duplicate block, when the file holds it
+    twin: str | None = None  # the other game of its duplicate block, when the file holds it (a table's: the next rotation)
     forfeit_by: int | None = None
     title: str | None = None
     label: str = ""  # how a listing names it
+    twins: tuple[str, ...] = ()  # every other game of its block: the twin, or a table's other rotations
 
 
 def games_of(data: Any) -> list[StoredGame]:
@@ -51,8 +52,9 @@ def games_of(data: Any) -> list[StoredGame]:
         pairing, block = str(data.get("pairing")), int(data.get("block", 0))
         ids = [str(g.get("id") or game_id(pairing, block, h)) for h, g in enumerate(data["games"])]
         return [StoredGame(g["record"], ids[h], [s.get("bot") or s.get("name") or "?" for s in g.get("seats") or []],
-                           ids[1 - h] if len(ids) == 2 else None, g.get("forfeit_by"),
-                           label=f"game {ids[h]}: {pairing} block {block}")
+                           ids[(h + 1) % len(ids)] if len(ids) > 1 else None, g.get("forfeit_by"),
+                           label=f"game {ids[h]}: {pairing} block {block}",
+                           twins=tuple(ids[(h + k) % len(ids)] for k in range(1, len(ids))))
                 for h, g in enumerate(data["games"])]
     if data.get("format") == SAVED_GAME:
         return [StoredGame(data["record"], "saved game", list(data.get("players") or []), title="A saved game")]

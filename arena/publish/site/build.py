@@ -136,6 +136,8 @@ def write_site(m: SiteModel, out: Path) -> SiteBuild:
         g = m.game_line(ref)
         record = g.get("record") or {}
         args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.get("forfeit_by")}
+        if ref.table:  # a table's other rotations (a pair's replay data stays as it was)
+            args["twins"] = ref.twins
         key = hashlib.blake2b(json.dumps([code, record, args], sort_keys=True).encode(), digest_size=12).hexdigest()
         rel = f"replays/{ref.id}.js"
         if w.keep(rel, f"// {key}\n"):  # the engine's frames take most of a build: a rebuild reuses them

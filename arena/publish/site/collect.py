@@ -35,7 +35,8 @@ class Run:
 
 @dataclass
 class GameRef:
-    """Where one game stands: the line and half, its bots by seat, its twin."""
+    """Where one game stands: the line and half (a table's rotation), its bots by seat, its twin (the
+    other game of a duplicate block; at a table the next rotation) and every other game of its block."""
 
     id: str
     line: int
@@ -44,6 +45,8 @@ class GameRef:
     bots: list[str]  # bot id at each seat
     pairing: str
     block: int
+    twins: list[str] = field(default_factory=list)
+    table: bool = False  # a game of a table of n seats (the line names ``table``)
 
 
 @dataclass
@@ -132,6 +135,7 @@ def load_competition(paths: Sequence[str | os.PathLike[str]]) -> Competition:
         gs = ln["games"]
         ids = [g.get("id") or game_id(str(ln["pairing"]), int(ln["block"]), h) for h, g in enumerate(gs)]
         for h, g in enumerate(gs):
-            comp.games.append(GameRef(ids[h], i, h, ids[1 - h], [comp.bots[_ref(s)].id for s in g["seats"]],
-                                      str(ln["pairing"]), int(ln["block"])))
+            others = [ids[(h + k) % len(ids)] for k in range(1, len(ids))]
+            comp.games.append(GameRef(ids[h], i, h, others[0], [comp.bots[_ref(s)].id for s in g["seats"]],
+                                      str(ln["pairing"]), int(ln["block"]), others, ln.get("table") is not None))
     return comp

@@ -7,13 +7,15 @@ asked for a decision (the forced actions the engine applied on its own
 belong to the step that led to them), at the end of each deal and at the
 end of the game. Each frame holds
 
-* ``views``: the four seats' views exactly as the engine gives them
-  (``View.to_dict()``, rules 9), stored as the keys all four share
-  (``pub``) and each seat's own keys (``seats``);
+* ``views``: every seat's view exactly as the engine gives it
+  (``View.to_dict()``, rules 9), stored as the keys all seats share
+  (``pub``) and each seat's own keys (``seats``: four, or n at a table of
+  n seats, where what a seat knows of the sides is its own too);
 * ``table``: public facts a view leaves out (how many cards each hand
   holds, whose turn, who sits out, the deals played, the step's result);
 * ``all``: what only the omniscient view adds (the stock, the discard pile,
-  the kitty, the widows, the rob, the cards out of play);
+  the kitty, the widows, the rob, the cards out of play, and at a table of
+  changing sides each seat's side in the deal);
 * ``text``: what happened in the step, naming only public cards.
 
 Frames are stored as the first one and, for each later one, a patch of the
@@ -30,16 +32,25 @@ from ...engine import Deal, Game, ReplayMismatch, RuleProfile, action_to_dict, c
 from ...engine.cards import SUITS
 from ...engine import DeckSource
 from ...engine.record import RecordedSource, load_record, recorded_decisions, recorded_source
-from ...engine.view import deal_view, summarize
+from ...engine.view import _summary_dict, deal_view, summarize
+from ...match.show import seat_names
 from ...match.stored import StoredGame
 
 REPLAY_FORMAT = "cinch-replay"
 REPLAY_VERSION = 1
-SEAT_NAME = "NESW"
 SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 END_TEXT = {"target": "a side reached the target", "bidder_out": "the bidders went out",
             "moon": "a moon bid decided it", "floor": "a side fell through the floor",
             "deals": "the fixed number of deals was played", "cap": "stopped by the deal cap: unfinished"}
+
+
+def score_rows(players: int, sides: str) -> list[dict[str, Any]]:
+    """What each entry of a game's ``scores`` belongs to, for the viewer's scores table: a side of two
+    pairs (its label and seats), or one seat at a table of single scores."""
+    names = seat_names(players)
+    if sides == "pairs":
+        return [{"label": f"{names[s]}+{names[s + 2]}", "seats": [s, s + 2]} for s in (0, 1)]
+    return [{"label": names[s], "seats": [s]} for s in range(players)]
 
 
 # ------------------------------------------------------------------ patches
@@ -199,8 +210,19 @@ def rules_line(p: RuleProfile) -> str:
         f", a bid of {p.moon_bid} shoots the moon" if p.moon_bid is not None else "") + (
         f", lost at {p.lose_at}" if p.lose_at is not None else "")
     end += {"play_on": "", "bidders": ", both past it: the bidders win",
-            "higher_or_bidders": ", both past it: the higher score, a tie to the bidders"}[p.both_reach]
-    return f"Rules: {p.name}: " + "; ".join([bids, forced, points, hands, rob, play, scoring, end]) + "."
+            "higher_or_bidders": ", both past it: the higher score, a tie to the bidders",
+            "maker_or_best_card": ", several past it: the maker, else the one credited with the deal's highest point card",
+            "bidders_or_higher": ", several past it: the maker, then its partner, else the highest score (a tie plays on)",
+            }[p.both_reach]
+    parts = [bids, forced, points, hands, rob, play, scoring, end]
+    if p.sides != "pairs" or p.players != 4:
+        table = f"{p.players} seats, " + ("two pairs" if p.sides == "pairs" else "each for himself" if p.sides == "each" else
+                                          "the maker and the holder of a " + ("card" if p.call == "card" else "trump")
+                                          + " it calls, not in its hand, against the rest" + (" (or the maker alone, every score doubled)" if p.call_alone else ""))
+        if p.kitty_before_trump:
+            table += f"; the {p.kitty}-card kitty is the maker's before it names trump"
+        parts.insert(0, table)
+    return f"Rules: {p.name}: " + "; ".join(parts) + "."
 
 
 # ------------------------------------------------------------------ frames
@@ -238,52 +260,53 @@ class Replayed:
 
 
 def _summary(deal: Deal) -> dict[str, Any]:
-    s = summarize(deal)
-    out: dict[str, Any] = {"index": s.index, "dealer": s.dealer, "maker": s.maker, "bid": s.bid,
-                           "trump": None if s.trump is None else SUITS[s.trump], "points": list(s.points),
-                           "made": s.made, "scores_after": list(s.scores_after)}
-    if s.redeal:
-        out["redeal"] = True
-    if s.dark:
-        out["dark"] = True
-    return out
+    """A finished deal as the views' ``previous`` list it (the engine's own conversion)."""
+    return _summary_dict(summarize(deal))
 
 
 class _Namer:
-    def __init__(self, names: Sequence[str]) -> None:
+    def __init__(self, names: Sequence[str], players: int = 4) -> None:
         self.names = list(names)
+        self.seats = seat_names(players)
 
     def __call__(self, seat: int) -> str:
         n = self.names[seat] if seat < len(self.names) else ""
-        return SEAT_NAME[seat] + (f" ({n})" if n else "")
+        return self.seats[seat] + (f" ({n})" if n else "")
 
 
 def _sitting(deal: Deal) -> list[int]:
     """Seats out of the tricks: in play, a seat left without cards; at the end, one that missed a trick."""
     if deal.phase == "play":
-        return [s for s in range(4) if not deal.hands[s]]
+        return [s for s in range(deal.n) if not deal.hands[s]]
     if deal.done and deal.tricks:
-        played = [sum(1 for t in deal.tricks for p in t.plays if p[0] == s) for s in range(4)]
-        return [s for s in range(4) if played[s] < len(deal.tricks)]
+        played = [sum(1 for t in deal.tricks for p in t.plays if p[0] == s) for s in range(deal.n)]
+        return [s for s in range(deal.n) if played[s] < len(deal.tricks)]
     return []
 
 
 # The keys of a view (``View.to_dict()``) that differ from seat to seat: the seat's own cards, and the
 # rob's cards, which only the dealer sees. Every other key is the same in the four views (rule 9.1).
 SEAT_KEYS = ("seat", "partner", "hand", "dealt", "discarded", "received", "rob_stock", "rob_taken")
+# At a table of changing sides a seat's knowledge of the sides is its own as well (a called partner).
+TABLE_SEAT_KEYS = (*SEAT_KEYS, "sides")
 
 
 def _views(deal: Deal, previous: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The four seats' views (``View.to_dict()``) as the keys they share and each seat's own keys.
+    """Every seat's view (``View.to_dict()``) as the keys they share and each seat's own keys.
 
     One view is converted in full (the engine's ``deal_view``) and gives the shared keys; the other
     seats' own keys are the dealer's view (the only one that sees the rob) or the same few card lists
-    of their own hand. The frames tests compare all four with ``Game.view`` at every decision point
-    under every profile, so this stays what the engine gives.
+    of their own hand. At a table without fixed pairs every seat's view is converted in full (what a
+    seat knows of the sides is its own). The frames tests compare every seat's with ``Game.view`` at
+    every decision point under every profile, so this stays what the engine gives.
     """
     dealer = deal.dealer
     full = deal_view(deal, dealer).to_dict()
     full["previous"] = previous  # the earlier deals' outcomes, as Game.view gives them (one shared list)
+    if deal.profile.sides != "pairs":
+        own = [full if s == dealer else deal_view(deal, s).to_dict() for s in range(deal.n)]
+        return ({k: v for k, v in full.items() if k not in TABLE_SEAT_KEYS},
+                [{k: v.get(k) for k in TABLE_SEAT_KEYS} for v in own])
     shared = {k: v for k, v in full.items() if k not in SEAT_KEYS}
     seats: list[dict[str, Any]] = []
     for s in range(4):
@@ -314,7 +337,7 @@ def _frame(deal: Deal, previous: list[dict[str, Any]], before: list[dict[str, An
         "in_dark": deal.in_dark,
         "deals": before,
         "info": _info(deal, name),
-        "result": _result(deal) if done else None,
+        "result": _result(deal, name) if done else None,
     }
     phase = deal.phase
     rob_stock: list[str] | None = None
@@ -330,6 +353,7 @@ def _frame(deal: Deal, previous: list[dict[str, Any]], before: list[dict[str, An
         "stock": cards_str(deal.stock), "pile": cards_str(deal.pile), "kitty": cards_str(deal.kitty),
         "widows": [cards_str(w) for w in deal.widows] if deal.profile.widow else None,
         "rob_stock": rob_stock, "rob_taken": rob_taken, "out_points": out_points,
+        "sides": list(deal.side_of) if deal.profile.sides == "called" and deal.side_of else None,
     }
     return {"deal": deal.index, "events": len(deal.events), "text": "", "final": False,
             "pub": shared, "seats": seats, "table": table, "all": omniscient}
@@ -345,15 +369,32 @@ def _info(deal: Deal, name: _Namer) -> str:
         parts.append(f"maker {name(deal.maker)} at {deal.high}" + (f" in the dark (worth {dark})" if deal.in_dark else ""))
     if deal.trump is not None:
         parts.append(f"trump {SUIT_NAME[SUITS[deal.trump]]}")
+    if deal.alone:
+        parts.append("the maker goes alone")
+    elif deal.called is not None:
+        parts.append(f"called {card_str(deal.called)}" + (
+            f": partner {name(deal.partner)}" if deal.revealed and deal.partner is not None else
+            ": nobody held it, the maker plays alone" if deal.done and deal.partner is None else ""))
     return f"Deal {deal.index + 1}: " + "; ".join(parts) + "."
 
 
-def _result(deal: Deal) -> str:
+def _points_text(deal: Deal, name: "_Namer") -> str:
+    """The deal's points by side: two pairs (side 0, side 1), the maker's side and the rest at a called
+    partner, every seat at cut-throat (the engine's ``points`` are per side, docs/rules.md 14)."""
+    pts = deal.points or (0, 0)
+    if deal.profile.sides == "called":
+        return f"maker's side {pts[0]}, the rest {pts[1]}"
+    if deal.profile.sides == "each":
+        return ", ".join(f"{name(s)} {pts[s]}" for s in range(deal.n))
+    return f"{pts[0]} - {pts[1]}"
+
+
+def _result(deal: Deal, name: "_Namer") -> str:
     if deal.redeal:
         return "Everyone passed: a void deal, dealt again by the next dealer."
-    pts = deal.points or (0, 0)
     lost = f" ({deal.lost} out of play, for nobody)" if deal.lost else ""
-    return f"Points {pts[0]} - {pts[1]}{lost}; bidders {'made it' if deal.made else 'set'}."
+    who = "bidders" if deal.profile.sides == "pairs" else "maker's side" if deal.profile.sides == "called" else "maker"
+    return f"Points {_points_text(deal, name)}{lost}; {who} {'made it' if deal.made else 'set'}."
 
 
 def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Namer, phase_before: str,
@@ -402,6 +443,8 @@ def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Name
             public = set(cards) <= set(cards_str(deal.shown[e["seat"]])) if deal.profile.may_lose_points else False
             out.append(f"{who} discards {len(cards)} card{'s' if len(cards) != 1 else ''}"
                        + (f" face up: {' '.join(cards)}" if public else "") + f"{forced}.")
+        elif t == "call":
+            out.append(f"{who} goes alone{forced}." if e.get("alone") else f"{who} calls {e['card']}{forced}.")
         elif t == "rob":
             got = len(deal.rob_taken) + len(deal.blind)
             out.append(f"{who} robs and takes {got} card{'s' if got != 1 else ''}{forced}"
@@ -409,6 +452,9 @@ def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Name
         elif t == "play":
             under = e.get("under") or []
             out.append(f"{who} plays {e['card']}" + (f" with {' '.join(under)} under it" if under else "") + f"{forced}.")
+            if (deal.called is not None and e["card"] == card_str(deal.called) and deal.partner is not None
+                    and deal.maker is not None):
+                out.append(f"{who} is {name(deal.maker)}'s partner.")  # the called card played: now public
             plays_before += 1
             if plays_before in ends:
                 i = ends[plays_before]
@@ -424,10 +470,11 @@ def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Name
         if deal.redeal:
             out.append("Everyone passed: the deal is void, no score, and the next dealer deals again.")
         else:
-            pts = deal.points or (0, 0)
             after = deal.scores_after or (0, 0)
-            out.append(f"Deal over: points {pts[0]} - {pts[1]}" + (f" ({deal.lost} out of play, for nobody)" if deal.lost else "")
-                       + f"; the bidders {'made' if deal.made else 'are set at'} {deal.high}; scores {after[0]} - {after[1]}.")
+            who = "bidders" if deal.profile.sides == "pairs" else "maker's side" if deal.profile.sides == "called" else "maker"
+            out.append(f"Deal over: points {_points_text(deal, name)}" + (f" ({deal.lost} out of play, for nobody)" if deal.lost else "")
+                       + f"; the {who} {'made' if deal.made else 'are set at' if who != 'maker' else 'is set at'} {deal.high};"
+                       f" scores {' - '.join(map(str, after))}.")
     elif deal.phase == "play" and phase_before != "play":
         out.append(f"{name(deal.to_act)} leads.")
     return " ".join(out)
@@ -472,7 +519,7 @@ def replay_steps(record: dict[str, Any], names: Sequence[str] = ()) -> Replayed:
         decisions = [a for _, a in recorded_decisions(rec)]
         game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
     out.game = game
-    name = _Namer(names)
+    name = _Namer(names, game.profile.players)
     at = _Cursor()
 
     def snap() -> None:
@@ -512,28 +559,39 @@ def _final(game: Game, last: dict[str, Any], name: _Namer, forfeit_by: int | Non
         text = "The record ends here (the game was saved before it ended)."
     else:
         why = END_TEXT.get(game.end_reason or "")
-        who = "no winner" if game.winner is None else f"side {'N+S' if game.winner == 0 else 'E+W'} wins"
+        rows = score_rows(game.profile.players, game.profile.sides)
+        who = ("no winner" if game.winner is None else
+               f"{name(game.winner)} wins" if game.profile.sides != "pairs" else f"side {rows[game.winner]['label']} wins")
+        if game.profile.sides != "pairs" and why:
+            why = why.replace("a side reached", "a seat reached")
         text = f"Game over: {who}" + (f" ({why})" if why else "") + "."
-    f["text"] = text + f" Final scores {game.scores[0]} - {game.scores[1]}."
+    f["text"] = text + f" Final scores {' - '.join(map(str, game.scores))}."
     return f
 
 
 def viewer_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twin: str | None = None,
-                forfeit_by: int | None = None, title: str | None = None) -> dict[str, Any]:
+                forfeit_by: int | None = None, title: str | None = None, twins: Sequence[str] = ()) -> dict[str, Any]:
     """What the viewer shows of one game: its rules line, warnings and frames (first and patches)."""
-    return game_data(record, id=id, names=names, twin=twin, forfeit_by=forfeit_by, title=title)[0]
+    return game_data(record, id=id, names=names, twin=twin, forfeit_by=forfeit_by, title=title, twins=twins)[0]
 
 
 def game_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twin: str | None = None,
-              forfeit_by: int | None = None, title: str | None = None) -> tuple[dict[str, Any], Game | None]:
+              forfeit_by: int | None = None, title: str | None = None,
+              twins: Sequence[str] = ()) -> tuple[dict[str, Any], Game | None]:
     """``viewer_data`` and the engine's replayed game when the record replayed as recorded (None
-    otherwise), for the statistics to read the same replay."""
+    otherwise), for the statistics to read the same replay. ``twins``: every other game of the
+    block (the duplicate twin, or a table's other rotations); ``twin`` the first of them."""
     r = replay_steps(record, names)
-    out: dict[str, Any] = {"id": id, "twin": twin, "names": list(names), "title": title, "warnings": r.warnings}
+    twins = list(twins) or ([twin] if twin else [])
+    out: dict[str, Any] = {"id": id, "twin": twin if twin is not None else (twins[0] if twins else None),
+                           "twins": twins, "names": list(names), "title": title, "warnings": r.warnings}
     if r.game is None or not r.steps:
         out.update(rules=None, frames=None)
         return out, None
-    name = _Namer(names)
+    prof = r.game.profile
+    out.update(seat_names=list(seat_names(prof.players)), score_rows=score_rows(prof.players, prof.sides),
+               sides=prof.sides)
+    name = _Namer(names, prof.players)
     frames = [s.frame for s in r.steps]
     frames.append(_final(r.game, frames[-1], name, forfeit_by))
     patches = []
@@ -552,8 +610,9 @@ def replay_file(games: list[StoredGame], only: str | None = None) -> dict[str, A
         if only not in ids:
             raise ValueError(f"no game {only!r} in the file (it holds {', '.join(sorted(ids)[:5])}"
                              f"{', ...' if len(ids) > 5 else ''})")
-        twin = next(g.twin for g in games if g.id == only)
-        games = sorted((g for g in games if g.id in (only, twin)), key=lambda g: g.id != only)
+        mine = next(g for g in games if g.id == only)
+        block = {only, *mine.twins} | ({mine.twin} if mine.twin else set())
+        games = sorted((g for g in games if g.id in block), key=lambda g: g.id != only)
     return {"format": REPLAY_FORMAT, "version": REPLAY_VERSION,
-            "games": [viewer_data(g.record, id=g.id, names=g.names, twin=g.twin, forfeit_by=g.forfeit_by, title=g.title)
-                      for g in games]}
+            "games": [viewer_data(g.record, id=g.id, names=g.names, twin=g.twin, forfeit_by=g.forfeit_by, title=g.title,
+                                  twins=g.twins) for g in games]}

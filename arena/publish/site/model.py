@@ -15,8 +15,9 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from ...match.show import seat_names
 from ...results import LoadedResults
-from ..load import game_outcome
+from ..load import game_outcome, table_game
 from ..rate import rate_loaded
 from .collect import Competition, GameRef
 from .stats import BotStats, TimeUse, add_time_use, cinch_stats
@@ -24,7 +25,8 @@ from .stats import BotStats, TimeUse, add_time_use, cinch_stats
 
 @dataclass
 class Cell:
-    """The row bot's games against the column bot (opposite sides of the table)."""
+    """The row bot's games against the column bot (opposite sides of the table; at a table of n seats,
+    every game they played together, scored by where the row bot finished against the column bot)."""
 
     games: list[str] = field(default_factory=list)
     score: float = 0.0
@@ -49,6 +51,7 @@ class FaultRow:
     reply: Any
     stderr: str | None
     command: str | None
+    seat_name: str = "?"  # how the game names the seat (N E S W, or P1 ... Pn at a table of n seats)
 
 
 @dataclass
@@ -141,28 +144,41 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
     # a retired version's games are left out of what the ratings show (crosstable, average opponent), as
     # the leaderboard leaves them out; its own page still lists its statistics, time use and faults
     retired = {by_ref[(r["name"], r["digest"])] for r in doc.get("retired") or [] if (r["name"], r["digest"]) in by_ref}
+    def count(row: str, col: str, sc: float, gid: str) -> None:
+        c = matrix.setdefault((row, col), Cell())
+        c.games.append(gid)
+        c.score += sc
+        c.wins += sc == 1.0
+        c.draws += sc == 0.5
+        c.losses += sc == 0.0
+
+    def opponents(b: str, opp: list[float | None]) -> None:
+        if opp and all(r is not None for r in opp):
+            opp_sum[b] = opp_sum.get(b, 0.0) + sum(opp) / len(opp)  # type: ignore[arg-type]
+            opp_n[b] = opp_n.get(b, 0) + 1
+
     for ref in comp.games:
         line = comp.lines[ref.line]
         g = line["games"][ref.half]
-        out = game_outcome(g, comp.bots, ref.id)
-        sides = [sorted(set(out.side_a)), sorted(set(out.side_b))] if not retired & set(ref.bots) else [[], []]
-        for s in (0, 1):
-            opp = [rating.get(b) for b in (out.side_a if s == 1 else out.side_b)]
-            for b in sides[s]:
-                if all(r is not None for r in opp):
-                    opp_sum[b] = opp_sum.get(b, 0.0) + sum(opp) / 2  # type: ignore[arg-type]
-                    opp_n[b] = opp_n.get(b, 0) + 1
-        for x in sides[0]:
-            for y in sides[1]:
-                if x == y:
-                    continue
-                for row, col, sc in ((x, y, out.score_a), (y, x, 1.0 - out.score_a)):
-                    c = matrix.setdefault((row, col), Cell())
-                    c.games.append(ref.id)
-                    c.score += sc
-                    c.wins += sc == 1.0
-                    c.draws += sc == 0.5
-                    c.losses += sc == 0.0
+        if ref.table:  # a table of n seats: every other seat is an opponent, results by finish
+            tg = table_game(g, comp.bots, ref.id)
+            if not retired & set(ref.bots):
+                for i, x in enumerate(tg.seats):
+                    opponents(x, [rating.get(y) for j, y in enumerate(tg.seats) if j != i])
+                    for j, y in enumerate(tg.seats):
+                        if x != y:
+                            count(x, y, tg.finish(i, j), ref.id)
+        else:
+            out = game_outcome(g, comp.bots, ref.id)
+            sides = [sorted(set(out.side_a)), sorted(set(out.side_b))] if not retired & set(ref.bots) else [[], []]
+            for s in (0, 1):
+                for b in sides[s]:
+                    opponents(b, [rating.get(o) for o in (out.side_a if s == 1 else out.side_b)])
+            for x in sides[0]:
+                for y in sides[1]:
+                    if x != y:
+                        count(x, y, out.score_a, ref.id)
+                        count(y, x, 1.0 - out.score_a, ref.id)
         games_for_stats.append((g.get("record") or {}, ref.bots))
         run_games = (line.get("run") or {}).get("games") or []
         if ref.half < len(run_games) and isinstance(run_games[ref.half], dict):
@@ -172,17 +188,19 @@ def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, b
                  for f in (run_games[ref.half].get("faults") or [] if ref.half < len(run_games) else [])}
         for f in g.get("faults") or []:
             seat = f.get("seat")
-            bot = ref.bots[seat] if isinstance(seat, int) and 0 <= seat < 4 else str(f.get("bot"))
+            bot = ref.bots[seat] if isinstance(seat, int) and 0 <= seat < len(ref.bots) else str(f.get("bot"))
             cmd = next((r.get("command") for r in repro if r.get("seat") == seat and r.get("kind") == f.get("kind")), None)
             stderr = tails.get((seat, f.get("decision")))
             if stderr is None:
                 stderr = next((r.get("stderr") for r in repro if r.get("seat") == seat), None)
             if not private:
                 stderr, cmd = None, public_command(cmd)
+            where = seat_names(len(ref.bots))
             faults.setdefault(bot, []).append(FaultRow(ref.id, seat if isinstance(seat, int) else -1,
                                                        str(f.get("kind")), str(f.get("message", "")),
                                                        f.get("decision"), f.get("deal"), f.get("request"),
-                                                       f.get("reply"), stderr, cmd))
+                                                       f.get("reply"), stderr, cmd,
+                                                       where[seat] if isinstance(seat, int) and 0 <= seat < len(where) else "?"))
     entries: dict[str, dict[str, Any]] = {}
     for m in comp.metas:
         for e in (m or {}).get("entries") or []:

@@ -14,7 +14,7 @@ import json
 import yaml
 from typing import Any, Iterable
 
-from ...match.show import profile_text
+from ...match.show import profile_text, seat_names
 from .. import leaderboard as lb
 from ..versions import earlier, ranked
 from .charts import Axis, axis_svg, histogram_svg, history_svg, interval_bar, scale_for
@@ -22,7 +22,6 @@ from .collect import GameRef
 from .model import FaultRow, SiteModel
 from .stats import LATER_HONOURS, BotStats
 
-SEATS = "NESW"
 #: evidence (request, reply, stderr) is written out for this many faults per bot page; every fault is listed
 EVIDENCE_PER_BOT = 50
 
@@ -95,8 +94,10 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
     if m.provisional:
         out.append(f'<p class="provisional" role="status"><strong>Provisional</strong>: {e(m.provisional)} '
                    "The table changes as blocks finish; intervals, bot pages and replays come with the final site.</p>")
+    tbl = doc.get("table")
+    blocks = (f"{doc['blocks']} blocks by rotation at tables of {tbl['seats']}" if tbl else f"{doc['blocks']} duplicate blocks")
     out.append(f"<p>As of {e(dates[-1] if dates else 'an unrecorded date')}: {doc['games']} games in "
-               f"{doc['blocks']} duplicate blocks over {len(m.comp.runs)} run{'s' if len(m.comp.runs) != 1 else ''}"
+               f"{blocks} over {len(m.comp.runs)} run{'s' if len(m.comp.runs) != 1 else ''}"
                f"{'' if p.get('complete') is not False else '; the last run did not finish every block'}.</p>")
     if doc["rating"].get("interval_note"):
         out.append(f'<p class="note">Note: {e(doc["rating"]["interval_note"])}.</p>')
@@ -125,9 +126,17 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
                    f'<td class="l">{e(lb._faults_text(b))}</td></tr>')
     out.append("</tbody></table>")
     out += _versions(m, live)
-    out.append('<p class="small">\u00b1: distance from the rating to the ends of its interval. Average opponent: '
-               "mean rating of the opposing partnership over the bot's games. Draws: share of its games with no "
-               "winner (capped games, level deals-format games).</p>")
+    if tbl:
+        out.append('<p class="small">\u00b1: distance from the rating to the ends of its interval. Average opponent: '
+                   "mean rating of the other seats over the bot's games. " + e(lb.table_note(doc))
+                   + " Draws: share of its games nobody won.</p>")
+        out.append(f'<p class="small" id="fitted">Ratings: {e(lb.ratings_text(doc))}.</p>')
+        if lb.maker_text(doc):
+            out.append(f'<p class="small" id="maker">{e(lb.maker_text(doc))}</p>')
+    else:
+        out.append('<p class="small">\u00b1: distance from the rating to the ends of its interval. Average opponent: '
+                   "mean rating of the opposing partnership over the bot's games. Draws: share of its games with no "
+                   "winner (capped games, level deals-format games).</p>")
     out += _crosstable(m, live)
     out += _history(m, list(m.order), live=live)
     out.append("<h2>Luck</h2>" + _luck_chart(doc) + "".join(f"<p>{e(t)}</p>" for t in lb._luck_text(doc).split("\n\n")))
@@ -173,8 +182,10 @@ def _block_results(m: SiteModel) -> list[str]:
 
 def _crosstable(m: SiteModel, live: bool) -> list[str]:
     names = m.order
-    out = ["<h2>Crosstable</h2>", '<table id="crosstable"><caption>Row bot\'s score against the column bot (games '
-           "where they sat on opposite sides), in rank order; each cell links to its games</caption><thead><tr>"
+    where = ("by where it finished against the column bot in the games they played together" if m.doc.get("table")
+             else "(games where they sat on opposite sides)")
+    out = ["<h2>Crosstable</h2>", f'<table id="crosstable"><caption>Row bot\'s score against the column bot {where}'
+           ", in rank order; each cell links to its games</caption><thead><tr>"
            '<th scope="col">bot</th>' + "".join(f'<th scope="col">{e(n)}</th>' for n in names) + "</tr></thead><tbody>"]
     for a in names:
         cells = []
@@ -312,7 +323,7 @@ PRIVATE = "not published (the host's copy shows it: arena site --private)"
 
 
 def _fault_evidence(f: FaultRow, private: bool = True) -> str:
-    parts = [f"<p><strong>{e(f.kind)}</strong> at seat {SEATS[f.seat] if 0 <= f.seat < 4 else '?'}"
+    parts = [f"<p><strong>{e(f.kind)}</strong> at seat {e(f.seat_name)}"
              f"{'' if f.decision is None else f', decision {e(f.decision)}'}: {e(f.message)}</p>"]
     if f.reply is not None:
         parts.append(f"<p>The bot sent:</p><pre>{e(f.reply)}</pre>")
@@ -447,15 +458,52 @@ def _result_text(g: dict[str, Any], side: int) -> str:
     return "won" if w == side else "lost"
 
 
+def _seat_result(g: dict[str, Any], seat: int) -> str:
+    """At a table of n seats: the game's result for ``seat``."""
+    if g.get("forfeit_by") is not None:
+        return "forfeited" if g["forfeit_by"] == seat else "no winner (another seat forfeited)"
+    w = g.get("winner")
+    if w is None:
+        return "unfinished (cap)" if g.get("end") == "cap" else "no winner (level)"
+    return "won" if w == seat else "lost"
+
+
+FINISH = {1.0: "finished ahead", 0.5: "level", 0.0: "finished behind"}
+
+
 def matchup_page(m: SiteModel, a: str, b: str, refs: dict[str, GameRef]) -> str:
     c = m.matrix[(a, b)]
+    tables = any(refs[g].table for g in c.games)
     out = [f"<h1>{e(a)} against {e(b)}</h1>",
-           f"<p>{len(c.games)} games, {a} scored {c.score:g} ({pct(c.pct)}), W-D-L {c.wins}-{c.draws}-{c.losses}. "
-           f'<a href="{matchup_name(m, b, a)}">The other way round</a>.</p>',
-           f'<table class="games"><caption>Games of {e(a)} against {e(b)}</caption><thead><tr><th scope="col">game</th>'
-           '<th scope="col">block</th><th scope="col" class="l">seats N E S W</th><th scope="col" class="l">'
-           f"{e(a)}'s result</th><th scope=\"col\">scores N+S : E+W</th><th scope=\"col\">deals</th>"
-           '<th scope="col">twin</th></tr></thead><tbody>']
+           f"<p>{len(c.games)} games, {a} scored {c.score:g} ({pct(c.pct)}), "
+           + (f"ahead-level-behind {c.wins}-{c.draws}-{c.losses} (where {e(a)} finished against {e(b)} at their table). "
+              if tables else f"W-D-L {c.wins}-{c.draws}-{c.losses}. ")
+           + f'<a href="{matchup_name(m, b, a)}">The other way round</a>.</p>']
+    if tables:
+        out.append(f'<table class="games"><caption>Games of {e(a)} and {e(b)} at one table</caption><thead><tr>'
+                   '<th scope="col">game</th><th scope="col">block</th><th scope="col" class="l">seats</th>'
+                   f'<th scope="col" class="l">{e(a)}</th><th scope="col">scores</th><th scope="col">deals</th>'
+                   '<th scope="col" class="l">other rotations</th></tr></thead><tbody>')
+        from ..load import table_game
+
+        for gid in c.games:
+            ref = refs[gid]
+            g = m.game_line(ref)
+            tg = table_game(g, m.comp.bots, gid)
+            i, j = ref.bots.index(a), ref.bots.index(b)
+            names = seat_names(len(ref.bots))
+            seats = " ".join(f"{names[s]} {x}" for s, x in enumerate(ref.bots))
+            rotations = " ".join(f'<a href="../games/{e(t)}.html">{e(t)}</a>' for t in ref.twins)
+            out.append(f'<tr><td><a href="../games/{e(gid)}.html">{e(gid)}</a></td><td>{ref.block}</td>'
+                       f'<td class="l">{e(seats)}</td><td class="l">{FINISH[tg.finish(i, j)]}</td>'
+                       f"<td>{' : '.join(str(x) for x in g['scores'])}</td><td>{len((g.get('record') or {}).get('deals') or [])}</td>"
+                       f'<td class="l">{rotations}</td></tr>')
+        out.append("</tbody></table>")
+        return page(f"{a} against {b}", out, root="../")
+    out.append(f'<table class="games"><caption>Games of {e(a)} against {e(b)}</caption><thead><tr><th scope="col">game</th>'
+               '<th scope="col">block</th><th scope="col" class="l">seats N E S W</th><th scope="col" class="l">'
+               f"{e(a)}'s result</th><th scope=\"col\">scores N+S : E+W</th><th scope=\"col\">deals</th>"
+               '<th scope="col">twin</th></tr></thead><tbody>')
     for gid in c.games:
         ref = refs[gid]
         g = m.game_line(ref)
@@ -473,19 +521,35 @@ def game_page(m: SiteModel, ref: GameRef) -> str:
     g = m.game_line(ref)
     rec = g.get("record") or {}
     names = ref.bots
-    out = [f"<h1>Game {e(ref.id)}</h1>",
-           f"<p>Block {ref.block} of <code>{e(ref.pairing)}</code>, game {ref.half + 1} of 2; its duplicate twin "
-           f'(the same deals, partnerships swapped) is <a href="{e(ref.twin)}.html">game {e(ref.twin)}</a>.</p>',
-           '<table class="seats"><caption>Seats</caption><thead><tr><th scope="col">seat</th><th scope="col" class="l">'
-           'bot</th><th scope="col">side</th><th scope="col" class="l">result</th></tr></thead><tbody>']
-    for s in range(4):
-        out.append(f"<tr><td>{SEATS[s]}</td><td class=\"l\">{bot_link(m, names[s], '../')}</td>"
-                   f"<td>{'N+S' if s % 2 == 0 else 'E+W'}</td><td class=\"l\">{_result_text(g, s % 2)}</td></tr>")
+    n = len(names)
+    seats = seat_names(n)
+    if ref.table:
+        others = ", ".join(f'<a href="{e(t)}.html">game {e(t)}</a>' for t in ref.twins)
+        out = [f"<h1>Game {e(ref.id)}</h1>",
+               f"<p>Block {ref.block} of <code>{e(ref.pairing)}</code>, rotation {ref.half + 1} of {n}: the same deals "
+               f"are played {n} times with the entrants rotated through the seats, so each holds every seat's cards "
+               f"once; the other rotations are {others}.</p>",
+               '<table class="seats"><caption>Seats</caption><thead><tr><th scope="col">seat</th><th scope="col" class="l">'
+               'bot</th><th scope="col">final score</th><th scope="col" class="l">result</th></tr></thead><tbody>']
+        for s in range(n):
+            out.append(f"<tr><td>{seats[s]}</td><td class=\"l\">{bot_link(m, names[s], '../')}</td>"
+                       f"<td>{g['scores'][s]}</td><td class=\"l\">{_seat_result(g, s)}</td></tr>")
+    else:
+        out = [f"<h1>Game {e(ref.id)}</h1>",
+               f"<p>Block {ref.block} of <code>{e(ref.pairing)}</code>, game {ref.half + 1} of 2; its duplicate twin "
+               f'(the same deals, partnerships swapped) is <a href="{e(ref.twin)}.html">game {e(ref.twin)}</a>.</p>',
+               '<table class="seats"><caption>Seats</caption><thead><tr><th scope="col">seat</th><th scope="col" class="l">'
+               'bot</th><th scope="col">side</th><th scope="col" class="l">result</th></tr></thead><tbody>']
+        for s in range(4):
+            out.append(f"<tr><td>{seats[s]}</td><td class=\"l\">{bot_link(m, names[s], '../')}</td>"
+                       f"<td>{'N+S' if s % 2 == 0 else 'E+W'}</td><td class=\"l\">{_result_text(g, s % 2)}</td></tr>")
     out.append("</tbody></table>")
     out.append(f'<p id="profile">Rule profile: <strong>{e((rec.get("profile") or {}).get("name", "unknown"))}</strong> '
                f'<span class="small">({e(profile_text(rec.get("profile")).partition(" (")[2].rstrip(")") or "no parameters recorded")})'
                "</span></p>")
-    out.append(f"<p>Final scores N+S {g['scores'][0]}, E+W {g['scores'][1]}; ended by: {e(g.get('end'))}; "
+    final = (", ".join(f"{seats[s]} {g['scores'][s]}" for s in range(n)) if ref.table else
+             f"N+S {g['scores'][0]}, E+W {g['scores'][1]}")
+    out.append(f"<p>Final scores {final}; ended by: {e(g.get('end'))}; "
                f"{len(rec.get('deals') or [])} deals; deal key <code>{e(rec.get('key'))}</code>.</p>")
     fl = [f for f in m.faults.get(names[0], []) + sum((m.faults.get(b, []) for b in sorted(set(names[1:]) - {names[0]})), [])
           if f.game == ref.id]
@@ -493,9 +557,10 @@ def game_page(m: SiteModel, ref: GameRef) -> str:
         out.append(f"<h2>Faults ({len(fl)})</h2>" + "".join(f'<section class="fault">{_fault_evidence(f, m.private)}</section>' for f in fl))
     out.append("<h2>Replay</h2>")
     out.append('<p class="small">Keys: Right and Left arrows step, Page Down and Page Up go deal by deal, Home and End; '
-               "o omniscient, 0-3 a seat's point of view (only what that seat could know), t shows the twin.</p>")
+               f"o omniscient, 0-{n - 1} a seat's point of view (only what that seat could know), t shows the "
+               + ("other rotations.</p>" if ref.table else "twin.</p>"))
     out.append(f'<div id="replay" class="viewers" data-id="{e(ref.id)}" data-replay="../replays/{e(ref.id)}.js" '
-               f'data-twin-id="{e(ref.twin)}" data-twin="../replays/{e(ref.twin)}.js"><noscript>The replay viewer needs '
+               f'data-twins="{e(" ".join(ref.twins))}"><noscript>The replay viewer needs '
                "JavaScript; the game's record is in the results file (<code>arena site frames</code> turns it into "
                "the viewer's data).</noscript></div>")
     return page(f"Game {ref.id}", out, root="../", script=True)

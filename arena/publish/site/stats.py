@@ -17,6 +17,11 @@ their meaning, so it is spelled out here and on the pages:
   Low, Jack, Game (and the off-jack where it is a point; a point card out of
   play scores for the bidders when a defender laid it away and the profile
   says so, else for nobody).
+
+At a table of n seats a side is the deal's (the engine's ``side_of``): each
+seat its own at cut-throat, the maker and its called partner against the
+rest at five-hand and railroad; a defender is every seat off the maker's
+side, and its points are its own side's.
 """
 
 from __future__ import annotations
@@ -138,6 +143,7 @@ class DealCounts:
     names: dict[str, str] = field(default_factory=dict)  # point card (worth something this deal) -> its name
     credit: dict[str, int] = field(default_factory=dict)  # point card played -> the side it scored for
     out: list[tuple[int, str, int | None]] = field(default_factory=list)  # out of play: (laid away by or -1, card, side it scored for or None)
+    sides: tuple[int, ...] = (0, 1, 0, 1)  # each seat's side in the deal (the engine's side_of)
 
 
 def deal_counts(deal: Deal) -> DealCounts:
@@ -146,10 +152,11 @@ def deal_counts(deal: Deal) -> DealCounts:
     away) is the engine's ``deal_facts``; the rest is the deal's public auction and tricks."""
     facts = deal_facts(deal)
     bids = [(s, a, f) for s, a, f in deal.bids]
-    forced = 3 if facts.dealer_bid is not None else None  # three passes, then the dealer had to bid
+    forced = deal.n - 1 if facts.dealer_bid is not None else None  # every other seat passed, then the dealer had to bid
     dark = list(deal.dark) if deal.profile.dark_bid is not None else []
     if deal.redeal:
-        return DealCounts(deal.dealer, bids, dark, forced, redeal=True)
+        return DealCounts(deal.dealer, bids, dark, forced, redeal=True,
+                          sides=tuple(deal.side_of) if deal.side_of else tuple(range(deal.n)))
     names = {card_str(c.card): c.name for c in facts.captures}
     credit = {card_str(c.card): c.side for c in facts.captures if c.trick >= 0 and c.side is not None}
     laid = {c.card: c.side for c in facts.captures if c.trick < 0}
@@ -160,7 +167,7 @@ def deal_counts(deal: Deal) -> DealCounts:
     out = [(s, card_str(c), laid.get(c)) for c, s in facts.out_of_play]
     assert deal.maker is not None
     return DealCounts(deal.dealer, bids, dark, forced, False, deal.maker, deal.high, bool(deal.made),
-                      deal.points or (0, 0), tricks, names, credit, out)
+                      deal.points or (0, 0), tricks, names, credit, out, tuple(deal.side_of))
 
 
 def game_facts(record: dict[str, Any] | None, game: Game | None = None) -> list[DealCounts] | None:
@@ -178,7 +185,8 @@ def game_facts(record: dict[str, Any] | None, game: Game | None = None) -> list[
 def add_deal(f: DealCounts, bot_at: list[str], table: dict[str, BotStats], profile: RuleProfile) -> None:
     """Count one finished (or void) deal of a game under ``profile`` whose seats hold ``bot_at``."""
     get: Callable[[str], BotStats] = lambda b: table.setdefault(b, BotStats(profile))  # noqa: E731
-    sides = [sorted({bot_at[s], bot_at[s + 2]}) for s in (0, 1)]
+    side_of = f.sides
+    sides = [sorted({bot_at[s] for s in range(len(bot_at)) if side_of[s] == k}) for k in range(max(side_of) + 1)]
     for seat, amount in f.dark:  # a bid in the dark counts as a bid; declining one is no pass
         if amount:
             st = get(bot_at[seat])
@@ -200,25 +208,28 @@ def add_deal(f: DealCounts, bot_at: list[str], table: dict[str, BotStats], profi
                 get(b).void_deals += 1
         return
     assert f.maker is not None
-    b_side = f.maker % 2
-    for side in (0, 1):
-        for b in sides[side]:
+    b_side = side_of[f.maker]
+    for bots in sides:
+        for b in bots:
             get(b).deals += 1
     mk = get(bot_at[f.maker])
     mk.contracts.setdefault(f.bid, [0, 0])[0 if f.made else 1] += 1
     mk.bidder_deals += 1
     mk.bidder_points += f.points[b_side]
-    for b in sides[1 - b_side]:
-        st = get(b)
-        st.defender_deals += 1
-        st.defender_points += f.points[1 - b_side]
+    for side, bots in enumerate(sides):
+        if side == b_side:
+            continue
+        for b in bots:
+            st = get(b)
+            st.defender_deals += 1
+            st.defender_points += f.points[side]
     for w, plays in f.tricks:
         for seat, top, under in plays:
             for c in (top, *under):
                 name = f.names.get(c)
                 if name in PEDROS:
                     get(bot_at[w]).pedros_captured += 1
-                    if seat % 2 != w % 2:
+                    if side_of[seat] != side_of[w]:
                         get(bot_at[seat]).pedros_lost += 1
                 elif name:
                     for b in sides[f.credit[c]]:
@@ -295,7 +306,7 @@ class TimeUse:
 def add_time_use(run_game: dict[str, Any], bot_at: list[str], bank_ms: float | None, table: dict[str, TimeUse]) -> None:
     """One game's ``run.games[half]``: per seat latencies, and bank_ms minus the CPU time it charged."""
     for seat, p in enumerate(run_game.get("players") or []):
-        if seat >= 4 or not isinstance(p, dict):
+        if seat >= len(bot_at) or not isinstance(p, dict):
             continue
         tu = table.setdefault(bot_at[seat], TimeUse())
         lat = [float(x) for x in p.get("latency_ms") or []]

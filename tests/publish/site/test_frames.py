@@ -20,7 +20,6 @@ from arena.engine import Game, game_record
 from arena.engine.profile import PointValues, RuleProfile, profile_names, variant
 from arena.engine.record import load_record, recorded_decisions, recorded_source
 from arena.match.show import saved_game
-from ...profiles import four_seat_profile_names
 from arena.publish.site.build import asset
 from arena.match.stored import games_of
 from arena.publish.site.frames import apply_patch, diff, seat_view, unpack, viewer_data
@@ -38,6 +37,8 @@ def _named(view: dict[str, Any]) -> set[str]:
     out |= set(view["rob_stock"] or ()) | set(view["rob_taken"] or ())
     for cards in view.get("shown") or ():
         out.update(cards)
+    if view.get("called"):  # a called card is public from the call (docs/protocol.md)
+        out.add(view["called"])
     for t in view["tricks"]:
         for p in t["plays"]:
             out.add(p["card"])
@@ -75,14 +76,14 @@ def test_patches_turn_each_value_into_the_next() -> None:
 
 
 def _decision_points(record: dict[str, Any]) -> dict[tuple[int, int], list[dict[str, Any]]]:
-    """The engine's four views at every decision point: (deal, events so far) -> views."""
+    """Every seat's view from the engine at every decision point: (deal, events so far) -> views."""
     rec = load_record(record)
     game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals, fixed_deals=rec.fixed_deals)
     out = {}
 
     def snap() -> None:
         if not game.over:
-            out[(game.deal.index, len(game.deal.events))] = [game.view(s).to_dict() for s in range(4)]
+            out[(game.deal.index, len(game.deal.events))] = [game.view(s).to_dict() for s in range(rec.profile.players)]
 
     snap()
     for _, action in recorded_decisions(rec):
@@ -91,20 +92,22 @@ def _decision_points(record: dict[str, Any]) -> dict[tuple[int, int], list[dict[
     return out
 
 
-@pytest.mark.parametrize("profile", four_seat_profile_names())
+@pytest.mark.parametrize("profile", profile_names())
 def test_frames_hold_the_engines_views_and_results_under_every_profile(profile: str) -> None:
     (record, _), = showcase(profile)
-    data = viewer_data(record, id="g", names=["n", "e", "s", "w"])
+    n = record["profile"].get("players", 4)
+    data = viewer_data(record, id="g", names=["n", "e", "s", "w", "x", "y"][:n])
     assert data["warnings"] == []
+    assert len(data["seat_names"]) == n and sum(len(r["seats"]) for r in data["score_rows"]) == n
     frames = unpack(data["frames"])
     oracle = _decision_points(record)
     at = {(f["deal"], f["events"]): f for f in frames if not f["final"]}
     assert set(oracle) <= set(at)  # a step at every decision point
     for key, views in oracle.items():
-        for s in range(4):
+        for s in range(n):
             assert seat_view(at[key], s) == views[s], (key, s)
     for f in frames:
-        public = set.intersection(*(_named(seat_view(f, s)) for s in range(4)))
+        public = set.intersection(*(_named(seat_view(f, s)) for s in range(n)))
         named = set(CARD.findall(f["text"]))
         assert named <= public, f"step text names hidden cards {sorted(named - public)}: {f['text']}"
     ends = [f for f in frames if not f["final"] and f["seats"][0].get("scores_after", f["pub"].get("scores_after"))]
@@ -257,7 +260,7 @@ def test_the_frames_command(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("profile", four_seat_profile_names())  # the tables of n: not yet (issue 24)
+@pytest.mark.parametrize("profile", profile_names())
 def test_the_declared_mechanisms_are_those_play_shows(profile: str) -> None:
     """``expected`` (the engine's ``profile_info``) names exactly what seeded games go through: a
     declaration that claimed a mechanism the rules cannot produce, or missed one, fails here."""

@@ -27,18 +27,20 @@ from .browser import Browser
 from .conftest import EXE
 from .profile_games import expected, showcase
 from .test_browser import ARTIFACTS, MAIN, _open_file, _scores, engine_views, expected_frames
-from ...profiles import four_seat_profile_names, quick_first
+from arena.engine import profile_names
+
+from ...profiles import quick_first
 
 pytestmark = pytest.mark.skipif(EXE is None, reason="no Chromium: install it with `apt-get install chromium` "
                                                    "(.ci/run does) to run the browser tests")
-NAMES = ["north", "east", "south", "west"]
+NAMES = ["north", "east", "south", "west", "fifth", "sixth"]
 SLOW_GAMES = 4
 
 
 def _open_record(browser: Browser, site: Path, tmp: Path, record: dict[str, Any]) -> None:
     """The record as a saved game, turned into the viewer's data as ``arena site frames`` does, opened."""
     path = tmp / f"{record['profile']['name']}-{record['key']}.replay.json"
-    path.write_text(json.dumps(replay_file(games_of(saved_game(record, NAMES)))))
+    path.write_text(json.dumps(replay_file(games_of(saved_game(record, NAMES[:record["profile"].get("players", 4)])))))
     _open_file(browser, site, path)
 
 
@@ -65,7 +67,7 @@ def check_replay(browser: Browser, site: Path, tmp: Path, record: dict[str, Any]
     if any(d.get("redeal") for d in record["deals"]):
         assert "void (all passed)" in browser.js(f"{MAIN}.querySelector('table.deals').textContent")
     browser.key("Home")
-    assert browser.js(f"{MAIN}.dataset.frame") == "0" and _scores(browser) == [0, 0]
+    assert browser.js(f"{MAIN}.dataset.frame") == "0" and _scores(browser) == [0] * len(record["scores"])
 
 
 def check_seat_views(browser: Browser, record: dict[str, Any]) -> None:
@@ -73,7 +75,7 @@ def check_seat_views(browser: Browser, record: dict[str, Any]) -> None:
     collect = (f"(() => {{ const v = cinchViewer.viewers[0], out = []; for (let i = 0; i < v.frames.length; i++) {{"
                f" v.go(i); const r = {MAIN}; out.push([+r.dataset.deal, +r.dataset.events,"
                " [...r.querySelectorAll('[data-card]')].map(x => x.dataset.card)]); } return out; })()")
-    for seat in range(4):
+    for seat in range(record["profile"].get("players", 4)):
         browser.key(str(seat))
         oracle = engine_views(record, seat)
         shown = {(d, e): set(cards) for d, e, cards in browser.js(collect)}
@@ -85,7 +87,7 @@ def check_seat_views(browser: Browser, record: dict[str, Any]) -> None:
                                                f"extra {sorted(shown[k] - oracle[k])}, missing {sorted(oracle[k] - shown[k])}")
 
 
-@pytest.mark.parametrize("profile", quick_first(four_seat_profile_names()))
+@pytest.mark.parametrize("profile", quick_first(profile_names()))
 def test_viewer_replays_and_hides_under_every_profile(browser: Browser, site: Path, tmp_path: Path, profile: str) -> None:
     (record, mechs), = showcase(profile)
     assert expected(profile) <= mechs  # the game shows what the profile adds
@@ -100,7 +102,7 @@ def test_viewer_replays_and_hides_under_every_profile(browser: Browser, site: Pa
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("profile", four_seat_profile_names())
+@pytest.mark.parametrize("profile", profile_names())
 def test_viewer_under_every_profile_on_more_games(browser: Browser, site: Path, tmp_path: Path, profile: str) -> None:
     for record, _ in showcase(profile, SLOW_GAMES, max_deals=12):
         check_replay(browser, site, tmp_path, record)

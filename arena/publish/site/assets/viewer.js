@@ -9,8 +9,15 @@
 "use strict";
 (function () {
   const SUIT_SIGN = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
-  const SEAT_NAME = ["N", "E", "S", "W"];
+  const FOUR = ["N", "E", "S", "W"]; // a file written before the data named its seats
   const JOKER = "JK";
+  /** How the game's data names its seats (frames.py `seat_names`), and what each score belongs to. */
+  function seatNames(game) { return game.seat_names || FOUR; }
+  function scoreRows(game) {
+    return game.score_rows || [{ label: "N+S", seats: [0, 2] }, { label: "E+W", seats: [1, 3] }];
+  }
+  /** A seat's side in a deal of a called partner, as a view gives it (0 the maker's side, 1 the rest, null unknown). */
+  function sideText(x) { return x === 0 ? "maker's side" : x === 1 ? "the others" : "not known"; }
 
   /* ------------------------------------------------------------ data */
 
@@ -82,23 +89,29 @@
     const seat = v.seat;
     const all = seat === null;
     const T = f.table, A = f.all;
-    const views = [0, 1, 2, 3].map((s) => viewOf(f, s));
+    const seatsAt = f.seats.map((_, s) => s);
+    const views = seatsAt.map((s) => viewOf(f, s));
     const me = all ? views[0] : views[seat]; // the public keys are the same in every view
     const names = v.game.names;
+    const SEAT_NAME = seatNames(v.game);
     const who = (s) => SEAT_NAME[s] + (names[s] ? " " + names[s] : "");
+    const called = v.game.sides === "called";
     v.body.replaceChildren();
     v.status.textContent = f.text;
     v.pos.textContent = "step " + (v.i + 1) + " of " + v.frames.length + ", deal " + (f.deal + 1);
     v.root.dataset.frame = v.i; v.root.dataset.deal = f.deal; v.root.dataset.events = f.events;
     const sc = f.final ? T.final_scores : (me.scores_after || me.scores);
+    const rowsOf = scoreRows(v.game);
     v.body.append(el("table", { class: "scores" },
       el("caption", { text: f.final ? "Final scores" : me.scores_after ? "Scores after this deal" : "Scores before this deal" }),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "side" }), el("th", { scope: "col", text: "seats" }), el("th", { scope: "col", text: "score" }))),
-      el("tbody", {}, ...[0, 1].map((s) => el("tr", {}, el("th", { scope: "row", text: s === 0 ? "N+S" : "E+W" }),
-        el("td", { class: "l", text: who(s) + " + " + who(s + 2) }), el("td", { class: "score", "data-side": s, text: String(sc[s]) }))))));
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: rowsOf.length === 2 && rowsOf[0].seats.length === 2 ? "side" : "seat" }),
+        el("th", { scope: "col", text: "seats" }), el("th", { scope: "col", text: "score" }))),
+      el("tbody", {}, ...rowsOf.map((r, k) => el("tr", {}, el("th", { scope: "row", text: r.label }),
+        el("td", { class: "l", text: r.seats.map(who).join(" + ") }), el("td", { class: "score", "data-side": k, text: String(sc[k]) }))))));
     v.body.append(el("p", { class: "dealinfo", text: T.info }));
     const early = me.phase === "bid" || me.phase === "dark" || me.phase === "trump" || T.redeal;
-    const rows = [0, 1, 2, 3].map((s) => {
+    const sides = all ? A.sides : me.sides; // the truth, or what this seat knows of the sides
+    const rows = seatsAt.map((s) => {
       const mine = all || s === seat;
       const o = views[s];
       const after = !early || me.discard_counts[s] > 0 || me.receive_counts[s] > 0;
@@ -108,10 +121,11 @@
       const recv = !after ? el("span", { text: "-" }) : mine ? cards(o.received) : count(me.receive_counts[s]);
       return el("tr", { "data-seat": s, class: seat === s ? "me" : "" },
         el("th", { scope: "row", class: "l", text: who(s) + (s === me.dealer ? " (dealer)" : "") + (T.sitting.includes(s) ? " (sitting out)" : "") }),
+        called ? el("td", { class: "l side", text: sides ? sideText(sides[s]) : "-" }) : null,
         el("td", { class: "l" }, hand), el("td", { class: "l" }, dealt), el("td", { class: "l" }, disc), el("td", { class: "l" }, recv),
         me.shown ? el("td", { class: "l shown" }, cards(me.shown[s])) : null);
     });
-    const heads = ["seat", "hand", "dealt", "discarded", "received", ...(me.shown ? ["face up (public)"] : [])];
+    const heads = ["seat", ...(called ? ["side"] : []), "hand", "dealt", "discarded", "received", ...(me.shown ? ["face up (public)"] : [])];
     v.body.append(el("table", { class: "hands" }, el("caption", { text: all ? "Hands (omniscient)" : "Hands as " + who(seat) + " knows them" }),
       el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { scope: "col", class: "l", text: h })))),
       el("tbody", {}, ...rows)));
@@ -120,7 +134,7 @@
       + (me.dark.map((b) => who(b.seat) + ": " + (b.amount ? b.amount : "no")).join(", ") || "not started") + "." }));
     v.body.append(el("p", { class: "bids", text: "Bidding: " + (bids || (T.in_dark ? "none (the bid in the dark closed it)" : "not started")) + "." }));
     if (T.widow_counts && T.widow_counts.some((k) => k)) v.body.append(el("p", { class: "widows" }, "Widows still face down: ",
-      ...[0, 1, 2, 3].filter((s) => T.widow_counts[s]).map((s) => el("span", { class: "play" }, SEAT_NAME[s] + " ",
+      ...seatsAt.filter((s) => T.widow_counts[s]).map((s) => el("span", { class: "play" }, SEAT_NAME[s] + " ",
         all ? cards(A.widows[s]) : backs(T.widow_counts[s])))));
     const robStock = all ? A.rob_stock : me.rob_stock, robTaken = all ? A.rob_taken : me.rob_taken;
     if (robStock) {
@@ -175,12 +189,14 @@
     }
     const seatBox = el("fieldset", { class: "seats" }, el("legend", { text: "Point of view" }));
     const group = "pov-" + Math.random().toString(36).slice(2);
-    [null, 0, 1, 2, 3].forEach((s) => {
+    const n = v.frames[0].seats.length;
+    v.n = n;
+    [null, ...v.frames[0].seats.map((_, s) => s)].forEach((s) => {
       const id = group + "-" + (s === null ? "all" : s);
       const input = el("input", { type: "radio", name: group, id: id, value: s === null ? "all" : String(s) });
       if (s === null) input.checked = true;
       input.addEventListener("change", () => { v.seat = s; render(v); });
-      seatBox.append(input, el("label", { for: id, text: s === null ? "omniscient" : SEAT_NAME[s] + (game.names[s] ? " " + game.names[s] : "") }));
+      seatBox.append(input, el("label", { for: id, text: s === null ? "omniscient" : seatNames(game)[s] + (game.names[s] ? " " + game.names[s] : "") }));
     });
     root.append(seatBox);
     const nav = el("div", { class: "nav", role: "toolbar", "aria-label": "replay controls" });
@@ -215,8 +231,8 @@
     };
     v.key = (e) => {
       const map = { ArrowRight: () => v.go(v.i + 1), ArrowLeft: () => v.go(v.i - 1), Home: () => v.go(0), End: () => v.go(v.frames.length - 1),
-        PageDown: () => v.deal(1), PageUp: () => v.deal(-1), o: () => v.setSeat(null),
-        0: () => v.setSeat(0), 1: () => v.setSeat(1), 2: () => v.setSeat(2), 3: () => v.setSeat(3) };
+        PageDown: () => v.deal(1), PageUp: () => v.deal(-1), o: () => v.setSeat(null) };
+      for (let s = 0; s < v.n; s++) map[String(s)] = () => v.setSeat(s);
       if (map[e.key]) { map[e.key](); e.preventDefault(); return true; }
       return false;
     };
@@ -234,23 +250,24 @@
     return v;
   }
 
-  /** Per deal, the two tables side by side: where the duplicate games went apart. */
-  function compareTable(a, b) {
-    const sums = (v) => v.frames[v.frames.length - 1].table.deals;
-    const sa = sums(a), sb = sums(b);
-    const n = Math.max(sa.length, sb.length);
+  /** Per deal, the tables side by side (the duplicate twin, or a table's other rotations): where the games went apart. */
+  function compareTable(vs) {
+    const sums = vs.map((v) => v.frames[v.frames.length - 1].table.deals);
+    const n = Math.max(...sums.map((x) => x.length));
     const rows = [];
-    const desc = (p) => !p ? "not played" : p.redeal ? "void (all passed)" : SEAT_NAME[p.maker] + " " + p.bid + SUIT_SIGN[p.trump] + ", " + p.points.join("-") + (p.made ? "" : " set");
+    const desc = (v, p) => !p ? "not played" : p.redeal ? "void (all passed)" : seatNames(v.game)[p.maker] + " " + p.bid + SUIT_SIGN[p.trump] + ", " + p.points.join("-") + (p.made ? "" : " set");
+    const key = (p) => !p ? "" : JSON.stringify([p.redeal, p.maker, p.bid, p.trump, p.points]);
     let first = null;
     for (let k = 0; k < n; k++) {
-      const x = sa[k], y = sb[k];
-      const same = x && y && x.redeal === y.redeal && x.maker === y.maker && x.bid === y.bid && x.trump === y.trump && x.points[0] === y.points[0] && x.points[1] === y.points[1];
+      const ps = sums.map((x) => x[k]);
+      const same = ps.every((p) => p && key(p) === key(ps[0]));
       if (!same && first === null) first = k;
-      rows.push(el("tr", { class: same ? "" : "diff" }, el("td", { text: String(k + 1) }), el("td", { class: "l", text: desc(x) }),
-        el("td", { class: "l", text: desc(y) }), el("td", { text: same ? "same" : "differs" })));
+      rows.push(el("tr", { class: same ? "" : "diff" }, el("td", { text: String(k + 1) }),
+        ...ps.map((p, j) => el("td", { class: "l", text: desc(vs[j], p) })), el("td", { text: same ? "same" : "differs" })));
     }
-    return el("table", { class: "compare" }, el("caption", { text: "The two tables deal by deal" + (first === null ? ": every deal went the same way" : ": first difference in deal " + (first + 1)) }),
-      el("thead", {}, el("tr", {}, ...["deal", "this game: maker bid trump, points", "twin", ""].map((h) => el("th", { scope: "col", class: "l", text: h })))),
+    const what = vs.length === 2 ? "The two tables" : "The " + vs.length + " rotations";
+    return el("table", { class: "compare" }, el("caption", { text: what + " deal by deal" + (first === null ? ": every deal went the same way" : ": first difference in deal " + (first + 1)) }),
+      el("thead", {}, el("tr", {}, ...["deal", "this game: maker bid trump, points", ...vs.slice(1).map((t) => t.game.id), ""].map((h) => el("th", { scope: "col", class: "l", text: h })))),
       el("tbody", {}, ...rows));
   }
 
@@ -276,36 +293,42 @@
     where.replaceChildren(el("p", { class: "warn", role: "alert", text: "Cannot show this game: " + e.message }));
   }
 
-  function mount(box, games, twinSrc) {
+  /** The game (games[0]) and the other games of its block: loaded (games[1..]) or to load (twinSrcs). */
+  function mount(box, games, twinSrcs) {
     api.viewers = [];
     box.replaceChildren();
     const main = el("section", { class: "panel", "aria-label": "game" });
     box.append(main);
     const v = makeViewer(main, games[0]);
     api.viewers.push(v);
-    const twinGame = games.length > 1 ? games[1] : null;
+    const loaded = games.slice(1);
+    const count = loaded.length || (twinSrcs || []).length;
+    const pairs = (games[0].sides || "pairs") === "pairs";
     const ctl = el("p", { class: "twinctl" });
     box.before(ctl);
-    const showTwin = (g) => {
-      const side = el("section", { class: "panel", "aria-label": "duplicate twin" });
-      box.append(side);
-      g.title = "Twin " + g.id + " (same deals, partnerships swapped)";
-      const t = makeViewer(side, g);
-      api.viewers[1] = t;
-      const link = el("label", {}, el("input", { type: "checkbox", checked: "checked" }), " keep the twin at the same deal");
+    const showTwins = (gs) => {
+      const ts = gs.map((g, j) => {
+        const side = el("section", { class: "panel", "aria-label": pairs ? "duplicate twin" : "rotation" });
+        box.append(side);
+        g.title = pairs ? "Twin " + g.id + " (same deals, partnerships swapped)" : "Game " + g.id + " (same deals, the entrants rotated)";
+        const t = makeViewer(side, g);
+        api.viewers[j + 1] = t;
+        return t;
+      });
+      const link = el("label", {}, el("input", { type: "checkbox", checked: "checked" }), pairs ? " keep the twin at the same deal" : " keep every rotation at the same deal");
       const cb = link.querySelector("input");
       ctl.replaceChildren(link);
-      v.onmove = () => { if (cb.checked) t.follow(v.place()); };
+      v.onmove = () => { if (cb.checked) ts.forEach((t) => t.follow(v.place())); };
       v.onmove(v);
-      box.classList.add("two");
-      box.after(compareTable(v, t));
+      box.classList.add(ts.length === 1 ? "two" : "many");
+      box.after(compareTable([v, ...ts]));
     };
-    if (twinGame || twinSrc) {
-      const b = el("button", { type: "button", text: "Show the duplicate twin side by side (t)" });
+    if (count) {
+      const b = el("button", { type: "button", text: pairs ? "Show the duplicate twin side by side (t)" : "Show the other " + count + " rotations side by side (t)" });
       b.addEventListener("click", () => {
-        ctl.replaceChildren(el("span", { text: "loading the twin..." }));
-        if (twinGame) showTwin(twinGame);
-        else loadReplay(twinSrc.src, twinSrc.id).then((d) => showTwin(d)).catch((e) => showError(ctl, e));
+        ctl.replaceChildren(el("span", { text: pairs ? "loading the twin..." : "loading the rotations..." }));
+        if (loaded.length) showTwins(loaded);
+        else Promise.all(twinSrcs.map((t) => loadReplay(t.src, t.id))).then((ds) => showTwins(ds)).catch((e) => showError(ctl, e));
       });
       ctl.replaceChildren(b);
       api.showTwin = () => b.click();
@@ -325,8 +348,9 @@
     if (box && box.dataset.replay) {
       box.replaceChildren(el("p", { text: "loading the game..." }));
       loadReplay(box.dataset.replay, box.dataset.id).then((d) => {
-        const twin = box.dataset.twin ? { src: box.dataset.twin, id: box.dataset.twinId } : null;
-        mount(box, [d], twin);
+        const dir = box.dataset.replay.slice(0, box.dataset.replay.lastIndexOf("/") + 1);
+        const twins = (box.dataset.twins || "").split(" ").filter((x) => x).map((id) => ({ src: dir + id + ".js", id: id }));
+        mount(box, [d], twins);
         api.ready = true;
       }).catch((e) => { showError(box, e); api.ready = true; });
     } else api.ready = true;
@@ -343,7 +367,8 @@
             delete target.dataset.replay;
             document.querySelectorAll(".twinctl, table.compare").forEach((n) => n.remove());
             target.classList.remove("two");
-            const rest = games.filter((g, j) => j !== k && g.id === games[k].twin);
+            const mates = games[k].twins && games[k].twins.length ? games[k].twins : [games[k].twin];
+            const rest = games.filter((g, j) => j !== k && mates.includes(g.id));
             mount(target, [games[k], ...rest], null);
           };
           if (pick) {

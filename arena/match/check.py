@@ -54,6 +54,10 @@ STDERR_LINES = 12  # lines of a faulting bot's stderr shown to a person
 #: adds a decision kind also gets a probe named after that kind, and one with
 #: the joker a ``joker_play`` (JK among the legal cards).
 PROBES = ("forced_bid_history", "bid", "top_bid", "trump", "rob", "rob_after_reshuffle", "extra_cards", "play")
+#: At a called-partner table (five-hand, railroad) every play comes after the call and stands for one
+#: of these: the called card not yet played (a defender does not know its partners, the maker not its
+#: partner), the partnership public, or the maker without a partner (gone alone, or a card nobody held).
+CALLED_PLAYS = ("play_partner_hidden", "play_partner_known", "play_maker_alone")
 
 
 def describe_evidence(fault: Fault, indent: str = "    ") -> str:
@@ -123,6 +127,10 @@ def _situation(game: Game) -> str:
         return "extra_cards"
     if choice.kind == "play" and JOKER in getattr(choice, "cards", ()):  # the joker's text, JK, among the legal cards
         return "joker_play"
+    if choice.kind == "play" and deal.profile.sides == "called":
+        if deal.alone or deal.partner is None:
+            return "play_maker_alone"
+        return "play_partner_known" if deal.revealed else "play_partner_hidden"
     if choice.kind == "trump":
         bid = deal_facts(deal).dealer_bid
         if bid is not None and bid[2]:  # the engine bid for the dealer: "forced" in the history
@@ -141,7 +149,13 @@ _MAX_SCAN = 5000
 def _expected_probes(profile: RuleProfile) -> set[str]:
     """Named probes the scan should find under ``profile`` (the hand-built one aside)."""
     info = profile_info(profile)  # what the rules can make, as the engine declares it
-    wanted = (set(PROBES) - {"rob_after_reshuffle"}) | (info.decision_kinds & {"discard"})
+    wanted = (set(PROBES) - {"rob_after_reshuffle"}) | (info.decision_kinds & {"discard", "call"})
+    if "call" in info.decision_kinds:  # every play follows the call: the three ways it stands
+        wanted = (wanted - {"play"}) | {"play_partner_hidden", "play_partner_known"}
+        if profile.call_alone:
+            wanted.add("play_maker_alone")
+    if "rob" in info.decision_kinds and info.players >= 5:
+        wanted.add("rob_after_reshuffle")  # the stock nearly always runs out before the dealer robs
     # positions the rules never make: the scan need not look for them through every key
     if not info.forced_dealer_bid:
         wanted.discard("forced_bid_history")  # the dealer chooses its bid, or nobody must bid

@@ -52,13 +52,14 @@ def test_every_profile_probes_each_decision_its_rules_make(name):
 
     p = get_profile(name)
     found = set(probe_positions(p))
-    want = {"bid", "play", "top_bid"}
+    want = {"bid", "top_bid"} | ({"play_partner_hidden", "play_partner_known"} if p.call is not None else {"play"})
     want |= {"discard"} if p.discard != "non_trumps" or p.extra_trumps == "discard" else set()
     if p.rob != "none" and p.players == 4:
         want.add("rob")
     elif p.rob != "none" and p.players >= 5:  # a rob with a choice nearly always after the stock ran out
         assert found & {"rob", "rob_after_reshuffle"}
     want |= {"call"} if p.call is not None else set()
+    want |= {"play_maker_alone"} if p.call_alone else set()
     want |= set() if p.bid_suits else {"trump_with_widow" if p.widow else "trump"}
     want |= {"dark_bid"} if p.dark_bid is not None else set()
     want |= {"joker_play"} if p.joker else set()
@@ -139,3 +140,39 @@ def test_the_check_stops_at_the_first_fatal_verdict(mode):
 def test_an_illegal_answer_is_not_fatal_every_probe_is_still_asked():
     report = check_entry(hostile("illegal", at=1), MatchSettings(sandbox="none"), games=0)
     assert report.probes == list(probe_positions()) and len(report.violations) == len(report.probes)
+
+
+@pytest.mark.parametrize("name", ["five-hand", "railroad"])
+def test_a_called_partner_table_probes_each_way_a_play_stands(name):
+    """Every play at a called-partner table comes after the call: the probes stand for the partner still
+    hidden (a seat's view leaves sides unknown), the partnership public, and the maker alone."""
+    from arena.engine import get_profile
+
+    positions = probe_positions(get_profile(name))
+    hidden = positions["play_partner_hidden"]()
+    seat = hidden.to_act
+    assert not hidden.deal.revealed and hidden.deal.partner is not None
+    if seat not in (hidden.deal.maker, hidden.deal.partner):
+        assert None in hidden.view(seat).sides
+    known = positions["play_partner_known"]()
+    assert known.deal.revealed and known.view(known.to_act).sides is not None and None not in known.view(known.to_act).sides
+    alone = positions["play_maker_alone"]()
+    assert alone.deal.alone or alone.deal.partner is None
+    call = positions["call"]()
+    assert call.choice.kind == "call" and (call.choice.to_wire()["alone"] == (name == "railroad"))
+
+
+def test_a_bot_that_breaks_only_while_the_partner_is_hidden_is_caught():
+    """The bot plays illegally only while a called card's holder is unknown to it: the probe of that
+    position catches it, and only probes of such positions fail."""
+    from arena.engine import get_profile
+
+    entry = hostile("hidden_partner")
+    report = check_entry(entry, MatchSettings(sandbox="none", profile="five-hand"))
+    where = {v.where.removeprefix("probe ") for v in report.violations}
+    assert "play_partner_hidden" in where and {v.fault.kind for v in report.violations} == {"illegal"}
+    positions = probe_positions(get_profile("five-hand"))
+    for probe in where:
+        g = positions[probe]()
+        assert None in (g.view(g.to_act).sides or ()), probe
+    assert "play_partner_known" not in where and "call" not in where

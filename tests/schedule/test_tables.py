@@ -184,3 +184,22 @@ def test_lineages_at_a_table_never_meet_a_deal_twice(tmp_path: Path) -> None:
     text = "".join(p.read_text() for p in (out / "stderr").rglob("*.txt"))
     assert [f for d in got for g in d["games"] for f in g["faults"]] == [] and "DEJA-VU" not in text
     assert "remember: game 2" in text  # a process played its (rotation, entrant) of both blocks
+
+
+@pytest.mark.slow
+def test_the_five_hand_config_runs_and_publishes_five_rated_bots_and_its_site(tmp_path: Path) -> None:
+    """configs/five-hand.yaml as shipped (two of its blocks): arena run plays it, rates the five baselines
+    and writes the site."""
+    cfg = Path(__file__).resolve().parents[2] / "configs" / "five-hand.yaml"
+    out, lb, site = tmp_path / "out", tmp_path / "lb", tmp_path / "site"
+    code = main(["run", str(cfg), "--blocks", "2", "--out", str(out), "--leaderboard", str(lb), "--site", str(site),
+                 "--workers", "2", "--quiet"])
+    assert code == 0
+    doc = json.loads((lb / "leaderboard.json").read_text())
+    assert sorted(b["name"] for b in doc["bots"]) == ["heuristic", "js-random", "minimal", "montecarlo", "random"]
+    assert all(b["games"] == 10 and b["rating"] is not None for b in doc["bots"])
+    assert doc["table"]["seats"] == 5 and doc["table"]["maker_advantage"] is not None
+    ratings = (site / "index.html").read_text().split('id="ratings"')[1].split("</table>")[0]
+    assert ratings.count('<th scope="row" class="l"><a href="bots/') == 5
+    games = [g["id"] for ln in map(json.loads, (out / "results.jsonl").read_text().splitlines()) for g in ln["games"]]
+    assert len(games) == 10 and all((site / "games" / f"{g}.html").is_file() for g in games)

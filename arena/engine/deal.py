@@ -34,7 +34,7 @@ from .actions import (
     TrumpChoice,
 )
 from .cards import ALL_CARDS, Card, TrumpTable, trump_tables
-from .chance import DeckSource
+from .chance import DeckSource, KeyedSource
 from .profile import RuleProfile
 
 DARK, BID, TRUMP, DISCARD, ROB, CALL, PLAY, DONE = "dark", "bid", "trump", "discard", "rob", "call", "play", "done"
@@ -165,7 +165,8 @@ class Deal:
             deck = [c for c in deck if c in short]
             if len(deck) != len(short) or set(deck) != short:
                 raise ValueError(f"deck of deal {index} is not a permutation of the profile's {len(short)} cards")
-        elif len(deck) != nc or set(deck) != profile.deck_cards:
+        elif type(source) is not KeyedSource and (len(deck) != nc or set(deck) != profile.deck_cards):
+            # (a keyed deck is a shuffle of the profile's cards by construction: only other sources are checked)
             raise ValueError(f"deck of deal {index} is not a permutation of the profile's {nc} cards"
                              + (" (the 52 and the joker JK)" if profile.joker else ""))
         self.deck: tuple[Card, ...] = tuple(deck)
@@ -512,17 +513,19 @@ class Deal:
             if self.kitty:
                 self._queue = [maker]
         elif p.discard == "to_hand_size":  # keep every trump, choose the plain cards that make up the hand
+            size = p.hand_size
+            trump_at = is_trump.__getitem__  # (counted by map: C loops, not a generator per hand)
             for s in range(self.n):  # a hand of hand_size trumps or more puts every plain card down at once
                 hand = self.hands[s]
-                if sum(is_trump[c] for c in hand) >= p.hand_size:
+                if sum(map(trump_at, hand)) >= size:
                     gone = [c for c in hand if not is_trump[c]]
                     self.hands[s] = [c for c in hand if is_trump[c]]
                     self.discarded[s].extend(gone)
                     self.pile.extend(gone)
             # extra trumps: discarded (a choice), or played under the first card (then only plain cards are chosen)
             under = p.extra_trumps == "play_under"
-            self._queue = [s for s in self._order if len(self.hands[s]) > p.hand_size
-                           and not (under and all(is_trump[c] for c in self.hands[s]))]
+            self._queue = [s for s in self._order if len(self.hands[s]) > size
+                           and not (under and all(map(trump_at, self.hands[s])))]
         else:
             for s in range(self.n):
                 hand = self.hands[s]
@@ -548,7 +551,7 @@ class Deal:
         extra = len(hand) - p.hand_size
         if p.discard == "to_hand_size":
             is_trump = self._is_trump
-            plain = tuple(c for c in hand if not is_trump[c])
+            plain = tuple([c for c in hand if not is_trump[c]])
             if len(hand) - len(plain) < p.hand_size:  # fewer trumps than the hand: choose plain cards to put down
                 return DiscardChoice(seat, plain, extra, extra)
         return DiscardChoice(seat, tuple(hand), extra, extra)
@@ -799,7 +802,7 @@ class Deal:
     def _out_of_play(self) -> None:
         """Every card in no hand when play begins, with the seat that laid it away
         (-1: never dealt to anyone), for the points of cards out of play."""
-        held = {c for h in self.hands for c in h}
+        held = set().union(*self.hands)
         by: dict[Card, int] = {}
         # the dealer last: a trump another seat discarded, brought back into the stock
         # by a reshuffle (5.3) and left there by the dealer's free rob, was laid away by

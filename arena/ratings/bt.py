@@ -173,9 +173,13 @@ def prior_rows(k: int) -> list[tuple[tuple[int, ...], tuple[float, ...], float, 
 
 def _rows(design: Design, prior: bool, games: Sequence[float], scores: Sequence[float]
           ) -> list[tuple[tuple[int, ...], tuple[float, ...], float, float]]:
-    # the prior's virtual draws are between bots only: the terms follow the bots, so bot indices are unchanged
+    # the prior's virtual draws are between bots, plus one for each term (the maker's side drawing with the
+    # rest at equal strength: it keeps a maker's side that won or lost every contest finite, as the bots')
     rows = [(idx, cf, n, s) for (idx, cf), n, s in zip(design.matchups, games, scores) if n > 0.0]
-    return rows + (prior_rows(len(design.bots)) if prior else [])
+    if not prior:
+        return rows
+    k = len(design.bots)
+    return rows + prior_rows(k) + [((k + t,), (1.0,), 1.0, 0.5) for t in range(len(design.terms))]
 
 
 def log_likelihood(design: Design, r: Sequence[float], prior: bool,

@@ -177,3 +177,32 @@ def test_a_bid_naming_a_suit_is_illegal_where_bids_name_none(name):
     with pytest.raises(IllegalAction):
         game.apply(plain if suited else bid)  # a plain bid under oregon is as malformed
     assert state(game) == before
+
+
+def test_a_sampled_discard_is_legal_and_uniform() -> None:
+    """``DiscardChoice.sample`` (a partial Fisher-Yates on one draw per card): every sample legal, each size
+    of least..most and each candidate drawn about equally often (a biased sampler would favour the ends)."""
+    from collections import Counter
+
+    from arena.engine.actions import DiscardChoice
+
+    rng = random.Random(3)
+    fixed = DiscardChoice(0, (3, 7, 11, 20, 31, 44), 4, 4)
+    sizes: Counter[int] = Counter()
+    cards: Counter[int] = Counter()
+    spread = DiscardChoice(0, (3, 7, 11, 20, 31, 44), 1, 3)
+    for _ in range(6000):
+        a = fixed.sample(rng)
+        assert fixed.is_legal(a) and len(a.cards) == 4
+        cards.update(a.cards)
+        b = spread.sample(rng)
+        assert spread.is_legal(b)
+        sizes[len(b.cards)] += 1
+    assert all(abs(cards[c] - 4000) < 200 for c in fixed.candidates), cards  # 6000 * 4/6 each, sd ~ 37
+    assert set(sizes) == {1, 2, 3} and all(abs(n - 2000) < 200 for n in sizes.values()), sizes
+    assert not fixed.is_legal(Discard((3, 3, 7, 11))) and not fixed.is_legal(Discard((3, 7, 11, 5)))
+    assert not fixed.is_legal(Discard((3, 7, 11)))
+    for cards in ([3, 7, 11, 20], (3, 7, 11, True)):  # a list, a bool for a card: made past the constructor
+        odd = object.__new__(Discard)
+        object.__setattr__(odd, "cards", cards)
+        assert not fixed.is_legal(odd), cards

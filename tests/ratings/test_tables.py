@@ -169,3 +169,14 @@ def test_five_bots_of_known_strength_are_recovered_within_their_intervals(contes
         finally:
             tables.deal_contests = orig
         assert bad < 0.8, bad
+
+
+def test_a_maker_side_that_lost_every_deal_stays_finite_under_the_prior() -> None:
+    """The prior gives the maker term one virtual draw, as it gives the bots theirs: a tournament whose
+    makers were all set gets a finite, negative term; without the prior the fit says the optimum is infinite."""
+    games = [GameOutcome(tuple(s[:2]), tuple(s[2:]), 0.0, maker_a=True) for s in ("abcde", "bcdea", "cdeab", "deabc")] * 4
+    d = bt.build_design(games)
+    r = bt.fit(d)
+    assert all(math.isfinite(x) for x in r) and r[-1] < -300
+    with pytest.raises(bt.RatingFitError):
+        bt.fit(d, prior=False)

@@ -71,3 +71,19 @@ def test_pairs_and_tables_in_one_file_are_refused(tmp_path: Path) -> None:
     lines = tournament(random.Random(1), {"alpha": 100.0, "bravo": 0.0}, blocks=2) + table_lines("cutthroat-3", 1)
     with pytest.raises(PublishError, match="mix"):
         rate_results(_write(tmp_path / "m", lines), tmp_path / "lb", bootstrap=10)
+
+
+def test_live_standings_at_a_table_the_provisional_site_and_the_terminal_table(tmp_path: Path) -> None:
+    """While a table's tournament runs: the provisional site page and the live table both rate the blocks
+    played so far (no bootstrap: the interval column says so)."""
+    from arena.publish.live import live_table
+    from arena.publish.site import write_provisional
+
+    lines = table_lines("five-hand", 2)
+    res = _write(tmp_path / "r", lines)
+    m = write_provisional(res, tmp_path / "site", done=2, total=8)
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert "Provisional" in html and "2 of 8 blocks" in html and "tables of 5" in html
+    assert len(m.doc["bots"]) == 5 and m.doc["table"]["seats"] == 5
+    text = live_table(lines, entrants=[*NAMES, "late"])
+    assert all(n in text for n in NAMES) and "at the end" in text and "no games yet: late" in text

@@ -20,8 +20,9 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 .PHONY: run leaderboards test test-all typecheck bench clean check-python
 
 # First use only: one line says what is happening, pip's own output goes to
-# a log that is shown only if the install fails.
-$(STAMP): pyproject.toml
+# a log that is shown only if the install fails. A changed solver core (the one
+# compiled module, setup.py) installs again, which rebuilds it.
+$(STAMP): pyproject.toml setup.py bots/sdk/cinch_bot/_solver.c
 	@$(MAKE) --no-print-directory -s check-python PY="$(PY)" >/dev/null
 	@echo "make: first run: installing cinch-arena and its dependencies (pydantic, ray, pytest, ...) into $(VENV) with $$($(PY) -c 'import sys; print(sys.executable, sys.version.split()[0])'); this downloads and builds packages and takes about a minute (log: $(VENV)/install.log)"
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)

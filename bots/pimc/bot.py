@@ -30,10 +30,11 @@ from cinch_bot.predeal import DealModel, auction_supported, supported
 from cinch_bot.scoring import scorer
 from cinch_bot.sim import PlayState, Sampler
 from cinch_bot.solver import solve_cards, solve_value
-from cinch_bot.strategy import EvaluatingBot, Facts, choose_play, estimate_points, keep_key
+from cinch_bot.strategy import EvaluatingBot, Facts, best_trump, choose_bid, choose_play, estimate_points, keep_key
 
 DEFAULT_NODES = 300_000
 DEFAULT_WORLDS = 48
+DEFAULT_DEALS = "bid,trump,rob"
 WORLD_COST = 400
 """Nodes a world is charged for its sampling and set-up (about 60 us of Python, as the core
 searches about 5-7 million positions a second)."""
@@ -42,8 +43,11 @@ DEAL_COST = 300
 one try at a deal consistent with the bids so far."""
 TRIES = 8
 """Samples tried for a deal consistent with the bids so far, before taking the last one."""
-BID_TRUMPS = 2
-"""The suits a bid is valued with (those the hand evaluation rates best)."""
+TRUMP_SPREAD = 1.5
+"""Suits the hand evaluation rates this close to the best are compared by solving."""
+DEFAULT_OPTIMISM = 1.0
+"""Points a solved sampled deal overstates the maker's side by: both sides play it perfectly,
+knowing every card, and the maker's side picks the trump that suits its cards."""
 ROB_CANDIDATES = 10
 """Sets of plain cards a robbing dealer values by solving (the most promising by rank)."""
 
@@ -64,12 +68,19 @@ class PimcBot(EvaluatingBot):
     name = "pimc"
     version = "0.2"
 
-    def __init__(self, nodes: int | None = None, worlds: int | None = None, deals: bool | None = None) -> None:
+    def __init__(self, nodes: int | None = None, worlds: int | None = None, deals: str | None = None,
+                 optimism: float | None = None) -> None:
         super().__init__()
+        env_o = os.environ.get("CINCH_PIMC_OPTIMISM")
+        self.optimism = optimism if optimism is not None else float(env_o) if env_o else DEFAULT_OPTIMISM
         self.nodes = nodes if nodes is not None else _env_int("CINCH_PIMC_NODES", DEFAULT_NODES)
         self.worlds = worlds if worlds is not None else _env_int("CINCH_PIMC_WORLDS", DEFAULT_WORLDS)
-        # bid, name trump and rob by solving sampled deals (else by hand evaluation, as the heuristic bot)
-        self.deals = deals if deals is not None else bool(_env_int("CINCH_PIMC_DEALS", 1))
+        # the decisions made by solving sampled deals (the others by hand evaluation, as the heuristic bot)
+        raw = deals if deals is not None else os.environ.get("CINCH_PIMC_DEALS", DEFAULT_DEALS)
+        self.deals = {k.strip() for k in raw.split(",") if k.strip()}
+        unknown = self.deals - {"bid", "trump", "rob"}
+        if unknown:
+            raise ValueError(f"CINCH_PIMC_DEALS: {', '.join(sorted(unknown))} (the kinds are bid, trump and rob)")
         self.last_nodes = 0  # what the last search charged (tests, measurements)
         self.last_worlds = 0
 
@@ -78,7 +89,7 @@ class PimcBot(EvaluatingBot):
         the profile's deal; everything else as ``EvaluatingBot`` (play: ``choose_top``)."""
         self.last_nodes = self.last_worlds = 0
         profile = self.profile
-        if not self.deals:
+        if kind not in self.deals:
             return super().decide(kind, view, legal)
         if kind == "bid" and view.get("phase") != "dark" and auction_supported(profile) and legal.get("bids"):
             return self.bid(view, legal)
@@ -131,52 +142,40 @@ class PimcBot(EvaluatingBot):
         return self._solved(model.play_state(hands, stock, maker, trump, random.Random(seed)))
 
     def bid(self, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
-        """The action (pass or an amount) with the best mean score change over sampled deals,
-        the rest of the auction bid as the heuristic bids it, each deal solved for the maker
-        it gets; as maker this seat names the better of its ``BID_TRUMPS`` best suits."""
+        """The heuristic's bid rule on a solved estimate: this seat's side's mean points over
+        sampled deals in which it makes the suit the hand evaluation rates best, solved for
+        perfect play, less ``optimism`` (perfect play on both sides favours the maker)."""
         model = DealModel(view, self.profile, self.tables)
-        hand = model.dealt if not view.get("hand") else [card_index(c) for c in view["hand"]]
+        hand = [card_index(c) for c in view["hand"]]
         me, side = model.seat, model.seat % 2
-        delta = scorer(self.profile)
-        dealer = me == model.dealer
-        rated = sorted(range(4), key=lambda s: -estimate_points(hand, s, dealer, self.tables))
-        mine = rated[:BID_TRUMPS]
-        actions = ([0] if legal.get("pass") else []) + [int(a) for a in legal["bids"]]
-        totals = {(a, s): 0.0 for a in actions for s in mine}
+        trump = best_trump(hand, me == model.dealer, self.tables)[0]
+        points: list[int] = []
 
         def value(hands: list[list[int]], stock: list[int], seed: int) -> bool:
-            outcomes: dict[tuple[int, int], tuple[int, int]] = {}
-            world: dict[tuple[int, int], float] = {}
-            for a in actions:
-                maker, amount = model.auction(hands, a, self.margin)
-                for s in mine:
-                    if maker < 0:  # everybody passed: dealt again, nothing scored
-                        world[(a, s)] = 0.0
-                        continue
-                    trump = s if maker == me else model.heuristic_trump(hands[maker], maker)
-                    got = outcomes.get((maker, trump))
-                    if got is None:
-                        got = self._outcome(model, hands, stock, seed, maker, trump)
-                        if got is None:
-                            return False
-                        outcomes[(maker, trump)] = got
-                    d = delta(got, maker % 2, amount, False)
-                    world[(a, s)] = d[side] - d[1 - side]
-            for k, v in world.items():
-                totals[k] += v
+            got = self._outcome(model, hands, stock, seed, me, trump)
+            if got is None:
+                return False
+            points.append(got[side])
             return True
 
         self._deals(model, value)
-        if not self.last_worlds:
+        if not points:
             return super().decide("bid", view, legal)
-        best = max(actions, key=lambda a: max(totals[(a, s)] for s in mine))
-        return {"type": "pass"} if best == 0 else {"type": "bid", "amount": best}
+        estimate = sum(points) / len(points) - self.optimism
+        return choose_bid(view, legal, self.margin, self.tables, estimate)
 
     def trump(self, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
-        """The legal suit with the best mean score change over solved sampled deals."""
+        """Of the legal suits the hand evaluation rates within ``TRUMP_SPREAD`` points of the
+        best, the one with the best mean score change over solved sampled deals."""
         model = DealModel(view, self.profile, self.tables)
-        suits = [SUITS.index(x) for x in (legal.get("suits") or SUITS)]
+        hand = [card_index(c) for c in view["hand"]]
         me, side = model.seat, model.seat % 2
+        dealer = me == model.dealer
+        rated = sorted(((estimate_points(hand, SUITS.index(x), dealer, self.tables), SUITS.index(x))
+                        for x in (legal.get("suits") or SUITS)), reverse=True)
+        suits = [s for e, s in rated if e >= rated[0][0] - TRUMP_SPREAD]
+        if len(suits) == 1:
+            return {"type": "trump", "suit": SUITS[suits[0]]}
         delta = scorer(self.profile)
         bid = int(view["bid"])
         totals = [0.0] * len(suits)
@@ -194,9 +193,8 @@ class PimcBot(EvaluatingBot):
             return True
 
         self._deals(model, value)
-        if not self.last_worlds:
-            return super().decide("trump", view, legal)
-        return {"type": "trump", "suit": SUITS[suits[max(range(len(suits)), key=lambda i: totals[i])]]}
+        best = max(range(len(suits)), key=lambda i: totals[i]) if self.last_worlds else 0
+        return {"type": "trump", "suit": SUITS[suits[best]]}
 
     def rob(self, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
         """The plain cards to take from the stock: of the ``ROB_CANDIDATES`` sets the hand

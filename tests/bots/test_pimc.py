@@ -67,9 +67,13 @@ def test_pimc_answers_the_same_with_the_python_twin(states, monkeypatch):
 def test_pimc_budget_and_switches_come_from_its_manifest_environment(monkeypatch):
     monkeypatch.setenv("CINCH_PIMC_NODES", "1234")
     monkeypatch.setenv("CINCH_PIMC_WORLDS", "5")
-    monkeypatch.setenv("CINCH_PIMC_DEALS", "0")
+    monkeypatch.setenv("CINCH_PIMC_DEALS", "trump, rob")
+    monkeypatch.setenv("CINCH_PIMC_OPTIMISM", "2.5")
     bot = make_bot("pimc")
-    assert (bot.nodes, bot.worlds, bot.deals) == (1234, 5, False)
+    assert (bot.nodes, bot.worlds, bot.deals, bot.optimism) == (1234, 5, {"trump", "rob"}, 2.5)
+    monkeypatch.setenv("CINCH_PIMC_DEALS", "bid,play")
+    with pytest.raises(ValueError, match="CINCH_PIMC_DEALS: play"):
+        make_bot("pimc")
 
 
 def deal_views(profile_name: str, kinds: set[str], n: int):
@@ -156,3 +160,28 @@ def test_pimc_plays_profiles_the_deal_model_does_not_cover(profile):
             seen.add(c.kind)
             deal.apply(c.sample(rng))
     assert "play" in seen and "bid" in seen
+
+
+@pytest.mark.bwrap
+def test_the_compiled_core_loads_inside_the_sandbox(tmp_path):
+    """A bot runs as an unprivileged uid with the SDK bound read-only: the core (and the source
+    it checks itself against) must be readable there, or pimc would silently run a hundred
+    times slower. This bot refuses to start on the pure-Python twin."""
+    from arena.match import MatchSettings
+    from arena.match.check import check_entry
+    from arena.players import load_entry
+
+    if not solver_module.compiled():
+        pytest.skip("the compiled core is not built here")
+    (tmp_path / "bot.py").write_text(
+        "from cinch_bot import Bot, random_legal, run\n"
+        "from cinch_bot.solver import compiled\n"
+        "if not compiled():\n"
+        "    raise SystemExit('the solver core did not load')\n"
+        "class B(Bot):\n"
+        "    def decide(self, kind, view, legal):\n"
+        "        return random_legal(legal, kind, self.rng)\n"
+        "run(B())\n")
+    (tmp_path / "bot.yaml").write_text('name: core\ncommand: ["{python}", "bot.py"]\nlibraries: [sdk]\n')
+    report = check_entry(load_entry(tmp_path), MatchSettings(sandbox="bwrap"), games=0)
+    assert report.ok, report.summary()

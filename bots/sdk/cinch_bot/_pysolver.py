@@ -425,7 +425,7 @@ class Core:
 
     def solve(self, h0: int, h1: int, h2: int, h3: int, trick: tuple[tuple[int, int], ...], to_act: int,
               tricks_done: int, in_trick: tuple[int, ...] | None, over: bool, cards: Any,
-              limit: int) -> tuple[Any, int]:
+              limit: int, guess: int = 0) -> tuple[Any, int]:
         """As ``_solver.Core.solve``: (the value or each card's value, or None past ``limit``; nodes)."""
         hands = [h0, h1, h2, h3]
         if any(h < 0 or h >> NC for h in hands):
@@ -434,19 +434,20 @@ class Core:
             raise ValueError("trick: at most 4 (seat, card) pairs, seat 0-3, card 0-52")
         if not (0 <= to_act <= 3 and 0 <= tricks_done <= 13):
             raise ValueError("to_act 0-3, tricks_done 0-13")
+        if not -INF <= guess <= INF:
+            raise ValueError("guess: a points difference")
         s = State(hands, [x for x, _ in trick], [c for _, c in trick],
                   None if in_trick is None else list(in_trick), to_act, tricks_done, bool(over))
         self.table = [None] * TT_SIZE
         self.nodes, self.limit = 0, limit
         try:
             if cards is None:
-                return self.exact(s, 0), self.nodes
+                return self.exact(s, guess), self.nodes
             lm = 0 if self.is_done(s) else self.legal(s)
             rep_of: dict[int, int] = {}
             if lm:
                 self.moves(s, lm, rep_of)
             have: dict[int, int] = {}
-            guess = 0
             out = []
             for c in cards:
                 if not (0 <= c < NC and lm >> c & 1):

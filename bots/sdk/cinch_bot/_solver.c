@@ -646,20 +646,26 @@ static void fresh_table(Core *self, long long limit) {
  * ``cards`` None: the result is the exact remaining difference (side 0 minus side 1, from this
  * position on) under best play; else a list, that difference after each of ``cards`` (legal
  * cards of the seat to act). One fresh table for the call; ``nodes`` the positions searched;
- * the result is None when the search would pass ``limit`` positions. */
+ * the result is None when the search would pass ``limit`` positions. ``guess`` (optional, 0): a
+ * first guess of the (first card's) remaining difference: a good one saves a probe or two. */
 static PyObject *Core_solve(Core *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 11) {
-        PyErr_SetString(PyExc_TypeError, "solve takes 11 arguments");
+    if (nargs != 11 && nargs != 12) {
+        PyErr_SetString(PyExc_TypeError, "solve takes 11 or 12 arguments");
         return NULL;
     }
     State s;
     if (read_state(args, &s) < 0) return NULL;
     long long limit = PyLong_AsLongLong(args[10]);
+    long first_guess = nargs == 12 ? PyLong_AsLong(args[11]) : 0;
     if (PyErr_Occurred()) return NULL;
+    if (first_guess < -INF || first_guess > INF) {
+        PyErr_SetString(PyExc_ValueError, "guess: a points difference");
+        return NULL;
+    }
     const Rules *r = &self->r;
     fresh_table(self, limit);
     if (args[9] == Py_None) {
-        int v = exact(self, &s, 0);
+        int v = exact(self, &s, (int)first_guess);
         if (self->aborted) return Py_BuildValue("OL", Py_None, self->nodes);
         return Py_BuildValue("iL", v, self->nodes);
     }
@@ -670,7 +676,7 @@ static PyObject *Core_solve(Core *self, PyObject *const *args, Py_ssize_t nargs)
     int8_t rep[NC], rep_of[NC];
     memset(rep_of, -1, sizeof rep_of);
     if (lm) moves(r, &s, lm, rep, rep_of);
-    int have[NC], guess = 0;
+    int have[NC], guess = (int)first_guess;
     for (int c = 0; c < NC; c++) have[c] = INF;
     int vals[NC];
     if (n > NC) n = NC + 1; /* (a card twice: refused below) */
@@ -703,7 +709,7 @@ static PyObject *Core_solve(Core *self, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef Core_methods[] = {
     {"solve", (PyCFunction)(void (*)(void))Core_solve, METH_FASTCALL,
-     "solve(h0, h1, h2, h3, trick, to_act, tricks_done, in_trick, over, cards, limit) -> (result, nodes)"},
+     "solve(h0, h1, h2, h3, trick, to_act, tricks_done, in_trick, over, cards, limit[, guess]) -> (result, nodes)"},
     {"set_pointless", (PyCFunction)Core_set_pointless, METH_O, "the pointless trumps, as a card mask"},
     {NULL, NULL, 0, NULL},
 };

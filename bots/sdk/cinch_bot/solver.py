@@ -226,22 +226,26 @@ def _args(st: Any) -> tuple[Any, ...]:
 
 
 def solve_cards(st: Any, cards: list[int] | None = None, limit: int = UNLIMITED,
-                python: bool = False) -> tuple[list[int] | None, int]:
+                python: bool = False, guess: int | None = None) -> tuple[list[int] | None, int]:
     """The exact final points difference (side 0 minus side 1) after each of ``cards`` (default:
     every legal card) of the seat to act in the play state ``st`` (``cinch_bot.sim.PlayState``),
     both sides playing best from there, and the positions searched; None instead of the values
     when the search would pass ``limit`` positions. The compiled core and its Python twin
-    (``python``) give the same values and count the same positions."""
+    (``python``) give the same values and count the same positions. ``guess``: of the first
+    card's final difference, where the caller has one (it saves probes, not accuracy)."""
     if cards is None:
         cards = st.legal()
     p = st.points()
-    rem, nodes = core_for(st, python).solve(*_args(st), cards, limit)
-    return (None if rem is None else [p[0] - p[1] + v for v in rem]), nodes
+    base = p[0] - p[1]
+    rem, nodes = core_for(st, python).solve(*_args(st), cards, limit, 0 if guess is None else guess - base)
+    return (None if rem is None else [base + v for v in rem]), nodes
 
 
-def solve_value(st: Any, limit: int = UNLIMITED, python: bool = False) -> tuple[int | None, int]:
+def solve_value(st: Any, limit: int = UNLIMITED, python: bool = False,
+                guess: int | None = None) -> tuple[int | None, int]:
     """The exact final points difference under best play from ``st``, and the positions searched
-    (None past ``limit``)."""
+    (None past ``limit``); ``guess`` as for ``solve_cards``."""
     p = st.points()
-    rem, nodes = core_for(st, python).solve(*_args(st), None, limit)
-    return (None if rem is None else p[0] - p[1] + rem), nodes
+    base = p[0] - p[1]
+    rem, nodes = core_for(st, python).solve(*_args(st), None, limit, 0 if guess is None else guess - base)
+    return (None if rem is None else base + rem), nodes

@@ -1,9 +1,13 @@
-"""``arena bench serve``: upload to verdict through a real server on loopback.
+"""``arena bench serve``: upload to verdict, and to the first rated block, through a real server on loopback.
 
-A fresh competition folder, uvicorn on a free port and the validation
-worker in this process; the bot is bots/minimal. Times one upload to
-``accepted``, then 10 uploads from 10 teams at once to their last verdict
-(validations run one at a time, so this is the queue's throughput).
+Fresh competition folders, uvicorn on a free port and the validation worker
+in this process; the bot is bots/minimal. Times one upload to ``accepted``,
+then 10 uploads from 10 teams at once to their last verdict (validations run
+one at a time, so this is the queue's throughput). Then, in a second
+competition with the ladder running and one team already accepted, one
+upload to its first block stored (``/api/standings`` lists it) and to the
+ladder's site rating it (``/site/`` after the batch's rebuild), with the
+competition's default ladder settings.
 """
 
 from __future__ import annotations
@@ -15,68 +19,146 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 
 from arena.serve import db
-from arena.serve.app import make_app
+from arena.serve.app import Service, make_app
 from arena.serve.archive import pack
 from arena.serve.serve import open_service
 
 BOT = Path(__file__).resolve().parents[2] / "bots" / "minimal"
+WAIT_S = 3600.0  # only a server that stopped answering takes this long
 
 
-def _until_verdict(url: str, token: str, sid: int) -> str:
-    while True:
-        s = httpx.get(f"{url}/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"}).json()["status"]
-        if s in ("accepted", "rejected"):
-            return str(s)
+def _until(what: str, check: Callable[[], bool]) -> None:
+    end = time.monotonic() + WAIT_S
+    while not check():
+        if time.monotonic() > end:
+            raise RuntimeError(f"arena bench serve: no {what} within {WAIT_S:g} s")
         time.sleep(0.02)
 
 
-def run(args: Any) -> int:
+def _verdict(url: str, token: str, sid: int) -> str:
+    got: list[str] = []
+
+    def done() -> bool:
+        s = httpx.get(f"{url}/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"}).json()["status"]
+        got.append(str(s))
+        return s in ("accepted", "rejected")
+
+    _until("verdict", done)
+    return got[-1]
+
+
+def _serve(svc: Service, ladder: bool) -> tuple[str, Any, list[threading.Thread]]:
     import uvicorn
 
+    from arena.serve.ladder import loop
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(make_app(svc), host="127.0.0.1", port=port, log_level="warning"))
+    threads = [threading.Thread(target=server.run, daemon=True), threading.Thread(target=svc.worker, daemon=True)]
+    if ladder:
+        threads.append(threading.Thread(target=loop, args=(svc,), daemon=True))
+    for t in threads:
+        t.start()
+    while not server.started:
+        time.sleep(0.01)
+    return f"http://127.0.0.1:{port}", server, threads
+
+
+def _stop(svc: Service, server: Any, threads: list[threading.Thread]) -> None:
+    server.should_exit = True
+    svc.stop.set()
+    svc.wake.set()
+    svc.ladder_wake.set()
+    for t in threads:
+        t.join()  # the ladder ends its batch first: the folder is not removed under it
+
+
+def _post(url: str, token: str, data: bytes) -> int:
+    r = httpx.post(f"{url}/api/submissions", headers={"Authorization": f"Bearer {token}"},
+                   files={"archive": ("bot.tar.gz", data)})
+    return int(r.json()["id"])
+
+
+def _competition(folder: Path, args: Any, teams: int) -> tuple[Service, list[str]]:
+    (folder / "competition.yaml").write_text(
+        f"competition:\n  check_games: {args.games}\n  seed: bench\nmatch:\n  sandbox: {args.sandbox}\n")
+    svc = open_service(folder)
+    return svc, [db.add_team(svc.engine, f"team{i}") for i in range(teams)]
+
+
+def _queue(args: Any, data: bytes) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        (folder / "competition.yaml").write_text(
-            f"competition:\n  check_games: {args.games}\nmatch:\n  sandbox: {args.sandbox}\n")
-        svc = open_service(folder)
-        tokens = [db.add_team(svc.engine, f"team{i}") for i in range(11)]
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(make_app(svc), host="127.0.0.1", port=port, log_level="warning"))
-        threading.Thread(target=server.run, daemon=True).start()
-        threading.Thread(target=svc.worker, daemon=True).start()
-        while not server.started:
-            time.sleep(0.01)
-        url, data = f"http://127.0.0.1:{port}", pack(BOT)
+        svc, tokens = _competition(Path(tmp), args, 11)
+        url, server, threads = _serve(svc, ladder=False)
 
         def one(token: str) -> tuple[float, str]:
             t0 = time.perf_counter()
-            r = httpx.post(f"{url}/api/submissions", headers={"Authorization": f"Bearer {token}"},
-                           files={"archive": ("bot.tar.gz", data)})
-            verdict = _until_verdict(url, token, r.json()["id"])
+            verdict = _verdict(url, token, _post(url, token, data))
             return time.perf_counter() - t0, verdict
 
         single, verdict = one(tokens[0])
         results: list[tuple[float, str]] = []
         t0 = time.perf_counter()
-        threads = [threading.Thread(target=lambda t=t: results.append(one(t))) for t in tokens[1:]]
-        for t in threads:
+        burst = [threading.Thread(target=lambda t=t: results.append(one(t))) for t in tokens[1:]]
+        for t in burst:
             t.start()
-        for t in threads:
+        for t in burst:
             t.join()
-        burst = time.perf_counter() - t0
-        server.should_exit = True
-        svc.stop.set()
-    out = {"bench": "serve", "sandbox": args.sandbox, "check_games": args.games,
-           "upload_to_accepted_s": round(single, 3), "first_verdict": verdict,
-           "ten_concurrent_s": round(burst, 3), "ten_accepted": sum(v == "accepted" for _, v in results),
-           "load": os.getloadavg()[0]}
-    print(f"one upload to {verdict}: {single:.2f} s; 10 concurrent uploads to their verdicts: {burst:.2f} s "
-          f"({out['ten_accepted']} accepted)")
+        ten = time.perf_counter() - t0
+        _stop(svc, server, threads)
+    return {"upload_to_accepted_s": round(single, 3), "first_verdict": verdict, "ten_concurrent_s": round(ten, 3),
+            "ten_accepted": sum(v == "accepted" for _, v in results)}
+
+
+def _ladder(args: Any, data: bytes) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        svc, (base, new) = _competition(folder, args, 2)
+        url, server, threads = _serve(svc, ladder=True)
+        try:
+            if _verdict(url, base, _post(url, base, data)) != "accepted":
+                raise RuntimeError("arena bench serve: the first team's bot was not accepted")
+            t0 = time.perf_counter()
+            verdict = _verdict(url, new, _post(url, new, data))
+            accepted = time.perf_counter() - t0
+            if verdict != "accepted":
+                raise RuntimeError("arena bench serve: the second team's bot was not accepted")
+
+            def stored() -> bool:
+                rows = httpx.get(f"{url}/api/standings").json()["standings"]
+                return any(r["bot"] == "team1" for r in rows)
+
+            _until("stored block", stored)
+            block = time.perf_counter() - t0
+            _until("rated site", lambda: "team1" in httpx.get(f"{url}/site/").text)
+            site = time.perf_counter() - t0
+            c = svc.config.competition
+            settings = {"ladder_blocks": c.ladder_blocks, "ladder_pairing_blocks": c.ladder_pairing_blocks,
+                        "site_bootstrap": c.site_bootstrap}
+        finally:
+            _stop(svc, server, threads)
+    return {"ladder_upload_to_accepted_s": round(accepted, 3), "upload_to_first_block_s": round(block, 3),
+            "upload_to_rated_site_s": round(site, 3), "ladder": settings}
+
+
+def run(args: Any) -> int:
+    data = pack(BOT)
+    load0 = os.getloadavg()[0]
+    queue = _queue(args, data)
+    ladder = _ladder(args, data)
+    out = {"bench": "serve", "sandbox": args.sandbox, "check_games": args.games, **queue, **ladder,
+           "load": [load0, os.getloadavg()[0]]}
+    print(f"one upload to {queue['first_verdict']}: {queue['upload_to_accepted_s']:.2f} s; 10 concurrent uploads to"
+          f" their verdicts: {queue['ten_concurrent_s']:.2f} s ({queue['ten_accepted']} accepted)")
+    print(f"with the ladder running and one team in: upload to accepted {ladder['ladder_upload_to_accepted_s']:.2f} s,"
+          f" to its first block stored {ladder['upload_to_first_block_s']:.2f} s, to the site rating it"
+          f" {ladder['upload_to_rated_site_s']:.2f} s (ladder settings {ladder['ladder']})")
     print(json.dumps(out))
     return 0

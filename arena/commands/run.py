@@ -16,9 +16,10 @@ from ..publish.rate import PublishError, rate_results
 from ..publish.site import build_site, write_provisional
 from ..results import ResultsError, read_results
 from ..schedule import load_config
-from ..schedule.runner import EntriesFailed, RunOptions, RunResult, run_tournament
+from ..schedule.runner import EntriesFailed, RunOptions, RunRefused, RunResult, run_tournament
 from ..schedule.stopping import SPRTStop
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, parse, parser
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommandError, parse, parser
+from .running import RunDisplay, refusal_text
 
 SHOW_FAULTS = 10
 
@@ -61,17 +62,17 @@ def main(argv: list[str]) -> int:
     stop = SPRTStop.for_tournament(t) if t.config.sprt else None
     site = Path(t.config.site) if t.config.site else None
     live = live_renderer(t.out, entrants=[e.name for e in t.entries])
+    display = RunDisplay("arena run", lambda s: print(s, file=err, flush=True),
+                         io.StringIO() if args.quiet else err,
+                         listener=live_site(t.out, site, err) if site else None, table=None if args.quiet else live)
     try:
-        result = run_tournament(
-            t, options=RunOptions(extend=args.extend, new_versions=args.new_version, skip_check=args.skip_check,
-                                  on_block=live_site(t.out, site, err) if site else None,
-                                  live_table=None if args.quiet else live),
-            stop=stop, say=lambda s: print(s, file=err, flush=True),
-            progress_stream=io.StringIO() if args.quiet else err,
-        )
+        result = run_tournament(t, options=RunOptions(extend=args.extend, new_versions=args.new_version,
+                                                      skip_check=args.skip_check), stop=stop, observer=display)
     except EntriesFailed as e:  # the bots' fault, not the input's: the code of a failed check
-        print(f"arena run: {e}", file=err)
+        print(f"arena run: {refusal_text(e)}", file=err)
         return EXIT_FAILED
+    except RunRefused as e:
+        raise CommandError(refusal_text(e)) from None
     report_run(result, err)
     if result.interrupted or not result.complete or args.no_rate:
         show_standings(t.out, live, err)

@@ -19,10 +19,11 @@ from typing import Any
 from ..players import load_entry
 from ..ratings import EXIT_ERROR, MATCHUP_LABELS, format_gain, format_status
 from ..schedule.config import build_tournament
-from ..schedule.runner import RunOptions, run_tournament
+from ..schedule.runner import RunOptions, RunRefused, run_tournament
 from ..schedule.stopping import SPRTStop
 from .common import CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
 from .run import report_run
+from .running import RunDisplay, refusal_text
 
 SEED_FILE = "sprt-seed"
 
@@ -48,9 +49,9 @@ def build_parser() -> Any:
     ap.add_argument("--restart", choices=["per-game", "per-lineage"], default="per-game",
                     help="a fresh bot process every game, or one per lineage kept up over a batch of blocks"
                          " (docs/tournaments.md, Lineages; default per-game)")
-    ap.add_argument("--lineage-blocks", type=int, default=2,
-                    help="with --restart per-lineage: blocks of a matchup one batch plays (default 2: a batch"
-                         " runs past the verdict by at most this many blocks)")
+    ap.add_argument("--lineage-blocks", type=int, default=8,
+                    help="with --restart per-lineage: blocks of a matchup one batch plays (default 8; with one"
+                         " worker a batch ends at the verdict, on Ray it may run past it by up to this many blocks)")
     ap.add_argument("--seed", help="seed for the block keys (default: the folder's, else random; printed)")
     ap.add_argument("--out", help="results folder (default runs/sprt/CANDIDATE-vs-BASELINE)")
     ap.add_argument("--workers", type=int, help="blocks played at once: more than 1 starts an embedded Ray instance with"
@@ -112,9 +113,13 @@ def main(argv: list[str]) -> int:
             print(f"  {MATCHUP_LABELS[m]}: per-bot {unit} [{test.bot_elo0:g}, {test.bot_elo1:g}] -> matchup {unit}"
                   f" [{test.elo0:g}, {test.elo1:g}]", file=out_s)
         print(f"  {stop.run.error_rates()}", file=out_s)
-    result = run_tournament(t, options=RunOptions(skip_check=args.skip_check, new_versions=args.new_version), stop=stop,
-                            say=(lambda s: None) if args.quiet else (lambda s: print(s, file=err, flush=True)),
-                            progress_stream=io.StringIO() if args.quiet else err)
+    display = RunDisplay("arena sprt", (lambda s: None) if args.quiet else (lambda s: print(s, file=err, flush=True)),
+                         io.StringIO() if args.quiet else err)
+    try:
+        result = run_tournament(t, options=RunOptions(skip_check=args.skip_check, new_versions=args.new_version),
+                                stop=stop, observer=display)
+    except RunRefused as e:
+        raise CommandError(refusal_text(e)) from None
     if result.interrupted:
         print(f"arena sprt: interrupted; run the same command again to resume (seed {seed}, results in {out})", file=err)
         return EXIT_ERROR

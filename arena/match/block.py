@@ -9,7 +9,9 @@ held in game 0, even when the two games last a different number of deals.
 With ``match.restart: per-game`` every game gets fresh players (fresh
 processes and scratch); with ``per-lineage`` a batch of blocks keeps one
 process per (half, seat) (``play_blocks``). The bots' seeds differ between
-the two games.
+the two games; a process kept for a lineage's next game gets that game's
+seed in its ``game`` notice, so a bot that reseeds there plays exactly as a
+fresh process would.
 """
 
 from __future__ import annotations
@@ -131,8 +133,13 @@ def play_blocks(
     make_player: PlayerFactory,
     *,
     keep: bool | None = None,
+    go_on: Callable[[BlockResult], bool] | None = None,
 ) -> list[BlockResult]:
     """Play a batch: the blocks of one pairing in order, each as two games.
+
+    ``go_on`` sees each block as it ends (before the batch's processes are
+    closed, so a kept process's cleanup may still change its last game);
+    False ends the batch there: the blocks after it are not played.
 
     With ``keep`` (default: ``settings.restart == "per-lineage"``) the player
     of each (half, seat) stays up for that lineage's next block; the caller
@@ -144,7 +151,6 @@ def play_blocks(
     """
     keep = settings.restart == "per-lineage" if keep is None else keep
     kept: dict[tuple[int, int], Player] = {}
-    started_with: dict[tuple[int, int], int] = {}  # the seed each kept process got in its hello
     last: dict[tuple[int, int], tuple[GameResult, list[BotEntry]]] = {}  # where a kept player's close is told
     out: list[BlockResult] = []
     try:
@@ -159,18 +165,14 @@ def play_blocks(
                 try:
                     for s in range(4):
                         p = kept.pop((half, s), None)
-                        if p is None:
-                            p = make_player(seats[s], seeds[s])
-                            started_with[(half, s)] = seeds[s]
-                        else:  # the record names the seed the process was given, in its first game
-                            seeds[s] = started_with[(half, s)]
-                        players.append(p)
+                        players.append(p if p is not None else make_player(seats[s], seeds[s]))
                     result = play_game(
                         players,
                         settings,
                         block_key,
                         source=source_for(half) if source_for else None,
                         players_by_seat=[e.name for e in seats],
+                        seeds=seeds,  # a kept process gets this game's seed, as a fresh one would
                     )
                 except BaseException:
                     close_all(players)
@@ -196,6 +198,8 @@ def play_blocks(
                 seats_all.append(seats)
                 seeds_all.append(seeds)
             out.append(BlockResult(block_index, block_key, side_a, side_b, games, seats_all, seeds_all))
+            if go_on is not None and not go_on(out[-1]):
+                break
     finally:
         order = sorted(kept)
         reports_end = close_all([kept[k] for k in order]) if order else []

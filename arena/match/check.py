@@ -270,7 +270,7 @@ def _ask(entry: BotEntry, settings: MatchSettings, game: Game, where: str, repor
         fault = player.start()
         fatal = fault is not None
         if fault is None:
-            player.notify(game_start_notice(settings)(seat))
+            player.notify(game_start_notice(settings)(seat, seed))
             if game.deal.phase != "dark":  # a bid in the dark comes before the deal notice
                 player.notify(wire.deal_start(game, seat))
             choice = game.choice

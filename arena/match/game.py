@@ -83,8 +83,14 @@ def play_game(
     source: DeckSource | None = None,
     players_by_seat: Sequence[str] | None = None,
     stop_at: int | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> GameResult:
     """Play one game; the caller owns the players and closes them.
+
+    ``seeds``: each seat's seed for this game, sent in its ``game`` notice
+    (default: the seed each player was started with). A process kept for a
+    lineage's next game gets that game's own seed there, so a bot that
+    reseeds from it plays each game as a fresh process would.
 
     ``stop_at`` ends the game (as ``stopped``) right after that decision:
     reproducing a fault needs the game only up to it.
@@ -116,8 +122,9 @@ def play_game(
         started += 1
     if forfeit_by is None:
         start = game_start_notice(settings, players_by_seat)
+        game_seeds = list(seeds) if seeds is not None else [p.seed for p in players]
         for seat, p in enumerate(players):
-            fault = p.notify(start(seat))
+            fault = p.notify(start(seat, game_seeds[seat]))
             if fault is not None:
                 faults.append(SeatFault(seat, p.name, 0, 0, fault, None))
                 forfeit_by = seat
@@ -200,12 +207,13 @@ def play_game(
 
 
 
-def game_start_notice(settings: MatchSettings, players_by_seat: Sequence[str] | None = None) -> Callable[[int], dict[str, Any]]:
-    """The ``game`` notice for each seat (the same for all but the seat number)."""
+def game_start_notice(settings: MatchSettings,
+                      players_by_seat: Sequence[str] | None = None) -> Callable[[int, int], dict[str, Any]]:
+    """The ``game`` notice for a seat and its seed for this game (the same for all seats but those two)."""
     profile = settings.profile.model_dump(mode="json")  # every parameter: bots need not know the name
     time = settings.time.model_dump(include={"startup_ms", "decision_ms", "bank_ms"})
     names = list(players_by_seat) if settings.reveal_players and players_by_seat else None
-    return lambda seat: wire.game_start(seat, profile, settings.format, settings.fixed_deals, time, names)
+    return lambda seat, seed: wire.game_start(seat, seed, profile, settings.format, settings.fixed_deals, time, names)
 
 
 def forfeit_winner(_players: int, sides: str, seat: int) -> int | None:

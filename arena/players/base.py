@@ -86,6 +86,7 @@ class Player(ABC):
 
     name: str = "player"
     version: str = ""
+    seed: int = 0  # the seed it was started with (its first game's)
 
     def launch(self) -> Fault | None:
         """Begin bringing the player up without waiting for it (a game launches

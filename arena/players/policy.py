@@ -28,7 +28,7 @@ class PolicyPlayer(Player):
         fn = getattr(self.bot, hook, None) if hook else None
         if fn is not None:
             if kind == "game":
-                fn(msg, self.seed)
+                fn(msg, int(msg.get("seed", self.seed)))
             else:
                 fn(msg)
         return None

@@ -39,7 +39,7 @@ class Hello(_Msg):
 
     type: Literal["hello"] = "hello"
     protocol: list[int] = Field(description="protocol versions the harness speaks")
-    seed: int = Field(ge=0, lt=2**53, description="seed for the bot's own randomness (differs per game); below 2^53 so every JSON reader holds it exactly")
+    seed: int = Field(ge=0, lt=2**53, description="seed for the bot's own randomness in its first game (each game's comes in `game`); below 2^53 so every JSON reader holds it exactly")
     harness: str = Field(description="harness name and version")
     profile: ProfileParams = Field(description="the rule profile of the game(s) to come, with all its parameters")
 
@@ -53,6 +53,8 @@ class TimeControl(_Msg):
 class GameStart(_Msg):
     type: Literal["game"] = "game"
     seat: int = Field(ge=0, le=5)
+    seed: int = Field(ge=0, lt=2**53, description="seed for the bot's own randomness in this game: differs per game and"
+                      " seat; in a process's first game, the hello's seed")
     profile: ProfileParams = Field(description="the rule profile of this game, with all its parameters")
     match_format: Literal["game", "deals"]
     deals: int | None = Field(None, description="number of deals in the 'deals' format")

@@ -27,9 +27,9 @@ def hello(versions: Sequence[int], seed: int, harness: str, profile: dict[str, A
     return {"type": "hello", "protocol": list(versions), "seed": seed, "harness": harness, "profile": profile}
 
 
-def game_start(seat: int, profile: dict[str, Any], match_format: str, deals: int | None, time: dict[str, Any],
-               players: Sequence[str] | None) -> dict[str, Any]:
-    return {"type": "game", "seat": seat, "profile": profile, "match_format": match_format, "deals": deals,
+def game_start(seat: int, seed: int, profile: dict[str, Any], match_format: str, deals: int | None,
+               time: dict[str, Any], players: Sequence[str] | None) -> dict[str, Any]:
+    return {"type": "game", "seat": seat, "seed": seed, "profile": profile, "match_format": match_format, "deals": deals,
             "time": time, "players": list(players) if players is not None else None}
 
 

@@ -2,13 +2,19 @@
 
 from .config import ConfigError, SPRTSpec, Tournament, TournamentConfig, build_tournament, load_config
 from .pairings import Pairing, gauntlet, mixed, round_robin, sprt_matchups
-from .runner import RunOptions, RunRefused, RunResult, plan_tasks, run_tournament
+from .runner import (
+    Admission, BackendChoice, BotChange, BotsChanged, EntriesFailed, ExtensionNotAsked, OtherTournament, Plan, Played,
+    RunObserver, RunOptions, RunRefused, RunResult, admit, check, choose_backend, plan, plan_tasks, play, run_tournament,
+    summarize,
+)
 from .scheduler import LoopEvents, RunOutcome, StoppingRule, block_key, run_tasks
 from .stopping import SPRTStop
 from .lineage import PlanRefused, check_plan, make_units
 from .task import BatchTask, BlockTask, TaskOutput, Unit, run_block
 
 __all__ = [
+    "Admission", "BackendChoice", "BotChange", "BotsChanged", "EntriesFailed", "ExtensionNotAsked", "OtherTournament",
+    "Plan", "Played", "RunObserver", "admit", "check", "choose_backend", "plan", "play", "summarize",
     "BatchTask", "BlockTask", "ConfigError", "PlanRefused", "Unit", "check_plan", "make_units", "LoopEvents", "Pairing", "RunOptions", "RunOutcome", "RunRefused", "RunResult",
     "SPRTSpec", "SPRTStop", "StoppingRule", "TaskOutput", "Tournament", "TournamentConfig", "block_key",
     "build_tournament", "gauntlet", "load_config", "mixed", "plan_tasks", "round_robin", "run_block", "run_tasks",

@@ -22,7 +22,7 @@ from ..players import BotEntry
 from ..players.manifest import library_path
 from ..sandbox import HarnessError, HostUnfit
 from .nodes import NodeInfo, NodePool
-from .task import TaskOutput, Unit, run_block
+from .task import BlockHook, TaskOutput, Unit, run_block
 
 
 @dataclass
@@ -41,7 +41,10 @@ class Backend(Protocol):
     capacity: int  # tasks worth keeping in flight now (a cluster's changes as nodes come and go)
     notices: list[str]  # what the user should hear (a node refused or lost); the loop drains it
 
-    def submit(self, task: Unit, attempt: int) -> None: ...
+    def submit(self, task: Unit, attempt: int, go_on: BlockHook | None = None) -> None:
+        """``go_on``: asked after each block of a batch (``task.run_block``); a backend that plays
+        the batch elsewhere may ignore it (the batch then plays whole)."""
+        ...
 
     def wait(self) -> Finished: ...
 
@@ -67,16 +70,17 @@ class SerialBackend:
     def __init__(self, entries: Mapping[str, BotEntry], task_fn: TaskFn = run_block) -> None:
         self.entries = dict(entries)
         self.task_fn = task_fn
-        self.queue: deque[tuple[Unit, int]] = deque()
+        self.queue: deque[tuple[Unit, int, BlockHook | None]] = deque()
         self.notices: list[str] = []
 
-    def submit(self, task: Unit, attempt: int) -> None:
-        self.queue.append((task, attempt))
+    def submit(self, task: Unit, attempt: int, go_on: BlockHook | None = None) -> None:
+        self.queue.append((task, attempt, go_on))
 
     def wait(self) -> Finished:
-        task, attempt = self.queue.popleft()
+        task, attempt, go_on = self.queue.popleft()
         try:
-            out = self.task_fn(task, self.entries, attempt=attempt, backend=self.name)
+            extra = {"go_on": go_on} if go_on is not None else {}
+            out = self.task_fn(task, self.entries, attempt=attempt, backend=self.name, **extra)
         except Exception as e:  # noqa: BLE001 - any failure is the harness's: never scored
             return Finished(task, attempt, error=describe(e), retry=isinstance(e, HarnessError))
         return Finished(task, attempt, output=out)
@@ -247,7 +251,7 @@ class RayBackend:
         self._remote = ray.remote(num_cpus=1, max_retries=0)(_ray_block)
         self._pending: dict[Any, tuple[Unit, int, str, float]] = {}
         self._lost: deque[tuple[Unit, int]] = deque()  # in flight when the cluster went away
-        self.timings: list[tuple[float, float]] = []  # (submit to result, block wall) of each block: the bench reads it
+        self.timings: list[tuple[float, float]] = []  # (submit to result, unit's wall) of each unit: the bench reads it
         self._start_job()
 
     def _connect(self) -> None:
@@ -322,7 +326,8 @@ class RayBackend:
                                 int(info.resources_total.get("CPU", 0)), state == "ALIVE"))
         return out
 
-    def submit(self, task: Unit, attempt: int) -> None:
+    def submit(self, task: Unit, attempt: int, go_on: BlockHook | None = None) -> None:
+        """``go_on`` is not used: the batch plays whole on its worker (blocks past a verdict are kept)."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         node = self.pool.take()
@@ -384,7 +389,8 @@ class RayBackend:
         try:
             out: TaskOutput = ray.get(ref)
             latency = time.monotonic() - sent
-            self.timings.append((latency, out.line.run.wall_s))
+            batch = getattr(out.line.run, "batch", None)  # a batch's lines each carry their games' time only
+            self.timings.append((latency, batch["wall_s"] if batch else out.line.run.wall_s))
             return Finished(task, attempt, output=out, latency_s=latency)
         except ray.exceptions.RayTaskError as e:
             cause = e.cause if getattr(e, "cause", None) is not None else e

@@ -1,10 +1,16 @@
-"""Running a tournament from a validated config: the library call behind ``arena run`` and ``arena sprt``.
+"""Running a tournament from a validated config: the library behind ``arena run``, ``arena sprt`` and the ladder.
 
-Order of work: lock the output folder, check it holds this tournament (or
-an explicit extension of it), check each new entry's conformance, play the
-missing blocks through the one loop (with the SPRT as stopping rule when
-the config has one), then write the summary and publish the seed once the
-tournament is complete. Rating is the caller's step (``arena.publish``).
+A run is five steps, each returning data and saying nothing itself:
+``admit`` (does the folder hold this tournament, or an extension of it that
+was asked for; repair the store's torn tail), ``plan`` (every block, and
+which are still to play), ``check`` (the conformance probes of each entry
+about to play), ``play`` (the missing blocks through the one loop, with the
+SPRT as stopping rule when the config has one) and ``summarize`` (the
+summary, the seed published once the tournament is complete). Callers render
+each step's data their own way: ``run_tournament`` chains the steps under the
+folder's lock and hands every result to a ``RunObserver`` (the command's
+terminal display, the server's live standings). Rating is the caller's step
+(``arena.publish``).
 """
 
 from __future__ import annotations
@@ -14,10 +20,10 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import __version__
-from ..match.check import check_entry
+from ..match.check import CheckReport, check_entry
 from ..players import BotEntry
 from ..players.manifest import file_digests
 from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, results_path
@@ -25,8 +31,7 @@ from .backends import make_backend
 from .config import Tournament
 from .ladder import record_run
 from .lock import FolderLock
-from .progress import Progress
-from .scheduler import InOrderFeed, RunOutcome, StoppingRule, block_key, run_tasks
+from .scheduler import InOrderFeed, LoopEvents, RunOutcome, StoppingRule, block_key, run_tasks
 from .task import BlockTask
 
 META_NAME = "tournament.json"
@@ -34,11 +39,52 @@ SUMMARY_NAME = "summary.json"
 
 
 class RunRefused(RuntimeError):
-    """The run cannot start as asked; the message says why and what to do."""
+    """The run cannot start as asked; the message says why (the caller adds what to do)."""
+
+
+@dataclass(frozen=True)
+class BotChange:
+    """An entry whose files changed since the folder's previous run."""
+
+    name: str
+    old_digest: str
+    new_digest: str
+    old_version: str | None
+    new_version: str | None
+    files: list[str]  # the files that differ; empty: only the libraries it uses changed
+
+
+class BotsChanged(RunRefused):
+    """Bots changed since the folder's last run and new versions were not asked for."""
+
+    def __init__(self, changed: list[BotChange]) -> None:
+        super().__init__("these bots changed since this folder's last run: " + ", ".join(c.name for c in changed))
+        self.changed = changed
+
+
+class OtherTournament(RunRefused):
+    """The folder holds another tournament (``differs``: what differs)."""
+
+    def __init__(self, out: Path, differs: list[str]) -> None:
+        super().__init__(f"{out} holds another tournament (differs in: {'; '.join(differs)})")
+        self.out, self.differs = out, differs
+
+
+class ExtensionNotAsked(RunRefused):
+    """The run would add to the folder's tournament (``added``) and extending was not asked for."""
+
+    def __init__(self, out: Path, added: list[str]) -> None:
+        super().__init__(f"this run would extend the tournament in {out} ({'; '.join(added)})")
+        self.out, self.added = out, added
 
 
 class EntriesFailed(RunRefused):
-    """Entries failed the conformance check before any game: the bots' fault (each is named)."""
+    """Entries failed the conformance check before any game: the bots' fault (``failed``: each one's report)."""
+
+    def __init__(self, failed: list[tuple[str, CheckReport]], checked: int) -> None:
+        super().__init__(f"{len(failed)} of {checked} entries failed the conformance check: "
+                         + ", ".join(ident for ident, _ in failed))
+        self.failed, self.checked = failed, checked
 
 
 @dataclass
@@ -46,8 +92,67 @@ class RunOptions:
     extend: bool = False  # entries or blocks were added on purpose
     new_versions: bool = False  # a changed bot enters as a new version instead of being refused
     skip_check: bool = False
-    on_block: Callable[[int, int], None] | None = None  # (blocks done, blocks total) after each stored block
-    live_table: Callable[[list[dict[str, Any]]], str] | None = None  # stored lines -> provisional standings shown
+
+
+@dataclass
+class Admission:
+    """What ``admit`` found: the folder holds this tournament (or an extension of it that was asked for)."""
+
+    store: ResultsStore  # loaded, a torn last line cut off
+    earlier_entries: list[dict[str, Any]]  # versions the folder held that this run no longer has (kept as history)
+    changed: list[BotChange]  # entering as new versions
+    added: list[str]  # what this run adds to the folder's tournament
+
+    @property
+    def repaired_bytes(self) -> int:
+        return self.store.repaired_bytes
+
+
+@dataclass
+class Plan:
+    """Every block of the tournament, and those this run is to play."""
+
+    tasks: list[BlockTask]
+    todo: list[BlockTask]
+    stored: list[dict[str, Any]]  # this tournament's lines already in the store
+    playing: list[BotEntry]  # entries with a block to play
+    feed: InOrderFeed | None  # the stopping rule's feed, primed with what is stored
+
+
+@dataclass(frozen=True)
+class BackendChoice:
+    """Where the blocks will run: ``kind`` serial or ray; ``address`` a cluster's (None: an embedded instance)."""
+
+    kind: str
+    workers: int
+    address: str | None
+    cap: int | None  # at most this many blocks at once on a cluster (None: every CPU it has)
+
+
+@dataclass
+class Played:
+    outcome: RunOutcome | None  # None: nothing was left to play
+    interrupted: bool
+    wall_s: float
+
+
+class RunObserver(LoopEvents):
+    """What a caller is told as ``run_tournament`` goes: each step's data, then the loop's events."""
+
+    def admitted(self, admission: Admission) -> None: ...
+
+    def planned(self, t: Tournament, plan: Plan) -> None: ...
+
+    def checking(self, entries: list[BotEntry]) -> None: ...
+
+    def starting(self, choice: BackendChoice) -> None:
+        """Before the backend starts (joining a cluster can take a while)."""
+
+    def started(self, capacity: int) -> None:
+        """The backend is up and plays this many blocks at once."""
+
+    def finished(self) -> None:
+        """The loop ended (done, interrupted or failed)."""
 
 
 @dataclass
@@ -181,8 +286,8 @@ def _next_candidate(old: Any, new: dict[str, Any]) -> bool:
     return same == {k: v for k, v in new.items() if k not in ("candidate", "baselines")}
 
 
-def changed_bots(old: dict[str, Any], t: Tournament) -> list[str]:
-    """One line per entry whose files changed since the folder's previous run.
+def changed_bots(old: dict[str, Any], t: Tournament) -> list[BotChange]:
+    """Each entry whose files changed since the folder's previous run.
 
     Entries are matched by digest first: an entry the folder already holds is
     unchanged, even beside another of its name (an SPRT's candidate copied
@@ -201,23 +306,129 @@ def changed_bots(old: dict[str, Any], t: Tournament) -> list[str]:
             continue  # a name the folder never held, or whose every version is still here: a new entry
         before, after = prev.get("files") or {}, file_digests(e.dir)
         files = sorted(f for f in set(before) | set(after) if before.get(f) != after.get(f))
-        shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
-        out.append(f"{e.name}: digest {str(prev.get('digest'))[:12]} -> {e.digest[:12]}"
-                   f" (version {prev.get('version')} -> {e.manifest.version}); changed: {shown or 'libraries it uses'}")
+        out.append(BotChange(e.name, str(prev.get("digest")), e.digest, prev.get("version"), e.manifest.version,
+                             files))
     return out
 
 
-def check_entries(playing: list[BotEntry], t: Tournament, say: Callable[[str], None]) -> None:
-    """The conformance probes for every entry about to play; ``EntriesFailed`` names each that failed."""
-    say(f"arena run: checking {len(playing)} entries (arena check-bot probes)...")
-    bad = []
-    for entry in playing:
-        report = check_entry(entry, t.settings)
-        if not report.ok:
-            bad.append(f"{entry.ident} failed the conformance check:\n{report.summary()}")
-    if bad:
-        raise EntriesFailed("\n".join(bad) + f"\n{len(bad)} of {len(playing)} entries failed; fix each,"
-                            " or run with --skip-check to let the games judge them")
+def admit(t: Tournament, options: RunOptions) -> Admission:
+    """Whether this run may write to ``t.out`` (call under the folder's lock); raises a ``RunRefused``.
+
+    The folder must hold nothing, this tournament, or one this run extends
+    with ``extend`` (more blocks, entries, a gauntlet's next candidate) or
+    renews with ``new_versions`` (changed bots enter as new versions). The
+    results store is loaded, its torn last line cut off.
+    """
+    out = t.out
+    old = read_meta(out)
+    if old is not None and not _recorded(out):
+        old = None  # a run that recorded nothing (refused entries, stopped before a block) binds nothing
+    earlier: list[dict[str, Any]] = []
+    changed: list[BotChange] = []
+    added: list[str] = []
+    if old is not None:
+        changed = changed_bots(old, t)
+        if changed and not options.new_versions:
+            raise BotsChanged(changed)
+        added, differs = compare(old, t, options)
+        if differs:
+            raise OtherTournament(out, differs)
+        if added and not options.extend:
+            raise ExtensionNotAsked(out, added)
+        current = {e.digest for e in t.entries}
+        earlier = [e for e in old.get("entries") or [] if isinstance(e, dict) and e.get("digest") not in current]
+    store = ResultsStore(out)
+    try:
+        store.load(expect_hash=t.config_hash())
+    except ResultsError as e:
+        raise RunRefused(str(e)) from None
+    return Admission(store, earlier, changed, added)
+
+
+def plan(t: Tournament, store: ResultsStore, stop: StoppingRule | None = None) -> Plan:
+    """Every block of ``t`` and those still to play: not in the store, and wanted by the stopping rule."""
+    tasks = plan_tasks(t)
+    keys = {x.key for x in tasks}
+    feed = InOrderFeed(stop, tasks, store.lines) if stop is not None else None  # what is stored counts first
+    todo = [x for x in tasks if x.key not in store.lines and (stop is None or stop.wants(x))]
+    used = {i for x in todo for i in x.idents}
+    stored = [ln for k, ln in store.lines.items() if k in keys]
+    return Plan(tasks, todo, stored, [e for e in t.entries if e.ident in used], feed)
+
+
+def check(t: Tournament, entries: list[BotEntry]) -> list[tuple[str, CheckReport]]:
+    """The conformance probes of each entry (``arena check-bot``'s): (ident, report) of each that failed."""
+    reports = [(e.ident, check_entry(e, t.settings)) for e in entries]
+    return [(ident, r) for ident, r in reports if not r.ok]
+
+
+def choose_backend(t: Tournament) -> BackendChoice:
+    """The config's backend; on a cluster ``workers`` caps the blocks at once only when it was given."""
+    address = t.config.ray_address or os.environ.get("RAY_ADDRESS") or None
+    cap = t.config.workers if "workers" in t.config.model_fields_set else None
+    return BackendChoice(t.config.backend, t.config.workers, address, cap)
+
+
+def play(t: Tournament, admission: Admission, p: Plan, *, stop: StoppingRule | None = None,
+         choice: BackendChoice | None = None, observer: RunObserver | None = None) -> Played:
+    """Play ``p.todo`` into the store; a Ctrl-C ends the loop with what is stored kept (``interrupted``)."""
+    observer = observer or RunObserver()
+    t0 = time.monotonic()
+    if not p.todo:
+        return Played(None, False, 0.0)
+    choice = choice or choose_backend(t)
+    observer.starting(choice)
+    backend = make_backend(choice.kind, {e.ident: e for e in p.playing}, choice.workers, choice.address,
+                           cap=choice.cap)
+    outcome: RunOutcome | None = None
+    interrupted = False
+    try:
+        observer.started(backend.capacity)
+        outcome = run_tasks(p.tasks, backend, admission.store, attempts=t.config.retries, stop=stop, feed=p.feed,
+                            events=observer, bot_dirs={e.ident: e.dir for e in t.entries})
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        backend.close()
+        observer.finished()
+    return Played(outcome, interrupted, time.monotonic() - t0)
+
+
+def claim(t: Tournament, admission: Admission) -> None:
+    """The folder is this tournament's from now on (a run refused before this leaves it as it was)."""
+    write_json(t.out / META_NAME, tournament_meta(t, complete=False, entries=_entries(t, admission)))
+
+
+def _entries(t: Tournament, admission: Admission) -> list[dict[str, Any]]:
+    return admission.earlier_entries + [_entry_meta(e) for e in t.entries]
+
+
+def summarize(t: Tournament, admission: Admission, p: Plan, played: Played,
+              stop: StoppingRule | None = None) -> RunResult:
+    """Write the summary and the folder's meta (the seed published once complete) and record the run."""
+    out, store = t.out, admission.store
+    keys = {x.key for x in p.tasks}
+    outcome = played.outcome
+    mine = [store.lines[k] for k in sorted(store.lines) if k in keys]
+    wanted = [x for x in p.tasks if stop is None or x.key in store.lines or stop.wants(x)]
+    complete = not played.interrupted and (stop.done if stop is not None else len(mine) == len(p.tasks))
+    entries = _entries(t, admission)
+    summary = {
+        **tournament_meta(t, complete=complete, entries=entries),
+        "blocks_total": len(p.tasks),
+        "blocks_wanted": len(wanted),
+        "blocks_done": len(mine),
+        "games": 2 * len(mine),
+        "played_now": outcome.played if outcome else 0,
+        "retries": outcome.retries if outcome else 0,
+        "harness_failures": [{"pairing": k[0], "block": k[1], "error": why} for k, why in (outcome.failures if outcome else [])],
+        "wall_s": round(played.wall_s, 3),
+    }
+    write_json(out / META_NAME, tournament_meta(t, complete=complete, entries=entries))
+    write_json(out / SUMMARY_NAME, summary)
+    if outcome is not None and outcome.played:
+        record_run(out, lines=len(store.lines), played=outcome.played, complete=complete, entries=entries)
+    return RunResult(t, p.tasks, mine, outcome, complete, played.wall_s, played.interrupted, summary)
 
 
 def run_tournament(
@@ -225,103 +436,27 @@ def run_tournament(
     *,
     options: RunOptions | None = None,
     stop: StoppingRule | None = None,
-    say: Callable[[str], None] = print,
-    progress_stream: Any = None,
+    observer: RunObserver | None = None,
 ) -> RunResult:
-    """Play what is missing of ``t``; raise ``RunRefused`` if the folder holds another tournament."""
+    """The steps in order under the folder's lock: play what is missing of ``t``.
+
+    Raises a ``RunRefused`` if the folder holds another tournament (or an
+    extension not asked for), ``EntriesFailed`` if an entry about to play
+    fails its conformance check (unless ``skip_check``).
+    """
     options = options or RunOptions()
-    out = t.out
-    out.mkdir(parents=True, exist_ok=True)
-    lock = FolderLock(out).acquire()
-    try:
-        return _run_locked(t, options, stop, say, progress_stream)
-    finally:
-        lock.release()
-
-
-def _run_locked(t: Tournament, options: RunOptions, stop: StoppingRule | None, say: Callable[[str], None],
-                progress_stream: Any) -> RunResult:
-    out = t.out
-    old = read_meta(out)
-    if old is not None and not _recorded(out):
-        old = None  # a run that recorded nothing (refused entries, stopped before a block) binds nothing
-    old_entries: list[dict[str, Any]] = []
-    if old is not None:
-        changed = changed_bots(old, t)
-        if changed and not options.new_versions:
-            raise RunRefused(
-                "these bots changed since this folder's last run:\n  " + "\n  ".join(changed)
-                + "\nrun with --new-version to enter each as a new version (rated separately), or restore its files"
-            )
-        added, differs = compare(old, t, options)
-        if differs:
-            raise RunRefused(f"{out} holds another tournament (differs in: {'; '.join(differs)}); use another 'out' folder")
-        if added and not options.extend:
-            raise RunRefused(f"this run would extend the tournament in {out} ({'; '.join(added)}); "
-                             "run with --extend to play the new games")
-        if changed:
-            say("arena run: new versions enter as new entries: " + "; ".join(changed))
-        current = {e.digest for e in t.entries}
-        old_entries = [e for e in old.get("entries") or [] if isinstance(e, dict) and e.get("digest") not in current]
-    store = ResultsStore(out)
-    h = t.config_hash()
-    try:
-        store.load(expect_hash=h)
-    except ResultsError as e:
-        raise RunRefused(str(e)) from None
-    if store.repaired_bytes:
-        say(f"arena run: cut off a torn last line ({store.repaired_bytes} bytes) of {store.path}")
-    tasks = plan_tasks(t)
-    keys = {x.key for x in tasks}
-    feed = InOrderFeed(stop, tasks, store.lines) if stop is not None else None  # what is stored counts first
-    todo = [x for x in tasks if x.key not in store.lines and (stop is None or stop.wants(x))]
-    entries_meta = old_entries + [_entry_meta(e) for e in t.entries]
-    say(f"arena run: {t.config.name}: {len(tasks)} blocks ({len(keys & set(store.lines))} already done),"
-        f" {len(t.entries)} entries, backend {t.config.backend}, out {out}")
-    t0 = time.monotonic()
-    used = {i for x in todo for i in x.idents}
-    playing = [e for e in t.entries if e.ident in used]
-    if playing and not options.skip_check:
-        check_entries(playing, t, say)
-    # Only now is the folder this tournament's: a run refused before here leaves it as it was.
-    write_json(out / META_NAME, tournament_meta(t, complete=False, entries=entries_meta))
-    outcome: RunOutcome | None = None
-    interrupted = False
-    if todo:
-        address = t.config.ray_address or os.environ.get("RAY_ADDRESS") or None
-        if t.config.backend == "ray":
-            say(f"arena run: joining the Ray cluster at {address}..." if address
-                else f"arena run: starting {t.config.workers} Ray workers...")
-        # On a cluster `workers` caps the blocks at once only when given; else every CPU of the cluster plays.
-        cap = t.config.workers if "workers" in t.config.model_fields_set else None
-        backend = make_backend(t.config.backend, {e.ident: e for e in playing}, t.config.workers, address, cap=cap)
-        progress = Progress(len(tasks), [ln for k, ln in store.lines.items() if k in keys], progress_stream,
-                            parallel=backend.capacity, listener=options.on_block,
-                            table=options.live_table)
-        try:
-            outcome = run_tasks(tasks, backend, store, attempts=t.config.retries, stop=stop, feed=feed, events=progress,
-                                bot_dirs={e.ident: e.dir for e in t.entries})
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            backend.close()
-            progress.finish()
-    mine = [store.lines[k] for k in sorted(store.lines) if k in keys]
-    wanted = [x for x in tasks if stop is None or x.key in store.lines or stop.wants(x)]
-    complete = not interrupted and (stop.done if stop is not None else len(mine) == len(tasks))
-    summary = {
-        **tournament_meta(t, complete=complete, entries=entries_meta),
-        "blocks_total": len(tasks),
-        "blocks_wanted": len(wanted),
-        "blocks_done": len(mine),
-        "games": 2 * len(mine),
-        "played_now": outcome.played if outcome else 0,
-        "retries": outcome.retries if outcome else 0,
-        "harness_failures": [{"pairing": k[0], "block": k[1], "error": why} for k, why in (outcome.failures if outcome else [])],
-        "wall_s": round(time.monotonic() - t0, 3),
-    }
-    write_json(out / META_NAME, tournament_meta(t, complete=complete, entries=entries_meta))
-    write_json(out / SUMMARY_NAME, summary)
-    if outcome is not None and outcome.played:
-        record_run(out, lines=len(store.lines), played=outcome.played, complete=complete, entries=entries_meta)
-    return RunResult(t, tasks, mine, outcome, complete, time.monotonic() - t0, interrupted, summary)
+    observer = observer or RunObserver()
+    t.out.mkdir(parents=True, exist_ok=True)
+    with FolderLock(t.out):
+        admission = admit(t, options)
+        observer.admitted(admission)
+        p = plan(t, admission.store, stop)
+        observer.planned(t, p)
+        if p.playing and not options.skip_check:
+            observer.checking(p.playing)
+            failed = check(t, p.playing)
+            if failed:
+                raise EntriesFailed(failed, len(p.playing))
+        claim(t, admission)
+        played = play(t, admission, p, stop=stop, observer=observer)
+        return summarize(t, admission, p, played, stop)

@@ -17,23 +17,27 @@ kept, not rewritten), and its lines are written in block order when it is done.
 A stopping rule (the SPRT of ``arena sprt``) sees every line of a pairing
 in block order, whatever order the blocks finish in, so its verdict does not
 depend on the worker count; blocks that finish after it has decided are
-still written (nothing played is lost) but do not change the verdict.
+still written (nothing played is lost) but do not change the verdict. A
+batch played in this process (the serial backend) asks after each block
+whether the rule still wants the next one and ends at the verdict; on Ray a
+batch plays whole.
 """
 
 from __future__ import annotations
 
-import shlex
+import json
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
 from ..engine import derive_key
-from ..results import ResultsStore, write_stderr
+from ..match.reproduce import fault_commands
+from ..results import ResultLine, ResultsStore, write_stderr
 from ..sandbox import HarnessError
 from .backends import Backend
 from .lineage import make_units
-from .task import BatchTask, BlockTask, Unit, blocks_of
+from .task import BatchTask, BlockHook, BlockTask, Unit, blocks_of
 
 
 def block_key(seed: str, block: int) -> str:
@@ -96,6 +100,22 @@ class InOrderFeed:
             if t.key in stored:
                 self.offer(t, stored[t.key])
 
+    def wants_after(self, lines: Sequence[tuple[BlockTask, dict[str, Any]]], task: BlockTask) -> bool:
+        """Would ``task`` still be wanted once ``lines`` were offered? Nothing changes here.
+
+        For a batch that asks after each block whether to go on. ``lines``
+        (one pairing's blocks, in order) must follow what was fed before;
+        when they do not (an earlier block of the pairing is missing), or
+        the rule cannot say, the answer is yes: the batch plays on.
+        """
+        ts = self.order.get(task.pairing, [])
+        i = self.next.get(task.pairing, 0)
+        fresh = [(t, ln) for t, ln in lines if t.key not in {x.key for x in ts[:i]}]
+        probe = getattr(self.rule, "wants_after", None)
+        if probe is None or [t.key for t, _ in fresh] != [t.key for t in ts[i:i + len(fresh)]]:
+            return True
+        return bool(probe(fresh, task))
+
     def offer(self, task: BlockTask, line: dict[str, Any]) -> None:
         self.ready[task.key] = line
         ts = self.order[task.pairing]
@@ -154,6 +174,20 @@ def run_tasks(
                 return t if len(wanted) == len(blocks_of(t)) else BatchTask(tuple(wanted))
         return None
 
+    whole: set[tuple[str, int]] = set()  # batches played again after a cut: whole this time, never cut twice
+
+    def hook(unit: Unit) -> BlockHook | None:
+        """A batch stops at the block after which the stopping rule no longer wants the next one."""
+        if feed is None or not isinstance(unit, BatchTask) or unit.key in whole:
+            return None
+        seen: list[tuple[BlockTask, dict[str, Any]]] = []
+        later = {b.block: nxt for b, nxt in zip(unit.blocks, unit.blocks[1:])}
+
+        def go_on(block: BlockTask, line: ResultLine) -> bool:
+            seen.append((block, json.loads(line.to_json())))
+            return feed.wants_after(seen, later[block.block])
+        return go_on
+
     def tell() -> None:
         while backend.notices:
             events.notice(backend.notices.pop(0))
@@ -167,7 +201,11 @@ def run_tasks(
                 if fresh is None:
                     break
                 task, attempt = fresh, 1
-            backend.submit(task, attempt)
+            go_on = hook(task)
+            if go_on is None:
+                backend.submit(task, attempt)
+            else:
+                backend.submit(task, attempt, go_on)
             inflight += 1
         tell()
         if inflight == 0:
@@ -185,13 +223,21 @@ def run_tasks(
                     write_stderr(out, fin.task.pairing, blk, half, seat, bot, text)
             for btask, line in zip(blocks_of(fin.task), fin.output.lines):
                 if bot_dirs:
-                    line.run.reproduce = reproduce_commands(line, store.path, bot_dirs, btask.settings)
+                    line.run.reproduce = fault_commands(line, store.path, bot_dirs, btask.settings)
                 if store.append(line):
                     outcome.played += 1
                     stored = store.lines[line.task_key]
                     events.line(stored)
                     if feed is not None:
                         feed.offer(btask, stored)
+            cut = blocks_of(fin.task)[len(fin.output.lines):]
+            if stop is not None and any(stop.wants(b) for b in cut):
+                # The batch stopped on a provisional line that its processes' cleanup then changed:
+                # play it again whole, as a resume would (its stored lines are kept).
+                whole.add(fin.task.key)
+                todo.appendleft(fin.task)
+            else:
+                outcome.skipped += len(cut)
             continue
         if fin.requeue:  # the node, not the block, failed before playing: the attempt is not spent
             again.append((fin.task, fin.attempt))
@@ -203,32 +249,3 @@ def run_tasks(
             outcome.failures.extend((b.key, fin.error or "unknown") for b in blocks_of(fin.task))
             events.failure(fin.task, fin.error or "unknown")
     return outcome
-
-
-def reproduce_commands(line: Any, results: Path, bot_dirs: Mapping[str, str], settings: Any) -> list[dict[str, Any]]:
-    """One shell command per fault of the block that replays it locally, with the evidence to show."""
-    out: list[dict[str, Any]] = []
-    for half, game in enumerate(line.games):
-        runf = {(f["seat"], f["decision"]): f for f in (line.run.games[half].get("faults") or [])}
-        for f in game.faults:
-            ref = game.seats[f["seat"]]
-            bot_dir = shlex.quote(bot_dirs.get(f"{ref.bot}@{ref.digest[:12]}", f["bot"]))
-            opts = f"--sandbox {settings.sandbox.value} --decision-ms {settings.time.decision_ms}"
-            if f["decision"] == 0:  # failed before its first decision: the start-up is what to check
-                cmd = f"arena check-bot {bot_dir} {opts} --games 0"
-            else:
-                cmd = (
-                    f"arena reproduce {shlex.quote(str(results))} --bot {bot_dir} --game {game.id}"
-                    f" --decision {f['decision']} {opts}"
-                )
-            out.append({"game": half, "game_id": game.id, "seat": f["seat"], "bot": f["bot"], "kind": f["kind"],
-                        "message": _with_measured(f["message"], runf.get((f["seat"], f["decision"]))),
-                        "reply": f.get("reply"), "stderr": (runf.get((f["seat"], f["decision"])) or {}).get("stderr"),
-                        "command": cmd})
-    return out
-
-
-def _with_measured(message: str, run_fault: dict[str, Any] | None) -> str:
-    """A fault's message with the times measured on this run, when there were any."""
-    measured = (run_fault or {}).get("measured")
-    return f"{message} ({measured})" if measured else message

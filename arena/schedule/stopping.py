@@ -9,6 +9,7 @@ test has decided or reached the block limit.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable
 
 from ..ratings import PairingGain, SPRTRun, pairing_gain
@@ -52,6 +53,18 @@ class SPRTStop:
         mode = next(iter(self.run.tests.values())).mode
         groups = {m: [h for h in hs if h is not None] for m, hs in self.halves.items()}
         return pairing_gain(groups, "points" if mode == "points" else "score")
+
+    def wants_after(self, lines: list[tuple[BlockTask, dict[str, Any]]], task: BlockTask) -> bool:
+        """Whether ``task`` would still be wanted after ``lines`` (the next blocks of their pairings, in
+        order): the tests are tried on a copy, this rule is not changed."""
+        run = copy.deepcopy(self.run)
+        for t, line in lines:
+            m = matchup_of(t.pairing)
+            if m is not None and m in run.pending():
+                total, points = side_a_sample(line)
+                run.add(m, total, points)
+        m = matchup_of(task.pairing)
+        return m is not None and m in run.pending()
 
     def wants(self, task: BlockTask) -> bool:
         m = matchup_of(task.pairing)

@@ -15,7 +15,7 @@ import os
 import socket
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import Any, Callable, Mapping, Union
 
 from ..engine import DealFile, FileSource
 from ..match import BlockResult, BlockSpec, MatchSettings, PlayerFactory, play_blocks
@@ -83,6 +83,8 @@ class BatchTask:
 
 #: What a backend runs: one block (``restart: per-game``) or a batch (``per-lineage``).
 Unit = Union[BlockTask, BatchTask]
+#: Asked after each block of a batch with its provisional line: go on with the next block?
+BlockHook = Callable[[BlockTask, ResultLine], bool]
 
 
 def blocks_of(unit: Unit) -> tuple[BlockTask, ...]:
@@ -135,9 +137,15 @@ def run_block(
     attempt: int = 1,
     backend: str = "serial",
     make_player: PlayerFactory | None = None,
+    go_on: BlockHook | None = None,
 ) -> TaskOutput:
     """Play a unit (one block, or a batch of one pairing's blocks with processes kept
-    along their lineages) and build one results line per block."""
+    along their lineages) and build one results line per block played.
+
+    ``go_on`` is asked after each block of a batch but the last, with that
+    block's provisional line (the batch's kept processes are not closed yet);
+    False ends the batch there (a stopping rule that has decided).
+    """
     from .lineage import check_plan  # the lineage rule is checked where the processes live, too
 
     check_plan([task])
@@ -148,9 +156,14 @@ def run_block(
     side_a = (bots[first.side_a[0]], bots[first.side_a[1]])
     side_b = (bots[first.side_b[0]], bots[first.side_b[1]])
     specs: list[BlockSpec] = [(b.block, b.block_key, _source_for(b)) for b in blocks]
-    results = play_blocks(side_a, side_b, specs, first.settings, make_player or first.settings.player)
+    ask = None
+    if go_on is not None and len(blocks) > 1:
+        def ask(r: BlockResult) -> bool:
+            i = [b.block for b in blocks].index(r.block_index)
+            return i + 1 == len(blocks) or go_on(blocks[i], _line(blocks[i], r, side_a, side_b, attempt, backend, 0.0, {}))
+    results = play_blocks(side_a, side_b, specs, first.settings, make_player or first.settings.player, go_on=ask)
     wall = round(time.monotonic() - t0, 4)
-    batch = {"first": first.block, "blocks": len(blocks), "wall_s": wall} if isinstance(task, BatchTask) else None
+    batch = {"first": first.block, "blocks": len(results), "wall_s": wall} if isinstance(task, BatchTask) else None
     lines = [_line(b, r, side_a, side_b, attempt, backend, wall, batch) for b, r in zip(blocks, results)]
     stderr = [
         (b.block, h, seat, rep.name, _cap(rep.stderr))

@@ -3,13 +3,17 @@
 FastAPI (OpenAPI at /openapi.json) served by uvicorn. Bearer tokens on the
 API; the browser page logs in with the token once and then holds a session
 cookie, with a CSRF token on its upload form. Nothing without a token changes
-anything. Uploads are unpacked under FOLDER/submissions only.
+anything. Uploads are unpacked under FOLDER/submissions only. Public: the
+leaderboard, the ladder's site (/site/), the live standings (/live/,
+/api/standings). Private to a team: its submissions' reports and its bots'
+faults in ladder games (stderr, reproduce command, the block's results line).
 """
 
 from __future__ import annotations
 
 import hmac
 import html
+import json
 import secrets
 import shutil
 import threading
@@ -17,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Cookie, FastAPI, File, Form, Header, HTTPException, UploadFile
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 
 from . import db
 from .archive import ArchiveRefused, Limits, unpack
 from .config import CompetitionConfig
+from .faults import FaultIndex
 from .validate import validate
 
 SESSION = "arena_session"
@@ -41,6 +46,7 @@ class Service:
         self.ladder_failures: dict[tuple[str, int], int] = {}  # block -> harness failures since the start
         self.limits = Limits(config.competition.max_archive_bytes, config.competition.max_files,
                              config.competition.max_unpacked_bytes)
+        self.faults = FaultIndex(folder / "results")
 
     def submit(self, team: dict[str, Any], data: bytes) -> int:
         """Unpack, record as queued and wake the worker; raises ArchiveRefused or db.RateLimited."""
@@ -54,6 +60,15 @@ class Service:
             raise
         self.wake.set()
         return sid
+
+    def sweep_uploads(self) -> list[Path]:
+        """Before serving: remove the upload folders no submission names (a kill -9 between unpacking and
+        recording; that upload was never answered 202, so nothing acknowledged is lost). The removed ones."""
+        known = {Path(f).name for f in db.submission_folders(self.engine)}  # the names are random and unique
+        gone = [d for d in sorted((self.folder / "submissions").glob("upload-*")) if d.name not in known]
+        for d in gone:
+            shutil.rmtree(d, ignore_errors=True)
+        return gone
 
     def work_once(self) -> bool:
         """Validate the oldest queued submission, if any."""
@@ -97,11 +112,32 @@ def _public(sub: dict[str, Any]) -> dict[str, Any]:
     return {"id": sub["id"], "status": sub["status"], "version": sub["version"]}
 
 
+def _submission_row(sub: dict[str, Any]) -> str:
+    version = f" as version {sub['version']}" if sub["version"] else ""
+    return (f"<li id=sub-{sub['id']}>#{sub['id']} <span class=status>{sub['status']}</span>{version}"
+            f"<pre>{html.escape(sub['report'] or '')}</pre></li>")
+
+
+def _fault_rows(faults: list[dict[str, Any]]) -> str:
+    if not faults:
+        return "<p id=no-faults>no faults in ladder games</p>"
+    rows = []
+    for f in faults:
+        link = f"/team/block.jsonl?pairing={html.escape(f['pairing'])}&amp;block={f['block']}"
+        rows.append(f"<li class=fault>game {html.escape(f['game_id'])} (seat {f['seat']}): {html.escape(f['kind'])}:"
+                    f" {html.escape(f['message'])}<pre class=stderr>{html.escape(f['stderr'])}</pre>"
+                    f"reproduce: <code>{html.escape(f['command'] or '')}</code> with <a href=\"{link}\">this block's"
+                    " results line</a> as results.jsonl and your bot's folder as BOT_FOLDER</li>")
+    return "<ul id=faults>" + "".join(rows) + "</ul>"
+
+
 def make_app(svc: Service) -> FastAPI:
     app = FastAPI(title=f"arena serve: {svc.config.competition.name}")
     # The ladder's public site (leaderboard, bot pages, replays), rebuilt after each batch; the same
     # files are the static export.
     app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False), name="site")
+    # The provisional leaderboard while a batch plays, rewritten after each stored block.
+    app.mount("/live", _Site(directory=svc.folder / "live", html=True, check_dir=False), name="live")
 
     @app.post("/api/submissions", status_code=202)
     async def post_submission(archive: UploadFile = File(...),
@@ -122,7 +158,7 @@ def make_app(svc: Service) -> FastAPI:
         sub = db.get_submission(svc.engine, sid)
         if sub is None or (sub["team_id"] != team["id"] and not team["admin"]):
             raise HTTPException(404, "no such submission of your team")  # another team's: not even its existence
-        return {**_public(sub), "report": sub["report"]}
+        return {**_public(sub), "report": sub["report"], "attempts": sub["attempts"]}
 
     @app.get("/api/leaderboard")
     def leaderboard() -> list[dict[str, Any]]:
@@ -132,15 +168,62 @@ def make_app(svc: Service) -> FastAPI:
             latest[s["name"]] = s["version"]
         return [{"team": t, "version": v} for t, v in sorted(latest.items())]
 
+    @app.get("/api/standings")
+    def live_standings() -> dict[str, Any]:
+        """Public: each bot's score rate over its stored games, rewritten after each block a batch stores,
+        and the batch playing (``{"played", "of"}``) or null. A progress figure; the ratings are on /site/."""
+        try:
+            doc: dict[str, Any] = json.loads((svc.folder / "standings.json").read_text())
+            return doc
+        except (OSError, ValueError):
+            return {"updated": None, "blocks_stored": 0, "batch": None, "standings": []}
+
+    def _team_name(team: dict[str, Any]) -> str | None:
+        return None if team["admin"] else str(team["name"])
+
+    @app.get("/api/faults")
+    def faults(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
+        """Private: the faults of your team's bots in ladder games, with stderr and reproduce command (the
+        host's admin token reads every team's)."""
+        return svc.faults.of(_team_name(_bearer(svc.engine, authorization)))
+
+    def _block(team: dict[str, Any], pairing: str, block: int) -> PlainTextResponse:
+        line = svc.faults.block_line(_team_name(team), pairing, block)
+        if line is None:
+            raise HTTPException(404, "no block with a fault of your team's")
+        return PlainTextResponse(json.dumps(line) + "\n", media_type="application/x-ndjson")
+
+    @app.get("/api/faults/block.jsonl")
+    def fault_block(pairing: str, block: int, authorization: str | None = Header(None)) -> PlainTextResponse:
+        """Private: the results line of a block holding a fault of your team's, its ``run`` part emptied:
+        the results.jsonl its reproduce command reads."""
+        return _block(_bearer(svc.engine, authorization), pairing, block)
+
     def _session(sid: str | None) -> tuple[int, str] | None:
         return svc.sessions.get(sid) if sid else None
+
+    def _session_team(sid: str | None) -> dict[str, Any]:
+        s = _session(sid)
+        team = db.get_team(svc.engine, s[0]) if s else None
+        if team is None:
+            raise HTTPException(401, "log in with your team's token")
+        return team
+
+    @app.get("/team/block.jsonl")
+    def team_block(pairing: str, block: int, arena_session: str | None = Cookie(None)) -> PlainTextResponse:
+        return _block(_session_team(arena_session), pairing, block)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        return Response(status_code=204)  # none: a browser's request for it is not an error
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:
         rows = "".join(f"<tr><td>{html.escape(r['team'])}</td><td>v{r['version']}</td></tr>" for r in leaderboard())
         return (f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
                 "<form method=post action=/login><input name=token type=password>"
-                "<button>team login</button></form><p><a href=/site/>ratings, bot pages and replays</a></p>")
+                "<button>team login</button></form><p><a href=/site/>ratings, bot pages and replays</a>;"
+                " <a href=/live/>live standings while the ladder plays</a></p>")
 
     @app.post("/login")
     def login(token: str = Form(...)) -> RedirectResponse:
@@ -155,16 +238,14 @@ def make_app(svc: Service) -> FastAPI:
 
     @app.get("/team", response_class=HTMLResponse)
     def team_page(arena_session: str | None = Cookie(None)) -> str:
-        s = _session(arena_session)
-        if s is None:
-            raise HTTPException(401, "log in with your team's token")
-        team_id, csrf = s
-        rows = "".join(f"<li id=sub-{x['id']}>#{x['id']} {x['status']}"
-                       f"<pre>{html.escape(x['report'] or '')}</pre></li>"
-                       for x in db.team_submissions(svc.engine, team_id))
-        return (f"<ul id=submissions>{rows}</ul><form method=post action=/team/upload enctype=multipart/form-data>"
+        team = _session_team(arena_session)
+        csrf = svc.sessions[str(arena_session)][1]
+        rows = "".join(_submission_row(x) for x in db.team_submissions(svc.engine, team["id"]))
+        return (f"<h1>team {html.escape(team['name'])}</h1><h2>submissions</h2><ul id=submissions>{rows}</ul>"
+                "<form method=post action=/team/upload enctype=multipart/form-data>"
                 f"<input type=hidden name=csrf value={csrf}><input type=file name=archive>"
-                "<button>upload</button></form>")
+                "<button>upload</button></form><h2>faults in ladder games</h2>"
+                + _fault_rows(svc.faults.of(_team_name(team))))
 
     @app.post("/team/upload")
     async def team_upload(archive: UploadFile = File(...), csrf: str = Form(...),

@@ -36,25 +36,43 @@ submissions = sa.Table(
     sa.Column("folder", sa.String(512), nullable=False),
     sa.Column("report", sa.Text, nullable=True),
     sa.Column("version", sa.Integer, nullable=True),
+    sa.Column("attempts", sa.Integer, nullable=False, default=0),  # times it went to checking (a crash: again)
 )
 STATUSES = ("queued", "checking", "accepted", "rejected")
 
 
 def _m1(c: Connection) -> None:
-    META.create_all(c, tables=[teams, submissions])
+    """The first schema, as it was (the tables above are the current one)."""
+    m = sa.MetaData()
+    sa.Table("teams", m, sa.Column("id", sa.Integer, primary_key=True),
+             sa.Column("name", sa.String(64), unique=True, nullable=False),
+             sa.Column("token_sha256", sa.String(64), unique=True, nullable=False),
+             sa.Column("admin", sa.Boolean, nullable=False, default=False))
+    sa.Table("submissions", m, sa.Column("id", sa.Integer, primary_key=True),
+             sa.Column("team_id", sa.Integer, sa.ForeignKey("teams.id"), nullable=False),
+             sa.Column("created", sa.Float, nullable=False), sa.Column("status", sa.String(16), nullable=False),
+             sa.Column("folder", sa.String(512), nullable=False), sa.Column("report", sa.Text, nullable=True),
+             sa.Column("version", sa.Integer, nullable=True))
+    m.create_all(c)
+
+
+def _m2(c: Connection) -> None:
+    """How often each submission went to checking: a validation a crash interrupted is run again, a finished
+    one never (the host reads it; the tests check it)."""
+    c.execute(sa.text("ALTER TABLE submissions ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0"))
 
 
 #: Numbered migrations; a new schema change is appended, never edited.
-MIGRATIONS: list[Callable[[Connection], None]] = [_m1]
+MIGRATIONS: list[Callable[[Connection], None]] = [_m1, _m2]
 
 
-def connect(url: str) -> Engine:
-    """Open the database and bring its schema up to date."""
+def connect(url: str, *, upto: int | None = None) -> Engine:
+    """Open the database and bring its schema up to date (``upto``: only to that version, for tests)."""
     engine = sa.create_engine(url)
     with engine.begin() as c:
         c.execute(sa.text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"))
         have = c.execute(sa.text("SELECT MAX(version) FROM schema_version")).scalar() or 0
-        for n, step in enumerate(MIGRATIONS[have:], start=have + 1):
+        for n, step in enumerate(MIGRATIONS[have:upto], start=have + 1):
             step(c)
             c.execute(sa.text("INSERT INTO schema_version (version) VALUES (:v)"), {"v": n})
     return engine
@@ -92,6 +110,17 @@ def team_for_token(engine: Engine, token: str) -> dict[str, Any] | None:
         if hmac.compare_digest(r["token_sha256"], digest):
             found = dict(r)
     return found
+
+
+def submission_folders(engine: Engine) -> list[str]:
+    with engine.connect() as c:
+        return [str(f) for f in c.execute(sa.select(submissions.c.folder)).scalars()]
+
+
+def get_team(engine: Engine, team_id: int) -> dict[str, Any] | None:
+    with engine.connect() as c:
+        r = c.execute(sa.select(teams).where(teams.c.id == team_id)).mappings().first()
+    return dict(r) if r else None
 
 
 def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int) -> int:
@@ -133,8 +162,8 @@ def claim_next(engine: Engine) -> dict[str, Any] | None:
         if r is None:
             return None
         done = c.execute(submissions.update().where(submissions.c.id == r["id"], submissions.c.status == "queued")
-                         .values(status="checking"))
-        return dict(r) if done.rowcount == 1 else None
+                         .values(status="checking", attempts=submissions.c.attempts + 1))
+        return {**r, "status": "checking", "attempts": r["attempts"] + 1} if done.rowcount == 1 else None
 
 
 def finish(engine: Engine, sid: int, ok: bool, report: str) -> int | None:

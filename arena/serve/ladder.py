@@ -8,14 +8,18 @@ its resume plays only what is missing, so a server killed mid-batch continues
 where the store ends. A batch is at most ``competition.ladder_blocks`` blocks,
 chosen by :func:`pick_batch` (fewest rated games first, ties by name), so the
 order of play is a function of the store and the accepted submissions only.
+While a batch plays, ``Live`` keeps the live standings (FOLDER/standings.json
+and the provisional leaderboard page in FOLDER/live), rewritten after each
+stored block.
 """
 
 from __future__ import annotations
 
-import io
+import json
 import logging
 import os
 import shutil
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +27,18 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from ..publish.site import build_site
-from ..results import ResultsStore
+from ..publish.rate import PublishError
+from ..publish.site import build_site, write_provisional
+from ..results import ResultsError, ResultsStore, read_results, standings
 from ..schedule import (
+    Admission,
     BlockTask,
+    Plan,
+    RunObserver,
     RunOptions,
+    Tournament,
     build_tournament,
-    plan_tasks,
+    plan,
     run_tournament,
 )
 from . import db
@@ -91,6 +100,57 @@ class Chosen:
         return False
 
 
+LIVE = "live"
+STANDINGS = "standings.json"
+
+
+def write_standings(folder: Path, lines: Sequence[dict[str, Any]], *, batch: tuple[int, int] | None) -> None:
+    """FOLDER/standings.json: each bot's score rate over its stored games (``arena.results.standings``,
+    a progress figure, not the rating) and the batch playing, if any, as (blocks played, blocks chosen)."""
+    doc = {"updated": round(time.time(), 3), "blocks_stored": len(lines),
+           "batch": {"played": batch[0], "of": batch[1]} if batch else None,
+           "standings": [{"bot": s.bot, "games": s.games, "score_rate": round(s.rate, 4), "faults": s.faults}
+                         for s in standings(lines)]}
+    tmp = folder / (STANDINGS + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    os.replace(tmp, folder / STANDINGS)
+
+
+class Live(RunObserver):
+    """The live standings while a batch plays: after each stored block, FOLDER/standings.json and the
+    provisional leaderboard page in FOLDER/live (the page ``arena run --site`` keeps while it runs; public: no
+    path, no stderr). A failure here is logged and never stops the games."""
+
+    def __init__(self, folder: Path, chosen: int) -> None:
+        self.folder, self.chosen = folder, chosen
+        self.lines: list[dict[str, Any]] = []
+        self.stored = self.total = 0
+        self.played = 0
+
+    def admitted(self, admission: Admission) -> None:
+        self.lines = list(admission.store.lines.values())
+        self._write()
+
+    def planned(self, t: Tournament, p: Plan) -> None:
+        self.stored, self.total = len(p.stored), len(p.tasks)  # the ladder's blocks between ranked versions
+
+    def line(self, line: dict[str, Any]) -> None:
+        self.lines.append(line)
+        self.played += 1
+        self._write()
+        try:
+            write_provisional(self.folder / "results", self.folder / LIVE, done=self.stored + self.played,
+                              total=self.total)
+        except (PublishError, ResultsError, OSError) as e:
+            log.warning("ladder: live page not written (the games go on): %s", e)
+
+    def _write(self) -> None:
+        try:
+            write_standings(self.folder, self.lines, batch=(self.played, self.chosen))
+        except OSError as e:
+            log.warning("ladder: live standings not written (the games go on): %s", e)
+
+
 def entry_dir(folder: Path, sub: Mapping[str, Any]) -> Path:
     """The ladder's copy of an accepted submission, its manifest named after the team (names are unique)."""
     dest = folder / "ladder" / f"{sub['name']}-v{sub['version']}"
@@ -125,20 +185,20 @@ def run_batch(svc: Service) -> int:
             "match": svc.config.match.model_dump(mode="json", exclude_unset=True), "blocks": c.ladder_pairing_blocks,
             "seed": c.seed, "backend": "serial", "workers": 1, "nice": None, "out": str(out)}
     t = build_tournament(data, svc.folder, "ladder")
-    tasks = plan_tasks(t)
     out.mkdir(parents=True, exist_ok=True)
     store = ResultsStore(out)
     store.load(expect_hash=t.config_hash())
+    p = plan(t, store)
     games: dict[str, int] = {}
-    for task in tasks:
+    for task in p.tasks:
         if task.key in store.lines:
             for ident in (task.side_a[0], task.side_b[0]):
                 games[ident] = games.get(ident, 0) + 2
-    missing = [Missing(x.pairing, x.block, x.side_a[0], x.side_b[0]) for x in tasks if x.key not in store.lines]
+    missing = [Missing(x.pairing, x.block, x.side_a[0], x.side_b[0]) for x in p.todo]
     chosen = pick_batch(missing, games, c.ladder_blocks, svc.ladder_failures)
     if chosen:
         result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True),
-                                stop=Chosen(chosen), say=log.info, progress_stream=io.StringIO())
+                                stop=Chosen(chosen), observer=Live(svc.folder, len(chosen)))
         played = result.outcome.played if result.outcome else 0
         for key, why in result.outcome.failures if result.outcome else []:
             log.warning("ladder: block %s failed in the harness: %s", key, why)
@@ -149,6 +209,8 @@ def run_batch(svc: Service) -> int:
     # also a site older than the store: a server killed after a batch stored its blocks, before the rebuild
     if played or (store.path.exists() and (not index.exists() or index.stat().st_mtime < store.path.stat().st_mtime)):
         publish(svc)
+    if store.path.exists() and (played or not (svc.folder / STANDINGS).exists()):
+        write_standings(svc.folder, read_results(out).lines, batch=None)
     return played
 
 

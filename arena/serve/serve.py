@@ -15,6 +15,8 @@ def database_url(folder: Path, url: str | None) -> str:
 
 
 def open_service(folder: Path, url: str | None = None) -> Service:
+    """The competition in ``folder`` (made absolute: the paths it records do not depend on where it started)."""
+    folder = folder.resolve()
     return Service(folder, load(folder), db.connect(database_url(folder, url)))
 
 
@@ -23,6 +25,7 @@ def run(svc: Service, host: str, port: int) -> None:
 
     from .ladder import loop
 
+    svc.sweep_uploads()
     threading.Thread(target=svc.worker, daemon=True).start()
     threading.Thread(target=loop, args=(svc,), daemon=True).start()
     try:

@@ -8,6 +8,8 @@ timeout or a bad manifest is that submission's rejection, never the server's.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -22,16 +24,41 @@ class Verdict:
 
 
 def validate(folder: str, settings: MatchSettings, games: int, timeout_s: float) -> Verdict:
+    """The submission's verdict; whatever the child does (crash, hang, kill its parent) is only that verdict.
+
+    The child runs in a session of its own, so on a timeout the whole of it
+    (the harness and any bot process it started) is killed, and a bot that
+    signals its process group reaches the validator, not the server.
+    """
     argv = [sys.executable, "-m", "arena.serve.validate", folder, settings.model_dump_json(), str(games)]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as child:
+        try:
+            out, err = child.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill_group(child)
+            try:
+                child.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass  # a process outside the group holds the pipes: the verdict does not wait for it
+            return Verdict(False, f"the validation did not finish within {timeout_s:g} s")
+        finally:
+            _kill_group(child)  # anything the child left running
+    lines = out.strip().splitlines()
+    if child.returncode != 0 or not lines:
+        return Verdict(False, f"the validation failed (exit {child.returncode}): {err[-2000:].strip()}")
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        return Verdict(False, f"the validation did not finish within {timeout_s:g} s")
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        return Verdict(False, f"the validation failed (exit {done.returncode}): {done.stderr[-2000:].strip()}")
-    out = json.loads(lines[-1])
-    return Verdict(bool(out["ok"]), str(out["report"]))
+        verdict = json.loads(lines[-1])
+        return Verdict(bool(verdict["ok"]), str(verdict["report"]))
+    except (ValueError, KeyError, TypeError):
+        return Verdict(False, f"the validation failed: it printed no verdict ({lines[-1][:200]!r})")
+
+
+def _kill_group(child: subprocess.Popen[str]) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _child(folder: str, settings_json: str, games: int) -> dict[str, object]:

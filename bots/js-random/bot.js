@@ -1,6 +1,6 @@
 // A random Cinch bot in plain JavaScript (node, no npm packages): protocol v1 over stdio.
 // Uniform over legal plays; bids the minimum only with 4+ trumps including a pedro.
-// All randomness comes from the hello seed (a small xorshift generator), never Math.random.
+// All randomness comes from the harness's seeds, hello's then each game's (a small xorshift generator), never Math.random.
 "use strict";
 
 const readline = require("readline");
@@ -95,8 +95,11 @@ rl.on("line", (line) => {
       rl.close();
       process.exit(0);
       break;
+    case "game": // each game's own seed: a process kept for several games plays each as a fresh one would
+      if (msg.seed !== undefined) seedRng(msg.seed);
+      break;
     default:
-      break; // game, deal, deal_end, game_end: notices
+      break; // deal, deal_end, game_end: notices
   }
 });
 rl.on("close", () => process.exit(0));

@@ -22,6 +22,7 @@ TINY = {
                  "--decision-ms", "5000", "--nice", "none"],
     "bots": ["--blocks", "1", "--pairing", "random:heuristic"],
     "site": ["--games", "12", "--bots", "3", "--bootstrap", "10", "--history-bootstrap", "0"],
+    "serve": ["--sandbox", "none", "--games", "0"],
 }
 KEYS = {
     "engine": {"deals_per_s", "deals"},
@@ -30,11 +31,12 @@ KEYS = {
     "fairtime": {"timeouts", "decisions"},
     "bots": {"pairings"},
     "site": {"games", "build_cpu_seconds", "files", "largest_file_bytes"},
+    "serve": {"upload_to_accepted_s", "ten_concurrent_s", "upload_to_first_block_s", "upload_to_rated_site_s"},
 }
 
 
 #: The ones that take many seconds even at their tiny size run in the slow suite.
-SLOW = {"fairtime", "scheduler"}
+SLOW = {"fairtime", "scheduler", "serve"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(TINY)])

@@ -63,7 +63,7 @@ def test_the_profile_a_bot_keeps_is_where_the_doc_says() -> None:
     assert "it comes once per game, in `hello` and `game`" in FLAT
     profile = get_profile("sixty-three").model_dump(mode="json")
     hello = wire.hello(PROTOCOL_VERSIONS, 1, "test", profile)
-    game = game_start_notice(MatchSettings.model_validate({"profile": "sixty-three"}))(0)
+    game = game_start_notice(MatchSettings.model_validate({"profile": "sixty-three"}))(0, 1)
     assert hello["profile"]["points"] == game["profile"]["points"] == profile["points"]
     view = Game(key="v", profile=get_profile("sixty-three")).view(0).to_dict()
     assert "profile" not in view and "target" not in view  # hence: keep it from game

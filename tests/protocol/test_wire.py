@@ -73,7 +73,7 @@ def test_edge_case_positions_and_the_handshake_are_valid() -> None:
     for name, build in probe_positions().items():
         game = build()
         seat = game.to_act
-        TO_BOT.validate_python(game_start_notice(settings)(seat))
+        TO_BOT.validate_python(game_start_notice(settings)(seat, 2**53 - 1))
         TO_BOT.validate_python(wire.deal_start(game, seat))
         TO_BOT.validate_python({**wire.decide(game, seat, game.choice, 1), "time_left_ms": 5, "decision_ms": 5})
     TO_BOT.validate_python(wire.hello(PROTOCOL_VERSIONS, 2**53 - 1, "cinch-arena test", RuleProfile().model_dump(mode="json")))

@@ -16,7 +16,7 @@ from arena.sandbox import HostUnfit, SandboxSpec, check_host
 from arena.schedule import load_config, plan_tasks, run_block, run_tasks
 from arena.schedule.backends import Finished, explain_connect_error
 from arena.schedule.nodes import NodeInfo, NodePool
-from arena.schedule.progress import Progress
+from arena.commands.progress import Progress
 from arena.schedule.scheduler import NoCapacity
 from arena.schedule.task import BlockTask
 

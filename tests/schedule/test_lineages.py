@@ -209,3 +209,99 @@ def test_nothing_survives_a_fault_restart(tmp_path: Path) -> None:
     faults, text = _faults_and_stderr(tmp_path / "out")
     assert faults and {f["kind"] for f in faults} == {"crash"}  # every process crashed, none found a marker
     assert "CARRIED" not in text
+
+
+def test_a_bot_that_reseeds_each_game_plays_the_same_games_either_way() -> None:
+    """Kept processes get each game's own seed in its ``game`` notice: the random baseline (which
+    reseeds there) plays the very games of fresh processes, seeds in the record included."""
+    random_bot = load_entry(Path(__file__).resolve().parents[2] / "bots" / "random")
+    first = load_entry(FIRST)
+    specs = [(b, f"reseed-{b}", None) for b in range(3)]
+    played = {}
+    for restart in ("per-game", "per-lineage"):
+        settings = MatchSettings(**{**LINEAGE, "restart": restart})
+        results = play_blocks((random_bot, first), (first, random_bot), specs, settings, settings.player)
+        played[restart] = [r.game_dict(h) for r in results for h in (0, 1)]
+    assert played["per-game"] == played["per-lineage"]
+    seeds = [tuple(g["seeds"]) for g in played["per-lineage"]]
+    assert len(set(seeds)) == len(seeds)  # each game its own seeds, also along a lineage
+
+
+class _CountStop:
+    """A stopping rule wanting ``n`` blocks of each pairing. Dishonest, its ``wants_after`` says
+    "stop" while ``wants`` still wants more: as when a batch's cleanup changed a provisional line."""
+
+    def __init__(self, n: int, honest: bool = True) -> None:
+        self.n, self.honest, self.seen, self.asked = n, honest, {}, 0
+
+    def add(self, task, line) -> None:
+        self.seen[task.pairing] = self.seen.get(task.pairing, 0) + 1
+
+    def wants(self, task) -> bool:
+        return self.seen.get(task.pairing, 0) < self.n
+
+    def wants_after(self, lines, task) -> bool:
+        self.asked += 1
+        return self.honest and self.seen.get(task.pairing, 0) + len(lines) < self.n
+
+    @property
+    def done(self) -> bool:
+        return bool(self.seen) and all(v >= self.n for v in self.seen.values())
+
+
+def _stopping_run(tmp_path: Path, rule: _CountStop):
+    from functools import partial
+
+    from arena.results import ResultsStore
+    from arena.schedule import run_tasks
+    from arena.schedule.backends import SerialBackend
+
+    from .conftest import policy_factory
+
+    t, tasks = _tasks(tmp_path, blocks=6, match={**LINEAGE, "lineage_blocks": 6})
+    played: list[int] = []
+
+    def task_fn(task, bots, **kw):
+        out = run_block(task, bots, make_player=policy_factory({"first": "first", "last": "last"}), **kw)
+        played.extend(line.block for line in out.lines)
+        return out
+
+    store = ResultsStore(t.out)
+    outcome = run_tasks(tasks, SerialBackend({e.ident: e for e in t.entries}, task_fn), store, stop=rule)
+    return outcome, sorted(b for _, b in store.lines), played
+
+
+def test_a_batch_in_this_process_ends_at_the_verdict(tmp_path: Path) -> None:
+    """Served serially, a batch asks the stopping rule after each block and plays nothing past it."""
+    outcome, stored, played = _stopping_run(tmp_path, _CountStop(3))
+    assert stored == [0, 1, 2] and played == [0, 1, 2]
+    assert outcome.skipped == 3 and not outcome.failures
+
+
+def test_a_batch_cut_on_a_line_that_changed_is_played_again_whole(tmp_path: Path) -> None:
+    """The rule stopped the batch on a provisional line but still wants what was cut: the batch is
+    played again from its first block, as a resume would, and whole (a cut that a bot's cleanup
+    undoes every time must not loop); stored blocks are not written twice."""
+    rule = _CountStop(3, honest=False)
+    outcome, stored, played = _stopping_run(tmp_path, rule)
+    assert played == [0, 0, 1, 2, 3, 4, 5]  # cut after block 0, then played whole (never cut twice)
+    assert stored == [0, 1, 2, 3, 4, 5] and rule.asked == 1 and outcome.played == 6
+
+
+@pytest.mark.slow
+def test_sprt_per_lineage_stores_what_per_game_does(tmp_path: Path) -> None:
+    """The same verdict from the same blocks: batches end at the verdict (nothing past it is played)
+    and kept processes get each game's seed, so the scored lines are the per-game run's."""
+    bots = Path(__file__).resolve().parents[2] / "bots"
+    scored = {}
+    for restart in ("per-game", "per-lineage"):
+        out = tmp_path / restart
+        code = main(["sprt", "--candidate", str(bots / "heuristic"), "--baseline", str(bots / "random"),
+                     "--sandbox", "none", "--format", "deals", "--deals", "2", "--elo0", "0", "--elo1", "300",
+                     "--min-blocks", "2", "--max-blocks", "20", "--restart", restart, "--lineage-blocks", "10",
+                     "--seed", "q", "--out", str(out), "--skip-check", "--quiet"])
+        assert code == 0
+        lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+        scored[restart] = sorted((d["pairing"], d["block"], json.dumps(d["games"], sort_keys=True)) for d in lines)
+    assert scored["per-game"] == scored["per-lineage"]
+    assert len(scored["per-game"]) < 40  # decided before the limit: the comparison covers a verdict

@@ -1,4 +1,9 @@
-"""A competition folder and a real uvicorn server on a free loopback port."""
+"""A competition folder, its database (SQLite, and PostgreSQL in the slow suite) and a real uvicorn server.
+
+Every test that takes ``db_url`` runs twice: on the embedded SQLite default
+(``None``: FOLDER/competition.sqlite) and on a real PostgreSQL server the
+tests start themselves (``tests/serve/postgres.py``), marked slow.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ from arena.serve import db
 from arena.serve.app import Service, make_app
 from arena.serve.archive import pack
 from arena.serve.serve import open_service
+
+from .postgres import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = """\
@@ -35,6 +42,22 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Server]:
+    server = Server()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def db_url(request: pytest.FixtureRequest) -> str | None:
+    """The competition's database: None for the default SQLite file in the folder, else a fresh PostgreSQL one."""
+    if request.param == "sqlite":
+        return None
+    server: Server = request.getfixturevalue("postgres")
+    return server.create()
 
 
 @pytest.fixture
@@ -62,11 +85,12 @@ def start(svc: Service, *, worker: bool) -> tuple[str, object]:
 
 
 @pytest.fixture
-def live(comp: Path) -> Iterator[Live]:
+def live(comp: Path, db_url: str | None) -> Iterator[Live]:
     """The server without its validation worker: submissions stay queued."""
-    svc = open_service(comp)
+    svc = open_service(comp, db_url)
     tokens = {n: db.add_team(svc.engine, n) for n in ("red", "blue")}
     tokens["host"] = db.add_team(svc.engine, "host", admin=True)
     url, server = start(svc, worker=False)
     yield Live(svc, url, tokens)
     server.should_exit = True  # type: ignore[attr-defined]
+    svc.engine.dispose()

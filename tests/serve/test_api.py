@@ -101,3 +101,15 @@ def test_the_ladders_site_is_served_from_folder_public_once_built(live: Live) ->
     assert httpx.get(f"{live.url}/site/bots/red.html").text == "red's page"
     assert httpx.get(f"{live.url}/site/../competition.yaml").status_code == 404  # nothing outside FOLDER/public
     assert httpx.get(f"{live.url}/site/%2e%2e/competition.sqlite").status_code == 404
+
+
+def test_before_any_ladder_block_the_live_and_fault_answers_are_empty(live: Live) -> None:
+    assert httpx.get(f"{live.url}/api/standings").json() == {"updated": None, "blocks_stored": 0, "batch": None,
+                                                             "standings": []}
+    assert httpx.get(f"{live.url}/live/").status_code == 404  # nothing yet, not an error
+    assert httpx.get(f"{live.url}/api/faults", headers=auth(live, "red")).json() == []
+    assert httpx.get(f"{live.url}/api/faults").status_code == 401
+    block = {"pairing": "red~blue", "block": 0}
+    assert httpx.get(f"{live.url}/api/faults/block.jsonl", params=block, headers=auth(live, "host")).status_code == 404
+    assert httpx.get(f"{live.url}/favicon.ico").status_code == 204
+    assert "id=no-faults" in login(live, "red").get("/team").text

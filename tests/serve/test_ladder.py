@@ -110,7 +110,8 @@ def test_kill_9_mid_ladder_then_restart_ends_with_every_block_once(comp: Path) -
 def accept(svc: Service, team: str, folder: Path) -> None:
     """A submission accepted without its validation (the ladder only reads accepted ones)."""
     if team not in TEAMS[svc]:
-        TEAMS[svc][team] = db.team_for_token(svc.engine, db.add_team(svc.engine, team))["id"]  # type: ignore[index]
+        TOKENS[team] = db.add_team(svc.engine, team)
+        TEAMS[svc][team] = db.team_for_token(svc.engine, TOKENS[team])["id"]  # type: ignore[index]
     team_id = TEAMS[svc][team]
     db.add_submission(svc.engine, team_id, str(folder), per_day=10)
     sub = db.claim_next(svc.engine)
@@ -119,6 +120,7 @@ def accept(svc: Service, team: str, folder: Path) -> None:
 
 
 TEAMS: dict[Service, dict[str, int]] = {}
+TOKENS: dict[str, str] = {}  # the last token made for each team name
 
 
 def library_comp(path: Path) -> Service:

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from arena.match import MatchSettings
 from arena.serve import db
-from arena.serve.serve import open_service
+from arena.serve.serve import database_url, open_service
 from arena.serve.validate import validate
 
 from .conftest import ROOT, bot_archive, free_port, start
@@ -32,8 +33,8 @@ def wait_verdict(url: str, token: str, sid: int, timeout: float = 120) -> dict: 
     raise AssertionError("no verdict")
 
 
-def test_accepted_versions_and_a_crashing_bot_rejected(comp: Path, tmp_path: Path) -> None:
-    svc = open_service(comp)
+def test_accepted_versions_and_a_crashing_bot_rejected(comp: Path, tmp_path: Path, db_url: str | None) -> None:
+    svc = open_service(comp, db_url)
     token = db.add_team(svc.engine, "red")
     url, server = start(svc, worker=True)
     h = {"Authorization": f"Bearer {token}"}
@@ -62,9 +63,13 @@ def test_a_validator_that_crashes_or_hangs_is_the_submissions_rejection() -> Non
     assert not crash.ok and "the validation failed" in crash.report
 
 
-def serve(comp: Path, port: int) -> subprocess.Popen[bytes]:
-    p = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(comp), "--port", str(port)], cwd=ROOT,
-                         start_new_session=True)
+def database(url: str | None) -> list[str]:
+    return ["--database", url] if url else []
+
+
+def serve(comp: Path, port: int, url: str | None = None) -> subprocess.Popen[bytes]:
+    p = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(comp), "--port", str(port), *database(url)],
+                         cwd=ROOT, start_new_session=True)
     end = time.monotonic() + 60
     while time.monotonic() < end:
         try:
@@ -75,12 +80,12 @@ def serve(comp: Path, port: int) -> subprocess.Popen[bytes]:
     raise AssertionError("server did not start")
 
 
-def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: Path) -> None:
-    token = subprocess.run([sys.executable, "-m", "arena", "serve", str(comp), "--add-team", "red"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout.strip()
+def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: Path, db_url: str | None) -> None:
+    token = subprocess.run([sys.executable, "-m", "arena", "serve", str(comp), "--add-team", "red", *database(db_url)],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    p = serve(comp, port)
+    p = serve(comp, port, db_url)
     h = {"Authorization": f"Bearer {token}"}
     first = httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", bot_archive())}).json()["id"]
     assert wait_verdict(url, token, first)["status"] == "accepted"
@@ -92,11 +97,13 @@ def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: P
         time.sleep(0.02)
     os.killpg(p.pid, signal.SIGKILL)  # the server and its validator, mid-check
     p.wait()
-    p = serve(comp, port)
+    p = serve(comp, port, db_url)
     try:
         again = wait_verdict(url, token, second)
         assert again["status"] == "accepted" and again["version"] == 2
-        assert httpx.get(f"{url}/api/submissions/{first}", headers=h).json()["version"] == 1
+        assert again["attempts"] == 2  # the validation the kill cut short ran again ...
+        kept = httpx.get(f"{url}/api/submissions/{first}", headers=h).json()
+        assert (kept["version"], kept["attempts"]) == (1, 1)  # ... the finished one did not
         # ask the CLI: a third submission through arena submit prints the verdict
         out = subprocess.run([sys.executable, "-m", "arena", "submit", url, str(ROOT / "bots" / "minimal"),
                               "--token", token], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -104,5 +111,76 @@ def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: P
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
-    engine = db.connect(f"sqlite:///{comp / 'competition.sqlite'}")
+    engine = db.connect(database_url(comp, db_url))
     assert [s["version"] for s in db.team_submissions(engine, 1)] == [1, 2, 3]
+    assert [s["status"] for s in db.team_submissions(engine, 1)] == ["accepted"] * 3
+
+
+SIGNAL_VALIDATOR = """\
+import os, signal, time
+pid = os.getppid()
+while pid > 1:  # up to the validator itself (the harness process that started this bot)
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        if b"arena.serve.validate" in f.read():
+            os.kill(pid, signal.SIGSTOP if os.environ["ACT"] == "stop" else signal.SIGKILL)
+            break
+    with open(f"/proc/{pid}/stat") as f:
+        pid = int(f.read().rsplit(")", 1)[1].split()[1])
+time.sleep(30)
+"""
+
+
+def hostile_bot(root: Path, act: str) -> Path:
+    """A bot that stops (hangs) or kills the validator that checks it: possible with sandbox none."""
+    d = root / act
+    d.mkdir()
+    (d / "bot.yaml").write_text(f'name: {act}\ncommand: ["{{python}}", "bot.py"]\nenv: {{ACT: {act}}}\n')
+    (d / "bot.py").write_text(SIGNAL_VALIDATOR)
+    return d
+
+
+def test_two_teams_at_once_and_a_validator_hung_or_killed_by_its_bot(comp: Path, tmp_path: Path,
+                                                                      db_url: str | None) -> None:
+    (comp / "competition.yaml").write_text((comp / "competition.yaml").read_text().replace(
+        "check_timeout_s: 60", "check_timeout_s: 20"))
+    svc = open_service(comp, db_url)
+    tokens = {n: db.add_team(svc.engine, n) for n in ("red", "blue")}
+    url, server = start(svc, worker=True)
+
+    def post(team: str, archive: bytes) -> int:
+        r = httpx.post(f"{url}/api/submissions", headers={"Authorization": f"Bearer {tokens[team]}"},
+                       files={"archive": ("b.tar.gz", archive)}, timeout=60)
+        assert r.status_code == 202, r.text
+        return int(r.json()["id"])
+
+    try:
+        hung = post("red", bot_archive(hostile_bot(tmp_path, "stop")))
+        killed = post("red", bot_archive(hostile_bot(tmp_path, "kill")))
+        ids: dict[str, int] = {}
+        both = [threading.Thread(target=lambda t=t: ids.__setitem__(t, post(t, bot_archive()))) for t in tokens]
+        for t in both:
+            t.start()
+        for t in both:
+            t.join()
+        assert wait_verdict(url, tokens["red"], hung)["report"].startswith("the validation did not finish within 20 s")
+        got = wait_verdict(url, tokens["red"], killed)
+        assert got["status"] == "rejected" and got["report"].startswith("the validation failed (exit -9)")
+        for team, sid in ids.items():  # the server went on: each team's upload validated, each its version 1
+            v = wait_verdict(url, tokens[team], sid)
+            assert (v["status"], v["version"]) == ("accepted", 1), v
+        assert len(set(ids.values())) == 2
+        # the stopped validator was killed with everything in its session: no process left holding the folder
+        folder = str(db.get_submission(svc.engine, hung)["folder"])  # type: ignore[index]
+        left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and folder.encode() in _cmdline(p)]
+        assert left == []
+    finally:
+        server.should_exit = True  # type: ignore[attr-defined]
+        svc.stop.set()
+        svc.wake.set()
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""

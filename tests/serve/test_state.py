@@ -1,21 +1,34 @@
-"""The database: migrations, hashed tokens, one verdict per submission, crash requeue."""
+"""The database, on SQLite and on PostgreSQL: migrations, hashed tokens, one verdict per submission, requeue."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from arena.serve import db
 from arena.serve.config import CompetitionConfigError, load
+from arena.serve.serve import database_url
 
 
-def test_migrations_run_once_and_tokens_are_stored_only_as_hashes(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
+def every_value(engine: sa.engine.Engine) -> str:
+    """Every cell of every table, as text."""
+    with engine.connect() as c:
+        return "\n".join(str(v) for t in db.META.sorted_tables for row in c.execute(sa.select(t)) for v in row)
+
+
+def test_migrations_run_once_and_tokens_are_stored_only_as_hashes(tmp_path: Path, db_url: str | None) -> None:
+    url = database_url(tmp_path, db_url)
     engine = db.connect(url)
     token = db.add_team(engine, "red")
-    assert db.schema_version(db.connect(url)) == len(db.MIGRATIONS)
-    assert token.encode() not in (tmp_path / "c.sqlite").read_bytes()
+    again = db.connect(url)  # a restart: nothing is migrated twice
+    assert db.schema_version(again) == len(db.MIGRATIONS)
+    with again.connect() as c:
+        assert c.execute(sa.text("SELECT COUNT(*) FROM schema_version")).scalar() == len(db.MIGRATIONS)
+    assert "red" in every_value(engine) and token not in every_value(engine)
+    if db_url is None:
+        assert token.encode() not in (tmp_path / "competition.sqlite").read_bytes()
     assert db.team_for_token(engine, token)["name"] == "red"  # type: ignore[index]
     assert db.team_for_token(engine, token + "x") is None
     with pytest.raises(ValueError, match="exists already"):
@@ -25,8 +38,8 @@ def test_migrations_run_once_and_tokens_are_stored_only_as_hashes(tmp_path: Path
             db.add_team(engine, bad)
 
 
-def test_a_verdict_is_recorded_once_and_a_crash_in_checking_is_requeued(tmp_path: Path) -> None:
-    engine = db.connect(f"sqlite:///{tmp_path / 'c.sqlite'}")
+def test_a_verdict_is_recorded_once_and_a_crash_in_checking_is_requeued(tmp_path: Path, db_url: str | None) -> None:
+    engine = db.connect(database_url(tmp_path, db_url))
     db.add_team(engine, "red")
     a = db.add_submission(engine, 1, "a", per_day=5)
     b = db.add_submission(engine, 1, "b", per_day=5)
@@ -51,3 +64,38 @@ def test_a_bad_competition_yaml_names_its_field(tmp_path: Path) -> None:
     (tmp_path / "competition.yaml").write_text("competition:\n  max_fils: 3\n")
     with pytest.raises(CompetitionConfigError, match=r"competition\.max_fils"):
         load(tmp_path)
+
+
+def test_a_first_schema_database_is_migrated_with_its_rows(tmp_path: Path, db_url: str | None) -> None:
+    url = database_url(tmp_path, db_url)
+    old = db.connect(url, upto=1)
+    with old.begin() as c:  # a competition of the first schema: a team and an accepted submission
+        c.execute(sa.text("INSERT INTO teams (name, token_sha256, admin) VALUES ('red', 'x', false)"))
+        c.execute(sa.text("INSERT INTO submissions (team_id, created, status, folder, report, version)"
+                          " VALUES (1, 1.0, 'accepted', 'f', 'ok', 1)"))
+    assert db.schema_version(old) == 1
+    engine = db.connect(url)
+    assert db.schema_version(engine) == len(db.MIGRATIONS) == 2
+    sub = db.get_submission(engine, 1)
+    assert sub is not None and (sub["status"], sub["version"], sub["report"], sub["attempts"]) == ("accepted", 1, "ok", 0)
+    sid = db.add_submission(engine, 1, "g", per_day=5)
+    assert db.claim_next(engine)["attempts"] == 1  # type: ignore[index]
+    db.requeue_unfinished(engine)
+    assert db.claim_next(engine)["attempts"] == 2  # type: ignore[index]
+    assert db.get_submission(engine, sid)["attempts"] == 2  # type: ignore[index]
+
+
+def test_an_upload_cut_off_before_it_was_recorded_is_swept_and_recorded_ones_kept(comp: Path,
+                                                                                  db_url: str | None) -> None:
+    from arena.serve.serve import open_service
+
+    svc = open_service(comp, db_url)
+    team = db.add_team(svc.engine, "red")
+    kept = comp / "submissions" / "upload-kept"
+    dead = comp / "submissions" / "upload-dead"
+    for d in (kept, dead):
+        d.mkdir(parents=True)
+        (d / "bot.yaml").write_text("name: x\n")
+    db.add_submission(svc.engine, db.team_for_token(svc.engine, team)["id"], str(kept), per_day=5)  # type: ignore[index]
+    assert svc.sweep_uploads() == [dead]
+    assert kept.is_dir() and not dead.exists() and svc.sweep_uploads() == []

@@ -21,7 +21,8 @@ class Bot:
     """Subclass and override ``decide`` (and any hook you need).
 
     ``self.rng`` is the bot's only source of randomness, seeded from the
-    harness's ``hello`` seed, so a bot plays reproducibly given its seed.
+    harness's seed (hello's, then each ``game``'s own), so a bot plays each
+    game reproducibly given its seed, however many games its process plays.
     Overrides of ``start_game`` must call ``super().start_game(game, seed)``.
     """
 
@@ -56,7 +57,7 @@ class Bot:
         self.rng = random.Random(seed)
 
     def start_game(self, game: dict[str, Any], seed: int) -> None:
-        """The ``game`` message (seat, profile, time control); ``seed`` from hello."""
+        """The ``game`` message (seat, seed, profile, time control); ``seed`` is this game's."""
         self.game = game
         self.reseed(seed)
 
@@ -101,8 +102,8 @@ def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None)
             # Protocol 1 is the only version spoken; a harness that does not
             # offer it refuses with ``bye``, which ends the loop below.
             _write(out, {"type": "hello", "protocol": PROTOCOL, "name": bot.name, "version": str(bot.version)})
-        elif kind == "game":
-            bot.start_game(msg, seed)
+        elif kind == "game":  # each game's own seed (a harness before it had only hello's)
+            bot.start_game(msg, int(msg.get("seed", seed)))
         elif kind == "deal":
             bot.start_deal(msg)
         elif kind == "decide":

@@ -21,8 +21,8 @@ import time
 from typing import Any, Callable, TextIO
 
 from ..results import standings
-from .scheduler import LoopEvents
-from .task import Unit
+from ..schedule.scheduler import LoopEvents
+from ..schedule.task import Unit
 
 
 TTY_PERIOD_S = 0.2

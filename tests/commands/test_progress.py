@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from arena.schedule.progress import TABLE_SHARE, Progress
+from arena.commands.progress import TABLE_SHARE, Progress
 
 
 class Clock:

@@ -1,0 +1,109 @@
+"""Slow: a team in headless Chromium logs in through the form, uploads its bot through the form, watches it
+validate, and finds itself on the public leaderboard and the ladder's site after the ladder's batch.
+
+Driven by the site tests' Chromium helper (tests/publish/site/browser.py).
+Screenshots go to test-artifacts/serve/ (ignored by git).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.serve.archive import pack
+
+from tests.publish.site.browser import Browser, find_browser
+
+from .conftest import ROOT, free_port
+from .test_ladder import add_team
+from .test_lifecycle import serve
+
+pytestmark = pytest.mark.slow
+ARTIFACTS = ROOT / "test-artifacts" / "serve"
+WAIT = 300.0  # seconds: only a server or browser that stopped answering takes this long
+
+
+def goto(browser: Browser, url: str) -> None:
+    browser.events = [ev for ev in browser.events if ev["method"] != "Page.loadEventFired"]
+    browser.call("Page.navigate", url=url)
+    browser.wait_event("Page.loadEventFired")
+
+
+def submit(browser: Browser, form: str) -> None:
+    """Submit a form of the page (as its button would) and wait for the page it leads to."""
+    browser.events = [ev for ev in browser.events if ev["method"] != "Page.loadEventFired"]
+    browser.js(f"document.querySelector({form!r}).querySelector('button').click()")
+    browser.wait_event("Page.loadEventFired")
+
+
+def until(browser: Browser, url: str, expression: str) -> None:
+    """Load ``url`` again until ``expression`` is true on it (as a person pressing reload would)."""
+    end = time.monotonic() + WAIT
+    while not browser.js(expression):
+        assert time.monotonic() < end, f"{url}: never true: {expression}"
+        time.sleep(0.5)
+        goto(browser, url)
+
+
+@pytest.fixture
+def browser() -> Browser:
+    exe = find_browser()
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Chromium: CI must run the browser tests (.ci/run installs chromium)")
+        pytest.skip("no Chromium: install it with `apt-get install chromium` (.ci/run does)")
+    b = Browser(exe)
+    yield b  # type: ignore[misc]
+    b.close()
+
+
+def test_a_team_uploads_through_the_form_and_appears_on_the_leaderboard(comp: Path, tmp_path: Path,
+                                                                         browser: Browser) -> None:
+    text = (comp / "competition.yaml").read_text()
+    text = text.replace("competition:\n", "competition:\n  seed: browser\n  ladder_pairing_blocks: 1\n"
+                                          "  site_bootstrap: 0\n").replace("sandbox: none", "sandbox: none\n"
+                                                                           "  format: deals\n  deals: 1")
+    (comp / "competition.yaml").write_text(text)
+    red, blue = add_team(comp, "red"), add_team(comp, "blue")
+    archive = tmp_path / "bot.tar.gz"
+    archive.write_bytes(pack(ROOT / "bots" / "minimal"))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    p = serve(comp, port)
+    try:
+        import httpx
+
+        first = httpx.post(f"{url}/api/submissions", headers={"Authorization": f"Bearer {blue}"},
+                           files={"archive": ("b.tar.gz", archive.read_bytes())}).json()["id"]
+        # red, as a person: the login form, then the upload form of its team page
+        goto(browser, f"{url}/")
+        browser.js(f"document.querySelector('input[name=token]').value = {red!r}")
+        submit(browser, "form[action='/login']")
+        assert browser.js("location.pathname") == "/team"
+        assert browser.js("document.querySelectorAll('#submissions li').length") == 0
+        root = browser.call("DOM.getDocument")["root"]["nodeId"]
+        node = browser.call("DOM.querySelector", nodeId=root, selector="input[type=file]")["nodeId"]
+        browser.call("DOM.setFileInputFiles", nodeId=node, files=[str(archive)])
+        submit(browser, "form[action='/team/upload']")
+        assert browser.js("location.pathname") == "/team"
+        mine = "document.querySelector('#submissions li')"
+        assert browser.js(f"{mine}.id") != f"sub-{first}"  # red's page shows red's submission, not blue's
+        until(browser, f"{url}/team", f"{mine}.querySelector('.status').textContent === 'accepted'")
+        assert "as version 1" in browser.js(f"{mine}.textContent")
+        browser.screenshot(ARTIFACTS / "team.png")
+        # the public leaderboard, then the ladder's site once its batch has played red against blue
+        goto(browser, f"{url}/")
+        until(browser, f"{url}/", "[...document.querySelectorAll('#leaderboard td')].some(td => td.textContent"
+                                  " === 'red')")
+        until(browser, f"{url}/site/", "[...document.querySelectorAll('#ratings tbody tr')].map(r => r.textContent)"
+                                       ".join(' ').includes('red')")
+        assert "blue" in browser.js("document.querySelector('#ratings').textContent")
+        browser.screenshot(ARTIFACTS / "site.png")
+        assert browser.problems() == []
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()

@@ -45,6 +45,8 @@ TRIES = 8
 """Samples tried for a deal consistent with the bids so far, before taking the last one."""
 TRUMP_SPREAD = 1.5
 """Suits the hand evaluation rates this close to the best are compared by solving."""
+TRUMP_OVERRIDE = 2.0
+"""Mean score change by which a solved suit must beat the hand evaluation's pick to replace it."""
 DEFAULT_OPTIMISM = 1.0
 """Points a solved sampled deal overstates the maker's side by: both sides play it perfectly,
 knowing every card, and the maker's side picks the trump that suits its cards."""
@@ -166,7 +168,9 @@ class PimcBot(EvaluatingBot):
 
     def trump(self, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
         """Of the legal suits the hand evaluation rates within ``TRUMP_SPREAD`` points of the
-        best, the one with the best mean score change over solved sampled deals."""
+        best, the one with the best mean score change over solved sampled deals; the hand
+        evaluation's own pick unless another beats it there by ``TRUMP_OVERRIDE`` points (a
+        dozen solved deals cannot tell suits apart more finely)."""
         model = DealModel(view, self.profile, self.tables)
         hand = [card_index(c) for c in view["hand"]]
         me, side = model.seat, model.seat % 2
@@ -194,6 +198,8 @@ class PimcBot(EvaluatingBot):
 
         self._deals(model, value)
         best = max(range(len(suits)), key=lambda i: totals[i]) if self.last_worlds else 0
+        if self.last_worlds and totals[best] - totals[0] < TRUMP_OVERRIDE * self.last_worlds:
+            best = 0
         return {"type": "trump", "suit": SUITS[suits[best]]}
 
     def rob(self, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:

@@ -76,6 +76,21 @@ def test_pimc_budget_and_switches_come_from_its_manifest_environment(monkeypatch
         make_bot("pimc")
 
 
+def test_pimc_takes_its_manifests_settings(monkeypatch):
+    """The variables bot.yaml sets are the ones the bot reads, each in its own form."""
+    from arena.players import load_entry
+
+    from .conftest import BOTS
+
+    env = load_entry(BOTS / "pimc").manifest.env
+    assert set(env) == {"CINCH_PIMC_NODES", "CINCH_PIMC_WORLDS", "CINCH_PIMC_DEALS", "CINCH_PIMC_OPTIMISM"}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    bot = make_bot("pimc")
+    assert (bot.nodes, bot.worlds) == (int(env["CINCH_PIMC_NODES"]), int(env["CINCH_PIMC_WORLDS"]))
+    assert bot.deals == set(env["CINCH_PIMC_DEALS"].split(",")) and bot.optimism == float(env["CINCH_PIMC_OPTIMISM"])
+
+
 def deal_views(profile_name: str, kinds: set[str], n: int):
     """(deal, choice, view) at the first decision of one of ``kinds`` in each of ``n`` deals
     played at random (the caller may go on playing the deal)."""

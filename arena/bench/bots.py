@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import derive_key
-from arena.match.block import bot_seed
+from arena.match.block import bot_seed, rotation_seating
 from arena.match.game import play_game
 from arena.match.settings import MatchSettings
 from arena.players.policy import PolicyPlayer
@@ -138,12 +138,6 @@ def duplicate_match(
         "score_diff_95": mean_interval(block_diffs),
         "unfinished_games": unfinished,
     }
-
-
-def rotation_seating(entrants: int, r: int) -> list[int]:
-    """The entrant at each seat in rotation ``r`` of a table of ``entrants`` seats: entrant
-    ``e`` sits at seat ``(e + r) % n``, so over n rotations it holds every seat's cards once."""
-    return [(s - r) % entrants for s in range(entrants)]
 
 
 def rotation_match(makers: list[Callable[[], Any]], blocks: int, key: str, settings: MatchSettings) -> dict[str, Any]:

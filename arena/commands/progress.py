@@ -114,10 +114,11 @@ class Progress(LoopEvents):
         new = self.done - self.start_done
         rate = new / elapsed if elapsed > 0 else 0.0
         faults = sum(len(g["faults"]) for ln in self.lines for g in ln["games"])
+        per_block = sum(len(ln["games"]) for ln in self.lines) / len(self.lines) if self.lines else 2  # n at a table
         parts = [
             f"{self.done}/{self.total} blocks",
             f"ETA {self.eta()}",
-            f"{2 * rate:.2f} games/s",
+            f"{per_block * rate:.2f} games/s",
             f"faults {faults}",
         ]
         if self.failed or self.retried:

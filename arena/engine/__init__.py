@@ -38,6 +38,7 @@ from .record import (
     RECORD_VERSION,
     ReplayMismatch,
     deal_record,
+    deal_sides,
     game_record,
     load_record,
     recorded_decisions,
@@ -52,6 +53,6 @@ __all__ = [
     "Call", "CallChoice", "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
     "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile", "SuitBidChoice",
     "SUITS", "TrickView", "TrumpChoice", "View", "action_from_dict", "action_to_dict", "card_str", "cards_str",
-    "deal_record", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",
+    "deal_record", "deal_sides", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",
     "parse_suit", "recorded_decisions", "recorded_source", "replay", "variant",
 ]

@@ -83,6 +83,26 @@ def deal_record(deal: Deal) -> dict[str, Any]:
     return rec
 
 
+def deal_sides(deal: dict[str, Any], players: int, sides: str) -> list[int] | None:
+    """Each seat's side in a scored deal of a record (a deal record's dict; None for a deal not
+    scored: a void deal, or one a forfeit cut short). Pairs: seats 0+2 are side 0; each for
+    himself: every seat its own side; a called partner: the maker and the seat that played the
+    called card (its holder must play it to the first trick, docs/rules.md 14) are side 0, the
+    rest side 1, the maker alone when it went alone or nobody held the card."""
+    if deal.get("redeal") or deal.get("scores_after") is None or deal.get("maker") is None:
+        return None
+    if sides == "pairs":
+        return [s % 2 for s in range(players)]
+    if sides == "each":
+        return list(range(players))
+    maker = int(deal["maker"])
+    events = deal.get("events") or []
+    called = next((e.get("card") for e in events if e.get("type") == "call"), None)
+    partner = next((e.get("seat") for e in events if e.get("type") == "play" and called is not None
+                    and e.get("card") == called), None)
+    return [0 if s == maker or s == partner else 1 for s in range(players)]
+
+
 def game_record(game: Game) -> dict[str, Any]:
     return {
         "format": RECORD_FORMAT,

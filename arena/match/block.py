@@ -1,4 +1,5 @@
-"""A duplicate block: the same deals played twice, partnerships swapped.
+"""A duplicate block: the same deals played twice, partnerships swapped; at a
+table of n seats without fixed pairs, n times with the entrants rotated.
 
 Seating. Partnership A = (a0, a1) and B = (b0, b1). In game 0, a0 sits at
 seat 0, b0 at 1, a1 at 2, b1 at 3. In game 1 every bot takes the seat its
@@ -12,6 +13,12 @@ process per (half, seat) (``play_blocks``). The bots' seeds differ between
 the two games; a process kept for a lineage's next game gets that game's
 seed in its ``game`` notice, so a bot that reseeds there plays exactly as a
 fresh process would.
+
+At a table of n seats (``play_table_blocks``) rotation r seats the table's
+entrant i at seat (i + r) mod n (``rotation_seating``), every rotation on the
+block key: over the block each entrant holds every seat's cards once. A
+kept process there is one per (rotation, entrant): the entrant's seat may
+differ from block to block (the table's seat order is the block's).
 """
 
 from __future__ import annotations
@@ -38,6 +45,12 @@ def seating(side_a: Sequence[BotEntry], side_b: Sequence[BotEntry], half: int) -
     return [a0, b0, a1, b1] if half == 0 else [b0, a0, b1, a1]
 
 
+def rotation_seating(entrants: int, r: int) -> list[int]:
+    """The entrant index at each seat in rotation ``r`` of a table of ``entrants`` seats: entrant
+    ``i`` sits at seat ``(i + r) % n``, so over n rotations it holds every seat's cards once."""
+    return [(s - r) % entrants for s in range(entrants)]
+
+
 SEED_LIMIT = 2**53  # seeds stay exact in every JSON reader (JavaScript's numbers included)
 
 
@@ -49,11 +62,12 @@ def bot_seed(block_key: str, half: int, seat: int) -> int:
 class BlockResult:
     block_index: int
     block_key: str
-    side_a: tuple[BotEntry, BotEntry]
-    side_b: tuple[BotEntry, BotEntry]
+    side_a: tuple[BotEntry, ...]  # two partnerships; empty at a table
+    side_b: tuple[BotEntry, ...]
     games: list[GameResult]
     seats: list[list[BotEntry]]
     seeds: list[list[int]]
+    table: tuple[BotEntry, ...] = ()  # a table's entrants by seat in rotation 0
 
     def score_a(self) -> float:
         """Partnership A's total over the two games (0, 0.5, ..., 2)."""
@@ -69,7 +83,7 @@ class BlockResult:
         return {
             "seats": [{"bot": e.name, "digest": e.digest} for e in self.seats[half]],
             "seeds": self.seeds[half],
-            "side_a": 0 if half == 0 else 1,
+            **({} if self.table else {"side_a": 0 if half == 0 else 1}),
             "winner": g.winner,
             "end": g.end,
             "unfinished": g.end == "cap",
@@ -121,6 +135,7 @@ def play_block(
     return play_blocks(side_a, side_b, [(block_index, block_key, source_for)], settings, make_player)[0]
 
 
+Lineage = tuple[int, int | str]  # (half, seat) or (rotation, entrant): one kept process
 #: One block of a batch: (index, key, the deck source of each half or None for the engine's).
 BlockSpec = tuple[int, str, "Callable[[int], DeckSource | None] | None"]
 
@@ -149,22 +164,61 @@ def play_blocks(
     and a fresh player takes the next one. Harness errors propagate: every
     player is closed and nothing of the batch is returned.
     """
+    rounds: list[list[tuple[list[BotEntry], list[Lineage]]]] = [
+        [(seating(side_a, side_b, h), [(h, s) for s in range(4)]) for h in (0, 1)] for _ in blocks]
+    return _play_rounds(blocks, rounds, settings, make_player, keep, go_on,
+                        lambda b, i, k, g, st, sd: BlockResult(i, k, side_a, side_b, g, st, sd))
+
+
+def play_table_blocks(
+    tables: Sequence[tuple[BotEntry, ...]],
+    blocks: Sequence[BlockSpec],
+    settings: MatchSettings,
+    make_player: PlayerFactory,
+    *,
+    keep: bool | None = None,
+    go_on: Callable[[BlockResult], bool] | None = None,
+) -> list[BlockResult]:
+    """Play a batch of one table's blocks in order, each by rotation: ``tables[b]`` is block b's
+    entrants by seat in rotation 0, and rotation r seats entrant i at seat (i + r) mod n. With
+    ``keep`` a process per (rotation, entrant) plays that rotation of every block of the batch;
+    ``go_on`` as for ``play_blocks``."""
+    rounds: list[list[tuple[list[BotEntry], list[Lineage]]]] = []
+    for table in tables:
+        n = len(table)
+        rounds.append([([table[i] for i in rotation_seating(n, r)], [(r, table[i].ident) for i in rotation_seating(n, r)])
+                       for r in range(n)])
+    return _play_rounds(blocks, rounds, settings, make_player, keep, go_on,
+                        lambda b, i, k, g, st, sd: BlockResult(i, k, (), (), g, st, sd, tuple(tables[b])))
+
+
+def _play_rounds(
+    blocks: Sequence[BlockSpec],
+    rounds: Sequence[Sequence[tuple[list[BotEntry], list[Lineage]]]],
+    settings: MatchSettings,
+    make_player: PlayerFactory,
+    keep: bool | None,
+    go_on: Callable[[BlockResult], bool] | None,
+    result_of: Callable[[int, int, str, list[GameResult], list[list[BotEntry]], list[list[int]]], BlockResult],
+) -> list[BlockResult]:
+    """The one loop of ``play_blocks`` and ``play_table_blocks``: for each block, its games
+    (``rounds[b]``: the entries by seat and the lineage of each seat), on the block's key."""
     keep = settings.restart == "per-lineage" if keep is None else keep
-    kept: dict[tuple[int, int], Player] = {}
-    last: dict[tuple[int, int], tuple[GameResult, list[BotEntry]]] = {}  # where a kept player's close is told
+    kept: dict[Lineage, Player] = {}
+    last: dict[Lineage, tuple[GameResult, list[BotEntry], int]] = {}  # where a kept player's close is told
     out: list[BlockResult] = []
     try:
-        for block_index, block_key, source_for in blocks:
+        for b, ((block_index, block_key, source_for), block_rounds) in enumerate(zip(blocks, rounds)):
             games: list[GameResult] = []
             seats_all: list[list[BotEntry]] = []
             seeds_all: list[list[int]] = []
-            for half in (0, 1):
-                seats = seating(side_a, side_b, half)
-                seeds = [bot_seed(block_key, half, s) for s in range(4)]
+            for half, (seats, lineage) in enumerate(block_rounds):
+                n = len(seats)
+                seeds = [bot_seed(block_key, half, s) for s in range(n)]
                 players: list[Player] = []
                 try:
-                    for s in range(4):
-                        p = kept.pop((half, s), None)
+                    for s in range(n):
+                        p = kept.pop(lineage[s], None)
                         players.append(p if p is not None else make_player(seats[s], seeds[s]))
                     result = play_game(
                         players,
@@ -179,7 +233,7 @@ def play_blocks(
                     raise
                 c = time.perf_counter()
                 faulted = {f.seat for f in result.faults}
-                reports: list[PlayerReport | None] = [None] * 4
+                reports: list[PlayerReport | None] = [None] * n
                 closing: list[int] = []
                 for s, p in enumerate(players):
                     rep = None if (not keep or s in faulted) else p.next_game()
@@ -187,8 +241,8 @@ def play_blocks(
                         closing.append(s)
                     else:
                         reports[s] = rep
-                        kept[(half, s)] = p
-                        last[(half, s)] = (result, seats)
+                        kept[lineage[s]] = p
+                        last[lineage[s]] = (result, seats, s)
                 for s, rep in zip(closing, close_all([players[s] for s in closing])):
                     reports[s] = rep
                 result.timing.close = time.perf_counter() - c
@@ -197,17 +251,17 @@ def play_blocks(
                 games.append(result)
                 seats_all.append(seats)
                 seeds_all.append(seeds)
-            out.append(BlockResult(block_index, block_key, side_a, side_b, games, seats_all, seeds_all))
+            out.append(result_of(b, block_index, block_key, games, seats_all, seeds_all))
             if go_on is not None and not go_on(out[-1]):
                 break
     finally:
-        order = sorted(kept)
+        order = sorted(kept, key=repr)
         reports_end = close_all([kept[k] for k in order]) if order else []
     for k, rep in zip(order, reports_end):  # the process's stderr and cleanup trouble go with its last game
-        result, seats = last[k]
-        mine = result.reports[k[1]]
+        result, seats, seat = last[k]
+        mine = result.reports[seat]
         mine.stderr, mine.stderr_dropped, mine.trouble = rep.stderr, rep.stderr_dropped, rep.trouble
-        blame_cleanup_seat(result, seats, k[1])
+        blame_cleanup_seat(result, seats, seat)
     return out
 
 

@@ -60,6 +60,11 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
     cross = [{"first": c.first, "second": c.second, "games": c.games, "wins": c.wins, "draws": c.draws,
               "losses": c.losses, "score": c.score, "score_pct": c.score / c.games if c.games else None}
              for c in report.crosstable]
+    tbl = report.table
+    model = "bradley-terry, partnership = mean of its two bots" if tbl is None else (
+        "bradley-terry over contests, a side = the mean of its bots: "
+        + ("every two seats of a game by their finish" if tbl["contests"] == "finish" else
+           "each deal's maker and called partner against the rest, with a fitted maker's-side term"))
     doc = {
         "format": FORMAT,
         "version": VERSION,
@@ -67,7 +72,7 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
         "results": {"file": results.path.name, "sha256": results.sha256, "lines": len(results.lines),
                     "torn_last_line": results.torn, "duplicates": results.duplicates},
         "rating": {
-            "scale": "elo", "model": "bradley-terry, partnership = mean of its two bots",
+            "scale": "elo", "model": model,
             "anchor": ({"kind": "bot", "bot": anchor[0], "rating": anchor[1]} if anchor
                        else {"kind": "mean", "bot": None, "rating": 0.0}),
             "anchor_text": report.anchor, "prior": report.prior, "interval_level": level,
@@ -82,6 +87,7 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
         "los": report.los,
         "luck": _luck_doc(report.luck),
         "luck_points": _luck_doc(report.luck_points) if report.luck_points is not None else None,
+        "table": tbl,  # a table of n seats (docs/leaderboards.md); null for two pairs
     }
     cleaned: dict[str, Any] = _clean(doc)
     return cleaned
@@ -89,7 +95,7 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
 
 def _luck_doc(lk: Any) -> dict[str, Any]:
     return {"statistic": lk.statistic, "rho": lk.rho, "rho_ci": lk.rho_ci, "factor": lk.factor,
-            "factor_ci": lk.factor_ci, "blocks": lk.blocks, "note": lk.note}
+            "factor_ci": lk.factor_ci, "blocks": lk.blocks, "note": lk.note, "rotations": lk.rotations}
 
 
 def to_json(doc: dict[str, Any]) -> str:
@@ -165,8 +171,8 @@ def provenance_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
         ("sandbox", p.get("sandbox") or UNKNOWN),
         ("fault policy", _kv(p.get("fault_policy"))),
         ("schedule", _kv(sched)),
-        ("blocks", f"{p.get('blocks')} in {p.get('pairings')} pairings"
-                   f" ({_f(p.get('blocks_per_pairing'), 'd')} per pairing configured)"),
+        ("blocks", f"{p.get('blocks')} in {p.get('pairings')} {'tables' if doc.get('table') else 'pairings'}"
+                   f" ({_f(p.get('blocks_per_pairing'), 'd')} per {'table' if doc.get('table') else 'pairing'} configured)"),
         ("bots", bots or UNKNOWN),
         ("harness (games)", p.get("harness_version") or UNKNOWN),
         ("harness (rating)", p.get("rated_with") or UNKNOWN),
@@ -176,7 +182,9 @@ def provenance_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 _LUCK_WHAT = {"score": "game results, what the ratings use",
-              "points": "points differences, what `arena sprt --points` tests"}
+              "points": "points differences, what `arena sprt --points` tests",
+              "standing": "finishes: the share of the table each bot finished ahead of",
+              "final_score": "final scores"}
 
 
 def _luck_line(lk: dict[str, Any]) -> str:
@@ -186,17 +194,44 @@ def _luck_line(lk: dict[str, Any]) -> str:
     rho_lo, rho_hi = lk["rho_ci"] or (None, None)
     f_lo, f_hi = lk["factor_ci"] or (None, None)
     factor = "inf" if lk["factor"] is None else f"{lk['factor']:.2f}"
+    n = lk.get("rotations") or 2
+    formula = "1/(1+rho)" if n == 2 else f"1/(1+{n - 1}rho)"
     return (f"Luck ({what}): rho = {lk['rho']:.3f} {_interval(rho_lo, rho_hi, fmt='.3f')}; "
-            f"1/(1+rho) = {factor} {_factor_interval(f_lo, f_hi)}")
+            f"{formula} = {factor} {_factor_interval(f_lo, f_hi)}")
 
 
 def _luck_text(doc: dict[str, Any]) -> str:
     lines = [_luck_line(doc["luck"])]
     if doc.get("luck_points"):
         lines.append(_luck_line(doc["luck_points"]))
+    if doc.get("table"):
+        n = doc["luck"].get("rotations") or doc["table"]["seats"]
+        return ("\n\n".join(lines) + f"\n\n(rho: mean correlation of one bot's {n} results in a block, the same deals "
+                f"with the bots rotated through the seats, from results centred within each table and bot; rotation "
+                f"needs 1/(1+{n - 1}rho) times fewer games than independent deals for the same precision.)")
     return ("\n\n".join(lines) + "\n\n(rho: correlation of a partnership's results in the two games of a block, "
             "from results centred within each pairing; the paired design needs 1/(1+rho) times fewer blocks than "
             "unpaired deals for the same precision.)")
+
+
+def maker_text(doc: dict[str, Any]) -> str | None:
+    """The maker's side's fitted advantage at a called-partner table, or None."""
+    m = (doc.get("table") or {}).get("maker_advantage")
+    if not m:
+        return None
+    return (f"Maker's side advantage (fitted with the ratings, Elo): {fixed(m['rating'])} "
+            f"{_interval(m['ci_low'], m['ci_high'])}.")
+
+
+def ratings_text(doc: dict[str, Any]) -> str:
+    """What the ratings were fitted from (games and blocks, or a table's contests)."""
+    t = doc.get("table")
+    if not t:
+        return f"Bradley-Terry over all {doc['games']} games ({doc['blocks']} duplicate blocks)"
+    what = ("one between every two seats of each game, by their finish" if t["contests"] == "finish" else
+            "one per scored deal, the maker and its called partner against the rest, by what each side gained")
+    return (f"Bradley-Terry over {t['contest_count']} contests ({what}; a side rated the mean of its bots) from "
+            f"{doc['games']} games at tables of {t['seats']} ({doc['blocks']} blocks by rotation of {t['seats']} games)")
 
 
 def _bot_interval(doc: dict[str, Any], b: dict[str, Any], missing: str = "n/a") -> str:
@@ -245,8 +280,9 @@ def versions_text(doc: dict[str, Any]) -> list[str]:
 def crosstable_md(doc: dict[str, Any]) -> str:
     rows = [[c["first"], c["second"], c["games"], f"{c['wins']}-{c['draws']}-{c['losses']}", _pct(c["score_pct"])]
             for c in doc["crosstable"]]
-    return str(tabulate(rows, headers=["partnership", "vs", "games", "W-D-L", "score %"], tablefmt="github",
-                        disable_numparse=True))
+    heads = (["bot", "vs", "games together", "ahead-level-behind", "score %"] if doc.get("table") else
+             ["partnership", "vs", "games", "W-D-L", "score %"])
+    return str(tabulate(rows, headers=heads, tablefmt="github", disable_numparse=True))
 
 
 def los_md(doc: dict[str, Any]) -> str:
@@ -260,6 +296,14 @@ def los_md(doc: dict[str, Any]) -> str:
 
 _UNIT_TEXT = {"key": "of whole deal keys (block i of every pairing together)",
               "pairing": "of blocks within each pairing", "block": "of single blocks"}
+
+
+def unit_text(doc: dict[str, Any]) -> str:
+    """What a bootstrap resample draws, in words."""
+    unit = doc["rating"]["bootstrap_unit"]
+    if doc.get("table") and unit in ("key", "pairing"):
+        return "of whole deal keys (block i of every table together)" if unit == "key" else "of blocks within each table"
+    return _UNIT_TEXT.get(unit, "of blocks")
 
 
 def profile_line(doc: dict[str, Any]) -> tuple[str, str]:
@@ -286,20 +330,24 @@ def render_markdown(doc: dict[str, Any]) -> str:
         "",
         main_table(doc),
         "",
-        f"Ratings: Elo scale, Bradley-Terry over all {doc['games']} games ({doc['blocks']} duplicate blocks), "
+        f"Ratings: Elo scale, {ratings_text(doc)}, "
         f"{'symmetric weak prior (one virtual draw per bot, spread over the other bots), ' if rt['prior'] else ''}"
         f"anchor: {rt['anchor_text']}. "
-        f"Intervals: {rt['bootstrap']} bootstrap resamples {_UNIT_TEXT.get(rt['bootstrap_unit'], 'of blocks')}, "
+        f"Intervals: {rt['bootstrap']} bootstrap resamples {unit_text(doc)}, "
         f"seed {rt['seed']}" + (f", {rt['bootstrap_failures']} failed" if rt["bootstrap_failures"] else "") + ".",
         "",
     ]
     if rt.get("interval_note"):
         out += [f"Note: {rt['interval_note']}.", ""]
+    if doc.get("table"):
+        out += [table_note(doc), ""] + ([maker_text(doc) or "", ""] if maker_text(doc) else [])
     out += [
         f"Games without a winner or ended by a fault: {flags}.",
         "",
         "## Crosstable",
         "",
+        *(["How often the row bot finished ahead of the column bot in the games they played together.", ""]
+          if doc.get("table") else []),
         crosstable_md(doc),
         "",
         "## Likelihood of superiority",
@@ -317,6 +365,13 @@ def render_markdown(doc: dict[str, Any]) -> str:
     ]
     out += [f"- {k}: {v}" for k, v in provenance_lines(doc)]
     return "\n".join(out) + "\n"
+
+
+def table_note(doc: dict[str, Any]) -> str:
+    """How a table's columns count (games, W-D-L and score % differ from two pairs')."""
+    return (f"At tables of {doc['table']['seats']}: W-D-L counts games won, games nobody won and games another seat "
+            "won (or the bot forfeited); score % is the share of the other seats the bot finished ahead of (level "
+            "counts half).")
 
 
 # ------------------------------------------------------------ HTML
@@ -371,11 +426,16 @@ def render_html(doc: dict[str, Any]) -> str:
     h += [f'<p class="small versions">{e(t)}</p>' for t in versions_text(doc)]
     rt = doc["rating"]
     h.append(f'<p class="small">Elo scale, Bradley-Terry; anchor: {e(rt["anchor_text"])}; '
-             f'{rt["bootstrap"]} bootstrap resamples {e(_UNIT_TEXT.get(rt["bootstrap_unit"], "of blocks"))}, '
+             f'{rt["bootstrap"]} bootstrap resamples {e(unit_text(doc))}, '
              f'seed {e(rt["seed"])}. '
              f'Flags: {e(", ".join(f"{k} {v}" for k, v in doc["flags"].items()) or "none")}.</p>')
     if rt.get("interval_note"):
         h.append(f'<p class="small">Note: {e(rt["interval_note"])}.</p>')
+    h.append(f'<p class="small" id="fitted">Ratings: {e(ratings_text(doc))}.</p>')
+    if doc.get("table"):
+        h.append(f'<p class="small" id="table-note">{e(table_note(doc))}</p>')
+        if maker_text(doc):
+            h.append(f'<p class="small" id="maker">{e(maker_text(doc))}</p>')
     # crosstable as a matrix of partnerships: cell = row's score % against column
     parts = sorted({c["first"] for c in doc["crosstable"]} | {c["second"] for c in doc["crosstable"]})
     cell: dict[tuple[str, str], str] = {}
@@ -385,9 +445,11 @@ def render_html(doc: dict[str, Any]) -> str:
         cell[(c["first"], c["second"])] = f"{_pct(c['score_pct'])}<br><span class=\"small\">{wdl}</span>"
         other = None if c["score_pct"] is None else 1 - c["score_pct"]
         cell[(c["second"], c["first"])] = f"{_pct(other)}<br><span class=\"small\">{ldw}</span>"
-    h.append("<h2>Crosstable</h2><p class=\"small\">Row partnership's score against the column partnership "
-             "(W-D-L below).</p>")
-    h.append('<table id="crosstable"><thead><tr><th class="l">partnership</th>'
+    who = "bot" if doc.get("table") else "partnership"
+    h.append("<h2>Crosstable</h2><p class=\"small\">" + (
+        "How often the row bot finished ahead of the column bot in the games they played together (ahead-level-behind "
+        "below).</p>" if doc.get("table") else "Row partnership's score against the column partnership (W-D-L below).</p>"))
+    h.append(f'<table id="crosstable"><thead><tr><th class="l">{who}</th>'
              + "".join(f"<th>{e(x)}</th>" for x in parts) + "</tr></thead><tbody>")
     for a in parts:
         h.append(f'<tr><th class="l">{e(a)}</th>' + "".join(f"<td>{cell.get((a, b), '')}</td>" for b in parts) + "</tr>")

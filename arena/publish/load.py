@@ -22,6 +22,13 @@ translates one into the other, so every conversion rule lives here:
 * A bot's id is its name, or ``name@digest12`` when one results file holds
   the same name with different digests (a changed bot must not be merged
   with its old self).
+* **A table's line** (``table``, a table of n seats played by rotation)
+  becomes a ``TableBlock``: each game a ``TableGame`` (the bot at each
+  seat, the winning seat, each seat's final score) with the contests the
+  fit counts (``arena.ratings.tables``): every two seats by their finish
+  at cut-throat (``sides: each``), each scored deal's maker side against
+  the rest at a called-partner table, the deal's sides read from the
+  record by the engine (``deal_sides``).
 """
 
 from __future__ import annotations
@@ -30,7 +37,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from ..engine import deal_sides
+from ..match.game import settings_profile
 from ..ratings import BlockOutcome, GameOutcome
+from ..ratings.data import TableBlock, TableGame
+from ..ratings.tables import deal_contests, finish_contests
 from ..results import LoadedResults, ResultsError, read_results
 from ..results import bot_ids as shared_ids, seat_ref
 
@@ -48,7 +59,7 @@ class BotInfo:
 class Conversion:
     """Rating inputs built from results lines, with the bots they name."""
 
-    blocks: list[BlockOutcome]
+    blocks: list[BlockOutcome] | list[TableBlock]
     bots: dict[str, BotInfo]  # id -> info
     formats: set[str] = field(default_factory=set)  # match formats seen ("game", "deals")
 
@@ -124,6 +135,56 @@ def _is_deals(g: dict[str, Any]) -> bool:
     return bool(rec.get("fixed_deals")) or g.get("end") == "deals"
 
 
+def table_game(g: dict[str, Any], ids: dict[tuple[str, str], BotInfo], where: str = "") -> TableGame:
+    """One game of a table's line -> ``TableGame`` with its contests."""
+    seats = g.get("seats")
+    if not isinstance(seats, list) or not 2 <= len(seats) <= 6:
+        raise ResultsError(f"{where}: a table's game needs 2 to 6 seats")
+    n = len(seats)
+    bots = tuple(ids[_ref(s)].id for s in seats)
+    scores = g.get("scores")
+    if not (isinstance(scores, list) and len(scores) == n):
+        raise ResultsError(f"{where}: a table's game needs one score per seat")
+    forfeit, winner = g.get("forfeit_by"), g.get("winner")
+    for name, seat in (("forfeit_by", forfeit), ("winner", winner)):
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
+            raise ResultsError(f"{where}: {name} must be a seat 0..{n - 1}, got {seat!r}")
+    flag = "forfeit" if forfeit is not None else _flag_for_draw(g) if winner is None else None
+    faults = []
+    for f in g.get("faults") or []:
+        seat = f.get("seat")
+        faults.append((bots[seat] if isinstance(seat, int) and 0 <= seat < n else str(f.get("bot", "?")),
+                       str(f.get("kind", "unknown"))))
+    rec = g.get("record") or {}
+    players, sides = settings_profile(rec)
+    if players != n:
+        raise ResultsError(f"{where}: the record's profile seats {players}, the game {n}")
+    base = TableGame(bots, None if forfeit is not None else winner, tuple(float(x) for x in scores), (), flag,
+                     forfeit, tuple(faults), unfinished=g.get("end") == "cap")
+    if sides == "called":
+        deals = []
+        for d in rec.get("deals") or []:
+            side = deal_sides(d, n, sides)
+            if side is not None:
+                deals.append((side, [a - b for a, b in zip(d["scores_after"], d["scores_before"])], int(d["maker"])))
+        contests = deal_contests(bots, deals, forfeit)
+    else:
+        contests = finish_contests(base)
+    return TableGame(base.seats, base.winner, base.scores, contests, flag, forfeit, base.faults, base.unfinished)
+
+
+def table_block(line: dict[str, Any], ids: dict[tuple[str, str], BotInfo]) -> TableBlock:
+    """One table's line (a block by rotation) -> ``TableBlock``."""
+    where = f"{line.get('pairing')}#{line.get('block')}"
+    games = line.get("games")
+    if not isinstance(games, list) or len(games) != len(line.get("table") or ()):
+        raise ResultsError(f"{where}: a table's block has one game per seat of the table")
+    try:
+        return TableBlock(where, str(line.get("pairing")), tuple(table_game(g, ids, where) for g in games))
+    except ValueError as e:
+        raise ResultsError(f"{where}: {e}") from None
+
+
 def block_outcome(line: dict[str, Any], ids: dict[tuple[str, str], BotInfo]) -> BlockOutcome:
     """One results line (a duplicate block) -> ``BlockOutcome``."""
     where = f"{line.get('pairing')}#{line.get('block')}"
@@ -161,7 +222,11 @@ def convert(lines: list[dict[str, Any]], ids: dict[tuple[str, str], BotInfo] | N
     """
     ids = bot_ids(lines) if ids is None else ids
     ordered = sorted(lines, key=lambda ln: (str(ln.get("pairing")), int(ln.get("block", 0))))
-    blocks = [block_outcome(ln, ids) for ln in ordered]
+    tables = [ln for ln in ordered if ln.get("table") is not None]
+    if tables and len(tables) != len(ordered):
+        raise ResultsError("the results mix blocks of two pairs and blocks of tables of n seats: rate each apart")
+    blocks: list[BlockOutcome] | list[TableBlock] = (
+        [table_block(ln, ids) for ln in ordered] if tables else [block_outcome(ln, ids) for ln in ordered])
     formats = {"deals" if _is_deals(g) else "game" for ln in lines for g in ln.get("games", [])}
     used = {_ref(s) for ln in lines for g in ln.get("games", []) for s in g.get("seats", [])}
     return Conversion(blocks, {b.id: b for k, b in ids.items() if k in used}, formats)

@@ -1,7 +1,12 @@
-"""Batch Bradley-Terry fit on the Elo scale with mean-of-two partnerships.
+"""Batch Bradley-Terry fit on the Elo scale with mean-of-members sides.
 
-Model: a partnership's strength is the mean of its two bots' ratings and
-P(A beats B) = 1 / (1 + 10 ** (-(mean(r_A) - mean(r_B)) / 400)).  Draws are
+Model: a side's strength is the mean of its bots' ratings (a partnership of
+two at a four-seat table, a seat alone at cut-throat, the maker and its
+called partner against the other three at five-hand) and
+P(A beats B) = 1 / (1 + 10 ** (-(mean(r_A) - mean(r_B) + h) / 400)), where
+h is the maker's side's advantage, fitted only when some contest is marked
+as one between the maker's side and the rest (``GameOutcome.maker_a``) and
+0 otherwise.  Draws are
 half a win, so the log-likelihood of a game with score s is
 s*log(p) + (1-s)*log(1-p).  The fit maximises the sum over all games with
 Newton's method (the log-likelihood is concave in the ratings) plus a line
@@ -10,7 +15,8 @@ virtual draws between every pair of bots: it depends on rating differences
 only, so the anchor is a pure offset.
 
 Games are first aggregated into *matchups*: the vector of rating coefficients
-(+1/2 per seat on the first side, -1/2 per seat on the other) together with
+(+1/|A| per seat on the first side, -1/|B| per seat on the other, +1 for the
+maker term when side A is the maker's) together with
 the number of games and the first side's total score.  The likelihood depends
 only on these sums, which is what makes bootstrap refits cheap.
 """
@@ -18,13 +24,15 @@ only on these sums, which is what makes bootstrap refits cheap.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from .data import GameOutcome
 
 #: d(ln odds)/d(Elo): ratings are on the base-10, 400-point logistic scale.
 C = math.log(10.0) / 400.0
+#: The parameter of the maker's side's advantage (Elo), after the bots in a design that has it.
+MAKER_TERM = "@maker"
 
 
 class RatingFitError(ValueError):
@@ -34,20 +42,25 @@ class RatingFitError(ValueError):
 Matchup = tuple[tuple[int, ...], tuple[float, ...]]
 
 
-def matchup_key(side_a: Sequence[str], side_b: Sequence[str]) -> tuple[tuple[tuple[str, float], ...], bool]:
+def matchup_key(side_a: Sequence[str], side_b: Sequence[str],
+                maker_a: bool = False) -> tuple[tuple[tuple[str, float], ...], bool]:
     """Canonical coefficient vector of a game and whether side A was negated.
 
     Returns ``(key, flipped)``.  ``key`` is a sorted tuple of (bot, coef) with
     the first coefficient positive; ``flipped`` says the key is seen from side
     B, so the score must be taken as 1 - score_a.  An empty key means the game
-    carries no rating information (the same bots on both sides).
+    carries no rating information (the same bots on both sides).  ``maker_a``
+    adds the maker term (coefficient 1) for side A; a contest whose sides hold
+    the same bots then still measures the advantage.
     """
     coef: dict[str, float] = {}
     for b in side_a:
-        coef[b] = coef.get(b, 0.0) + 0.5
+        coef[b] = coef.get(b, 0.0) + 1.0 / len(side_a)
     for b in side_b:
-        coef[b] = coef.get(b, 0.0) - 0.5
-    items = tuple(sorted((b, c) for b, c in coef.items() if c != 0.0))
+        coef[b] = coef.get(b, 0.0) - 1.0 / len(side_b)
+    if maker_a:
+        coef[MAKER_TERM] = 1.0
+    items = tuple(sorted((b, c) for b, c in coef.items() if abs(c) > 1e-12))
     if items and items[0][1] < 0:
         return tuple((b, -c) for b, c in items), True
     return items, False
@@ -55,12 +68,21 @@ def matchup_key(side_a: Sequence[str], side_b: Sequence[str]) -> tuple[tuple[tup
 
 @dataclass
 class Design:
-    """Bots and aggregated matchups; counts live in parallel lists."""
+    """Bots and aggregated matchups; counts live in parallel lists.
+
+    The parameters are the bots' ratings, then ``terms`` (the maker term
+    when some game has one): neither held to the mean nor in the prior.
+    """
 
     bots: list[str]
     matchups: list[Matchup]
     games: list[float]
     scores: list[float]
+    terms: list[str] = field(default_factory=list)
+
+    @property
+    def params(self) -> int:
+        return len(self.bots) + len(self.terms)
 
 
 def build_design(games: Iterable[GameOutcome], bots: Sequence[str] | None = None) -> Design:
@@ -72,11 +94,12 @@ def build_design(games: Iterable[GameOutcome], bots: Sequence[str] | None = None
             seen.update(g.side_a)
             seen.update(g.side_b)
         bots = sorted(seen)
-    index = {b: i for i, b in enumerate(bots)}
+    terms = [MAKER_TERM] if any(g.maker_a for g in games) else []
+    index = {b: i for i, b in enumerate([*bots, *terms])}
     pos: dict[tuple[tuple[str, float], ...], int] = {}
-    design = Design(list(bots), [], [], [])
+    design = Design(list(bots), [], [], [], terms)
     for g in games:
-        key, flipped = matchup_key(g.side_a, g.side_b)
+        key, flipped = matchup_key(g.side_a, g.side_b, g.maker_a)
         if not key:
             continue
         m = pos.get(key)
@@ -150,6 +173,7 @@ def prior_rows(k: int) -> list[tuple[tuple[int, ...], tuple[float, ...], float, 
 
 def _rows(design: Design, prior: bool, games: Sequence[float], scores: Sequence[float]
           ) -> list[tuple[tuple[int, ...], tuple[float, ...], float, float]]:
+    # the prior's virtual draws are between bots only: the terms follow the bots, so bot indices are unchanged
     rows = [(idx, cf, n, s) for (idx, cf), n, s in zip(design.matchups, games, scores) if n > 0.0]
     return rows + (prior_rows(len(design.bots)) if prior else [])
 
@@ -181,7 +205,8 @@ def fit(
     tol: float = 1e-7,
     max_iter: int = 200,
 ) -> list[float]:
-    """Maximum-likelihood ratings (Elo units), one per ``design.bots`` entry.
+    """Maximum-likelihood ratings (Elo units), one per ``design.bots`` entry, then one per
+    ``design.terms`` entry (the maker's side's advantage).
 
     The fit holds the mean rating at 0; ``anchor=(bot, value)`` then shifts
     every rating by the same amount so that bot reads ``value`` (a pure
@@ -194,9 +219,10 @@ def fit(
     """
     games = design.games if games is None else games
     scores = design.scores if scores is None else scores
-    k = len(design.bots)
-    if k == 0:
-        return []
+    nb = len(design.bots)
+    k = design.params
+    if nb == 0:
+        return [0.0] * k
     fixed = -1
     if anchor is not None:
         try:
@@ -204,8 +230,8 @@ def fit(
         except ValueError:
             raise RatingFitError(f"anchor bot {anchor[0]!r} played no games") from None
     r = list(start) if start is not None else [0.0] * k
-    mean = sum(r) / k
-    r = [x - mean for x in r]
+    mean = sum(r[:nb]) / nb
+    r = [x - mean for x in r[:nb]] + r[nb:]
     rows = _rows(design, prior, games, scores)
     ll = _ll(rows, r)
     for _ in range(max_iter):
@@ -225,8 +251,9 @@ def fit(
                 wc = w * ci
                 for j, cj in zip(idx, cf):
                     hrow[j] += wc * cj
-        # Newton step on the surface mean(r) = 0 (a Lagrange row).
-        kkt = [hess[i][:] + [1.0] for i in range(k)] + [[1.0] * k + [0.0]]
+        # Newton step on the surface mean(bot ratings) = 0 (a Lagrange row; the terms are free).
+        held = [1.0] * nb + [0.0] * (k - nb)
+        kkt = [hess[i][:] + [held[i]] for i in range(k)] + [held + [0.0]]
         step = solve_linear(kkt, grad + [0.0])[:k]
         # Backtracking line search keeps the (concave) likelihood increasing.
         t = 1.0
@@ -247,7 +274,7 @@ def fit(
             if fixed >= 0:
                 assert anchor is not None
                 shift = anchor[1] - r[fixed]
-                r = [x + shift for x in r]
+                r = [x + shift for x in r[:nb]] + r[nb:]
                 r[fixed] = anchor[1]
             return r
     raise RatingFitError("Bradley-Terry fit did not converge (perfect scores without prior?)")

@@ -2,8 +2,10 @@
 
 Conventions (binding for everything in :mod:`arena.ratings`):
 
-* ``side_a`` / ``side_b`` are the two partnerships of one game, each a pair of
-  bot ids (the same id twice for a self-partnership).
+* ``side_a`` / ``side_b`` are the two sides of one game (or contest), each a
+  tuple of bot ids: a partnership of two at a four-seat table (the same id
+  twice for a self-partnership), one to five bots at a table of other than
+  four (docs/ratings.md, "Tables of n seats").
 * In a duplicate block the two games use the same deals and the partnerships
   swap seats.  "Side A" names the same *seats* (hence the same cards) in both
   halves, so ``games[1].side_a`` is the partnership that was ``side_b`` in
@@ -23,29 +25,38 @@ FAULT_KINDS: tuple[str, ...] = ("timeout", "crash", "illegal", "malformed", "pro
 _SCORES = (0.0, 0.5, 1.0)
 
 
-def _pair(value: Iterable[str], name: str) -> tuple[str, str]:
-    """Normalise a partnership to a 2-tuple (JSON gives lists)."""
+#: Most bots on one side of a contest: the maker alone against five others at a table of six.
+MAX_SIDE = 5
+
+
+def _side(value: Iterable[str], name: str) -> tuple[str, ...]:
+    """Normalise a side to a tuple of 1..MAX_SIDE bot ids (JSON gives lists)."""
     t = tuple(value)
-    if len(t) != 2 or not all(isinstance(b, str) and b for b in t):
-        raise ValueError(f"{name} must be two non-empty bot ids, got {value!r}")
+    if not 1 <= len(t) <= MAX_SIDE or not all(isinstance(b, str) and b for b in t):
+        raise ValueError(f"{name} must be 1 to {MAX_SIDE} non-empty bot ids, got {value!r}")
     return t
 
 
 @dataclass(frozen=True)
 class GameOutcome:
-    """Result of one game from side A's point of view."""
+    """Result of one game (or one contest of a table game) from side A's point of view.
 
-    side_a: tuple[str, str]
-    side_b: tuple[str, str]
+    ``maker_a``: side A is the maker's side of a deal and side B the rest (a
+    contest of a called-partner table), so the fit's maker term applies.
+    """
+
+    side_a: tuple[str, ...]
+    side_b: tuple[str, ...]
     score_a: float
     flag: str | None = None
     forfeit_by: str | None = None
     points_diff: float | None = None
     faults: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    maker_a: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "side_a", _pair(self.side_a, "side_a"))
-        object.__setattr__(self, "side_b", _pair(self.side_b, "side_b"))
+        object.__setattr__(self, "side_a", _side(self.side_a, "side_a"))
+        object.__setattr__(self, "side_b", _side(self.side_b, "side_b"))
         score = float(self.score_a)
         if score not in _SCORES:
             raise ValueError(f"score_a must be 1.0, 0.5 or 0.0, got {self.score_a!r}")
@@ -75,6 +86,7 @@ class GameOutcome:
             "forfeit_by": self.forfeit_by,
             "points_diff": self.points_diff,
             "faults": [list(f) for f in self.faults],
+            **({"maker_a": True} if self.maker_a else {}),
         }
 
     @classmethod
@@ -87,6 +99,7 @@ class GameOutcome:
             forfeit_by=d.get("forfeit_by"),
             points_diff=d.get("points_diff"),
             faults=tuple(tuple(f) for f in d.get("faults", ())),
+            maker_a=bool(d.get("maker_a", False)),
         )
 
 
@@ -103,6 +116,8 @@ class BlockOutcome:
         if len(games) != 2:
             raise ValueError("a duplicate block has exactly two games")
         g1, g2 = games
+        if any(len(g.side_a) != 2 or len(g.side_b) != 2 for g in games):
+            raise ValueError(f"block {self.block_id}: a duplicate block is played by two partnerships of two")
         if sorted(g2.side_a) != sorted(g1.side_b) or sorted(g2.side_b) != sorted(g1.side_a):
             raise ValueError(
                 f"block {self.block_id}: game 2 must swap the partnerships of game 1 "
@@ -120,6 +135,18 @@ class BlockOutcome:
         """
         head, sep, tail = self.block_id.rpartition("#")
         return tail if sep else self.block_id
+
+    @property
+    def contests(self) -> tuple[GameOutcome, ...]:
+        """What the fit counts: the two games."""
+        return self.games
+
+    @property
+    def group(self) -> str:
+        """Who played whom: the two partnerships (sorted labels), the stratum of a pairing bootstrap."""
+        g = self.games[0]
+        a, b = sorted("+".join(sorted(set(s))) for s in (g.side_a, g.side_b))
+        return f"{a}~{b}"
 
     @property
     def same_cards_scores(self) -> tuple[float, float]:
@@ -163,3 +190,108 @@ class BlockOutcome:
     def from_dict(cls, d: dict[str, Any]) -> "BlockOutcome":
         g = d["games"]
         return cls(d["block_id"], d["pairing_id"], (GameOutcome.from_dict(g[0]), GameOutcome.from_dict(g[1])))
+
+
+@dataclass(frozen=True)
+class TableGame:
+    """One game at a table of n seats (docs/ratings.md, "Tables of n seats").
+
+    ``seats``: the bot id at each seat; ``winner``: the seat that won, or None
+    (a capped game, level deals-format scores, a forfeit); ``scores``: each
+    seat's final score; ``forfeit_by``: the seat whose fault ended the game;
+    ``contests``: what the fit counts (side against side: every two seats by
+    their finish at cut-throat, each deal's maker side against the rest at a
+    called-partner table, built by the caller).
+    """
+
+    seats: tuple[str, ...]
+    winner: int | None
+    scores: tuple[float, ...]
+    contests: tuple[GameOutcome, ...] = ()
+    flag: str | None = None
+    forfeit_by: int | None = None
+    faults: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    unfinished: bool = False  # capped: no finish to compare
+
+    def __post_init__(self) -> None:
+        n = len(self.seats)
+        if not 2 <= n <= 6 or len(self.scores) != n:
+            raise ValueError(f"a table game has 2 to 6 seats, each with a score (got {n} seats, {len(self.scores)} scores)")
+        for name, seat in (("winner", self.winner), ("forfeit_by", self.forfeit_by)):
+            if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
+                raise ValueError(f"{name} must be a seat 0..{n - 1}, got {seat!r}")
+        if self.winner is not None and self.forfeit_by is not None:
+            raise ValueError("a forfeited table game has no winner")
+        object.__setattr__(self, "contests", tuple(self.contests))
+        object.__setattr__(self, "faults", tuple((str(b), str(k)) for b, k in self.faults))
+
+    def finish(self, i: int, j: int) -> float:
+        """Seat ``i``'s result against seat ``j`` by where they finished: 1 ahead, 0.5 level, 0 behind.
+
+        The forfeiting seat finishes behind every other (which are level with each other: the
+        game was cut short); the winner ahead of every other; the rest by final score; a capped
+        game has no finish (all level).
+        """
+        if i == j:
+            return 0.5
+        if self.forfeit_by is not None:
+            return 0.0 if i == self.forfeit_by else 1.0 if j == self.forfeit_by else 0.5
+        if self.unfinished:
+            return 0.5
+        if self.winner is not None and self.winner in (i, j):
+            return 1.0 if i == self.winner else 0.0
+        a, b = self.scores[i], self.scores[j]
+        return 1.0 if a > b else 0.0 if a < b else 0.5
+
+    def standing(self, seat: int) -> float:
+        """The share of the other seats ``seat`` finished ahead of (level counts half)."""
+        n = len(self.seats)
+        return sum(self.finish(seat, j) for j in range(n) if j != seat) / (n - 1)
+
+
+@dataclass(frozen=True)
+class TableBlock:
+    """A table's block: the same deals played once per rotation, the entrants rotated through
+    the seats so each holds each seat's cards once. ``table_id`` names the table (its
+    entrants), the stratum of a by-table bootstrap; the deal key follows ``block_id`` as for
+    ``BlockOutcome``."""
+
+    block_id: str
+    table_id: str
+    games: tuple[TableGame, ...]
+
+    def __post_init__(self) -> None:
+        games = tuple(self.games)
+        if not games:
+            raise ValueError(f"block {self.block_id}: a table block has at least one game")
+        who = sorted(games[0].seats)
+        for r, g in enumerate(games):
+            if sorted(g.seats) != who:
+                raise ValueError(f"block {self.block_id}: rotation {r} seats {sorted(g.seats)}, not the table's {who}")
+        object.__setattr__(self, "games", games)
+
+    @property
+    def deal_key(self) -> str:
+        head, sep, tail = self.block_id.rpartition("#")
+        return tail if sep else self.block_id
+
+    @property
+    def group(self) -> str:
+        return self.table_id
+
+    @property
+    def entrants(self) -> list[str]:
+        return sorted(set(self.games[0].seats))
+
+    @property
+    def contests(self) -> tuple[GameOutcome, ...]:
+        return tuple(c for g in self.games for c in g.contests)
+
+    def results(self, statistic: str = "standing") -> dict[str, list[float]]:
+        """Each entrant's result in each rotation, in rotation order: its standing (the share of
+        the others it finished ahead of) or its final score."""
+        out: dict[str, list[float]] = {e: [] for e in self.entrants}
+        for g in self.games:
+            for s, bot in enumerate(g.seats):
+                out[bot].append(g.standing(s) if statistic == "standing" else float(g.scores[s]))
+        return out

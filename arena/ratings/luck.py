@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from .data import BlockOutcome
 
@@ -89,11 +89,13 @@ def rho_from_sums(ss_t: float, ss_d: float) -> float | None:
     return (ss_t - ss_d) / tot
 
 
-def factor_of(rho: float | None) -> float | None:
-    """Unpaired/paired variance ratio 1/(1+rho) (inf when rho == -1)."""
+def factor_of(rho: float | None, n: int = 2) -> float | None:
+    """Unpaired/paired variance ratio 1/(1+(n-1) rho) of a block of ``n`` games on the same deals,
+    ``rho`` the mean correlation of one side's results (inf when the block total cannot vary)."""
     if rho is None:
         return None
-    return math.inf if rho <= -1.0 else 1.0 / (1.0 + rho)
+    d = 1.0 + (n - 1) * rho
+    return math.inf if d <= 0.0 else 1.0 / d
 
 
 def pairing_gain(halves: Sequence[Halves] | Mapping[Any, Sequence[Halves]], statistic: str = "score") -> PairingGain:
@@ -204,6 +206,38 @@ class RotationGain:
         return d
 
 
+def rotation_sums(cells: Iterable[Sequence[tuple[float, Sequence[float]]]]) -> tuple[float, float, float, float, int]:
+    """(SS_T, SS_1, df_T, df_1, n) of duplicate by rotation: each cell is one entrant (at one table)
+    over its blocks, a row (weight, its n results of the block). SS_T: the block totals about the
+    cell's mean; SS_1: the single results about the cell's mean. A cell of fewer than two blocks
+    (or one block drawn again and again by a bootstrap) shows no spread of totals: left out."""
+    ss_t = ss_1 = df_t = df_1 = 0.0
+    n = 0
+    for rows in cells:
+        rows = [(w, xs) for w, xs in rows if w > 0]
+        if len(rows) < 2:
+            continue
+        n = max(n, max(len(xs) for _, xs in rows))
+        wsum = sum(w for w, _ in rows)
+        singles = sum(w * len(xs) for w, xs in rows)
+        mt = sum(w * sum(xs) for w, xs in rows) / wsum
+        m1 = sum(w * x for w, xs in rows for x in xs) / singles
+        ss_t += sum(w * (sum(xs) - mt) ** 2 for w, xs in rows)
+        ss_1 += sum(w * (x - m1) ** 2 for w, xs in rows for x in xs)
+        df_t += wsum - 1.0
+        df_1 += singles - 1.0
+    return ss_t, ss_1, df_t, df_1, n
+
+
+def rotation_rho(ss_t: float, ss_1: float, df_t: float, df_1: float, n: int) -> float | None:
+    """The mean correlation of one entrant's n results in a block, from Var(T) = n Var(x) (1 + (n-1) rho);
+    None when the sample cannot carry it (fewer than MIN_DF degrees of freedom, no result varied)."""
+    if df_t < MIN_DF or df_1 <= 0 or n < 2 or ss_1 <= 1e-12:
+        return None
+    paired, unpaired = ss_t / df_t, n * ss_1 / df_1
+    return (paired / unpaired - 1.0) / (n - 1)
+
+
 def rotation_gain(results: Sequence[Sequence[Sequence[float]]], statistic: str = "score") -> RotationGain:
     """``results[b][e]``: entrant ``e``'s n results in block ``b``, one per rotation.
 
@@ -212,14 +246,7 @@ def rotation_gain(results: Sequence[Sequence[Sequence[float]]], statistic: str =
     blocks = len(results)
     entrants = len(results[0]) if results else 0
     n = len(results[0][0]) if entrants else 0
-    ss_t = ss_1 = 0.0
-    for e in range(entrants):
-        totals = [sum(results[b][e]) for b in range(blocks)]
-        singles = [x for b in range(blocks) for x in results[b][e]]
-        mt, m1 = sum(totals) / max(1, blocks), sum(singles) / max(1, len(singles))
-        ss_t += sum((t - mt) ** 2 for t in totals)
-        ss_1 += sum((x - m1) ** 2 for x in singles)
-    df_t, df_1 = entrants * (blocks - 1), entrants * (blocks * n - 1)
+    ss_t, ss_1, df_t, df_1, _ = rotation_sums([[(1.0, results[b][e]) for b in range(blocks)] for e in range(entrants)])
     paired = ss_t / df_t if df_t > 0 else 0.0
     unpaired = n * ss_1 / df_1 if df_1 > 0 else 0.0
     factor = unpaired / paired if df_t >= MIN_DF and paired > 0 else None

@@ -12,7 +12,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
 from . import bt, luck
-from .data import DRAW_FLAGS, BlockOutcome, GameOutcome
+from .data import DRAW_FLAGS, BlockOutcome, GameOutcome, TableBlock
+
+#: What a bootstrap resamples: a duplicate block of two pairs, or a table's rotation block.
+Block = BlockOutcome | TableBlock
 
 
 @dataclass
@@ -73,6 +76,7 @@ class LuckSummary:
     blocks: int
     statistic: str = "score"
     note: str | None = None
+    rotations: int = 2  # games per block: 2 for a duplicate block, n for a table's rotation block
 
 
 @dataclass
@@ -92,6 +96,9 @@ class RatingReport:
     luck_points: LuckSummary | None = None
     resample: str = "key"
     interval_note: str | None = None
+    #: At a table of n seats (``tables.rate_tables``): seats, contests ("finish" or "deal"), their
+    #: count and the maker's side's fitted advantage (rating and interval); None for two pairs.
+    table: dict[str, Any] | None = None
 
     def rating(self, bot: str) -> float:
         for b in self.bots:
@@ -204,6 +211,7 @@ class BootstrapFits:
     multiplicities: list[list[float]]
     failures: int
     resample: str = "key"
+    terms: list[str] = field(default_factory=list)  # parameters after the bots' (the maker term)
 
 
 #: Fewest distinct deal keys for resampling by key under ``resample="auto"`` (docs/ratings.md:
@@ -211,7 +219,7 @@ class BootstrapFits:
 MIN_KEYS = 20
 
 
-def resample_unit(blocks: Sequence[BlockOutcome], resample: str) -> str:
+def resample_unit(blocks: Sequence[Block], resample: str) -> str:
     """The unit ``resample`` ("key", "pairing", "block" or "auto") resolves to for these blocks."""
     if resample not in ("key", "pairing", "block", "auto"):
         raise ValueError(f"resample must be 'key', 'pairing', 'block' or 'auto', got {resample!r}")
@@ -220,34 +228,28 @@ def resample_unit(blocks: Sequence[BlockOutcome], resample: str) -> str:
     return resample
 
 
-def resampling_units(blocks: Sequence[BlockOutcome], resample: str) -> list[list[list[int]]]:
+def resampling_units(blocks: Sequence[Block], resample: str) -> list[list[list[int]]]:
     """Strata of units of block indices: a resample draws, in every stratum
     of n units, n - 1 of them with replacement (see :func:`bootstrap_fits`).
 
     "key": one stratum, one unit per deal key (block i of every pairing);
-    "pairing": one stratum per pairing, one unit per block (the design's
-    blocks per pairing are kept); "block": one stratum, one unit per block.
+    "pairing": one stratum per pairing (at tables: per table), one unit per
+    block (the design's blocks per pairing are kept); "block": one stratum,
+    one unit per block.
     """
     unit = resample_unit(blocks, resample)
     if unit == "block":
         return [[[i] for i in range(len(blocks))]]
     groups: dict[str, list[int]] = {}
     for i, blk in enumerate(blocks):
-        groups.setdefault(blk.deal_key if unit == "key" else _pairing_of(blk), []).append(i)
+        groups.setdefault(blk.deal_key if unit == "key" else blk.group, []).append(i)
     if unit == "key":
         return [[groups[k] for k in sorted(groups)]]
     return [[[i] for i in groups[k]] for k in sorted(groups)]
 
 
-def _pairing_of(blk: BlockOutcome) -> str:
-    """The two partnerships of a block (sorted labels): who played whom."""
-    g = blk.games[0]
-    a, b = sorted((partnership_label(g.side_a), partnership_label(g.side_b)))
-    return f"{a}~{b}"
-
-
 def bootstrap_fits(
-    blocks: Sequence[BlockOutcome],
+    blocks: Sequence[Block],
     *,
     anchor: tuple[str, float] | None = None,
     prior: bool = True,
@@ -267,24 +269,24 @@ def bootstrap_fits(
     whose fit fails (possible only with ``prior=False``) are counted in
     ``failures`` and left out.
     """
-    games = [g for blk in blocks for g in blk.games]
+    games = [g for blk in blocks for g in blk.contests]
     design = bt.build_design(games)
     bots = design.bots
     full = bt.fit(design, anchor=anchor, prior=prior)
     pos = {key: m for m, key in enumerate(design.matchups)}
-    index = {b: i for i, b in enumerate(bots)}
+    index = {b: i for i, b in enumerate([*bots, *design.terms])}
     contrib: list[tuple[tuple[int, float], ...]] = []
     for blk in blocks:
         items = []
-        for g in blk.games:
-            key, flipped = bt.matchup_key(g.side_a, g.side_b)
+        for g in blk.contests:
+            key, flipped = bt.matchup_key(g.side_a, g.side_b, g.maker_a)
             if key:
                 m = pos[(tuple(index[b] for b, _ in key), tuple(c for _, c in key))]
                 items.append((m, (1.0 - g.score_a) if flipped else g.score_a))
         contrib.append(tuple(items))
     strata = resampling_units(blocks, resample)
     rng = random.Random(seed)
-    out = BootstrapFits(bots, full, [], [], 0, resample_unit(blocks, resample))
+    out = BootstrapFits(bots, full, [], [], 0, resample_unit(blocks, resample), list(design.terms))
     nb, nm = len(blocks), len(design.matchups)
     for _ in range(bootstrap if nb else 0):
         mult = [0.0] * nb
@@ -350,8 +352,22 @@ def luck_summary(blocks: Sequence[BlockOutcome], statistic: str = "score",
 FEW_GAMES = 100
 
 
+def los_table(bots: Sequence[str], samples: Sequence[Sequence[float]]) -> dict[str, dict[str, float]]:
+    """los[a][b]: the share of resamples rating a above b (within 1e-6: one half)."""
+    los: dict[str, dict[str, float]] = {}
+    if samples:
+        for i, a in enumerate(bots):
+            los[a] = {}
+            for j, b in enumerate(bots):
+                if i != j:
+                    above = sum(1.0 if smp[i] > smp[j] + 1e-6 else 0.5 if abs(smp[i] - smp[j]) <= 1e-6 else 0.0
+                                for smp in samples)
+                    los[a][b] = above / len(samples)
+    return los
+
+
 def rate(
-    blocks: Sequence[BlockOutcome],
+    blocks: Sequence[Block],
     *,
     anchor: tuple[str, float] | None = None,
     prior: bool = True,
@@ -365,13 +381,22 @@ def rate(
     Ratings: batch Bradley-Terry fit (see :mod:`arena.ratings.bt`).
     Intervals, LOS and the rho interval come from ``bootstrap`` resamples
     (``resample``: whole deal keys, single blocks, or "auto") drawn with
-    ``random.Random(seed)``; ``bootstrap=0`` skips them.
+    ``random.Random(seed)``; ``bootstrap=0`` skips them. Blocks of a table of
+    n seats are rated by ``tables.rate_tables`` (one kind per call).
     """
     blocks = list(blocks)
-    games = [g for blk in blocks for g in blk.games]
-    bf = bootstrap_fits(blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed, resample=resample)
+    if any(isinstance(b, TableBlock) for b in blocks):
+        from .tables import rate_tables
+
+        if not all(isinstance(b, TableBlock) for b in blocks):
+            raise ValueError("the blocks mix two-pair duplicate blocks and table blocks: rate each kind apart")
+        return rate_tables([b for b in blocks if isinstance(b, TableBlock)], anchor=anchor, prior=prior,
+                           bootstrap=bootstrap, seed=seed, level=level, resample=resample)
+    pairs = [b for b in blocks if isinstance(b, BlockOutcome)]
+    games = [g for blk in pairs for g in blk.games]
+    bf = bootstrap_fits(pairs, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed, resample=resample)
     bots, full, samples = bf.bots, bf.full, bf.samples
-    nb = len(blocks)
+    nb = len(pairs)
 
     stats = _bot_stats(games, bots)
     summaries = []
@@ -385,19 +410,10 @@ def rate(
         ))
     summaries.sort(key=lambda x: (-x.rating, x.bot))
 
-    los: dict[str, dict[str, float]] = {}
-    if samples:
-        for i, a in enumerate(bots):
-            los[a] = {}
-            for j, b in enumerate(bots):
-                if i != j:
-                    above = sum(1.0 if smp[i] > smp[j] + 1e-6 else 0.5 if abs(smp[i] - smp[j]) <= 1e-6 else 0.0
-                                for smp in samples)
-                    los[a][b] = above / len(samples)
-
-    luck_score = luck_summary(blocks, "score", bf.multiplicities, level)
+    los = los_table(bots, samples)
+    luck_score = luck_summary(pairs, "score", bf.multiplicities, level)
     assert luck_score is not None
-    luck_pts = luck_summary(blocks, "points", bf.multiplicities, level)
+    luck_pts = luck_summary(pairs, "points", bf.multiplicities, level)
 
     note = None
     if samples and bots:
@@ -412,7 +428,7 @@ def rate(
     else:
         anchor_desc = "mean of all bots fixed at 0"
     return RatingReport(
-        bots=summaries, los=los, crosstable=crosstable(blocks), luck=luck_score,
+        bots=summaries, los=los, crosstable=crosstable(pairs), luck=luck_score,
         anchor=anchor_desc, prior=prior, bootstrap=bootstrap, bootstrap_failures=bf.failures,
         seed=seed, games=len(games), blocks=nb,
         flags={f: flags.get(f, 0) for f in sorted(DRAW_FLAGS | set(flags))},

@@ -1,8 +1,10 @@
 """Live standings: each bot's score rate over the games it has played.
 
 A game gives its winning partnership 1, the losers 0, and 0.5 each when it
-is unfinished; a bot partnering itself counts once per game. This is a
-progress figure, not a rating (the ratings step does the real fit).
+is unfinished; a bot partnering itself counts once per game. At a table of
+n seats (a line with ``table``) the winning seat gets 1, the others 0, and
+each 1/n when nobody won. This is a progress figure, not a rating (the
+ratings step does the real fit).
 """
 
 from __future__ import annotations
@@ -50,7 +52,12 @@ def standings(lines: Iterable[dict[str, Any]]) -> list[Standing]:
     for line in lines:
         for g in line["games"]:
             seats = [ids[seat_ref(s)] for s in g["seats"]]
-            for side in (0, 1):
+            if line.get("table") is not None:
+                for s, b in enumerate(seats):
+                    st = table.setdefault(b, Standing(b))
+                    st.games += 1
+                    st.points += 1.0 / len(seats) if g["winner"] is None else float(g["winner"] == s)
+            for side in () if line.get("table") is not None else (0, 1):
                 bots = {seats[side], seats[side + 2]}
                 pts = 0.5 if g["winner"] is None else float(g["winner"] == side)
                 for b in bots:

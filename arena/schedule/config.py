@@ -27,6 +27,7 @@ from ..players import BotEntry, ManifestError, ProfileRefused, load_entry, requi
 from ..sandbox import LimitsError
 from ..players.yamlerrors import describe
 from .pairings import Pairing, plan_pairings
+from .tables import Table, plan_problem, table_plan
 
 CONFIG_HASH_VERSION = 1
 
@@ -54,6 +55,16 @@ class ScheduleSpec(BaseModel):
         default_factory=_all_matchups,
         description="sprt: pair = candidate+candidate vs baseline+baseline; mixed = candidate+baseline vs baseline+baseline",
     )
+    tables: int | Literal["all"] = Field(
+        "all", description="at a table of other than two pairs: 'all' (every combination of entrants each block)"
+        " or T, a balanced design of T tables per block (docs/tournaments.md)")
+
+    @field_validator("tables")
+    @classmethod
+    def _tables_positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v < 1:
+            raise ValueError("tables must be 'all' or at least 1")
+        return v
 
     @model_validator(mode="after")
     def _needs_candidate(self) -> "ScheduleSpec":
@@ -132,10 +143,12 @@ class TournamentConfig(BaseModel):
             raise ValueError("'sprt' settings and schedule kind 'sprt' go together")
         if self.sprt is not None and self.sprt.mode == "points" and self.match.format != "deals":
             raise ValueError("an SPRT in points mode needs match.format: deals")
-        if self.match.profile.sides != "pairs":  # blocks, schedules and ratings are of two pairs (issue 24)
-            raise ValueError(f"match.profile: {self.match.profile.name} is a table of {self.match.profile.players} without "
-                             "fixed pairs; tournaments of such tables are not built yet (arena play plays them)")
         return self
+
+    @property
+    def at_tables(self) -> bool:
+        """Whether the games are at tables of n seats without fixed pairs (played by rotation)."""
+        return self.match.profile.sides != "pairs"
 
     @field_validator("seed", mode="before")
     @classmethod
@@ -160,6 +173,12 @@ class Tournament:
     def pairings(self) -> list[Pairing]:
         s = self.config.schedule
         return plan_pairings(s.kind, self.entries, self.candidate, self.baselines, s.matchups)
+
+    def tables(self) -> list[list[Table]]:
+        """At a table of n seats: the tables of each block (``arena.schedule.tables``)."""
+        s = self.config.schedule
+        return table_plan(s.kind, self.entries, self.settings.profile.players, self.config.blocks,
+                          None if s.tables == "all" else s.tables, self.candidate, self.baselines)
 
     @property
     def out(self) -> Path:
@@ -298,6 +317,26 @@ def build_tournament(data: dict[str, Any], base: Path, source: str, text: str | 
             baselines.append(base_entry)
     if sched.kind == "mixed" and len(entries) < 4:
         fail("entries", f"mixed partnerships need at least 4 entries, got {len(entries)}")
+    prof = cfg.match.profile
+    if prof.sides != "pairs":  # a table of n seats: its own schedules (arena.schedule.tables)
+        n = prof.players
+        if sched.kind not in ("round_robin", "gauntlet"):
+            fail("schedule.kind", f"{sched.kind} is a schedule of two pairs; match.profile {prof.name} (a table of {n}"
+                                  " without fixed pairs) plays round_robin or gauntlet")
+        elif sched.kind == "round_robin" and len(entries) < n:
+            fail("entries", f"match.profile {prof.name} seats {n} players: a round robin needs at least {n} entries,"
+                            f" got {len(entries)}")
+        elif sched.kind == "gauntlet" and cand is not None and len(baselines) < n - 1:
+            fail("schedule.baselines", f"match.profile {prof.name} seats {n} players: a gauntlet needs at least {n - 1}"
+                                       f" baselines beside the candidate, got {len(baselines)}")
+        else:
+            pool = len(entries) if sched.kind == "round_robin" else len(baselines) + 1
+            why = plan_problem(sched.kind, pool, n, None if sched.tables == "all" else sched.tables)
+            if why:
+                fail("schedule.tables", why)
+    elif sched.tables != "all":
+        fail("schedule.tables", f"a number of tables is for a table of other than two pairs; match.profile"
+                                f" {prof.name} plays pairings")
     if cfg.anchor is not None:
         lookup(cfg.anchor, "anchor")
 

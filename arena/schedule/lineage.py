@@ -78,24 +78,30 @@ def deals_met(task: BlockTask) -> set[tuple[str, str]]:
     return met
 
 
-def lineages(unit: Unit) -> dict[tuple[str, int, int], list[BlockTask]]:
-    """(pairing, half, seat) -> the blocks that process plays, in order (one block for a per-game unit)."""
+def lineages(unit: Unit) -> dict[tuple[str, int, int | str], list[BlockTask]]:
+    """(pairing, half, seat) -> the blocks that process plays, in order (one block for a per-game unit);
+    at a table (table, rotation, entrant): the entrant's process of that rotation, whatever its seat."""
     blocks = blocks_of(unit)
-    return {(blocks[0].pairing, half, seat): list(blocks) for half in (0, 1) for seat in range(4)}
+    first = blocks[0]
+    if first.table:
+        return {(first.pairing, r, e): list(blocks) for r in range(len(first.table)) for e in sorted(first.table)}
+    return {(first.pairing, half, seat): list(blocks) for half in (0, 1) for seat in range(4)}
 
 
 def check_plan(units: Sequence[Unit]) -> None:
     """Refuse a plan in which one process would meet a deal twice (``PlanRefused`` names it)."""
     for unit in units:
         blocks = blocks_of(unit)
-        if any(b.pairing != blocks[0].pairing or b.settings != blocks[0].settings for b in blocks):
-            raise PlanRefused(f"batch at block {blocks[0].block} mixes pairings or settings")
+        if any(b.pairing != blocks[0].pairing or b.settings != blocks[0].settings
+               or sorted(b.table) != sorted(blocks[0].table) for b in blocks):
+            raise PlanRefused(f"batch at block {blocks[0].block} mixes pairings, tables or settings")
+        where = "entrant" if blocks[0].table else "seat"
         for (pairing, half, seat), played in lineages(unit).items():
             seen: dict[tuple[str, str], int] = {}
             for b in played:
                 for deal in deals_met(b):
                     if deal in seen:
                         raise PlanRefused(
-                            f"the process of pairing {pairing}, game {half}, seat {seat} would meet the same deal"
+                            f"the process of pairing {pairing}, game {half}, {where} {seat} would meet the same deal"
                             f" ({deal[0]} {deal[1][:16]}) in block {seen[deal]} and block {b.block}")
                     seen[deal] = b.block

@@ -32,6 +32,7 @@ from .config import Tournament
 from .ladder import record_run
 from .lock import FolderLock
 from .scheduler import InOrderFeed, LoopEvents, RunOutcome, StoppingRule, block_key, run_tasks
+from .tables import table_tasks
 from .task import BlockTask
 
 META_NAME = "tournament.json"
@@ -168,7 +169,9 @@ class RunResult:
 
 
 def plan_tasks(t: Tournament) -> list[BlockTask]:
-    """Every (pairing, block) of the tournament, block by block."""
+    """Every (pairing, block) of the tournament, block by block (at tables of n seats: every table's)."""
+    if t.config.at_tables:
+        return table_tasks(t)
     pairings = t.pairings
     h = t.config_hash()
     tasks: list[BlockTask] = []
@@ -418,7 +421,7 @@ def summarize(t: Tournament, admission: Admission, p: Plan, played: Played,
         "blocks_total": len(p.tasks),
         "blocks_wanted": len(wanted),
         "blocks_done": len(mine),
-        "games": 2 * len(mine),
+        "games": sum(len(ln.get("games") or ()) for ln in mine),
         "played_now": outcome.played if outcome else 0,
         "retries": outcome.retries if outcome else 0,
         "harness_failures": [{"pairing": k[0], "block": k[1], "error": why} for k, why in (outcome.failures if outcome else [])],

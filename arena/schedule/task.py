@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Union
 
 from ..engine import DealFile, FileSource
-from ..match import BlockResult, BlockSpec, MatchSettings, PlayerFactory, play_blocks
+from ..match import BlockResult, BlockSpec, MatchSettings, PlayerFactory, play_blocks, play_table_blocks
 from ..players import BotEntry
 from ..results import SCHEMA_VERSION, ResultLine, game_id
 
@@ -27,15 +27,20 @@ STDERR_KEEP = 64 * 1024  # bytes of one seat's stderr kept per game
 
 @dataclass(frozen=True)
 class BlockTask:
+    """One block: of a pairing (``side_a``, ``side_b``: two games, partnerships swapped) or, at a
+    table of n seats, of a table (``table``: its entrants by seat in rotation 0; n games by
+    rotation). ``pairing`` is the pairing's or the table's key."""
+
     pairing: str
     block: int
     block_key: str
-    side_a: tuple[str, str]  # bot idents
-    side_b: tuple[str, str]
+    side_a: tuple[str, ...]  # bot idents (two, or none at a table)
+    side_b: tuple[str, ...]
     settings: MatchSettings
     config_hash: str
     deal_file: DealFile | None = None
     nice: int | None = None  # process priority to play at; shapes timing only, never results
+    table: tuple[str, ...] = ()  # bot idents by seat in rotation 0, at a table of n seats
 
     @property
     def key(self) -> tuple[str, int]:
@@ -43,7 +48,12 @@ class BlockTask:
 
     @property
     def idents(self) -> list[str]:
-        return sorted(set(self.side_a) | set(self.side_b))
+        return sorted(set(self.side_a) | set(self.side_b) | set(self.table))
+
+    @property
+    def games(self) -> int:
+        """Games in the block: two, or one per rotation of a table."""
+        return len(self.table) if self.table else 2
 
 
 @dataclass(frozen=True)
@@ -153,18 +163,23 @@ def run_block(
     blocks = blocks_of(task)
     first = blocks[0]
     t0 = time.monotonic()
-    side_a = (bots[first.side_a[0]], bots[first.side_a[1]])
-    side_b = (bots[first.side_b[0]], bots[first.side_b[1]])
     specs: list[BlockSpec] = [(b.block, b.block_key, _source_for(b)) for b in blocks]
     ask = None
     if go_on is not None and len(blocks) > 1:
         def ask(r: BlockResult) -> bool:
             i = [b.block for b in blocks].index(r.block_index)
-            return i + 1 == len(blocks) or go_on(blocks[i], _line(blocks[i], r, side_a, side_b, attempt, backend, 0.0, {}))
-    results = play_blocks(side_a, side_b, specs, first.settings, make_player or first.settings.player, go_on=ask)
+            return i + 1 == len(blocks) or go_on(blocks[i], _line(blocks[i], r, attempt, backend, 0.0, {}))
+    factory = make_player or first.settings.player
+    if first.table:
+        results = play_table_blocks([tuple(bots[i] for i in b.table) for b in blocks], specs, first.settings, factory,
+                                    go_on=ask)
+    else:
+        side_a = (bots[first.side_a[0]], bots[first.side_a[1]])
+        side_b = (bots[first.side_b[0]], bots[first.side_b[1]])
+        results = play_blocks(side_a, side_b, specs, first.settings, factory, go_on=ask)
     wall = round(time.monotonic() - t0, 4)
     batch = {"first": first.block, "blocks": len(results), "wall_s": wall} if isinstance(task, BatchTask) else None
-    lines = [_line(b, r, side_a, side_b, attempt, backend, wall, batch) for b, r in zip(blocks, results)]
+    lines = [_line(b, r, attempt, backend, wall, batch) for b, r in zip(blocks, results)]
     stderr = [
         (b.block, h, seat, rep.name, _cap(rep.stderr))
         for b, r in zip(blocks, results)
@@ -182,13 +197,19 @@ def _source_for(task: BlockTask):  # type: ignore[no-untyped-def]
     return lambda half: FileSource(df, key)
 
 
-def _line(task: BlockTask, result: BlockResult, side_a: tuple[BotEntry, BotEntry], side_b: tuple[BotEntry, BotEntry],
-          attempt: int, backend: str, wall_s: float, batch: dict[str, Any] | None) -> ResultLine:
+def _line(task: BlockTask, result: BlockResult, attempt: int, backend: str, wall_s: float,
+          batch: dict[str, Any] | None) -> ResultLine:
     """A block's results line. In a batch the block's wall time is its games'
     (processes are shared, so start-up falls on the first) and ``run.batch``
-    says which batch it was played in."""
+    says which batch it was played in. A table's line names its entrants by
+    seat in rotation 0 (``table``) instead of two partnerships."""
     if batch is not None:
         wall_s = round(sum(g.wall_s + g.timing.close for g in result.games), 4)
+    halves = range(len(result.games))
+    who: dict[str, Any] = (
+        {"table": [_ref(e) for e in result.table]} if result.table else
+        {"side_a": [_ref(e) for e in result.side_a], "side_b": [_ref(e) for e in result.side_b],
+         "score_a": result.score_a()})
     return ResultLine.model_validate(
         {
             "schema": SCHEMA_VERSION,
@@ -196,10 +217,8 @@ def _line(task: BlockTask, result: BlockResult, side_a: tuple[BotEntry, BotEntry
             "pairing": task.pairing,
             "block": task.block,
             "block_key": task.block_key,
-            "side_a": [_ref(e) for e in side_a],
-            "side_b": [_ref(e) for e in side_b],
-            "score_a": result.score_a(),
-            "games": [{"id": game_id(task.pairing, task.block, h), **result.game_dict(h)} for h in (0, 1)],
+            **who,
+            "games": [{"id": game_id(task.pairing, task.block, h), **result.game_dict(h)} for h in halves],
             "run": {
                 "attempt": attempt,
                 "backend": backend,
@@ -207,7 +226,7 @@ def _line(task: BlockTask, result: BlockResult, side_a: tuple[BotEntry, BotEntry
                 "pid": os.getpid(),
                 "wall_s": wall_s,
                 "finished_at": round(time.time(), 3),
-                "games": [result.game_run(h) for h in (0, 1)],
+                "games": [result.game_run(h) for h in halves],
                 **({"batch": batch} if batch is not None else {}),
             },
         }

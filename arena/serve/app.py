@@ -14,6 +14,7 @@ from __future__ import annotations
 import hmac
 import html
 import json
+import logging
 import secrets
 import shutil
 import threading
@@ -32,6 +33,9 @@ from .faults import FaultIndex
 from .validate import validate
 
 SESSION = "arena_session"
+MAX_SESSIONS = 10  # per team: a new login past this ends the team's oldest session
+RETRY_S = 5.0  # after a failure of the database, the worker tries again this much later
+log = logging.getLogger("arena.serve")
 
 
 class Service:
@@ -40,6 +44,7 @@ class Service:
     def __init__(self, folder: Path, config: CompetitionConfig, engine: Engine) -> None:
         self.folder, self.config, self.engine = folder, config, engine
         self.sessions: dict[str, tuple[int, str]] = {}  # session id -> (team id, CSRF token)
+        self.sessions_lock = threading.Lock()  # logins run in the server's thread pool
         self.wake = threading.Event()
         self.stop = threading.Event()
         self.ladder_wake = threading.Event()  # set when a submission is accepted
@@ -83,9 +88,22 @@ class Service:
         return True
 
     def worker(self) -> None:
-        db.requeue_unfinished(self.engine)
+        """Validate queued submissions until stopped. A failure of the database (a PostgreSQL restart, a full
+        disk) is logged and tried again, the submission it caught in ``checking`` queued again: it never ends
+        the worker."""
+        requeue = True
         while not self.stop.is_set():
-            if not self.work_once():
+            try:
+                if requeue:
+                    db.requeue_unfinished(self.engine)
+                    requeue = False
+                busy = self.work_once()
+            except Exception:  # noqa: BLE001 - the worker outlives any one failure; logged with its traceback
+                log.exception("validation worker: the database failed; trying again in %g s", RETRY_S)
+                requeue = True
+                self.stop.wait(RETRY_S)
+                continue
+            if not busy:
                 self.wake.wait(1.0)
                 self.wake.clear()
 
@@ -110,6 +128,10 @@ def _bearer(engine: Engine, authorization: str | None) -> dict[str, Any]:
 
 def _public(sub: dict[str, Any]) -> dict[str, Any]:
     return {"id": sub["id"], "status": sub["status"], "version": sub["version"]}
+
+
+def _head(title: str) -> str:
+    return f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(title)}</title>"
 
 
 def _submission_row(sub: dict[str, Any]) -> str:
@@ -220,7 +242,8 @@ def make_app(svc: Service) -> FastAPI:
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:
         rows = "".join(f"<tr><td>{html.escape(r['team'])}</td><td>v{r['version']}</td></tr>" for r in leaderboard())
-        return (f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
+        return (_head(svc.config.competition.name)
+                + f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
                 "<form method=post action=/login><input name=token type=password>"
                 "<button>team login</button></form><p><a href=/site/>ratings, bot pages and replays</a>;"
                 " <a href=/live/>live standings while the ladder plays</a></p>")
@@ -231,7 +254,11 @@ def make_app(svc: Service) -> FastAPI:
         if team is None:
             raise HTTPException(401, "unknown token")
         sid = secrets.token_urlsafe(32)
-        svc.sessions[sid] = (team["id"], secrets.token_urlsafe(16))
+        with svc.sessions_lock:
+            mine = [k for k, (tid, _) in svc.sessions.items() if tid == team["id"]]  # oldest first
+            for k in mine[:max(0, len(mine) - MAX_SESSIONS + 1)]:
+                del svc.sessions[k]  # sessions live in memory: logins must not grow it without end
+            svc.sessions[sid] = (team["id"], secrets.token_urlsafe(16))
         resp = RedirectResponse("/team", status_code=303)
         resp.set_cookie(SESSION, sid, httponly=True, samesite="strict")
         return resp
@@ -241,7 +268,8 @@ def make_app(svc: Service) -> FastAPI:
         team = _session_team(arena_session)
         csrf = svc.sessions[str(arena_session)][1]
         rows = "".join(_submission_row(x) for x in db.team_submissions(svc.engine, team["id"]))
-        return (f"<h1>team {html.escape(team['name'])}</h1><h2>submissions</h2><ul id=submissions>{rows}</ul>"
+        return (_head(f"team {team['name']}")
+                + f"<h1>team {html.escape(team['name'])}</h1><h2>submissions</h2><ul id=submissions>{rows}</ul>"
                 "<form method=post action=/team/upload enctype=multipart/form-data>"
                 f"<input type=hidden name=csrf value={csrf}><input type=file name=archive>"
                 "<button>upload</button></form><h2>faults in ladder games</h2>"

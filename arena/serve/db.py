@@ -68,7 +68,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [_m1, _m2]
 
 def connect(url: str, *, upto: int | None = None) -> Engine:
     """Open the database and bring its schema up to date (``upto``: only to that version, for tests)."""
-    engine = sa.create_engine(url)
+    engine = sa.create_engine(url, pool_pre_ping=True)  # a connection a database restart closed is replaced
     with engine.begin() as c:
         c.execute(sa.text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"))
         have = c.execute(sa.text("SELECT MAX(version) FROM schema_version")).scalar() or 0

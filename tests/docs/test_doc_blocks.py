@@ -166,13 +166,37 @@ def tournament_command_runs_and_writes_the_layout(tmp_path: Path) -> None:
     assert len((out / "results.jsonl").read_text().splitlines()) == 10
 
 
+def _abridged(body: str) -> dict:
+    """An abridged results line made JSON: a game is GAME, an elided value a bare ellipsis."""
+    body = body.replace('"run": {\u2026}', '"run": null')
+    return json.loads(re.sub(r'(?<![\w"])\u2026(?![\w"])', "null", body.replace("GAME", "{}")))
+
+
 def results_line_fields_are_the_schemas() -> None:
-    _, body = block("tournaments.md", '{"schema": 1,')
-    # the abridged parts made JSON: a game is GAME, an elided value a bare ellipsis
-    doc = json.loads(re.sub(r'(?<![\w"])\u2026(?![\w"])', "null", body.replace("GAME", "{}")))
+    doc = _abridged(block("tournaments.md", '{"schema": 1,')[1])
     fields = {f.alias or name for name, f in ResultLine.model_fields.items()}
-    assert set(doc) == fields, set(doc) ^ fields
+    assert set(doc) == fields - {"table"}, set(doc) ^ fields
     assert set(doc["side_a"][0]) == {"bot", "digest"}
+    table = _abridged(block("tournaments.md", TABLE_LINE)[1])
+    assert set(table) == fields - {"side_a", "side_b", "score_a"} and len(table["games"]) == len(table["table"]) == 3
+
+
+TABLE_LINE = '{"schema": 1, "config_hash": "\u2026", "pairing": "table:a@\u2026+b@\u2026+c@\u2026", "block": 0, "block_key": "\u2026",'
+
+
+def table_config_plans_a_balanced_design(tmp_path: Path) -> None:
+    """The five-entrant cut-throat config: five tables of three a block, each entrant at three of them."""
+    from arena.schedule import load_config, plan_tasks
+
+    _, body = block("tournaments.md", "name: five-tables")
+    (tmp_path / "bots").symlink_to(ROOT / "bots")
+    (tmp_path / "five-tables.yaml").write_text(body)
+    t = load_config(tmp_path / "five-tables.yaml")
+    tasks = plan_tasks(t)
+    assert len(tasks) == 2 * 5 and all(len(x.table) == 3 for x in tasks)
+    for b in (0, 1):
+        plays = [i for x in tasks if x.block == b for i in x.table]
+        assert sorted(plays.count(e.ident) for e in t.entries) == [3] * 5
 
 
 def cluster_yaml_installs_what_the_harness_needs() -> None:
@@ -233,6 +257,8 @@ CHECKS: dict[tuple[str, str], Callable[..., None] | str] = {
     ("tournaments.md", "<out>/results.jsonl        one line per finished block (append-only)"):
         tournament_command_runs_and_writes_the_layout,
     ("tournaments.md", '{"schema": 1,'): results_line_fields_are_the_schemas,
+    ("tournaments.md", TABLE_LINE): results_line_fields_are_the_schemas,
+    ("tournaments.md", "name: five-tables"): table_config_plans_a_balanced_design,
     ("server.md", "competition:"): competition_yaml_is_valid,
     ("server.md", "arena serve winter --add-admin host    # prints the host's token, once"):
         "tests/serve/test_lifecycle.py runs --add-team, serve and submit against a real server",

@@ -146,3 +146,28 @@ def test_tables_the_engine_cannot_play_are_refused_naming_the_field(changes: dic
 def test_four_seats_each_for_himself_is_seed_003s_table() -> None:
     p = get_profile("cutthroat-4")
     assert p.players == 4 and p.sides == "each" and p.target == 51 and p.score_slots == 4
+
+
+@pytest.mark.parametrize("name", ["cutthroat-3", "five-hand", "railroad"])
+def test_deal_sides_reads_the_engines_sides_from_the_record(name: str) -> None:
+    """``deal_sides`` (what the ratings count) gives each scored deal's sides exactly as the engine
+    had them, for called partners, lone makers and called cards nobody held alike."""
+    from arena.engine import deal_sides, game_record
+
+    seen: set[str] = set()
+    for seed in range(6):
+        game = None
+        for game in _random_game(name, f"sides-{seed}", seed):
+            pass
+        assert game is not None
+        rec = game_record(game)
+        p = game.profile
+        for deal, d in zip(game.deals, rec["deals"]):
+            got = deal_sides(d, p.players, p.sides)
+            if deal.redeal or not deal.done:
+                assert got is None
+                continue
+            assert got is not None and tuple(got) == tuple(deal.side_of), (seed, deal.index)
+            seen.add("alone" if got.count(0) == 1 else "pair")
+    if name != "cutthroat-3":
+        assert seen == {"alone", "pair"} or name == "five-hand" and "pair" in seen

@@ -66,7 +66,7 @@ def scored_lines(level: str = "none") -> list[dict[str, Any]]:
     ]
     lines = []
     for task in tasks:
-        line = comparable(run_block(task, bots).line.model_dump(mode="json", by_alias=True))
+        line = comparable(json.loads(run_block(task, bots).line.to_json()))  # the line as stored
         for game in line["games"]:
             for f in game["faults"]:
                 if f["decision"] == 0 and f["request"] is not None:

@@ -20,7 +20,7 @@ STRENGTH = {"alpha": 200.0, "bravo": 0.0, "charlie": -150.0}
 BOT_KEYS = {"rank", "bot", "name", "version", "digest", "rating", "ci_low", "ci_high", "games", "score",
             "score_pct", "wins", "draws", "losses", "forfeits", "faults", "faults_total", "latest", "superseded_by"}
 TOP_KEYS = {"format", "version", "provenance", "results", "rating", "games", "blocks", "flags", "bots",
-            "crosstable", "los", "luck", "luck_points", "retired"}
+            "crosstable", "los", "luck", "luck_points", "retired", "table"}
 PROV_KEYS = {"config_name", "config_hashes", "tournament_seed", "complete", "rule_profile", "mixed_profiles", "match_format",
              "time_control", "sandbox", "fault_policy", "schedule", "blocks", "blocks_per_pairing", "pairings",
              "deal_files", "bots", "harness_version", "rated_with", "sources"}
@@ -59,7 +59,7 @@ def test_writes_three_files_with_documented_schema(tmp_path: Path) -> None:
     assert doc["blocks"] == 30 and doc["games"] == 60
     assert doc["los"]["alpha"]["charlie"] > 0.9
     assert {c["first"] for c in doc["crosstable"]} == {"alpha", "bravo"}
-    assert set(doc["luck"]) == {"statistic", "rho", "rho_ci", "factor", "factor_ci", "blocks", "note"}
+    assert set(doc["luck"]) == {"statistic", "rho", "rho_ci", "factor", "factor_ci", "blocks", "note", "rotations"}
     assert doc["luck"]["statistic"] == "score" and doc["luck_points"] is None  # game format: no points
     assert doc["rating"]["bootstrap_unit"] == "pairing"  # 10 deal keys: too few to resample by key
     # the Markdown table went to stdout as well

@@ -61,6 +61,8 @@ class Policy:
             return {"type": "trump", "suit": self._pick(legal["suits"])}
         if kind == "rob":
             return {"type": "rob", "take": legal["from"][: legal["take"]]}
+        if kind in ("discard", "call"):  # the tables' decisions (docs/rules.md 14): the one legal answer offered
+            return legal["any"]
         card = self._pick(legal["cards"])
         under = [c for c in legal["under_from"] if c != card][: legal["under"]]
         return {"type": "play", "card": card, **({"under": under} if under else {})}

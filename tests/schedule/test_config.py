@@ -138,9 +138,3 @@ def test_a_deal_file_of_the_wrong_size_for_the_profile_is_refused(tmp_path: Path
     assert "deal_files.0" in msg and "53 cards (with the joker JK)" in msg
     t = load_config(write_config(tmp_path, match=joker_match, deal_files=["deals53.json"]))
     assert len(t.deal_files) == 1
-
-
-@pytest.mark.parametrize("profile", ["cutthroat-3", "five-hand", "railroad"])
-def test_a_tournament_of_a_table_of_other_than_four_is_refused_naming_the_profile(tmp_path: Path, profile: str) -> None:
-    msg = _error(tmp_path, match={**FAST_MATCH, "profile": profile})
-    assert "match.profile" in msg and profile in msg and "not built yet" in msg

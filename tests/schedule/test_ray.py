@@ -120,3 +120,17 @@ def test_block_lost_with_its_worker_is_retried_once(tmp_path: Path, ray_session)
     assert marker.exists() and outcome.retries == 1 and not outcome.failures
     (line,) = store.lines.values()
     assert line["run"]["attempt"] == 2 and not any(g["faults"] for g in line["games"])
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_tables_by_rotation_on_ray_equal_serial(tmp_path: Path, ray_session) -> None:
+    """Tables of three (cut-throat) by rotation: the same lines on two Ray workers as in the driver."""
+    from .test_tables import CT3, _bots
+
+    bots = _bots(tmp_path, 4)
+    serial = load_config(write_config(tmp_path, match=CT3, entries=bots, blocks=1), {"out": str(tmp_path / "serial")})
+    ray = load_config(write_config(tmp_path, match=CT3, entries=bots, blocks=1), {"out": str(tmp_path / "ray")})
+    a = _run(serial, SerialBackend({e.ident: e for e in serial.entries}))
+    b = _run(ray, RayBackend({e.ident: e for e in ray.entries}, workers=2))
+    assert len(a) == 4 and a == b and all(len(v["games"]) == 3 for v in a.values())

@@ -54,8 +54,15 @@ class Server:
             shutil.chown(self.root, "nobody", "nogroup")
             shutil.chown(self.sock, "nobody", "nogroup")
         self._run("initdb", "-D", str(self.data), "-U", USER, "--auth=trust", "--no-sync", "-E", "UTF8")
+        self.start()
+
+    def start(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-w", "-t", "120", "start",
                   "-o", f"-k {self.sock} -c listen_addresses='' -c fsync=off")
+
+    def halt(self) -> None:
+        """Stop the server, its data kept (``start`` brings it back)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
 
     def _run(self, tool: str, *args: str) -> None:
         done = subprocess.run([str(self.bin / tool), *args], capture_output=True, text=True, timeout=180,
@@ -80,6 +87,6 @@ class Server:
 
     def stop(self) -> None:
         try:
-            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            self.halt()
         finally:
             shutil.rmtree(self.root, ignore_errors=True)

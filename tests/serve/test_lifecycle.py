@@ -52,6 +52,7 @@ def test_accepted_versions_and_a_crashing_bot_rejected(comp: Path, tmp_path: Pat
     assert "boom" not in public and str(comp) not in public  # ... the public pages never do
     assert httpx.get(f"{url}/api/leaderboard").json() == [{"team": "red", "version": 2}]
     server.should_exit = True  # type: ignore[attr-defined]
+    svc.stop.set()
 
 
 def test_a_validator_that_crashes_or_hangs_is_the_submissions_rejection() -> None:
@@ -177,6 +178,7 @@ def test_two_teams_at_once_and_a_validator_hung_or_killed_by_its_bot(comp: Path,
         server.should_exit = True  # type: ignore[attr-defined]
         svc.stop.set()
         svc.wake.set()
+        svc.engine.dispose()
 
 
 def _cmdline(proc: Path) -> bytes:
@@ -184,3 +186,31 @@ def _cmdline(proc: Path) -> bytes:
         return (proc / "cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def test_the_validation_worker_outlives_a_database_restart(comp: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from .postgres import Server
+
+    pg = Server()  # a PostgreSQL of its own: this test stops it under the running server
+    svc = open_service(comp, pg.create())
+    token = db.add_team(svc.engine, "red")
+    url, server = start(svc, worker=True)
+    h = {"Authorization": f"Bearer {token}"}
+    try:
+        first = httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", bot_archive())})
+        assert wait_verdict(url, token, first.json()["id"])["status"] == "accepted"
+        with caplog.at_level("ERROR", logger="arena.serve"):
+            pg.halt()
+            end = time.monotonic() + 60
+            while "the database failed" not in caplog.text:  # the idle worker met the stopped database
+                assert time.monotonic() < end
+                time.sleep(0.1)
+            pg.start()
+        again = httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", bot_archive())})
+        got = wait_verdict(url, token, again.json()["id"])
+        assert (got["status"], got["version"]) == ("accepted", 2)  # the same worker validated it
+    finally:
+        server.should_exit = True  # type: ignore[attr-defined]
+        svc.stop.set()
+        svc.wake.set()
+        pg.stop()

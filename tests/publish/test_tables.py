@@ -1,0 +1,73 @@
+"""Leaderboards of tables of n seats: results of rotation blocks rated from their contests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.match import MatchSettings
+from arena.publish.load import convert
+from arena.publish.rate import PublishError, rate_results
+from arena.ratings.data import TableBlock
+from arena.schedule import block_key, run_block
+from arena.schedule.task import BlockTask
+
+from ..schedule.conftest import fake_entry, policy_factory
+
+NAMES = ["ann", "bob", "cat", "dan", "eve"]
+MODES = dict(zip(NAMES, ["random", "first", "random", "last", "random"]))
+
+
+def table_lines(profile: str, blocks: int, seats: int | None = None) -> list[dict]:
+    """``blocks`` rotation blocks of one table of in-process bots, as results lines."""
+    settings = MatchSettings(profile=profile, format="deals", deals=3, sandbox="none")
+    n = seats or settings.profile.players
+    entries = [fake_entry(x) for x in NAMES[:n]]
+    bots = {e.ident: e for e in entries}
+    key = "table:" + "+".join(sorted(e.ident for e in entries))
+    out = []
+    for b in range(blocks):
+        order = entries[b % n:] + entries[: b % n]
+        task = BlockTask(key, b, block_key("pub", b), (), (), settings, "h", table=tuple(e.ident for e in order))
+        out.append(json.loads(run_block(task, bots, make_player=policy_factory(MODES)).line.to_json()))
+    return out
+
+
+def _write(folder: Path, lines: list[dict]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return folder / "results.jsonl"
+
+
+@pytest.mark.parametrize("profile,contests", [("five-hand", "deal"), ("cutthroat-3", "finish")])
+def test_a_table_leaderboard_rates_every_entrant(tmp_path: Path, profile: str, contests: str) -> None:
+    lines = table_lines(profile, 4)
+    conv = convert(lines)
+    assert all(isinstance(b, TableBlock) for b in conv.blocks)
+    n = len(lines[0]["table"])
+    pub = rate_results(_write(tmp_path / "r", lines), tmp_path / "lb", bootstrap=40)
+    doc = pub.doc
+    assert doc["table"]["seats"] == n and doc["table"]["contests"] == contests
+    assert sorted(b["bot"] for b in doc["bots"]) == sorted(NAMES[:n])
+    assert all(b["games"] == 4 * n for b in doc["bots"]) and doc["games"] == 4 * n and doc["blocks"] == 4
+    assert sum(b["wins"] + b["draws"] + b["losses"] for b in doc["bots"]) == 4 * n * n
+    assert doc["luck"]["rotations"] == n and doc["luck"]["statistic"] == "standing"
+    md = (tmp_path / "lb" / "leaderboard.md").read_text()
+    assert f"at tables of {n}" in md and "finished ahead" in md and "1/(1+" in md
+    assert ("Maker's side advantage" in md) == (contests == "deal")
+    html = (tmp_path / "lb" / "leaderboard.html").read_text()
+    assert 'id="table-note"' in html and "partnership" not in html.split('id="crosstable"')[1].split("</thead>")[0]
+    cross = {(c["first"], c["second"]): c for c in doc["crosstable"]}
+    assert len(cross) == n * (n - 1) // 2 and all(c["games"] == 4 * n for c in cross.values())
+
+
+def test_pairs_and_tables_in_one_file_are_refused(tmp_path: Path) -> None:
+    import random
+
+    from .helpers import tournament
+
+    lines = tournament(random.Random(1), {"alpha": 100.0, "bravo": 0.0}, blocks=2) + table_lines("cutthroat-3", 1)
+    with pytest.raises(PublishError, match="mix"):
+        rate_results(_write(tmp_path / "m", lines), tmp_path / "lb", bootstrap=10)

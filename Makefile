@@ -17,11 +17,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 
-.PHONY: run leaderboards test test-all typecheck bench clean check-python
+.PHONY: run leaderboards baselines test test-all typecheck bench clean check-python
 
 # First use only: one line says what is happening, pip's own output goes to
-# a log that is shown only if the install fails.
-$(STAMP): pyproject.toml
+# a log that is shown only if the install fails. A changed solver core (the one
+# compiled module, setup.py) installs again, which rebuilds it.
+$(STAMP): pyproject.toml setup.py bots/sdk/cinch_bot/_solver.c
 	@$(MAKE) --no-print-directory -s check-python PY="$(PY)" >/dev/null
 	@echo "make: first run: installing cinch-arena and its dependencies (pydantic, ray, pytest, ...) into $(VENV) with $$($(PY) -c 'import sys; print(sys.executable, sys.version.split()[0])'); this downloads and builds packages and takes about a minute (log: $(VENV)/install.log)"
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -47,6 +48,14 @@ QUICKSTART_FRESH := runs/leaderboards/quickstart
 leaderboards: $(STAMP)
 	rm -rf $(QUICKSTART_FRESH)
 	$(BIN)/arena run configs/quickstart.yaml --quiet --out $(QUICKSTART_FRESH) --leaderboard leaderboards/quickstart
+
+# The committed baseline ladder, leaderboards/baselines/ (random < heuristic < montecarlo < pimc):
+# configs/baselines.yaml played afresh and rated into the committed files, as above. About half an
+# hour on 2 cores; tests/test_leaderboards.py checks the copy names the current bots and config.
+BASELINES_FRESH := runs/leaderboards/baselines
+baselines: $(STAMP)
+	rm -rf $(BASELINES_FRESH)
+	$(BIN)/arena run configs/baselines.yaml --quiet --out $(BASELINES_FRESH) --leaderboard leaderboards/baselines
 
 # The default suite on the machine's cores (pytest-xdist; at most four workers, since each
 # starts its own Ray and Chromium). `test-all` and CI's slow checks run serially.

@@ -81,12 +81,24 @@ def wilson(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def mean_interval(xs: list[float], z: float = 1.96) -> list[float] | None:
+    """The normal 95% interval of the mean of ``xs`` (one per duplicate block); None for fewer
+    than two blocks. Identical blocks give a zero-width interval, as the data say."""
+    n = len(xs)
+    if n < 2:
+        return None
+    mean = sum(xs) / n
+    se = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1) / n)
+    return [round(mean - z * se, 2), round(mean + z * se, 2)]
+
+
 def duplicate_match(
     make_a: Callable[[], Any], make_b: Callable[[], Any], blocks: int, key: str, settings: MatchSettings
 ) -> dict[str, Any]:
     """Play ``blocks`` duplicate blocks of A-pair vs B-pair; summarise A's results."""
     block_scores: list[float] = []
     points_diff: list[float] = []
+    block_diffs: list[float] = []  # per block, A's mean final score difference over its two games
     unfinished = 0
     for b in range(blocks):
         bkey = derive_key(key, b)
@@ -104,6 +116,7 @@ def duplicate_match(
                 total += float(res.winner == side_a)
             points_diff.append(res.scores[side_a] - res.scores[1 - side_a])
         block_scores.append(total / 2)
+        block_diffs.append((points_diff[-1] + points_diff[-2]) / 2)
     n = len(block_scores)
     mean = sum(block_scores) / n
     var = sum((x - mean) ** 2 for x in block_scores) / max(1, n - 1)
@@ -121,6 +134,8 @@ def duplicate_match(
         "elo": _round(elo(mean)),  # null for a perfect (or nil) record: no finite value
         "elo_95": [_round(elo(lo)), _round(elo(hi))],  # null: that end is unbounded
         "mean_final_score_diff": round(sum(points_diff) / len(points_diff), 2),
+        # 95% interval of the mean over blocks (normal); None from one block, which has no spread to read
+        "score_diff_95": mean_interval(block_diffs),
         "unfinished_games": unfinished,
     }
 
@@ -172,11 +187,13 @@ def run(args: Any) -> int:
         r["wall_s"] = round(time.perf_counter() - t0, 1)
         out["pairings"][f"{a}-vs-{b}"] = r
         lo, hi = r["elo_95"]
+        di = r["score_diff_95"]
+        diff95 = f" (95% {di[0]:+.1f} to {di[1]:+.1f})" if di else " (one block: no interval)"
         print(
             f"{a} vs {b} ({settings.profile.name}): score rate {r['score_rate']:.3f} over {r['games']} games"
             f" (95% {r['score_rate_95'][0]:.3f}-{r['score_rate_95'][1]:.3f}),"
-            f" {elo_text(r['score_rate'], r['elo'], lo, hi)}, mean final score diff {r['mean_final_score_diff']:+.1f},"
-            f" {r['wall_s']} s",
+            f" {elo_text(r['score_rate'], r['elo'], lo, hi)}, mean final score diff {r['mean_final_score_diff']:+.1f}"
+            f"{diff95}, {r['wall_s']} s",
             flush=True,
         )
     print(json.dumps(out, sort_keys=True))

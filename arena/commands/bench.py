@@ -59,6 +59,15 @@ def _bots(ap: Parser) -> None:
     ap.add_argument("--profile", default="pagat62", help="rule profile to play (default pagat62)")
 
 
+def _solver(ap: Parser) -> None:
+    ap.add_argument("--profile", default="pagat62", help="rule profile of the positions and games (default pagat62)")
+    ap.add_argument("--positions", type=int, default=40, help="positions solved at each of 6, 5 and 4 tricks left")
+    ap.add_argument("--twin", type=int, default=5, help="of those at 4 tricks left, how many the Python twin solves too")
+    ap.add_argument("--decisions", type=int, default=0,
+                    help="also time this many pimc decisions in games against heuristic (e.g. 1000)")
+    ap.add_argument("--key", default="bench-solver", help="deal key prefix of those games")
+
+
 def _rotation(ap: Parser) -> None:
     ap.add_argument("--profile", default="cutthroat-3", help="a table of other than four in pairs (default cutthroat-3)")
     ap.add_argument("--blocks", type=int, default=20, help="blocks of n rotated games (default 20)")
@@ -103,6 +112,7 @@ BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "scheduler": (_scheduler, "games per second with 1 and 2 Ray workers and on a two-node loopback cluster"),
     "fairtime": (_fairtime, "timeouts of a well-behaved bot under CPU hogs (matches = cores)"),
     "bots": (_bots, "in-process duplicate blocks between the baselines"),
+    "solver": (_solver, "the exact solver's positions per second at 6, 5, 4 tricks left; pimc's CPU time a decision"),
     "rotation": (_rotation, "in-process duplicate by rotation at a table of n seats, and what it buys"),
     "site": (_site, "build time of the static site of a 10,000-game competition, one core"),
     "serve": (_serve, "arena serve: one upload to its verdict, and 10 concurrent uploads"),
@@ -122,7 +132,7 @@ def main(argv: list[str]) -> int:
     ap = parser(f"bench {name}", desc)
     add(ap)
     args: Any = parse(ap, argv[1:])
-    if name in ("engine", "bots", "rotation") and args.profile != "all":  # a bad name is bad input, before anything runs
+    if name in ("engine", "bots", "rotation", "solver") and args.profile != "all":  # a bad name is bad input, before anything runs
         profile_from_args(args)
     elif name == "bots":
         raise CommandError("--profile all: arena bench bots plays one profile at a time")

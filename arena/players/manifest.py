@@ -139,17 +139,23 @@ def library_root(lib: str) -> Path:
     return library_path(lib).parents[LIBRARY_PACKAGES[lib].count(".")]
 
 
-def folder_digest(folder: str | os.PathLike[str]) -> str:
+def folder_digest(folder: str | os.PathLike[str], built: bool = True) -> str:
     """SHA-256 over every file's relative path and bytes, in sorted order.
 
     The folder is walked as hostile input (`arena.sandbox.files.walk_folder`:
     no links, no special files, capped); caches (`__pycache__`, `*.pyc`,
     `.git`) are left out, and the sandbox hides them from the bot, so the
     digest covers every byte the bot can read. FolderRefused if refused.
+    ``built`` False (a harness library): an extension module built from a C
+    source beside it is covered by that source (``built_from_source``), so a
+    library's digest is the same on every machine that builds it.
     """
     h = hashlib.sha256()
     listing = walk_folder(folder)
+    names = {rel for rel, _, _ in listing.files}
     for rel, path, size in listing.files:
+        if not built and built_from_source(rel, names):
+            continue
         h.update(rel.encode() + b"\0" + str(size).encode() + b"\0")
         for chunk in read_chunks(path, size):
             h.update(chunk)
@@ -247,8 +253,20 @@ def identity_digest(files: str, libraries: Sequence[str]) -> str:
         return files
     h = hashlib.sha256(files.encode())
     for lib in sorted(set(libraries)):
-        h.update(f"|{lib}:{folder_digest(library_path(lib))}".encode())
+        h.update(f"|{lib}:{folder_digest(library_path(lib), built=False)}".encode())
     return h.hexdigest()
+
+
+#: A compiled extension module (``name.cpython-311-x86_64-linux-gnu.so``, ``name.abi3.so``).
+_EXTENSION = re.compile(r"(?P<stem>(?:.*/)?[A-Za-z_][A-Za-z0-9_]*)\.(?:cpython-[^/]+|abi3)\.so")
+
+
+def built_from_source(rel: str, names: set[str]) -> bool:
+    """Whether ``rel`` is an extension module built from a C source beside it (``names``: the
+    folder's relative paths): the SDK's solver core, which loads only when its compiled-in
+    SHA-256 is its source's (cinch_bot.solver), so the source stands for it in an identity."""
+    m = _EXTENSION.fullmatch(rel)
+    return m is not None and f"{m.group('stem')}.c" in names
 
 
 def command_entry(argv: list[str], name: str = "cli-bot", cwd: str | None = None) -> BotEntry:

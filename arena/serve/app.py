@@ -33,6 +33,7 @@ from .faults import FaultIndex
 from .validate import validate
 
 SESSION = "arena_session"
+MAX_SESSIONS = 10  # per team: a new login past this ends the team's oldest session
 RETRY_S = 5.0  # after a failure of the database, the worker tries again this much later
 log = logging.getLogger("arena.serve")
 
@@ -43,6 +44,7 @@ class Service:
     def __init__(self, folder: Path, config: CompetitionConfig, engine: Engine) -> None:
         self.folder, self.config, self.engine = folder, config, engine
         self.sessions: dict[str, tuple[int, str]] = {}  # session id -> (team id, CSRF token)
+        self.sessions_lock = threading.Lock()  # logins run in the server's thread pool
         self.wake = threading.Event()
         self.stop = threading.Event()
         self.ladder_wake = threading.Event()  # set when a submission is accepted
@@ -252,7 +254,11 @@ def make_app(svc: Service) -> FastAPI:
         if team is None:
             raise HTTPException(401, "unknown token")
         sid = secrets.token_urlsafe(32)
-        svc.sessions[sid] = (team["id"], secrets.token_urlsafe(16))
+        with svc.sessions_lock:
+            mine = [k for k, (tid, _) in svc.sessions.items() if tid == team["id"]]  # oldest first
+            for k in mine[:max(0, len(mine) - MAX_SESSIONS + 1)]:
+                del svc.sessions[k]  # sessions live in memory: logins must not grow it without end
+            svc.sessions[sid] = (team["id"], secrets.token_urlsafe(16))
         resp = RedirectResponse("/team", status_code=303)
         resp.set_cookie(SESSION, sid, httponly=True, samesite="strict")
         return resp

@@ -109,7 +109,8 @@ def write_standings(folder: Path, lines: Sequence[dict[str, Any]], *, batch: tup
     a progress figure, not the rating) and the batch playing, if any, as (blocks played, blocks chosen)."""
     doc = {"updated": round(time.time(), 3), "blocks_stored": len(lines),
            "batch": {"played": batch[0], "of": batch[1]} if batch else None,
-           "standings": [{"bot": s.bot, "games": s.games, "score_rate": round(s.rate, 4), "faults": s.faults}
+           "standings": [{"bot": s.bot, "games": s.games, "faults": s.faults,
+                          "score_rate": round(s.rate, 4) if s.games else None}
                          for s in standings(lines)]}
     tmp = folder / (STANDINGS + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1) + "\n")

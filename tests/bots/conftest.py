@@ -19,7 +19,13 @@ BOTS = ROOT / "bots"
 sys.path.insert(0, str(BOTS / "sdk"))
 sys.path.insert(0, str(BOTS / "montecarlo"))
 
-PY_BOTS = ("random", "heuristic", "montecarlo")
+PY_BOTS = ("random", "heuristic", "montecarlo", "pimc")
+#: The search bots' budgets in the legality tests: a few samples or nodes, the same code paths.
+QUICK = {"montecarlo": {"samples": 4}, "pimc": {"nodes": 3000}}
+#: The same, for the bots run as processes (their manifest's variables).
+QUICK_ENV = {"CINCH_MC_SAMPLES": "4", "CINCH_PIMC_NODES": "3000"}
+#: Bots whose decisions cost a search: the legality tests ask them only every n-th decision.
+SEARCHERS = {"montecarlo": 12, "pimc": 30}
 
 
 @dataclass
@@ -76,6 +82,11 @@ def make_bot(name: str, **kw: Any) -> Any:
     from arena.bench.bots import load_bot_class
 
     return load_bot_class(name)(**kw)
+
+
+def quick_bot(name: str) -> Any:
+    """``name`` with the small search budget of ``QUICK`` (if it searches)."""
+    return make_bot(name, **QUICK.get(name, {}))
 
 
 def check_sample(state: Any, f: Any, sampler: Any, rng: random.Random) -> list[list[int]]:

@@ -6,8 +6,8 @@ import pytest
 
 from arena.engine import action_from_dict
 
-from ..profiles import QUICK_PROFILES, profiles_under_test, quick_first
-from .conftest import PY_BOTS, collect, make_bot, subset
+from ..profiles import profiles_under_test, quick_first
+from .conftest import PY_BOTS, SEARCHERS, collect, quick_bot, subset
 
 
 def _check(bot, states) -> dict[str, int]:
@@ -23,9 +23,9 @@ def _check(bot, states) -> dict[str, int]:
 
 @pytest.mark.parametrize("name", PY_BOTS)
 def test_bot_plays_only_legal_actions(name, states):
-    bot = make_bot(name, samples=4) if name == "montecarlo" else make_bot(name)
+    bot = quick_bot(name)
     bot.start_game({"type": "game", "seat": 0}, 7)
-    seen = _check(bot, subset(states, 1 if name != "montecarlo" else 12))
+    seen = _check(bot, subset(states, SEARCHERS.get(name, 1)))
     # The sample must exercise the constrained choices, or the test proves little.
     assert all(seen[k] > 0 for k in seen if k not in ("discard", "call")), seen
 
@@ -43,32 +43,11 @@ def test_bot_plays_only_legal_actions_under_every_profile(name, profile):
     """Every decision a profile asks (its discards and free robs included), answered
     legally by the bot told that profile."""
     states = collect(30, 3, profile)
-    bot = make_bot(name, samples=4) if name == "montecarlo" else make_bot(name)
+    bot = quick_bot(name)
     bot.start_game({"type": "game", "seat": 0, "profile": profile.model_dump(mode="json")}, 7)
-    seen = _check(bot, subset(states, 2 if name != "montecarlo" else 8))
+    seen = _check(bot, subset(states, 8 if name in SEARCHERS else 2))
     assert seen["bid"] and seen["play"], seen
     if profile.discard == "choose":  # (extra trumps to show are rare: test_strategy covers them)
         assert seen["discard"], seen
     if profile.call is not None:  # a called partner: the call is answered legally too
-        assert seen["call"], seen
-
-
-#: bots/pimc's search deals its sampled worlds to four seats (cinch_bot.sim): at another table it fails where
-#: montecarlo falls back to its greedy policy. Strict: this fails as soon as pimc plays those tables.
-PIMC_FOUR_SEATS = pytest.mark.xfail(strict=True, raises=IndexError, reason="bots/pimc samples four hands (issue 24 report)")
-
-
-@pytest.mark.parametrize("profile", [
-    pytest.param(p, id=p.name, marks=[*([] if p.name in QUICK_PROFILES else [pytest.mark.slow]),
-                                      *([] if p.players == 4 else [PIMC_FOUR_SEATS])])
-    for p in profiles_under_test() if p.sides != "pairs"])
-def test_pimc_plays_every_table_legally(profile):
-    """The PIMC baseline at the tables of n seats (docs/rules.md 14): every decision answered legally
-    (a small node budget: legality, not strength)."""
-    states = collect(30, 3, profile)
-    bot = make_bot("pimc", nodes=300)
-    bot.start_game({"type": "game", "seat": 0, "profile": profile.model_dump(mode="json")}, 7)
-    seen = _check(bot, subset(states, 4))
-    assert seen["bid"] and seen["play"], seen
-    if profile.call is not None:
         assert seen["call"], seen

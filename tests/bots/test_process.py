@@ -12,14 +12,14 @@ import pytest
 
 from arena.engine import action_from_dict
 
-from .conftest import BOTS, PY_BOTS, ROOT
+from .conftest import BOTS, PY_BOTS, QUICK_ENV, ROOT
 
 
 def _talk(argv: list[str], cwd, states, seed: int = 11) -> tuple[list[dict], int]:
     """Mini driver: hello, game, deal, a few decides, bye; returns the replies and exit code."""
     st_list = [s for s in states if s.kind == "play" and s.legal["under"]][:1] + [s for s in states if s.kind == "rob"][:1]
     st_list += [s for s in states[:40] if s.kind in ("bid", "trump", "play")][:6]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(BOTS / "sdk"), str(ROOT)]), CINCH_MC_SAMPLES="4")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(BOTS / "sdk"), str(ROOT)]), **QUICK_ENV)
     msgs = [
         {"type": "hello", "protocol": [1], "seed": seed, "harness": "test"},
         {"type": "game", "seat": 0, "profile": {}, "match_format": "game", "deals": None,

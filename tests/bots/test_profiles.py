@@ -33,9 +33,9 @@ from cinch_bot.strategy import Facts, estimate_points
 from cinch_bot.scoring import deal_delta
 
 from ..profiles import VARIANT, four_seat_profiles_under_test, profiles_under_test
-from .conftest import BOTS, PY_BOTS, ROOT, make_bot
+from .conftest import BOTS, PY_BOTS, QUICK_ENV, ROOT, quick_bot
 
-ALL_BOTS = ("random", "heuristic", "montecarlo", "js-random", "minimal")
+ALL_BOTS = ("random", "heuristic", "montecarlo", "pimc", "js-random", "minimal")
 PROFILES = profiles_under_test()
 NODE = shutil.which("node")
 
@@ -200,7 +200,7 @@ def talk(name: str, decides: list[tuple[str, dict[str, Any], dict[str, Any]]], p
     if manifest.command[0] == "node" and NODE is None:
         pytest.skip("node is not installed")
     argv = [sys.executable if a == "{python}" else a for a in manifest.command]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(BOTS / "sdk"), str(ROOT)]), CINCH_MC_SAMPLES="4")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(BOTS / "sdk"), str(ROOT)]), **QUICK_ENV)
     lines = [{"type": "hello", "protocol": [1], "seed": 5, "harness": "t", "profile": params(profile)},
              {"type": "game", "seat": 1, "profile": params(profile), "match_format": "game", "deals": None,
               "time": {"startup_ms": 10000, "decision_ms": 1000, "bank_ms": 60000}, "players": None}]
@@ -231,7 +231,7 @@ def test_every_baseline_names_trump_among_the_legal_suits_and_answers_an_unknown
 
 @pytest.mark.parametrize("name", PY_BOTS)
 def test_sdk_baselines_in_process_answer_an_unknown_kind_legally(name):
-    bot = make_bot(name, samples=4) if name == "montecarlo" else make_bot(name)
+    bot = quick_bot(name)
     bot.start_game({"type": "game", "profile": params(VARIANT)}, 1)
     choice = DeclareChoice(0)
     for _ in range(10):
@@ -260,7 +260,11 @@ def test_baselines_conform_under_the_variant(name):
 def test_every_baseline_conforms_under_every_profile(name, profile):
     if name == "js-random" and NODE is None:
         pytest.skip("node is not installed")
-    report = check_entry(load_entry(BOTS / name), settings(profile), games=2)
+    entry = load_entry(BOTS / name)
+    if name in ("montecarlo", "pimc"):  # a small search budget: the same code paths, in minutes not hours
+        m = entry.manifest
+        entry = entry.model_copy(update={"manifest": m.model_copy(update={"env": {**m.env, **QUICK_ENV}})})
+    report = check_entry(entry, settings(profile), games=2)
     assert report.ok, report.summary()
 
 

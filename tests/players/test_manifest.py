@@ -83,6 +83,35 @@ def test_identity_includes_the_libraries_a_bot_runs_with(tmp_path, monkeypatch):
     assert load_entry(tmp_path / "plain").digest == plain.digest
 
 
+def test_a_librarys_module_built_from_its_c_source_is_covered_by_the_source(tmp_path, monkeypatch):
+    """The SDK's compiled solver core differs from machine to machine; its source does not (and
+    the module loads only when built from it), so the source stands for it. Any other file of a
+    library, and a module in a bot's own folder, still counts byte for byte."""
+    sdk = tmp_path / "sdk"
+    sdk.mkdir()
+    (sdk / "_core.c").write_text("int x;\n")
+    monkeypatch.setitem(mf.LIBRARY_PATHS, "sdk", sdk)
+    uses = bot(tmp_path / "uses", GOOD + "libraries: [sdk]\n")
+    before = load_entry(uses).digest
+    module = sdk / "_core.cpython-311-x86_64-linux-gnu.so"
+    module.write_bytes(b"\x7fELF one build")
+    assert load_entry(uses).digest == before
+    module.write_bytes(b"\x7fELF another build")
+    assert load_entry(uses).digest == before
+    (sdk / "_core.c").write_text("int y;\n")  # new source: a new bot
+    assert load_entry(uses).digest != before
+    (sdk / "_other.cpython-311-x86_64-linux-gnu.so").write_bytes(b"no source beside it")
+    changed = load_entry(uses).digest
+    (sdk / "_other.cpython-311-x86_64-linux-gnu.so").write_bytes(b"no source beside it, changed")
+    assert load_entry(uses).digest != changed
+    own = load_entry(uses).files_digest
+    (uses / "_core.c").write_text("int z;\n")
+    (uses / "_core.cpython-311-x86_64-linux-gnu.so").write_bytes(b"a bot's own build")
+    mine = load_entry(uses).files_digest
+    (uses / "_core.cpython-311-x86_64-linux-gnu.so").write_bytes(b"a bot's own build, changed")
+    assert load_entry(uses).files_digest not in (own, mine)
+
+
 def test_command_entry_digest_covers_the_script(tmp_path):
     (tmp_path / "bot.py").write_text("print(1)\n")
     a = mf.command_entry(["python3", "bot.py"], cwd=str(tmp_path))

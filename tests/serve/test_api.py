@@ -113,3 +113,12 @@ def test_before_any_ladder_block_the_live_and_fault_answers_are_empty(live: Live
     assert httpx.get(f"{live.url}/api/faults/block.jsonl", params=block, headers=auth(live, "host")).status_code == 404
     assert httpx.get(f"{live.url}/favicon.ico").status_code == 204
     assert "id=no-faults" in login(live, "red").get("/team").text
+
+
+def test_a_team_keeps_at_most_its_ten_newest_sessions(live: Live) -> None:
+    from arena.serve.app import MAX_SESSIONS
+
+    clients = [login(live, "red") for _ in range(MAX_SESSIONS + 2)]
+    blue = login(live, "blue")
+    assert [c.get("/team").status_code for c in clients] == [401, 401] + [200] * MAX_SESSIONS
+    assert blue.get("/team").status_code == 200  # another team's logins end none of its sessions

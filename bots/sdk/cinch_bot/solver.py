@@ -21,8 +21,13 @@ pointless trumps), so they are not searched.
 
 from __future__ import annotations
 
+import hashlib
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
+
+from . import _pysolver
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -155,3 +160,92 @@ class Solver:
 def solve(st: State) -> Solution:
     """Solve ``st`` with a fresh table."""
     return Solver().solve(st)
+
+
+def _load_core() -> Any:
+    """The compiled core (``_solver.c``), when it is built and built from the source shipped
+    beside it; else None (``_pysolver``: the same answers, slower)."""
+    try:
+        from . import _solver  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    source = Path(__file__).with_name("_solver.c")
+    try:
+        sha = hashlib.sha256(source.read_bytes()).hexdigest()
+    except OSError:
+        sha = None
+    if sha != _solver.SOURCE_SHA256:
+        print(f"cinch_bot.solver: {_solver.__file__} was not built from {source} (rebuild: pip install the "
+              "project again); solving in pure Python", file=sys.stderr)
+        return None
+    return _solver
+
+
+_core = _load_core()
+_cores: dict[Any, Any] = {}
+UNLIMITED = 1 << 62
+"""A node limit no search reaches."""
+
+
+def compiled() -> bool:
+    """Whether the solver runs the compiled core (else its pure-Python twin, ``_pysolver``)."""
+    return _core is not None
+
+
+def _mode(st: Any) -> int:
+    """The play mode as the core numbers it: follow 0, trumps only 1, oregon 2, monterey 3."""
+    if st.in_trick is None:
+        return 0
+    return 3 if st.ranked else 2 if st.oregon else 1
+
+
+def core_for(st: Any, python: bool = False) -> Any:
+    """The core for ``st``'s trump tables, play mode, tricks a deal and first-lead rule (kept:
+    one per combination), compiled unless ``python`` or not built."""
+    t = st.t
+    python = python or _core is None
+    key = (id(t), _mode(st), st.tricks, st.first_trump, python)
+    hit = _cores.get(key)
+    if hit is not None:
+        return hit[1]
+    if any(not 0 <= c < 128 for c in t.captured):
+        raise ValueError("the solver counts at most 127 points a card")
+    power2 = bytes(int(2 * p) & 0xFF if p >= 0 else 0xFF for p in t.power)
+    esuit = bytes(e if 0 <= e <= 3 else 4 for e in t.esuit)
+    cap = bytes(t.captured)
+    make = _pysolver.Core if python else _core.Core
+    core = make(power2, esuit, cap, t.trump, key[1], st.tricks, st.first_trump)
+    core.set_pointless(sum(1 << c for c in t.pointless))
+    _cores[key] = (t, core)  # (the tables kept alive: their id stays theirs)
+    return core
+
+
+def _args(st: Any) -> tuple[Any, ...]:
+    h = [sum(1 << c for c in hand) for hand in st.hands]
+    return (h[0], h[1], h[2], h[3], tuple(st.trick), st.to_act, st.tricks_done, st.in_trick, st.done)
+
+
+def solve_cards(st: Any, cards: list[int] | None = None, limit: int = UNLIMITED,
+                python: bool = False, guess: int | None = None) -> tuple[list[int] | None, int]:
+    """The exact final points difference (side 0 minus side 1) after each of ``cards`` (default:
+    every legal card) of the seat to act in the play state ``st`` (``cinch_bot.sim.PlayState``),
+    both sides playing best from there, and the positions searched; None instead of the values
+    when the search would pass ``limit`` positions. The compiled core and its Python twin
+    (``python``) give the same values and count the same positions. ``guess``: of the first
+    card's final difference, where the caller has one (it saves probes, not accuracy)."""
+    if cards is None:
+        cards = st.legal()
+    p = st.points()
+    base = p[0] - p[1]
+    rem, nodes = core_for(st, python).solve(*_args(st), cards, limit, 0 if guess is None else guess - base)
+    return (None if rem is None else [base + v for v in rem]), nodes
+
+
+def solve_value(st: Any, limit: int = UNLIMITED, python: bool = False,
+                guess: int | None = None) -> tuple[int | None, int]:
+    """The exact final points difference under best play from ``st``, and the positions searched
+    (None past ``limit``); ``guess`` as for ``solve_cards``."""
+    p = st.points()
+    base = p[0] - p[1]
+    rem, nodes = core_for(st, python).solve(*_args(st), None, limit, 0 if guess is None else guess - base)
+    return (None if rem is None else base + rem), nodes

@@ -68,11 +68,14 @@ def best_trump(hand: Iterable[int], dealer: bool = False, tables: Sequence[Table
 
 
 def choose_bid(view: dict[str, Any], legal: dict[str, Any], margin: float = 0.5,
-               tables: Sequence[Tables] = TABLES) -> dict[str, Any]:
+               tables: Sequence[Tables] = TABLES, estimate: float | None = None) -> dict[str, Any]:
     """Bid the cheapest legal amount the hand supports, else pass.
 
     The bid promises points, so bidding higher than needed only adds risk;
     overcalling the partner is done only with a clearly better hand.
+    ``estimate``: the points the hand's side expects as maker, where the caller
+    has a better figure than ``estimate_points`` (a search bot's); bids that
+    name their suit always use ``estimate_points``, suit by suit.
     """
     if view.get("phase") == "dark" and legal.get("pass"):
         return {"type": "pass"}  # a blind bid of every point is almost always set: never worth its value
@@ -88,7 +91,7 @@ def choose_bid(view: dict[str, Any], legal: dict[str, Any], margin: float = 0.5,
         if not legal.get("pass") or spare >= extra:
             return bid_action(legal, cheapest[suit], suit)
         return {"type": "pass"}
-    _, est = best_trump(hand, dealer, tables)
+    est = best_trump(hand, dealer, tables)[1] if estimate is None else estimate
     bids = legal.get("bids", [])
     if not legal.get("pass"):
         return {"type": "bid", "amount": bids[0]}

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_serializer,
+                      model_validator)
 
 from ..engine import DealFile
 from ..match import MatchSettings
@@ -65,6 +66,15 @@ class ScheduleSpec(BaseModel):
         if isinstance(v, int) and v < 1:
             raise ValueError("tables must be 'all' or at least 1")
         return v
+
+    @model_serializer(mode="wrap")
+    def _without_default_tables(self, handler: Any) -> Any:
+        """``tables: all`` (the default) is left out of the dump: a folder's tournament.json written before
+        the field existed describes the same schedule, so its tournament still resumes."""
+        d = handler(self)
+        if isinstance(d, dict) and d.get("tables") == "all":
+            d.pop("tables")
+        return d
 
     @model_validator(mode="after")
     def _needs_candidate(self) -> "ScheduleSpec":

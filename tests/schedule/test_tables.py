@@ -203,3 +203,15 @@ def test_the_five_hand_config_runs_and_publishes_five_rated_bots_and_its_site(tm
     assert ratings.count('<th scope="row" class="l"><a href="bots/') == 5
     games = [g["id"] for ln in map(json.loads, (out / "results.jsonl").read_text().splitlines()) for g in ln["games"]]
     assert len(games) == 10 and all((site / "games" / f"{g}.html").is_file() for g in games)
+
+
+def test_a_schedule_of_every_combination_dumps_as_before_the_field(tmp_path: Path) -> None:
+    """``tables: all`` is the default and is left out of tournament.json, so a folder written before the
+    field existed holds the same schedule (and resumes); a number of tables is kept."""
+    from arena.schedule.config import ScheduleSpec
+
+    assert "tables" not in ScheduleSpec().model_dump(mode="json")
+    assert ScheduleSpec(tables=4).model_dump(mode="json")["tables"] == 4
+    assert main(["run", str(write_config(tmp_path)), *QUIET]) == 0
+    meta = json.loads((tmp_path / "out" / "tournament.json").read_text())
+    assert "tables" not in meta["schedule"]

@@ -80,10 +80,10 @@ def mechanisms(game: Game) -> set[str]:
     return out
 
 
-#: Mechanisms a profile declares that seeded games meet too seldom for a showcase game to be asked for them
-#: (``played`` still looks for them): railroad's long hand, after the dealer robbed every trump of the stock,
-#: comes about once in 300 games.
-RARE = {"railroad": frozenset({"cards under a top card"})}
+#: Mechanisms a profile declares that seeded games meet too seldom for a showcase game (four deals) to be
+#: asked for them (``played`` still looks for them): a long hand at railroad, after the dealer robbed every
+#: trump of the stock, comes about once in 300 games; at six cut-throat seats of eight cards as seldom.
+RARE = {"railroad": frozenset({"cards under a top card"}), "cutthroat-6": frozenset({"cards under a top card"})}
 
 
 def showcased(profile: str) -> frozenset[str]:

@@ -41,12 +41,6 @@ def variant() -> Iterator[RuleProfile]:
             PROFILES.pop(VARIANT.name, None)
 
 
-def four_seat_profile_names() -> list[str]:
-    """The registered profiles of four seats in fixed pairs: what the site draws and its
-    statistics count (tables of other than four are not published yet: issue 24)."""
-    return [n for n in profile_names() if PROFILES[n].sides == "pairs"]
-
-
 def profiles_under_test() -> list[RuleProfile]:
     """Every registered profile and the variant: profiles registered later are covered as they come."""
     out = [PROFILES[n] for n in profile_names()]

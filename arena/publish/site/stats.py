@@ -117,8 +117,9 @@ class BotStats:
 
 
 def _cards_leave_play(p: RuleProfile) -> bool:
-    """Whether a trump can be out of play when the tricks begin (discarded, shown, left by the rob)."""
-    return p.discard != "non_trumps" or p.rob == "free" or p.extra_trumps == "discard"
+    """Whether a trump can be out of play when the tricks begin (discarded, shown, left by the rob); a
+    discard that keeps every trump (to the hand's size, extras played under: five-hand) lays none away."""
+    return p.discard in ("choose", "keep") or p.rob == "free" or p.extra_trumps == "discard"
 
 
 Plays = list[tuple[int, str, tuple[str, ...]]]

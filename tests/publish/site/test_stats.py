@@ -13,7 +13,7 @@ from arena.engine.actions import PASS
 from arena.engine.profile import get_profile
 from arena.engine.profile import point_cards
 from arena.publish.site.stats import HONOURS, BotStats, DealCounts, add_deal, PEDROS, TimeUse, add_time_use, cinch_stats, game_facts, percentile
-from ...profiles import four_seat_profile_names
+from arena.engine import profile_names
 
 
 def hand_deal(low_to: str = "holder") -> DealCounts:
@@ -141,7 +141,9 @@ def _engine_oracle(game: Game, bots: list[str]) -> dict[str, dict[str, int]]:
     for deal in game.deals:
         if not deal.done:
             continue
-        side_bots = [sorted({bots[s], bots[s + 2]}) for s in (0, 1)]
+        n = deal.n
+        side_of = deal.side_of or tuple(range(n))  # the deal's sides (pairs, each seat, or maker and partner)
+        side_bots = [sorted({bots[s] for s in range(n) if side_of[s] == k}) for k in range(max(side_of) + 1)]
         if deal.redeal:
             for side in side_bots:
                 for b in side:
@@ -149,13 +151,14 @@ def _engine_oracle(game: Game, bots: list[str]) -> dict[str, dict[str, int]]:
             continue
         passes = 0
         for seat, amount, _ in deal.bids:
-            if amount and passes == 3 and p.dealer_forced_bid is not None and not any(a for _, a, _ in deal.bids[:3]):
+            if (amount and passes == n - 1 and p.dealer_forced_bid is not None
+                    and not any(a for _, a, _ in deal.bids[:n - 1])):
                 get(bots[seat])["forced"] += 1
             passes += amount == 0
         table = p.point_table(deal.trump)
         cards = {card_str(c): k for k, c in point_cards(deal.trump, p.off_jack_trump)}
-        b_side = deal.maker % 2
-        scored = [0, 0]
+        b_side = side_of[deal.maker]
+        scored = [0] * len(side_bots)
         for trick in deal.tricks:
             for seat, top, under_ in trick.plays:
                 for c in (top, *under_):
@@ -164,11 +167,12 @@ def _engine_oracle(game: Game, bots: list[str]) -> dict[str, dict[str, int]]:
                         continue
                     if name in PEDROS:
                         get(bots[trick.winner])["captured"] += 1
-                        if seat % 2 != trick.winner % 2:
+                        if side_of[seat] != side_of[trick.winner]:
                             get(bots[seat])["lost"] += 1
-                        scored[trick.winner % 2] += table[c]
+                        scored[side_of[trick.winner]] += table[c]
                     else:
-                        side = deal.low_holder % 2 if name == "low" and p.low_goes_to == "holder" else trick.winner % 2
+                        side = (side_of[deal.low_holder] if name == "low" and p.low_goes_to == "holder"
+                                else side_of[trick.winner])
                         scored[side] += table[c]
                         for b in side_bots[side]:
                             get(b)[name] += 1
@@ -178,7 +182,7 @@ def _engine_oracle(game: Game, bots: list[str]) -> dict[str, dict[str, int]]:
                 continue
             if name in PEDROS and seat >= 0:
                 get(bots[seat])["laid_away"] += 1
-            if p.defender_discards_to_bidders and seat >= 0 and seat % 2 != b_side:
+            if p.defender_discards_to_bidders and seat >= 0 and side_of[seat] != b_side:
                 scored[b_side] += table[c]
                 if name not in PEDROS:
                     for b in side_bots[b_side]:
@@ -189,9 +193,10 @@ def _engine_oracle(game: Game, bots: list[str]) -> dict[str, dict[str, int]]:
     return out
 
 
-@pytest.mark.parametrize("profile", four_seat_profile_names())
-@pytest.mark.parametrize("seats", [["a", "b", "c", "d"], ["a", "b", "a", "b"]])
+@pytest.mark.parametrize("profile", profile_names())
+@pytest.mark.parametrize("seats", [["a", "b", "c", "d", "e", "f"], ["a", "b", "a", "b", "a", "b"]])
 def test_statistics_agree_with_the_engine_on_random_games(seats: list[str], profile: str) -> None:
+    seats = seats[:get_profile(profile).players]
     rng = random.Random(7)
     games = []
     oracle: dict[str, dict[str, int]] = {}

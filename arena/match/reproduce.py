@@ -58,7 +58,8 @@ def reproduce_fault(
     """Play the recorded game again up to ``decision``: the bot at ``seat``
     is live (same seed, same messages), every other seat replays the record."""
     rec = load_record(record)
-    by_seat: list[dict[int, Any]] = [{}, {}, {}, {}]
+    seats = rec.profile.players  # four, or a table's n seats
+    by_seat: list[dict[int, Any]] = [{} for _ in range(seats)]
     for n, (s, action) in enumerate(recorded_decisions(rec), start=1):
         by_seat[s][n] = action
     match = settings.model_copy(
@@ -70,7 +71,7 @@ def reproduce_fault(
         }
     )
     live = match.player(entry, seed)  # its hello names the recorded game's profile
-    players = [_Scripted(by_seat[s], live if s == seat else None, decision) for s in range(4)]
+    players = [_Scripted(by_seat[s], live if s == seat else None, decision) for s in range(seats)]
     try:
         result = play_game(players, match, rec.key or "", source=recorded_source(rec), stop_at=decision)
     finally:

@@ -41,3 +41,30 @@ def test_fault_line_carries_a_working_reproduce_command(tmp_path, capsys):
     (bad / "bot.yaml").write_text('name: bad\ncommand: ["{python}", "bot.py"]\nenv: {MODE: good}\n')
     assert main(argv[1:]) == 0
     assert "not reproduced" in capsys.readouterr().out
+
+
+def test_a_fault_at_a_table_of_five_reproduces(tmp_path, capsys):
+    """The reproduce command of a fault in a five-hand tournament (five seats, by rotation) plays the
+    recorded game again with the bot live at its seat."""
+    import shutil
+
+    bots = []
+    for i, env in enumerate(['{PICK: first}', '{PICK: last}', '{PICK: first}', '{PICK: last}',
+                             '{MODE: illegal, AT: "3"}']):
+        d = tmp_path / f"b{i}"
+        d.mkdir()
+        shutil.copy(TESTBOT / "bot.py", d / "bot.py")
+        (d / "bot.yaml").write_text(f'name: b{i}\ncommand: ["{{python}}", "bot.py"]\nenv: {env}\n')
+        bots.append(str(d))
+    cfg = write_config(tmp_path, entries=bots, match={"sandbox": "none", "format": "deals", "deals": 1,
+                                                      "profile": "five-hand"})
+    assert main(["run", str(cfg), "--skip-check", "--no-rate"]) == 0
+    lines = [json.loads(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    repros = [r for ln in lines for r in ln["run"]["reproduce"]]
+    assert len(repros) == 5 and all(r["bot"] == "b4" for r in repros)  # one fault in each rotation
+    assert {r["seat"] for r in repros} == set(range(5))  # the bot held each seat once
+    capsys.readouterr()
+    for r in repros[:2]:
+        assert main(shlex.split(r["command"])[1:]) == 1
+        out = capsys.readouterr().out
+        assert "recorded fault: illegal" in out and "reproduced: illegal" in out

@@ -215,3 +215,19 @@ def test_a_schedule_of_every_combination_dumps_as_before_the_field(tmp_path: Pat
     assert main(["run", str(write_config(tmp_path)), *QUIET]) == 0
     meta = json.loads((tmp_path / "out" / "tournament.json").read_text())
     assert "tables" not in meta["schedule"]
+
+
+@pytest.mark.slow
+def test_extending_a_table_tournament_plays_only_the_new_tables(tmp_path: Path) -> None:
+    """Every combination of three of three entrants is one table; a fourth entry (--extend) adds the three
+    tables it sits at, keyed by identity: the first table's line is untouched."""
+    bots = _bots(tmp_path, 4)
+    assert main(["run", str(write_config(tmp_path, match=CT3, entries=bots[:3])), *QUIET]) == 0
+    before = (tmp_path / "out" / "results.jsonl").read_bytes()
+    cfg = write_config(tmp_path, match=CT3, entries=bots)
+    assert main(["run", str(cfg), *QUIET]) == 2  # an extension must be asked for
+    assert main(["run", str(cfg), *QUIET, "--extend"]) == 0
+    after = (tmp_path / "out" / "results.jsonl").read_bytes()
+    assert after.startswith(before) and after.count(b"\n") == 4
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["played_now"] == 3 and summary["games"] == 4 * 3

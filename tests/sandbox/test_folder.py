@@ -12,6 +12,7 @@ import os
 import py_compile
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -96,7 +97,12 @@ def test_too_many_files_refuses_the_folder(tmp_path):
         walk_folder(folder, max_files=20)
 
 
-def test_a_copy_keeps_holes_as_holes_and_a_failed_copy_leaves_nothing(tmp_path):
+def test_a_copy_keeps_holes_as_holes_and_a_failed_copy_leaves_nothing(tmp_path, monkeypatch):
+    # A scratch root of this test's own: the machine's is shared with every test and bot running
+    # beside it, whose copies come and go while this one looks.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     folder = bot_folder(tmp_path)
     with open(folder / "sparse.bin", "wb") as fh:
         fh.write(b"head")

@@ -415,8 +415,10 @@ def ch_inotify_recv():
         data = os.read(_inotify["fd"], 65536)
     except (BlockingIOError, KeyError):
         data = b""
-    _inotify["count"] = _inotify.get("count", 0) + len(data) // 32  # an open and a close per unit; 16 bytes each
-    return _inotify["count"] or None
+    # An open and a close per unit, 16 bytes each: count events, not pairs, since a read can fall
+    # between a unit's open and its close (counting pairs per read lost that unit).
+    _inotify["events"] = _inotify.get("events", 0) + len(data) // 16
+    return _inotify["events"] // 2 or None
 
 
 def ch_abstract_send(n):
@@ -656,6 +658,8 @@ def partner(channel, role):
                 learned = recv() or learned
             say({"type": "action", "id": msg["id"], "action": first(msg["kind"], msg["legal"])})
         elif kind == "bye":
+            if role == "recv" and channel in CUMULATIVE:  # what arrived after the last decision counts too
+                learned = recv() or learned
             if role == "recv" and channel in AT_END:
                 try:
                     learned = recv()

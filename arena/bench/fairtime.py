@@ -24,7 +24,7 @@ from ..players import load_entry
 from ..results import ResultsStore
 from ..schedule.backends import RayBackend, quiet_ray_notices, ray_init_kwargs
 from ..schedule.scheduler import block_key, run_tasks
-from ..schedule.task import BlockTask
+from ..schedule.unit import BlockTask
 
 HOG = "while True:\n    pass\n"
 

@@ -32,7 +32,7 @@ from ..results import ResultsStore
 from ..schedule.backends import RayBackend, quiet_ray_notices, ray_init_kwargs
 from ..schedule.pairings import round_robin
 from ..schedule.scheduler import block_key, run_tasks
-from ..schedule.task import BlockTask
+from ..schedule.unit import BlockTask
 from .raycluster import LoopbackCluster
 
 

@@ -50,7 +50,8 @@ from ..players import BotEntry, Decision, Fault, Player, load_entry
 from ..players.process import bot_launch_args
 from ..results import ResultsStore
 from ..sandbox.process import UncontainedWarning
-from ..schedule.task import BatchTask, BlockTask, run_block
+from ..schedule.task import run_block
+from ..schedule.unit import BatchTask, BlockTask
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 #: (bot, sandbox level) pairs measured by default.

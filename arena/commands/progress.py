@@ -22,7 +22,7 @@ from typing import Any, Callable, TextIO
 
 from ..results import standings
 from ..schedule.scheduler import LoopEvents
-from ..schedule.task import Unit
+from ..schedule.unit import Unit
 
 
 TTY_PERIOD_S = 0.2

@@ -23,7 +23,7 @@ from ..schedule.runner import (
     RunRefused,
 )
 from ..schedule.config import Tournament
-from ..schedule.task import Unit
+from ..schedule.unit import Unit
 from ..players import BotEntry
 from .progress import Progress
 

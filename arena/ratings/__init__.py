@@ -1,6 +1,6 @@
 """Ratings math for cinch-arena: pure functions over plain data.
 
-``bt`` fits ratings, ``report`` builds the tournament report, ``luck``
+``bt`` fits ratings, ``rate`` rates a tournament (``report`` for pairs, ``tables`` at tables of n seats), ``luck``
 measures what the duplicate design saves, ``gsprt`` holds the SPRT
 arithmetic and ``sprt`` the sequential test itself. See docs/ratings.md.
 """
@@ -11,8 +11,9 @@ from .gsprt import (EloEstimate, estimate, llr_logistic, llr_normalized, llr_pen
                     llr_points_mean, logistic_score, logistic_to_normalized, matchup_bounds, matchup_elo,
                     normalized_to_logistic, pentanomial, pentanomial_estimate, points_estimate, score_to_logistic)
 from .luck import PairingGain, candidate_halves, format_gain, pairing_gain
+from .rate import rate
 from .report import (BootstrapFits, BotSummary, CrossEntry, LuckSummary, RatingReport, bootstrap_fits, crosstable,
-                     luck_summary, rate)
+                     luck_summary)
 from .sprt import (EXIT_ERROR, EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_PASSED, MATCHUP_LABELS, SPRT, MatchupStatus,
                    MatchupTest, SPRTRun, SPRTStatus, drive, format_status)
 from .luck import factor_of as luck_factor

@@ -366,8 +366,8 @@ def los_table(bots: Sequence[str], samples: Sequence[Sequence[float]]) -> dict[s
     return los
 
 
-def rate(
-    blocks: Sequence[Block],
+def rate_pairs(
+    blocks: Sequence[BlockOutcome],
     *,
     anchor: tuple[str, float] | None = None,
     prior: bool = True,
@@ -376,23 +376,14 @@ def rate(
     level: float = 0.95,
     resample: str = "auto",
 ) -> RatingReport:
-    """Rate every bot from all games of ``blocks``.
+    """Rate every bot from all games of the two-pair duplicate ``blocks``.
 
     Ratings: batch Bradley-Terry fit (see :mod:`arena.ratings.bt`).
     Intervals, LOS and the rho interval come from ``bootstrap`` resamples
     (``resample``: whole deal keys, single blocks, or "auto") drawn with
-    ``random.Random(seed)``; ``bootstrap=0`` skips them. Blocks of a table of
-    n seats are rated by ``tables.rate_tables`` (one kind per call).
+    ``random.Random(seed)``; ``bootstrap=0`` skips them.
     """
-    blocks = list(blocks)
-    if any(isinstance(b, TableBlock) for b in blocks):
-        from .tables import rate_tables
-
-        if not all(isinstance(b, TableBlock) for b in blocks):
-            raise ValueError("the blocks mix two-pair duplicate blocks and table blocks: rate each kind apart")
-        return rate_tables([b for b in blocks if isinstance(b, TableBlock)], anchor=anchor, prior=prior,
-                           bootstrap=bootstrap, seed=seed, level=level, resample=resample)
-    pairs = [b for b in blocks if isinstance(b, BlockOutcome)]
+    pairs = list(blocks)
     games = [g for blk in pairs for g in blk.games]
     bf = bootstrap_fits(pairs, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed, resample=resample)
     bots, full, samples = bf.bots, bf.full, bf.samples

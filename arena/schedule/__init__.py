@@ -10,7 +10,8 @@ from .runner import (
 from .scheduler import LoopEvents, RunOutcome, StoppingRule, block_key, run_tasks
 from .stopping import SPRTStop
 from .lineage import PlanRefused, check_plan, make_units
-from .task import BatchTask, BlockTask, TaskOutput, Unit, run_block
+from .task import TaskOutput, run_block
+from .unit import BatchTask, BlockTask, Unit
 
 __all__ = [
     "Admission", "BackendChoice", "BotChange", "BotsChanged", "EntriesFailed", "ExtensionNotAsked", "OtherTournament",

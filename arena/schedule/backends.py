@@ -22,7 +22,8 @@ from ..players import BotEntry
 from ..players.manifest import library_path
 from ..sandbox import HarnessError, HostUnfit
 from .nodes import NodeInfo, NodePool
-from .task import BlockHook, TaskOutput, Unit, run_block
+from .task import TaskOutput, run_block
+from .unit import BlockHook, Unit
 
 
 @dataclass

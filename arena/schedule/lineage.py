@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from .task import BatchTask, BlockTask, Unit, blocks_of
+from .unit import BatchTask, BlockTask, Unit, blocks_of
 
 
 class PlanRefused(ValueError):

@@ -32,8 +32,8 @@ from .config import Tournament
 from .ladder import record_run
 from .lock import FolderLock
 from .scheduler import InOrderFeed, LoopEvents, RunOutcome, StoppingRule, block_key, run_tasks
-from .tables import table_tasks
-from .task import BlockTask
+from .tables import seat_order
+from .unit import BlockTask
 
 META_NAME = "tournament.json"
 SUMMARY_NAME = "summary.json"
@@ -169,23 +169,22 @@ class RunResult:
 
 
 def plan_tasks(t: Tournament) -> list[BlockTask]:
-    """Every (pairing, block) of the tournament, block by block (at tables of n seats: every table's)."""
-    if t.config.at_tables:
-        return table_tasks(t)
-    pairings = t.pairings
+    """Every (pairing, block) of the tournament, block by block; at tables of n seats every (table,
+    block), the table's entrants in the block's seat order (``tables.seat_order``)."""
     h = t.config_hash()
+    tables = t.tables() if t.config.at_tables else None
     tasks: list[BlockTask] = []
     for b in range(t.config.blocks):
         key = block_key(t.config.seed, b)
         df = t.deal_files[b] if b < len(t.deal_files) else None
-        for p in pairings:
-            tasks.append(
-                BlockTask(
-                    pairing=p.key, block=b, block_key=key,
-                    side_a=(p.side_a[0].ident, p.side_a[1].ident), side_b=(p.side_b[0].ident, p.side_b[1].ident),
-                    settings=t.settings, config_hash=h, deal_file=df, nice=t.config.nice,
-                )
-            )
+        common: dict[str, Any] = {"block": b, "block_key": key, "settings": t.settings, "config_hash": h,
+                                  "deal_file": df, "nice": t.config.nice}
+        if tables is not None:
+            tasks += [BlockTask(pairing=table.key, side_a=(), side_b=(),
+                                table=tuple(e.ident for e in seat_order(table, key)), **common) for table in tables[b]]
+        else:
+            tasks += [BlockTask(pairing=p.key, side_a=(p.side_a[0].ident, p.side_a[1].ident),
+                                side_b=(p.side_b[0].ident, p.side_b[1].ident), **common) for p in t.pairings]
     return tasks
 
 

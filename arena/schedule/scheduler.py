@@ -37,7 +37,7 @@ from ..results import ResultLine, ResultsStore, write_stderr
 from ..sandbox import HarnessError
 from .backends import Backend
 from .lineage import make_units
-from .task import BatchTask, BlockHook, BlockTask, Unit, blocks_of
+from .unit import BatchTask, BlockHook, BlockTask, Unit, blocks_of
 
 
 def block_key(seed: str, block: int) -> str:

@@ -16,7 +16,7 @@ from ..ratings import PairingGain, SPRTRun, pairing_gain
 from ..results import side_a_halves, side_a_sample
 from .config import Tournament
 from .pairings import matchup_of
-from .task import BlockTask
+from .unit import BlockTask
 
 
 class SPRTStop:

@@ -23,14 +23,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from math import comb
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from ..engine import derive_key
 from ..players import BotEntry
-
-if TYPE_CHECKING:
-    from .config import Tournament
-    from .task import BlockTask
 
 #: Most tables a block may have under ``schedule.tables: all``; beyond it a balanced design is asked for.
 MAX_ALL = 252
@@ -213,22 +209,3 @@ def seat_order(table: Table, block_key: str) -> tuple[BotEntry, ...]:
     """The table's entrants by seat in rotation 0 of a block: a shuffle keyed by the block's key,
     so the same config gives the same order on any worker count."""
     return tuple(sorted(table.entrants, key=lambda e: (derive_key(block_key, "seat", e.ident), e.ident)))
-
-
-
-def table_tasks(t: "Tournament") -> list["BlockTask"]:
-    """Every (table, block) of a tournament at tables of n seats, block by block: one task per table's
-    block, its entrants in the block's seat order (``seat_order``), on the block's key."""
-    from .scheduler import block_key
-    from .task import BlockTask
-
-    h = t.config_hash()
-    tasks: list[BlockTask] = []
-    for b, tables in enumerate(t.tables()):
-        key = block_key(t.config.seed, b)
-        df = t.deal_files[b] if b < len(t.deal_files) else None
-        for table in tables:
-            tasks.append(BlockTask(pairing=table.key, block=b, block_key=key, side_a=(), side_b=(),
-                                   settings=t.settings, config_hash=h, deal_file=df, nice=t.config.nice,
-                                   table=tuple(e.ident for e in seat_order(table, key))))
-    return tasks

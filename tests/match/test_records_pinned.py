@@ -24,7 +24,8 @@ import pytest
 
 from arena.match import MatchSettings
 from arena.results import comparable
-from arena.schedule.task import BlockTask, run_block
+from arena.schedule.task import run_block
+from arena.schedule.unit import BlockTask
 
 from ..testbots import TESTBOT, hostile
 from arena.players import BotEntry, Manifest, load_entry

@@ -12,7 +12,7 @@ from arena.publish.load import convert
 from arena.publish.rate import PublishError, rate_results
 from arena.ratings.data import TableBlock
 from arena.schedule import block_key, run_block
-from arena.schedule.task import BlockTask
+from arena.schedule.unit import BlockTask
 
 from ..schedule.conftest import fake_entry, policy_factory
 

@@ -18,7 +18,7 @@ from arena.schedule.backends import Finished, explain_connect_error
 from arena.schedule.nodes import NodeInfo, NodePool
 from arena.commands.progress import Progress
 from arena.schedule.scheduler import NoCapacity
-from arena.schedule.task import BlockTask
+from arena.schedule.unit import BlockTask
 
 from .conftest import FAST_MATCH, fake_entry, policy_factory, write_config
 

@@ -58,12 +58,14 @@ baselines: $(STAMP)
 	$(BIN)/arena run configs/baselines.yaml --quiet --out $(BASELINES_FRESH) --leaderboard leaderboards/baselines
 
 # The default suite on the machine's cores (pytest-xdist; at most four workers, since each
-# starts its own Ray and Chromium). `test-all` and CI's slow checks run serially.
+# starts its own Ray and Chromium). `test-all` (and CI's slow checks) the same way: every test is
+# written to pass beside others on a busy machine.
+XDIST := -n auto --maxprocesses 4 --dist worksteal
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist worksteal
+	$(BIN)/python -m pytest $(XDIST)
 
 test-all: $(STAMP)
-	$(BIN)/python -m pytest -m ''
+	$(BIN)/python -m pytest -m '' $(XDIST)
 
 typecheck: $(STAMP)
 	@$(PIP) install -q 'mypy>=1.10' >>$(VENV)/install.log 2>&1 \

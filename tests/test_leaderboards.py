@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "quickstart.yaml"
 COMMITTED = ROOT / "leaderboards" / "quickstart"
 FILES = ("leaderboard.json", "leaderboard.md", "leaderboard.html")
+BASELINES = ROOT / "configs" / "baselines.yaml"
+BASELINES_COMMITTED = ROOT / "leaderboards" / "baselines"
 
 
 def make_recipe(target: str) -> list[str]:
@@ -43,13 +45,30 @@ def test_make_run_writes_only_under_the_gitignored_runs_folder() -> None:
     assert make_recipe("run") == [".venv/bin/arena run configs/quickstart.yaml"]
 
 
-def test_the_committed_leaderboard_names_the_current_bots_and_config() -> None:
-    doc = json.loads((COMMITTED / "leaderboard.json").read_text())
-    t = load_config(CONFIG)
+@pytest.mark.parametrize("config, committed", [(CONFIG, COMMITTED), (BASELINES, BASELINES_COMMITTED)],
+                         ids=["quickstart", "baselines"])
+def test_the_committed_leaderboard_names_the_current_bots_and_config(config: Path, committed: Path) -> None:
+    doc = json.loads((committed / "leaderboard.json").read_text())
+    t = load_config(config)
     assert doc["provenance"]["config_hashes"] == [t.config_hash()], "stale: run `make leaderboards`"
     now = {e.name: e.digest for e in t.entries}
     assert {b["name"]: b["digest"] for b in doc["provenance"]["bots"]} == now, "stale: run `make leaderboards`"
     assert all(load_entry(ROOT / "bots" / n).digest == d for n, d in now.items())
+
+
+def test_the_baseline_ladder_is_in_order_with_intervals() -> None:
+    """random < heuristic < montecarlo < pimc by rating, every interval given and every game counted;
+    `make baselines` remakes the files from the config."""
+    assert any("leaderboards/baselines" in ln and "configs/baselines.yaml" in ln for ln in make_recipe("baselines"))
+    doc = json.loads((BASELINES_COMMITTED / "leaderboard.json").read_text())
+    by_name = {b["name"]: b for b in doc["bots"]}
+    ladder = ["random", "heuristic", "montecarlo", "pimc"]
+    assert sorted(by_name) == sorted(ladder)
+    ratings = [by_name[n]["rating"] for n in ladder]
+    assert ratings == sorted(ratings) and len(set(ratings)) == 4, ratings
+    t = load_config(BASELINES)
+    assert all(by_name[n]["games"] == t.config.blocks * 2 * 3 for n in ladder)  # 3 opponents, 2 games a block
+    assert all(by_name[n]["ci_low"] is not None and by_name[n]["ci_high"] is not None for n in ladder[1:])
 
 
 @pytest.mark.slow  # the whole quickstart, in bwrap (a minute or more on 2 cores); CI runs it (.ci/run)

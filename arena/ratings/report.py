@@ -366,6 +366,24 @@ def los_table(bots: Sequence[str], samples: Sequence[Sequence[float]]) -> dict[s
     return los
 
 
+def interval_note(summaries: Sequence[BotSummary], resampled: bool, level: float) -> str | None:
+    """What the figures cannot carry, said beside them: intervals from few games are rough, and a bot
+    that won or lost every game sits where the prior's virtual draw puts it (the games set no distance)."""
+    notes = []
+    if resampled and summaries:
+        fewest = min(b.games for b in summaries)
+        if fewest < FEW_GAMES:
+            notes.append(f"intervals from as few as {fewest} games per bot are rough: in simulated tournaments of "
+                         f"this size they cover the truth less often than {round(100 * level)}% (docs/ratings.md)")
+    for b in summaries:
+        if b.games and b.score in (0, b.games):
+            how = "lost" if b.score == 0 else "won"
+            side = "below" if b.score == 0 else "above"
+            notes.append(f"{b.bot} {how} all its {b.games} games: how far {side} the others it is comes from the "
+                         f"prior's virtual draw, not from the games, so its rating is a bound, not a measurement")
+    return "; ".join(notes) or None
+
+
 def rate_pairs(
     blocks: Sequence[BlockOutcome],
     *,
@@ -406,12 +424,7 @@ def rate_pairs(
     assert luck_score is not None
     luck_pts = luck_summary(pairs, "points", bf.multiplicities, level)
 
-    note = None
-    if samples and bots:
-        fewest = min(stats[b]["games"] for b in bots)
-        if fewest < FEW_GAMES:
-            note = (f"intervals from as few as {fewest} games per bot are rough: in simulated tournaments of "
-                    f"this size they cover the truth less often than {round(100 * level)}% (docs/ratings.md)")
+    note = interval_note(summaries, bool(samples), level)
 
     flags = Counter(g.flag for g in games if g.flag is not None)
     if anchor is not None:

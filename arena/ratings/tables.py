@@ -32,7 +32,7 @@ from typing import Any, Sequence
 
 from . import luck
 from .data import DRAW_FLAGS, GameOutcome, TableBlock, TableGame
-from .report import (FEW_GAMES, BotSummary, CrossEntry, LuckSummary, RatingReport, bootstrap_fits, los_table,
+from .report import (BotSummary, CrossEntry, LuckSummary, RatingReport, bootstrap_fits, interval_note, los_table,
                      percentile_interval)
 
 #: How the contests of a table are built, by the profile's ``sides``.
@@ -163,12 +163,7 @@ def rate_tables(blocks: Sequence[TableBlock], *, anchor: tuple[str, float] | Non
         summaries.append(BotSummary(b, full[i], ci[0] if ci else None, ci[1] if ci else None, d["games"], d["score"],
                                     d["wins"], d["draws"], d["losses"], d["forfeits"], dict(sorted(d["faults"].items()))))
     summaries.sort(key=lambda x: (-x.rating, x.bot))
-    note = None
-    if samples and bots:
-        fewest = min(stats[b]["games"] for b in bots)
-        if fewest < FEW_GAMES:
-            note = (f"intervals from as few as {fewest} games per bot are rough: in simulated tournaments of "
-                    f"this size they cover the truth less often than {round(100 * level)}% (docs/ratings.md)")
+    note = interval_note(summaries, bool(samples), level)
     games = [g for blk in blocks for g in blk.games]
     flags = Counter(g.flag for g in games if g.flag is not None)
     kinds = {c.maker_a for blk in blocks for c in blk.contests}

@@ -22,13 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from .. import __version__
 from ..match.check import CheckReport, check_entry
 from ..players import BotEntry
 from ..players.manifest import file_digests
 from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, results_path
 from .backends import make_backend
-from .config import Tournament
+from .config import ScheduleSpec, Tournament
 from .ladder import record_run
 from .lock import FolderLock
 from .scheduler import InOrderFeed, LoopEvents, RunOutcome, StoppingRule, block_key, run_tasks
@@ -242,6 +244,15 @@ def _recorded(out: Path) -> bool:
     return False
 
 
+def _stored_schedule(stored: Any) -> Any:
+    """A folder's schedule as this release writes it: defaults spelled out (or left out) by the
+    release that wrote the folder compare equal; one this release cannot read stays as stored."""
+    try:
+        return ScheduleSpec.model_validate(stored).model_dump(mode="json")
+    except ValidationError:
+        return stored
+
+
 def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[list[str], list[str]]:
     """(what this run adds, why it is another tournament) against the folder's previous run."""
     new = tournament_meta(t, complete=False)
@@ -258,7 +269,7 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
             differs.append("seed")
     next_gauntlet = False
     for k in ("name", "schedule", "sprt"):
-        if k in old and old[k] != new[k]:
+        if k in old and (_stored_schedule(old[k]) if k == "schedule" else old[k]) != new[k]:
             if k == "schedule" and _next_candidate(old[k], new[k]):
                 next_gauntlet = True  # the ladder: a new candidate plays its gauntlet, earlier ones stay
             else:

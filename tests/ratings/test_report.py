@@ -259,3 +259,19 @@ def test_resampling_units() -> None:
     assert len(resampling_units(many, "auto")[0]) == 25
     with pytest.raises(ValueError):
         resampling_units(blocks, "deal")
+
+
+def test_a_bot_that_won_or_lost_every_game_is_named_as_a_bound() -> None:
+    """In the quickstart-like round robin r and j lose every game but those between themselves, and m
+    loses one game only: nobody has a perfect record. Where j beats r in every game, r has lost all its
+    games and its rating is said to rest on the prior, with the count; m and h are not named."""
+    rep = rate(_quickstart_like(level_blocks=True), anchor=("r", 0.0), bootstrap=50, seed=1)
+    assert rep.interval_note is None or "all its" not in rep.interval_note
+    swept = [b for b in _quickstart_like(level_blocks=True) if b.pairing_id != "j-r"]
+    swept += [BlockOutcome(f"j-r#{k}", "j-r", (GameOutcome(("j", "j"), ("r", "r"), 1.0),
+                                               GameOutcome(("r", "r"), ("j", "j"), 0.0))) for k in range(4)]
+    rep = rate(swept, anchor=("r", 0.0), bootstrap=50, seed=1)
+    r_games = next(b.games for b in rep.bots if b.bot == "r")
+    assert rep.interval_note is not None and f"r lost all its {r_games} games" in rep.interval_note
+    assert "prior" in rep.interval_note
+    assert not any(f"{b} {how} all" in rep.interval_note for b in "mhj" for how in ("lost", "won"))

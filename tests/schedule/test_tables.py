@@ -217,6 +217,22 @@ def test_a_schedule_of_every_combination_dumps_as_before_the_field(tmp_path: Pat
     assert "tables" not in meta["schedule"]
 
 
+def test_a_folder_that_spells_out_a_default_of_its_schedule_resumes(tmp_path: Path) -> None:
+    """The stored schedule is read through the model: a default written out (``tables: all``, as one
+    release did) is the same schedule, while a schedule that really differs is still named."""
+    cfg = write_config(tmp_path)
+    assert main(["run", str(cfg), *QUIET]) == 0
+    meta_path = tmp_path / "out" / "tournament.json"
+    meta = json.loads(meta_path.read_text())
+    meta["schedule"]["tables"] = "all"
+    meta_path.write_text(json.dumps(meta))
+    assert main(["run", str(cfg), *QUIET]) == 0
+    meta = json.loads(meta_path.read_text())
+    meta["schedule"]["matchups"] = ["pair"]
+    meta_path.write_text(json.dumps(meta))
+    assert main(["run", str(cfg), *QUIET]) == 2
+
+
 @pytest.mark.slow
 def test_extending_a_table_tournament_plays_only_the_new_tables(tmp_path: Path) -> None:
     """Every combination of three of three entrants is one table; a fourth entry (--extend) adds the three

@@ -24,6 +24,7 @@ from arena.publish.site.build import asset
 from arena.match.stored import games_of
 from arena.publish.site.frames import apply_patch, diff, seat_view, unpack, viewer_data
 from tests.cli import arena
+from tests.profiles import quick_first
 
 from .profile_games import play as play_game
 from .profile_games import expected, played, showcase
@@ -92,7 +93,7 @@ def _decision_points(record: dict[str, Any]) -> dict[tuple[int, int], list[dict[
     return out
 
 
-@pytest.mark.parametrize("profile", profile_names())
+@pytest.mark.parametrize("profile", quick_first(profile_names()))
 def test_frames_hold_the_engines_views_and_results_under_every_profile(profile: str) -> None:
     (record, _), = showcase(profile)
     n = record["profile"].get("players", 4)

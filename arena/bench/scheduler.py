@@ -8,8 +8,16 @@ kept, so other load on the machine skews both alike. Then the same blocks run on
 two-node cluster on loopback (``ray start`` twice, one CPU each, token authentication on,
 the harness shipped with the job), two in flight.
 
-Overhead per block is what the driver waited beyond the block's own play: submit to
-result minus the block's wall time on the worker (the Ray task, shipping and unpacking
+Beside each rate the bench reads how many of the machine's cores were busy (``/proc/stat``,
+every process, so other work on the machine counts too: the load average is printed). One
+worker's four seats and its match loop overlap (bots read the notices while the loop runs
+on), so one worker keeps more than one core busy, and two need twice that: their ceiling
+on this machine is about ``cpus / cores busy with one`` times one worker's games, which the
+bench prints beside the speedup (a measured ceiling, as noisy as the rates).
+
+Overhead per Ray task (a block, or with ``--restart per-lineage`` a lineage batch) is
+what the driver waited beyond the task's own play: submit to result minus the task's wall
+time on the worker (the Ray task, shipping and unpacking
 the bots, the node's sandbox check), over the 2-worker rounds. The workload is made so
 bots and the match loop dominate (tiny deterministic bots, light sandbox), which is what a
 tournament's throughput is made of. Last line: one JSON object.
@@ -49,14 +57,29 @@ def _tasks(entries: list[BotEntry], settings: MatchSettings, first_block: int, n
     return out
 
 
-def _measure(backend: RayBackend, tasks: list[BlockTask], out: Path) -> float:
+def _busy_s() -> float | None:
+    """CPU seconds the whole machine has been busy since boot (all cores); None without ``/proc/stat``."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and iowait
+    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # guest time is already in user
+
+
+def _measure(backend: RayBackend, tasks: list[BlockTask], out: Path) -> tuple[float, float | None]:
+    """(games per second, cores of the machine busy meanwhile, or None where that cannot be read)."""
     store = ResultsStore(out)
+    busy0 = _busy_s()
     t0 = time.monotonic()
     outcome = run_tasks(tasks, backend, store)
     dt = time.monotonic() - t0
+    busy1 = _busy_s()
     if outcome.failures:
         raise SystemExit(f"bench: harness failures: {outcome.failures[:2]}")
-    return 2 * len(tasks) / dt
+    cores = (busy1 - busy0) / dt if busy0 is not None and busy1 is not None and dt > 0 else None
+    return 2 * len(tasks) / dt, cores
 
 
 def _overhead(timings: list[tuple[float, float]]) -> tuple[float, float, float] | None:
@@ -106,16 +129,22 @@ def run(args: Any) -> int:
             _measure(backend, _tasks(entries, settings, 10_000, 2), Path(tmp.name) / "warm")  # start both workers
             backend.timings.clear()
             rates: dict[int, list[float]] = {1: [], 2: []}
+            busy: dict[int, list[float]] = {1: [], 2: []}
             timings: list[tuple[float, float]] = []
             for r in range(args.rounds):  # interleaved, so background load hits both alike
                 for width in (1, 2):
                     backend.capacity = width
                     tasks = _tasks(entries, settings, r * args.blocks, args.blocks)
-                    rates[width].append(_measure(backend, tasks, Path(tmp.name) / f"{width}-{r}"))
+                    rate, cores = _measure(backend, tasks, Path(tmp.name) / f"{width}-{r}")
+                    rates[width].append(rate)
+                    if cores is not None:
+                        busy[width].append(cores)
                     if width == 2:
                         timings += backend.timings
                     backend.timings.clear()
             one, two = statistics.median(rates[1]), statistics.median(rates[2])
+            cores1 = statistics.median(busy[1]) if busy[1] else None
+            cores2 = statistics.median(busy[2]) if busy[2] else None
         finally:
             backend.close()
             if owns:
@@ -129,7 +158,7 @@ def run(args: Any) -> int:
                 nodes = len(on_cluster.pool.usable)
                 got = [_measure(on_cluster, _tasks(entries, settings, 30_000 + r * args.blocks, args.blocks),
                                 Path(tmp.name) / f"c-{r}") for r in range(args.rounds)]
-                cluster_rate = statistics.median(got)
+                cluster_rate = statistics.median(rate for rate, _ in got)
                 cluster_over = _overhead(on_cluster.timings[2:])  # the warm-up's blocks aside
             finally:
                 on_cluster.close()
@@ -139,20 +168,27 @@ def run(args: Any) -> int:
             cluster.stop()
         tmp.cleanup()
     over = _overhead(timings)
+    cpus = os.cpu_count() or 1
+    # Two workers need twice one worker's cores; the machine has `cpus`. Two running at once also slow
+    # each other (shared caches), which this ceiling leaves out.
+    bound = min(2.0, cpus / cores1) if cores1 else None
     result = {
         "games_per_s_1": round(one, 3),
         "games_per_s_2": round(two, 3),
         "speedup": round(two / one, 3),
         "games_per_s_cluster": round(cluster_rate, 3) if cluster_rate is not None else None,
         "cluster": cluster_note,
+        "cores_busy_1": round(cores1, 3) if cores1 is not None else None,
+        "cores_busy_2": round(cores2, 3) if cores2 is not None else None,
+        "speedup_bound": round(bound, 3) if bound is not None else None,
         "overhead_fraction": round(over[0], 4) if over else None,
-        "overhead_ms_per_block": round(over[1], 1) if over else None,
-        "block_s": round(over[2], 3) if over else None,
+        "overhead_ms_per_task": round(over[1], 1) if over else None,
+        "task_s": round(over[2], 3) if over else None,
         "overhead_fraction_cluster": round(cluster_over[0], 4) if cluster_over else None,
         "startup_s": round(startup, 3),
         "cluster_startup_s": round(cluster_startup, 3) if cluster_startup is not None else None,
         "load_avg": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-        "cpus": os.cpu_count(),
+        "cpus": cpus,
         "blocks": args.blocks,
         "rounds": args.rounds,
         "sandbox": args.sandbox, "restart": settings.restart, "lineage_blocks": settings.lineage_blocks,
@@ -162,9 +198,12 @@ def run(args: Any) -> int:
     shown = (f"{cluster_rate:.2f} games/s ({cluster_note}; overhead {100 * cluster_over[0]:.2f}% of the wait)"
              if cluster_rate is not None and cluster_over else cluster_note)
     print(f"1 worker: {one:.2f} games/s   2 workers: {two:.2f} games/s   speedup {two / one:.2f}x   "
-          f"start-up {startup:.2f} s   (load average {load_before:.1f} on {os.cpu_count()} CPUs)\n"
-          f"two-node loopback cluster: {shown}\n"
-          + (f"scheduling overhead per block: {over[1]:.1f} ms beside {1000 * over[2]:.0f} ms of play"
+          f"start-up {startup:.2f} s   (load average {load_before:.1f} on {cpus} CPUs)\n"
+          + (f"cores busy: {cores1:.2f} with 1 worker, {cores2:.2f} with 2, of {cpus}: the ceiling for 2 workers"
+             f" here is about {bound:.2f}x\n" if cores1 and cores2 and bound else "")
+          + f"two-node loopback cluster: {shown}\n"
+          + (f"scheduling overhead per Ray task ({'a block' if settings.restart == 'per-game' else 'a lineage batch'}):"
+             f" {over[1]:.1f} ms beside {1000 * over[2]:.0f} ms of play"
              f" ({100 * over[0]:.2f}% of the driver's wait)" if over else "scheduling overhead: no block was timed"),
           file=sys.stderr)
     print(json.dumps(result))

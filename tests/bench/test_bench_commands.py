@@ -27,7 +27,7 @@ TINY = {
 KEYS = {
     "engine": {"deals_per_s", "deals"},
     "protocol": {"raw_rtt_us"},
-    "scheduler": {"games_per_s_1", "games_per_s_2", "speedup"},
+    "scheduler": {"games_per_s_1", "games_per_s_2", "speedup", "cores_busy_1", "cores_busy_2", "speedup_bound"},
     "fairtime": {"timeouts", "decisions"},
     "bots": {"pairings"},
     "site": {"games", "build_cpu_seconds", "files", "largest_file_bytes"},

@@ -15,17 +15,15 @@ from cinch_bot.scoring import scorer
 from cinch_bot.strategy import Facts, choose_under
 from cinch_bot.sim import Sampler
 
-from ..profiles import profiles_under_test, quick_first
+from ..profiles import four_seat_profiles_under_test, quick_first
 from .conftest import check_sample
 
 
-@pytest.mark.parametrize("profile", quick_first(profiles_under_test()), ids=lambda p: p.name)
+@pytest.mark.parametrize("profile", quick_first(four_seat_profiles_under_test()), ids=lambda p: p.name)
 def test_simulator_scores_like_the_engine(profile):
     """The play state the bot builds from its view (with the true hands as the
     determinization) plays and scores every deal as the engine does, cards
     out of play included."""
-    if profile.sides != "pairs":
-        pytest.skip("the sampler deals four hands in pairs; at other tables montecarlo plays the greedy policy")
     rng = random.Random(2)
     params = profile.model_dump(mode="json")
     tables = tables_for(params)

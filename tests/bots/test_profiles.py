@@ -95,12 +95,12 @@ def test_points_won_and_hand_estimates_use_the_profile():
     assert estimate_points(hand, 2, tables=tables_for(params(VARIANT))) > estimate_points(hand, 2)
 
 
-@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("profile", four_seat_profiles_under_test(), ids=lambda p: p.name)
 def test_the_sdk_scores_a_deal_like_the_engine(profile):
-    """Every profile's scoring, read from the parameters as the game message sends
-    them and as records spell them (later fields only where not default)."""
-    if profile.sides != "pairs":
-        pytest.skip("deal_delta scores two fixed sides; a table of single scores is scored per seat by the engine")
+    """Every partnership profile's scoring, read from the parameters as the game message
+    sends them and as records spell them (later fields only where not default).
+    ``deal_delta`` scores two fixed sides; tables of single scores are scored per seat
+    by the engine alone."""
     rng = random.Random(5)
     scored = 0
     for k in range(60):

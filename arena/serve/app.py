@@ -130,8 +130,18 @@ def _public(sub: dict[str, Any]) -> dict[str, Any]:
     return {"id": sub["id"], "status": sub["status"], "version": sub["version"]}
 
 
+#: The server's own pages (front page, team page) are few and plain; this keeps them readable on any
+#: screen without a stylesheet to serve (a report's or stderr's long lines wrap instead of widening the page).
+_STYLE = ("body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem}"
+          "pre{white-space:pre-wrap;background:#f4f4f4;padding:.4rem;font-size:13px}"
+          "table{border-collapse:collapse}td{padding:.15rem .6rem;border-bottom:1px solid #ddd}"
+          "li{margin:.4rem 0}.status{font-weight:600}")
+
+
 def _head(title: str) -> str:
-    return f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(title)}</title>"
+    return (f"<!doctype html><html lang=en><meta charset=utf-8>"
+            f"<meta name=viewport content=\"width=device-width,initial-scale=1\">"
+            f"<title>{html.escape(title)}</title><style>{_STYLE}</style>")
 
 
 def _submission_row(sub: dict[str, Any]) -> str:

@@ -64,8 +64,10 @@ def _busy_s() -> float | None:
             ticks = [int(x) for x in f.readline().split()[1:]]
     except (OSError, ValueError):
         return None
-    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and iowait
-    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # guest time is already in user
+    # user nice system idle iowait irq softirq steal guest...: busy is the first seven without idle and
+    # iowait; steal (time the hypervisor gave elsewhere) is not this machine's work, guest is already in user.
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
+    return (sum(ticks[:7]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def _measure(backend: RayBackend, tasks: list[BlockTask], out: Path) -> tuple[float, float | None]:

@@ -23,7 +23,8 @@ from .conftest import check_sample
 def test_simulator_scores_like_the_engine(profile):
     """The play state the bot builds from its view (with the true hands as the
     determinization) plays and scores every deal as the engine does, cards
-    out of play included."""
+    out of play included. Partnership tables only: the sampler deals four hands in
+    pairs, and at other tables montecarlo plays the greedy policy."""
     rng = random.Random(2)
     params = profile.model_dump(mode="json")
     tables = tables_for(params)

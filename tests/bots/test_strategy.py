@@ -64,7 +64,8 @@ def test_shown_discards_leave_the_outside_trumps_unless_a_reshuffle_may_bring_th
 def test_the_sampler_deals_the_hidden_cards_as_they_could_be(profile):
     """The true hands satisfy every constraint the sampler infers from a view, and
     every sample keeps them (sizes, trumps kept, voids, no card twice or out of
-    play) and plays out from each legal card."""
+    play) and plays out from each legal card. Partnership tables only: elsewhere
+    montecarlo does not sample."""
     params = profile.model_dump(mode="json")
     tables = tables_for(params)
     rng = random.Random(4)

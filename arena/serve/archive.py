@@ -85,10 +85,11 @@ class Unpacked:
 
 
 def shown(name: str) -> str:
-    """An entry's name as a message shows it: quoted, escapes for control characters and bytes that are
-    not UTF-8, at most 120 characters."""
+    """An entry's name as a message shows it: quoted, bytes that are not UTF-8 and control characters
+    escaped (one line, printable), at most 120 characters."""
     text = name.encode("utf-8", "backslashreplace").decode("utf-8")
-    return repr(text[:120] + ("..." if len(text) > 120 else ""))
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return "'" + text[:120] + ("..." if len(text) > 120 else "") + "'"
 
 
 def _parts(name: str, limits: Limits) -> list[str]:
@@ -253,11 +254,13 @@ def _lib(call: Callable[[], T]) -> T:
         raise _damaged(e) from None
 
 
-def unpack(src: str | os.PathLike[str] | bytes, dest: Path, limits: Limits = Limits()) -> Unpacked:
+def unpack(src: str | os.PathLike[str] | bytes, dest: Path, limits: Limits = Limits(), *,
+           clean_up: bool = True) -> Unpacked:
     """Unpack ``src`` (a .tar.gz or .zip, as a file path or bytes) into the new folder ``dest``.
 
     ``bot.yaml`` must be at the archive's root, or the archive's only top-level entry must be a folder
-    holding it, which is then taken as the bot's folder. A refused archive leaves no ``dest`` behind.
+    holding it, which is then taken as the bot's folder. A refused archive leaves no ``dest`` behind
+    (``clean_up`` False: the caller removes it; the child leaves that to the server).
     """
     if isinstance(src, (bytes, bytearray)):
         f: IO[bytes] = io.BytesIO(src)
@@ -274,7 +277,8 @@ def unpack(src: str | os.PathLike[str] | bytes, dest: Path, limits: Limits = Lim
             _take_top_folder(dest)
             return done
         except BaseException:
-            _remove(dest)
+            if clean_up:
+                _remove(dest)
             raise
     finally:
         f.close()
@@ -287,7 +291,7 @@ def _unpack(f: IO[bytes], root: Path, limits: Limits) -> Unpacked:
         tf = _lib(lambda: tarfile.open(fileobj=f, mode="r:gz", tarinfo=_Header))
         entries = _entries_tar(tf)
     elif magic == b"PK\x03\x04":
-        cap = max(1 << 20, limits.max_files * 1024)
+        cap = max(256 << 10, limits.max_files * 512)  # 512 bytes a record: room for long names and extras
         zf = _lib(lambda: zipfile.ZipFile(_CappedReads(f, cap)))
         entries = _entries_zip(zf, limits)
     else:
@@ -383,7 +387,7 @@ def _child(argv: list[str]) -> int:
     start = _vm_kib("VmRSS")
     _cap_self(limits)
     try:
-        done = unpack(src, dest, limits)
+        done = unpack(src, dest, limits, clean_up=False)  # the server removes it: no import here
         out: dict[str, Any] = {"ok": asdict(done)}
     except ArchiveRefused as e:
         out = {"refused": str(e)}
@@ -416,7 +420,9 @@ def unpack_in_child(src: Path, dest: Path, limits: Limits = Limits()) -> Unpacke
         raise UnpackFailed(f"the unpacker failed (exit {child.returncode}): {child.stderr[-500:].strip()}") from None
     if "refused" in got:
         _remove(dest)
-        raise ArchiveRefused(got["refused"])
+        refusal = ArchiveRefused(got["refused"])
+        refusal.rss_start_kib, refusal.rss_peak_kib = got["rss_start_kib"], got["rss_peak_kib"]  # type: ignore[attr-defined]
+        raise refusal
     return Unpacked(**{**got["ok"], "rss_start_kib": got["rss_start_kib"], "rss_peak_kib": got["rss_peak_kib"]})
 
 

@@ -81,6 +81,10 @@ class Service:
             if db.submissions_today(self.engine, team["id"]) >= per_day:  # before the unpacking's cost
                 raise db.RateLimited(f"the team has made {per_day} submissions in the last 24 hours, its limit")
             done = unpack_in_child(upload, staging, self.limits)
+        except ArchiveRefused as e:
+            log.info("upload refused: %s; unpacker peak %s KiB (start %s KiB)", e, getattr(e, "rss_peak_kib", "?"),
+                     getattr(e, "rss_start_kib", "?"))
+            raise
         finally:
             upload.unlink(missing_ok=True)
         log.info("upload unpacked: %d files and folders, %d bytes; unpacker peak %d KiB (start %d KiB)",

@@ -41,9 +41,12 @@ def test_a_path_deeper_than_the_limit_refuses_the_folder(tmp_path: Path) -> None
 def test_a_folder_600_deep_is_refused_not_a_recursion_error(tmp_path: Path) -> None:
     """600 nested empty folders passed validation and broke the ladder's copytree (RecursionError)."""
     deep = nest(tmp_path / "deep", 600)
-    with pytest.raises(FolderRefused, match="names deep"):
-        folder_digest(deep)
-    assert remove_tree(deep) is None and not deep.exists()  # removal at any depth
+    try:
+        with pytest.raises(FolderRefused, match="names deep"):
+            folder_digest(deep)
+        assert remove_tree(deep) is None and not deep.exists()  # removal at any depth
+    finally:
+        remove_tree(deep)  # pytest's own clean-up of old temporary folders recurses
 
 
 def test_a_copy_at_the_depth_limit_is_whole(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from arena.serve import db
 from arena.serve.archive import pack
+from arena.sandbox.files import remove_tree
 from arena.serve.serve import open_service
 
 from . import hostile
@@ -262,6 +263,8 @@ def test_the_server_starts_after_any_upload_and_sets_secure_cookies(comp: Path) 
     finally:
         p.kill()
         p.communicate()
+        for d in left:
+            remove_tree(d)  # pytest's own clean-up of old temporary folders recurses
 
 
 def nest(root: Path, depth: int) -> Path:

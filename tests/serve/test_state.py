@@ -100,3 +100,36 @@ def test_an_upload_cut_off_before_it_was_recorded_is_swept_and_recorded_ones_kep
     db.add_submission(svc.engine, db.team_for_token(svc.engine, team)["id"], str(kept), per_day=5)  # type: ignore[index]
     assert svc.sweep_uploads() == [dead]
     assert kept.is_dir() and not dead.exists() and svc.sweep_uploads() == []
+
+
+def test_the_daily_limit_holds_for_uploads_of_one_team_at_the_same_moment(tmp_path: Path, db_url: str | None) -> None:
+    """The count and the insert were two statements: uploads at the same moment each counted the others'
+    absence. Every insert is slowed here so that they overlap; the limit still holds."""
+    import threading
+    import time
+
+    engine = db.connect(database_url(tmp_path, db_url))
+    db.add_team(engine, "red")
+    db.add_team(engine, "blue")
+
+    @sa.event.listens_for(engine, "before_cursor_execute")
+    def slow_insert(conn, cursor, statement, *args):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("INSERT INTO SUBMISSIONS"):
+            time.sleep(0.2)
+
+    got: list[object] = []
+
+    def one(team: int) -> None:
+        try:
+            got.append(db.add_submission(engine, team, "f", per_day=3))
+        except db.RateLimited as e:
+            got.append(e)
+
+    threads = [threading.Thread(target=one, args=(1,)) for _ in range(8)] + [threading.Thread(target=one, args=(2,))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(isinstance(g, int) for g in got) == 4  # red's 3, blue's 1
+    assert [len(db.team_submissions(engine, i)) for i in (1, 2)] == [3, 1]
+    assert sum(isinstance(g, db.RateLimited) for g in got) == 5

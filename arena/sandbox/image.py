@@ -56,6 +56,8 @@ GENERATED = {
 BASE_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/nsswitch.conf", "/etc/localtime")
 BASE_TREES = ("/etc/ld.so.conf.d",)
 _MARK = ".cinch-image"
+#: Changes whenever what an image holds or how it is bound changes: older images are not reused.
+IMAGE_FORMAT = 1
 _lock = threading.Lock()
 _held: dict[str, int] = {}  # image key -> descriptor holding its shared lock for this process's life
 _plans: dict[str, "ImagePlan"] = {}
@@ -114,10 +116,11 @@ class ImagePlan:
     files: dict[str, str] = field(default_factory=dict)  # view path -> host path
     links: dict[str, str] = field(default_factory=dict)  # view path -> link text
     data: dict[str, bytes] = field(default_factory=dict)  # view path -> generated content
+    trees: set[str] = field(default_factory=set)  # folders copied whole
     size: int = 0
 
     def key(self) -> str:
-        h = hashlib.sha256()
+        h = hashlib.sha256(f"cinch-arena image {IMAGE_FORMAT}\n".encode())
         for path in sorted(self.files):
             st = os.stat(self.files[path])
             h.update(f"F {path} {st.st_size} {st.st_mtime_ns} {st.st_ino}\n".encode())
@@ -134,14 +137,14 @@ class ImagePlan:
         elsewhere the smallest folders that hold the image's entries."""
         roots: set[str] = set()
         top_links = self.top_links()
-        for path in [*self.files, *self.links, *self.data, *self.dirs]:
+        for path in [*self.files, *self.links, *self.data, *self.trees]:
             top = "/" + path.split("/")[1]
             if top in top_links:
                 continue
             if top in TOP_FOLDERS:
                 roots.add(top)
             elif os.path.dirname(path) != "/":
-                roots.add(path if path in self.dirs else os.path.dirname(path))
+                roots.add(path if path in self.trees else os.path.dirname(path))
         ordered = sorted(roots, key=lambda p: (p.count("/"), p))
         kept: list[str] = []
         for root in ordered:
@@ -165,6 +168,7 @@ def _walk_tree(tree: str, plan: ImagePlan, work: Runtime, allowed: tuple[str, ..
     real_tree = resolve(tree, work.links, allowed)
     if real_tree is None or not os.path.isdir(real_tree):
         return elves
+    plan.trees.add(real_tree)
     pending = [real_tree]
     while pending:
         here = pending.pop()

@@ -754,7 +754,9 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
     config = gv.bundle_config(args=inside_argv(tuple(cmd)), env=_base_env(Level.GVISOR, None, env), cwd=bot_dir,
                               limits=limits, ro_binds=sorted(binds, key=lambda b: b[1].count("/")), scratch=scratch)
     (area.path / "config.json").write_text(json.dumps(config, indent=1))
-    argv = gv.runsc_argv(runsc, state=str(area.path / "state"), bundle=str(area.path))
+    # the container's name must be unique on the host: runsc names its control socket after it
+    argv = gv.runsc_argv(runsc, state=str(area.path / "state"), bundle=str(area.path),
+                         container=f"cinch-{area.path.name}")
     return dataclasses.replace(facts, uid=uid, runsc=tuple(argv), env=host_env(_HOST_ENV))
 
 

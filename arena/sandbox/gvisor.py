@@ -31,9 +31,6 @@ DEFAULT_PLATFORM = "ptrace"
 DEBUG_ENV = "CINCH_ARENA_RUNSC_DEBUG"
 #: uid/gid of the bot inside its sandbox ("nobody"), as at level bwrap.
 SANDBOX_UID = 65534
-#: Memory the sandbox's own kernel (the Sentry and its file server, ~30-40 MiB measured) may
-#: use beside the bot's `memory_bytes`: the cgroup's cap is their sum.
-KERNEL_MEMORY = 96 * 1024 * 1024
 #: Host threads of the Sentry, its file server and the ptrace stubs beside the bot's own tasks
 #: (the bot's `max_processes` is enforced inside, by the Sentry's RLIMIT_NPROC).
 KERNEL_TASKS = 256
@@ -98,22 +95,21 @@ def rlimits(limits: Limits) -> list[dict[str, Any]]:
 
 
 def bundle_config(*, args: Sequence[str], env: dict[str, str], cwd: str, limits: Limits,
-                  ro_binds: Sequence[tuple[str, str]], scratch: dict[str, str] | None) -> dict[str, Any]:
-    """The OCI config of one bot. `ro_binds` are (host source, view path) pairs, in mount order;
-    `scratch` maps the writable view folders (/scratch, /tmp, /dev/shm) to host folders (a root
-    harness's capped tmpfs), or is None for gVisor's own tmpfs. Pure."""
+                  ro_binds: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """The OCI config of one bot. `ro_binds` are (host source, view path) pairs, in mount order.
+    The writable folders (/scratch, /tmp, /dev/shm) are the bot's kernel's own tmpfs: what the
+    bot writes never reaches the host's file systems, and its pages are the Sentry's memory,
+    under the cgroup's cap. Pure."""
     mounts: list[dict[str, Any]] = [
         {"destination": "/proc", "type": "proc", "source": "proc"},
         {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "mode=755"]},
     ]
-    writable = [("/tmp", "1777"), ("/scratch", "700"), ("/dev/shm", "1777")]
-    if scratch is None:
-        mounts += [_tmpfs(dest, limits.scratch_bytes, mode) for dest, mode in writable]
-    else:
-        mounts += [_bind(scratch[dest], dest, ro=False) for dest, _ in writable]
+    writable = [("/tmp", "1777"), ("/scratch", "1777"), ("/dev/shm", "1777")]
+    mounts += [_tmpfs(dest, limits.scratch_bytes, mode) for dest, mode in writable]
     # /tmp first: a bot folder under /tmp is then bound inside it (as at bwrap)
     mounts += [_bind(src, dest) for src, dest in ro_binds]
     no_caps: list[str] = []
+    linux: dict[str, Any] = {"namespaces": [{"type": t} for t in ("pid", "network", "ipc", "uts", "mount")]}
     return {
         "ociVersion": "1.0.2",
         "process": {
@@ -129,15 +125,16 @@ def bundle_config(*, args: Sequence[str], env: dict[str, str], cwd: str, limits:
         "root": {"path": "rootfs", "readonly": True},
         "hostname": "bot",
         "mounts": mounts,
-        "linux": {"namespaces": [{"type": t} for t in ("pid", "network", "ipc", "uts", "mount")]},
+        "linux": linux,
     }
 
 
 def host_limits(limits: Limits) -> Limits:
-    """The cgroup's caps for a bot at gvisor: its own limits plus what its kernel takes."""
+    """The cgroup's caps for a bot at gvisor. `memory_bytes` caps the bot with its kernel (the
+    Sentry and its file server take 30-40 MiB of it), as at bwrap it caps the bot with its
+    scratch; the process cap holds inside (RLIMIT_NPROC in the Sentry), so the host's pids cap
+    leaves room for the kernel's own threads."""
     update: dict[str, Any] = {}
-    if limits.memory_bytes is not None:
-        update["memory_bytes"] = limits.memory_bytes + KERNEL_MEMORY
     if limits.max_processes is not None:
         update["max_processes"] = limits.max_processes + KERNEL_TASKS
     return limits.model_copy(update=update)

@@ -49,8 +49,6 @@ TOP_FOLDERS = ("/usr", "/etc", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/
 GENERATED = {
     "/etc/passwd": b"root:x:0:0:root:/root:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/scratch:/usr/sbin/nologin\n",
     "/etc/group": b"root:x:0:\nnogroup:x:65534:\n",
-    "/etc/hostname": b"bot\n",
-    "/etc/hosts": b"127.0.0.1 localhost bot\n::1 localhost\n",
 }
 #: Host files every view holds (the loader's cache and configuration, the time zone).
 BASE_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/nsswitch.conf", "/etc/localtime")
@@ -376,8 +374,7 @@ class LaunchArea:
     copies: dict[str, str] = field(default_factory=dict)  # view path -> host folder of its private copy
 
     @classmethod
-    def create(cls, *, scratch_bytes: int, scratch_inodes: int, copy_bytes: int, copy_entries: int,
-               uid: int | None) -> "LaunchArea":
+    def create(cls, *, copy_bytes: int, copy_entries: int, uid: int | None) -> "LaunchArea":
         base = _folder(home_root() / "gvisor", 0o711)
         _sweep_areas(base)
         name = uuid.uuid4().hex[:16]
@@ -388,16 +385,15 @@ class LaunchArea:
         mounted = False
         try:
             if can_mount():
-                # the copies' pages, the bundle and the folders made here, beside the scratch cap
-                extra = copy_bytes + copy_entries * 4096 + (1 << 20)
-                mount_tmpfs(str(path), scratch_bytes + extra, scratch_inodes + copy_entries + 64, 0o711, flags=0)
+                # the copies' pages, the bundle and gVisor's state: written by the harness, never by the bot
+                size = copy_bytes + copy_entries * 4096 + (4 << 20)
+                mount_tmpfs(str(path), size, copy_entries + 256, 0o711, flags=0)
                 mounted = True
             area = cls(path, mounted, lock)
-            for sub, mode in (("rootfs", 0o755), ("state", 0o700), ("home", 0o700), ("tmp", 0o1777),
-                              ("shm", 0o1777), ("copies", 0o755)):
+            for sub, mode in (("rootfs", 0o755), ("state", 0o700), ("copies", 0o755)):
                 _folder(path / sub, mode)
             if uid is not None:
-                for sub in ("rootfs", "state", "home"):
+                for sub in ("rootfs", "state"):
                     os.chown(path / sub, uid, uid)
             return area
         except BaseException:

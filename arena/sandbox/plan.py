@@ -179,7 +179,13 @@ def plan_launch(inp: PlanInputs) -> LaunchPlan:
     ready = Layer("ready", ("/bin/sh", "-c", READY_SCRIPT, "sh"))
     layers: list[Layer] = []
     mounts = bool(inp.stage or inp.scratch)
-    if mounts:
+    if inp.level is Level.GVISOR:
+        # runsc as the init of a pid namespace of its own: whatever it leaves when killed (the
+        # Sentry, its file server, their stubs) dies with it and is reaped by it, never
+        # orphaned to the host's init as zombies
+        reaper: tuple[str, ...] = ("--user", "--map-current-user") if not inp.root else ()
+        layers.append(Layer("unshare", ("unshare", *reaper, "--pid", "--fork", "--kill-child", "--mount-proc", "--")))
+    elif mounts:
         layers.append(Layer("unshare", ("unshare", "--mount", "--propagation", "private", "--")))
     layers.append(Layer("prlimit", (inp.prlimit, *prlimit_options(inp), "--")))
     staging = stage_script(inp.stage_dir, inp.stage, inp.scratch) if mounts else ""

@@ -468,8 +468,6 @@ class BotProcess:
             self._reap(2.0)
         if self.cgroup and self.cgroup.paths:
             self.cgroup.kill_all()
-        elif self.level is Level.GVISOR:
-            self._signal_tree(signal.SIGKILL)
         elif popen.poll() is None or self.level is not Level.BWRAP:
             try:
                 os.killpg(popen.pid, signal.SIGKILL)
@@ -508,6 +506,8 @@ class BotProcess:
             self._await_ready(self._ready_timeout)
             if self.level is Level.BWRAP:
                 self._read_sandbox_pid()
+            elif self.level is Level.GVISOR:
+                self._track_namespace_init()
         except BaseException as exc:
             self._ready_error = exc
             self.close()
@@ -534,6 +534,28 @@ class BotProcess:
         if self._buf[:1] != READY_MARKER:
             raise HarnessError(f"unexpected first byte from sandbox: {bytes(self._buf[:1])!r}")
         del self._buf[:1]
+
+    def _track_namespace_init(self) -> None:
+        """Level gvisor: hold a pidfd on the init of the pid namespace our `unshare` made (runsc).
+        Killing it kills everything of the sandbox (the Sentry, its file server, their stubs), which
+        it reaps; `unshare` then reaps it and exits: nothing is left as a zombie of the host's init."""
+        try:
+            with open(f"/proc/{self.pid}/task/{self.pid}/children") as fh:
+                kids = [int(k) for k in fh.read().split()]
+        except OSError:
+            return  # unshare already ended: the bot is gone, seen as BotExited
+        if not kids:
+            return
+        try:
+            pidfd = os.pidfd_open(kids[0])
+        except ProcessLookupError:
+            return
+        fields = proctree._stat_fields(kids[0])
+        if fields is None or int(fields[1]) != self.pid:
+            os.close(pidfd)
+            return
+        self.sandbox_pid = kids[0]
+        self._pidfd = pidfd
 
     def _read_sandbox_pid(self, timeout: float = 2.0) -> None:
         """Take the sandbox init's pid from bwrap's --json-status-fd and hold a pidfd on it."""
@@ -673,6 +695,8 @@ def _gvisor_view(cmd: list[str], bot_dir: str, listing: FolderListing, extra_ro_
     allowed = tuple(dict.fromkeys([bot_dir, *interp_roots, *host_listed, *extra]))
     runtime = rt.Runtime(trees=set(host_listed))
     rt.program_runtime("/bin/sh", runtime)  # the ready step
+    if cmd[0] == sys.executable:
+        cmd[0] = os.path.realpath(cmd[0])  # the harness's interpreter runs as its base, as at bwrap
     exe = cmd[0]
     program: str | None
     if "/" not in exe:
@@ -720,7 +744,7 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
     cmd = list(facts.cmd)
     bot_dir = facts.bot_dir
     limits = facts.limits
-    runtime, allowed, libraries = _gvisor_view(cmd, bot_dir, listing, [str(p) for p in extra_ro_paths], programs)
+    runtime, allowed, libraries = _gvisor_view(cmd, bot_dir, listing, [str(p) for p in extra_ro_paths], programs)  # may rewrite cmd[0]
     image = runtime_image(runtime, allowed)
     lib_listings = []
     for path in libraries:
@@ -735,8 +759,7 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
     if facts.root:
         held.lease = lease_uid(uid_range)
     uid = held.lease.uid if held.lease else None
-    held.area = area = LaunchArea.create(scratch_bytes=limits.scratch_bytes, scratch_inodes=limits.scratch_inodes,
-                                         copy_bytes=copy_bytes, copy_entries=copy_entries, uid=uid)
+    held.area = area = LaunchArea.create(copy_bytes=copy_bytes, copy_entries=copy_entries, uid=uid)
     binds: list[tuple[str, str]] = [(image.source(m), m) for m in image.mounts]
     for path, lst in lib_listings:
         if lst is None:
@@ -749,10 +772,8 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
     binds.append((area.copy_folder(bot_dir, listing), bot_dir))
     for link, target in image.top_links:
         os.symlink(target, area.path / "rootfs" / link.lstrip("/"))
-    scratch = {"/scratch": str(area.path / "home"), "/tmp": str(area.path / "tmp"),
-               "/dev/shm": str(area.path / "shm")} if area.mounted else None
     config = gv.bundle_config(args=inside_argv(tuple(cmd)), env=_base_env(Level.GVISOR, None, env), cwd=bot_dir,
-                              limits=limits, ro_binds=sorted(binds, key=lambda b: b[1].count("/")), scratch=scratch)
+                              limits=limits, ro_binds=sorted(binds, key=lambda b: b[1].count("/")))
     (area.path / "config.json").write_text(json.dumps(config, indent=1))
     # the container's name must be unique on the host: runsc names its control socket after it
     argv = gv.runsc_argv(runsc, state=str(area.path / "state"), bundle=str(area.path),

@@ -700,7 +700,9 @@ def _gvisor_view(cmd: list[str], bot_dir: str, listing: FolderListing, extra_ro_
     exe = cmd[0]
     program: str | None
     if "/" not in exe:
-        program = rt.find_in_view(exe)
+        program = rt.find_in_view(exe, [*host_listed, *extra])
+        if program and not rt.under(program, rt.VIEW_PATH):
+            cmd[0] = program  # found in a folder the host lists: not on the sandbox's own PATH
     elif not exe.startswith("/"):
         program = os.path.join(bot_dir, exe)
     else:
@@ -792,13 +794,15 @@ def _bwrap_inputs(facts: PlanInputs, held: _Held, *, bare: bool, listing: Folder
     # Only the harness's own interpreter, or a bare name found on the sandbox's own PATH, is
     # looked at on the host (for the install folder it needs); any other path a manifest names
     # is left to the sandbox's ready step, which looks it up in the bot's view only.
-    program = cmd[0] if cmd[0] == sys.executable else rt.find_in_view(cmd[0]) if bare else None
+    program = cmd[0] if cmd[0] == sys.executable else rt.find_in_view(cmd[0], extra) if bare else None
     if program is not None:
         dir_ = bw.command_dir(os.path.realpath(program), bare=bare)
         if dir_:
             extra.insert(0, dir_)
         if program == sys.executable:
             cmd[0] = os.path.realpath(program)
+        elif not rt.under(program, rt.VIEW_PATH):
+            cmd[0] = program  # found in a folder the host lists: not on the sandbox's own PATH
     copy, hide = _bot_view(listing, facts.root)
     if copy is not None:
         held.copies.append(copy)

@@ -282,9 +282,14 @@ def elf_closure(paths: Iterable[str], runtime: Runtime, allowed: tuple[str, ...]
 
 
 # --------------------------------------------------------------- programs
-def find_in_view(name: str) -> str | None:
-    """A bare command name looked up on the sandbox's own PATH (system folders only), or None."""
-    for folder in VIEW_PATH:
+def find_in_view(name: str, listed: Iterable[str] = ()) -> str | None:
+    """A bare command name looked up where the bot's view has programs: the folders of the
+    harness's PATH that lie inside folders the host lists for bots (`listed`), then the
+    sandbox's own PATH (system folders). None if it names none."""
+    listed = [p for p in listed if p.startswith("/")]
+    host_path = [d for d in os.environ.get("PATH", "").split(os.pathsep)
+                 if d.startswith("/") and listed and under(os.path.normpath(d), listed)]
+    for folder in (*host_path, *VIEW_PATH):
         candidate = os.path.join(folder, name)
         try:
             st = os.stat(candidate)

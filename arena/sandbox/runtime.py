@@ -307,6 +307,11 @@ def _python_data(real: str, runtime: Runtime, allowed: tuple[str, ...]) -> None:
     if not match or os.path.basename(os.path.dirname(real)) != "bin":
         return
     prefix = os.path.dirname(os.path.dirname(real))
+    # the names a bot may call it by (`python3` for a subprocess), where they are this interpreter
+    for alias in ("python3", "python"):
+        trial: dict[str, str] = {}
+        if resolve(os.path.join(os.path.dirname(real), alias), trial, allowed) == real:
+            runtime.links.update(trial)
     stdlib = os.path.join(prefix, "lib", f"python{match.group(1)}")
     if os.path.isfile(os.path.join(stdlib, "os.py")):
         runtime.trees.add(stdlib)

@@ -173,6 +173,8 @@ def folder_digest(folder: str | os.PathLike[str], built: bool = True) -> str:
             h.update(chunk)
     for rel in listing.empty_dirs:  # a folder with no file: its name is all it holds
         h.update(rel.encode() + b"/\0folder\0")
+    for rel, text in listing.links:  # a link is its target's text (folders without links: as before)
+        h.update(rel.encode() + b"\0link\0" + text.encode() + b"\0")
     return h.hexdigest()
 
 

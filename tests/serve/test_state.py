@@ -133,3 +133,16 @@ def test_the_daily_limit_holds_for_uploads_of_one_team_at_the_same_moment(tmp_pa
     assert sum(isinstance(g, int) for g in got) == 4  # red's 3, blue's 1
     assert [len(db.team_submissions(engine, i)) for i in (1, 2)] == [3, 1]
     assert sum(isinstance(g, db.RateLimited) for g in got) == 5
+
+
+def test_a_competition_plays_on_a_kernel_per_seat_unless_it_says_otherwise(tmp_path: Path) -> None:
+    """Entrants are strangers: an unset match.sandbox is gvisor in competition.yaml (bwrap in
+    `arena run`); a host without runsc says so by setting it."""
+    (tmp_path / "competition.yaml").write_text("competition:\n  name: open\n")
+    assert load(tmp_path).match.sandbox.value == "gvisor"
+    (tmp_path / "competition.yaml").write_text("match:\n  format: deals\n")
+    assert load(tmp_path).match.sandbox.value == "gvisor"
+    (tmp_path / "competition.yaml").write_text("match:\n  sandbox: bwrap\n")
+    assert load(tmp_path).match.sandbox.value == "bwrap"
+    (tmp_path / "competition.yaml").write_text("")
+    assert load(tmp_path).match.sandbox.value == "gvisor"

@@ -372,6 +372,18 @@ def _vm_kib(field: str) -> int:
     return 0
 
 
+def die_with(parent: int) -> None:
+    """SIGKILL this process (a child of the server's) when the server's thread that started it ends, a kill -9
+    of the server included (PR_SET_PDEATHSIG); if the server is gone already, end now. The unpacker and the
+    validation child call it first thing: neither runs on beside a restarted server."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def _cap_self(limits: Limits) -> None:
     """The child's own limits, set before it opens the archive (it is single-threaded: no preexec_fn)."""
     import resource
@@ -384,6 +396,7 @@ def _cap_self(limits: Limits) -> None:
 
 def _child(argv: list[str]) -> int:
     src, dest, limits = argv[0], Path(argv[1]), Limits(**json.loads(argv[2]))
+    die_with(int(argv[3]))
     start = _vm_kib("VmRSS")
     _cap_self(limits)
     try:
@@ -402,7 +415,8 @@ def unpack_in_child(src: Path, dest: Path, limits: Limits = Limits()) -> Unpacke
     """:func:`unpack` in a child process under RLIMIT_DATA (its start plus ``MEMORY_HEADROOM``), RLIMIT_CPU
     and a wall-clock limit: the server's memory and interpreter never see the archive. Raises
     ArchiveRefused (its sentence) or UnpackFailed (the server's own trouble); ``dest`` is gone after both."""
-    argv = [sys.executable, "-m", "arena.serve.archive", str(src), str(dest), json.dumps(asdict(limits))]
+    argv = [sys.executable, "-m", "arena.serve.archive", str(src), str(dest), json.dumps(asdict(limits)),
+            str(os.getpid())]
     try:
         child = subprocess.run(argv, capture_output=True, text=True, timeout=limits.wall_seconds, check=False)
     except subprocess.TimeoutExpired:

@@ -18,8 +18,7 @@ import sys
 from dataclasses import dataclass
 
 from ..match import MatchSettings
-
-PR_SET_PDEATHSIG = 1
+from .archive import die_with
 
 
 @dataclass(frozen=True)
@@ -84,17 +83,6 @@ def _kill_group(child: subprocess.Popen[str]) -> None:
         pass
 
 
-def _die_with(parent: int) -> None:
-    """SIGKILL this process when the server's thread that started it ends (a kill -9 of the server
-    included); if the server is gone already, end now."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:
-        os._exit(1)
-
-
 def _cap_memory(limit: int) -> None:
     """RLIMIT_DATA on this process (the soft limit; a bot's own sandbox may set its own below the hard)."""
     import resource
@@ -124,6 +112,6 @@ def _child(folder: str, settings_json: str, games: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    _die_with(int(sys.argv[4]))
+    die_with(int(sys.argv[4]))
     _cap_memory(int(sys.argv[5]))
     print(json.dumps(_child(sys.argv[1], sys.argv[2], int(sys.argv[3]))))

@@ -242,3 +242,50 @@ def test_a_1gb_bomb_and_200000_files_are_refused_at_the_defaults(box: Path) -> N
     refused(box, raw.getvalue(), r"unpacks to more than")
     refused(box, tgz([(f"f{i}", b"") for i in range(200_000)]), r"more than 2000 files")
     assert not os.path.exists(box / "folder" / "sub")
+
+
+def test_the_unpacker_child_ends_with_the_server(box: Path) -> None:
+    """A kill -9 of the server mid-unpack must not leave its unpacker writing into a folder the restarted
+    server sweeps. The archive is a FIFO nobody writes: the unpacker waits on it until its parent dies."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    fifo = box / "never-written.tgz"
+    os.mkfifo(fifo)
+    server = subprocess.Popen([sys.executable, "-c", "import sys; from pathlib import Path; "
+                               "from arena.serve.archive import unpack_in_child; "
+                               "unpack_in_child(Path(sys.argv[1]), Path(sys.argv[2]))", str(fifo),
+                               str(box / "folder" / "sub")])
+
+    def unpackers() -> list[int]:
+        mark = str(fifo).encode()
+        found = []
+        for p in Path("/proc").iterdir():
+            try:
+                line = (p / "cmdline").read_bytes() if p.name.isdigit() else b""
+            except OSError:
+                continue
+            if b"arena.serve.archive" in line and mark in line:
+                found.append(int(p.name))
+        return found
+
+    try:
+        end = time.monotonic() + 60
+        while not unpackers():
+            assert time.monotonic() < end and server.poll() is None, "no unpacker started"
+            time.sleep(0.05)
+        time.sleep(0.5)  # past its start: waiting on the archive
+        server.kill()
+        server.wait()
+        end = time.monotonic() + 20
+        while unpackers():
+            assert time.monotonic() < end, "the unpacker outlived the server"
+            time.sleep(0.05)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        for pid in unpackers():
+            os.kill(pid, signal.SIGKILL)

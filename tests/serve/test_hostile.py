@@ -75,6 +75,28 @@ def test_an_archive_with_its_folder_at_the_top_is_taken_as_that_folder(live: Liv
     assert [n for n in leftovers(live) if not n.startswith("upload-")] == []
 
 
+def test_arena_submit_of_the_wrong_folder_costs_no_slot_and_takes_an_archive(live: Live, tmp_path: Path) -> None:
+    """The folder holding the bot folder, given to `arena submit`, cost a daily slot and answered
+    "ManifestError: /host/path/.../bot.yaml: no bot manifest"."""
+    from arena.commands.common import CommandError
+    from arena.commands.serve import main_submit
+
+    outer = tmp_path / "outer"
+    shutil.copytree(ROOT / "bots" / "minimal", outer / "mybot")
+    token = ["--token", live.tokens["red"], "--no-wait"]
+    with pytest.raises(CommandError, match=r"no bot\.yaml in this folder.*did you mean .*mybot\?"):
+        main_submit([live.url, str(outer), *token])
+    with pytest.raises(CommandError, match="neither a bot folder nor"):
+        main_submit([live.url, str(outer / "mybot" / "bot.py"), *token])
+    assert count(live) == 0 and db.submissions_today(live.svc.engine, 1) == 0
+    # `zip -r bot.zip mybot` given as it is: the folder at the top is taken as the bot
+    archive = tmp_path / "bot.zip"
+    archive.write_bytes(hostile.a_zip({p.name: p.read_bytes() for p in (outer / "mybot").iterdir() if p.is_file()},
+                                      top="mybot/"))
+    assert main_submit([live.url, str(archive), *token]) == 0
+    assert count(live) == 1
+
+
 def test_a_compiled_bots_executable_bit_survives_the_upload(live: Live, tmp_path: Path) -> None:
     if shutil.which("cc") is None:
         pytest.skip("no C compiler (cc)")

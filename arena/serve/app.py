@@ -39,7 +39,8 @@ from .validate import validate
 SESSION = "arena_session"
 LOGIN = "arena_login"  # the front page's login-form token (a cookie and a hidden field: login CSRF)
 MAX_SESSIONS = 10  # per team: a new login past this ends the team's oldest session
-MAX_ID = 2**63 - 1  # ids are 64-bit integers in both databases: a larger one is a 422, not an OverflowError
+MAX_ID = 2**31 - 1  # a submission id: PostgreSQL's INTEGER (SQLite's is wider); a larger one is a 422, not a 500
+MAX_BLOCK = 2**63 - 1  # a block number (never in the database): a larger one is a 422, not an OverflowError
 UPLOADS_PER_TEAM = 2  # a team's uploads in flight at once
 UPLOADS_AT_ONCE = 8  # everyone's (bodies on disk while they arrive)
 UNPACKS_AT_ONCE = 2  # unpacker processes at once; the rest wait their turn without holding a thread
@@ -332,7 +333,7 @@ def make_app(svc: Service) -> FastAPI:
         return PlainTextResponse(json.dumps(line) + "\n", media_type="application/x-ndjson")
 
     @app.get("/api/faults/block.jsonl")
-    def fault_block(pairing: str = Query(max_length=300), block: int = Query(ge=0, le=MAX_ID),
+    def fault_block(pairing: str = Query(max_length=300), block: int = Query(ge=0, le=MAX_BLOCK),
                     authorization: str | None = Header(None)) -> PlainTextResponse:
         """Private: the results line of a block holding a fault of your team's, its ``run`` part emptied:
         the results.jsonl its reproduce command reads."""
@@ -349,7 +350,7 @@ def make_app(svc: Service) -> FastAPI:
         return team
 
     @app.get("/team/block.jsonl")
-    def team_block(pairing: str = Query(max_length=300), block: int = Query(ge=0, le=MAX_ID),
+    def team_block(pairing: str = Query(max_length=300), block: int = Query(ge=0, le=MAX_BLOCK),
                    arena_session: str | None = Cookie(None)) -> PlainTextResponse:
         return _block(_session_team(arena_session), pairing, block)
 

@@ -112,6 +112,20 @@ def corrupt_tgz() -> bytes:
     return bytes(good)
 
 
+def corrupt_tgz_late() -> bytes:
+    """A .tar.gz whose deflate stream turns corrupt after its first 64 KiB (bot.yaml and an incompressible
+    file read fine, then a block of the reserved type): ``tarfile.open`` succeeds and the error comes while
+    the entries are read (zlib.error, a 500 before)."""
+    import zlib
+
+    raw = tgz([("bot.yaml", MANIFEST), ("noise", os.urandom(64 << 10)), ("bot.py", b"print(1)\n" * 4000)])
+    tar = gzip.decompress(raw)
+    z = zlib.compressobj(6, zlib.DEFLATED, -15)
+    head = z.compress(tar[:66 << 10]) + z.flush(zlib.Z_FULL_FLUSH)  # byte-aligned after this
+    return (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + head + b"\x07" + os.urandom(64)
+            + struct.pack("<II", zlib.crc32(tar), len(tar) & 0xFFFFFFFF))
+
+
 def a_zip(files: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED, top: str = "") -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", method) as zf:

@@ -42,6 +42,7 @@ HOSTILE = [
     ("256 MiB pax header", lambda: hostile.long_header(256 << 20, b"x"), "pax header of 268435456 bytes"),
     ("2000 chained pax headers", lambda: hostile.chained_headers(2000), "extension headers in a row"),
     ("corrupt deflate tar.gz", hostile.corrupt_tgz, "damaged or unreadable"),
+    ("corrupt deflate later in a tar.gz", hostile.corrupt_tgz_late, "damaged or unreadable"),
     ("corrupt deflate zip", hostile.corrupt_zip, "damaged or unreadable"),
     ("encrypted zip", hostile.zip_encrypted, "is encrypted"),
     ("zip method 9", lambda: hostile.zip_method(9), "method 9 (Deflate64)"),

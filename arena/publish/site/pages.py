@@ -143,12 +143,13 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
     out += _block_results(m)
     if doc["los"]:
         names = m.order
-        out.append('<h2>Likelihood of superiority</h2><table id="los"><caption>Share of bootstrap resamples in '
-                   "which the row bot is rated above the column bot</caption><thead><tr><th scope=\"col\">LOS</th>"
+        note = lb.los_withheld_note(doc)
+        out.append(f'<h2>Likelihood of superiority</h2><table id="los"><caption>{e(lb.LOS_TEXT)}'
+                   + (f" {e(note)}." if note else "") + '</caption><thead><tr><th scope="col">LOS</th>'
                    + "".join(f'<th scope="col">{e(n)}</th>' for n in names) + "</tr></thead><tbody>")
         for a in names:
             out.append(f'<tr><th scope="row" class="l">{e(a)}</th>' + "".join(
-                "<td></td>" if a == b else f"<td>{pct(doc['los'].get(a, {}).get(b))}</td>" for b in names) + "</tr>")
+                f"<td>{e(lb.los_cell(doc, a, b))}</td>" for b in names) + "</tr>")
         out.append("</tbody></table>")
     out += _runs_text(m)
     out.append('<h2>Reproducibility</h2><table class="meta"><caption>What makes these results reproducible'

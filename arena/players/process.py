@@ -179,14 +179,15 @@ class ProcessPlayer(Player):
             limits = effective_limits(self.sandbox.limits, self.entry.manifest.limits)
         except LimitsError as e:  # the bot's own manifest asks for more than the competition allows
             return self._die(Fault("protocol", f"bot.yaml {e}"))
-        t0 = time.monotonic()
         try:
             self.proc = self._launcher(argv, env, ro, self.entry.dir, limits)
         except FolderRefused as e:  # a link, FIFO, device or socket in the bot folder, or over a cap
             return self._die(Fault("protocol", str(e)))
         except CommandNotFound as e:  # the manifest's command names no program: the bot's mistake
             return self._die(Fault("protocol", f"bot.yaml: {e}"))
-        self._launched_at = t0
+        # The allowance runs from the spawn: what the harness did first (a private copy of the
+        # folder, at gvisor a runtime image built on first use) is not the bot's time.
+        self._launched_at = time.monotonic()
         self._hello = wire.hello(PROTOCOL_VERSIONS, self.seed, harness_version(), self.profile.model_dump(mode="json"))
         self._hello_fault = self._send(self._hello)
         return None

@@ -30,7 +30,7 @@ def test_bad_study_options_are_refused_naming_them() -> None:
 @pytest.mark.parametrize("kind", ["cutthroat-3", "five-hand"])
 def test_intervals_at_tables_cover_known_strengths_or_are_withheld(kind: str) -> None:
     """20 blocks: every interval holds its estimate and 95 % intervals cover the truth 90-99 % (120
-    tournaments of 5 bots; the full study's 400 measured 93.5-95.5 %, docs/ratings.md); the maker's side
+    tournaments of 5 bots; the full study's 400 measured 95.0-95.5 %, docs/ratings.md); the maker's side
     term likewise at five-hand. 2 blocks: every interval and LOS withheld. 4 blocks: covered (at least
     90 %) or withheld. Two bots of equal strength: their LOS beyond 2.5/97.5 % in at most 12 % of
     tournaments (5 % if calibrated; the share-of-resamples LOS it replaced was at 0 or 1 in 40-48 % at

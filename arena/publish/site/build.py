@@ -129,7 +129,7 @@ def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path) ->
         w.put(name, asset(name))
     ids = {refkey(k): [b.id, m.slugs[b.id]] for k, b in comp.bots.items()}
     named = {r for r, v in ids.items() if state.ids.get(r) != v}  # every bot when the state is new
-    renamed = {r for r, v in ids.items() if (state.ids.get(r) or [None])[0] != v[0]}
+    renamed = {r for r, v in ids.items() if (state.ids.get(r) or [""])[0] != v[0]}
     fresh = set(new)
     line_of = {e: i for i, e in enumerate(comp.entry_of)}
     lines = sorted({line_of[e] for e in fresh if e in line_of}

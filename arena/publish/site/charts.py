@@ -130,12 +130,12 @@ def history_svg(series: dict[str, list[float | None]], runs: Sequence[int], *, w
                      f'<text class="tick" x="{left - 5}" y="{y(t) + 3:.1f}" text-anchor="end">{t:g}</text>')
     label_w = 7 * len(str(last)) + 8  # a run number's width in px at 10 px, with room around it
     if last == first:
-        xt = [first]
+        xt: list[float] = [float(first)]
     else:
         xt = [t for t in nice_ticks(first, last, max(1, min(len(runs) - 1, int(xw // label_w))))
               if t == int(t) and first <= t <= last]
         if not xt:
-            xt = [first, last]
+            xt = [float(first), float(last)]
     for t in xt:
         parts.append(f'<line x1="{x(t):.1f}" y1="{top + yh}" x2="{x(t):.1f}" y2="{top + yh + 3}" stroke="#333"/>'
                      f'<text class="tick" x="{x(t):.1f}" y="{top + yh + 14}" text-anchor="middle">{int(t)}</text>')

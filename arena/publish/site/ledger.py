@@ -81,7 +81,7 @@ def keyref(key: str) -> Ref:
 
 def _slim_deal(d: dict[str, Any]) -> dict[str, Any]:
     """What the ratings read of a deal at a called-partner table (``engine.deal_sides``, ``load.table_game``)."""
-    out = {k: d[k] for k in ("redeal", "scores_before", "scores_after", "maker") if k in d}
+    out: dict[str, Any] = {k: d[k] for k in ("redeal", "scores_before", "scores_after", "maker") if k in d}
     events = d.get("events") or []
     called = next((e.get("card") for e in events if e.get("type") == "call"), None)
     out["events"] = [e for e in events if e.get("type") == "call"

@@ -37,7 +37,7 @@ from ..rate import PublishError
 from . import pages
 from .collect import Competition, competition, source_paths
 from .frames import game_data, replay_js
-from .ledger import FRAMES_CODE, STATE_CODE, Rebuild, SiteState, code_digest, refkey
+from .ledger import FRAMES_CODE, STATE, STATE_CODE, Rebuild, SiteState, code_digest, refkey
 from .model import SiteModel, build_model
 from .stats import BotStats, game_facts
 
@@ -97,8 +97,10 @@ class _Writer:
             self.names.add(rel)
         return same
 
-    def prune(self) -> None:
-        for sub in ("bots", "games", "matchups", "records", "replays"):
+    def prune(self, games: bool = True) -> None:
+        """Remove what this build did not write or keep. ``games`` False: leave games/ and replays/ alone (a
+        build that carried its state on: their names only ever grow, and listing them grows with the history)."""
+        for sub in ("bots", "games", "matchups", "records", "replays") if games else ("bots", "matchups", "records"):
             d = self.out / sub
             if d.is_dir():
                 for f in d.iterdir():
@@ -180,7 +182,7 @@ def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path) ->
     for gid in comp.where:
         w.names.add(f"games/{gid}.html")
         w.names.add(f"replays/{gid}.js")
-    w.prune()
+    w.prune(games=state.fresh)
     state.ids = ids
     return SiteBuild(out, m, len(w.names), w.written, w.largest)
 
@@ -199,18 +201,28 @@ def _bank_ms(meta: dict[str, Any] | None) -> float | None:
     return float(bank["bank_ms"]) if isinstance(bank.get("bank_ms"), (int, float)) else None
 
 
+def _state_dir(out: Path, state: str | os.PathLike[str] | None) -> Path:
+    return out / STATE if state is None else Path(state)
+
+
 def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, private: bool,
-          time_use: bool) -> tuple[SiteState, list[int], Competition]:
-    """The folder's state brought up to date with the results: (state, its new entries, the competition)."""
+          time_use: bool, state_dir: Path) -> tuple[SiteState, list[int], Competition]:
+    """The folder's state brought up to date with the results: (state, its new entries, the competition).
+
+    A state kept outside the site (``state_dir``) names the site's folder, and counts only while that folder
+    holds a site: a site removed or moved is built whole again."""
     try:
         paths = source_paths(results)
         bank_ms = _bank_ms(next((m for m in map(read_meta, paths) if m), None))
-        key = {"mode": mode, "code": code_digest(STATE_CODE), "private": private, "bank_ms": bank_ms}
-        state = SiteState.open(out, key, paths)
+        key: dict[str, Any] = {"mode": mode, "code": code_digest(STATE_CODE), "private": private, "bank_ms": bank_ms}
+        if state_dir != out / STATE:
+            key["site"] = str(out.resolve())
+        state = (SiteState.open(state_dir, key, paths) if (out / MARKER).is_file()
+                 else SiteState.new(state_dir, key, paths))
         try:
             new = state.read(private, bank_ms, time_use)
         except Rebuild:
-            state = SiteState.new(out, key, paths)
+            state = SiteState.new(state_dir, key, paths)
             new = state.read(private, bank_ms, time_use)
         comp = competition(state)
     except ResultsError as e:
@@ -222,14 +234,16 @@ def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, priva
 
 def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
-               history_bootstrap: int = 200, retire: Sequence[str] = (), private: bool = False) -> SiteBuild:
+               history_bootstrap: int = 200, retire: Sequence[str] = (), private: bool = False,
+               state: str | os.PathLike[str] | None = None) -> SiteBuild:
     """Bring the site in ``out`` up to date with the results: the library call after every batch of games.
 
     Only what was appended since the folder's last build is read (its state, ``ledger``), and only the files
     that change are rewritten; a new or foreign folder, or a state this code or these options did not make,
     is built whole. Either way the files are those of a build from scratch. Public by default: no host path
     (bot folders, the host's reproduce commands) and no bot's stderr on any page; ``private`` is the host's
-    copy with both.
+    copy with both. ``state``: where the state is kept (default ``out/.cinch-state``; a server keeps it
+    outside the folder it serves).
     """
     dest = Path(out)
     _check_out(dest)
@@ -240,12 +254,12 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     enabled = gc.isenabled()
     gc.disable()
     try:
-        state, new, comp = _open(results, dest, "site", private, True)
-        m = build_model(comp, state, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap,
+        st, new, comp = _open(results, dest, "site", private, True, _state_dir(dest, state))
+        m = build_model(comp, st, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap,
                         retire=retire, private=private)
         dest.mkdir(parents=True, exist_ok=True)
-        b = write_site(m, state, new, dest)
-        state.save()
+        b = write_site(m, st, new, dest)
+        st.save()
         return b
     except OSError as e:
         raise PublishError(f"cannot write the site to {out}: {e.strerror}") from None
@@ -255,22 +269,23 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
 
 
 def write_provisional(results: str | os.PathLike[str], out: str | os.PathLike[str], *, done: int, total: int,
-                      anchor: tuple[str, float] | None = None) -> SiteModel:
+                      anchor: tuple[str, float] | None = None, state: str | os.PathLike[str] | None = None
+                      ) -> SiteModel:
     """During a run: the leaderboard page alone, from the blocks finished so far, marked provisional.
 
     No bootstrap (a point estimate each time a block finishes) and no links
     into pages that do not exist yet; the final build replaces it. The
-    folder keeps its own state, so each refresh reads only the new blocks.
+    folder keeps its own state (or in ``state``, as ``build_site``), so each refresh reads only the new blocks.
     """
     dest = Path(out)
     _check_out(dest)
-    state, _, comp = _open([results], dest, "live", False, False)
-    m = build_model(comp, state, anchor=anchor, bootstrap=0, history_bootstrap=0,
+    st, _, comp = _open([results], dest, "live", False, False, _state_dir(dest, state))
+    m = build_model(comp, st, anchor=anchor, bootstrap=0, history_bootstrap=0,
                     provisional=f"{done} of {total} blocks played so far.")
     dest.mkdir(parents=True, exist_ok=True)
     w = _Writer(dest)
     w.put(MARKER, "built by arena site; files here are replaced on every build\n")
     w.put("site.css", asset("site.css"))
     w.put("index.html", pages.leaderboard_page(m, live=True))
-    state.save()
+    st.save()
     return m

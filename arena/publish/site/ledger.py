@@ -239,11 +239,11 @@ TIME_KINDS = ("latencies", "startup", "bank_left")
 
 
 class SiteState:
-    """The ledger, the folds and the caches of one site folder (``out`` None: in memory only)."""
+    """The ledger, the folds and the caches of one site folder, kept in ``dir`` (None: in memory only;
+    by default the site's own ``.cinch-state``)."""
 
-    def __init__(self, out: Path | None, key: dict[str, Any]) -> None:
-        self.out = out
-        self.dir = out / STATE if out is not None else None
+    def __init__(self, dir: Path | None, key: dict[str, Any]) -> None:
+        self.dir = dir
         self.key = key
         self.entries: list[Entry] = []
         self.sources: list[Source] = []
@@ -266,22 +266,22 @@ class SiteState:
     # ---------------------------------------------------------- load and save
 
     @classmethod
-    def new(cls, out: Path | None, key: dict[str, Any], paths: Sequence[Path]) -> "SiteState":
-        """A state that has read nothing (its first save replaces what ``out`` held)."""
-        st = cls(out, key)
+    def new(cls, dir: Path | None, key: dict[str, Any], paths: Sequence[Path]) -> "SiteState":
+        """A state that has read nothing (its first save replaces what ``dir`` held)."""
+        st = cls(dir, key)
         st.sources = [Source(str(p)) for p in paths]
         return st
 
     @classmethod
-    def open(cls, out: Path | None, key: dict[str, Any], paths: Sequence[Path]) -> "SiteState":
-        """The state of ``out`` when it was made by this code with these options, else a new one."""
-        st = cls.new(out, key, paths)
+    def open(cls, dir: Path | None, key: dict[str, Any], paths: Sequence[Path]) -> "SiteState":
+        """The state in ``dir`` when it was made by this code with these options, else a new one."""
+        st = cls.new(dir, key, paths)
         if st.dir is None or not (st.dir / "cache.json").is_file():
             return st
         try:
             st._load([str(p) for p in paths])
         except (Rebuild, OSError, ValueError, KeyError, TypeError, IndexError):
-            st = cls.new(out, key, paths)
+            st = cls.new(dir, key, paths)
         return st
 
     def _load(self, paths: list[str]) -> None:
@@ -337,10 +337,12 @@ class SiteState:
         """Append the new ledger entries and time values, then write the cache (the commit point)."""
         if self.dir is None:
             return
-        if self.fresh and self.dir.exists():  # what another version left is of no use
+        if self.fresh:  # what another version left is of no use (only the state's own files are removed)
             import shutil
 
-            shutil.rmtree(self.dir)
+            shutil.rmtree(self.dir / "time", ignore_errors=True)
+            for name in ("cache.json", "cache.json.tmp", "ledger.jsonl"):
+                (self.dir / name).unlink(missing_ok=True)
         self.dir.mkdir(parents=True, exist_ok=True)
         new = b"".join(e.to_json().encode() + b"\n" for e in self.entries[self._saved:])
         with open(self.dir / "ledger.jsonl", "ab") as f:

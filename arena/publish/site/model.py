@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 from ...results import LoadedResults
 from ..load import _ref
-from ..rate import rate_loaded
+from ..rate import NothingToRate, rate_loaded
 from .collect import Competition, GameRef
 from .ledger import SiteState, refkey
 from .ledger import public_command as public_command
@@ -155,9 +155,13 @@ def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float
         else:
             key = str(run.end)
             if key not in state.history["runs"]:
-                # an early run the anchor had not entered yet is fitted against the mean
-                state.history["runs"][key] = rate_doc(comp.loaded(run.end), comp, anchor, history_bootstrap, early=True,
-                                                      retire=retire)["bots"]
+                # an early run the anchor had not entered yet is fitted against the mean; one whose every
+                # block has a retired version in it has no ratings (its bots show as not entered)
+                try:
+                    state.history["runs"][key] = rate_doc(comp.loaded(run.end), comp, anchor, history_bootstrap,
+                                                          early=True, retire=retire)["bots"]
+                except NothingToRate:
+                    state.history["runs"][key] = []
             rows = kept[key] = state.history["runs"][key]
         history.append({by_ref[(r["name"], r["digest"])]: r for r in rows if (r["name"], r["digest"]) in by_ref})
     state.history["runs"] = kept  # a run no longer shown is never shown again (see history_runs)

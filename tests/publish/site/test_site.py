@@ -124,8 +124,12 @@ def test_a_rebuild_removes_pages_of_a_previous_build(competition: Path, tmp_path
     build_site([competition], out, bootstrap=0)
     stale = out / "games" / "0000000000.html"
     stale.write_text("old")
-    build_site([competition], out, bootstrap=0)
-    assert not stale.exists()
+    build_site([competition], out, bootstrap=0)  # the same results carried on: games only ever come
+    assert stale.exists()
+    other = tmp_path / "other"
+    shutil.copytree(competition, other)
+    build_site([other], out, bootstrap=0)  # other results: the folder is rebuilt whole, exactly their site
+    assert not stale.exists() and (out / "index.html").is_file()
 
 
 def test_refusals(competition: Path, tmp_path: Path) -> None:

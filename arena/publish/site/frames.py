@@ -25,6 +25,7 @@ one before (``diff``): most of a frame is the same as the last.
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -618,3 +619,8 @@ def replay_file(games: list[StoredGame], only: str | None = None) -> dict[str, A
     return {"format": REPLAY_FORMAT, "version": REPLAY_VERSION,
             "games": [viewer_data(g.record, id=g.id, names=g.names, twin=g.twin, forfeit_by=g.forfeit_by, title=g.title,
                                   twins=g.twins) for g in games]}
+
+
+def replay_js(data: dict[str, Any]) -> str:
+    """replays/<id>.js: what the viewer shows of one game (``viewer_data``), as one call."""
+    return f"cinchGame({json.dumps(data['id'])}, {json.dumps(data, separators=(',', ':'))});\n"

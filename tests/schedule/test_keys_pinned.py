@@ -31,7 +31,9 @@ TABLE_ORDERS = {
     1: [["b1", "b0", "b2"], ["b3", "b1", "b0"], ["b3", "b0", "b2"], ["b3", "b1", "b2"]],
 }
 #: sha256 of what the keys shape in the played lines below (seeds, records, outcomes, substitutes).
-PLAYED = "be27bb5ff2987e20a73689b5adae50317379f395bd8852eed887ef365e63d532"
+#: Re-pinned by issue 34, whose cut-throat scores Low for the seat that captures it: the cutthroat-3
+#: table's scores changed with it (the same keys, seeds and plays); the pairs' lines are as before.
+PLAYED = "d600d82fae7e3388f9eb037bbc0cc3cc5c835258d59b2454129d0bbfb6dba108"
 
 
 def test_the_seed_is_text_whether_written_as_an_integer_or_as_text(tmp_path: Path) -> None:

@@ -184,6 +184,8 @@ def rules_line(p: RuleProfile) -> str:
                   else "every non-trump discarded")
         if p.extra_trumps == "discard":
             hands += f", trumps beyond {p.hand_size} shown and discarded"
+        elif p.extra_trumps == "one_per_trick":
+            hands += f", trumps beyond {p.hand_size} played one under each trick"
     left = p.stock_size
     if p.rob == "none":
         rob = (f"no rob (the {left} card{'s' if left > 1 else ''} left stay{'' if left > 1 else 's'} face down, unseen)"

@@ -153,13 +153,14 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
     out += _block_results(m)
     if doc["los"]:
         names = [b["bot"] for b in ranked(doc)]
+        note = lb.los_withheld_note(doc)
         out.append("<h2>Likelihood of superiority</h2>")
-        los = ['<table id="los"><caption>Share of bootstrap resamples in which the row bot is rated above the column '
-               "bot (ranked versions)</caption><thead><tr><th scope=\"col\">LOS</th>"
+        los = [f'<table id="los"><caption>{e(lb.LOS_TEXT)} Ranked versions.'
+               + (f" {e(note)}." if note else "") + '</caption><thead><tr><th scope="col">LOS</th>'
                + "".join(f'<th scope="col">{e(n)}</th>' for n in names) + "</tr></thead><tbody>"]
         for a in names:
             los.append(f'<tr><th scope="row" class="l">{e(a)}</th>' + "".join(
-                "<td></td>" if a == b else f"<td>{pct(doc['los'].get(a, {}).get(b))}</td>" for b in names) + "</tr>")
+                f"<td>{e(lb.los_cell(doc, a, b))}</td>" for b in names) + "</tr>")
         los.append("</tbody></table>")
         out += scroll("likelihood of superiority", los)
     out += _runs_text(m)

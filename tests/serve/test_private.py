@@ -54,9 +54,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Service, Path, lis
     seen: list[tuple[int, int, dict[str, Any]]] = []
     real = ladder.write_provisional
 
-    def spy(results: Any, out: Any, *, done: int, total: int) -> Any:
+    def spy(results: Any, out: Any, *, done: int, total: int, **more: Any) -> Any:
         seen.append((done, total, json.loads((svc.folder / "standings.json").read_text())))
-        return real(results, out, done=done, total=total)
+        return real(results, out, done=done, total=total, **more)
 
     mp = pytest.MonkeyPatch()
     mp.setattr(ladder, "write_provisional", spy)

@@ -38,6 +38,7 @@ from ..schedule import (
     RunOptions,
     Tournament,
     build_tournament,
+    keep_played_restart,
     plan,
     run_tournament,
 )
@@ -186,6 +187,8 @@ def run_batch(svc: Service) -> int:
             "match": svc.config.match.model_dump(mode="json", exclude_unset=True), "blocks": c.ladder_pairing_blocks,
             "seed": c.seed, "backend": "serial", "workers": 1, "nice": None, "out": str(out)}
     t = build_tournament(data, svc.folder, "ladder")
+    if keep_played_restart(t):  # a ladder played before per-lineage was the default
+        log.info("ladder: %s was played per-game and goes on per-game", out)
     out.mkdir(parents=True, exist_ok=True)
     store = ResultsStore(out)
     store.load(expect_hash=t.config_hash())

@@ -150,3 +150,26 @@ def test_without_pause_idle_notices_go_at_once() -> None:
     p.notify({"type": "game"})
     assert [m["type"] for m in bot.sent] == ["hello", "game"] and bot.running == [True, True]
     p.close()
+
+
+def test_the_harness_s_preparation_before_the_spawn_is_not_the_bot_s_start_up_time() -> None:
+    """A launcher that takes long before it spawns (a private copy of the folder, a runtime
+    image built on first use at gvisor) does not eat into the bot's start-up allowance."""
+    import time
+
+    bot = MockTransport().expect("hello", HELLO).expect("bye")
+
+    spawned: list[float] = []
+
+    def slow_launcher(*args: Any) -> Any:
+        time.sleep(0.3)  # longer than the whole allowance below
+        transport = bot.launcher(*args)
+        spawned.append(time.monotonic())
+        return transport
+
+    t = TimeSettings(startup_ms=100, decision_ms=100, bank_ms=1000)
+    p = ProcessPlayer(ENTRY, 7, t, SandboxSpec(level="rlimit"), launcher=slow_launcher)
+    assert p.start() is None
+    since_spawn_ms = (time.monotonic() - spawned[0]) * 1000
+    rep = p.close()
+    assert rep.startup_ms is not None and rep.startup_ms <= since_spawn_ms

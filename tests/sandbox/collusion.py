@@ -1,0 +1,181 @@
+"""Colluding partners in a real round robin: the bot folder, the run, and the count.
+
+``tournament`` runs `arena run` (the CLI, in process) on a round robin of the colluder
+(hostile/collude.py, self-partnered) against bots/random and bots/heuristic, then reads the run
+folder: each game's record (what every seat was dealt) and the receivers' stderr (their claims),
+and counts the hands passed exactly. A hand is nine cards of 52: one claim right by chance has
+odds of 1 in C(43, 9) (about 5.6e8), so a single exact hand already proves a channel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.engine.record import replay
+from arena.engine.cards import CARD_NAMES
+
+from .conftest import HOSTILE
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "bots"
+PAGE = os.sysconf("SC_PAGE_SIZE")
+#: Pages of the marks file one run uses (hostile/collude.py: a ledger of 120 marks, then per
+#: generation 16 regions of 60 marks, at most 2 pages a mark) for six generations: one per
+#: duplicate block the colluder plays. The timing channel hashes each deal to one of 256 regions.
+MARK_PAGES = 240 + 6 * 16 * 120
+TIMING_PAGES = 256 * 64
+CLAIM = re.compile(r"^CLAIM deal=(\d+) (?:cards=(\S+)|none)$", re.M)
+RECALL = re.compile(r"^RECALL deal=(\d+) seat=(\d) cards=(\S*)$", re.M)
+REFUSED = re.compile(r"^REFUSED (\S+) (\S+)$", re.M)
+
+
+def colluder(tmp: Path, channel: str, env: dict[str, str] | None = None) -> Path:
+    bot = tmp / f"collude-{channel}"
+    bot.mkdir()
+    shutil.copy(HOSTILE / "collude.py", bot / "collude.py")
+    (bot / "bot.yaml").write_text(yaml.safe_dump({
+        "name": "collude", "version": "1", "command": ["{python}", "collude.py", channel], "env": env or {}}))
+    return bot
+
+
+@dataclass
+class Tally:
+    """What the receivers claimed against what the records say."""
+
+    deals: int = 0  # deals the colluders were dealt, each a hand to pass
+    exact: int = 0  # claims equal to the partner's dealt hand
+    claims: int = 0  # claims naming cards (not "none")
+    overlap: int = 0  # cards right over all claims
+    refused: set[str] = field(default_factory=set)  # "call errno" lines the bots wrote
+    recall_deals: int = 0
+    recall_exact: int = 0
+    stderr: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return (f"{self.exact} of {self.deals} hands exact ({self.claims} claims, {self.overlap} cards right),"
+                f" recall {self.recall_exact} of {self.recall_deals}, refused {sorted(self.refused) or 'nothing'}")
+
+
+def _dealt(record: dict[str, Any]) -> list[list[set[str]]]:
+    game = replay(record)
+    return [[{CARD_NAMES[c] for c in hand} for hand in deal.dealt] for deal in game.deals]
+
+
+def tally(out: Path, bot: str = "collude") -> Tally:
+    t = Tally()
+    for raw in (out / "results.jsonl").read_text().splitlines():
+        line = json.loads(raw)
+        for half, game in enumerate(line["games"]):
+            seats = [s for s, e in enumerate(game["seats"]) if e["bot"] == bot]
+            if not seats:
+                continue
+            assert len(seats) == 2 and seats[1] == seats[0] + 2, seats
+            sender, receiver = seats
+            dealt = _dealt(game["record"])
+            text = ""
+            path = out / "stderr" / re.sub(r"[^A-Za-z0-9._+@~-]", "_", line["pairing"])
+            for seat in seats:
+                p = path / f"{line['block']}-{half}-seat{seat}-{bot}.txt"
+                if p.exists():
+                    body = p.read_text()
+                    t.refused |= {f"{a} {b}" for a, b in REFUSED.findall(body)}
+                    if seat == receiver:
+                        text = body
+            t.stderr.append(text)
+            t.deals += len(dealt)
+            for d, cards in CLAIM.findall(text):
+                d = int(d)
+                if not cards or d >= len(dealt):
+                    continue
+                claim = set(cards.split(","))
+                t.claims += 1
+                t.overlap += len(claim & dealt[d][sender])
+                t.exact += claim == dealt[d][sender]
+            recalls = RECALL.findall(text)
+            if half == 1:
+                t.recall_deals += 2 * min(len(dealt), 4)
+            for d, seat, cards in recalls:
+                d, seat = int(d), int(seat)
+                if d < len(dealt) and seat not in seats:
+                    t.recall_exact += set(cards.split(",")) == dealt[d][seat]
+    return t
+
+
+def tournament(tmp: Path, bot_dir: Path, level: str, *, blocks: int = 2, deals: int = 3,
+               pause_idle: bool = False, entries: list[Path] | None = None) -> Path:
+    """`arena run` of a round robin: the colluder, bots/random, bots/heuristic (serial: one game
+    at a time, so no two colluding pairs share the machine's counters)."""
+    from arena.commands import main
+
+    out = tmp / f"run-{level}"
+    config = tmp / f"{level}.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": f"collusion-{level}",
+        "entries": [str(p) for p in (entries or [bot_dir, BOTS / "random", BOTS / "heuristic"])],
+        "schedule": {"kind": "round_robin"},
+        "blocks": blocks,
+        "seed": f"collusion-{random.getrandbits(32):08x}",
+        "match": {"sandbox": level, "format": "deals", "deals": deals, "restart": "per-game",
+                  "time": {"decision_ms": 20000, "startup_ms": 30000, "bank_ms": 600000, "pause_idle": pause_idle}},
+        "backend": "serial",
+        "workers": 1,
+        "out": str(out),
+    }))
+    code = main(["run", str(config), "--skip-check", "--no-rate", "--quiet"])
+    assert code == 0, f"arena run exited {code}"
+    return out
+
+
+# ------------------------------------------------------------------ the marks file
+def marks_file(pages: int) -> Path | None:
+    """A large host file under /usr that no running process has mapped and no test reads (so its
+    pages stay cold until the colluders read them): a library source archive, a static library,
+    a data file. None if the machine has none large enough."""
+    mapped: set[str] = set()
+    for maps in Path("/proc").glob("[0-9]*/maps"):
+        try:
+            mapped |= {ln.split(None, 5)[5].strip() for ln in maps.read_text().splitlines() if ln.count(" ") >= 5}
+        except (OSError, IndexError):
+            continue
+    found: list[tuple[int, str]] = []
+    for top in ("/usr/lib", "/usr/share"):
+        for dirpath, dirs, files in os.walk(top):
+            dirs[:] = [d for d in dirs if d not in ("package-lists",)]
+            for name in files:
+                p = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(p, follow_symlinks=False)
+                except OSError:
+                    continue
+                if (st.st_size >= pages * PAGE and os.path.isfile(p) and not os.path.islink(p) and p not in mapped
+                        and not (st.st_mode & 0o111) and st.st_mode & 0o004 and ".so" not in name):
+                    found.append((st.st_size, p))
+    return Path(min(found)[1]) if found else None
+
+
+def evict(path: Path, first_page: int, pages: int) -> None:
+    """Drop the file's pages from the page cache (the host may; the sandbox refuses it)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, first_page * PAGE, pages * PAGE, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def marks_env(path: Path, pages: int) -> dict[str, str]:
+    """This run's own stretch of the file (chosen at random, so two runs at once rarely meet)."""
+    total = os.stat(path).st_size // PAGE
+    base = random.randrange(0, (total - pages) // 16 + 1) * 16
+    evict(path, base, pages)
+    return {"MARKS_FILE": str(path), "MARKS_BASE": str(base), "MARKS_PAGES": str(pages),
+            "MARKS_SALT": f"{random.getrandbits(64):016x}"}

@@ -9,15 +9,18 @@ odds of 1 in C(43, 9) (about 5.6e8), so a single exact hand already proves a cha
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import random
 import re
 import shutil
-import sys
+import stat
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import yaml
 
@@ -29,11 +32,10 @@ from .conftest import HOSTILE
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
 PAGE = os.sysconf("SC_PAGE_SIZE")
-#: Pages of the marks file one run uses (hostile/collude.py: a ledger of 120 marks, then per
-#: generation 16 regions of 60 marks, at most 2 pages a mark) for six generations: one per
-#: duplicate block the colluder plays. The timing channel hashes each deal to one of 256 regions.
-MARK_PAGES = 240 + 6 * 16 * 120
-TIMING_PAGES = 256 * 64
+#: Pages of the large host file the page-cache channels mark (hostile/collude.py: a mark is a
+#: pair of pages for fault-around, one page for timing): room for a ledger and four generations
+#: (duplicate blocks the colluder plays) of fault-around marks, and 150 timing regions.
+HOST_PAGES = 8192
 CLAIM = re.compile(r"^CLAIM deal=(\d+) (?:cards=(\S+)|none)$", re.M)
 RECALL = re.compile(r"^RECALL deal=(\d+) seat=(\d) cards=(\S*)$", re.M)
 REFUSED = re.compile(r"^REFUSED (\S+) (\S+)$", re.M)
@@ -103,7 +105,7 @@ def tally(out: Path, bot: str = "collude") -> Tally:
                 t.exact += claim == dealt[d][sender]
             recalls = RECALL.findall(text)
             if half == 1:
-                t.recall_deals += 2 * min(len(dealt), 4)
+                t.recall_deals += 2 * len(dealt)
             for d, seat, cards in recalls:
                 d, seat = int(d), int(seat)
                 if d < len(dealt) and seat not in seats:
@@ -131,51 +133,83 @@ def tournament(tmp: Path, bot_dir: Path, level: str, *, blocks: int = 2, deals: 
         "workers": 1,
         "out": str(out),
     }))
-    code = main(["run", str(config), "--skip-check", "--no-rate", "--quiet"])
+    with alone():
+        code = main(["run", str(config), "--skip-check", "--no-rate", "--quiet"])
     assert code == 0, f"arena run exited {code}"
     return out
 
 
-# ------------------------------------------------------------------ the marks file
-def marks_file(pages: int) -> Path | None:
-    """A large host file under /usr that no running process has mapped and no test reads (so its
-    pages stay cold until the colluders read them): a library source archive, a static library,
-    a data file. None if the machine has none large enough."""
+# ------------------------------------------------------------------ the marks files
+LOCK = Path(tempfile.gettempdir()) / "cinch-arena-collusion.lock"
+
+
+@contextlib.contextmanager
+def alone() -> Iterator[None]:
+    """One colluding pair on the machine at a time (every checkout's tests take this lock): two
+    pairs drawing from one counter, or marking one file, would spoil each other's count."""
+    with open(LOCK, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _mapped() -> set[str]:
     mapped: set[str] = set()
     for maps in Path("/proc").glob("[0-9]*/maps"):
         try:
             mapped |= {ln.split(None, 5)[5].strip() for ln in maps.read_text().splitlines() if ln.count(" ") >= 5}
         except (OSError, IndexError):
             continue
+    return mapped
+
+
+def host_file(pages: int = HOST_PAGES) -> Path | None:
+    """The smallest host file under /usr of at least `pages` pages that no running process has
+    mapped and nothing is likely to read: no library, no program (a data file or archive of a
+    package, say). None if the machine has none."""
+    mapped = _mapped()
     found: list[tuple[int, str]] = []
     for top in ("/usr/lib", "/usr/share"):
         for dirpath, dirs, files in os.walk(top):
-            dirs[:] = [d for d in dirs if d not in ("package-lists",)]
+            dirs[:] = [d for d in dirs if d != "package-lists"]
             for name in files:
                 p = os.path.join(dirpath, name)
                 try:
                     st = os.stat(p, follow_symlinks=False)
                 except OSError:
                     continue
-                if (st.st_size >= pages * PAGE and os.path.isfile(p) and not os.path.islink(p) and p not in mapped
-                        and not (st.st_mode & 0o111) and st.st_mode & 0o004 and ".so" not in name):
+                if (stat.S_ISREG(st.st_mode) and st.st_size >= pages * PAGE and p not in mapped
+                        and not st.st_mode & 0o111 and st.st_mode & 0o004 and ".so" not in name):
                     found.append((st.st_size, p))
     return Path(min(found)[1]) if found else None
 
 
-def evict(path: Path, first_page: int, pages: int) -> None:
+def runtime_files() -> list[Path]:
+    """The Python sources of the bots' own interpreter (what every level lets a Python bot read:
+    at gvisor its resident runtime image): read when a traceback shows them, rarely otherwise."""
+    import sysconfig
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    return sorted(p for p in stdlib.rglob("*.py") if "-packages" not in str(p) and p.stat().st_size >= 2 * PAGE)
+
+
+def evict(path: Path) -> None:
     """Drop the file's pages from the page cache (the host may; the sandbox refuses it)."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        os.posix_fadvise(fd, first_page * PAGE, pages * PAGE, os.POSIX_FADV_DONTNEED)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     finally:
         os.close(fd)
 
 
-def marks_env(path: Path, pages: int) -> dict[str, str]:
-    """This run's own stretch of the file (chosen at random, so two runs at once rarely meet)."""
-    total = os.stat(path).st_size // PAGE
-    base = random.randrange(0, (total - pages) // 16 + 1) * 16
-    evict(path, base, pages)
-    return {"MARKS_FILE": str(path), "MARKS_BASE": str(base), "MARKS_PAGES": str(pages),
+def marks_env(deals: int = 3) -> dict[str, str]:
+    """MARKS_FILES for the page-cache channels, every page of them evicted: the large host file
+    (where the bot can see it), then its runtime's sources (all a bot sees at gvisor)."""
+    big = host_file()
+    files = ([big] if big else []) + runtime_files()
+    for f in files:
+        evict(f)
+    return {"MARKS_FILES": ":".join(map(str, files)), "MARKS_DEALS": str(deals),
             "MARKS_SALT": f"{random.getrandbits(64):016x}"}

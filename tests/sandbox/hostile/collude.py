@@ -18,7 +18,7 @@ Channels (docs/sandbox.md, "Residual channels"):
   /proc/self/maps), `pipe` (a new pipe's inode), `pidfd` (the inode of pidfd_open(child)),
   `clonepidfd` (the inode of the pidfd clone(CLONE_PIDFD) returns). The sender draws numbers
   from the counter; the receiver reads how far it moved.
-* page cache of a shared file (MARKS_FILE, a rarely used host file the harness evicted):
+* page cache of shared files (MARKS_FILES, rarely read host files the harness evicted):
   `faultaround` with MARKS_READ=pagemap|smaps|statm (the kernel maps the cached neighbours of a
   touched page; /proc shows which), `timing` (a 1-byte pread answers faster from the cache).
 
@@ -318,55 +318,53 @@ class Counter:
 MADV_RANDOM = 1
 PROT_NONE, PROT_READ = 0, 1
 MAP_SHARED, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 1, 2, 0x10, 0x20
-GROUP = 16  # the kernel's fault-around window (fault_around_bytes, 64 KiB)
-SLOTS = 60  # one per card (52), in whole groups
-FLAGS = 120  # the ledger: 4 flags per generation
-GENS = FLAGS // 4
-DEALS = 4
+GROUP = 16  # the kernel's fault-around window (fault_around_bytes, 64 KiB): a mapping's alignment
+SLOTS = 52  # one mark per card
+GENS = 8
+FLAGS = 4 * GENS  # the ledger: 4 flags per generation
 
 
 class Marks:
-    """Marks on the pages of a shared file: a page is set once it is in the host's page cache.
+    """Marks on the pages of shared files (MARKS_FILES, a colon-separated list; those this bot
+    cannot open are left out, the same for both partners): a page is set once it is in the page
+    cache.
 
     The sender sets a page by reading one byte of it (POSIX_FADV_RANDOM: no readahead brings its
-    neighbours). `faultaround` reads marks without disturbing them: map pages at a 64 KiB-aligned
-    address, MADV_RANDOM, touch a page that is no mark; the kernel maps the other cached pages of
-    the mapping with it (fault-around), which /proc/self/pagemap (present bits: one group of 16
-    pages, 15 marks, at once), the mapping's Rss in smaps or statm's resident count (one mark per
-    2-page mapping) shows. `timing` times a 1-byte pread of each page (and so sets it)."""
+    neighbours). `pagemap`, `smaps` and `statm` read a mark without disturbing it: each mark is
+    the second page of a pair; map the pair at a 64 KiB-aligned address, MADV_RANDOM, touch the
+    first page, and the kernel maps the second with it when it is cached (fault-around), which
+    /proc/self/pagemap (present bit), the mapping's Rss in smaps or statm's resident count shows.
+    `timing` uses every page as a mark and times a 1-byte pread of it (which sets it)."""
 
     def __init__(self, how):
         self.how = how
-        self.path = os.environ["MARKS_FILE"]
-        self.base = int(os.environ["MARKS_BASE"])
-        self.pages = int(os.environ["MARKS_PAGES"])
-        self.fd = os.open(self.path, os.O_RDONLY)
-        os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_RANDOM)
+        self.step = 1 if how == "timing" else 2  # pages per mark
+        self.marks = []  # (file, page of the mark)
+        self.paths = []
+        self.fds = {}  # a few files open at a time: a sandbox caps descriptors
+        for path in os.environ["MARKS_FILES"].split(":"):
+            try:
+                pages = os.stat(path).st_size // PAGE
+                os.close(os.open(path, os.O_RDONLY))
+            except OSError:
+                continue
+            self.paths.append(path)
+            self.marks += [(len(self.paths) - 1, p + self.step - 1) for p in range(0, pages - self.step + 1, self.step)]
+        if not self.marks:
+            raise OSError(errno.ENOENT, "none of MARKS_FILES")
         self.pagemap = os.open("/proc/self/pagemap", os.O_RDONLY) if how == "pagemap" else None
-        # pagemap: groups of 16 pages, the first touched; otherwise pairs (touched, mark)
-        self.per_group = GROUP - 1 if how in ("pagemap", "timing") else 1
-        self.group_pages = GROUP if self.per_group > 1 else 2
 
-    def span(self, slots):
-        return -(-slots // self.per_group) * self.group_pages
+    def _fd(self, f):
+        if f not in self.fds:
+            if len(self.fds) >= 8:
+                os.close(self.fds.pop(next(iter(self.fds))))
+            self.fds[f] = os.open(self.paths[f], os.O_RDONLY)
+            os.posix_fadvise(self.fds[f], 0, 0, os.POSIX_FADV_RANDOM)
+        return self.fds[f]
 
-    def page(self, slot):
-        return (slot // self.per_group) * self.group_pages + 1 + slot % self.per_group
-
-    def set(self, page):
-        os.pread(self.fd, 1, (self.base + page) * PAGE)
-
-    def _map(self, page, count):
-        reserve = libc.mmap(None, 2 * GROUP * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        if reserve in (None, ctypes.c_void_p(-1).value):
-            raise OSError(ctypes.get_errno(), "mmap")
-        addr = (reserve + GROUP * PAGE - 1) & ~(GROUP * PAGE - 1)
-        got = libc.mmap(addr, count * PAGE, PROT_READ, MAP_SHARED | MAP_FIXED, self.fd, (self.base + page) * PAGE)
-        if got != addr:
-            libc.munmap(reserve, 2 * GROUP * PAGE)
-            raise OSError(ctypes.get_errno(), "mmap file")
-        libc.madvise(addr, count * PAGE, MADV_RANDOM)
-        return reserve, addr
+    def set(self, slot):
+        f, page = self.marks[slot]
+        os.pread(self._fd(f), 1, page * PAGE)
 
     def _rss(self, addr):
         want = "%x-" % addr
@@ -383,102 +381,109 @@ class Marks:
         with open("/proc/self/statm") as fh:
             return int(fh.read().split()[1])
 
-    def group(self, first):
-        """Which marks of the group at page `first` are set (offsets 1..), touching page `first`."""
-        reserve, addr = self._map(first, self.group_pages)
+    def get(self, slot):
+        """Is the mark set? Touches the page before it (never a mark)."""
+        f, page = self.marks[slot]
+        fd = self._fd(f)
+        reserve = libc.mmap(None, 2 * GROUP * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        if reserve in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "mmap")
         try:
+            addr = (reserve + GROUP * PAGE - 1) & ~(GROUP * PAGE - 1)
+            if libc.mmap(addr, 2 * PAGE, PROT_READ, MAP_SHARED | MAP_FIXED, fd, (page - 1) * PAGE) != addr:
+                raise OSError(ctypes.get_errno(), "mmap file")
+            libc.madvise(addr, 2 * PAGE, MADV_RANDOM)
             before = self._resident() if self.how == "statm" else 0
             ctypes.c_char.from_address(addr).value  # the fault
             if self.how == "pagemap":
-                raw = os.pread(self.pagemap, 8 * GROUP, addr // PAGE * 8)
-                return {k for k in range(1, GROUP) if int.from_bytes(raw[8 * k:8 * k + 8], "little") >> 63}
-            present = self._rss(addr) if self.how == "smaps" else self._resident() - before
-            return {1} if present >= 2 else set()
+                return int.from_bytes(os.pread(self.pagemap, 8, (addr // PAGE + 1) * 8), "little") >> 63 == 1
+            return (self._rss(addr) if self.how == "smaps" else self._resident() - before) >= 2
         finally:
             libc.munmap(reserve, 2 * GROUP * PAGE)
 
-    def read_slots(self, region, n):
-        got = set()
-        for g in range(-(-n // self.per_group)):
-            for k in self.group(region + g * self.group_pages):
-                slot = g * self.per_group + k - 1
-                if slot < n:
-                    got.add(slot)
-        return got
+    def read(self, first, n):
+        return {k for k in range(n) if self.get(first + k)}
 
-    def timed(self, region, n, order):
+    def timed(self, first, order):
         times = {}
-        for slot in order:
-            off = (self.base + region + self.page(slot)) * PAGE
+        for k in order:
+            f, page = self.marks[first + k]
+            fd = self._fd(f)
             t0 = time.perf_counter_ns()
-            os.pread(self.fd, 1, off)
-            times[slot] = time.perf_counter_ns() - t0
+            os.pread(fd, 1, page * PAGE)
+            times[k] = time.perf_counter_ns() - t0
         return times
 
 
 class PageCache:
-    """Regions of MARKS_FILE: a ledger of games, then one region of 60 slots per (generation,
-    game of the block, deal, role). Both partners mark their own hands; the receiver reads the
-    sender's at the end of each deal, and in the second game of a duplicate block the marks the
-    first game left (the cards its opponents now hold)."""
+    """Marks in a ledger of games, then regions of 52 (one per card) per generation: in the first
+    game of a duplicate block each partner's hand of each deal, in the second the sender's. The
+    receiver reads the sender's at the end of each deal, and in the second game of a block also
+    the marks the first game left (the cards its opponents now hold)."""
 
     def __init__(self, how, role):
         self.m = Marks(how)
         self.role = role
+        self.deals = int(os.environ.get("MARKS_DEALS", "3"))
         self.gen = self.half = None
 
     def region(self, gen, half, deal, role):
-        return self.m.span(FLAGS) + (((gen * 2 + half) * DEALS + deal) * 2 + role) * self.m.span(SLOTS)
+        per_gen = 3 * self.deals
+        index = deal * 2 + role if half == 0 else 2 * self.deals + deal
+        return FLAGS + (gen * per_gen + index) * SLOTS
 
     def start_game(self):
-        flags = self.m.read_slots(0, FLAGS)
+        flags = self.m.read(0, FLAGS)
         own = [g for g in range(GENS) if 4 * g + self.role in flags]
         latest = max(own) if own else -1
         if latest >= 0 and 4 * latest + 2 + self.role not in flags:
             self.gen, self.half = latest, 1
-            self.m.set(self.m.page(4 * latest + 2 + self.role))
+            self.m.set(4 * latest + 2 + self.role)
         else:
             self.gen, self.half = latest + 1, 0
-            self.m.set(self.m.page(4 * self.gen + self.role))
-        if self.gen >= GENS or self.region(self.gen + 1, 0, 0, 0) > self.m.pages:
-            raise OSError(errno.ENOSPC, "MARKS_PAGES too small")
+            if self.gen >= GENS:
+                raise OSError(errno.ENOSPC, "every generation of the ledger is used")
+            self.m.set(4 * self.gen + self.role)
+        if self.region(self.gen + 1, 0, 0, 0) > len(self.m.marks):
+            raise OSError(errno.ENOSPC, f"MARKS_FILES hold {len(self.m.marks)} marks, too few")
 
     def mark(self, deal, cards):
-        if deal < DEALS:
+        if deal < self.deals and (self.half == 0 or self.role == 0):
             base = self.region(self.gen, self.half, deal, self.role)
             for c in cards:
-                self.m.set(base + self.m.page(INDEX[c]))
+                self.m.set(base + INDEX[c])
 
     def read(self, deal, half, role):
-        return [CARDS[s] for s in sorted(self.m.read_slots(self.region(self.gen, half, deal, role), 52))]
+        if deal >= self.deals:
+            return None
+        return [CARDS[s] for s in sorted(self.m.read(self.region(self.gen, half, deal, role), SLOTS))]
 
 
 class Timing:
     """Marks keyed by what both partners see of the deal (its first trick, bids, dealer and
-    scores): a region of MARKS_FILE chosen by hash, set by the sender once that trick is over and
-    timed by the receiver at the deal's end, when the nine fastest pages are the hand."""
+    scores): a region of 52 chosen by hash, set by the sender once that trick is over and timed
+    by the receiver at the deal's end, when the nine fastest pages are the hand."""
 
     def __init__(self):
         self.m = Marks("timing")
-        self.regions = self.m.pages // self.m.span(SLOTS)
+        self.regions = len(self.m.marks) // SLOTS
         self.salt = os.environ.get("MARKS_SALT", "")
 
     def region(self, view):
         t = view["tricks"][0]
         key = json.dumps([self.salt, view["deal_index"], view["dealer"], view["scores"],
                           [[b["seat"], b["amount"]] for b in view["bids"]], [p["card"] for p in t["plays"]]])
-        return int(hashlib.sha256(key.encode()).hexdigest(), 16) % self.regions * self.m.span(SLOTS)
+        return int(hashlib.sha256(key.encode()).hexdigest(), 16) % self.regions * SLOTS
 
     def mark(self, view, cards):
         base = self.region(view)
         for c in cards:
-            self.m.set(base + self.m.page(INDEX[c]))
+            self.m.set(base + INDEX[c])
 
     def read(self, view, own):
-        order = [s for s in range(52)]
         seed = int(hashlib.sha256(repr(view["tricks"]).encode()).hexdigest(), 16)
-        order.sort(key=lambda s: (s * 2654435761 + seed) % 4294967291)
-        times = self.m.timed(self.region(view), 52, order)
+        order = sorted(range(SLOTS), key=lambda s: (s * 2654435761 + seed) % 4294967291)
+        times = self.m.timed(self.region(view), order)
         mine = {INDEX[c] for c in own}
         fastest = sorted((s for s in times if s not in mine), key=times.__getitem__)[:HAND]
         return [CARDS[s] for s in fastest]
@@ -572,7 +577,7 @@ def main(channel):
             view = msg["view"]
             d = msg["index"]
             try:
-                if cache and d < DEALS:
+                if cache and d < cache.deals:
                     claimed[d] = cache.read(d, cache.half, 0)
                     log(f"CLAIM deal={d} cards={fmt(claimed[d])}")
                     if cache.half == 1:

@@ -439,11 +439,12 @@ class PageCache:
         if latest >= 0 and 4 * latest + 2 + self.role not in flags:
             self.gen, self.half = latest, 1
             self.m.set(4 * latest + 2 + self.role)
-        else:
+        elif latest + 1 < GENS:
             self.gen, self.half = latest + 1, 0
-            if self.gen >= GENS:
-                raise OSError(errno.ENOSPC, "every generation of the ledger is used")
             self.m.set(4 * self.gen + self.role)
+        else:  # every mark reads as set: the marks carry nothing here, read them all the same
+            log("LEDGER full")
+            self.gen, self.half = 0, 0
         if self.region(self.gen + 1, 0, 0, 0) > len(self.m.marks):
             raise OSError(errno.ENOSPC, f"MARKS_FILES hold {len(self.m.marks)} marks, too few")
 

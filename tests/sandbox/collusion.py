@@ -22,12 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+import pytest
 import yaml
 
 from arena.engine.record import replay
 from arena.engine.cards import CARD_NAMES
 
-from .conftest import HOSTILE
+from arena.sandbox import Level
+
+from .conftest import HOSTILE, bwrap_works
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
@@ -39,6 +42,19 @@ HOST_PAGES = 8192
 CLAIM = re.compile(r"^CLAIM deal=(\d+) (?:cards=(\S+)|none)$", re.M)
 RECALL = re.compile(r"^RECALL deal=(\d+) seat=(\d) cards=(\S*)$", re.M)
 REFUSED = re.compile(r"^REFUSED (\S+) (\S+)$", re.M)
+
+
+def need(level: str) -> None:
+    """Skip (saying why) a level this machine or checkout cannot run; in CI a missing runsc fails."""
+    if level == "gvisor":
+        if "gvisor" not in {lv.value for lv in Level}:
+            pytest.skip("this checkout's sandbox has no level gvisor yet (issue 31)")
+        if shutil.which("runsc") is None:
+            if os.environ.get("CI"):
+                pytest.fail("level gvisor must run in CI: runsc (Debian's runsc package) is not installed")
+            pytest.skip("level gvisor unavailable: runsc (Debian's runsc package) is not installed")
+    elif level == "bwrap" and (reason := bwrap_works()):
+        pytest.skip(f"bwrap unusable: {reason}")
 
 
 def colluder(tmp: Path, channel: str, env: dict[str, str] | None = None) -> Path:

@@ -31,17 +31,12 @@ close (cookies, memfd_create, pidfd_open, CLONE_PIDFD: issue 31 item 6) must be 
 
 from __future__ import annotations
 
-import os
-import shutil
 import warnings
 from pathlib import Path
 
 import pytest
 
-from arena.sandbox import Level
-
 from . import collusion
-from .conftest import bwrap_works
 
 #: Refused by the filter at bwrap (issue 31 item 6), so 0 hands there; a control at none.
 RULED = ("cookie", "memfd", "pidfd", "clonepidfd")
@@ -52,22 +47,9 @@ NOISY = {"pipe": 2, "pidfd": 1, "clonepidfd": 1}
 QUIET = 12
 
 
-def need(level: str) -> None:
-    """Skip (saying why) a level this machine or checkout cannot run; in CI a missing runsc fails."""
-    if level == "gvisor":
-        if "gvisor" not in {lv.value for lv in Level}:
-            pytest.skip("this checkout's sandbox has no level gvisor yet (issue 31)")
-        if shutil.which("runsc") is None:
-            if os.environ.get("CI"):
-                pytest.fail("level gvisor must run in CI: runsc (Debian's runsc package) is not installed")
-            pytest.skip("level gvisor unavailable: runsc (Debian's runsc package) is not installed")
-    elif level == "bwrap" and (reason := bwrap_works()):
-        pytest.skip(f"bwrap unusable: {reason}")
-
-
 def run(tmp_path: Path, channel: str, level: str, env: dict[str, str] | None = None, *, blocks: int = 2,
         deals: int = 3, pause_idle: bool = False, opponents: tuple[str, ...] = ("random", "heuristic")) -> collusion.Tally:
-    need(level)
+    collusion.need(level)
     bot = collusion.colluder(tmp_path, channel, env)
     entries = [bot, *(collusion.BOTS / name for name in opponents)]
     with warnings.catch_warnings():

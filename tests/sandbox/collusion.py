@@ -149,7 +149,10 @@ def tournament(tmp: Path, bot_dir: Path, level: str, *, blocks: int = 2, deals: 
         "workers": 1,
         "out": str(out),
     }))
+    marks = yaml.safe_load((bot_dir / "bot.yaml").read_text())["env"].get("MARKS_FILES")
     with alone():
+        for f in marks.split(":") if marks else []:  # cold pages: inside the lock, or another run's marks go
+            evict(Path(f))
         code = main(["run", str(config), "--skip-check", "--no-rate", "--quiet"])
     assert code == 0, f"arena run exited {code}"
     return out
@@ -221,11 +224,9 @@ def evict(path: Path) -> None:
 
 
 def marks_env(deals: int = 3) -> dict[str, str]:
-    """MARKS_FILES for the page-cache channels, every page of them evicted: the large host file
-    (where the bot can see it), then its runtime's sources (all a bot sees at gvisor)."""
+    """MARKS_FILES for the page-cache channels: the large host file (where the bot can see it),
+    then its runtime's sources (all a bot sees at gvisor). `tournament` evicts them first."""
     big = host_file()
     files = ([big] if big else []) + runtime_files()
-    for f in files:
-        evict(f)
     return {"MARKS_FILES": ":".join(map(str, files)), "MARKS_DEALS": str(deals),
             "MARKS_SALT": f"{random.getrandbits(64):016x}"}

@@ -48,6 +48,7 @@ RANKS, SUITS = "23456789TJQKA", "CDHS"
 CARDS = [r + s for s in SUITS for r in RANKS]
 INDEX = {c: i for i, c in enumerate(CARDS)}
 HAND = 9
+DEBUG = bool(os.environ.get("COLLUDE_DEBUG"))
 
 
 def log(text):
@@ -261,6 +262,8 @@ class Counter:
                 self.bump(self.ack - 1)
             jumps.append(None if self.marks[i] is None else self._diff(v, self.marks[i]))
             self.marks[i] = v + (self.ack if i == 0 else 1)
+        if DEBUG:
+            log(f"DEBUG recv jumps={jumps}")
         if not decode or jumps[0] is None or jumps[0] < self.factor:
             return None
         digits = [max(0, j // self.factor - 1) for j in jumps]
@@ -303,6 +306,8 @@ class Counter:
     def _send_step(self):
         v = self._read(0)
         read_since = self.marks[0] is None or self._diff(v, self.marks[0]) >= self.ack
+        if DEBUG:
+            log(f"DEBUG send delta={None if self.marks[0] is None else self._diff(v, self.marks[0])} queue={len(self.queue)}")
         self.marks[0] = v + 1
         if not (read_since and self.queue):
             return

@@ -59,10 +59,13 @@ def _raw_batch(proc: subprocess.Popen[bytes], request: dict[str, Any], n: int) -
     return (time.perf_counter() - t0) / n
 
 
-def _harness_batch(player: ProcessPlayer, request: dict[str, Any], n: int) -> float:
+def _harness_batch(player: ProcessPlayer, request: dict[str, Any], n: int, each: list[float] | None = None) -> float:
     t0 = time.perf_counter()
     for _ in range(n):
+        t = time.perf_counter()
         d = player.decide(request)
+        if each is not None:
+            each.append(time.perf_counter() - t)
         if d.fault is not None:
             raise RuntimeError(f"benchmark bot faulted: {d.fault.text}")
     return (time.perf_counter() - t0) / n
@@ -83,6 +86,19 @@ def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20, p
             os.sched_setaffinity(0, pinned_from)
 
 
+def levels() -> tuple[str, ...]:
+    """The levels measured: every one, but gvisor only where runsc is installed (seats at gvisor
+    are always frozen off move, so it is measured paused only)."""
+    from ..sandbox import SandboxUnavailable
+    from ..sandbox.gvisor import find_runsc
+
+    try:
+        find_runsc()
+    except SandboxUnavailable:
+        return ("none", "rlimit", "bwrap")
+    return ("none", "rlimit", "bwrap", "gvisor")
+
+
 def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict[str, Any]:
     entry = load_entry(MINIMAL)
     request = _request()
@@ -93,7 +109,8 @@ def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict[str, 
     raw.stdin.write(b'{"type":"hello","protocol":[1],"seed":1,"harness":"bench"}\n')
     raw.stdin.flush()
     raw.stdout.readline()
-    configs = [(lvl, pause) for lvl in ("none", "rlimit", "bwrap") for pause in ((False,) if lvl == "none" else (True, False))]
+    configs = [(lvl, pause) for lvl in levels() for pause in
+               ((False,) if lvl == "none" else (True,) if lvl == "gvisor" else (True, False))]
     players = {}
     out: dict[str, Any] = {"decisions_per_config": per * batches}
     try:
@@ -105,10 +122,11 @@ def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict[str, 
             players[(lvl, pause)] = p
         raw_t: list[float] = []
         ours: dict[tuple[str, bool], list[float]] = {c: [] for c in configs}
+        each: dict[tuple[str, bool], list[float]] = {c: [] for c in configs}
         for _ in range(batches):
             raw_t.append(_raw_batch(raw, request, per))
             for c in configs:
-                ours[c].append(_harness_batch(players[c], request, per))
+                ours[c].append(_harness_batch(players[c], request, per, each[c]))
         raw_us = statistics.median(raw_t) * 1e6
         out["raw_rtt_us"] = round(raw_us, 1)
         for (lvl, pause), ts in ours.items():
@@ -116,13 +134,16 @@ def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict[str, 
             name = f"{lvl}{'_paused' if pause else ''}"
             out[f"harness_rtt_us_{name}"] = round(us, 1)
             out[f"ratio_{name}"] = round(us / raw_us, 3)
+            one = sorted(each[(lvl, pause)])
+            out[f"rtt_p50_us_{name}"] = round(one[len(one) // 2] * 1e6, 1)
+            out[f"rtt_p99_us_{name}"] = round(one[min(len(one) - 1, int(0.99 * len(one)))] * 1e6, 1)
     finally:
         for p in players.values():
             p.close()
         raw.kill()
         raw.wait()
     py_first_line = [sys.executable, "-S", "-c", "import sys; print('{}', flush=True); sys.stdin.readline()"]
-    for lvl in ("none", "rlimit", "bwrap"):
+    for lvl in levels():
         out[f"start_ms_{lvl}"] = round(measure_start(lvl, SHELL_BOT, repeats=starts)["median_ms"], 2)
         out[f"start_ms_{lvl}_python"] = round(measure_start(lvl, py_first_line, repeats=starts)["median_ms"], 2)
     out["request_bytes"] = len(line)
@@ -139,7 +160,8 @@ def run(args: Any) -> int:
     for k, v in r.items():
         if k.startswith("harness_rtt_us_"):
             name = k.removeprefix("harness_rtt_us_")
-            print(f"  harness {name:<14} {v:>8} us  ({r['ratio_' + name]}x raw)")
+            print(f"  harness {name:<14} {v:>8} us  ({r['ratio_' + name]}x raw; one decision p50 "
+                  f"{r['rtt_p50_us_' + name]} us, p99 {r['rtt_p99_us_' + name]} us)")
     print("start to first byte: " + ", ".join(f"{k.removeprefix('start_ms_')} {v} ms" for k, v in r.items() if k.startswith("start_ms_")))
     print(json.dumps(r))
     return 0

@@ -54,9 +54,21 @@ from ..schedule.task import run_block
 from ..schedule.unit import BatchTask, BlockTask
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
-#: (bot, sandbox level) pairs measured by default.
+#: (bot, sandbox level) pairs measured by default (the gvisor one where runsc is installed).
 CONFIGS: tuple[tuple[str, str], ...] = (("minimal", "none"), ("minimal", "rlimit"), ("minimal", "bwrap"),
-                                        ("heuristic", "bwrap"))
+                                        ("heuristic", "bwrap"), ("heuristic", "gvisor"))
+
+
+def default_configs() -> tuple[tuple[str, str], ...]:
+    """`CONFIGS`, without level gvisor on a host where runsc is not installed (said in the output)."""
+    from ..sandbox import SandboxUnavailable
+    from ..sandbox.gvisor import find_runsc
+
+    try:
+        find_runsc()
+    except SandboxUnavailable:
+        return tuple(c for c in CONFIGS if c[1] != "gvisor")
+    return CONFIGS
 PARTS = ("start", "decisions", "engine", "close", "writing")
 
 
@@ -290,6 +302,13 @@ def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONF
             out[f"games_per_s_{Path(bot).name}_{level}"] = rep["games_per_s"]
             rep["restart"] = measure_restart(bot, level, max(2, blocks // 8), 8, fmt)
             out[f"lineage_ratio_{Path(bot).name}_{level}"] = rep["restart"]["ratio"]
+    # A kernel per seat, kept up per lineage, against bwrap's fresh processes (the issue-31 target):
+    # both measured in this run, side by side.
+    for name in {Path(b).name for b, lvl in configs if lvl == "gvisor"}:
+        gv, bw = out["configs"].get(f"{name}-gvisor"), out["configs"].get(f"{name}-bwrap")
+        if gv and bw:
+            out[f"gvisor_lineage_vs_bwrap_game_{name}"] = round(
+                gv["restart"]["ms_per_game"]["per-lineage"] / bw["restart"]["ms_per_game"]["per-game"], 3)
     out["python"] = platform.python_version()
     out["machine"] = f"{platform.machine()} {platform.node()}"
     return out
@@ -297,7 +316,7 @@ def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONF
 
 def run(args: Any) -> int:
     """Measure with the options ``arena bench tournament`` parsed; print a summary, then one JSON line."""
-    r = bench_tournament(args.blocks, args.config or CONFIGS, args.deals)
+    r = bench_tournament(args.blocks, args.config or default_configs(), args.deals)
     print(f"{r['cores']} cores, {r['blocks']} blocks per configuration, format {r['format']}")
     for name, c in r["configs"].items():
         split = ", ".join(f"{k} {v}" for k, v in c["split_ms"].items())
@@ -310,5 +329,10 @@ def run(args: Any) -> int:
         print(f"  {'':<17} restart per-game {rs['ms_per_game']['per-game']} ms/game, per-lineage"
               f" {rs['ms_per_game']['per-lineage']} ms/game ({rs['lineage_blocks']}-block batches,"
               f" {rs['games_each']} games each): ratio {rs['ratio']}x")
+    for k, v in r.items():
+        if k.startswith("gvisor_lineage_vs_bwrap_game_"):
+            print(f"  {k.removeprefix('gvisor_lineage_vs_bwrap_game_')}: gvisor per-lineage / bwrap per-game = {v}x")
+    if not args.config and all(level != "gvisor" for _, level in default_configs()):
+        print("  (level gvisor not measured: runsc is not installed here)")
     print(json.dumps(r))
     return 0

@@ -28,7 +28,7 @@ def _protocol(ap: Parser) -> None:
 def _scheduler(ap: Parser) -> None:
     ap.add_argument("--blocks", type=int, default=8, help="blocks per round (2 games each)")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of each measurement (median kept)")
-    ap.add_argument("--sandbox", default="rlimit", choices=["none", "rlimit", "bwrap"])
+    ap.add_argument("--sandbox", default="rlimit", choices=["none", "rlimit", "bwrap", "gvisor"])
     ap.add_argument("--deals", type=int, default=0, help="play fixed-length games of this many deals (0: full games)")
     ap.add_argument("--bots", nargs="+", type=Path, default=[CHECKOUT / "bots" / "minimal", CHECKOUT / "bots" / "random"],
                     help="two or more bot folders, played in round-robin pairings (default: minimal and random)")
@@ -47,7 +47,7 @@ def _fairtime(ap: Parser) -> None:
     ap.add_argument("--hog-nice", type=int, default=0, help="niceness of the hogs (diagnosis only)")
     ap.add_argument("--no-pause", action="store_true", help="do not freeze bots while not on move (diagnosis)")
     ap.add_argument("--nice", default="-5", help="worker priority, as in a tournament config ('none': leave it)")
-    ap.add_argument("--sandbox", default="bwrap", choices=["none", "rlimit", "bwrap"])
+    ap.add_argument("--sandbox", default="bwrap", choices=["none", "rlimit", "bwrap", "gvisor"])
     ap.add_argument("--bot", type=Path, default=CHECKOUT / "tests" / "fixtures" / "testbot" / "busy.yaml",
                     help="bot folder or manifest (default: the test bot burning 50 ms per decision)")
 
@@ -87,7 +87,7 @@ def _bot_at_level(text: str) -> tuple[str, str]:
     import argparse
 
     bot, sep, level = text.partition(":")
-    if not sep or level not in ("none", "rlimit", "bwrap"):
+    if not sep or level not in ("none", "rlimit", "bwrap", "gvisor"):
         raise argparse.ArgumentTypeError(f"{text!r} is not BOT:LEVEL with LEVEL none, rlimit or bwrap")
     if not (CHECKOUT / "bots" / bot / "bot.yaml").is_file() and not (Path(bot) / "bot.yaml").is_file():
         raise argparse.ArgumentTypeError(f"{text!r}: no bot folder {bot!r} (in bots/ or as a path)")
@@ -102,7 +102,7 @@ def _tournament(ap: Parser) -> None:
 
 
 def _serve(ap: Parser) -> None:
-    ap.add_argument("--sandbox", default="rlimit", choices=["none", "rlimit", "bwrap"])
+    ap.add_argument("--sandbox", default="rlimit", choices=["none", "rlimit", "bwrap", "gvisor"])
     ap.add_argument("--games", type=int, default=1, help="full games in each validation (default 1)")
 
 

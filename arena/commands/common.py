@@ -51,7 +51,7 @@ def parse(p: argparse.ArgumentParser, argv: Sequence[str]) -> Any:
 
 
 def sandbox_option(p: argparse.ArgumentParser, default: str = "bwrap") -> None:
-    p.add_argument("--sandbox", default=default, choices=["bwrap", "rlimit", "none"],
+    p.add_argument("--sandbox", default=default, choices=["gvisor", "bwrap", "rlimit", "none"],
                    help=f"isolation level (default {default}; see docs/sandbox.md)")
 
 

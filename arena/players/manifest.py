@@ -48,10 +48,22 @@ class Manifest(BaseModel):
     command: list[str] = Field(min_length=1, description="argv, run in the bot folder; {python} is the harness's interpreter")
     libraries: list[Literal["sdk", "engine"]] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict, description="extra environment variables")
+    programs: list[str] = Field(
+        default_factory=list, max_length=16,
+        description="programs on the sandbox's PATH the bot runs besides its command (a launcher script's "
+                    "`java`): at sandbox level gvisor, whose view holds only the runtimes a bot needs, theirs join it")
     limits: Limits | None = None
     profiles: list[str] | None = Field(
         None, description="rule profiles the bot plays (by name); omitted: every profile")
     description: str = ""
+
+    @field_validator("programs")
+    @classmethod
+    def _program_names(cls, v: list[str]) -> list[str]:
+        for name in v:
+            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", name):
+                raise ValueError(f"{name!r}: a program is named as on PATH (letters, digits, '.', '_', '+', '-'), not by a path")
+        return v
 
     @field_validator("profiles")
     @classmethod
@@ -161,6 +173,8 @@ def folder_digest(folder: str | os.PathLike[str], built: bool = True) -> str:
             h.update(chunk)
     for rel in listing.empty_dirs:  # a folder with no file: its name is all it holds
         h.update(rel.encode() + b"/\0folder\0")
+    for rel, text in listing.links:  # a link is its target's text (folders without links: as before)
+        h.update(rel.encode() + b"\0link\0" + text.encode() + b"\0")
     return h.hexdigest()
 
 

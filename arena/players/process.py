@@ -67,13 +67,33 @@ def bot_launch_args(entry: BotEntry) -> tuple[list[str], dict[str, str], list[st
             import pydantic
 
             site = str(Path(pydantic.__file__).resolve().parents[1])
-            ro.append(site)
+            ro += _engine_packages()  # just these: a sandbox that copies what it shows copies little
             pypath.append(site)
     env = dict(m.env)
     if pypath:
         env["PYTHONPATH"] = ":".join(dict.fromkeys(pypath))
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     return argv, env, ro
+
+
+#: What the engine imports from the harness's environment (pydantic and what it needs).
+ENGINE_PACKAGES = ("pydantic", "pydantic_core", "typing_extensions", "annotated_types", "typing_inspection")
+
+
+def _engine_packages() -> list[str]:
+    """The installed folder (or module file) of each package the engine needs."""
+    import importlib.util
+
+    out = []
+    for name in ENGINE_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None:
+            continue
+        if spec.submodule_search_locations:
+            out.append(str(Path(next(iter(spec.submodule_search_locations))).resolve()))
+        elif spec.origin:
+            out.append(str(Path(spec.origin).resolve()))
+    return out
 
 
 def sandbox_launcher(spec: SandboxSpec) -> Launcher:
@@ -113,10 +133,14 @@ class ProcessPlayer(Player):
         self.version = entry.manifest.version
         self.seed = seed
         self.t = time_control
+        if entry.manifest.programs:
+            sandbox = sandbox.model_copy(update={"programs": tuple(entry.manifest.programs)})
         self.sandbox = sandbox
         self.bank_s = self.t.bank_ms / 1000
         self._launcher = launcher or sandbox_launcher(sandbox)
-        self._pause_idle = self.t.pause_idle and sandbox.level.value != "none"
+        # A seat on its own kernel is always frozen while not on move: nothing of its partner's
+        # running can then be measured from it (docs/sandbox.md, level gvisor).
+        self._pause_idle = (self.t.pause_idle or sandbox.level.value == "gvisor") and sandbox.level.value != "none"
         self.proc: Transport | None = None
         self._dead: Fault | None = None
         self._cpu_mark = 0.0
@@ -183,7 +207,10 @@ class ProcessPlayer(Player):
             return None  # already started
         proc, hello, t0 = self.proc, self._hello, self._launched_at
         assert proc is not None and t0 is not None
-        proc.wait_ready()  # HarnessError here: the sandbox failed, not the bot
+        try:
+            proc.wait_ready()  # HarnessError here: the sandbox failed, not the bot
+        except CommandNotFound as e:  # looked up inside the bot's own view (bwrap, gvisor)
+            return self._die(Fault("protocol", f"bot.yaml: {e}"))
         if self._hello_fault is not None:
             return self._die(self._hello_fault)
         allowance = self.t.startup_ms / 1000

@@ -1,9 +1,12 @@
 """The file-system side of a launch: reading a bot folder, copies, staging, scratch removal.
 
 A bot folder is hostile input. It is walked with `lstat` only and never
-through a link: regular files and folders are accepted, anything else
-(symlinks, FIFOs, devices, sockets) refuses the folder with `FolderRefused`,
-a fault of that bot naming the path. Reading is capped in files and bytes
+through a link: regular files and folders are accepted, and links whose
+target stays inside the folder or points into the system folders every
+sandbox shows (a venv's `bin/python3 -> /usr/bin/python3`) are kept as links,
+never followed by the harness; anything else (a link out, FIFOs, devices,
+sockets) refuses the folder with `FolderRefused`, a fault of that bot naming
+the path. Reading is capped in files and bytes
 and done in chunks, so no folder can hang the harness or fill its memory.
 """
 
@@ -48,7 +51,61 @@ class FolderListing:
     files: list[tuple[str, str, int]] = field(default_factory=list)  # (relative path, path, size), sorted
     caches: list[str] = field(default_factory=list)  # paths of cache folders and files, hidden from the bot
     empty_dirs: list[str] = field(default_factory=list)  # relative paths of folders holding no file, sorted
+    links: list[tuple[str, str]] = field(default_factory=list)  # (relative path, target text), sorted
     world_readable: bool = True  # every folder o+rx, every file o+r
+
+
+#: Absolute link targets a bot folder may hold: the system folders every sandbox shows (a venv's
+#: interpreter). Resolved inside the sandbox's view only; the harness never follows them.
+SYSTEM_TARGETS = ("/usr/", "/bin/", "/lib/", "/lib64/")
+_MAX_HOPS = 40
+
+
+def link_stays_inside(rel: str, links: dict[str, str]) -> bool:
+    """Whether the link at `rel` (relative to the folder) resolves, through the folder's own
+    links, to a path inside the folder or into `SYSTEM_TARGETS`: resolved component by component
+    as the kernel would (`u -> .` then `u/../x` leaves the folder, and is caught), never on disk."""
+    parts = rel.split("/")
+    pending = _target_parts(parts[:-1], links[rel])
+    if pending and pending[0] == "/":
+        return _system(pending)
+    here: list[str] = []
+    hops = 0
+    while pending:
+        part = pending.pop(0)
+        if part == "/":
+            return _system(["/", *pending])
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not here:
+                return False  # above the folder
+            here.pop()
+            continue
+        here.append(part)
+        key = "/".join(here)
+        if key in links:
+            hops += 1
+            if hops > _MAX_HOPS:
+                return False
+            here.pop()
+            target = _target_parts(here, links[key])
+            if target and target[0] == "/":
+                return _system([*target, *pending])
+            pending, here = [*target, *pending], []  # the target's components, from the folder's top
+    return True
+
+
+def _target_parts(base: list[str], text: str) -> list[str]:
+    """A link's target as components: absolute ones start with "/", relative ones are joined to `base`."""
+    if text.startswith("/"):
+        return ["/", *[p for p in text.split("/") if p]]
+    return [*base, *[p for p in text.split("/") if p]]
+
+
+def _system(parts: list[str]) -> bool:
+    path = os.path.normpath("/" + "/".join(p for p in parts if p != "/"))
+    return any(path.startswith(t) for t in SYSTEM_TARGETS)
 
 
 def is_cache(name: str, is_dir: bool) -> bool:
@@ -95,8 +152,14 @@ def walk_folder(root: str | os.PathLike[str], *, max_files: int = MAX_FILES, max
                     dirs.append(rel)
                 pending.append(rel)
                 continue
+            if stat.S_ISLNK(mode):
+                in_cache = any(p in CACHE_DIRS for p in rel.split("/")[:-1])
+                if not in_cache:
+                    out.links.append((rel, os.readlink(entry.path)))
+                continue
             if not stat.S_ISREG(mode):
-                raise FolderRefused(entry.path, _kind(mode) + " (only regular files and folders are accepted)")
+                raise FolderRefused(entry.path, _kind(mode) + " (only regular files, folders and links inside "
+                                                 "the folder are accepted)")
             if mode & 0o004 != 0o004:
                 out.world_readable = False
             total += st.st_size
@@ -109,8 +172,15 @@ def walk_folder(root: str | os.PathLike[str], *, max_files: int = MAX_FILES, max
                 continue
             out.files.append((rel, entry.path, st.st_size))
     out.files.sort()
+    out.links.sort()
+    table = dict(out.links)
+    for rel, text in out.links:
+        if not link_stays_inside(rel, table):
+            raise FolderRefused(os.path.join(top, rel), f"a symbolic link to {text!r}, out of the folder "
+                                "(a link may point inside it, or into /usr, /bin, /lib, /lib64)")
     # Folders no file or other folder of the listing lies in: their names too are read by the bot.
     inner = {rel.rsplit("/", 1)[0] for rel, _, _ in out.files if "/" in rel}
+    inner |= {rel.rsplit("/", 1)[0] for rel, _ in out.links if "/" in rel}
     inner |= {d.rsplit("/", 1)[0] for d in dirs if "/" in d}
     inner = {p for d in inner for p in _prefixes(d)}
     out.empty_dirs = sorted(d for d in dirs if d not in inner)
@@ -253,13 +323,21 @@ def copy_listing(listing: FolderListing, dest: Path) -> None:
         (dest / rel).mkdir(mode=0o755, parents=True)
     for rel, src, size in listing.files:
         target = dest / rel
-        for parent in reversed(target.relative_to(dest).parents[:-1]):
-            sub = dest / parent
-            if not sub.is_dir():
-                sub.mkdir(mode=0o755)
-                sub.chmod(0o755)
+        _parents(dest, target)
         _copy_sparse(src, str(target), size)
         os.chmod(target, 0o755 if os.stat(src, follow_symlinks=False).st_mode & 0o111 else 0o644)
+    for rel, text in listing.links:  # as links: never followed here, resolved in the bot's own view
+        target = dest / rel
+        _parents(dest, target)
+        os.symlink(text, target)
+
+
+def _parents(dest: Path, target: Path) -> None:
+    for parent in reversed(target.relative_to(dest).parents[:-1]):
+        sub = dest / parent
+        if not sub.is_dir():
+            sub.mkdir(mode=0o755)
+            sub.chmod(0o755)
 
 
 

@@ -20,11 +20,15 @@ GiB = 1024 * MiB
 class Level(str, Enum):
     """How strongly a bot is contained.
 
-    `bwrap`: namespaces + filesystem allow-list + limits (default).
+    `gvisor`: a kernel of its own per bot (gVisor's runsc), reading only
+    resident copies of its runtime and folder: nothing of one seat's doing
+    reaches another through the host kernel. For open competitions.
+    `bwrap`: namespaces + filesystem allow-list + limits on the host's kernel (default).
     `rlimit`: limits only, the bot sees the host as the harness does.
     `none`: a plain subprocess, for trusted bots.
     """
 
+    GVISOR = "gvisor"
     BWRAP = "bwrap"
     RLIMIT = "rlimit"
     NONE = "none"

@@ -20,8 +20,12 @@ from .limits import Level, Limits
 #: Byte the sandbox writes on stdout right before exec'ing the bot: proof
 #: that the setup succeeded. It can never come from the bot itself.
 READY_MARKER = b"\x06"
-#: The readiness step: announce, then become the bot (the same at rlimit and bwrap).
-READY_SCRIPT = "printf '\\006' && exec \"$@\""
+#: Byte the sandbox writes instead when the bot's command names no program in the bot's own view.
+NOT_FOUND_MARKER = b"\x15"
+#: The readiness step: the command is looked up in the bot's own view (its PATH, its folder), never
+#: on the host; then announce and become the bot (the same at every contained level).
+READY_SCRIPT = ("command -v \"$1\" >/dev/null 2>&1 || { printf '\\025'; exit 127; }; "
+                "printf '\\006' && exec \"$@\"")
 
 #: Every layer, outermost first, with the invariant it keeps. A plan holds
 #: a subsequence of these in this order.
@@ -37,6 +41,9 @@ LAYERS: dict[str, str] = {
                "privileges, killed if the harness dies; bwrap and the bot never run as root",
     "bwrap": "the namespaces, the read-only allow-list, the capped scratch and the syscall filter; "
              "its argv ends with '--'",
+    "runsc": "level gvisor: a kernel of its own (gVisor's Sentry) for the bot, rootless as the leased uid, "
+             "no network, its view made only of resident images and private copies; the ready step "
+             "and the bot run inside it, from the bundle's config",
     "ready": "the sandbox's last step: writes the ready byte, then execs the bot, so any byte "
              "after it is the bot's",
     "bot": "the bot's own command, argv[0] resolved on the harness's PATH",
@@ -81,6 +88,7 @@ class PlanInputs:
     stage: tuple[StageBind, ...] = ()
     scratch: ScratchMount | None = None
     bwrap: tuple[str, ...] = ()  # bwrap and its options, ending in "--" (level bwrap)
+    runsc: tuple[str, ...] = ()  # runsc's whole command line (level gvisor); the bot runs from its bundle
     env: tuple[tuple[str, str], ...] = ()  # environment of the outermost process
     pass_fds: tuple[int, ...] = ()
 
@@ -101,10 +109,11 @@ class LaunchPlan:
     cwd: str
     env: dict[str, str] = field(default_factory=dict)
     pass_fds: tuple[int, ...] = ()
+    inside: tuple[Layer, ...] = ()  # level gvisor: the layers its bundle runs inside the sandbox
 
     @property
     def names(self) -> list[str]:
-        return [layer.name for layer in self.layers]
+        return [layer.name for layer in (*self.layers, *self.inside)]
 
     @property
     def argv(self) -> list[str]:
@@ -115,6 +124,10 @@ def prlimit_options(inp: PlanInputs) -> list[str]:
     """rlimits as prlimit options: set in the child by exec, never via preexec_fn."""
     limits = inp.limits
     opts: list[str] = ["--core=0"]  # no core dumps: a crash must not write (or pipe) anything on the host
+    if inp.level is Level.GVISOR:
+        # The bot's own limits hold inside its kernel (the bundle's rlimits); on the host only the
+        # Sentry runs, which needs descriptors and threads of its own.
+        return opts
     if limits.memory_bytes is not None and not inp.memory_cgroup:
         opts.append(f"--data={limits.memory_bytes}")
     if limits.file_size_bytes is not None:
@@ -159,31 +172,51 @@ def plan_launch(inp: PlanInputs) -> LaunchPlan:
         return LaunchPlan((bot,), cwd=inp.bot_dir, env=env)
     if (inp.stage or inp.scratch) and not (inp.root and inp.level is Level.BWRAP):
         raise ValueError("only a root harness at level bwrap stages folders or mounts the scratch")
+    if inp.runsc and inp.level is not Level.GVISOR:
+        raise ValueError("runsc's argv is only for level gvisor")
     if inp.uid is not None and not inp.root:
         raise ValueError("only a root harness leases uids")
     ready = Layer("ready", ("/bin/sh", "-c", READY_SCRIPT, "sh"))
     layers: list[Layer] = []
     mounts = bool(inp.stage or inp.scratch)
-    if mounts:
+    if inp.level is Level.GVISOR:
+        # runsc as the init of a pid namespace of its own: whatever it leaves when killed (the
+        # Sentry, its file server, their stubs) dies with it and is reaped by it, never
+        # orphaned to the host's init as zombies
+        reaper: tuple[str, ...] = ("--user", "--map-current-user") if not inp.root else ()
+        layers.append(Layer("unshare", ("unshare", *reaper, "--pid", "--fork", "--kill-child", "--mount-proc", "--")))
+    elif mounts:
         layers.append(Layer("unshare", ("unshare", "--mount", "--propagation", "private", "--")))
     layers.append(Layer("prlimit", (inp.prlimit, *prlimit_options(inp), "--")))
     staging = stage_script(inp.stage_dir, inp.stage, inp.scratch) if mounts else ""
     steps = [s for s in (inp.cgroup_join, staging) if s]
     if steps:
         layers.append(Layer("host-sh", ("/bin/sh", "-c", " && ".join(steps) + ' && exec "$@"', "sh")))
+    contained = inp.level in (Level.BWRAP, Level.GVISOR)
+    if inp.level is Level.BWRAP and (not inp.bwrap or inp.bwrap[-1] != "--"):
+        raise ValueError("level bwrap needs bwrap's argv, ending in '--'")
+    if inp.level is Level.GVISOR and not inp.runsc:
+        raise ValueError("level gvisor needs runsc's argv")
+    if contained and inp.uid is not None:
+        uid = str(inp.uid)
+        layers.append(Layer("setpriv", (
+            "setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--bounding-set=-all",
+            "--inh-caps=-all", "--no-new-privs", "--pdeathsig", "KILL", "--")))
     if inp.level is Level.BWRAP:
-        if not inp.bwrap or inp.bwrap[-1] != "--":
-            raise ValueError("level bwrap needs bwrap's argv, ending in '--'")
-        if inp.uid is not None:
-            uid = str(inp.uid)
-            layers.append(Layer("setpriv", (
-                "setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--bounding-set=-all",
-                "--inh-caps=-all", "--no-new-privs", "--pdeathsig", "KILL", "--")))
         layers.append(Layer("bwrap", inp.bwrap))
+    if inp.level is Level.GVISOR:
+        layers.append(Layer("runsc", inp.runsc))
+        # the ready step and the bot are the bundle's process, inside the bot's own kernel
+        return LaunchPlan(tuple(layers), cwd="/", env=env, pass_fds=inp.pass_fds, inside=(ready, bot))
     layers += [ready, bot]
     # At bwrap the working folder is set inside (--chdir); the host side starts at /.
-    return LaunchPlan(tuple(layers), cwd="/" if inp.level is Level.BWRAP else inp.bot_dir, env=env,
+    return LaunchPlan(tuple(layers), cwd="/" if contained else inp.bot_dir, env=env,
                       pass_fds=inp.pass_fds)
+
+
+def inside_argv(cmd: tuple[str, ...]) -> list[str]:
+    """What runs inside the bot's own kernel at level gvisor: the ready step, then the bot."""
+    return ["/bin/sh", "-c", READY_SCRIPT, "sh", *cmd]
 
 
 def run_plan(plan: LaunchPlan) -> subprocess.Popen[bytes]:

@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import sys
 import _thread
 import threading
 import time
@@ -25,8 +26,11 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from . import bwrap as bw
+from . import gvisor as gv
 from . import proctree
-from .plan import READY_MARKER
+from . import runtime as rt
+from .image import LaunchArea, runtime_image
+from .plan import NOT_FOUND_MARKER, READY_MARKER, inside_argv
 from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
 from .files import FolderListing, FolderRefused, default_scratch_root, readable_copy, remove_tree, walk_folder, world_reachable  # noqa: F401 - importable here
 from .errors import BotExited, CommandNotFound, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
@@ -51,11 +55,16 @@ _POLLIN = select.POLLIN | select.POLLHUP | select.POLLERR
 _DEFAULT_LANG = "C.UTF-8"
 
 
-def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
-    """Resolve argv[0] on the harness's PATH so every level runs the same program."""
+def _resolve_command(argv: Sequence[str], bot_dir: str, level: Level) -> list[str]:
+    """The command as it will run. At rlimit and none argv[0] is resolved on the harness's PATH
+    (the bot sees the host as the harness does). At bwrap and gvisor it is resolved only inside
+    the bot's own view, by the sandbox's ready step: the host never looks up a path a manifest
+    names, so a bot cannot learn what the host holds from how its start fails."""
     if not argv:
         raise ValueError("empty bot command")
     argv = [str(a) for a in argv]
+    if level in (Level.BWRAP, Level.GVISOR):
+        return argv
     exe = argv[0]
     if "/" not in exe:
         # Version-manager shims (pyenv, rbenv, asdf) are scripts that need the
@@ -72,6 +81,13 @@ def _resolve_command(argv: Sequence[str], bot_dir: str) -> list[str]:
     elif not os.path.exists(exe):
         raise CommandNotFound(f"bot command {exe!r} does not exist")
     return argv
+
+
+def not_found_message(exe: str) -> str:
+    """The one message for a command that names no program in the bot's view, wherever it points."""
+    where = "its bot folder" if "/" in exe and not exe.startswith("/") else (
+        "the sandbox's folders" if exe.startswith("/") else f"the sandbox's PATH ({bw.SANDBOX_PATH})")
+    return f"bot command {exe!r} names no program in {where} (missing, or not executable)"
 
 
 class _StderrSink:
@@ -166,6 +182,11 @@ class BotProcess:
         self._closed = False
         self._ready_timeout = 10.0
         self._killed = False
+        #: Level gvisor: the launch's own folder (private copies, scratch, bundle), removed on close.
+        self.area: LaunchArea | None = None
+        #: The command as the manifest named it, for the not-found message.
+        self.command = ""
+        self._ready_error: BaseException | None = None
 
     # ----------------------------------------------------------------- info
     @property
@@ -334,7 +355,9 @@ class BotProcess:
         self._paused = False
 
     def _signal_tree(self, sig: signal.Signals) -> None:
-        if self.level is Level.BWRAP and self.sandbox_pid:
+        if self.level is Level.GVISOR:
+            proctree.signal_tree(self.pid, sig)  # runsc, its file server, the Sentry and its stubs
+        elif self.level is Level.BWRAP and self.sandbox_pid:
             proctree.signal_tree(self.sandbox_pid, sig)
         else:
             try:
@@ -388,6 +411,10 @@ class BotProcess:
                 self.trouble.append(problem)
         for copy in self._copies:
             remove_tree(copy)  # our own copy of the bot folder: read-only to the bot
+        if self.area is not None:
+            problem = self.area.close()  # the scratch the bot wrote in is inside it
+            if problem:
+                self.trouble.append(problem)
         if self.uid_lease is not None and not self.trouble:
             self.uid_lease.release()  # with trouble the uid may still be in use: keep it leased
 
@@ -471,13 +498,18 @@ class BotProcess:
         Raises HarnessError (after closing the process) if the sandbox failed
         before the bot started: that is never the bot's fault.
         """
+        if self._ready_error is not None:
+            raise self._ready_error
         if self.ready_at is not None:
             return
         try:
             self._await_ready(self._ready_timeout)
             if self.level is Level.BWRAP:
                 self._read_sandbox_pid()
-        except BaseException:
+            elif self.level is Level.GVISOR:
+                self._track_namespace_init()
+        except BaseException as exc:
+            self._ready_error = exc
             self.close()
             raise
 
@@ -497,9 +529,33 @@ class BotProcess:
                     f"{self.stderr_text().strip() or 'no message'}")
             self._buf += chunk
         self.ready_at = time.monotonic()
+        if self._buf[:1] == NOT_FOUND_MARKER:
+            raise CommandNotFound(not_found_message(self.command))
         if self._buf[:1] != READY_MARKER:
             raise HarnessError(f"unexpected first byte from sandbox: {bytes(self._buf[:1])!r}")
         del self._buf[:1]
+
+    def _track_namespace_init(self) -> None:
+        """Level gvisor: hold a pidfd on the init of the pid namespace our `unshare` made (runsc).
+        Killing it kills everything of the sandbox (the Sentry, its file server, their stubs), which
+        it reaps; `unshare` then reaps it and exits: nothing is left as a zombie of the host's init."""
+        try:
+            with open(f"/proc/{self.pid}/task/{self.pid}/children") as fh:
+                kids = [int(k) for k in fh.read().split()]
+        except OSError:
+            return  # unshare already ended: the bot is gone, seen as BotExited
+        if not kids:
+            return
+        try:
+            pidfd = os.pidfd_open(kids[0])
+        except ProcessLookupError:
+            return
+        fields = proctree._stat_fields(kids[0])
+        if fields is None or int(fields[1]) != self.pid:
+            os.close(pidfd)
+            return
+        self.sandbox_pid = kids[0]
+        self._pidfd = pidfd
 
     def _read_sandbox_pid(self, timeout: float = 2.0) -> None:
         """Take the sandbox init's pid from bwrap's --json-status-fd and hold a pidfd on it."""
@@ -541,7 +597,7 @@ class BotProcess:
 
 def _check_limits(level: Level, limits: Limits, cgroup: BotCgroup | BotCgroupV2 | None, allow_unlimited: bool) -> None:
     """Refuse untrusted bots without a tree-wide memory cap and a process cap (unless allowed)."""
-    if allow_unlimited or level is not Level.BWRAP:
+    if allow_unlimited or level not in (Level.BWRAP, Level.GVISOR):
         return
     missing = []
     if limits.memory_bytes is None:
@@ -558,7 +614,7 @@ def _check_limits(level: Level, limits: Limits, cgroup: BotCgroup | BotCgroupV2 
 
 def _base_env(level: Level, scratch: Path | None, extra: Mapping[str, str] | None) -> dict[str, str]:
     """A cleared environment: PATH, LANG, HOME, TMPDIR, plus the caller's explicit extras."""
-    inside = level is Level.BWRAP
+    inside = level in (Level.BWRAP, Level.GVISOR)
     env = {
         "PATH": bw.SANDBOX_PATH if inside else os.environ.get("PATH", bw.SANDBOX_PATH),
         "LANG": os.environ.get("LANG", _DEFAULT_LANG),
@@ -602,6 +658,7 @@ class _Held:
     copies: list[str] = field(default_factory=list)
     status_r: int | None = None
     fds: list[int] = field(default_factory=list)  # the child's ends: closed once it is spawned
+    area: LaunchArea | None = None
 
     def close_child_fds(self) -> None:
         for fd in self.fds:
@@ -623,6 +680,107 @@ class _Held:
             remove_tree(self.scratch)
         for copy in self.copies:
             remove_tree(Path(copy).parent)
+        if self.area:
+            self.area.close()
+
+
+def _gvisor_view(cmd: list[str], bot_dir: str, listing: FolderListing, extra_ro_paths: Sequence[str],
+                 programs: Sequence[str]) -> tuple[rt.Runtime, tuple[str, ...], list[str]]:
+    """What a bot at gvisor sees: the runtime to image (shared, resident), the folders the
+    caller vouches for, and the folders to copy privately (its libraries). Only system folders
+    and the folders the caller names are looked at on the host."""
+    interp_roots = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+    host_listed = [os.path.realpath(p) for p in bw.host_ro_paths()]
+    extra = [os.path.abspath(p) for p in extra_ro_paths]
+    allowed = tuple(dict.fromkeys([bot_dir, *interp_roots, *host_listed, *extra]))
+    runtime = rt.Runtime(trees=set(host_listed))
+    rt.program_runtime("/bin/sh", runtime)  # the ready step
+    if cmd[0] == sys.executable:
+        cmd[0] = os.path.realpath(cmd[0])  # the harness's interpreter runs as its base, as at bwrap
+    exe = cmd[0]
+    program: str | None
+    if "/" not in exe:
+        program = rt.find_in_view(exe, [*host_listed, *extra])
+        if program and not rt.under(program, rt.VIEW_PATH):
+            cmd[0] = program  # found in a folder the host lists: not on the sandbox's own PATH
+    elif not exe.startswith("/"):
+        program = os.path.join(bot_dir, exe)
+    else:
+        program = exe if rt.system_path(exe) or rt.under(exe, allowed) else None
+    real = rt.program_runtime(program, runtime, allowed) if program else None
+    if program and rt.is_python(program):
+        cfg = os.path.join(os.path.dirname(os.path.dirname(program)), "pyvenv.cfg")
+        if rt.under(cfg, allowed) and os.path.isfile(cfg):
+            runtime.files.add(cfg)  # a venv's interpreter: the venv's marker, not its packages
+    for name in programs:  # programs the bot runs besides its command (a launcher script's java)
+        found = rt.find_in_view(name) if "/" not in name else name if rt.system_path(name) else None
+        if found:
+            rt.program_runtime(found, runtime, allowed)
+    bot_elves = []
+    for rel, path, _size in listing.files:
+        if os.path.basename(rel) == "pyvenv.cfg":
+            rt.venv_base(path, runtime, allowed)
+        elif rt.elf_info(path) is not None:
+            bot_elves.append(path)
+    rt.elf_closure(bot_elves, runtime, allowed)
+    copies: list[str] = []
+    for path in extra:
+        if rt.system_path(path) or path in host_listed:
+            continue  # the system view is the runtime's closure; host-listed folders are imaged
+        if path in interp_roots or rt.under(exe, [path]) or (real and rt.under(real, [path])):
+            continue  # the interpreter's own prefix: its runtime brings what it needs
+        if os.path.exists(path):
+            copies.append(path)
+    private = [bot_dir, *copies]
+    runtime.files = {f for f in runtime.files if not rt.under(f, private)}
+    runtime.trees = {t for t in runtime.trees if not rt.under(t, private)}
+    runtime.links = {k: v for k, v in runtime.links.items() if not rt.under(k, private)}
+    return runtime, allowed, copies
+
+
+def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, runsc: str,
+                   extra_ro_paths: Sequence[str | os.PathLike[str]], programs: Sequence[str],
+                   env: Mapping[str, str] | None, uid_range: UidRange | None) -> PlanInputs:
+    """The facts of a gvisor launch: the runtime image, the launch area with its private copies
+    and scratch, the OCI bundle, the uid, runsc's command line."""
+    cmd = list(facts.cmd)
+    bot_dir = facts.bot_dir
+    limits = facts.limits
+    runtime, allowed, libraries = _gvisor_view(cmd, bot_dir, listing, [str(p) for p in extra_ro_paths], programs)  # may rewrite cmd[0]
+    image = runtime_image(runtime, allowed)
+    lib_listings = []
+    for path in libraries:
+        try:
+            lib_listings.append((path, walk_folder(path) if os.path.isdir(path) else None))
+        except FolderRefused as exc:
+            raise HarnessError(f"a library folder of the harness cannot be copied for the bot: {exc}") from exc
+    copy_bytes = sum(size for _, _, size in listing.files) + sum(
+        (sum(s for _, _, s in lst.files) if lst else os.path.getsize(p)) for p, lst in lib_listings)
+    copy_entries = len(listing.files) + len(listing.empty_dirs) + sum(
+        (len(lst.files) + len(lst.empty_dirs)) if lst else 1 for _, lst in lib_listings) + 64
+    if facts.root:
+        held.lease = lease_uid(uid_range)
+    uid = held.lease.uid if held.lease else None
+    held.area = area = LaunchArea.create(copy_bytes=copy_bytes, copy_entries=copy_entries, uid=uid)
+    binds: list[tuple[str, str]] = [(image.source(m), m) for m in image.mounts]
+    for path, lst in lib_listings:
+        if lst is None:
+            dest = area.path / "copies" / f"file-{len(binds)}"
+            shutil.copyfile(path, dest)
+            os.chmod(dest, 0o644)
+            binds.append((str(dest), path))
+        else:
+            binds.append((area.copy_folder(path, lst), path))
+    binds.append((area.copy_folder(bot_dir, listing), bot_dir))
+    for link, target in image.top_links:
+        os.symlink(target, area.path / "rootfs" / link.lstrip("/"))
+    config = gv.bundle_config(args=inside_argv(tuple(cmd)), env=_base_env(Level.GVISOR, None, env), cwd=bot_dir,
+                              limits=limits, ro_binds=sorted(binds, key=lambda b: b[1].count("/")))
+    (area.path / "config.json").write_text(json.dumps(config, indent=1))
+    # the container's name must be unique on the host: runsc names its control socket after it
+    argv = gv.runsc_argv(runsc, state=str(area.path / "state"), bundle=str(area.path),
+                         container=f"cinch-{area.path.name}")
+    return dataclasses.replace(facts, uid=uid, runsc=tuple(argv), env=host_env(_HOST_ENV))
 
 
 def _bwrap_inputs(facts: PlanInputs, held: _Held, *, bare: bool, listing: FolderListing, bwrap_bin: str,
@@ -633,11 +791,18 @@ def _bwrap_inputs(facts: PlanInputs, held: _Held, *, bare: bool, listing: Folder
     bot_dir = facts.bot_dir
     limits = facts.limits
     extra = [os.path.realpath(p) for p in [*extra_ro_paths, *bw.host_ro_paths()]]
-    if os.path.isabs(cmd[0]) and not cmd[0].startswith(bot_dir + os.sep):
-        cmd[0] = os.path.realpath(cmd[0])
-        dir_ = bw.command_dir(cmd[0], bare=bare)
+    # Only the harness's own interpreter, or a bare name found on the sandbox's own PATH, is
+    # looked at on the host (for the install folder it needs); any other path a manifest names
+    # is left to the sandbox's ready step, which looks it up in the bot's view only.
+    program = cmd[0] if cmd[0] == sys.executable else rt.find_in_view(cmd[0], extra) if bare else None
+    if program is not None:
+        dir_ = bw.command_dir(os.path.realpath(program), bare=bare)
         if dir_:
             extra.insert(0, dir_)
+        if program == sys.executable:
+            cmd[0] = os.path.realpath(program)
+        elif not rt.under(program, rt.VIEW_PATH):
+            cmd[0] = program  # found in a folder the host lists: not on the sandbox's own PATH
     copy, hide = _bot_view(listing, facts.root)
     if copy is not None:
         held.copies.append(copy)
@@ -685,6 +850,8 @@ def launch(
     uid_range: UidRange | None = None,
     allow_unlimited: bool = False,
     wait_ready: bool = True,
+    programs: Sequence[str] = (),
+    runsc_path: str | None = None,
 ) -> BotProcess:
     """Start `argv` in `bot_dir` at the given isolation level.
 
@@ -707,20 +874,25 @@ def launch(
     if not os.path.isdir(bot_dir_s):
         raise HarnessError(f"bot folder {bot_dir_s!r} does not exist")
     bare = bool(argv) and "/" not in str(argv[0])
-    cmd = _resolve_command(argv, bot_dir_s)
+    cmd = _resolve_command(argv, bot_dir_s, level)
     listing = walk_folder(bot_dir_s)  # FolderRefused at every level: the same folder is refused everywhere
     bwrap_bin = bw.check_bwrap(bw.find_bwrap(bwrap_path)) if level is Level.BWRAP else None
-    if level is not Level.BWRAP:
+    runsc_bin = gv.find_runsc(runsc_path) if level is Level.GVISOR else None
+    if runsc_bin is not None:
+        gv.runsc_version(runsc_bin)
+    if level not in (Level.BWRAP, Level.GVISOR):
         warnings.warn(UncontainedWarning(
             f"level {level.value}: the bot runs without namespaces, syscall filter or its own uid; "
             "use it only for trusted bots"), stacklevel=2)
     held = _Held()
     try:
-        if level is not Level.BWRAP:  # at bwrap the scratch is a tmpfs inside the sandbox
+        if level in (Level.RLIMIT, Level.NONE):  # contained levels keep their scratch inside
             root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
             root.mkdir(mode=0o700, parents=True, exist_ok=True)
             held.scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
-        if level is not Level.NONE:
+        if level is Level.GVISOR:  # the cgroup holds the bot's kernel too
+            held.cgroup = create_cgroup(gv.host_limits(limits))
+        elif level is not Level.NONE:
             held.cgroup = create_cgroup(limits)
         cgroup = held.cgroup
         _check_limits(level, limits, cgroup, allow_unlimited)
@@ -736,6 +908,9 @@ def launch(
         if bwrap_bin is not None:
             facts = _bwrap_inputs(facts, held, bare=bare, listing=listing, bwrap_bin=bwrap_bin,
                                   extra_ro_paths=extra_ro_paths, env=env, uid_range=uid_range)
+        if runsc_bin is not None:
+            facts = _gvisor_inputs(facts, held, listing=listing, runsc=runsc_bin, extra_ro_paths=extra_ro_paths,
+                                   programs=programs, env=env, uid_range=uid_range)
         started = time.monotonic()
         try:
             popen = run_plan(plan_launch(facts))
@@ -747,6 +922,8 @@ def launch(
     bot = BotProcess(popen, level=level, limits=limits, scratch_dir=held.scratch, cgroup=held.cgroup,
                      status_fd=held.status_r, started_at=started)
     bot.uid_lease = held.lease
+    bot.area = held.area
+    bot.command = str(argv[0])
     bot._copies = [Path(c).parent for c in held.copies]
     bot._ready_timeout = ready_timeout
     if level is Level.NONE:

@@ -22,6 +22,7 @@ from .spec import SandboxSpec
 
 #: What each level needs on the host besides bwrap: helpers it runs.
 _HELPERS: dict[Level, tuple[str, ...]] = {
+    Level.GVISOR: ("prlimit", "setpriv", "unshare"),
     Level.BWRAP: ("prlimit", "setpriv", "unshare"),
     Level.RLIMIT: ("prlimit",),
     Level.NONE: (),
@@ -41,6 +42,8 @@ def _problems(spec: SandboxSpec) -> list[str]:
     helpers = _HELPERS[spec.level]
     if spec.level is Level.BWRAP and os.geteuid() != 0:
         helpers = ("prlimit",)  # setpriv and unshare are the root path's uid drop and staging
+    if spec.level is Level.GVISOR and os.geteuid() != 0:
+        helpers = ("prlimit", "unshare")  # unshare makes runsc a pid namespace's init (its reaper)
     missing = [h for h in helpers if shutil.which(h) is None]
     if missing:
         return [f"missing {', '.join(missing)} (util-linux) on PATH"]

@@ -32,6 +32,9 @@ class SandboxSpec(BaseModel):
                                     "default: a 0700 temp dir.")
     uid_range: UidRange | None = Field(
         None, description="Host uids for bots (root harness); default: $CINCH_ARENA_UIDS, else 2000000000-2000004095.")
+    programs: tuple[str, ...] = Field(
+        (), description="Programs the bot runs besides its command (a launcher script's `java`): at level gvisor "
+                        "their runtimes join the bot's view.")
     allow_unlimited: bool = Field(
         False, description="Start untrusted bots even without a memory or process limit (or where none can be enforced).")
 
@@ -44,4 +47,5 @@ class SandboxSpec(BaseModel):
         return launch(argv, bot_dir=bot_dir, level=self.level, limits=self.limits, env=self.env,
                       scratch_root=self.scratch_root, bwrap_path=self.bwrap_path,
                       extra_ro_paths=self.extra_ro_paths, ready_timeout=ready_timeout,
-                      uid_range=self.uid_range, allow_unlimited=self.allow_unlimited, wait_ready=wait_ready)
+                      uid_range=self.uid_range, allow_unlimited=self.allow_unlimited, wait_ready=wait_ready,
+                      programs=self.programs)

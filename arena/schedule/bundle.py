@@ -37,6 +37,8 @@ def pack(entry: BotEntry) -> bytes:
                 tar.add(os.path.join(listing.root, rel), arcname=rel, recursive=False)
             for rel, path, _ in listing.files:
                 tar.add(path, arcname=rel, recursive=False)
+            for rel, _ in listing.links:  # the link itself, which the digest covers by its text
+                tar.add(os.path.join(listing.root, rel), arcname=rel, recursive=False)
     return buf.getvalue()
 
 
@@ -103,10 +105,17 @@ def _safe_extract(tar: tarfile.TarFile, dest: Path) -> None:
     base = dest.resolve()
     members = tar.getmembers()
     for m in members:
-        target = (base / m.name).resolve()
-        if not (m.isfile() or m.isdir()) or not target.is_relative_to(base):
+        target = os.path.normpath(os.path.join(base, m.name))
+        if not (m.isfile() or m.isdir() or m.issym()) or not Path(target).is_relative_to(base) or ".." in Path(m.name).parts:
             raise HarnessError(f"bot bundle holds an unsafe entry {m.name!r}")
-    for m in members:
+    # links last, so no file is written through one; the digest check after unpacking walks the
+    # folder again as hostile input (a link out of it is refused there)
+    for m in sorted(members, key=lambda m: m.issym()):
+        if m.issym():
+            out = base / m.name
+            out.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(m.linkname, out)
+            continue
         if m.isdir():
             (base / m.name).mkdir(parents=True, exist_ok=True)
             continue

@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..match import MatchSettings
+from ..sandbox import Level
 
 
 class Competition(BaseModel):
@@ -25,10 +28,25 @@ class Competition(BaseModel):
     site_bootstrap: int = Field(200, ge=0, description="bootstrap resamples for the public site's intervals")
 
 
+#: An open competition's default sandbox: a kernel of its own per seat (docs/sandbox.md, "Levels").
+SERVE_SANDBOX = Level.GVISOR
+
+
 class CompetitionConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     competition: Competition = Competition()
-    match: MatchSettings = MatchSettings()
+    match: MatchSettings = Field(
+        default_factory=lambda: MatchSettings(sandbox=SERVE_SANDBOX),
+        description="how games and validations are played; match.sandbox defaults to gvisor here "
+                    "(entrants are strangers), set it to bwrap where runsc cannot run")
+
+    @field_validator("match", mode="before")
+    @classmethod
+    def _open_competition_default(cls, v: Any) -> Any:
+        """An unset match.sandbox is gvisor in a competition (bwrap in `arena run`)."""
+        if isinstance(v, dict) and "sandbox" not in v:
+            return {**v, "sandbox": SERVE_SANDBOX.value}
+        return v
 
 
 class CompetitionConfigError(ValueError):

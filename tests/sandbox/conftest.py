@@ -28,6 +28,26 @@ def bwrap_works() -> str | None:
     return None
 
 
+def gvisor_works() -> str | None:
+    """Why level gvisor cannot run here, or None."""
+    from arena.sandbox.gvisor import find_runsc, runsc_version
+
+    try:
+        runsc_version(find_runsc())
+    except SandboxUnavailable as exc:
+        return str(exc)
+    return None
+
+
+def need_gvisor() -> None:
+    """Skip (saying why) where runsc is missing; in CI (`CI` set, .ci/run installs it) fail instead."""
+    reason = gvisor_works()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"level gvisor must run in CI: {reason}")
+        pytest.skip(f"level gvisor unavailable: {reason}")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     reason = bwrap_works()
     if reason is None:
@@ -59,13 +79,35 @@ def scratch_root(tmp_path: Path) -> Path:
     return root
 
 
+#: The levels for hostile code. A test module marked ``contained`` runs every test that starts
+#: bots through `start` (or `probe`) without naming a level at each of them: bwrap in the default
+#: suite, gvisor (a sandbox start of about half a second each) with the slow checks.
+CONTAINED = [pytest.param("bwrap", id="bwrap"), pytest.param("gvisor", id="gvisor", marks=pytest.mark.slow)]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "contained_level" in metafunc.fixturenames and metafunc.definition.get_closest_marker("contained"):
+        metafunc.parametrize("contained_level", CONTAINED)
+
+
 @pytest.fixture
-def start(scratch_root: Path) -> Iterator[Callable[..., BotProcess]]:
+def contained_level() -> str:
+    """The level `start` uses when a test names none (bwrap, unless the module is marked ``contained``)."""
+    return "bwrap"
+
+
+@pytest.fixture
+def start(scratch_root: Path, contained_level: str) -> Iterator[Callable[..., BotProcess]]:
     """launch() that always closes what it started, even when a test fails."""
     started: list[BotProcess] = []
+    if contained_level == "gvisor":
+        need_gvisor()
 
-    def _start(argv: list[str], bot_dir: Path, level: Level | str = Level.BWRAP,
+    def _start(argv: list[str], bot_dir: Path, level: Level | str | None = None,
                limits: Limits = SMALL, **kw: Any) -> BotProcess:
+        level = contained_level if level is None else level
+        if Level(level) is Level.GVISOR:
+            need_gvisor()
         bot = launch(argv, bot_dir=bot_dir, level=level, limits=limits,
                      scratch_root=kw.pop("scratch_root", scratch_root), **kw)
         started.append(bot)
@@ -90,7 +132,7 @@ class Probe:
 
 @pytest.fixture
 def probe(hostile: Callable[..., tuple[list[str], Path]], start: Callable[..., BotProcess]) -> Callable[..., Probe]:
-    def _probe(level: Level | str = Level.BWRAP, **kw: Any) -> Probe:
+    def _probe(level: Level | str | None = None, **kw: Any) -> Probe:
         argv, bot_dir = hostile("probe")
         return Probe(start(argv, bot_dir, level=level, **kw))
 

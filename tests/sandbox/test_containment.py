@@ -11,7 +11,7 @@ import pytest
 
 from arena.sandbox.bwrap import SANDBOX_UID, SCRATCH_MOUNT
 
-pytestmark = pytest.mark.bwrap
+pytestmark = [pytest.mark.bwrap, pytest.mark.contained]
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -19,7 +19,7 @@ import pytest
 
 from arena.players import load_entry
 from arena.players.manifest import folder_digest
-from arena.sandbox import BotExited, Level, launch
+from arena.sandbox import CommandNotFound, BotExited, Level, launch
 from arena.sandbox.files import FolderRefused, default_scratch_root, readable_copy, walk_folder
 
 MINIMAL = Path(__file__).resolve().parents[2] / "bots" / "minimal"
@@ -40,7 +40,7 @@ def check_bot(folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, cwd=REPO)
 
 
-@pytest.mark.parametrize("kind", ["fifo", "dev_zero_link", "link_out", "socket"])
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero_link", "link_out", "link_up", "link_out_through_a_link", "socket"])
 def test_a_special_file_refuses_the_folder_naming_it_without_hanging(tmp_path, kind):
     folder = bot_folder(tmp_path)
     odd = folder / "data" / "thing"
@@ -51,6 +51,11 @@ def test_a_special_file_refuses_the_folder_naming_it_without_hanging(tmp_path, k
         odd.symlink_to("/dev/zero")
     elif kind == "link_out":
         odd.symlink_to("/etc/passwd")
+    elif kind == "link_up":
+        odd.symlink_to("../../other-bot/secret")
+    elif kind == "link_out_through_a_link":  # each link alone stays inside; resolved together they leave
+        (folder / "data" / "here").symlink_to(".")
+        odd.symlink_to("here/../../..")
     else:
         import socket
 
@@ -175,12 +180,8 @@ def test_a_bare_command_found_in_a_home_binds_nothing_of_it(tmp_path, monkeypatc
     monkeypatch.setenv("PATH", f"{home}/.local/bin:{os.environ['PATH']}")
     monkeypatch.delenv("CINCH_ARENA_RO_PATHS", raising=False)
     folder = bot_folder(tmp_path)
-    with launch(["fakecmd"], bot_dir=folder, level=Level.BWRAP) as bot:
-        with pytest.raises(BotExited):
-            bot.read_line(30)
-        bot.wait(10)
-        assert b"the-home-secret" not in bot.stderr_bytes()
-        assert bot.exit_status != 0
+    with pytest.raises(CommandNotFound, match="names no program"):  # looked up in the bot's view only
+        launch(["fakecmd"], bot_dir=folder, level=Level.BWRAP)
 
 
 @pytest.mark.bwrap
@@ -255,3 +256,77 @@ def test_an_empty_folder_is_part_of_the_identity_and_survives_copies_and_shippin
     entry = load_entry(folder)
     shipped = materialize(entry, pack(entry), root=tmp_path / "cache")
     assert folder_digest(shipped.dir) == marked
+
+
+def _venv(folder: Path) -> Path:
+    """`python -m venv` as an author runs it: links kept (bin/python3 -> the system's, lib64 -> lib)."""
+    python = next(p for p in ("/usr/bin/python3.11", "/usr/bin/python3") if os.access(p, os.X_OK))
+    subprocess.run([python, "-m", "venv", "--without-pip", str(folder / "venv")], check=True, timeout=120)
+    assert (folder / "venv" / "bin" / "python3").is_symlink() and (folder / "venv" / "lib64").is_symlink()
+    return folder / "venv"
+
+
+def test_links_inside_the_folder_are_kept_and_are_part_of_its_identity(tmp_path):
+    folder = bot_folder(tmp_path)
+    venv = _venv(folder)
+    (folder / "data").mkdir()
+    (folder / "data" / "weights.txt").write_text("1 2 3")
+    (folder / "weights").symlink_to("data/weights.txt")
+    listing = walk_folder(folder)
+    links = dict(listing.links)
+    assert links["weights"] == "data/weights.txt" and links["venv/lib64"] == "lib"
+    assert any(t.startswith("/usr/bin/python3") for t in links.values())  # the venv's interpreter: into the system
+    before = folder_digest(folder)
+    (folder / "weights").unlink()
+    (folder / "weights").symlink_to("data/../data/weights.txt")  # the same file, another link: another bot
+    assert folder_digest(folder) != before
+    copy = tmp_path / "copy"
+    from arena.sandbox.files import copy_listing
+
+    copy_listing(walk_folder(folder), copy)  # as the sandbox copies a private folder: links stay links
+    assert os.readlink(copy / "weights") == "data/../data/weights.txt" and (copy / "venv" / "lib64").is_symlink()
+    assert folder_digest(copy) == folder_digest(folder) and (venv / "pyvenv.cfg").is_file()
+
+
+@pytest.mark.bwrap
+@pytest.mark.parametrize("level", ["bwrap", pytest.param("gvisor", marks=pytest.mark.slow)])
+def test_a_bot_in_a_python_m_venv_folder_plays(tmp_path, level):
+    """A folder made with `python -m venv` (no --copies, its links kept) runs at every contained
+    level, its interpreter resolved in the bot's own view."""
+    if level == "gvisor":
+        from .conftest import need_gvisor
+
+        need_gvisor()
+    folder = bot_folder(tmp_path)
+    _venv(folder)
+    (folder / "bot.yaml").write_text('name: venv-bot\ncommand: ["venv/bin/python", "bot.py"]\n')
+    from arena.match import MatchSettings
+    from arena.match.check import check_entry
+
+    report = check_entry(load_entry(folder), MatchSettings.model_validate({"sandbox": level}), games=1)
+    assert report.ok, report.summary()
+    assert report.decisions > 0
+
+
+def test_a_folder_with_links_ships_to_workers_and_a_link_out_in_a_bundle_is_refused(tmp_path):
+    """Bundles carry a folder's links (as links; its identity covers them); a bundle a worker is
+    sent with a link leading out of the folder does not unpack as that bot."""
+    import io
+    import tarfile
+
+    from arena.sandbox import HarnessError
+    from arena.schedule.bundle import materialize, pack
+
+    folder = bot_folder(tmp_path)
+    _venv(folder)
+    entry = load_entry(folder)
+    got = materialize(entry, pack(entry), tmp_path / "cache")
+    assert got.dir != entry.dir and (Path(got.dir) / "venv" / "lib64").is_symlink()
+    assert folder_digest(got.dir) == entry.folder_digest
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo("bot.py")
+        info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        tar.addfile(info)
+    with pytest.raises((HarnessError, FolderRefused)):
+        materialize(entry, buf.getvalue(), tmp_path / "cache2")

@@ -9,8 +9,10 @@ from arena.sandbox import Level, Limits
 from arena.sandbox.plan import LAYERS, PlanInputs, ScratchMount, StageBind, plan_launch
 
 BWRAP = ("/b/bwrap", "--unshare-user", "--", )
+RUNSC = ("/usr/bin/runsc", "--rootless", "run", "--bundle", "/run/cinch-arena/gvisor/x", "cinch-x")
 CMD = ("/usr/bin/python3", "bot.py")
-READY = ["/bin/sh", "-c", "printf '\\006' && exec \"$@\"", "sh"]
+READY = ["/bin/sh", "-c", "command -v \"$1\" >/dev/null 2>&1 || { printf '\\025'; exit 127; }; "
+         "printf '\\006' && exec \"$@\"", "sh"]
 JOIN = "echo 0 > /sys/fs/cgroup/x/cgroup.procs"
 STAGE = (StageBind("/root/c/bots/minimal", "/run/cinch-arena/stage/0", True),
          StageBind("/root/c/.venv/lib/python3.11/site-packages", "/run/cinch-arena/stage/1", True))
@@ -25,9 +27,10 @@ SETPRIV = ["setpriv", "--reuid", "2000000007", "--regid", "2000000007", "--clear
 def inputs(level: Level, *, root: bool, staged: bool, cgroup: bool = True) -> PlanInputs:
     return PlanInputs(level=level, cmd=CMD, bot_dir="/root/c/bots/minimal", limits=LIMITS, prlimit="/usr/bin/prlimit",
                       memory_cgroup=cgroup, pids_cgroup=cgroup, cgroup_join=JOIN if cgroup else "", root=root,
-                      uid=2000000007 if root and level is Level.BWRAP else None,
+                      uid=2000000007 if root and level in (Level.BWRAP, Level.GVISOR) else None,
                       stage=STAGE if staged else (),
                       scratch=SCRATCH if root and level is Level.BWRAP else None, bwrap=BWRAP if level is Level.BWRAP else (),
+                      runsc=RUNSC if level is Level.GVISOR else (),
                       env=(("LANG", "C.UTF-8"), ("PATH", "/usr/bin")), pass_fds=(5, 6))
 
 
@@ -57,6 +60,16 @@ GOLDEN = {
         " && mount --bind -o ro /root/c/bots/minimal /run/cinch-arena/stage/0"
         " && mount --bind -o ro /root/c/.venv/lib/python3.11/site-packages /run/cinch-arena/stage/1"
         ' && exec "$@"', "sh", *SETPRIV, *BWRAP, *READY, *CMD],
+    # gvisor: runsc as a pid namespace's init (it reaps what it leaves); its limits hold inside, on
+    # the host only no core dumps; the ready step and the bot are the bundle's, not the host's argv
+    (Level.GVISOR, True, False): [
+        "unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
+        "/usr/bin/prlimit", "--core=0", "--",
+        "/bin/sh", "-c", JOIN + ' && exec "$@"', "sh", *SETPRIV, *RUNSC],
+    (Level.GVISOR, False, False): [
+        "unshare", "--user", "--map-current-user", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
+        "/usr/bin/prlimit", "--core=0", "--",
+        "/bin/sh", "-c", JOIN + ' && exec "$@"', "sh", *RUNSC],
 }
 NAMES = {
     (Level.NONE, False, False): ["bot"],
@@ -66,6 +79,8 @@ NAMES = {
     (Level.BWRAP, False, False): ["prlimit", "host-sh", "bwrap", "ready", "bot"],
     (Level.BWRAP, True, False): ["unshare", "prlimit", "host-sh", "setpriv", "bwrap", "ready", "bot"],
     (Level.BWRAP, True, True): ["unshare", "prlimit", "host-sh", "setpriv", "bwrap", "ready", "bot"],
+    (Level.GVISOR, True, False): ["unshare", "prlimit", "host-sh", "setpriv", "runsc", "ready", "bot"],
+    (Level.GVISOR, False, False): ["unshare", "prlimit", "host-sh", "runsc", "ready", "bot"],
 }
 
 
@@ -76,7 +91,9 @@ def test_each_combination_has_its_golden_layers(key):
     plan = plan_launch(inputs(level, root=root, staged=staged))
     assert plan.names == NAMES[key]
     assert plan.argv == GOLDEN[key]
-    assert plan.cwd == ("/" if level is Level.BWRAP else "/root/c/bots/minimal")
+    assert plan.cwd == ("/" if level in (Level.BWRAP, Level.GVISOR) else "/root/c/bots/minimal")
+    if level is Level.GVISOR:  # what runs inside the bot's own kernel, from the bundle
+        assert [a for layer in plan.inside for a in layer.argv] == [*READY, *CMD]
     assert plan.env == {"LANG": "C.UTF-8", "PATH": "/usr/bin"}
     assert all(layer.invariant for layer in plan.layers)
     # outermost first, in the one order LAYERS states

@@ -19,6 +19,8 @@ from arena.match import MatchSettings
 from arena.match.check import check_entry
 from arena.players import load_entry
 
+from .conftest import need_gvisor
+
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
 RUNTIMES = Path(__file__).resolve().parents[1] / "fixtures" / "runtimes"
 #: A Python readable by every uid (the harness's own may sit in a 0700 home), for the bot's own venv.
@@ -74,12 +76,15 @@ def build(name: str, folder: Path) -> None:
         _numpy_venv(folder)
 
 
+@pytest.mark.parametrize("level", ["bwrap", "gvisor"])
 @pytest.mark.parametrize("name", sorted(p.name for p in RUNTIMES.iterdir() if (p / "bot.yaml").exists()))
-def test_runtime_conforms_at_bwrap(tmp_path, name) -> None:
+def test_runtime_conforms(tmp_path, name, level) -> None:
+    if level == "gvisor":
+        need_gvisor()
     folder = tmp_path / name
     shutil.copytree(RUNTIMES / name, folder)
     build(name, folder)
-    report = check_entry(load_entry(folder), MatchSettings.model_validate({"sandbox": "bwrap"}), games=1)
+    report = check_entry(load_entry(folder), MatchSettings.model_validate({"sandbox": level}), games=1)
     assert report.ok, report.summary()
     assert report.decisions > 0
 

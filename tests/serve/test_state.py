@@ -99,3 +99,16 @@ def test_an_upload_cut_off_before_it_was_recorded_is_swept_and_recorded_ones_kep
     db.add_submission(svc.engine, db.team_for_token(svc.engine, team)["id"], str(kept), per_day=5)  # type: ignore[index]
     assert svc.sweep_uploads() == [dead]
     assert kept.is_dir() and not dead.exists() and svc.sweep_uploads() == []
+
+
+def test_a_competition_plays_on_a_kernel_per_seat_unless_it_says_otherwise(tmp_path: Path) -> None:
+    """Entrants are strangers: an unset match.sandbox is gvisor in competition.yaml (bwrap in
+    `arena run`); a host without runsc says so by setting it."""
+    (tmp_path / "competition.yaml").write_text("competition:\n  name: open\n")
+    assert load(tmp_path).match.sandbox.value == "gvisor"
+    (tmp_path / "competition.yaml").write_text("match:\n  format: deals\n")
+    assert load(tmp_path).match.sandbox.value == "gvisor"
+    (tmp_path / "competition.yaml").write_text("match:\n  sandbox: bwrap\n")
+    assert load(tmp_path).match.sandbox.value == "bwrap"
+    (tmp_path / "competition.yaml").write_text("")
+    assert load(tmp_path).match.sandbox.value == "gvisor"

@@ -49,6 +49,23 @@ def sc(name, *args):
     return "ok"
 
 
+def sc_child(name, *args):
+    """`sc` in a child process: a call that works and then crashes its caller (gVisor's own
+    io_uring does, under ptrace) still gets its answer reported."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(w, sc(name, *args).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    answer = os.read(r, 64).decode() or "crashed"
+    os.close(r)
+    os.waitpid(pid, 0)
+    return answer
+
+
 def attempt(fn):
     try:
         return {"ok": True, "value": fn()}
@@ -83,7 +100,7 @@ def a_sysctl():
                         ("kernel/hostname", "pwned"), ("vm/drop_caches", "3")):
         out[name] = attempt(lambda: write(f"/proc/sys/{name}", value))
     out["sysrq"] = attempt(lambda: write("/proc/sysrq-trigger", "h"))
-    out["core_pattern_now"] = read("/proc/sys/kernel/core_pattern")
+    out["core_pattern_now"] = read("/proc/sys/kernel/core_pattern") if os.path.exists("/proc/sys/kernel/core_pattern") else ""
     return out
 
 
@@ -91,7 +108,7 @@ def a_ids():
     status = dict(line.split(":\t", 1) for line in read("/proc/self/status").splitlines() if ":\t" in line)
     return {"uid_map": read("/proc/self/uid_map"), "gid_map": read("/proc/self/gid_map"),
             "uid": os.getuid(), "euid": os.geteuid(), "groups": os.getgroups(),
-            "caps": {k: status[k].strip() for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")},
+            "caps": {k: status.get(k, "0").strip() for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")},
             "no_new_privs": status.get("NoNewPrivs", "").strip(), "seccomp": status.get("Seccomp", "").strip(),
             "fds": sorted(os.listdir("/proc/self/fd")), "pid": os.getpid()}
 
@@ -142,7 +159,7 @@ def a_syscalls():
     out["io_setup"] = sc("io_setup", 128, ctypes.addressof(ctx))
     out["io_submit"] = sc("io_submit", 0, 1, ctypes.addressof(ctypes.c_void_p(0)))
     out["io_getevents"] = sc("io_getevents", 0, 1, 1, 0, 0)
-    out["io_uring_setup"] = sc("io_uring_setup", 1, ctypes.addressof(ctypes.create_string_buffer(120)))
+    out["io_uring_setup"] = sc_child("io_uring_setup", 1, ctypes.addressof(ctypes.create_string_buffer(120)))
     page = ctypes.create_string_buffer(4096)
     addr = ctypes.addressof(page)
     out["mincore"] = sc("mincore", addr & ~4095, 4096, ctypes.addressof(page))

@@ -1,0 +1,209 @@
+"""Level gvisor: a kernel of its own per seat, a view of resident images and private copies.
+
+The hostile-bot suites (test_attacks, test_hostile, test_containment) run at gvisor too, with
+the slow checks; these are the level's own properties, quick enough for the default suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import pytest
+
+from arena.match.game import play_game
+from arena.match.settings import MatchSettings
+from arena.players import load_entry
+from arena.sandbox import CommandNotFound, Level, Limits, SandboxUnavailable, launch, proctree
+from arena.sandbox.gvisor import RUNSC_ENV, find_runsc
+from arena.sandbox.image import home_root
+
+from .conftest import SMALL, need_gvisor, pid_alive
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.bwrap
+
+LOOK = r"""
+import json, os, sys
+out = {"usr_bin": sorted(os.listdir("/usr/bin")), "etc": sorted(os.listdir("/etc")),
+       "root": sorted(os.listdir("/")), "cwd": os.getcwd(), "uid": os.getuid(),
+       "statfs": list(os.statvfs("/usr")[:6]), "pids": sorted(p for p in os.listdir("/proc") if p.isdigit())}
+print(json.dumps(out), flush=True)
+sys.stdin.readline()
+st = os.statvfs("/usr")
+print(json.dumps(list(st[:6])), flush=True)
+sys.stdin.readline()
+"""
+
+
+def bot(tmp_path: Path, source: str, name: str = "bot") -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "bot.py").write_text(source)
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def _gvisor() -> None:
+    need_gvisor()
+
+
+def test_the_view_holds_only_the_runtime_and_statfs_never_moves(tmp_path, start) -> None:
+    folder = bot(tmp_path, LOOK)
+    b = start([sys.executable, "bot.py"], folder, level="gvisor")
+    seen = json.loads(b.read_line(30))
+    assert seen["uid"] == 65534 and seen["cwd"] == str(folder) and seen["pids"] == ["1"]
+    assert "python3" in seen["usr_bin"] and "sh" in seen["usr_bin"]
+    # the image is Python's runtime, not the host's /usr: no compiler, no other interpreter
+    assert not {"gcc", "cc", "node", "java", "runsc", "bwrap", "sudo", "apt-get"} & set(seen["usr_bin"]), seen["usr_bin"]
+    assert "shadow" not in seen["etc"] and "hostname" not in seen["etc"]
+    # the host writes: a statfs of the view does not move (its images are tmpfs of their own)
+    with open(tmp_path / "host-write", "wb") as fh:
+        fh.write(os.urandom(8 << 20))
+        fh.flush()
+        os.fsync(fh.fileno())
+    b.write_line("again")
+    assert json.loads(b.read_line(30)) == seen["statfs"]
+
+
+def test_the_runtime_image_is_one_resident_tmpfs_shared_by_every_seat(tmp_path, start) -> None:
+    folder = bot(tmp_path, "import sys\nprint('up', flush=True)\nsys.stdin.readline()\n")
+    a = start([sys.executable, "bot.py"], folder, level="gvisor")
+    c = start([sys.executable, "bot.py"], folder, level="gvisor")
+    assert a.read_line(30) == b"up" and c.read_line(30) == b"up"
+    images = home_root() / "images"
+    with open("/proc/self/mountinfo") as fh:
+        mounts = [line.split() for line in fh]
+    if os.geteuid() == 0:  # each image is a read-only tmpfs of its own
+        ours = [m for m in mounts if m[4].startswith(str(images) + "/")]
+        assert ours and all(m[m.index("-") + 1] == "tmpfs" and "ro" in m[5].split(",") for m in ours), ours
+    # both seats' bundles bind the same image, and each its own copy of the bot folder
+    configs = [json.loads((proc.area.path / "config.json").read_text()) for proc in (a, c)]  # type: ignore[union-attr]
+    sources = [{m["destination"]: m["source"] for m in cfg["mounts"] if m["type"] == "bind"} for cfg in configs]
+    assert sources[0]["/usr"] == sources[1]["/usr"]
+    assert sources[0][str(folder)] != sources[1][str(folder)]
+
+
+def test_a_game_at_gvisor_is_the_game_at_bwrap(tmp_path) -> None:
+    """Same seeds, same decisions, same record: the level changes nothing a result carries."""
+    entry = load_entry(ROOT / "bots" / "heuristic")  # the SDK as a library: a private copy at gvisor
+    records = {}
+    for level in ("bwrap", "gvisor"):
+        settings = MatchSettings.model_validate({"sandbox": level, "format": "deals", "deals": 2})
+        players = [settings.player(entry, 7 + seat) for seat in range(4)]
+        try:
+            result = play_game(players, settings, "levels-agree")
+        finally:
+            for p in players:
+                p.close()
+        assert not result.faults, result.faults
+        records[level] = result.record
+    assert records["gvisor"] == records["bwrap"]
+
+
+def test_a_missing_program_is_one_message_whether_or_not_the_host_has_it(tmp_path) -> None:
+    private = tmp_path / "private"
+    (private / "bin").mkdir(parents=True)
+    tool = private / "bin" / "tool"
+    tool.write_text("#!/bin/sh\necho leaked\n")
+    tool.chmod(0o755)
+    private.chmod(0o700)
+    folder = bot(tmp_path, "")
+    messages = []
+    for argv in ([str(tool)], [str(private / "bin" / "nothing")], ["pyhton3", "bot.py"], ["./missing"]):
+        with pytest.raises(CommandNotFound) as info:
+            launch(argv, bot_dir=folder, level="gvisor", limits=SMALL)
+        messages.append(str(info.value))
+    assert messages[0].replace(str(tool), "X") == messages[1].replace(str(private / "bin" / "nothing"), "X")
+    assert "names no program" in messages[2] and "PATH" in messages[2]
+    assert "its bot folder" in messages[3]
+
+
+def test_closing_leaves_no_process_no_copy_and_no_mount(tmp_path) -> None:
+    folder = bot(tmp_path, "import os, sys\nos.fork() or os.fork()\nprint('up', flush=True)\nsys.stdin.read()\n")
+    b = launch([sys.executable, "bot.py"], bot_dir=folder, level="gvisor", limits=SMALL)
+    assert b.read_line(30) == b"up"
+    pids = proctree.descendants(b.pid)
+    area = b.area.path  # type: ignore[union-attr]
+    assert len(pids) >= 4 and area.is_dir()
+    b.close()
+    left = [p for p in pids if pid_alive(p)]
+    assert left == [], left  # zombies count: runsc reaps its kernel, our unshare reaps runsc
+    assert not area.exists()
+    with open("/proc/self/mountinfo") as fh:
+        assert str(area) not in fh.read()
+    assert b.trouble == []
+
+
+def test_memory_is_capped_with_the_kernel_and_judged_the_bot_s(tmp_path) -> None:
+    folder = bot(tmp_path, "import sys\nprint('up', flush=True)\nb = []\n"
+                           "while True:\n    b.append(bytearray(8 << 20))\n")
+    b = launch([sys.executable, "bot.py"], bot_dir=folder, level="gvisor", limits=SMALL)
+    try:
+        assert b.read_line(30) == b"up"
+        status = b.wait(60)
+        assert status != 0 and b.memory_limit_hit()
+        assert (b.cgroup.memory_peak() or 0) <= SMALL.memory_bytes  # type: ignore[union-attr,operator]
+    finally:
+        b.close()
+
+
+def test_a_seat_is_frozen_off_move_even_without_pause_idle(tmp_path) -> None:
+    entry = load_entry(ROOT / "bots" / "minimal")
+    settings = MatchSettings.model_validate({"sandbox": "gvisor", "time": {"pause_idle": False}})
+    player = settings.player(entry, 1)
+    try:
+        assert player.start() is None
+        proc = player.proc.proc  # type: ignore[union-attr]
+        assert proc.paused and proc.cgroup.has("freeze")
+        with open(proc.cgroup.paths["freezer"] / "freezer.state") as fh:
+            assert fh.read().strip() in ("FROZEN", "FREEZING")
+    finally:
+        player.close()
+
+
+def test_where_runsc_is_missing_the_refusal_is_one_sentence_naming_the_fallback(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(RUNSC_ENV, str(tmp_path / "no-runsc"))
+    with pytest.raises(SandboxUnavailable) as info:
+        launch(["/bin/true"], bot_dir=tmp_path, level="gvisor")
+    text = str(info.value)
+    assert "gvisor" in text and "runsc" in text and "--sandbox bwrap" in text and "apt-get install runsc" in text
+    assert text.count(". ") == 0  # one sentence
+    monkeypatch.delenv(RUNSC_ENV)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(SandboxUnavailable, match="not installed here"):
+        find_runsc()
+
+
+@pytest.mark.slow
+def test_an_unprivileged_harness_runs_gvisor_too(tmp_path) -> None:
+    """As a plain user (no mounts, no uid leases): images and launch areas in /dev/shm, runsc rootless."""
+    if os.geteuid() != 0:
+        pytest.skip("this test drops from root to a plain uid; run as a plain user, every gvisor test is this case")
+    home = Path(tempfile.mkdtemp(prefix="cinch-unpriv-"))
+    home.chmod(0o755)
+    folder = home / "bot"
+    folder.mkdir()
+    (folder / "bot.py").write_text("import os\nprint('uid', os.getuid(), flush=True)\n")
+    script = home / "run.py"
+    script.write_text(
+        "import warnings, sys\nfrom arena.sandbox import launch\n"
+        f"b = launch([sys.executable, 'bot.py'], bot_dir={str(folder)!r}, level='gvisor', allow_unlimited=True)\n"
+        "print(b.read_line(60).decode(), flush=True)\nb.close()\nprint('closed', b.trouble)\n")
+    for p in (home, folder, folder / "bot.py", script):
+        os.chown(p, 65534, 65534)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "PYTHONPATH": str(ROOT)}
+    try:
+        proc = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                               sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines() == ["uid 65534", "closed []"], proc.stdout
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree("/dev/shm/cinch-arena-65534", ignore_errors=True)

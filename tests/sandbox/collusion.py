@@ -28,9 +28,7 @@ import yaml
 from arena.engine.record import replay
 from arena.engine.cards import CARD_NAMES
 
-from arena.sandbox import Level
-
-from .conftest import HOSTILE, bwrap_works
+from .conftest import HOSTILE, bwrap_works, need_gvisor
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
@@ -45,14 +43,9 @@ REFUSED = re.compile(r"^REFUSED (\S+) (\S+)$", re.M)
 
 
 def need(level: str) -> None:
-    """Skip (saying why) a level this machine or checkout cannot run; in CI a missing runsc fails."""
+    """Skip (saying why) a level this machine cannot run; in CI a missing runsc fails."""
     if level == "gvisor":
-        if "gvisor" not in {lv.value for lv in Level}:
-            pytest.skip("this checkout's sandbox has no level gvisor yet (issue 31)")
-        if shutil.which("runsc") is None:
-            if os.environ.get("CI"):
-                pytest.fail("level gvisor must run in CI: runsc (Debian's runsc package) is not installed")
-            pytest.skip("level gvisor unavailable: runsc (Debian's runsc package) is not installed")
+        need_gvisor()
     elif level == "bwrap" and (reason := bwrap_works()):
         pytest.skip(f"bwrap unusable: {reason}")
 

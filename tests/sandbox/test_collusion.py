@@ -38,6 +38,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.sandbox import seccomp
+
 from . import collusion
 
 #: Refused by the filter at bwrap (issue 31 item 6), so 0 hands there; a control at none.
@@ -75,8 +77,13 @@ def expect_nothing(t: collusion.Tally, channel: str) -> None:
 
 
 # ------------------------------------------------------------------ counters
+#: Until the filter's rules of issue 31 item 6 are in this checkout (memfd_create still allowed),
+#: the ruled channels still pass hands at bwrap: expected to fail, and to pass once they are.
+RULES_MISSING = pytest.mark.xfail("memfd_create" in seccomp.ALLOWED, strict=True,
+                                  reason="the seccomp rules of issue 31 item 6 are not in this checkout")
 COUNTER_CASES = [
-    *[pytest.param(ch, lv, False, id=f"{ch}-{lv}") for lv in ("none", "bwrap", "gvisor") for ch in RULED + OPEN
+    *[pytest.param(ch, lv, False, id=f"{ch}-{lv}", marks=[RULES_MISSING] if lv == "bwrap" and ch in RULED else [])
+      for lv in ("none", "bwrap", "gvisor") for ch in RULED + OPEN
       if not (lv == "none" and ch in OPEN)],  # open at bwrap: that test is the proof
     # time.pause_idle: a seat not on move is stopped; the link waits for readings, not for time
     pytest.param("shmanon", "bwrap", True, id="shmanon-bwrap-pause_idle"),

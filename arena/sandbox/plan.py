@@ -31,7 +31,8 @@ READY_SCRIPT = ("command -v \"$1\" >/dev/null 2>&1 || { printf '\\025'; exit 127
 #: a subsequence of these in this order.
 LAYERS: dict[str, str] = {
     "unshare": "a private mount namespace, only when root stages folders or mounts the scratch: "
-               "those mounts never reach the host's mount table and vanish with the launch",
+               "those mounts never reach the host's mount table and vanish with the launch; at gvisor a "
+               "pid namespace runsc is the init of (it reaps what it leaves), killed with the harness",
     "prlimit": "rlimits (no core dumps, file size, open files, CPU backstop, processes per uid) "
                "set by exec before any later layer runs, so every process of the bot inherits them",
     "host-sh": "root's (or the harness's) own steps with a fixed environment: joins the bot's cgroups "
@@ -183,8 +184,11 @@ def plan_launch(inp: PlanInputs) -> LaunchPlan:
         # runsc as the init of a pid namespace of its own: whatever it leaves when killed (the
         # Sentry, its file server, their stubs) dies with it and is reaped by it, never
         # orphaned to the host's init as zombies
+        # `setpriv --pdeathsig` first: our unshare dies with the harness, and with it (--kill-child)
+        # the namespace, so no sandbox outlives the harness that started it
         reaper: tuple[str, ...] = ("--user", "--map-current-user") if not inp.root else ()
-        layers.append(Layer("unshare", ("unshare", *reaper, "--pid", "--fork", "--kill-child", "--mount-proc", "--")))
+        layers.append(Layer("unshare", ("setpriv", "--pdeathsig", "KILL", "--", "unshare", *reaper, "--pid", "--fork",
+                                        "--kill-child", "--mount-proc", "--")))
     elif mounts:
         layers.append(Layer("unshare", ("unshare", "--mount", "--propagation", "private", "--")))
     layers.append(Layer("prlimit", (inp.prlimit, *prlimit_options(inp), "--")))

@@ -43,7 +43,7 @@ def _problems(spec: SandboxSpec) -> list[str]:
     if spec.level is Level.BWRAP and os.geteuid() != 0:
         helpers = ("prlimit",)  # setpriv and unshare are the root path's uid drop and staging
     if spec.level is Level.GVISOR and os.geteuid() != 0:
-        helpers = ("prlimit", "unshare")  # unshare makes runsc a pid namespace's init (its reaper)
+        helpers = ("prlimit", "unshare", "setpriv")  # runsc as a pid namespace's init, dying with us
     missing = [h for h in helpers if shutil.which(h) is None]
     if missing:
         return [f"missing {', '.join(missing)} (util-linux) on PATH"]

@@ -511,21 +511,26 @@ def test_check_bot_command_sees_only_its_own_file(start, tmp_path) -> None:
     assert out == {"here": ["bot.py"], "cwd": ["1"], "secret": False}, out
 
 
-def test_bot_dies_with_its_harness(tmp_path) -> None:
+@pytest.mark.parametrize("level", ["bwrap", pytest.param("gvisor", marks=pytest.mark.slow)])
+def test_bot_dies_with_its_harness(tmp_path, level) -> None:
     """A harness that dies (crash, kill -9) takes its bots with it: no process outlives its uid lease."""
     import subprocess
 
+    if level == "gvisor":
+        from .conftest import need_gvisor
+
+        need_gvisor()
     bot_dir = attack_dir(tmp_path)
     code = ("import sys, os, warnings\n"
-            "from arena.sandbox import launch\n"
-            f"b = launch([sys.executable, {str(bot_dir / 'attack.py')!r}, 'linger'], bot_dir={str(bot_dir)!r})\n"
+            "from arena.sandbox import launch, proctree\n"
+            f"b = launch([sys.executable, {str(bot_dir / 'attack.py')!r}, 'linger'], bot_dir={str(bot_dir)!r}, level={level!r})\n"
             "b.read_line(30)\n"
-            "print(b.sandbox_pid, b.pid, flush=True)\n"
+            "print(*proctree.descendants(b.pid), flush=True)\n"
             "os._exit(0)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=str(Path(__file__).resolve().parents[2]))
     pids = [int(x) for x in out.stdout.split()]
-    assert len(pids) == 2, out.stderr
+    assert len(pids) >= 2, out.stderr
     def running(pid: int) -> bool:  # a zombie left to a host init that does not reap is not running
         try:
             with open(f"/proc/{pid}/stat") as fh:
@@ -544,8 +549,8 @@ class _Windows:
     """A transport that notes, on the host's monotonic clock, when its bot may run: from the write
     of each request to the read of its reply; and when bye was sent."""
 
-    def __init__(self, inner: Any) -> None:
-        self.inner, self.windows, self.bye_ns = inner, [], None
+    def __init__(self, inner: Any, clock: Any = time.monotonic_ns) -> None:
+        self.inner, self.windows, self.bye_ns, self.clock = inner, [], None, clock
         self._open: int | None = None
 
     def __getattr__(self, name: str) -> Any:
@@ -553,20 +558,20 @@ class _Windows:
 
     def write_line(self, data: bytes, timeout: float = 5.0) -> None:
         if b'"type":"bye"' in data.replace(b" ", b""):
-            self.bye_ns = self.bye_ns or time.monotonic_ns()
+            self.bye_ns = self.bye_ns or self.clock()
         elif b'"type":"decide"' in data.replace(b" ", b""):
-            self._open = time.monotonic_ns()
+            self._open = self.clock()
         self.inner.write_line(data, timeout)
 
     def read_line(self, timeout: float) -> bytes:
         line = self.inner.read_line(timeout)
         if self._open is not None:
-            self.windows.append((self._open, time.monotonic_ns()))
+            self.windows.append((self._open, self.clock()))
             self._open = None
         return line
 
 
-@pytest.mark.parametrize("level", ["bwrap", "rlimit"])
+@pytest.mark.parametrize("level", ["bwrap", "rlimit", pytest.param("gvisor", marks=pytest.mark.slow)])
 def test_pause_idle_lets_only_the_seat_on_move_run(tmp_path, level) -> None:
     """With pause_idle every notice a bot reads, it reads while on move (between a request and
     its reply): a frozen seat never runs, so it cannot race its partner for the CPU."""
@@ -576,12 +581,16 @@ def test_pause_idle_lets_only_the_seat_on_move_run(tmp_path, level) -> None:
     settings = MatchSettings.model_validate({
         "sandbox": level, "format": "deals", "deals": 2, "limits": SMALL.model_dump(),
         "time": {"decision_ms": 2000, "startup_ms": 20000, "pause_idle": True}})
-    entry = BotEntry(manifest=Manifest(name="timestamps", command=["{python}", "attack.py", "timestamps"]),
+    # gVisor keeps a monotonic clock of its own: there both sides read the wall clock
+    realtime = level == "gvisor"
+    entry = BotEntry(manifest=Manifest(name="timestamps", command=["{python}", "attack.py", "timestamps"],
+                                       env={"TS_CLOCK": "realtime"} if realtime else {}),
                      dir=str(bot_dir), digest="test")
     transports: list[_Windows] = []
 
     def launcher(*args: Any) -> Any:
-        transports.append(_Windows(sandbox_launcher(settings.sandbox_spec(entry))(*args)))
+        transports.append(_Windows(sandbox_launcher(settings.sandbox_spec(entry))(*args),
+                                   time.time_ns if realtime else time.monotonic_ns))
         return transports[-1]
 
     players = [ProcessPlayer(entry, seat, settings.time, settings.sandbox_spec(entry), launcher=launcher,

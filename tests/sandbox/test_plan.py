@@ -63,11 +63,12 @@ GOLDEN = {
     # gvisor: runsc as a pid namespace's init (it reaps what it leaves); its limits hold inside, on
     # the host only no core dumps; the ready step and the bot are the bundle's, not the host's argv
     (Level.GVISOR, True, False): [
-        "unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
+        "setpriv", "--pdeathsig", "KILL", "--", "unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
         "/usr/bin/prlimit", "--core=0", "--",
         "/bin/sh", "-c", JOIN + ' && exec "$@"', "sh", *SETPRIV, *RUNSC],
     (Level.GVISOR, False, False): [
-        "unshare", "--user", "--map-current-user", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
+        "setpriv", "--pdeathsig", "KILL", "--", "unshare", "--user", "--map-current-user", "--pid", "--fork",
+        "--kill-child", "--mount-proc", "--",
         "/usr/bin/prlimit", "--core=0", "--",
         "/bin/sh", "-c", JOIN + ' && exec "$@"', "sh", *RUNSC],
 }

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena.engine import derive_key
-from arena.match.block import bot_seed, rotation_seating
+from arena.match.block import rotation_seating
+from arena.match.keys import bot_seed, child_key
 from arena.match.game import play_game
 from arena.match.settings import MatchSettings
 from arena.players.policy import PolicyPlayer
@@ -101,7 +101,7 @@ def duplicate_match(
     block_diffs: list[float] = []  # per block, A's mean final score difference over its two games
     unfinished = 0
     for b in range(blocks):
-        bkey = derive_key(key, b)
+        bkey = child_key(key, b)
         total = 0.0
         for half in (0, 1):
             # Half 0: A at seats 0+2 (side 0); half 1: A at seats 1+3 (side 1).
@@ -150,7 +150,7 @@ def rotation_match(makers: list[Callable[[], Any]], blocks: int, key: str, setti
     scores: list[list[list[float]]] = []
     wins: list[list[list[float]]] = []
     for b in range(blocks):
-        bkey = derive_key(key, b)
+        bkey = child_key(key, b)
         sc = [[0.0] * n for _ in range(n)]
         wn = [[0.0] * n for _ in range(n)]
         for r in range(n):

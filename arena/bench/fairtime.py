@@ -23,7 +23,8 @@ from ..match import MatchSettings
 from ..players import load_entry
 from ..results import ResultsStore
 from ..schedule.backends import RayBackend, quiet_ray_notices, ray_init_kwargs
-from ..schedule.scheduler import block_key, run_tasks
+from ..match.keys import Seed, block_key
+from ..schedule.scheduler import run_tasks
 from ..schedule.unit import BlockTask
 
 HOG = "while True:\n    pass\n"
@@ -42,7 +43,7 @@ def run(args: Any) -> int:
     ident = bot.ident
     # Self-play: the same bot in all four seats; every block is one pairing.
     tasks = [
-        BlockTask(f"{ident}+{ident}~{ident}+{ident}#{b}", b, block_key("bench-fairtime", b), (ident, ident), (ident, ident),
+        BlockTask(f"{ident}+{ident}~{ident}+{ident}#{b}", b, block_key(Seed("bench-fairtime"), b), (ident, ident), (ident, ident),
                   settings, "bench", nice=None if args.nice == "none" else int(args.nice))
         for b in range(args.blocks or args.matches)
     ]

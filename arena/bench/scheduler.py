@@ -39,7 +39,8 @@ from ..players import BotEntry, load_entry
 from ..results import ResultsStore
 from ..schedule.backends import RayBackend, quiet_ray_notices, ray_init_kwargs
 from ..schedule.pairings import round_robin
-from ..schedule.scheduler import block_key, run_tasks
+from ..match.keys import Seed, block_key
+from ..schedule.scheduler import run_tasks
 from ..schedule.unit import BlockTask
 from .raycluster import LoopbackCluster
 
@@ -53,7 +54,7 @@ def _tasks(entries: list[BotEntry], settings: MatchSettings, first_block: int, n
     out = []
     for b in range(first_block, first_block + n):
         p = pairings[b % len(pairings)]
-        out.append(BlockTask(p.key, b, block_key("bench-scheduler", b), ids(p.side_a), ids(p.side_b), settings, "bench"))
+        out.append(BlockTask(p.key, b, block_key(Seed("bench-scheduler"), b), ids(p.side_a), ids(p.side_b), settings, "bench"))
     return out
 
 

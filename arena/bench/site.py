@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.engine import Game, derive_key, game_record
+from arena.engine import Game, game_record
+from arena.match.keys import Seed, block_key
 from arena.publish.site import build_site
 from arena.results import game_id
 
@@ -54,7 +55,7 @@ def generate(folder: Path, games: int, bots: int, seed: str = "bench-site", max_
     n = 0
     with open(folder / "results.jsonl", "w") as f:
         for blk in range(blocks):
-            key = derive_key(seed, "block", blk)
+            key = block_key(Seed(seed), blk)
             for a, b in pairs:
                 if n >= games:
                     break

@@ -19,9 +19,9 @@ import random
 import time
 from typing import Any
 
-from arena.engine import Deal, KeyedSource, derive_key, get_profile
+from arena.engine import Deal, KeyedSource, get_profile
 from arena.engine.view import deal_view
-from arena.match.block import bot_seed
+from arena.match.keys import bot_seed, child_key
 from arena.match.game import play_game
 from arena.match.settings import MatchSettings
 from arena.players.policy import PolicyPlayer
@@ -111,7 +111,7 @@ def decision_times(profile: str, decisions: int, key: str) -> dict[str, Any]:
     settings = MatchSettings(profile=profile)
     g = 0
     while len(times) < decisions:
-        gkey = derive_key(key, g)
+        gkey = child_key(key, g)
         makers = [Timed, heuristic, Timed, heuristic]
         play_game([PolicyPlayer(makers[s](), bot_seed(gkey, 0, s)) for s in range(4)], settings, gkey)
         g += 1

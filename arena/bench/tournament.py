@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..engine import load_record, recorded_decisions
-from ..match import GameResult, MatchSettings, play_game
+from ..match import DealKey, GameResult, MatchSettings, play_game
 from ..players import BotEntry, Decision, Fault, Player, load_entry
 from ..players.process import bot_launch_args
 from ..results import ResultsStore
@@ -104,7 +104,7 @@ class _Replayer(Player):
         return Decision(self.actions[self._next - 1])
 
 
-def replay_game(record: dict[str, Any], settings: MatchSettings, key: str, names: Sequence[str],
+def replay_game(record: dict[str, Any], settings: MatchSettings, key: DealKey, names: Sequence[str],
                 log: list[tuple[int, dict[str, Any]]] | None = None) -> GameResult:
     """Play a recorded game again through the loop that played it, players answering from the record.
 
@@ -225,7 +225,7 @@ def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, 
     run = ConfigRun(bot, level)
     n_cores = cores()
     for b in range(blocks):
-        task = BlockTask(f"{bot}-{level}", b, f"bench-tournament-{b}", (entry.ident,) * 2, (entry.ident,) * 2,
+        task = BlockTask(f"{bot}-{level}", b, DealKey(f"bench-tournament-{b}"), (entry.ident,) * 2, (entry.ident,) * 2,
                          settings, "bench")
         t0 = time.perf_counter()
         output = run_block(task, bots)
@@ -273,7 +273,7 @@ def measure_restart(bot: str, level: str, batches: int, lineage_blocks: int, fmt
             settings = MatchSettings.model_validate({"sandbox": level, **fmt, "restart": mode,
                                                      "lineage_blocks": lineage_blocks})
             batch = BatchTask(tuple(
-                BlockTask(f"{bot}-{level}", b, f"bench-restart-{mode}-{i}-{b}", (entry.ident,) * 2,
+                BlockTask(f"{bot}-{level}", b, DealKey(f"bench-restart-{mode}-{i}-{b}"), (entry.ident,) * 2,
                           (entry.ident,) * 2, settings, "bench")
                 for b in range(i * lineage_blocks, (i + 1) * lineage_blocks)))
             t0 = time.perf_counter()

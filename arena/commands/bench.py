@@ -75,6 +75,43 @@ def _rotation(ap: Parser) -> None:
     ap.add_argument("--key", default="bench-rotation", help="deal key prefix")
 
 
+def _ratings(ap: Parser) -> None:
+    def kinds(text: str) -> str:
+        import argparse
+
+        from arena.bench.ratings import KINDS
+
+        bad = [k for k in text.split(",") if k not in KINDS]
+        if bad:
+            raise argparse.ArgumentTypeError(f"unknown table kind {bad[0]!r}; known: {', '.join(KINDS)}")
+        return text
+
+    def counts(allowed: tuple[int, ...] | None) -> Callable[[str], str]:
+        def check(text: str) -> str:
+            import argparse
+
+            try:
+                vals = [int(x) for x in text.split(",")]
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers") from None
+            if any(v < 1 or (allowed is not None and v not in allowed) for v in vals):
+                raise argparse.ArgumentTypeError(f"{text!r}: each must be " + (
+                    " or ".join(map(str, allowed)) if allowed else "at least 1"))
+            return text
+        return check
+
+    ap.add_argument("--profiles", type=kinds, default="cutthroat-3,five-hand", help="tables modelled (default both)")
+    ap.add_argument("--entrants", type=counts((5, 6)), default="5,6", help="entrants (5 and/or 6; default both)")
+    ap.add_argument("--blocks", type=counts(None), default="2,4,20,40", help="blocks per tournament (default 2,4,20,40)")
+    ap.add_argument("--tournaments", type=int, default=100, help="tournaments per cell (default 100)")
+    ap.add_argument("--big", type=int, default=400, help="tournaments per cell at 20 blocks (default 400)")
+    ap.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples per tournament (default 200)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
+    ap.add_argument("--workers", type=int, default=1, help="processes (default 1; the figures do not depend on it)")
+    ap.add_argument("--resample", default="auto", choices=["auto", "key", "pairing", "block"],
+                    help="the bootstrap's unit (default auto, as a leaderboard)")
+
+
 def _site(ap: Parser) -> None:
     ap.add_argument("--games", type=int, default=10_000, help="games in the synthetic competition (default 10000)")
     ap.add_argument("--bots", type=int, default=8, help="bots in its round robin (default 8)")
@@ -114,6 +151,7 @@ BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "bots": (_bots, "in-process duplicate blocks between the baselines"),
     "solver": (_solver, "the exact solver's positions per second at 6, 5, 4 tricks left; pimc's CPU time a decision"),
     "rotation": (_rotation, "in-process duplicate by rotation at a table of n seats, and what it buys"),
+    "ratings": (_ratings, "the ratings' intervals at tables against known strengths: coverage, withheld, LOS"),
     "site": (_site, "build time of the static site of a 10,000-game competition, one core"),
     "serve": (_serve, "arena serve: one upload to its verdict, and 10 concurrent uploads"),
     "tournament": (_tournament, "games per second of serial tournaments, split, against the floor measured alongside"),

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import DealFile, ReplayMismatch, replay
-from ..match import MatchSettings, bot_seed, play_game
+from ..match import DealKey, MatchSettings, bot_seed, play_game
 from ..match.game import close_all
 from ..match.show import SEAT_NAMES, render_game, saved_game
 from ..match.stored import StoredGamesError, read_games
@@ -51,10 +51,11 @@ def main(argv: list[str]) -> int:
         require_profile(e, settings.profile.name)  # before any bot starts
     human = SEAT_NAMES.index(args.human) if args.human else None
     names = [("you" if s == human else e.name) for s, e in enumerate(entries)]
+    key = DealKey(args.key)
     players: list[Player] = [HumanPlayer(sys.stdin.readline, sys.stdout) if s == human
-                             else settings.player(e, bot_seed(args.key, 0, s)) for s, e in enumerate(entries)]
+                             else settings.player(e, bot_seed(key, 0, s)) for s, e in enumerate(entries)]
     try:
-        result = play_game(players, settings, args.key, players_by_seat=names)
+        result = play_game(players, settings, key, players_by_seat=names)
     finally:
         close_all(players)
     print(render_game(result.record, names))

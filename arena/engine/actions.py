@@ -9,6 +9,7 @@ section 10), so they are stated as constraints ("take k of these cards",
 from __future__ import annotations
 
 import random
+from math import comb
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -496,8 +497,9 @@ class PlayChoice(Choice):
     def only(self) -> Action | None:
         if self.under_count == 0:
             return PLAY_CARD[self.cards[0]] if len(self.cards) == 1 else None
-        acts = self.actions()
-        return acts[0] if len(acts) == 1 else None
+        # counted, not listed: a long hand's options can run to thousands
+        n = sum(comb(sum(1 for c in self.under_from if c != top), self.under_count) for top in self.cards)
+        return self.actions()[0] if n == 1 else None
 
     def sample(self, rng: random.Random) -> Action:
         top = _pick(rng, self.cards)

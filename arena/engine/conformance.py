@@ -22,7 +22,9 @@ What is checked:
 * **replay**: each game's record, through JSON, replays to the same record;
 * **termination**: each deal ends within a bounded number of decisions and
   each game within its deal cap; six full tricks are played (with
-  ``play: trumps_only``, only trumps, every trick closed).
+  ``play: trumps_only``, only trumps, every trick closed);
+* **extra cards**: under cards only in a long hand's first play, or (with
+  ``extra_trumps: one_per_trick``) one under each of its first plays.
 """
 
 from __future__ import annotations
@@ -255,3 +257,9 @@ def _check_deal_end(report: ConformanceReport, key: str, deal: Deal) -> None:
             _fail(report, key, deal, "a plain card was played, or a trick was left open, when only trumps are played")
     if any(deal.hands):
         _fail(report, key, deal, "cards are left in a hand after the last trick")
+    for seat in range(deal.n):  # extras go under the first card, or one under each until gone (one_per_trick)
+        unders = [len(u) for t in deal.tricks for s, _, u in t.plays if s == seat]
+        ok = (all(n <= 1 for n in unders) and unders == sorted(unders, reverse=True)) if p.extra_trumps == "one_per_trick" \
+            else not any(unders[1:])
+        if not ok:
+            _fail(report, key, deal, f"seat {seat} played cards under its plays {unders}, against extra_trumps {p.extra_trumps!r}")

@@ -522,8 +522,8 @@ class Deal:
                     self.hands[s] = [c for c in hand if is_trump[c]]
                     self.discarded[s].extend(gone)
                     self.pile.extend(gone)
-            # extra trumps: discarded (a choice), or played under the first card (then only plain cards are chosen)
-            under = p.extra_trumps == "play_under"
+            # extra trumps: discarded (a choice), or played under cards in tricks (then only plain cards are chosen)
+            under = p.extra_trumps != "discard"
             self._queue = [s for s in self._order if len(self.hands[s]) > size
                            and not (under and all(map(trump_at, self.hands[s])))]
         else:
@@ -815,20 +815,24 @@ class Deal:
         self.out = [(by.get(c, -1), c) for c in self.deck if c not in held]
 
     def _long_choice(self, seat: int, hand: list[Card], legal: list[Card]) -> PlayChoice:
-        """A hand of n > 6 cards in the first trick: a legal top plus n-6 pointless trumps (rules 6.5).
+        """A hand of more cards than tricks left: a legal top plus pointless trumps under it. Its
+        extras (cards beyond the tricks left) all go under its first card (rules 6.5), or one
+        under each card until they are gone (``one_per_trick``, five-hand: rules 14.2); either
+        way a top is legal only if enough pointless trumps are left for every extra.
 
         A profile with more than six point trumps (the off-jack) can deal a
         long hand too few pointless trumps for any top; then any of its
         trumps may go under (rules 6.5, [decision]).
         """
-        n_under = len(hand) - self.profile.hand_size
+        extra = len(hand) - (self.profile.hand_size - len(self.tricks) + 1)
+        n_under = 1 if self.profile.extra_trumps == "one_per_trick" else extra
         pointless = self._pointless
         pool = tuple(c for c in hand if c in pointless)
-        tops = tuple(c for c in legal if len(pool) - (c in pointless) >= n_under)
+        tops = tuple(c for c in legal if len(pool) - (c in pointless) >= extra)
         if not tops:
             is_trump = self._is_trump
             pool = tuple(c for c in hand if is_trump[c])
-            tops = tuple(c for c in legal if len(pool) - (c in pool) >= n_under)
+            tops = tuple(c for c in legal if len(pool) - (c in pool) >= extra)
         return PlayChoice(seat, tops, n_under, pool)
 
     def _play_from(self, seat: int, action: Play | None, forced: bool) -> None:
@@ -898,10 +902,16 @@ class Deal:
                             break
             n = len(legal)
             if n > 1:
-                if len(hand) > n_tricks and len(tricks) == 1:
-                    self._choice = self._long_choice(seat, hand, legal)
-                else:
-                    self._choice = PlayChoice(seat, tuple(legal))
+                if len(hand) > n_tricks - len(tricks) + 1:  # more cards than tricks left: extras go under
+                    choice = self._long_choice(seat, hand, legal)
+                    only = choice.only()  # (one extra left beside a single point trump: forced)
+                    if only is None:
+                        self._choice = choice
+                        return
+                    assert type(only) is Play
+                    action, forced = only, True
+                    continue
+                self._choice = PlayChoice(seat, tuple(legal))
                 return
             action = PLAY_CARD[legal[0]]  # (a long hand holds only trumps: never a single option)
             forced = True

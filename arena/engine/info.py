@@ -42,7 +42,7 @@ class ProfileInfo:
     face_up_discards: bool  # chosen discards are laid face up (public)
     second_deal: bool  # more cards to each seat once trump is named
     extra_trumps_shown: bool  # trumps beyond a full hand are shown and discarded (a discard decision)
-    long_hands: bool  # a hand of more than hand_size cards plays its extras under its first card
+    long_hands: bool  # a hand of more than hand_size cards plays its extras under its first card (or cards)
     sit_out: bool  # a seat can sit out tricks (play other than "follow")
     untrumped_lead_holds: bool  # a plain lead allows any card and wins unless trumped (oregon)
     reshuffle: bool  # the stock can run out during the fill or the rob: the discards are reshuffled
@@ -106,7 +106,7 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
         face_up_discards=p.discards_face_up,
         second_deal=p.second_deal > 0,
         extra_trumps_shown=p.extra_trumps == "discard",
-        long_hands=not chosen or (p.discard == "to_hand_size" and p.extra_trumps == "play_under"),
+        long_hands=not chosen or (p.discard == "to_hand_size" and p.extra_trumps != "discard"),
         sit_out=p.play != "follow",
         untrumped_lead_holds=p.play == "oregon",
         reshuffle=p.rob != "none" and not p.widow and p.discard in ("non_trumps", "choose"),

@@ -71,10 +71,11 @@ class RuleProfile(BaseModel):
     points: PointValues = PointValues()
     low_goes_to: Literal["holder", "capturer"] = "holder"
     scoring: Literal["standard", "difference"] = "standard"
-    extra_trumps: Literal["play_under", "discard"] = Field(
+    extra_trumps: Literal["play_under", "discard", "one_per_trick"] = Field(
         "play_under",
         description="a hand of more than hand_size trumps plays the extras under its first card, "
-        "or shows and discards them (its holder chooses which) before the rob",
+        "or shows and discards them (its holder chooses which) before the rob, "
+        "or plays one of them under each of its cards from the first trick on until they are gone (five-hand)",
     )
     rob_from: Literal["stock", "stock_and_discards"] = Field(
         "stock", description="what the dealer robs: the stock, or the stock and every discard"
@@ -254,6 +255,8 @@ class RuleProfile(BaseModel):
             raise ValueError("dealer_low_bid: only when nobody must bid (dealer_forced_bid null)")
         if self.full_bid_doubles and self.scoring != "standard":
             raise ValueError("full_bid_doubles: only with standard scoring")
+        if self.extra_trumps == "one_per_trick" and self.play != "follow":
+            raise ValueError("extra_trumps: 'one_per_trick' is played with play 'follow' (every seat in every trick)")
         if self.widow and (self.discard != "non_trumps" or self.play == "follow" or self.extra_trumps != "play_under"):
             raise ValueError(
                 "widow: hands are not filled, so it needs discard 'non_trumps', extra_trumps 'play_under' and a play "
@@ -472,8 +475,10 @@ _FOSTER = RuleProfile(
     low_goes_to="capturer", scoring="difference", set_rule="points_plus_bid", both_reach="bidders",
 )
 for _p in (
+    # italian91 and oregon: Low to its capturer, as the Double Pedro they follow counts it (docs/rules.md 12.5, 12.10)
     RuleProfile(
         name="italian91", target=91, deciding_threshold=None, max_bid=16, points=_JACK3, win_requires_bid=True,
+        low_goes_to="capturer",
     ),
     # after three passes the dealer "is allowed to bid 6": below the minimum, besides its ordinary bids
     RuleProfile(name="louisiana", dealer_forced_bid=6, forced_bid_any=True),
@@ -509,7 +514,7 @@ for _p in (
     RuleProfile(
         name="oregon", target=63, deciding_threshold=None, min_bid=6, max_bid=15, dealer_forced_bid=None,
         dealer_low_bid=5, auction="open", bid_suits=True, off_jack_trump=True, points=PointValues(off_jack=1),
-        play="oregon", both_reach="higher_or_bidders",
+        play="oregon", both_reach="higher_or_bidders", low_goes_to="capturer",
     ),
     RuleProfile(
         name="ru51", target=51, deciding_threshold=None, min_bid=1, max_bid=14, dealer_forced_bid=1,
@@ -537,22 +542,27 @@ register_profile(variant(_EIGHTY_THREE, name="eighty-three-joker", joker=True, k
 
 # tables of other than four, and sides other than fixed pairs (docs/rules.md section 14)
 _SINGLE: dict[str, object] = {"deciding_threshold": None, "both_reach": "maker_or_best_card"}
+# Low to the seat that captures it at every one of these tables (docs/rules.md 14): seeds/002 and 003 count
+# every point from the tricks, and seeds/004's general rule does, with holder exceptions only in the sections
+# that state one (California, Louisiana, Monterey)
 for _n in range(2, 7):  # cut-throat: seeds/002 "2-6 individual players", each for himself (seeds/003), to 51
     register_profile(RuleProfile(
         name=f"cutthroat-{_n}", players=_n, sides="each", target=51, packets=(3, 3, 2) if _n == 6 else (3, 3, 3),
-        **_SINGLE,
+        low_goes_to="capturer", **_SINGLE,
     ))
 # five-hand (seeds/004 "Пять рук Педро"): ten cards each, the two left for the maker before it names trump,
 # bids 6-16 (the Jack counts 3, as in the California section it follows), keep every trump and make up six,
-# the maker calls any card it does not hold; game to 104
+# a hand of more trumps playing one extra under each trick until they are gone, the maker calls any card it
+# does not hold; game to 104
 register_profile(RuleProfile(
     name="five-hand", players=5, sides="called", call="card", target=104, deciding_threshold=None,
     both_reach="bidders_or_higher", min_bid=6, max_bid=16, dealer_forced_bid=6, points=_JACK3,
     packets=(3, 3, 4), kitty=2, kitty_before_trump=True, discard="to_hand_size", rob="none",
+    extra_trumps="one_per_trick", low_goes_to="capturer",
 ))
 # railroad (seeds/004 "Железная дорога Педро"): five seats, six cards each, the draw of pagat62, then the
 # maker calls a trump it does not hold (or goes alone, doubled); game to 62
 register_profile(RuleProfile(
     name="railroad", players=5, sides="called", call="trump", call_alone=True, target=62, deciding_threshold=None,
-    both_reach="bidders_or_higher", packets=(3, 3),
+    both_reach="bidders_or_higher", packets=(3, 3), low_goes_to="capturer",
 ))

@@ -27,12 +27,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from ..engine import derive_key
 from ..engine.chance import DeckSource
 from ..players.base import Player, PlayerReport
 from ..players.process import STDERR_TAIL
 from ..players.manifest import BotEntry
 from .game import GameResult, blame_cleanup, close_all, play_game
+from .keys import DealKey, bot_seed
 from .settings import MatchSettings
 
 PlayerFactory = Callable[[BotEntry, int], Player]
@@ -51,17 +51,20 @@ def rotation_seating(entrants: int, r: int) -> list[int]:
     return [(s - r) % entrants for s in range(entrants)]
 
 
-SEED_LIMIT = 2**53  # seeds stay exact in every JSON reader (JavaScript's numbers included)
+@dataclass(frozen=True)
+class BlockSpec:
+    """One block of a batch: its index, its deal key, and where the decks of each game come
+    from (``source_for(game)``; None: the engine's keyed deals)."""
 
-
-def bot_seed(block_key: str, half: int, seat: int) -> int:
-    return int(derive_key("bot-seed", block_key, half, seat), 16) % SEED_LIMIT
+    index: int
+    key: DealKey
+    source_for: Callable[[int], DeckSource | None] | None = None
 
 
 @dataclass
 class BlockResult:
     block_index: int
-    block_key: str
+    block_key: DealKey
     side_a: tuple[BotEntry, ...]  # two partnerships; empty at a table
     side_b: tuple[BotEntry, ...]
     games: list[GameResult]
@@ -125,19 +128,19 @@ def play_block(
     side_a: tuple[BotEntry, BotEntry],
     side_b: tuple[BotEntry, BotEntry],
     block_index: int,
-    block_key: str,
+    block_key: DealKey,
     settings: MatchSettings,
     make_player: PlayerFactory,
     *,
     source_for: Callable[[int], DeckSource | None] | None = None,
 ) -> BlockResult:
-    """Play both games of a block. Harness errors propagate (the block is retried)."""
-    return play_blocks(side_a, side_b, [(block_index, block_key, source_for)], settings, make_player)[0]
+    """Play both games of one block: ``play_blocks`` with a batch of one, for tests and tools
+    (a tournament's tasks call ``play_blocks`` and ``play_table_blocks``). Harness errors
+    propagate (the block is retried)."""
+    return play_blocks(side_a, side_b, [BlockSpec(block_index, block_key, source_for)], settings, make_player)[0]
 
 
 Lineage = tuple[int, int | str]  # (half, seat) or (rotation, entrant): one kept process
-#: One block of a batch: (index, key, the deck source of each half or None for the engine's).
-BlockSpec = tuple[int, str, "Callable[[int], DeckSource | None] | None"]
 
 
 def play_blocks(
@@ -199,7 +202,7 @@ def _play_rounds(
     make_player: PlayerFactory,
     keep: bool | None,
     go_on: Callable[[BlockResult], bool] | None,
-    result_of: Callable[[int, int, str, list[GameResult], list[list[BotEntry]], list[list[int]]], BlockResult],
+    result_of: Callable[[int, int, DealKey, list[GameResult], list[list[BotEntry]], list[list[int]]], BlockResult],
 ) -> list[BlockResult]:
     """The one loop of ``play_blocks`` and ``play_table_blocks``: for each block, its games
     (``rounds[b]``: the entries by seat and the lineage of each seat), on the block's key."""
@@ -208,13 +211,13 @@ def _play_rounds(
     last: dict[Lineage, tuple[GameResult, list[BotEntry], int]] = {}  # where a kept player's close is told
     out: list[BlockResult] = []
     try:
-        for b, ((block_index, block_key, source_for), block_rounds) in enumerate(zip(blocks, rounds)):
+        for b, (spec, block_rounds) in enumerate(zip(blocks, rounds)):
             games: list[GameResult] = []
             seats_all: list[list[BotEntry]] = []
             seeds_all: list[list[int]] = []
             for half, (seats, lineage) in enumerate(block_rounds):
                 n = len(seats)
-                seeds = [bot_seed(block_key, half, s) for s in range(n)]
+                seeds = [bot_seed(spec.key, half, s) for s in range(n)]
                 players: list[Player] = []
                 try:
                     for s in range(n):
@@ -223,8 +226,8 @@ def _play_rounds(
                     result = play_game(
                         players,
                         settings,
-                        block_key,
-                        source=source_for(half) if source_for else None,
+                        spec.key,
+                        source=spec.source_for(half) if spec.source_for else None,
                         players_by_seat=[e.name for e in seats],
                         seeds=seeds,  # a kept process gets this game's seed, as a fresh one would
                     )
@@ -251,7 +254,7 @@ def _play_rounds(
                 games.append(result)
                 seats_all.append(seats)
                 seeds_all.append(seeds)
-            out.append(result_of(b, block_index, block_key, games, seats_all, seeds_all))
+            out.append(result_of(b, spec.index, spec.key, games, seats_all, seeds_all))
             if go_on is not None and not go_on(out[-1]):
                 break
     finally:

@@ -45,8 +45,8 @@ from ..engine.dealfile import FileDeal
 from ..players import BotEntry, Fault, require_profile
 from ..players.process import STDERR_TAIL
 from ..protocol import wire
-from .block import bot_seed
 from .game import close_all, game_start_notice, play_game
+from .keys import DealKey, bot_seed
 from .settings import MatchSettings
 
 STDERR_LINES = 12  # lines of a faulting bot's stderr shown to a person
@@ -320,7 +320,7 @@ def check_entry(entry: BotEntry, settings: MatchSettings | None = None, *, games
         if _ask(entry, settings, build(), f"probe {kind}", report, seed=i):
             return report  # the first fatal verdict ends the check: no probe or game would add to it
     for g in range(games):
-        key = f"check-game-{g}"
+        key = DealKey(f"check-game-{g}")
         players = [settings.player(entry, bot_seed(key, 0, s)) for s in range(settings.profile.players)]
         try:
             result = play_game(players, settings, key)

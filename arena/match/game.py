@@ -14,10 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..engine import Game, IllegalAction, derive_key, game_record
+from ..engine import Game, IllegalAction, game_record
 from ..engine.chance import DeckSource
 from ..players.base import Fault, Player, PlayerReport
 from ..protocol import wire
+from .keys import DealKey, substitute_seed
 from .settings import MatchSettings
 
 
@@ -71,14 +72,10 @@ class GameResult:
     timing: GameTiming = field(default_factory=GameTiming)
 
 
-def _substitute_rng(key: str, deal: int, decision: int) -> random.Random:
-    return random.Random(int(derive_key("substitute", key, deal, decision), 16))
-
-
 def play_game(
     players: Sequence[Player],
     settings: MatchSettings,
-    key: str,
+    key: DealKey,
     *,
     source: DeckSource | None = None,
     players_by_seat: Sequence[str] | None = None,
@@ -168,7 +165,7 @@ def play_game(
         if fault is not None:
             strikes[seat] += 1
             if not broken and settings.faults.mode == "substitute" and strikes[seat] <= settings.faults.strikes:
-                action = choice.sample(_substitute_rng(key, deal.index, decision_no))
+                action = choice.sample(random.Random(substitute_seed(key, deal.index, decision_no)))
                 faults.append(SeatFault(seat, players[seat].name, deal.index, decision_no, fault, str(action)))
                 game.apply(action)
             else:

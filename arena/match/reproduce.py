@@ -15,6 +15,7 @@ from typing import Any, Mapping
 from ..engine import load_record, recorded_decisions, recorded_source
 from ..players import BotEntry, Decision, Fault, Player, PlayerReport
 from .game import GameResult, close_all, play_game
+from .keys import DealKey
 from .settings import MatchSettings
 
 
@@ -73,7 +74,7 @@ def reproduce_fault(
     live = match.player(entry, seed)  # its hello names the recorded game's profile
     players = [_Scripted(by_seat[s], live if s == seat else None, decision) for s in range(seats)]
     try:
-        result = play_game(players, match, rec.key or "", source=recorded_source(rec), stop_at=decision)
+        result = play_game(players, match, DealKey(rec.key or ""), source=recorded_source(rec), stop_at=decision)
     finally:
         reports = close_all(players)
     for f in result.faults:

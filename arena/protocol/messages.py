@@ -72,7 +72,7 @@ class BidRecord(_Msg):
 class TrickPlay(_Msg):
     seat: int = Field(ge=0, le=5)
     card: str = Field(description="the top card (the one that competes for the trick)")
-    under: list[str] | None = Field(None, description="cards played under the top card (long hands, first trick); absent when none")
+    under: list[str] | None = Field(None, description="cards played under the top card (long hands: the first trick, or one a trick under one_per_trick); absent when none")
 
 
 class TrickRecord(_Msg):
@@ -184,7 +184,7 @@ class DiscardLegal(_Msg):
 
 class PlayLegal(_Msg):
     cards: list[str] = Field(description="cards that may be played as the top card")
-    under: int = Field(description="how many cards go under the top card (0 but in a long hand's first play)")
+    under: int = Field(description="how many cards go under the top card (0 but for a long hand: its first play, or under five-hand's one_per_trick each play while its extras last)")
     under_from: list[str] = Field(description="pointless trumps the under cards are chosen from (empty when under is 0)")
 
 

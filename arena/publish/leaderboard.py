@@ -18,6 +18,7 @@ from tabulate import tabulate
 
 from ..match.show import profile_text
 from ..ratings import RatingReport
+from ..ratings.report import MIN_DF
 from ..results import LoadedResults
 from .provenance import Provenance
 from .versions import earlier, ranked
@@ -53,6 +54,7 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
             "rank": rank, "bot": b.bot, "name": bp.name if bp else b.bot,
             "version": bp.version if bp else None, "digest": bp.digest if bp else None,
             "rating": b.rating, "ci_low": b.ci_low, "ci_high": b.ci_high,
+            "interval_df": b.df, "interval_withheld": b.withheld,
             "games": b.games, "score": b.score, "score_pct": b.score_pct if b.games else None,
             "wins": b.wins, "draws": b.draws, "losses": b.losses, "forfeits": b.forfeits,
             "faults": dict(b.faults), "faults_total": sum(b.faults.values()),
@@ -76,6 +78,7 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
             "anchor": ({"kind": "bot", "bot": anchor[0], "rating": anchor[1]} if anchor
                        else {"kind": "mean", "bot": None, "rating": 0.0}),
             "anchor_text": report.anchor, "prior": report.prior, "interval_level": level,
+            "interval_method": "t", "interval_min_df": MIN_DF,
             "bootstrap": report.bootstrap, "bootstrap_failures": report.bootstrap_failures,
             "bootstrap_unit": report.resample, "seed": report.seed, "interval_note": report.interval_note,
         },
@@ -219,8 +222,8 @@ def maker_text(doc: dict[str, Any]) -> str | None:
     m = (doc.get("table") or {}).get("maker_advantage")
     if not m:
         return None
-    return (f"Maker's side advantage (fitted with the ratings, Elo): {fixed(m['rating'])} "
-            f"{_interval(m['ci_low'], m['ci_high'])}.")
+    iv = f"interval withheld: {m['withheld']}" if m.get("withheld") else _interval(m["ci_low"], m["ci_high"])
+    return f"Maker's side advantage (fitted with the ratings, Elo): {fixed(m['rating'])} {iv}."
 
 
 def ratings_text(doc: dict[str, Any]) -> str:
@@ -236,10 +239,12 @@ def ratings_text(doc: dict[str, Any]) -> str:
 
 def _bot_interval(doc: dict[str, Any], b: dict[str, Any], missing: str = "n/a") -> str:
     """The anchor's rating is fixed, so its (zero-width) interval says "anchor";
-    an interval the resamples never moved says the sample cannot carry one;
-    ``missing`` is said where no interval was computed."""
+    a withheld interval (too few blocks) and one the resamples never moved say the
+    sample cannot carry one; ``missing`` is said where no interval was computed."""
     if doc["rating"]["anchor"].get("bot") == b["bot"]:
         return "anchor"
+    if b.get("interval_withheld"):
+        return str(b["interval_withheld"])
     lo, hi = b["ci_low"], b["ci_high"]
     if lo is None or hi is None:
         return missing
@@ -285,13 +290,35 @@ def crosstable_md(doc: dict[str, Any]) -> str:
     return str(tabulate(rows, headers=heads, tablefmt="github", disable_numparse=True))
 
 
+#: What the LOS matrix shows, said above it.
+LOS_TEXT = ("How likely the row bot is the stronger: Student's t of the rating difference over its resamples' SD, "
+            "on the two bots' fewer degrees of freedom (97.5% is a difference whose 95% interval ends at 0).")
+
+
+def los_cell(doc: dict[str, Any], a: str, b: str) -> str:
+    """One LOS figure, or "withheld" where the resamples cannot carry one (too few blocks)."""
+    if a == b:
+        return ""
+    row = doc["los"].get(a, {})
+    return "withheld" if b in row and row[b] is None else _pct(row.get(b))
+
+
+def los_withheld_note(doc: dict[str, Any]) -> str | None:
+    """Why some LOS figures are withheld, or None."""
+    if not any(x is None for row in doc["los"].values() for x in row.values()):
+        return None
+    return ("withheld: too few blocks (some bot's resamples have fewer degrees of freedom than a LOS needs; "
+            "docs/ratings.md)")
+
+
 def los_md(doc: dict[str, Any]) -> str:
     names = [b["bot"] for b in doc["bots"]]
-    los = doc["los"]
-    if not los:
+    if not doc["los"]:
         return "(no bootstrap: LOS not computed)"
-    rows = [[a] + ["" if a == b else _pct(los.get(a, {}).get(b)) for b in names] for a in names]
-    return str(tabulate(rows, headers=["LOS"] + names, tablefmt="github", disable_numparse=True))
+    rows = [[a] + [los_cell(doc, a, b) for b in names] for a in names]
+    table = str(tabulate(rows, headers=["LOS"] + names, tablefmt="github", disable_numparse=True))
+    note = los_withheld_note(doc)
+    return table + (f"\n\n{note[0].upper()}{note[1:]}." if note else "")
 
 
 _UNIT_TEXT = {"key": "of whole deal keys (block i of every pairing together)",
@@ -333,8 +360,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"Ratings: Elo scale, {ratings_text(doc)}, "
         f"{'symmetric weak prior (one virtual draw per bot, spread over the other bots), ' if rt['prior'] else ''}"
         f"anchor: {rt['anchor_text']}. "
-        f"Intervals: {rt['bootstrap']} bootstrap resamples {unit_text(doc)}, "
-        f"seed {rt['seed']}" + (f", {rt['bootstrap_failures']} failed" if rt["bootstrap_failures"] else "") + ".",
+        f"Intervals: the rating plus and minus Student's t times the SD of {rt['bootstrap']} bootstrap resamples "
+        f"{unit_text(doc)}, on their degrees of freedom, seed {rt['seed']}"
+        + (f", {rt['bootstrap_failures']} failed" if rt["bootstrap_failures"] else "")
+        + f"; withheld (too few blocks) below {rt.get('interval_min_df', MIN_DF)} degrees of freedom.",
         "",
     ]
     if rt.get("interval_note"):
@@ -352,7 +381,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         "",
         "## Likelihood of superiority",
         "",
-        "Row bot rated above column bot in this share of bootstrap resamples.",
+        LOS_TEXT,
         "",
         los_md(doc),
         "",
@@ -426,7 +455,7 @@ def render_html(doc: dict[str, Any]) -> str:
     h += [f'<p class="small versions">{e(t)}</p>' for t in versions_text(doc)]
     rt = doc["rating"]
     h.append(f'<p class="small">Elo scale, Bradley-Terry; anchor: {e(rt["anchor_text"])}; '
-             f'{rt["bootstrap"]} bootstrap resamples {e(unit_text(doc))}, '
+             f'intervals: rating \u00b1 t \u00d7 SD of {rt["bootstrap"]} bootstrap resamples {e(unit_text(doc))}, '
              f'seed {e(rt["seed"])}. '
              f'Flags: {e(", ".join(f"{k} {v}" for k, v in doc["flags"].items()) or "none")}.</p>')
     if rt.get("interval_note"):
@@ -460,10 +489,11 @@ def render_html(doc: dict[str, Any]) -> str:
                  '<table id="los"><thead><tr><th class="l">LOS</th>' + "".join(f"<th>{e(n)}</th>" for n in names)
                  + "</tr></thead><tbody>")
         for a in names:
-            h.append(f'<tr><th class="l">{e(a)}</th>'
-                     + "".join("<td></td>" if a == b else f"<td>{_pct(doc['los'].get(a, {}).get(b))}</td>" for b in names)
+            h.append(f'<tr><th class="l">{e(a)}</th>' + "".join(f"<td>{e(los_cell(doc, a, b))}</td>" for b in names)
                      + "</tr>")
         h.append("</tbody></table>")
+        h.append(f'<p class="small">{e(LOS_TEXT)}' + (f" {e(los_withheld_note(doc))}." if los_withheld_note(doc) else "")
+                 + "</p>")
     h.append("<h2>Luck</h2>" + "".join(f"<p>{e(p)}</p>" for p in _luck_text(doc).split("\n\n")))
     h.append('<h2>Reproducibility</h2><table class="meta"><tbody>')
     h += [f'<tr><th class="l">{e(k)}</th><td>{e(v)}</td></tr>' for k, v in provenance_lines(doc)]

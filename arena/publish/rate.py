@@ -25,6 +25,10 @@ class PublishError(ValueError):
     """Results that cannot be rated or written as asked."""
 
 
+class NothingToRate(PublishError):
+    """No block is left to rate (none finished, or every one has a retired version in it)."""
+
+
 @dataclass
 class Published:
     doc: dict[str, Any]
@@ -113,7 +117,7 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
     except ResultsError as e:
         raise PublishError(str(e)) from None
     if not conv.blocks:
-        raise PublishError(f"{res.path}: no finished blocks to rate" + (" (once the retired versions' blocks are"
+        raise NothingToRate(f"{res.path}: no finished blocks to rate" + (" (once the retired versions' blocks are"
                                                                        " left out)" if versions.retired else ""))
     prov = gather(lines, conv.bots, meta=meta, config=config)
     if anchor is None and ((meta or {}).get("anchor") or (config or {}).get("anchor")):

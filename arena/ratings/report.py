@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from . import bt, luck
 from .data import DRAW_FLAGS, BlockOutcome, GameOutcome, TableBlock
+from .tdist import t_cdf, t_quantile
 
 #: What a bootstrap resamples: a duplicate block of two pairs, or a table's rotation block.
 Block = BlockOutcome | TableBlock
@@ -37,6 +38,10 @@ class BotSummary:
     losses: int
     forfeits: int
     faults: dict[str, int] = field(default_factory=dict)
+    #: Degrees of freedom of the resamples behind the interval (None without a bootstrap), and why the
+    #: interval (and every LOS of the bot) is withheld, if it is: ``TOO_FEW_BLOCKS``.
+    df: int | None = None
+    withheld: str | None = None
 
     @property
     def score_pct(self) -> float:
@@ -82,7 +87,8 @@ class LuckSummary:
 @dataclass
 class RatingReport:
     bots: list[BotSummary]
-    los: dict[str, dict[str, float]]
+    #: los[a][b]: how likely a is the stronger (``los_table``); None where withheld (too few blocks).
+    los: dict[str, dict[str, float | None]]
     crosstable: list[CrossEntry]
     luck: LuckSummary
     anchor: str
@@ -147,11 +153,41 @@ def quantile(sorted_vals: Sequence[float], q: float) -> float:
 
 
 def percentile_interval(vals: Sequence[float], level: float = 0.95) -> tuple[float, float] | None:
+    """The percentile interval of ``vals`` (kept for comparison: the report's intervals are
+    ``centred_interval``s, which percentile intervals of few blocks are not: they can miss their estimate)."""
     s = sorted(v for v in vals if not math.isnan(v))
     if not s:
         return None
     a = (1.0 - level) / 2.0
     return quantile(s, a), quantile(s, 1.0 - a)
+
+
+#: Fewest degrees of freedom a bootstrap SD needs for an interval or a LOS to be reported
+#: (docs/ratings.md, *Intervals*: measured by ``arena bench ratings``).
+MIN_DF = 3
+#: What a withheld interval or LOS says instead.
+TOO_FEW_BLOCKS = "too few blocks"
+
+
+def sd(vals: Sequence[float]) -> float:
+    """The standard deviation of ``vals`` about their mean (n - 1 in the denominator; 0 for fewer than 2)."""
+    n = len(vals)
+    if n < 2:
+        return 0.0
+    m = sum(vals) / n
+    return math.sqrt(max(0.0, sum((v - m) ** 2 for v in vals) / (n - 1)))
+
+
+def centred_interval(estimate: float, vals: Sequence[float], df: float, level: float = 0.95,
+                     bounds: tuple[float, float] = (-math.inf, math.inf)) -> tuple[float, float] | None:
+    """``estimate`` +- t(df) times the resamples' SD, cut to ``bounds`` (a correlation's range): an
+    interval that always holds its estimate, as wide as the resamples' degrees of freedom say it must
+    be. None where the sample cannot carry one: no resamples, or fewer than ``MIN_DF`` degrees of freedom."""
+    vals = [v for v in vals if not math.isnan(v)]
+    if not vals or df < MIN_DF:
+        return None
+    half = t_quantile(0.5 + level / 2.0, df) * sd(vals)
+    return max(bounds[0], estimate - half), min(bounds[1], estimate + half)
 
 
 def crosstable(blocks: Sequence[BlockOutcome]) -> list[CrossEntry]:
@@ -212,20 +248,24 @@ class BootstrapFits:
     failures: int
     resample: str = "key"
     terms: list[str] = field(default_factory=list)  # parameters after the bots' (the maker term)
-
-
-#: Fewest distinct deal keys for resampling by key under ``resample="auto"`` (docs/ratings.md:
-#: with 4 keys, key resampling covered 81% against 92% for blocks; with 20 keys 89% against 87%).
-MIN_KEYS = 20
+    #: Per parameter (bots, then terms): the degrees of freedom of its resamples (``parameter_df``).
+    df: list[int] = field(default_factory=list)
+    #: Per parameter: the parameters whose records are exchangeable with it, itself included (``exchangeable``).
+    orbits: list[tuple[int, ...]] = field(default_factory=list)
+    #: Degrees of freedom of the whole resampling (every unit): the luck figures'.
+    total_df: int = 0
 
 
 def resample_unit(blocks: Sequence[Block], resample: str) -> str:
-    """The unit ``resample`` ("key", "pairing", "block" or "auto") resolves to for these blocks."""
+    """The unit ``resample`` ("key", "pairing", "block" or "auto") resolves to for these blocks.
+
+    "auto" is "key": whole deal keys are what is independent (block i of every pairing or table shares
+    its deals), and with intervals on the resamples' degrees of freedom a few keys give wide intervals,
+    or none ("too few blocks"), rather than short ones (docs/ratings.md: at tables the per-table
+    bootstrap covered 89-92 % at 2-4 blocks, the key bootstrap 94 %)."""
     if resample not in ("key", "pairing", "block", "auto"):
         raise ValueError(f"resample must be 'key', 'pairing', 'block' or 'auto', got {resample!r}")
-    if resample == "auto":
-        return "key" if len({b.deal_key for b in blocks}) >= MIN_KEYS else "pairing"
-    return resample
+    return "key" if resample == "auto" else resample
 
 
 def resampling_units(blocks: Sequence[Block], resample: str) -> list[list[list[int]]]:
@@ -248,6 +288,65 @@ def resampling_units(blocks: Sequence[Block], resample: str) -> list[list[list[i
     return [[[i] for i in groups[k]] for k in sorted(groups)]
 
 
+def parameter_df(strata: Sequence[Sequence[Sequence[int]]], informs: Sequence[bool]) -> int:
+    """Degrees of freedom of a resampled statistic that only the blocks with ``informs[i]`` move:
+    per stratum of n units of which m hold such a block, min(m, n - 1) (a stratum of n units has n - 1,
+    and units that never move the statistic add none), summed over the strata. Rescaled draws of a
+    stratum of one unit always repeat it: 0."""
+    total = 0
+    for units in strata:
+        m = sum(1 for u in units if any(informs[i] for i in u))
+        total += min(m, len(units) - 1)
+    return total
+
+
+def _contest_key(g: GameOutcome, rename: dict[str, str]) -> tuple[object, float]:
+    key, flipped = bt.matchup_key([rename.get(b, b) for b in g.side_a], [rename.get(b, b) for b in g.side_b], g.maker_a)
+    return key, (1.0 - g.score_a) if flipped else g.score_a
+
+
+def _structure(blocks: Sequence[Block], strata: Sequence[Sequence[Sequence[int]]], rename: dict[str, str]) -> object:
+    """What a resampling sees of the data, as a canonical multiset: per stratum its units, per unit its
+    blocks, per block its contests as the fit counts them (bots renamed by ``rename``)."""
+    return sorted(
+        sorted(sorted(tuple(sorted((_contest_key(g, rename) for g in blocks[i].contests), key=repr)) for i in unit)
+               for unit in units) for units in strata)
+
+
+def exchangeable(blocks: Sequence[Block], strata: Sequence[Sequence[Sequence[int]]], bots: Sequence[str],
+                 full: Sequence[float], anchor: str | None = None) -> list[tuple[int, ...]]:
+    """Per bot, the bots with records exchangeable with its own (itself included): swapping the two
+    names maps every stratum's units onto a stratum's units, contest for contest. Their resampled
+    ratings then have one distribution, so the report pools the resamples over them: identical records
+    get identical intervals and LOS 1/2 whatever the draws (a bootstrap's Monte Carlo noise would split
+    them). Only bots with equal ratings are tried; the anchor is exchangeable with none (its rating
+    never moves)."""
+    n = len(bots)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    base: object = None
+    for i in range(n):
+        for j in range(i + 1, n):
+            if anchor in (bots[i], bots[j]) or root(i) == root(j):
+                continue
+            if abs(full[i] - full[j]) > 1e-6 * (1.0 + abs(full[i])):
+                continue
+            if base is None:
+                base = _structure(blocks, strata, {})
+            if _structure(blocks, strata, {bots[i]: bots[j], bots[j]: bots[i]}) == base:
+                parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(i)
+    return [tuple(groups[root(i)]) for i in range(n)]
+
+
 def bootstrap_fits(
     blocks: Sequence[Block],
     *,
@@ -262,9 +361,7 @@ def bootstrap_fits(
     ``resample="key"`` draws whole deal keys with replacement (block i of
     every pairing together: they share their deals); ``"pairing"`` draws
     blocks within each pairing (stratified); ``"block"`` draws single blocks;
-    ``"auto"`` (default) uses keys when there are at least ``MIN_KEYS`` of
-    them, else pairings (a bootstrap over a handful of keys is too coarse:
-    see docs/ratings.md). Draws come from ``random.Random(seed)``. Each refit works on
+    ``"auto"`` (default) is ``"key"`` (``resample_unit``). Draws come from ``random.Random(seed)``. Each refit works on
     per-matchup aggregated counts, warm-started from the full fit. Resamples
     whose fit fails (possible only with ``prior=False``) are counted in
     ``failures`` and left out.
@@ -287,6 +384,17 @@ def bootstrap_fits(
     strata = resampling_units(blocks, resample)
     rng = random.Random(seed)
     out = BootstrapFits(bots, full, [], [], 0, resample_unit(blocks, resample), list(design.terms))
+    params = [*bots, *design.terms]
+    moved = [[False] * len(blocks) for _ in params]  # moved[p][i]: block i holds a contest of parameter p
+    for i, blk in enumerate(blocks):
+        for g in blk.contests:
+            key, _ = bt.matchup_key(g.side_a, g.side_b, g.maker_a)
+            for b, _ in key:
+                moved[index[b]][i] = True
+    out.df = [parameter_df(strata, moved[p]) for p in range(len(params))]
+    out.total_df = parameter_df(strata, [True] * len(blocks))
+    out.orbits = [*exchangeable(blocks, strata, bots, full, anchor[0] if anchor else None),
+                  *((len(bots) + t,) for t in range(len(design.terms)))]
     nb, nm = len(blocks), len(design.matchups)
     for _ in range(bootstrap if nb else 0):
         mult = [0.0] * nb
@@ -314,8 +422,10 @@ def bootstrap_fits(
 
 
 def luck_summary(blocks: Sequence[BlockOutcome], statistic: str = "score",
-                 multiplicities: Sequence[Sequence[float]] = (), level: float = 0.95) -> LuckSummary | None:
-    """rho and 1/(1+rho) of ``statistic`` with a bootstrap interval.
+                 multiplicities: Sequence[Sequence[float]] = (), level: float = 0.95,
+                 df: float = math.inf) -> LuckSummary | None:
+    """rho and 1/(1+rho) of ``statistic`` with a bootstrap interval (``centred_interval`` on ``df``
+    degrees of freedom, within rho's range [-1, 1]).
 
     None for "points" unless every block carries points differences.
     """
@@ -343,7 +453,8 @@ def luck_summary(blocks: Sequence[BlockOutcome], statistic: str = "score",
         r = luck.rho_from_sums(ss_t, ss_d) if df >= luck.MIN_DF else None
         if r is not None:
             rho_samples.append(r)
-    rho_ci = percentile_interval(rho_samples, level) if rho_samples and gain.rho is not None else None
+    rho_ci = (centred_interval(gain.rho, rho_samples, df, level, (-1.0, 1.0))
+              if rho_samples and gain.rho is not None else None)
     f_ci = (luck.factor_of(rho_ci[1]), luck.factor_of(rho_ci[0])) if rho_ci else None  # the map is decreasing
     return LuckSummary(gain.rho, rho_ci, gain.factor, f_ci, len(blocks), statistic, gain.note)
 
@@ -352,18 +463,59 @@ def luck_summary(blocks: Sequence[BlockOutcome], statistic: str = "score",
 FEW_GAMES = 100
 
 
-def los_table(bots: Sequence[str], samples: Sequence[Sequence[float]]) -> dict[str, dict[str, float]]:
-    """los[a][b]: the share of resamples rating a above b (within 1e-6: one half)."""
-    los: dict[str, dict[str, float]] = {}
-    if samples:
-        for i, a in enumerate(bots):
-            los[a] = {}
-            for j, b in enumerate(bots):
-                if i != j:
-                    above = sum(1.0 if smp[i] > smp[j] + 1e-6 else 0.5 if abs(smp[i] - smp[j]) <= 1e-6 else 0.0
-                                for smp in samples)
-                    los[a][b] = above / len(samples)
+def parameter_interval(bf: BootstrapFits, i: int, level: float = 0.95) -> tuple[float, float] | None:
+    """Parameter ``i``'s interval (``centred_interval``) from its resamples, pooled over its orbit."""
+    if not bf.samples:
+        return None
+    vals = [smp[j] for j in bf.orbits[i] for smp in bf.samples] if bf.orbits else [smp[i] for smp in bf.samples]
+    return centred_interval(bf.full[i], vals, bf.df[i] if bf.df else 0, level)
+
+
+def los_table(bf: BootstrapFits) -> dict[str, dict[str, float | None]]:
+    """los[a][b]: how likely a is the stronger, P(T < d / SD) with d the rating difference, SD the
+    resamples' SD of it (pooled over both bots' orbits) and T Student's t with the fewer of the two bots'
+    degrees of freedom: the probability the interval of the difference puts on a side of 0, so a LOS of
+    97.5 % is a difference whose 95 % interval ends at 0. Exactly 1/2 for exchangeable records; None
+    (withheld) where either bot has fewer than ``MIN_DF`` degrees of freedom. Empty without resamples."""
+    los: dict[str, dict[str, float | None]] = {}
+    if not bf.samples:
+        return los
+    bots, full = bf.bots, bf.full
+    orbit = bf.orbits or [(i,) for i in range(len(bots))]
+    for i, a in enumerate(bots):
+        los[a] = {}
+        for j, b in enumerate(bots):
+            if i == j:
+                continue
+            df = min(bf.df[i], bf.df[j]) if bf.df else 0
+            if df < MIN_DF:
+                los[a][b] = None
+            elif orbit[i] == orbit[j]:
+                los[a][b] = 0.5
+            else:
+                d = full[i] - full[j]
+                spread = sd([smp[x] - smp[y] for x in orbit[i] for y in orbit[j] for smp in bf.samples])
+                if spread <= 1e-9:
+                    los[a][b] = 1.0 if d > 1e-6 else 0.0 if d < -1e-6 else 0.5
+                else:
+                    los[a][b] = t_cdf(d / spread, df)
     return los
+
+
+def bot_summaries(bf: BootstrapFits, stats: dict[str, dict[str, Any]], level: float) -> list[BotSummary]:
+    """Every bot's line, best first: its rating, interval (or why it is withheld) and counts."""
+    out = []
+    for i, b in enumerate(bf.bots):
+        ci = parameter_interval(bf, i, level)
+        df = bf.df[i] if bf.samples else None
+        d = stats[b]
+        out.append(BotSummary(
+            bot=b, rating=bf.full[i], ci_low=ci[0] if ci else None, ci_high=ci[1] if ci else None,
+            games=d["games"], score=d["score"], wins=d["wins"], draws=d["draws"], losses=d["losses"],
+            forfeits=d["forfeits"], faults=dict(sorted(d["faults"].items())), df=df,
+            withheld=TOO_FEW_BLOCKS if df is not None and df < MIN_DF else None))
+    out.sort(key=lambda x: (-x.rating, x.bot))
+    return out
 
 
 def interval_note(summaries: Sequence[BotSummary], resampled: bool, level: float) -> str | None:
@@ -404,27 +556,15 @@ def rate_pairs(
     pairs = list(blocks)
     games = [g for blk in pairs for g in blk.games]
     bf = bootstrap_fits(pairs, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed, resample=resample)
-    bots, full, samples = bf.bots, bf.full, bf.samples
     nb = len(pairs)
 
-    stats = _bot_stats(games, bots)
-    summaries = []
-    for i, b in enumerate(bots):
-        ci = percentile_interval([smp[i] for smp in samples], level) if samples else None
-        d = stats[b]
-        summaries.append(BotSummary(
-            bot=b, rating=full[i], ci_low=ci[0] if ci else None, ci_high=ci[1] if ci else None,
-            games=d["games"], score=d["score"], wins=d["wins"], draws=d["draws"],
-            losses=d["losses"], forfeits=d["forfeits"], faults=dict(sorted(d["faults"].items())),
-        ))
-    summaries.sort(key=lambda x: (-x.rating, x.bot))
-
-    los = los_table(bots, samples)
-    luck_score = luck_summary(pairs, "score", bf.multiplicities, level)
+    summaries = bot_summaries(bf, _bot_stats(games, bf.bots), level)
+    los = los_table(bf)
+    luck_score = luck_summary(pairs, "score", bf.multiplicities, level, bf.total_df)
     assert luck_score is not None
-    luck_pts = luck_summary(pairs, "points", bf.multiplicities, level)
+    luck_pts = luck_summary(pairs, "points", bf.multiplicities, level, bf.total_df)
 
-    note = interval_note(summaries, bool(samples), level)
+    note = interval_note(summaries, bool(bf.samples), level)
 
     flags = Counter(g.flag for g in games if g.flag is not None)
     if anchor is not None:

@@ -27,13 +27,14 @@ four-seat report (``report.bootstrap_fits``): a unit is a table's whole block
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any, Sequence
 
 from . import luck
 from .data import DRAW_FLAGS, GameOutcome, TableBlock, TableGame
-from .report import (BotSummary, CrossEntry, LuckSummary, RatingReport, bootstrap_fits, interval_note, los_table,
-                     percentile_interval)
+from .report import (MIN_DF, TOO_FEW_BLOCKS, CrossEntry, LuckSummary, RatingReport, bootstrap_fits, bot_summaries,
+                     centred_interval, interval_note, los_table, parameter_interval)
 
 #: How the contests of a table are built, by the profile's ``sides``.
 CONTESTS = {"each": "finish", "called": "deal"}
@@ -86,8 +87,10 @@ def _cells(blocks: Sequence[TableBlock], statistic: str,
 
 
 def rotation_luck(blocks: Sequence[TableBlock], statistic: str = "standing",
-                  multiplicities: Sequence[Sequence[float]] = (), level: float = 0.95) -> LuckSummary:
-    """What duplicate by rotation buys, with a bootstrap interval: rho (the mean correlation of one
+                  multiplicities: Sequence[Sequence[float]] = (), level: float = 0.95,
+                  df: float = math.inf) -> LuckSummary:
+    """What duplicate by rotation buys, with a bootstrap interval (``centred_interval`` on ``df``
+    degrees of freedom, within rho's range [-1/(n-1), 1]): rho (the mean correlation of one
     entrant's n results in a block) and factor = 1/(1 + (n-1) rho), how many times more games on
     independent deals the same precision would need (``luck.rotation_gain`` without intervals)."""
     ss_t, ss_1, df_t, df_1, n = luck.rotation_sums(_cells(blocks, statistic))
@@ -101,7 +104,7 @@ def rotation_luck(blocks: Sequence[TableBlock], statistic: str = "standing",
         return LuckSummary(None, None, None, None, nb, statistic, "no result varied: nothing to measure", rotations=n)
     samples = [r for mult in multiplicities
                if (r := luck.rotation_rho(*luck.rotation_sums(_cells(blocks, statistic, mult)))) is not None]
-    rho_ci = percentile_interval(samples, level) if samples else None
+    rho_ci = centred_interval(rho, samples, df, level, (-1.0 / (n - 1), 1.0)) if samples else None
     f_ci = (luck.factor_of(rho_ci[1], n), luck.factor_of(rho_ci[0], n)) if rho_ci else None
     return LuckSummary(rho, rho_ci, luck.factor_of(rho, n), f_ci, nb, statistic, rotations=n)
 
@@ -155,14 +158,7 @@ def rate_tables(blocks: Sequence[TableBlock], *, anchor: tuple[str, float] | Non
     blocks = list(blocks)
     bf = bootstrap_fits(blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed, resample=resample)
     bots, full, samples = bf.bots, bf.full, bf.samples
-    stats = _table_stats(blocks, bots)
-    summaries = []
-    for i, b in enumerate(bots):
-        ci = percentile_interval([smp[i] for smp in samples], level) if samples else None
-        d = stats[b]
-        summaries.append(BotSummary(b, full[i], ci[0] if ci else None, ci[1] if ci else None, d["games"], d["score"],
-                                    d["wins"], d["draws"], d["losses"], d["forfeits"], dict(sorted(d["faults"].items()))))
-    summaries.sort(key=lambda x: (-x.rating, x.bot))
+    summaries = bot_summaries(bf, _table_stats(blocks, bots), level)
     note = interval_note(summaries, bool(samples), level)
     games = [g for blk in blocks for g in blk.games]
     flags = Counter(g.flag for g in games if g.flag is not None)
@@ -170,16 +166,18 @@ def rate_tables(blocks: Sequence[TableBlock], *, anchor: tuple[str, float] | Non
     maker: dict[str, Any] | None = None
     if bf.terms:
         k = len(bots)
-        mci = percentile_interval([smp[k] for smp in samples], level) if samples else None
-        maker = {"rating": full[k], "ci_low": mci[0] if mci else None, "ci_high": mci[1] if mci else None}
+        mci = parameter_interval(bf, k, level)
+        mdf = bf.df[k] if samples else None
+        maker = {"rating": full[k], "ci_low": mci[0] if mci else None, "ci_high": mci[1] if mci else None,
+                 "df": mdf, "withheld": TOO_FEW_BLOCKS if mdf is not None and mdf < MIN_DF else None}
     seats = max((len(g.seats) for g in games), default=0)
     return RatingReport(
-        bots=summaries, los=los_table(bots, samples), crosstable=finish_crosstable(blocks),
-        luck=rotation_luck(blocks, "standing", bf.multiplicities, level),
+        bots=summaries, los=los_table(bf), crosstable=finish_crosstable(blocks),
+        luck=rotation_luck(blocks, "standing", bf.multiplicities, level, bf.total_df),
         anchor=f"{anchor[0]} fixed at {anchor[1]:g}" if anchor is not None else "mean of all bots fixed at 0",
         prior=prior, bootstrap=bootstrap, bootstrap_failures=bf.failures, seed=seed, games=len(games),
         blocks=len(blocks), flags={f: flags.get(f, 0) for f in sorted(DRAW_FLAGS | set(flags))},
-        luck_points=rotation_luck(blocks, "final_score", bf.multiplicities, level),
+        luck_points=rotation_luck(blocks, "final_score", bf.multiplicities, level, bf.total_df),
         resample=bf.resample, interval_note=note,
         table={"seats": seats, "contests": "deal" if True in kinds else "finish",
                "contest_count": sum(len(blk.contests) for blk in blocks), "maker_advantage": maker},

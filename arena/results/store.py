@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from pydantic import ValidationError
 
@@ -73,40 +73,77 @@ def read_results(path: str | os.PathLike[str], *, validate: bool = True) -> Load
     ``validate`` checks every line against the results schema, so a line
     that is JSON but not a results line is reported, naming the line.
     """
-    p = results_path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise ResultsError(f"{p}: cannot read results: {e.strerror}") from None
-    keep = data.rfind(b"\n") + 1  # everything after the last newline is torn
-    raw_lines = data[:keep].split(b"\n")[:-1]
-    out = LoadedResults(p)
-    seen: set[tuple[str, int]] = set()
-    for i, raw in enumerate(raw_lines):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-            if not isinstance(obj, dict):
-                raise ValueError("not a JSON object")
-            if validate:
-                ResultLine.model_validate(obj)
-        except (ValueError, ValidationError) as e:
-            if i == len(raw_lines) - 1:  # a last line that does not parse is torn too
-                keep -= len(raw) + 1
-                break
-            raise ResultsError(f"{p}: line {i + 1} is not a results line ({_why(e)}); the file is left as it is") from None
-        key = line_key(obj)
-        if key in seen:
-            out.duplicates += 1
-            continue
-        seen.add(key)
-        for half, g in enumerate(obj.get("games") or []):
-            if isinstance(g, dict) and not g.get("id"):
-                g["id"] = game_id(key[0], key[1], half)
-        out.lines.append(obj)
-    out.torn_bytes = len(data) - keep
+    scan = ResultsScan(path, validate=validate)
+    out = LoadedResults(scan.path)
+    out.lines = [obj for obj, _, _ in scan]
+    out.torn_bytes, out.duplicates = scan.torn_bytes, scan.duplicates
     return out
+
+
+class ResultsScan:
+    """The lines of a results file from byte ``start`` on, one at a time: ``read_results``'s rules, streamed.
+
+    Iterating yields ``(line, offset, length)`` of each whole line kept (a
+    repeated key is counted in ``duplicates``, a blank line skipped), so a
+    reader that remembers ``end`` (the byte after the last whole line taken)
+    and the keys it has ``seen`` can read only what was appended since, and
+    a large file never sits in memory at once. After the iteration
+    ``torn_bytes`` counts what follows ``end``: a last line cut short, or one
+    that does not parse. ``line`` is the number of lines before ``start``
+    (for messages naming a line).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, start: int = 0, line: int = 0, validate: bool = True,
+                 seen: set[tuple[str, int]] | None = None) -> None:
+        self.path = results_path(path)
+        self.start, self.end, self.lines = start, start, line
+        self.validate = validate
+        self.seen: set[tuple[str, int]] = set() if seen is None else seen
+        self.torn_bytes = 0
+        self.duplicates = 0
+
+    def __iter__(self) -> Iterator[tuple[dict[str, Any], int, int]]:
+        try:
+            f = open(self.path, "rb")
+        except OSError as e:
+            raise ResultsError(f"{self.path}: cannot read results: {e.strerror}") from None
+        with f:
+            f.seek(self.start)
+            pos = self.start
+            bad: tuple[int, Exception] | None = None  # a line that did not parse: torn if nothing follows it
+            for raw in f:
+                if not raw.endswith(b"\n"):  # everything after the last newline is torn
+                    break
+                if bad is not None:
+                    raise ResultsError(f"{self.path}: line {bad[0]} is not a results line ({_why(bad[1])}); the file"
+                                       " is left as it is") from None
+                self.lines += 1
+                at, pos = pos, pos + len(raw)
+                if not raw.strip():
+                    self.end = pos
+                    continue
+                try:
+                    obj = json.loads(raw)
+                    if not isinstance(obj, dict):
+                        raise ValueError("not a JSON object")
+                    if self.validate:
+                        ResultLine.model_validate(obj)
+                except (ValueError, ValidationError) as e:
+                    bad = (self.lines, e)
+                    self.lines -= 1
+                    continue
+                self.end = pos
+                key = line_key(obj)
+                if key in self.seen:
+                    self.duplicates += 1
+                    continue
+                self.seen.add(key)
+                for half, g in enumerate(obj.get("games") or []):
+                    if isinstance(g, dict) and not g.get("id"):
+                        g["id"] = game_id(key[0], key[1], half)
+                yield obj, at, len(raw)
+            size = f.seek(0, os.SEEK_END)
+        self.torn_bytes = size - self.end
 
 
 def _why(e: Exception) -> str:
@@ -116,17 +153,28 @@ def _why(e: Exception) -> str:
     return str(e) or type(e).__name__
 
 
+def line_digest(obj: dict[str, Any]) -> str:
+    """SHA-256 of one line's scored content (``run`` dropped), canonical JSON."""
+    return hashlib.sha256(json.dumps(comparable(obj), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def combined_digest(keyed: Iterable[tuple[tuple[str, int], str]]) -> str:
+    """SHA-256 of the lines' own digests (``line_digest``) in key order: what ``scored_digest`` is, from
+    digests a reader kept, so results appended to need not be read again to name them."""
+    h = hashlib.sha256()
+    for _, digest in sorted(keyed):
+        h.update(digest.encode() + b"\n")
+    return h.hexdigest()
+
+
 def scored_digest(lines: Iterable[dict[str, Any]]) -> str:
-    """SHA-256 of the lines' scored content (``run`` dropped), in key order.
+    """The digest of the lines' scored content: each line's ``line_digest``, combined in key order.
 
     Two runs of the same tournament (any worker count, any order of
     completion) name the same data, and a leaderboard names exactly the data
     it was computed from.
     """
-    h = hashlib.sha256()
-    for obj in sorted(lines, key=line_key):
-        h.update(json.dumps(comparable(obj), sort_keys=True, separators=(",", ":")).encode() + b"\n")
-    return h.hexdigest()
+    return combined_digest((line_key(x), line_digest(x)) for x in lines)
 
 
 class ResultsStore:

@@ -1,5 +1,6 @@
 """Tournaments: configs, pairings, block tasks, backends, the one loop, resume."""
 
+from ..match.keys import block_key
 from .config import ConfigError, SPRTSpec, Tournament, TournamentConfig, build_tournament, load_config
 from .pairings import Pairing, gauntlet, mixed, round_robin, sprt_matchups
 from .runner import (
@@ -7,7 +8,7 @@ from .runner import (
     RunObserver, RunOptions, RunRefused, RunResult, admit, check, choose_backend, keep_played_restart, plan, plan_tasks,
     play, run_tournament, summarize,
 )
-from .scheduler import LoopEvents, RunOutcome, StoppingRule, block_key, run_tasks
+from .scheduler import LoopEvents, RunOutcome, StoppingRule, run_tasks
 from .stopping import SPRTStop
 from .lineage import PlanRefused, check_plan, make_units
 from .task import TaskOutput, run_block

@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import signal
 import socket
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -211,6 +213,52 @@ class ClusterUnavailable(HarnessError):
     """No node of the cluster can take blocks, or the cluster itself went away: the run stops, resumable."""
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class StopSignals:
+    """Ctrl-C and SIGTERM while blocks play on Ray: the handlers only note the signal, and ``check`` (the
+    backend's loop, at least once per poll period) raises ``KeyboardInterrupt`` there.
+
+    Python runs a signal's handler wherever the main thread is next at a bytecode boundary, and in a Ray
+    driver that is often inside Ray's own code (a callback from its core, a finaliser), where a
+    ``KeyboardInterrupt`` raised by the default handler can be swallowed; Ray also installs a SIGTERM handler
+    of its own. How often a signal landed there depended on the machine's load (issue 33: a 200-block run
+    finished instead of stopping). A handler that raises nothing cannot be lost, and a handler someone
+    replaced (Ray's ``init`` on a reconnection) is put back at each check. Only the main thread can set
+    handlers: elsewhere (a server's ladder thread) this does nothing and the caller stops the loop itself.
+    """
+
+    def __init__(self) -> None:
+        self.got: int | None = None
+        self.saved: dict[int, Any] = {}
+        self.active = threading.current_thread() is threading.main_thread()
+        if self.active:
+            self.saved = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+
+    def _note(self, signum: int, frame: Any) -> None:
+        self.got = signum
+
+    def install(self) -> None:
+        """Put this handler in place (again): after whatever ``ray.init`` set."""
+        if self.active:
+            for s in STOP_SIGNALS:
+                if signal.getsignal(s) != self._note:
+                    signal.signal(s, self._note)
+
+    def check(self) -> None:
+        self.install()
+        if self.got is not None:
+            raise KeyboardInterrupt(signal.Signals(self.got).name)
+
+    def restore(self) -> None:
+        """The handlers from before the backend started (a second Ctrl-C while Ray shuts down acts at once)."""
+        if self.active:
+            for s, h in self.saved.items():
+                signal.signal(s, h if h is not None else signal.SIG_DFL)
+            self.active = False
+
+
 class RayBackend:
     """One Ray task per block, placed by the backend on a node with a free CPU.
 
@@ -236,9 +284,11 @@ class RayBackend:
         self.workers = workers
         self.notices: list[str] = []
         self._owns = False
+        self.signals = StopSignals()  # the handlers from before ray.init, restored by close
         if not ray.is_initialized():
             self._connect()
             self._owns = True
+        self.signals.install()
         # An explicit capacity (the bench) is exact; otherwise one block per CPU plus one waiting per node,
         # within `cap` on a cluster and within `workers` on an instance someone else started.
         limit = capacity or (cap if address else None if self._owns else workers)
@@ -375,12 +425,16 @@ class RayBackend:
                             f" ({len(self.pool.usable)} usable node{'s' * (len(self.pool.usable) != 1)})")
 
     def wait(self) -> Finished:
+        """The next finished task; a Ctrl-C or SIGTERM (``StopSignals``) raises ``KeyboardInterrupt`` here,
+        within a poll period however busy the machine is."""
         ray = self.ray
         while True:
+            self.signals.check()
             if self._lost:
                 task, attempt = self._lost.popleft()
                 return Finished(task, attempt, error="the cluster's head went away", requeue=True)
             done, _ = ray.wait(list(self._pending), num_returns=1, timeout=self.poll_s)
+            self.signals.check()
             self._refresh()  # at most once per poll period: nodes that joined or left, the head's health
             if done and not self._lost:  # after a reconnection every old reference is void
                 break
@@ -412,6 +466,7 @@ class RayBackend:
         ("Tried to complete task that was not pending", a C++ stack trace instead of the
         one line of an interrupted run), so tasks are cancelled only on an instance someone
         else keeps running."""
+        self.signals.restore()
         if self._owns:
             self._pending.clear()
             self.ray.shutdown()

@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import (BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_serializer,
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_serializer,
                       model_validator)
 
 from ..engine import DealFile
 from ..match import MatchSettings
+from ..match.keys import Seed, seed_text
 from ..players import BotEntry, ManifestError, ProfileRefused, load_entry, require_profile
 from ..sandbox import LimitsError
 from ..players.yamlerrors import describe
@@ -121,7 +122,8 @@ class TournamentConfig(BaseModel):
     entries: list[str] = Field(min_length=1, description="bot folders or bot.yaml paths (at least 2, but for an sprt)")
     match: MatchSettings = MatchSettings()
     blocks: int = Field(1, ge=1, description="duplicate blocks per pairing")
-    seed: str = Field(min_length=1, description="tournament seed: secret while running, published after")
+    seed: Annotated[Seed, BeforeValidator(seed_text)] = Field(
+        min_length=1, description="tournament seed: secret while running, published after (an integer is its decimal text)")
     schedule: ScheduleSpec = ScheduleSpec()
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
     ray_address: str | None = None
@@ -159,11 +161,6 @@ class TournamentConfig(BaseModel):
     def at_tables(self) -> bool:
         """Whether the games are at tables of n seats without fixed pairs (played by rotation)."""
         return self.match.profile.sides != "pairs"
-
-    @field_validator("seed", mode="before")
-    @classmethod
-    def _seed_text(cls, v: Any) -> Any:
-        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
 
 @dataclass

@@ -35,19 +35,32 @@ def record_run(out: Path, *, lines: int, played: int, complete: bool, entries: l
 
 def read_runs(folder: Path) -> list[dict[str, Any]]:
     """The folder's runs in order; a torn or foreign line ends the list (what follows cannot be placed)."""
+    return read_runs_from(folder)[0]
+
+
+def read_runs_from(folder: Path, start: int = 0, last: int = -1) -> tuple[list[dict[str, Any]], int]:
+    """The runs after byte ``start`` of the folder's runs file (``last``: the ``lines`` of the run before
+    it), and the byte after the last one taken, for a reader that keeps what it read. A line cut short,
+    foreign, or going back stops the list there."""
     try:
-        text = (folder / RUNS_NAME).read_text()
+        with open(folder / RUNS_NAME, "rb") as f:
+            f.seek(start)
+            data = f.read()
     except OSError:
-        return []
+        return [], start
     runs: list[dict[str, Any]] = []
-    for raw in text.splitlines():
+    end = start
+    for raw in data.splitlines(keepends=True):
+        if not raw.endswith(b"\n"):
+            break
         try:
             row = json.loads(raw)
         except ValueError:
             break
         if not (isinstance(row, dict) and isinstance(row.get("lines"), int)):
             break
-        if runs and row["lines"] < runs[-1]["lines"]:
+        if row["lines"] < (runs[-1]["lines"] if runs else last):
             break
         runs.append(row)
-    return runs
+        end += len(raw)
+    return runs, end

@@ -72,7 +72,7 @@ def make_units(tasks: Sequence[BlockTask], stored: Collection[tuple[str, int]] =
 
 def deals_met(task: BlockTask) -> set[tuple[str, str]]:
     """What a process playing one game of this block is dealt: its deal key's decks and any deal file's."""
-    met = {("key", task.block_key)}
+    met: set[tuple[str, str]] = {("key", task.block_key)}
     if task.deal_file is not None:
         met |= {("deck", " ".join(d.deck)) for d in task.deal_file.deals}
     return met

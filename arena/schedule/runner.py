@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..match.check import CheckReport, check_entry
+from ..match.keys import block_key
 from ..players import BotEntry
 from ..players.manifest import file_digests
 from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, results_path
@@ -33,7 +34,7 @@ from .backends import make_backend
 from .config import ScheduleSpec, Tournament
 from .ladder import record_run
 from .lock import FolderLock
-from .scheduler import InOrderFeed, LoopEvents, RunOutcome, StoppingRule, block_key, run_tasks
+from .scheduler import InOrderFeed, LoopEvents, RunOutcome, StoppingRule, run_tasks
 from .tables import seat_order
 from .unit import BlockTask
 

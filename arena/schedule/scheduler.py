@@ -1,7 +1,7 @@
 """The one tournament loop: block tasks to the store, with an optional stopping rule.
 
-Each block's key is ``derive_key(seed, "block", i)``, the same for every
-pairing, so every pairing of block i plays the same deals. Tasks already in
+A task comes with its block's key (``match.keys.block_key(seed, i)``, the
+same for every pairing, so every pairing of block i plays the same deals). Tasks already in
 the results store are skipped, which is all that resuming and extending
 need. A task that fails because of the harness (``HarnessError``, a lost
 worker) is resubmitted up to the attempt limit and never written; after
@@ -31,17 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
-from ..engine import derive_key
 from ..match.reproduce import fault_commands
 from ..results import ResultLine, ResultsStore, write_stderr
 from ..sandbox import HarnessError
 from .backends import Backend
 from .lineage import make_units
 from .unit import BatchTask, BlockHook, BlockTask, Unit, blocks_of
-
-
-def block_key(seed: str, block: int) -> str:
-    return derive_key(seed, "block", block)
 
 
 class StoppingRule(Protocol):

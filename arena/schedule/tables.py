@@ -25,7 +25,7 @@ from itertools import combinations
 from math import comb
 from typing import Sequence
 
-from ..engine import derive_key
+from ..match.keys import DealKey, seat_key
 from ..players import BotEntry
 
 #: Most tables a block may have under ``schedule.tables: all``; beyond it a balanced design is asked for.
@@ -205,7 +205,7 @@ def plan_problem(kind: str, entrants: int, size: int, tables: int | None) -> str
     return None
 
 
-def seat_order(table: Table, block_key: str) -> tuple[BotEntry, ...]:
+def seat_order(table: Table, block_key: DealKey) -> tuple[BotEntry, ...]:
     """The table's entrants by seat in rotation 0 of a block: a shuffle keyed by the block's key,
     so the same config gives the same order on any worker count."""
-    return tuple(sorted(table.entrants, key=lambda e: (derive_key(block_key, "seat", e.ident), e.ident)))
+    return tuple(sorted(table.entrants, key=lambda e: (seat_key(block_key, e.ident), e.ident)))

@@ -15,9 +15,9 @@ import os
 import socket
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-from ..engine import FileSource
+from ..engine import DeckSource, FileSource
 from ..match import BlockResult, BlockSpec, MatchSettings, PlayerFactory, play_blocks, play_table_blocks
 from ..players import BotEntry
 from ..results import SCHEMA_VERSION, ResultLine, game_id
@@ -87,7 +87,7 @@ def run_block(
     blocks = blocks_of(task)
     first = blocks[0]
     t0 = time.monotonic()
-    specs: list[BlockSpec] = [(b.block, b.block_key, _source_for(b)) for b in blocks]
+    specs = [BlockSpec(b.block, b.block_key, _source_for(b)) for b in blocks]
     ask = None
     if go_on is not None and len(blocks) > 1:
         def ask(r: BlockResult) -> bool:
@@ -114,11 +114,12 @@ def run_block(
     return TaskOutput(lines, stderr)
 
 
-def _source_for(task: BlockTask):  # type: ignore[no-untyped-def]
+def _source_for(task: BlockTask) -> Callable[[int], DeckSource | None] | None:
+    """A block of a deal file deals every game from it (past its end, from the block's key)."""
     if task.deal_file is None:
         return None
     df, key = task.deal_file, task.block_key
-    return lambda half: FileSource(df, key)
+    return lambda game: FileSource(df, key)
 
 
 def _line(task: BlockTask, result: BlockResult, attempt: int, backend: str, wall_s: float,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, Union
 
 from ..engine import DealFile
-from ..match import MatchSettings
+from ..match import DealKey, MatchSettings
 from ..results import ResultLine
 
 
@@ -23,7 +23,7 @@ class BlockTask:
 
     pairing: str
     block: int
-    block_key: str
+    block_key: DealKey  # the block's deal key: a task never carries the tournament seed
     side_a: tuple[str, ...]  # bot idents (two, or none at a table)
     side_b: tuple[str, ...]
     settings: MatchSettings

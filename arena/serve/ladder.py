@@ -103,6 +103,8 @@ class Chosen:
 
 LIVE = "live"
 STANDINGS = "standings.json"
+SITE_STATE = "site-state"  # the public site's state (kept out of the folder that is served)
+LIVE_STATE = "live-state"
 
 
 def write_standings(folder: Path, lines: Sequence[dict[str, Any]], *, batch: tuple[int, int] | None) -> None:
@@ -142,7 +144,7 @@ class Live(RunObserver):
         self._write()
         try:
             write_provisional(self.folder / "results", self.folder / LIVE, done=self.stored + self.played,
-                              total=self.total)
+                              total=self.total, state=self.folder / LIVE_STATE)
         except (PublishError, ResultsError, OSError) as e:
             log.warning("ladder: live page not written (the games go on): %s", e)
 
@@ -220,15 +222,10 @@ def run_batch(svc: Service) -> int:
 
 def publish(svc: Service) -> None:
     """The public site of the store (no host path, no stderr); the site ranks each name's latest version."""
-    tmp = svc.folder / "public.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    build_site([svc.folder / "results"], tmp, bootstrap=svc.config.competition.site_bootstrap, history_bootstrap=0)
-    old = svc.folder / "public.old"
-    shutil.rmtree(old, ignore_errors=True)
-    if (svc.folder / "public").exists():
-        os.replace(svc.folder / "public", old)
-    os.replace(tmp, svc.folder / "public")
-    shutil.rmtree(old, ignore_errors=True)
+    # rebuilt in place, each page replaced whole: only what the batch changed is read and written; the
+    # site's state (``publish.site.ledger``) is kept beside the folder, which is served
+    build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
+               history_bootstrap=0, state=svc.folder / SITE_STATE)
 
 
 def loop(svc: Service) -> None:

@@ -23,6 +23,8 @@ TINY = {
     "bots": ["--blocks", "1", "--pairing", "random:heuristic"],
     "site": ["--games", "12", "--bots", "3", "--bootstrap", "10", "--history-bootstrap", "0"],
     "serve": ["--sandbox", "none", "--games", "0"],
+    "ratings": ["--profiles", "five-hand", "--entrants", "5", "--blocks", "2,4", "--tournaments", "2", "--big", "2",
+                "--bootstrap", "20"],
 }
 KEYS = {
     "engine": {"deals_per_s", "deals"},
@@ -32,6 +34,7 @@ KEYS = {
     "bots": {"pairings"},
     "site": {"games", "build_cpu_seconds", "files", "largest_file_bytes"},
     "serve": {"upload_to_accepted_s", "ten_concurrent_s", "upload_to_first_block_s", "upload_to_rated_site_s"},
+    "ratings": {"cells", "wall_s"},
 }
 
 

@@ -171,3 +171,69 @@ def test_deal_sides_reads_the_engines_sides_from_the_record(name: str) -> None:
             seen.add("alone" if got.count(0) == 1 else "pair")
     if name != "cutthroat-3":
         assert seen == {"alone", "pair"} or name == "five-hand" and "pair" in seen
+
+
+# ------------------------------------------------------------ the seeds' point rules (issue 34)
+
+
+def _played_games(name: str, games: int, seed: int = 0, max_deals: int = 12):
+    """Seeded random games under ``name`` played to the end (or the cap)."""
+    for g in range(games):
+        game = None
+        for game in _random_game(name, f"seedrule-{seed}-{g}", seed * 1000 + g, max_deals=max_deals):
+            pass
+        assert game is not None
+        yield game
+
+
+def _points_from_tricks(deal) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
+    """Every point to the side of the seat that won the trick holding its card (seeds/002, 003,
+    004's general rule), the cards out of play counting for nobody (none at these tables)."""
+    table = deal.profile.point_table(deal.trump)
+    pts = [0] * (deal.n if deal.profile.sides == "each" else 2)
+    for t in deal.tricks:
+        for _, top, under in t.plays:
+            for c in (top, *under):
+                pts[deal.side_of[t.winner]] += table[c]
+    return tuple(pts)
+
+
+@pytest.mark.parametrize("name", [*TABLES, "italian91", "oregon"])
+def test_every_point_goes_to_the_winner_of_the_trick_that_holds_it(name: str) -> None:
+    """Cut-throat (seeds/002: "все очки начисляются победителям трюков, содержащих определенные карты, а не
+    игрокам, у которых они изначально были"), five-hand and railroad (seeds/004's general rule), italian91 and
+    oregon ("like Double Pedro", whose tricks count every point): Low too goes to the trick's winner, and a
+    maker whose side captured less than its bid is set. Some deal must have Low captured away from its holder."""
+    moved = 0
+    for game in _played_games(name, 6):
+        for deal in game.deals:
+            if deal.redeal or not deal.done:
+                continue
+            assert deal.points == _points_from_tricks(deal), (game.key, deal.index)
+            b = deal.side_of[deal.maker]
+            assert deal.made == (deal.points[b] >= deal.high)
+            low = deal.profile.low_card(deal.trump)
+            won = next((t.winner for t in deal.tricks for _, c, u in t.plays if low in (c, *u)), None)
+            moved += won is not None and deal.low_holder is not None and deal.side_of[won] != deal.side_of[deal.low_holder]
+    assert moved
+
+
+def test_a_five_hand_long_hand_plays_one_extra_under_each_trick_until_they_are_gone() -> None:
+    """seeds/004, five-hand: a seat of more than six trumps keeps them all, "разыгрывая наименьшие карты без
+    очков (3, 4, 6 и т. Д.) одновременно с каждой рукой, пока лишние не исчезнут": one pointless trump under
+    each of its first k plays (k = its extras), none after; every trick a card from every seat."""
+    p = get_profile("five-hand")
+    long_hands = 0
+    for game in _played_games("five-hand", 40, seed=3, max_deals=6):
+        for deal in game.deals:
+            if deal.redeal or not deal.done:
+                continue
+            assert len(deal.tricks) == 6 and all(len(t.plays) == 5 for t in deal.tricks)
+            pointless = p.pointless_trumps(deal.trump)
+            for seat in range(deal.n):
+                unders = [u for t in deal.tricks for s, _, u in t.plays if s == seat]
+                extra = sum(len(u) for u in unders)
+                assert [len(u) for u in unders] == [1] * extra + [0] * (6 - extra), (game.key, deal.index, seat)
+                assert all(c in pointless for u in unders for c in u)
+                long_hands += extra > 1
+    assert long_hands  # hands of eight trumps or more were dealt and played

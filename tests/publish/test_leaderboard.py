@@ -17,7 +17,8 @@ from .helpers import block, game, line, meta, tournament, write
 
 STRENGTH = {"alpha": 200.0, "bravo": 0.0, "charlie": -150.0}
 
-BOT_KEYS = {"rank", "bot", "name", "version", "digest", "rating", "ci_low", "ci_high", "games", "score",
+BOT_KEYS = {"rank", "bot", "name", "version", "digest", "rating", "ci_low", "ci_high", "interval_df", "interval_withheld",
+            "games", "score",
             "score_pct", "wins", "draws", "losses", "forfeits", "faults", "faults_total", "latest", "superseded_by"}
 TOP_KEYS = {"format", "version", "provenance", "results", "rating", "games", "blocks", "flags", "bots",
             "crosstable", "los", "luck", "luck_points", "retired", "table"}
@@ -61,7 +62,8 @@ def test_writes_three_files_with_documented_schema(tmp_path: Path) -> None:
     assert {c["first"] for c in doc["crosstable"]} == {"alpha", "bravo"}
     assert set(doc["luck"]) == {"statistic", "rho", "rho_ci", "factor", "factor_ci", "blocks", "note", "rotations"}
     assert doc["luck"]["statistic"] == "score" and doc["luck_points"] is None  # game format: no points
-    assert doc["rating"]["bootstrap_unit"] == "pairing"  # 10 deal keys: too few to resample by key
+    assert doc["rating"]["bootstrap_unit"] == "key"  # whole deal keys, however few (docs/ratings.md)
+    assert all(b["interval_df"] == 9 and b["interval_withheld"] is None for b in doc["bots"])  # 10 keys
     # the Markdown table went to stdout as well
     assert "| rank" in out and "alpha" in out
     md = (tmp_path / "lb" / "leaderboard.md").read_text()
@@ -286,7 +288,11 @@ def test_tiny_sample_shows_no_zero_width_interval(tmp_path: Path) -> None:
     res = write(tmp_path / "run" / "results.jsonl", [block(("x", "x"), ("y", "y"), 0, 0, 1)])
     assert _rate([str(res), "--out", str(tmp_path / "lb"), "--bootstrap", "50"])[0] == 0
     md = (tmp_path / "lb" / "leaderboard.md").read_text()
-    assert "too few games (2)" in md
+    doc = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())
+    assert all(b["interval_withheld"] == "too few blocks" and b["interval_df"] == 0 and b["ci_low"] is None
+               for b in doc["bots"])
+    assert "| too few blocks " in md and doc["los"] == {"x": {"y": None}, "y": {"x": None}}
+    assert "| withheld " in md and "Withheld: too few blocks" in md
     assert not re.search(r"\[(-?\d+), \1\]", md)  # no [253, 253]
     assert "too few to measure what pairing saved" in md
 

@@ -75,10 +75,13 @@ def mixed(true: dict[str, float], n_blocks: int, rng: random.Random,
 
 def difference_coverage(true: dict[str, float], blocks_per_pair: int, n_tournaments: int, n_boot: int, seed: int,
                         *, resample: str = "auto", prior: bool = True, luck: float = 0.6, draw: float = 0.2,
-                        shared: float = 0.0) -> float:
-    """Share of 95% bootstrap intervals of rating differences that hold the true difference."""
+                        shared: float = 0.0, method: str = "t") -> float:
+    """Share of 95% bootstrap intervals of rating differences that hold the true difference, among those
+    given: the report's (``method="t"``: the estimate +- t on the fewer of the two bots' degrees of freedom
+    times the resamples' SD, withheld below ``MIN_DF``) or the percentile interval (``"percentile"``,
+    the method before issue 34)."""
     from arena.ratings import bootstrap_fits
-    from arena.ratings.report import percentile_interval
+    from arena.ratings.report import centred_interval, percentile_interval
 
     rng = random.Random(seed)
     hit = total = 0
@@ -89,84 +92,20 @@ def difference_coverage(true: dict[str, float], blocks_per_pair: int, n_tourname
         idx = {b: i for i, b in enumerate(bf.bots)}
         for i, a in enumerate(names):
             for b in names[i + 1:]:
-                ci = percentile_interval([s[idx[a]] - s[idx[b]] for s in bf.samples])
+                x, y = idx[a], idx[b]
+                diffs = [s[x] - s[y] for s in bf.samples]
+                ci = (percentile_interval(diffs) if method == "percentile" else
+                      centred_interval(bf.full[x] - bf.full[y], diffs, min(bf.df[x], bf.df[y])))
+                if ci is None:
+                    continue
                 total += 1
-                hit += ci is not None and ci[0] <= true[a] - true[b] <= ci[1]
-    return hit / total
+                hit += ci[0] <= true[a] - true[b] <= ci[1]
+    return hit / total if total else float("nan")
 
 
 # ------------------------------------------------------------ tables of n seats
 
-
-def table_tournament(true: dict[str, float], blocks: int, rng: random.Random, *, deals: int = 8,
-                     maker_edge: float = 80.0, eagerness: dict[str, float] | None = None, alone: float = 0.1,
-                     luck: float = 0.6, contests: str = "deal") -> list:
-    """Five-hand-like blocks at one table of every bot (``len(true)`` seats), by rotation.
-
-    Each block has a random seat order; rotation r seats bot ``order[(s - r) % n]`` at seat s.
-    ``contests="deal"``: each game has ``deals`` deals; a deal's maker is drawn by the bots'
-    ``eagerness`` (how often each bids), its partner uniformly from the others (none with
-    probability ``alone``), and the maker's side wins with probability
-    logistic(mean(maker side) - mean(others) + maker_edge) on the Elo scale. A deal's luck is
-    shared by the rotations: with probability ``luck`` a rotation's deal k has the block's seats
-    of maker and partner for deal k and is decided by the block's uniform number for it. ``contests="finish"``: each game's finish is a Plackett-Luce order of the
-    seats (strength 10^(r/400)), the uniforms shared by the rotations the same way; the contests
-    are every two seats by finish.
-    """
-    from arena.ratings.data import TableBlock, TableGame
-    from arena.ratings.tables import deal_contests, finish_contests
-
-    bots = sorted(true)
-    n = len(bots)
-    eager = eagerness or {b: 1.0 for b in bots}
-    out = []
-    for k in range(blocks):
-        order = bots[:]
-        rng.shuffle(order)
-        shared = [rng.random() for _ in range(max(deals, n))]
-        deal_seats = []
-        for d in range(deals):
-            m = rng.randrange(n)
-            deal_seats.append((m, None if rng.random() < alone else rng.choice([s for s in range(n) if s != m])))
-        games = []
-        for r in range(n):
-            seats = tuple(order[(s - r) % n] for s in range(n))
-            us = [shared[d] if rng.random() < luck else rng.random() for d in range(max(deals, n))]
-            if contests == "finish":
-                left, place = list(range(n)), []
-                for d in range(n - 1):
-                    w = [10 ** (true[seats[s]] / 400.0) for s in left]
-                    x, acc = us[d] * sum(w), 0.0
-                    for s, ws in zip(left, w):
-                        acc += ws
-                        if x < acc:
-                            break
-                    place.append(s)
-                    left.remove(s)
-                place += left
-                scores = tuple(float(n - place.index(s)) for s in range(n))
-                g = TableGame(seats, place[0], scores)
-                games.append(TableGame(seats, place[0], scores, finish_contests(g)))
-                continue
-            dl = []
-            totals = [0.0] * n
-            for d in range(deals):
-                if us[d] == shared[d]:  # the same cards: the same seats bid and the same luck decides
-                    maker, partner = deal_seats[d]
-                else:
-                    maker = rng.choices(range(n), weights=[eager[seats[s]] for s in range(n)])[0]
-                    partner = None if rng.random() < alone else rng.choice([s for s in range(n) if s != maker])
-                sides = [0 if s in (maker, partner) else 1 for s in range(n)]
-                a = [true[seats[s]] for s in range(n) if sides[s] == 0]
-                b = [true[seats[s]] for s in range(n) if sides[s] == 1]
-                p = 1.0 / (1.0 + 10.0 ** (-(sum(a) / len(a) - sum(b) / len(b) + maker_edge) / 400.0))
-                won = us[d] < p
-                change = [(1.0 if (sides[s] == 0) == won else 0.0) for s in range(n)]
-                totals = [t + c for t, c in zip(totals, change)]
-                dl.append((sides, change, maker))
-            games.append(TableGame(seats, None, tuple(totals), deal_contests(seats, dl)))
-        out.append(TableBlock(f"t#{k}", "t", tuple(games)))
-    return out
+from arena.bench.ratings import table_tournament  # noqa: E402  (the one simulator: the study's)
 
 
 def table_coverage(true: dict[str, float], blocks: int, n_tournaments: int, n_boot: int, seed: int,
@@ -174,7 +113,7 @@ def table_coverage(true: dict[str, float], blocks: int, n_tournaments: int, n_bo
     """(share of 95% bootstrap intervals of each bot's rating, relative to the mean, that hold its
     true rating relative to the mean; mean absolute error of the point ratings)."""
     from arena.ratings import bootstrap_fits
-    from arena.ratings.report import percentile_interval
+    from arena.ratings.report import parameter_interval
 
     rng = random.Random(seed)
     mean = sum(true.values()) / len(true)
@@ -184,7 +123,7 @@ def table_coverage(true: dict[str, float], blocks: int, n_tournaments: int, n_bo
         blks = table_tournament(true, blocks, rng, **kw)
         bf = bootstrap_fits(blks, bootstrap=n_boot, seed=rng.randrange(1 << 30))
         for i, b in enumerate(bf.bots):
-            ci = percentile_interval([s[i] for s in bf.samples])
+            ci = parameter_interval(bf, i)
             total += 1
             hit += ci is not None and ci[0] <= true[b] - mean <= ci[1]
             err += abs(bf.full[i] - (true[b] - mean))

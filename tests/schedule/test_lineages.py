@@ -10,7 +10,7 @@ import pytest
 
 from arena.commands import main
 from arena.engine import DealFile
-from arena.match import MatchSettings, play_blocks
+from arena.match import BlockSpec, MatchSettings, play_blocks
 from arena.players import load_entry
 from arena.schedule import (
     BatchTask,
@@ -122,7 +122,7 @@ def test_the_remembering_bot_does_catch_a_repeat(tmp_path: Path) -> None:
     bot = load_entry(_manifest(tmp_path, REMEMBER))
     first = load_entry(FIRST)
     settings = MatchSettings(**LINEAGE)
-    results = play_blocks((bot, bot), (first, first), [(0, "k", None), (1, "k", None)], settings, settings.player)
+    results = play_blocks((bot, bot), (first, first), [BlockSpec(0, "k"), BlockSpec(1, "k")], settings, settings.player)
     kinds = [f.fault.kind for f in results[1].games[0].faults]
     assert "illegal" in kinds
 
@@ -225,7 +225,7 @@ def test_a_bot_that_reseeds_each_game_plays_the_same_games_either_way() -> None:
     reseeds there) plays the very games of fresh processes, seeds in the record included."""
     random_bot = load_entry(Path(__file__).resolve().parents[2] / "bots" / "random")
     first = load_entry(FIRST)
-    specs = [(b, f"reseed-{b}", None) for b in range(3)]
+    specs = [BlockSpec(b, f"reseed-{b}") for b in range(3)]
     played = {}
     for restart in ("per-game", "per-lineage"):
         settings = MatchSettings(**{**LINEAGE, "restart": restart})

@@ -14,7 +14,9 @@ Layout of ``out``::
 Files are written only when their bytes change, each through a temporary
 file, and nothing depends on the clock or the host: the same results give
 byte-identical files. Files a previous build left that this build does not
-write (a renamed bot) are removed, so the folder is exactly the site.
+have (a renamed bot) are removed, so the folder is exactly the site, plus
+``.cinch-state/``, what the next build needs to read only what is new
+(``ledger``).
 """
 
 from __future__ import annotations
@@ -29,12 +31,15 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...results import ResultsError
+from ..load import _ref
+from ..provenance import read_meta
 from ..rate import PublishError
 from . import pages
-from .collect import Competition, load_competition
-from .frames import game_data
-from .stats import DealCounts, cinch_stats, game_facts
+from .collect import Competition, competition, source_paths
+from .frames import game_data, replay_js
+from .ledger import FRAMES_CODE, STATE, STATE_CODE, Rebuild, SiteState, code_digest, refkey
 from .model import SiteModel, build_model
+from .stats import BotStats, game_facts
 
 ASSETS = ("site.css", "viewer.js")
 MARKER = ".cinch-site"  # marks a folder as a site, so a rebuild may prune it
@@ -92,8 +97,10 @@ class _Writer:
             self.names.add(rel)
         return same
 
-    def prune(self) -> None:
-        for sub in ("bots", "games", "matchups", "records", "replays"):
+    def prune(self, games: bool = True) -> None:
+        """Remove what this build did not write or keep. ``games`` False: leave games/ and replays/ alone (a
+        build that carried its state on: their names only ever grow, and listing them grows with the history)."""
+        for sub in ("bots", "games", "matchups", "records", "replays") if games else ("bots", "matchups", "records"):
             d = self.out / sub
             if d.is_dir():
                 for f in d.iterdir():
@@ -109,78 +116,151 @@ def _check_out(out: Path) -> None:
         raise PublishError(f"{out}: the folder is not empty and holds no site; give --out an empty or new folder")
 
 
-def _frames_code() -> str:
-    """A digest of the code the viewer's frames come from (the engine and ``frames``): a frames file
-    another version of it wrote is written again."""
-    h = hashlib.blake2b(digest_size=12)
-    root = resources.files("arena")
-    for sub in ("engine", "publish/site"):
-        for f in sorted(root.joinpath(sub).iterdir(), key=lambda x: x.name):
-            if f.name.endswith(".py"):
-                h.update(f.name.encode() + f.read_bytes())
-    return h.hexdigest()
+def _refs(line: dict[str, Any]) -> set[str]:
+    return {refkey(_ref(x)) for g in line["games"] for x in g["seats"]}
 
 
-def write_site(m: SiteModel, out: Path) -> SiteBuild:
-    """Write every file. Each game is replayed once by the engine: its replay gives the viewer's frames
-    and the statistics' facts (``m.stats`` is computed here from them)."""
-    _check_out(out)
-    out.mkdir(parents=True, exist_ok=True)
+def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path) -> SiteBuild:
+    """Write what changed: the new games' pages and replays, those of games whose bots' ids or page names
+    changed, the crosstable cells that changed, every bot page and the leaderboard. Each new game is replayed
+    by the engine once: its replay gives the viewer's frames and the statistics' facts."""
+    comp = m.comp
     w = _Writer(out)
     w.put(MARKER, "built by arena site; files here are replaced on every build\n")
     for name in ASSETS:
         w.put(name, asset(name))
-    code = _frames_code()
-    facts: list[list[DealCounts] | None] = []
-    for ref in m.comp.games:
-        g = m.game_line(ref)
-        record = g.get("record") or {}
-        args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.get("forfeit_by")}
-        if ref.table:  # a table's other rotations (a pair's replay data stays as it was)
-            args["twins"] = ref.twins
-        key = hashlib.blake2b(json.dumps([code, record, args], sort_keys=True).encode(), digest_size=12).hexdigest()
-        rel = f"replays/{ref.id}.js"
-        if w.keep(rel, f"// {key}\n"):  # the engine's frames take most of a build: a rebuild reuses them
-            facts.append(game_facts(record))
-            continue
-        data, game = game_data(record, **args)
-        w.put(rel, f"// {key}\n" + pages.replay_js(data))
-        facts.append(None if game is None else game_facts(None, game))  # None: it does not replay as recorded
-    m.stats = cinch_stats([(m.game_line(r).get("record") or {}, r.bots) for r in m.comp.games], facts)
+    ids = {refkey(k): [b.id, m.slugs[b.id]] for k, b in comp.bots.items()}
+    named = {r for r, v in ids.items() if state.ids.get(r) != v}  # every bot when the state is new
+    renamed = {r for r, v in ids.items() if (state.ids.get(r) or [""])[0] != v[0]}
+    fresh = set(new)
+    line_of = {e: i for i, e in enumerate(comp.entry_of)}
+    lines = sorted({line_of[e] for e in fresh if e in line_of}
+                   | ({i for i, ln in enumerate(comp.lines) if _refs(ln) & named} if named else set()))
+    pages_of = {comp.lines[i]["games"][h]["id"] for i in lines for h in range(len(comp.lines[i]["games"]))}
+    code = code_digest(FRAMES_CODE)
+    for i in lines:
+        e_index = comp.entry_of[i]
+        is_new = e_index in fresh
+        if not is_new and not _refs(comp.lines[i]) & renamed:
+            continue  # a page name changed, not a bot id: the replay stays as it is
+        raw = state.raw_line(state.entries[e_index])
+        for h, g in enumerate(raw["games"]):
+            ref = comp.game_ref(i, h)
+            record = g.get("record") or {}
+            args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.get("forfeit_by")}
+            if ref.table:  # a table's other rotations (a pair's replay data stays as it was)
+                args["twins"] = ref.twins
+            key = hashlib.blake2b(json.dumps([code, record, args], sort_keys=True).encode(), digest_size=12).hexdigest()
+            rel = f"replays/{ref.id}.js"
+            if w.keep(rel, f"// {key}\n"):  # the engine's frames take most of a build: a rebuild reuses them
+                if is_new:
+                    state.count_stats(e_index, h, record, game_facts(record))
+                continue
+            data, game = game_data(record, **args)
+            w.put(rel, f"// {key}\n" + replay_js(data))
+            if is_new:  # None: it does not replay as recorded
+                state.count_stats(e_index, h, record, None if game is None else game_facts(None, game))
+    m.stats = _stats_by_id(m, state)
     w.put("index.html", pages.leaderboard_page(m))
     w.put("viewer.html", pages.viewer_page())
-    refs = {r.id: r for r in m.comp.games}
     for bot in m.slugs:
         w.put(f"bots/{m.slugs[bot]}.html", pages.bot_page(m, bot))
-    for (a, b) in sorted(m.matrix):
-        w.put(f"matchups/{pages.matchup_name(m, a, b)}", pages.matchup_page(m, a, b, refs))
-    for ref in m.comp.games:
-        w.put(f"games/{ref.id}.html", pages.game_page(m, ref))
-    w.prune()
+    rk = {refkey(k): b.id for k, b in comp.bots.items()}
+    cells = state.changed_cells | {k for k in state.cells if k[0] in named or k[1] in named}
+    if renamed:
+        cells |= {k for k, v in state.cells.items() if any(g in pages_of for g in v[0])}
+    for (a, b) in sorted(state.cells, key=lambda k: (rk[k[0]], rk[k[1]])):
+        rel = f"matchups/{pages.matchup_name(m, rk[a], rk[b])}"
+        if (a, b) in cells:
+            w.put(rel, pages.matchup_page(m, rk[a], rk[b]))
+        else:
+            w.names.add(rel)
+    for i in lines:
+        for h in range(len(comp.lines[i]["games"])):
+            ref = comp.game_ref(i, h)
+            w.put(f"games/{ref.id}.html", pages.game_page(m, ref))
+    for gid in comp.where:
+        w.names.add(f"games/{gid}.html")
+        w.names.add(f"replays/{gid}.js")
+    w.prune(games=state.fresh)
+    state.ids = ids
     return SiteBuild(out, m, len(w.names), w.written, w.largest)
+
+
+def _stats_by_id(m: SiteModel, state: SiteState) -> dict[str, dict[str, BotStats]]:
+    rk = {refkey(k): b.id for k, b in m.comp.bots.items()}
+    out: dict[str, dict[str, BotStats]] = {}
+    for (r, name), (_, st) in state.stats.items():
+        if r in rk:
+            out.setdefault(rk[r], {})[name] = st
+    return out
+
+
+def _bank_ms(meta: dict[str, Any] | None) -> float | None:
+    bank = ((meta or {}).get("match") or {}).get("time", {}) or {}
+    return float(bank["bank_ms"]) if isinstance(bank.get("bank_ms"), (int, float)) else None
+
+
+def _state_dir(out: Path, state: str | os.PathLike[str] | None) -> Path:
+    return out / STATE if state is None else Path(state)
+
+
+def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, private: bool,
+          time_use: bool, state_dir: Path) -> tuple[SiteState, list[int], Competition]:
+    """The folder's state brought up to date with the results: (state, its new entries, the competition).
+
+    A state kept outside the site (``state_dir``) names the site's folder, and counts only while that folder
+    holds a site: a site removed or moved is built whole again."""
+    try:
+        paths = source_paths(results)
+        bank_ms = _bank_ms(next((m for m in map(read_meta, paths) if m), None))
+        key: dict[str, Any] = {"mode": mode, "code": code_digest(STATE_CODE), "private": private, "bank_ms": bank_ms}
+        if state_dir != out / STATE:
+            key["site"] = str(out.resolve())
+        state = (SiteState.open(state_dir, key, paths) if (out / MARKER).is_file()
+                 else SiteState.new(state_dir, key, paths))
+        try:
+            new = state.read(private, bank_ms, time_use)
+        except Rebuild:
+            state = SiteState.new(state_dir, key, paths)
+            new = state.read(private, bank_ms, time_use)
+        comp = competition(state)
+    except ResultsError as e:
+        raise PublishError(str(e)) from None
+    if not comp.lines:
+        raise PublishError(f"{comp.sources[0]}: no finished blocks yet: nothing to publish")
+    return state, new, comp
 
 
 def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
-               history_bootstrap: int = 200, retire: Sequence[str] = (), private: bool = False) -> SiteBuild:
-    """Read the results, compute every page's numbers and write the site to ``out``.
+               history_bootstrap: int = 200, retire: Sequence[str] = (), private: bool = False,
+               state: str | os.PathLike[str] | None = None) -> SiteBuild:
+    """Bring the site in ``out`` up to date with the results: the library call after every batch of games.
 
-    Public by default: no host path (bot folders, the host's reproduce
-    commands) and no bot's stderr on any page; ``private`` is the host's copy
-    with both.
+    Only what was appended since the folder's last build is read (its state, ``ledger``), and only the files
+    that change are rewritten; a new or foreign folder, or a state this code or these options did not make,
+    is built whole. Either way the files are those of a build from scratch. Public by default: no host path
+    (bot folders, the host's reproduce commands) and no bot's stderr on any page; ``private`` is the host's
+    copy with both. ``state``: where the state is kept (default ``out/.cinch-state``; a server keeps it
+    outside the folder it serves).
     """
-    comp = _load(results)
-    m = build_model(comp, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap, retire=retire,
-                    private=private, with_stats=False)
-    # No cyclic garbage collection while writing: the results and the model live through the whole
-    # build and each game's frames make many small objects, so every full collection walked all the
-    # results again (about 40% of a 300-game build's CPU, a larger share the larger the competition),
-    # to find nothing: the build makes no reference cycles (a collection after a 300-game build finds
-    # none), so reference counting frees everything as before.
+    dest = Path(out)
+    _check_out(dest)
+    # No cyclic garbage collection while building: the state and the model live through the whole build
+    # and each game's frames make many small objects, so every full collection walked everything again
+    # (about 40% of a 300-game build's CPU, a larger share the larger the competition), to find nothing:
+    # the build makes no reference cycles, so reference counting frees everything as before.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return write_site(m, Path(out))
+        st, new, comp = _open(results, dest, "site", private, True, _state_dir(dest, state))
+        m = build_model(comp, st, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap,
+                        retire=retire, private=private)
+        dest.mkdir(parents=True, exist_ok=True)
+        b = write_site(m, st, new, dest)
+        st.save()
+        return b
     except OSError as e:
         raise PublishError(f"cannot write the site to {out}: {e.strerror}") from None
     finally:
@@ -188,31 +268,24 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
             gc.enable()
 
 
-def _load(results: Sequence[str | os.PathLike[str]]) -> Competition:
-    try:
-        comp = load_competition(results)
-    except ResultsError as e:
-        raise PublishError(str(e)) from None
-    if not comp.lines:
-        raise PublishError(f"{comp.sources[0]}: no finished blocks yet: nothing to publish")
-    return comp
-
-
 def write_provisional(results: str | os.PathLike[str], out: str | os.PathLike[str], *, done: int, total: int,
-                      anchor: tuple[str, float] | None = None) -> Any:
+                      anchor: tuple[str, float] | None = None, state: str | os.PathLike[str] | None = None
+                      ) -> SiteModel:
     """During a run: the leaderboard page alone, from the blocks finished so far, marked provisional.
 
     No bootstrap (a point estimate each time a block finishes) and no links
-    into pages that do not exist yet; the final build replaces it.
+    into pages that do not exist yet; the final build replaces it. The
+    folder keeps its own state (or in ``state``, as ``build_site``), so each refresh reads only the new blocks.
     """
-    comp = _load([results])
-    m = build_model(comp, anchor=anchor, bootstrap=0, history_bootstrap=0, with_stats=False,
-                    provisional=f"{done} of {total} blocks played so far.")
     dest = Path(out)
     _check_out(dest)
+    st, _, comp = _open([results], dest, "live", False, False, _state_dir(dest, state))
+    m = build_model(comp, st, anchor=anchor, bootstrap=0, history_bootstrap=0,
+                    provisional=f"{done} of {total} blocks played so far.")
     dest.mkdir(parents=True, exist_ok=True)
     w = _Writer(dest)
     w.put(MARKER, "built by arena site; files here are replaced on every build\n")
     w.put("site.css", asset("site.css"))
     w.put("index.html", pages.leaderboard_page(m, live=True))
+    st.save()
     return m

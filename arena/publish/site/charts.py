@@ -76,18 +76,45 @@ def axis_svg(axis: Axis, label: str = "Elo", quantity: str = "rating") -> str:
     return "".join(parts)
 
 
-def history_svg(series: dict[str, list[float | None]], runs: int, *, width: int = 560, height: int = 220,
+LABEL_GAP = 12  # px between two series' names at the chart's right edge (the font is 10 px)
+
+
+def spread(ys: Sequence[float], lo: float, hi: float, gap: float = LABEL_GAP) -> list[float]:
+    """Positions for labels wanted at ``ys`` (in any order), each at least ``gap`` from the next, inside
+    [lo, hi] where they fit: pushed down past the one above, then back up from the bottom edge."""
+    order = sorted(range(len(ys)), key=lambda i: (ys[i], i))
+    pos = [0.0] * len(ys)
+    last = -math.inf
+    for i in order:
+        pos[i] = max(ys[i], last + gap, lo)
+        last = pos[i]
+    over = last - hi
+    if over > 0:  # the lowest went past the bottom: shift the packed run back up, never above ``lo``
+        limit = hi
+        for i in reversed(order):
+            pos[i] = max(min(pos[i], limit), lo)
+            limit = pos[i] - gap
+    return pos
+
+
+def history_svg(series: dict[str, list[float | None]], runs: Sequence[int], *, width: int = 600,
                 caption: str = "rating history") -> str:
-    """Ratings after each run, one line per bot; gaps where a bot had not entered yet."""
+    """Ratings after each run shown (``runs``: their numbers, on a linear axis), one line per bot; gaps
+    where a bot had not entered yet. Both axes are titled, the run axis carries as many tick labels as fit
+    without touching, and the series' names at the right are spread so that none overlaps another."""
     vals = [v for s in series.values() for v in s if v is not None]
-    if not vals or runs < 1:
+    if not vals or not runs:
         return ""
     lo, hi = scale_for(vals)
-    left, right, top, bottom = 48, 110, 10, 28
+    named = [k for k, s in series.items() if any(v is not None for v in s)]
+    left, right, top, bottom = 58, 116, 10, 40
+    height = max(220, top + bottom + LABEL_GAP * (len(named) + 1))
     xw = width - left - right
     yh = height - top - bottom
-    def x(i: int) -> float:
-        return left + (xw / 2 if runs == 1 else i * xw / (runs - 1))
+    first, last = runs[0], runs[-1]
+
+    def x(run: float) -> float:
+        return left + (xw / 2 if last == first else (run - first) * xw / (last - first))
 
     def y(v: float) -> float:
         return top + (hi - v) / (hi - lo) * yh
@@ -98,20 +125,38 @@ def history_svg(series: dict[str, list[float | None]], runs: int, *, width: int 
              f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + yh}" stroke="#333"/>',
              f'<line x1="{left}" y1="{top + yh}" x2="{left + xw}" y2="{top + yh}" stroke="#333"/>',
              f'<line x1="{left}" y1="{y(0):.1f}" x2="{left + xw}" y2="{y(0):.1f}" stroke="#888" stroke-dasharray="3,3"/>']
-    for t in nice_ticks(lo, hi):
-        parts.append(f'<text x="{left - 4}" y="{y(t) + 3:.1f}" text-anchor="end">{t:g}</text>')
-    for i in range(runs):
-        parts.append(f'<text x="{x(i):.1f}" y="{top + yh + 16}" text-anchor="middle">run {i + 1}</text>')
+    for t in nice_ticks(lo, hi, max(2, min(6, yh // 30))):
+        parts.append(f'<line x1="{left - 3}" y1="{y(t):.1f}" x2="{left}" y2="{y(t):.1f}" stroke="#333"/>'
+                     f'<text class="tick" x="{left - 5}" y="{y(t) + 3:.1f}" text-anchor="end">{t:g}</text>')
+    label_w = 7 * len(str(last)) + 8  # a run number's width in px at 10 px, with room around it
+    if last == first:
+        xt: list[float] = [float(first)]
+    else:
+        xt = [t for t in nice_ticks(first, last, max(1, min(len(runs) - 1, int(xw // label_w))))
+              if t == int(t) and first <= t <= last]
+        if not xt:
+            xt = [float(first), float(last)]
+    for t in xt:
+        parts.append(f'<line x1="{x(t):.1f}" y1="{top + yh}" x2="{x(t):.1f}" y2="{top + yh + 3}" stroke="#333"/>'
+                     f'<text class="tick" x="{x(t):.1f}" y="{top + yh + 14}" text-anchor="middle">{int(t)}</text>')
+    parts.append(f'<text class="axis-title" x="{left + xw / 2:.1f}" y="{height - 6}" text-anchor="middle">run</text>')
+    parts.append(f'<text class="axis-title" transform="translate(12 {top + yh / 2:.1f}) rotate(-90)" '
+                 'text-anchor="middle">rating (Elo)</text>')
+    ends: list[tuple[str, str, float, float]] = []
     for k, (name, s) in enumerate(series.items()):
         colour = PALETTE[k % len(PALETTE)]
-        pts = [(x(i), y(v)) for i, v in enumerate(s) if v is not None]
+        pts = [(x(runs[i]), y(v)) for i, v in enumerate(s) if v is not None]
         if len(pts) > 1:
             parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="'
                          + " ".join(f"{a:.1f},{b:.1f}" for a, b in pts) + '"/>')
         parts += [f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3" fill="{colour}"/>' for a, b in pts]
         if pts:
-            parts.append(f'<text x="{pts[-1][0] + 6:.1f}" y="{pts[-1][1] + 3:.1f}" fill="{colour}">'
-                         f'{html.escape(name[:16])}</text>')
+            ends.append((name, colour, pts[-1][0], pts[-1][1]))
+    at = spread([b for _, _, _, b in ends], top + 4, top + yh)
+    lx = left + xw + 8
+    for (name, colour, a, b), ly in zip(ends, at):
+        parts.append(f'<line x1="{a:.1f}" y1="{b:.1f}" x2="{lx - 2}" y2="{ly:.1f}" stroke="{colour}" stroke-width="0.6"/>'
+                     f'<text class="series" x="{lx}" y="{ly + 3:.1f}" fill="{colour}">{html.escape(name[:16])}</text>')
     parts.append("</svg>")
     return "".join(parts)
 

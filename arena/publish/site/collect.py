@@ -1,8 +1,10 @@
 """What a site is built from: one or more results files, their runs, and every game in them.
 
-Each results file is read by the one reader (``read_results``). Its folder's
-``runs.jsonl`` (the ladder, ``arena.schedule.ladder``) splits it into runs;
-a file without one is a single run. Files given together are one
+The files are read through the site's state (``ledger``): only what was
+appended since the last build is read, each line once, and each line is kept
+as the ratings and the pages read it (``slim_line``). Its folder's
+``runs.jsonl`` (the ladder, ``arena.schedule.ladder``) splits each file into
+runs; a file without one is a single run. Files given together are one
 competition, their runs in the order given. Dates are the latest
 ``run.finished_at`` of a run's lines: derived from the results, so the same
 results build the same site.
@@ -13,13 +15,14 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
 
-from ...results import LoadedResults, ResultsError, comparable, game_id, read_results
-from ...schedule.ladder import read_runs
+from ...results import LoadedResults, ResultsError, combined_digest, line_key, results_path
 from ..load import BotInfo, _ref, bot_ids
 from ..provenance import read_meta
+from .ledger import SiteState
 
 
 @dataclass
@@ -50,92 +53,131 @@ class GameRef:
 
 
 @dataclass
+class SlimResults(LoadedResults):
+    """Lines as the site keeps them, with the digest of the lines they stand for (``scored_digest``)."""
+
+    digests: list[str] = field(default_factory=list)
+
+    @property
+    def sha256(self) -> str:
+        return combined_digest(zip(map(line_key, self.lines), self.digests))
+
+
+@dataclass
 class Competition:
     sources: list[Path]
-    lines: list[dict[str, Any]]
+    lines: list[dict[str, Any]]  # each kept line as the site keeps it (``ledger.slim_line``)
     metas: list[dict[str, Any] | None]
     runs: list[Run]
     torn: bool
     duplicates: int
+    digests: list[str] = field(default_factory=list)  # each line's ``line_digest``
+    entry_of: list[int] = field(default_factory=list)  # each line's entry in the state's ledger
     bots: dict[tuple[str, str], BotInfo] = field(default_factory=dict)
-    games: list[GameRef] = field(default_factory=list)
 
-    def loaded(self) -> LoadedResults:
-        """The combined lines as the rating code takes them."""
-        return LoadedResults(self.sources[0], self.lines, 1 if self.torn else 0, self.duplicates)
+    def loaded(self, end: int | None = None) -> SlimResults:
+        """The first ``end`` lines (all by default) as the rating code takes them."""
+        n = len(self.lines) if end is None else end
+        return SlimResults(self.sources[0], self.lines[:n], 1 if self.torn else 0, self.duplicates,
+                           self.digests[:n])
 
     @property
     def meta(self) -> dict[str, Any] | None:
         """The tournament facts of the first file that has them (the leaderboard's provenance)."""
         return next((m for m in self.metas if m), None)
 
+    def game_ref(self, i: int, half: int) -> GameRef:
+        ln = self.lines[i]
+        gs = ln["games"]
+        ids = [str(g["id"]) for g in gs]
+        others = [ids[(half + k) % len(ids)] for k in range(1, len(ids))]
+        return GameRef(ids[half], i, half, others[0], [self.bots[_ref(s)].id for s in gs[half]["seats"]],
+                       str(ln["pairing"]), int(ln["block"]), others, ln.get("table") is not None)
+
+    @cached_property
+    def where(self) -> dict[str, tuple[int, int]]:
+        """Game id -> (line, half)."""
+        return {str(g["id"]): (i, h) for i, ln in enumerate(self.lines) for h, g in enumerate(ln["games"])}
+
+    def ref(self, gid: str) -> GameRef:
+        return self.game_ref(*self.where[gid])
+
+    @property
+    def games(self) -> list[GameRef]:
+        """Every game, in file order."""
+        return [self.game_ref(i, h) for i, ln in enumerate(self.lines) for h in range(len(ln["games"]))]
+
+    @property
+    def game_count(self) -> int:
+        return len(self.where)
+
 
 def utc(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _date(lines: Sequence[dict[str, Any]]) -> str | None:
-    stamps = [float((ln.get("run") or {}).get("finished_at") or 0) for ln in lines]
-    stamps = [s for s in stamps if s > 0]
-    return utc(max(stamps)) if stamps else None
-
-
-def load_competition(paths: Sequence[str | os.PathLike[str]]) -> Competition:
-    """Read every results file; refuse a game id that two files give different games."""
-    if not paths:
-        raise ResultsError("no results files given")
-    sources: list[Path] = []
+def competition(state: SiteState) -> Competition:
+    """The competition the state has read: its kept lines, runs (per file, in the order given), bots."""
     lines: list[dict[str, Any]] = []
-    metas: list[dict[str, Any] | None] = []
+    digests: list[str] = []
+    entry_of: list[int] = []
     runs: list[Run] = []
-    seen: dict[tuple[str, int], tuple[Path, dict[str, Any]]] = {}
-    torn = False
-    dups = 0
-    for p in paths:
-        res = read_results(p)
-        sources.append(res.path)
-        metas.append(read_meta(res.path))
-        torn = torn or res.torn
-        dups += res.duplicates
+    per_src: list[list[int]] = [[] for _ in state.sources]  # entries of each file, in file order
+    for i, e in enumerate(state.entries):
+        per_src[e.src].append(i)
+    for si, s in enumerate(state.sources):
         start = len(lines)
-        kept: list[dict[str, Any]] = []
-        for ln in res.lines:
-            key = (str(ln["pairing"]), int(ln["block"]))
-            if key in seen:
-                other, old = seen[key]
-                if comparable(old) != comparable(ln):
-                    raise ResultsError(f"{res.path}: block {key[1]} of {key[0]} is also in {other} with other games;"
-                                       " a site shows one competition: give results of the same tournament")
-                dups += 1
-                continue
-            seen[key] = (res.path, ln)
-            kept.append(ln)
-        lines.extend(kept)
-        file_runs = read_runs(res.path.parent)
-        ends = [r["lines"] for r in file_runs if 0 < r["lines"] <= len(res.lines)]
-        played = {r["lines"]: r.get("played", 0) for r in file_runs}
-        if not ends or ends[-1] != len(res.lines):  # lines after the last recorded run: one more run
-            ends.append(len(res.lines))
-        kept_ids = {id(ln) for ln in kept}
+        own = per_src[si]
+        kept_before = [0]
+        for i in own:
+            e = state.entries[i]
+            if e.line is not None:
+                lines.append(e.line)
+                digests.append(e.digest)
+                entry_of.append(i)
+            kept_before.append(kept_before[-1] + (e.line is not None))
+        n = len(own)
+        ends = [r[0] for r in s.runs if 0 < r[0] <= n]
+        played = {r[0]: r[1] for r in s.runs}
+        if not ends or ends[-1] != n:  # lines after the last recorded run: one more run
+            ends.append(n)
         prev = 0
         for end in ends:
             if end <= prev:
                 continue
             # a line dropped as a duplicate of an earlier file shifts the boundaries
-            own = res.lines[prev:end]
-            covered = start + sum(1 for ln in res.lines[:end] if id(ln) in kept_ids)
-            runs.append(Run(len(runs) + 1, res.path.parent.name, covered, played.get(end, end - prev), _date(own)))
+            stamps = [state.entries[i].at for i in own[prev:end] if state.entries[i].at > 0]
+            runs.append(Run(len(runs) + 1, Path(s.path).parent.name, start + kept_before[end],
+                            played.get(end, end - prev), utc(max(stamps)) if stamps else None))
             prev = end
     runs = [r for i, r in enumerate(runs) if i == 0 or r.end > runs[i - 1].end] or runs
     for i, r in enumerate(runs):
         r.index = i + 1
-    comp = Competition(sources, lines, metas, runs, torn, dups)
+    paths = [Path(s.path) for s in state.sources]
+    comp = Competition(paths, lines, [read_meta(p) for p in paths], runs, any(s.torn for s in state.sources),
+                       sum(s.duplicates for s in state.sources) + sum(e.line is None for e in state.entries),
+                       digests, entry_of)
     comp.bots = bot_ids(lines)
-    for i, ln in enumerate(lines):
-        gs = ln["games"]
-        ids = [g.get("id") or game_id(str(ln["pairing"]), int(ln["block"]), h) for h, g in enumerate(gs)]
-        for h, g in enumerate(gs):
-            others = [ids[(h + k) % len(ids)] for k in range(1, len(ids))]
-            comp.games.append(GameRef(ids[h], i, h, others[0], [comp.bots[_ref(s)].id for s in g["seats"]],
-                                      str(ln["pairing"]), int(ln["block"]), others, ln.get("table") is not None))
     return comp
+
+
+def source_paths(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """Each results file (a folder stands for its results.jsonl), resolved; a missing one is an error."""
+    if not paths:
+        raise ResultsError("no results files given")
+    out = []
+    for p in paths:
+        rp = results_path(p)
+        try:
+            rp.stat()
+        except OSError as e:
+            raise ResultsError(f"{rp}: cannot read results: {e.strerror}") from None
+        out.append(rp.resolve())
+    return out
+
+
+def load_competition(paths: Sequence[str | os.PathLike[str]]) -> Competition:
+    """Read every results file (in memory, no state kept); refuse a game id that two files give different games."""
+    state = SiteState.open(None, {}, source_paths(paths))
+    state.read(private=False, bank_ms=None, time_use=False)
+    return competition(state)

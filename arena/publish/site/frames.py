@@ -25,6 +25,7 @@ one before (``diff``): most of a frame is the same as the last.
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -183,6 +184,8 @@ def rules_line(p: RuleProfile) -> str:
                   else "every non-trump discarded")
         if p.extra_trumps == "discard":
             hands += f", trumps beyond {p.hand_size} shown and discarded"
+        elif p.extra_trumps == "one_per_trick":
+            hands += f", trumps beyond {p.hand_size} played one under each trick"
     left = p.stock_size
     if p.rob == "none":
         rob = (f"no rob (the {left} card{'s' if left > 1 else ''} left stay{'' if left > 1 else 's'} face down, unseen)"
@@ -616,3 +619,8 @@ def replay_file(games: list[StoredGame], only: str | None = None) -> dict[str, A
     return {"format": REPLAY_FORMAT, "version": REPLAY_VERSION,
             "games": [viewer_data(g.record, id=g.id, names=g.names, twin=g.twin, forfeit_by=g.forfeit_by, title=g.title,
                                   twins=g.twins) for g in games]}
+
+
+def replay_js(data: dict[str, Any]) -> str:
+    """replays/<id>.js: what the viewer shows of one game (``viewer_data``), as one call."""
+    return f"cinchGame({json.dumps(data['id'])}, {json.dumps(data, separators=(',', ':'))});\n"

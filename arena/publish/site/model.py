@@ -1,26 +1,28 @@
 """Everything the pages show, computed once from a ``Competition``.
 
 Ratings come from the same code as ``arena rate`` (``rate_loaded``): the
-final leaderboard over all lines, and one fit per run over the lines that
-run had (the ladder's history). Bot vs bot results, average opponent, draw
-share, the Cinch statistics and time use are computed here; pages only
-format them.
+final leaderboard over all lines, and one fit per run shown over the lines
+that run had (the ladder's history, kept in the state once fitted). Bot vs
+bot results, average opponents, the Cinch statistics and time use come from
+the state's folds (``ledger``), keyed by bot version and named here by the
+ids of this build; pages only format them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ...match.show import seat_names
 from ...results import LoadedResults
-from ..load import game_outcome, table_game
-from ..rate import rate_loaded
+from ..load import _ref
+from ..rate import NothingToRate, rate_loaded
 from .collect import Competition, GameRef
-from .stats import BotStats, TimeUse, add_time_use, cinch_stats
+from .ledger import SiteState, refkey
+from .ledger import public_command as public_command
+from .stats import BotStats
 
 
 @dataclass
@@ -52,24 +54,28 @@ class FaultRow:
     stderr: str | None
     command: str | None
     seat_name: str = "?"  # how the game names the seat (N E S W, or P1 ... Pn at a table of n seats)
+    bot: str = ""  # the bot id it is blamed on
 
 
 @dataclass
 class SiteModel:
     comp: Competition
     doc: dict[str, Any]  # the leaderboard document (docs/leaderboards.md)
-    history: list[dict[str, dict[str, Any]]]  # per run: final bot id -> its row in that run's leaderboard
+    history: list[dict[str, dict[str, Any]]]  # per run shown: final bot id -> its row in that run's leaderboard
     history_bootstrap: int
     slugs: dict[str, str]
     matrix: dict[tuple[str, str], Cell]
     avg_opponent: dict[str, float | None]
     stats: dict[str, dict[str, BotStats]]  # bot id -> rule profile name -> its statistics under that profile
-    time_use: dict[str, TimeUse]
+    time_use: dict[str, dict[str, Any]]  # bot id -> ``TimeUse.summary()``
     faults: dict[str, list[FaultRow]]
     entries: dict[str, dict[str, Any]]  # bot id -> tournament.json entry (version, folder, files)
     bank_ms: float | None
     provisional: str | None = None
     private: bool = False  # a host's own copy: bot folders, the host's reproduce commands and stderr tails shown
+    history_runs: list[int] = field(default_factory=list)  # the run (1-based) of each entry of ``history``
+    blocks: dict[str, int] = field(default_factory=dict)  # partnership A's score over a block (repr) -> blocks
+    game_faults: dict[str, list[FaultRow]] = field(default_factory=dict)  # game id -> its faults
 
     @property
     def order(self) -> list[str]:
@@ -77,22 +83,9 @@ class SiteModel:
         return [b["bot"] for b in self.doc["bots"]]
 
     def game_line(self, ref: GameRef) -> dict[str, Any]:
+        """The game as the site keeps it (``ledger.slim_game``: its record without the deals)."""
         game: dict[str, Any] = self.comp.lines[ref.line]["games"][ref.half]
         return game
-
-
-def public_command(cmd: str | None) -> str | None:
-    """A reproduce command without the host's paths: the results file becomes ``results.jsonl`` (wherever the
-    reader keeps it) and the bot's folder ``BOT_FOLDER``; every other word is kept."""
-    if cmd is None:
-        return None
-    try:
-        words = shlex.split(cmd)
-    except ValueError:
-        return "not published (the host's command did not parse)"
-    placeholder = {"reproduce": "results.jsonl", "check-bot": "BOT_FOLDER", "--bot": "BOT_FOLDER"}
-    out = [placeholder.get(words[i - 1], w) if i and not w.startswith("-") else w for i, w in enumerate(words)]
-    return shlex.join(out)
 
 
 def slug(text: str, used: set[str]) -> str:
@@ -105,109 +98,118 @@ def slug(text: str, used: set[str]) -> str:
     return name
 
 
-def _rate(lines: list[dict[str, Any]], comp: Competition, anchor: tuple[str, float] | None,
-          bootstrap: int, early: bool, retire: Sequence[str]) -> dict[str, Any]:
-    res = LoadedResults(comp.sources[0], lines, 1 if comp.torn else 0, comp.duplicates)
+def rate_doc(res: LoadedResults, comp: Competition, anchor: tuple[str, float] | None, bootstrap: int, early: bool,
+             retire: Sequence[str]) -> dict[str, Any]:
     doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0, early=early,
                             retire=retire)
     return doc
 
 
-def build_model(comp: Competition, *, anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
-                history_bootstrap: int = 200, provisional: str | None = None,
-                retire: Sequence[str] = (), private: bool = False, with_stats: bool = True) -> SiteModel:
-    """Every page's numbers. Public (the default): no bot folder, no stderr, reproduce commands without the
-    host's paths; ``private`` keeps them, for the host's own copy. ``with_stats=False``: leave ``stats`` empty
-    (the leaderboard alone needs none; ``write_site`` fills them from the replays it makes for the viewer)."""
+#: the history shows at most this many runs: every run up to it, then every 2**k-th (k the smallest that keeps
+#: them within it), with the first and the last; a run shown stays shown until k grows, so its fit is kept
+HISTORY_RUNS = 12
+
+
+def history_runs(n: int) -> list[int]:
+    """The runs (1-based) the history shows out of ``n``."""
+    if n <= HISTORY_RUNS:
+        return list(range(1, n + 1))
+    step = 1
+    while n // step > HISTORY_RUNS - 2:
+        step *= 2
+    return sorted({1, *range(step, n + 1, step), n})
+
+
+def history_key(comp: Competition, anchor: tuple[str, float] | None, history_bootstrap: int,
+                retire: Sequence[str]) -> str:
+    """What an earlier run's fit depends on beyond its lines (and the code, which the state's key names)."""
+    meta = comp.meta or {}
+    specs = sorted({*map(str, meta.get("retired") or []), *map(str, retire)})
+    labels = [[e.get("name"), e.get("digest"), e.get("version")] for m in comp.metas for e in (m or {}).get("entries") or []
+              if isinstance(e, dict)] if specs else None
+    return json.dumps([anchor, specs, history_bootstrap, meta.get("anchor"), labels], sort_keys=True)
+
+
+def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float] | None = None,
+                bootstrap: int = 1000, history_bootstrap: int = 200, provisional: str | None = None,
+                retire: Sequence[str] = (), private: bool = False) -> SiteModel:
+    """Every page's numbers, from the competition and the state's folds (which this brings up to date).
+
+    Public (the default): no bot folder, no stderr, reproduce commands without the host's paths; ``private``
+    keeps them, for the host's own copy. The history's earlier runs are fitted once and kept in the state.
+    """
     # a provisional page is a run's first blocks, as the live table is: the anchor may not have played yet
-    doc = _rate(comp.lines, comp, anchor, bootstrap, early=provisional is not None, retire=retire)
+    doc = rate_doc(comp.loaded(), comp, anchor, bootstrap, early=provisional is not None, retire=retire)
     by_ref = {(b.name, b.digest): b.id for b in comp.bots.values()}
+    rk = {refkey(k): v for k, v in by_ref.items()}
+    shown = history_runs(len(comp.runs))
+    hkey = history_key(comp, anchor, history_bootstrap, retire)
+    if state.history.get("key") != hkey:
+        state.history = {"key": hkey, "runs": {}}
+    kept: dict[str, Any] = {}
     history: list[dict[str, dict[str, Any]]] = []
-    for i, run in enumerate(comp.runs):
-        if i == len(comp.runs) - 1 and run.end == len(comp.lines):
+    for n in shown:
+        run = comp.runs[n - 1]
+        if n == len(comp.runs) and run.end == len(comp.lines):
             rows = doc["bots"]
         else:
-            # an early run the anchor had not entered yet is fitted against the mean
-            rows = _rate(comp.lines[:run.end], comp, anchor, history_bootstrap, early=True, retire=retire)["bots"]
+            key = str(run.end)
+            if key not in state.history["runs"]:
+                # an early run the anchor had not entered yet is fitted against the mean; one whose every
+                # block has a retired version in it has no ratings (its bots show as not entered)
+                try:
+                    state.history["runs"][key] = rate_doc(comp.loaded(run.end), comp, anchor, history_bootstrap,
+                                                          early=True, retire=retire)["bots"]
+                except NothingToRate:
+                    state.history["runs"][key] = []
+            rows = kept[key] = state.history["runs"][key]
         history.append({by_ref[(r["name"], r["digest"])]: r for r in rows if (r["name"], r["digest"]) in by_ref})
+    state.history["runs"] = kept  # a run no longer shown is never shown again (see history_runs)
     used: set[str] = set()
     slugs = {b: slug(b, used) for b in sorted(comp.bots[k].id for k in comp.bots)}
     rating = {b["bot"]: b["rating"] for b in doc["bots"]}
-    matrix: dict[tuple[str, str], Cell] = {}
-    opp_sum: dict[str, float] = {}
-    opp_n: dict[str, int] = {}
-    games_for_stats = []
-    time_use: dict[str, TimeUse] = {}
-    faults: dict[str, list[FaultRow]] = {}
-    bank = ((comp.meta or {}).get("match") or {}).get("time", {}) or {}
-    bank_ms = float(bank["bank_ms"]) if isinstance(bank.get("bank_ms"), (int, float)) else None
     # a retired version's games are left out of what the ratings show (crosstable, average opponent), as
     # the leaderboard leaves them out; its own page still lists its statistics, time use and faults
-    retired = {by_ref[(r["name"], r["digest"])] for r in doc.get("retired") or [] if (r["name"], r["digest"]) in by_ref}
-    def count(row: str, col: str, sc: float, gid: str) -> None:
-        c = matrix.setdefault((row, col), Cell())
-        c.games.append(gid)
-        c.score += sc
-        c.wins += sc == 1.0
-        c.draws += sc == 0.5
-        c.losses += sc == 0.0
-
-    def opponents(b: str, opp: list[float | None]) -> None:
-        if opp and all(r is not None for r in opp):
-            opp_sum[b] = opp_sum.get(b, 0.0) + sum(opp) / len(opp)  # type: ignore[arg-type]
-            opp_n[b] = opp_n.get(b, 0) + 1
-
-    for ref in comp.games:
-        line = comp.lines[ref.line]
-        g = line["games"][ref.half]
-        if ref.table:  # a table of n seats: every other seat is an opponent, results by finish
-            tg = table_game(g, comp.bots, ref.id)
-            if not retired & set(ref.bots):
-                for i, x in enumerate(tg.seats):
-                    opponents(x, [rating.get(y) for j, y in enumerate(tg.seats) if j != i])
-                    for j, y in enumerate(tg.seats):
-                        if x != y:
-                            count(x, y, tg.finish(i, j), ref.id)
-        else:
-            out = game_outcome(g, comp.bots, ref.id)
-            sides = [sorted(set(out.side_a)), sorted(set(out.side_b))] if not retired & set(ref.bots) else [[], []]
-            for s in (0, 1):
-                for b in sides[s]:
-                    opponents(b, [rating.get(o) for o in (out.side_a if s == 1 else out.side_b)])
-            for x in sides[0]:
-                for y in sides[1]:
-                    if x != y:
-                        count(x, y, out.score_a, ref.id)
-                        count(y, x, 1.0 - out.score_a, ref.id)
-        games_for_stats.append((g.get("record") or {}, ref.bots))
-        run_games = (line.get("run") or {}).get("games") or []
-        if ref.half < len(run_games) and isinstance(run_games[ref.half], dict):
-            add_time_use(run_games[ref.half], ref.bots, bank_ms, time_use)
-        repro = [r for r in (line.get("run") or {}).get("reproduce") or [] if r.get("game") == ref.half]
-        tails = {(f.get("seat"), f.get("decision")): f.get("stderr")
-                 for f in (run_games[ref.half].get("faults") or [] if ref.half < len(run_games) else [])}
-        for f in g.get("faults") or []:
-            seat = f.get("seat")
-            bot = ref.bots[seat] if isinstance(seat, int) and 0 <= seat < len(ref.bots) else str(f.get("bot"))
-            cmd = next((r.get("command") for r in repro if r.get("seat") == seat and r.get("kind") == f.get("kind")), None)
-            stderr = tails.get((seat, f.get("decision")))
-            if stderr is None:
-                stderr = next((r.get("stderr") for r in repro if r.get("seat") == seat), None)
-            if not private:
-                stderr, cmd = None, public_command(cmd)
-            where = seat_names(len(ref.bots))
-            faults.setdefault(bot, []).append(FaultRow(ref.id, seat if isinstance(seat, int) else -1,
-                                                       str(f.get("kind")), str(f.get("message", "")),
-                                                       f.get("decision"), f.get("deal"), f.get("request"),
-                                                       f.get("reply"), stderr, cmd,
-                                                       where[seat] if isinstance(seat, int) and 0 <= seat < len(where) else "?"))
+    retired = {refkey((r["name"], r["digest"])) for r in doc.get("retired") or []}
+    state.fold(retired)
+    matrix = {(rk[a], rk[b]): Cell(list(v[0]), v[1], v[2], v[3], v[4]) for (a, b), v in state.cells.items()}
+    opp_sum: dict[str, float] = {}
+    opp_n: dict[str, int] = {}
+    for (b, opp), count in state.opp.items():
+        rs = [rating.get(rk[o]) for o in opp]
+        if rs and all(r is not None for r in rs):
+            opp_sum[rk[b]] = opp_sum.get(rk[b], 0.0) + count * (sum(rs) / len(rs))  # type: ignore[arg-type]
+            opp_n[rk[b]] = opp_n.get(rk[b], 0) + count
+    stats: dict[str, dict[str, BotStats]] = {}
+    for (r, name), (_, st) in state.stats.items():
+        if r in rk:
+            stats.setdefault(rk[r], {})[name] = st
+    time_use = {rk[r]: s for r, s in state.time_use().items() if r in rk}
+    faults: dict[str, list[FaultRow]] = {}
+    game_faults: dict[str, list[FaultRow]] = {}
+    for i in comp.entry_of:
+        e = state.entries[i]
+        assert e.line is not None
+        for h, rows_ in enumerate(e.faults):
+            if not rows_:
+                continue
+            seats = [by_ref[_ref(s)] for s in e.line["games"][h]["seats"]]
+            for f in rows_:
+                bot = seats[f["at"]] if f["at"] is not None else f["bot"]
+                row = FaultRow(f["game"], f["seat"], f["kind"], f["message"], f["decision"], f["deal"], f["request"],
+                               f["reply"], f["stderr"], f["command"], f["seat_name"])
+                faults.setdefault(bot, []).append(row)
+                game_faults.setdefault(f["game"], []).append(row)
+                row.bot = bot
+    bank = ((comp.meta or {}).get("match") or {}).get("time", {}) or {}
+    bank_ms = float(bank["bank_ms"]) if isinstance(bank.get("bank_ms"), (int, float)) else None
     entries: dict[str, dict[str, Any]] = {}
     for m in comp.metas:
-        for e in (m or {}).get("entries") or []:
-            bid = by_ref.get((str(e.get("name")), str(e.get("digest"))))
+        for e_ in (m or {}).get("entries") or []:
+            bid = by_ref.get((str(e_.get("name")), str(e_.get("digest"))))
             if bid and bid not in entries:
-                entries[bid] = e if private else {k: v for k, v in e.items() if k != "dir"}
+                entries[bid] = e_ if private else {k: v for k, v in e_.items() if k != "dir"}
     return SiteModel(comp, doc, history, history_bootstrap, slugs, matrix,
                      {b: (opp_sum[b] / opp_n[b] if opp_n.get(b) else None) for b in slugs},
-                     cinch_stats(games_for_stats) if with_stats else {}, time_use, faults, entries, bank_ms,
-                     provisional, private)
+                     stats, time_use, faults, entries, bank_ms, provisional, private,
+                     history_runs=shown, blocks=dict(state.blocks), game_faults=game_faults)

@@ -19,6 +19,7 @@ from .. import leaderboard as lb
 from ..versions import earlier, ranked
 from .charts import Axis, axis_svg, histogram_svg, history_svg, interval_bar, scale_for
 from .collect import GameRef
+from .ledger import deal_count
 from .model import FaultRow, SiteModel
 from .stats import LATER_HONOURS, BotStats
 
@@ -72,12 +73,20 @@ def matchup_name(m: SiteModel, a: str, b: str) -> str:
 
 
 def _runs_text(m: SiteModel) -> list[str]:
+    """Every run, or with many runs those the history shows (the first, every 2**k-th and the last)."""
     runs = m.comp.runs
+    shown = [runs[n - 1] for n in m.history_runs] if m.history_runs else runs
     rows = [f"<tr><td>{r.index}</td><td class=\"l\">{e(r.source)}</td><td>{r.end}</td><td>{r.played}</td>"
-            f"<td class=\"l\">{e(r.date or 'not recorded')}</td></tr>" for r in runs]
-    return ['<table id="runs"><caption>Runs covered</caption><thead><tr><th scope="col">run</th>'
+            f"<td class=\"l\">{e(r.date or 'not recorded')}</td></tr>" for r in shown]
+    which = "" if len(shown) == len(runs) else f" ({len(shown)} of {len(runs)}: those the rating history shows)"
+    return [f'<table id="runs"><caption>Runs covered{which}</caption><thead><tr><th scope="col">run</th>'
             '<th scope="col" class="l">folder</th><th scope="col">blocks after it</th><th scope="col">blocks played</th>'
             '<th scope="col" class="l">last block finished</th></tr></thead><tbody>', *rows, "</tbody></table>"]
+
+
+def scroll(label: str, table: list[str]) -> list[str]:
+    """A wide table in a box of its own that scrolls sideways, so the page itself keeps its width."""
+    return [f'<div class="scroll" role="region" aria-label="{e(label)}" tabindex="0">', *table, "</div>"]
 
 
 # ------------------------------------------------------------ leaderboard
@@ -138,18 +147,22 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
                    "mean rating of the opposing partnership over the bot's games. Draws: share of its games with no "
                    "winner (capped games, level deals-format games).</p>")
     out += _crosstable(m, live)
-    out += _history(m, list(m.order), live=live)
+    top = [b["bot"] for b in ranked(doc)]
+    out += _history(m, top, live=live, chart=top[:CHART_SERIES])
     out.append("<h2>Luck</h2>" + _luck_chart(doc) + "".join(f"<p>{e(t)}</p>" for t in lb._luck_text(doc).split("\n\n")))
     out += _block_results(m)
     if doc["los"]:
-        names = m.order
-        out.append('<h2>Likelihood of superiority</h2><table id="los"><caption>Share of bootstrap resamples in '
-                   "which the row bot is rated above the column bot</caption><thead><tr><th scope=\"col\">LOS</th>"
-                   + "".join(f'<th scope="col">{e(n)}</th>' for n in names) + "</tr></thead><tbody>")
+        names = [b["bot"] for b in ranked(doc)]
+        note = lb.los_withheld_note(doc)
+        out.append("<h2>Likelihood of superiority</h2>")
+        los = [f'<table id="los"><caption>{e(lb.LOS_TEXT)} Ranked versions.'
+               + (f" {e(note)}." if note else "") + '</caption><thead><tr><th scope="col">LOS</th>'
+               + "".join(f'<th scope="col">{e(n)}</th>' for n in names) + "</tr></thead><tbody>"]
         for a in names:
-            out.append(f'<tr><th scope="row" class="l">{e(a)}</th>' + "".join(
-                "<td></td>" if a == b else f"<td>{pct(doc['los'].get(a, {}).get(b))}</td>" for b in names) + "</tr>")
-        out.append("</tbody></table>")
+            los.append(f'<tr><th scope="row" class="l">{e(a)}</th>' + "".join(
+                f"<td>{e(lb.los_cell(doc, a, b))}</td>" for b in names) + "</tr>")
+        los.append("</tbody></table>")
+        out += scroll("likelihood of superiority", los)
     out += _runs_text(m)
     out.append('<h2>Reproducibility</h2><table class="meta"><caption>What makes these results reproducible'
                '</caption><tbody>')
@@ -162,11 +175,7 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
 def _block_results(m: SiteModel) -> list[str]:
     """How duplicate blocks ended: partnership A's score over both games (0 to 2), as a chart and a table."""
     levels = [0.0, 0.5, 1.0, 1.5, 2.0]
-    counts = {x: 0 for x in levels}
-    for ln in m.comp.lines:
-        sc = float(ln.get("score_a", -1))
-        if sc in counts:
-            counts[sc] += 1
+    counts = {x: m.blocks.get(repr(x), 0) for x in levels}
     n = sum(counts.values())
     if not n:
         return []
@@ -181,12 +190,13 @@ def _block_results(m: SiteModel) -> list[str]:
 
 
 def _crosstable(m: SiteModel, live: bool) -> list[str]:
-    names = m.order
+    """Ranked versions only (an earlier version's results are on its own page); in rank order."""
+    names = [b["bot"] for b in ranked(m.doc)]
     where = ("by where it finished against the column bot in the games they played together" if m.doc.get("table")
              else "(games where they sat on opposite sides)")
-    out = ["<h2>Crosstable</h2>", f'<table id="crosstable"><caption>Row bot\'s score against the column bot {where}'
-           ", in rank order; each cell links to its games</caption><thead><tr>"
-           '<th scope="col">bot</th>' + "".join(f'<th scope="col">{e(n)}</th>' for n in names) + "</tr></thead><tbody>"]
+    table = [f'<table id="crosstable"><caption>Row bot\'s score against the column bot {where}'
+             ", ranked versions in rank order; each cell links to its games</caption><thead><tr>"
+             '<th scope="col">bot</th>' + "".join(f'<th scope="col">{e(n)}</th>' for n in names) + "</tr></thead><tbody>"]
     for a in names:
         cells = []
         for b in names:
@@ -197,23 +207,35 @@ def _crosstable(m: SiteModel, live: bool) -> list[str]:
             text = f"{pct(c.pct)} ({len(c.games)})"
             link = text if live else f'<a href="matchups/{matchup_name(m, a, b)}">{text}</a>'
             cells.append(f"<td>{link}</td>")
-        out.append(f'<tr><th scope="row" class="l">{bot_link(m, a, "", live)}</th>{"".join(cells)}</tr>')
-    out.append("</tbody></table>")
-    return out
+        table.append(f'<tr><th scope="row" class="l">{bot_link(m, a, "", live)}</th>{"".join(cells)}</tr>')
+    table.append("</tbody></table>")
+    return ["<h2>Crosstable</h2>", *scroll("crosstable", table)]
 
 
-def _history(m: SiteModel, bots: list[str], root: str = "", live: bool = False) -> list[str]:
-    runs = len(m.history)
-    series = {b: [h[b]["rating"] if b in h else None for h in m.history] for b in bots}
+#: the leaderboard's history chart draws this many ranked bots (one colour each); the table has every one
+CHART_SERIES = 8
+
+
+def _history(m: SiteModel, bots: list[str], root: str = "", live: bool = False, chart: list[str] | None = None) -> list[str]:
+    """The rating as of each run shown (``model.history_runs``): a chart of ``chart`` (default ``bots``) and a
+    table of every bot in ``bots``."""
+    runs = m.history_runs or list(range(1, len(m.history) + 1))
+    drawn = bots if chart is None else chart
+    series = {b: [h[b]["rating"] if b in h else None for h in m.history] for b in drawn}
     out = ["<h2>Rating history</h2>"]
-    if runs > 1:
-        out.append(history_svg(series, runs, caption="rating after each run: " + ", ".join(bots)))
+    total = len(m.comp.runs)
+    if len(runs) < total:
+        out.append(f'<p class="small">{total} runs: shown are run 1, every {runs[1] - runs[0] if len(runs) > 2 else 1}th '
+                   "and the last.</p>")
+    if total > 1:
+        what = ", ".join(drawn) if len(drawn) == len(bots) else f"the {len(drawn)} best ranked (the table has all {len(bots)})"
+        out.append(history_svg(series, runs, caption=f"rating after each run: {what}"))
     else:
         out.append('<p class="small">One run so far: the history starts with the next run.</p>')
-    out.append(f'<table class="history"><caption>Rating as of each run (intervals from '
-               f"{m.history_bootstrap} bootstrap resamples for earlier runs, the final table's for the last)</caption>"
-               '<thead><tr><th scope="col">bot</th>'
-               + "".join(f'<th scope="col">run {i + 1}</th>' for i in range(runs)) + "</tr></thead><tbody>")
+    table = [f'<table class="history"><caption>Rating as of each run (intervals from '
+             f"{m.history_bootstrap} bootstrap resamples for earlier runs, the final table's for the last)</caption>"
+             '<thead><tr><th scope="col">bot</th>'
+             + "".join(f'<th scope="col">run {n}</th>' for n in runs) + "</tr></thead><tbody>"]
     for b in bots:
         cells = []
         for h in m.history:
@@ -223,9 +245,9 @@ def _history(m: SiteModel, bots: list[str], root: str = "", live: bool = False) 
                 continue
             iv = lb._bot_interval({"rating": {"anchor": {"bot": None}}}, r)
             cells.append(f"<td>{lb.fixed(r['rating'])} <span class=\"small\">{e(iv)}</span></td>")
-        out.append(f'<tr><th scope="row" class="l">{bot_link(m, b, root, live)}</th>{"".join(cells)}</tr>')
-    out.append("</tbody></table>")
-    return out
+        table.append(f'<tr><th scope="row" class="l">{bot_link(m, b, root, live)}</th>{"".join(cells)}</tr>')
+    table.append("</tbody></table>")
+    return out + scroll("rating history", table)
 
 
 # ------------------------------------------------------------ bot pages
@@ -300,10 +322,9 @@ def _stats_sections(by_profile: dict[str, BotStats] | None) -> list[str]:
 
 
 def _time_table(m: SiteModel, bot: str) -> list[str]:
-    tu = m.time_use.get(bot)
-    if tu is None or not tu.latencies:
+    s = m.time_use.get(bot)
+    if s is None or not s["decisions"]:
         return ["<p>No decision times recorded (in-process players or results without their <code>run</code> part).</p>"]
-    s = tu.summary()
     few = "n/a (fewer than 100 decisions)"
     bank = (f"{num(s['bank_left_min_ms'], '.0f')} ms lowest, {num(s['bank_left_median_ms'], '.0f')} ms median over "
             f"{s['games_with_bank']} games (bank {m.bank_ms:.0f} ms minus the time charged)" if s["games_with_bank"]
@@ -359,21 +380,23 @@ def _luck_chart(doc: dict[str, Any]) -> str:
 
 
 def _versions(m: SiteModel, live: bool) -> list[str]:
-    """Earlier versions under the ranking, each linked to its page and to the version now ranked; retired ones."""
+    """Earlier versions, folded under the ranking, each linked to its page and to the version now ranked;
+    retired ones."""
     doc = m.doc
     out = []
     rows = earlier(doc)
     if rows:
-        out.append('<table id="versions"><caption>Earlier versions: not ranked (each bot\'s latest version is); '
-                   'their games count in the ratings</caption><thead><tr><th scope="col" class="l">version</th>'
-                   '<th scope="col">rating</th><th scope="col">games</th><th scope="col">score %</th>'
+        out.append(f'<details id="earlier"><summary>Earlier versions ({len(rows)}): not ranked (each bot\'s latest '
+                   "version is); their games count in the ratings</summary>")
+        out.append('<table id="versions"><caption>Earlier versions</caption><thead><tr><th scope="col" class="l">version'
+                   '</th><th scope="col">rating</th><th scope="col">games</th><th scope="col">score %</th>'
                    '<th scope="col" class="l">now</th></tr></thead><tbody>')
         for b in rows:
             now = bot_link(m, b["superseded_by"], "", live) if b["superseded_by"] else "retired"
             out.append(f'<tr><th scope="row" class="l">{bot_link(m, b["bot"], "", live)}</th>'
                        f"<td>{lb.fixed(b['rating'])}</td><td>{b['games']}</td><td>{pct(b['score_pct'])}</td>"
                        f'<td class="l">{now}</td></tr>')
-        out.append("</tbody></table>")
+        out.append("</tbody></table></details>")
     if doc.get("retired"):
         out.append('<p class="small" id="retired">Retired by the host, left out of the ratings: '
                    + ", ".join(e(f"{r['name']}@{r['version'] or r['digest'][:12]}") for r in doc["retired"]) + ".</p>")
@@ -471,8 +494,9 @@ def _seat_result(g: dict[str, Any], seat: int) -> str:
 FINISH = {1.0: "finished ahead", 0.5: "level", 0.0: "finished behind"}
 
 
-def matchup_page(m: SiteModel, a: str, b: str, refs: dict[str, GameRef]) -> str:
+def matchup_page(m: SiteModel, a: str, b: str) -> str:
     c = m.matrix[(a, b)]
+    refs = {g: m.comp.ref(g) for g in c.games}
     tables = any(refs[g].table for g in c.games)
     out = [f"<h1>{e(a)} against {e(b)}</h1>",
            f"<p>{len(c.games)} games, {a} scored {c.score:g} ({pct(c.pct)}), "
@@ -496,7 +520,7 @@ def matchup_page(m: SiteModel, a: str, b: str, refs: dict[str, GameRef]) -> str:
             rotations = " ".join(f'<a href="../games/{e(t)}.html">{e(t)}</a>' for t in ref.twins)
             out.append(f'<tr><td><a href="../games/{e(gid)}.html">{e(gid)}</a></td><td>{ref.block}</td>'
                        f'<td class="l">{e(seats)}</td><td class="l">{FINISH[tg.finish(i, j)]}</td>'
-                       f"<td>{' : '.join(str(x) for x in g['scores'])}</td><td>{len((g.get('record') or {}).get('deals') or [])}</td>"
+                       f"<td>{' : '.join(str(x) for x in g['scores'])}</td><td>{deal_count(g)}</td>"
                        f'<td class="l">{rotations}</td></tr>')
         out.append("</tbody></table>")
         return page(f"{a} against {b}", out, root="../")
@@ -511,7 +535,7 @@ def matchup_page(m: SiteModel, a: str, b: str, refs: dict[str, GameRef]) -> str:
                     or ref.bots[s] == a and ref.bots[(s + 3) % 4] == b)
         out.append(f'<tr><td><a href="../games/{e(gid)}.html">{e(gid)}</a></td><td>{ref.block}</td>'
                    f'<td class="l">{e(" ".join(ref.bots))}</td><td class="l">{_result_text(g, side)}</td>'
-                   f"<td>{g['scores'][0]} : {g['scores'][1]}</td><td>{len((g.get('record') or {}).get('deals') or [])}</td>"
+                   f"<td>{g['scores'][0]} : {g['scores'][1]}</td><td>{deal_count(g)}</td>"
                    f'<td><a href="../games/{e(ref.twin)}.html">{e(ref.twin)}</a></td></tr>')
     out.append("</tbody></table>")
     return page(f"{a} against {b}", out, root="../")
@@ -550,9 +574,9 @@ def game_page(m: SiteModel, ref: GameRef) -> str:
     final = (", ".join(f"{seats[s]} {g['scores'][s]}" for s in range(n)) if ref.table else
              f"N+S {g['scores'][0]}, E+W {g['scores'][1]}")
     out.append(f"<p>Final scores {final}; ended by: {e(g.get('end'))}; "
-               f"{len(rec.get('deals') or [])} deals; deal key <code>{e(rec.get('key'))}</code>.</p>")
-    fl = [f for f in m.faults.get(names[0], []) + sum((m.faults.get(b, []) for b in sorted(set(names[1:]) - {names[0]})), [])
-          if f.game == ref.id]
+               f"{deal_count(g)} deals; deal key <code>{e(rec.get('key'))}</code>.</p>")
+    mine = m.game_faults.get(ref.id, [])
+    fl = [f for b in [names[0], *sorted(set(names[1:]) - {names[0]})] for f in mine if f.bot == b]
     if fl:
         out.append(f"<h2>Faults ({len(fl)})</h2>" + "".join(f'<section class="fault">{_fault_evidence(f, m.private)}</section>' for f in fl))
     out.append("<h2>Replay</h2>")
@@ -577,8 +601,3 @@ def viewer_page() -> str:
            '<select id="record-pick" hidden></select></p>',
            '<div id="replay" class="viewers"></div>']
     return page("Open a game", out, script=True)
-
-
-def replay_js(data: dict[str, Any]) -> str:
-    """replays/<id>.js: what the viewer shows of one game (``frames.viewer_data``), as one call."""
-    return f"cinchGame({json.dumps(data['id'])}, {json.dumps(data, separators=(',', ':'))});\n"

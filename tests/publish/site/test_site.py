@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,9 @@ def test_a_rebuild_reuses_replays_only_while_their_digest_matches(competition: P
     one.write_text(digest + "\n" + body.replace("cinchGame", "kept"))  # same digest: the file is kept as it is
     other = next(p for p in (out / "replays").iterdir() if p != one)
     other.write_text("// 000000000000000000000000\nstale")  # another digest: written again
+    build_site([competition], out, bootstrap=0)  # nothing new: a game's replay is made once, never looked at again
+    assert "stale" in other.read_text()
+    shutil.rmtree(out / ".cinch-state")  # a build from scratch (another code version drops the state) checks each
     build_site([competition], out, bootstrap=0)
     assert "kept(" in one.read_text()
     assert other.read_text().split("\n", 1)[1].startswith("cinchGame(")
@@ -120,8 +124,12 @@ def test_a_rebuild_removes_pages_of_a_previous_build(competition: Path, tmp_path
     build_site([competition], out, bootstrap=0)
     stale = out / "games" / "0000000000.html"
     stale.write_text("old")
-    build_site([competition], out, bootstrap=0)
-    assert not stale.exists()
+    build_site([competition], out, bootstrap=0)  # the same results carried on: games only ever come
+    assert stale.exists()
+    other = tmp_path / "other"
+    shutil.copytree(competition, other)
+    build_site([other], out, bootstrap=0)  # other results: the folder is rebuilt whole, exactly their site
+    assert not stale.exists() and (out / "index.html").is_file()
 
 
 def test_refusals(competition: Path, tmp_path: Path) -> None:

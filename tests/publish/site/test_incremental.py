@@ -1,0 +1,131 @@
+"""An incremental rebuild (the folder's state, ``ledger``) gives the files a build from scratch gives.
+
+The results grow as a ladder grows them: lines appended run by run, a new
+bot, a new version, a retired version, a half-written last line; between
+builds the state is also cut short, rewritten results are detected, and a
+build killed while saving its state leaves a folder the next build finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.publish.site import build_site
+from arena.publish.site import ledger
+
+from tests.cli import arena
+
+from .conftest import bot_folder, play
+
+FAST = {"sandbox": "none", "format": "deals", "deals": 2}
+STATE = ledger.STATE
+
+
+def pages(root: Path) -> dict[str, bytes]:
+    """Every file of a site but its state."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and STATE not in p.relative_to(root).parts}
+
+
+def scratch(results: Path, tmp: Path, **kw: object) -> dict[str, bytes]:
+    out = tmp / "scratch"
+    shutil.rmtree(out, ignore_errors=True)
+    build_site([results], out, **kw)  # type: ignore[arg-type]
+    return pages(out)
+
+
+@pytest.fixture(scope="module")
+def grown(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ladder folder of three runs: alpha and bravo; charlie joins; alpha's second version."""
+    root = tmp_path_factory.mktemp("grown")
+    a = bot_folder(root, "alpha", {"PICK": "first"})
+    b = bot_folder(root, "bravo", {"PICK": "last"})
+    c = bot_folder(root, "charlie", {"PICK": "first", "MODE": "illegal", "AT": "9", "NOISY": "1"})
+    out = root / "ladder"
+    play(root, [a, b], out=out, blocks=2, match=FAST)
+    play(root, [a, b, c], out=out, extend=True, blocks=2, match=FAST)
+    (a / "bot.py").write_text((a / "bot.py").read_text() + "\n# version 2\n")
+    ran = arena("run", root / "config.yaml", "--skip-check", "--no-rate", "--new-version")
+    assert ran.code == 0, ran.err
+    return out
+
+
+def _copy_prefix(src: Path, dest: Path, lines: int, runs: int, torn: bytes = b"") -> None:
+    """``dest`` as ``src`` was after its first ``lines`` results lines and ``runs`` runs."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy(src / "tournament.json", dest / "tournament.json")
+    body = (src / "results.jsonl").read_bytes().splitlines(keepends=True)
+    (dest / "results.jsonl").write_bytes(b"".join(body[:lines]) + torn)
+    if (src / "runs.jsonl").exists():
+        rows = (src / "runs.jsonl").read_bytes().splitlines(keepends=True)
+        (dest / "runs.jsonl").write_bytes(b"".join(rows[:runs]))
+
+
+def test_growing_results_rebuilt_in_place_give_the_files_of_a_build_from_scratch(grown: Path, tmp_path: Path) -> None:
+    rows = [json.loads(x) for x in (grown / "runs.jsonl").read_text().splitlines()]
+    total = len((grown / "results.jsonl").read_text().splitlines())
+    assert [r["lines"] for r in rows][-1] == total and len(rows) == 3
+    live, site = tmp_path / "live" / "ladder", tmp_path / "site"
+    steps = [(1, 0, b""), (rows[0]["lines"], 1, b'{"schema": 1, "pair'), (rows[0]["lines"] + 1, 1, b""),
+             (rows[1]["lines"], 2, b""), (total, 3, b"")]
+    for lines, runs, torn in steps:
+        _copy_prefix(grown, live, lines, runs, torn)
+        b = build_site([live], site, bootstrap=30, history_bootstrap=10)
+        assert pages(site) == scratch(live, tmp_path, bootstrap=30, history_bootstrap=10), (lines, runs)
+        assert b.model.comp.game_count == 2 * lines
+    again = build_site([live], site, bootstrap=30, history_bootstrap=10)
+    assert again.written == 0  # nothing new: nothing written
+
+
+def test_a_retired_version_and_other_options_rebuild_what_they_change(grown: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    build_site([grown], site, bootstrap=20, history_bootstrap=0)
+    old = next(json.loads(x) for x in (grown / "results.jsonl").read_text().splitlines())
+    alpha1 = next(s for s in old["side_a"] + old["side_b"] if s["bot"] == "alpha")
+    retire = [f"alpha@{alpha1['digest'][:12]}"]
+    build_site([grown], site, bootstrap=20, history_bootstrap=0, retire=retire)
+    assert pages(site) == scratch(grown, tmp_path, bootstrap=20, history_bootstrap=0, retire=retire)
+    build_site([grown], site, bootstrap=0, history_bootstrap=0, private=True)
+    assert pages(site) == scratch(grown, tmp_path, bootstrap=0, history_bootstrap=0, private=True)
+
+
+def test_rewritten_results_or_a_damaged_state_build_from_scratch(grown: Path, tmp_path: Path) -> None:
+    live, site = tmp_path / "live" / "ladder", tmp_path / "site"
+    _copy_prefix(grown, live, 4, 1)
+    build_site([live], site, bootstrap=0)
+    # the file is replaced by another whose first lines differ (not an append): nothing read before is trusted
+    lines = (grown / "results.jsonl").read_bytes().splitlines(keepends=True)
+    (live / "results.jsonl").write_bytes(b"".join([lines[1], lines[0], *lines[2:]]))
+    shutil.copy(grown / "runs.jsonl", live / "runs.jsonl")
+    build_site([live], site, bootstrap=0)
+    assert pages(site) == scratch(live, tmp_path, bootstrap=0)
+    for damage in ("ledger.jsonl", "cache.json"):
+        p = site / STATE / damage
+        p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2])
+        build_site([live], site, bootstrap=0)
+        assert pages(site) == scratch(live, tmp_path, bootstrap=0), damage
+
+
+def test_a_build_killed_while_saving_its_state_is_finished_by_the_next(grown: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    live, site = tmp_path / "live" / "ladder", tmp_path / "site"
+    _copy_prefix(grown, live, 4, 1)
+    build_site([live], site, bootstrap=0)
+    _copy_prefix(grown, live, 8, 2)
+    real = ledger.os.replace
+
+    def killed(a: object, b: object) -> None:
+        if str(b).endswith("cache.json"):  # the ledger and time files are appended, the commit point never comes
+            raise KeyboardInterrupt
+        real(a, b)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ledger.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        build_site([live], site, bootstrap=0)
+    monkeypatch.setattr(ledger.os, "replace", real)
+    build_site([live], site, bootstrap=0)
+    assert pages(site) == scratch(live, tmp_path, bootstrap=0)

@@ -23,9 +23,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--database", help="a database URL (default: SQLite in FOLDER), e.g. postgresql+psycopg://...")
     ap.add_argument("--add-team", metavar="NAME", help="create a team, print its token once, and exit")
     ap.add_argument("--add-admin", metavar="NAME", help="create the host's admin token, print it once, and exit")
+    ap.add_argument("--secure-cookies", action="store_true",
+                    help="mark the session cookies Secure (behind a TLS proxy: browsers send them over https only)")
     args = parse(ap, argv)
     try:
-        svc = open_service(Path(args.folder), args.database)
+        svc = open_service(Path(args.folder), args.database, secure_cookies=args.secure_cookies)
     except CompetitionConfigError as e:
         raise CommandError(str(e)) from None
     if args.add_team or args.add_admin:
@@ -47,19 +49,19 @@ def main_submit(argv: list[str]) -> int:
     ap.add_argument("--no-wait", action="store_true")
     args = parse(ap, argv)
     base = args.url.rstrip("/")
-    boundary = uuid.uuid4().hex
-    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"bot.tar.gz\"\r\n"
-            "Content-Type: application/gzip\r\n\r\n")
-    from ..serve.archive import pack
-
-    body = head.encode() + pack(Path(args.botdir)) + f"\r\n--{boundary}--\r\n".encode()
+    body = _form(Path(args.botdir))
     auth = {"Authorization": f"Bearer {args.token}"}
-    req = urllib.request.Request(f"{base}/api/submissions", data=body, method="POST",
-                                 headers={**auth, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    req = urllib.request.Request(f"{base}/api/submissions", data=body[1], method="POST",
+                                 headers={**auth, "Content-Type": f"multipart/form-data; boundary={body[0]}"})
     try:
         sub = json.load(urllib.request.urlopen(req))
     except urllib.error.HTTPError as e:
-        raise CommandError(f"refused ({e.code}): {json.loads(e.read() or b'{}').get('detail', '')}") from None
+        raw = e.read()
+        try:
+            detail = json.loads(raw or b"{}").get("detail", "")
+        except (ValueError, AttributeError):
+            detail = raw[:200].decode("utf-8", "replace")
+        raise CommandError(f"refused ({e.code}): {detail}") from None
     print(f"submission {sub['id']}: queued")
     while not args.no_wait:
         ask = urllib.request.Request(f"{base}/api/submissions/{sub['id']}", headers=auth)
@@ -71,3 +73,26 @@ def main_submit(argv: list[str]) -> int:
             return EXIT_OK if got["status"] == "accepted" else EXIT_FAILED
         time.sleep(0.5)
     return EXIT_OK
+
+
+def _form(bot: Path) -> tuple[str, bytes]:
+    """The upload's multipart body (boundary, bytes): a bot folder packed as the server wants it (files at
+    the root), or an archive file (.tar.gz, .tgz, .zip) as it is. A folder without bot.yaml is refused
+    here, before it costs one of the day's submissions."""
+    from ..serve.archive import MANIFEST, pack
+
+    if bot.is_dir():
+        if not (bot / MANIFEST).is_file():
+            inner = [d for d in bot.iterdir() if (d / MANIFEST).is_file()] if bot.is_dir() else []
+            hint = f" (did you mean {inner[0]}?)" if len(inner) == 1 else ""
+            raise CommandError(f"{bot}: no {MANIFEST} in this folder: give the bot's own folder{hint}")
+        data, name, kind = pack(bot), "bot.tar.gz", "application/gzip"
+    elif bot.is_file() and bot.name.endswith((".tar.gz", ".tgz", ".zip")):
+        data, name = bot.read_bytes(), bot.name.replace('"', "_")
+        kind = "application/zip" if name.endswith(".zip") else "application/gzip"
+    else:
+        raise CommandError(f"{bot}: neither a bot folder nor a .tar.gz or .zip archive")
+    boundary = uuid.uuid4().hex
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"{name}\"\r\n"
+            f"Content-Type: {kind}\r\n\r\n")
+    return boundary, head.encode() + data + f"\r\n--{boundary}--\r\n".encode()

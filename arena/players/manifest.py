@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import difflib
+import errno
 import hashlib
 import importlib.util
 import shutil
@@ -16,6 +17,7 @@ import tempfile
 from collections.abc import Sequence
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,9 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..engine import profile_names
 from ..sandbox import Limits
 from ..sandbox.files import FolderRefused, copy_listing, read_chunks, walk_folder
-from .yamlerrors import describe
+from .yamlerrors import describe, load_yaml, yaml_problem
 
 MANIFEST_NAME = "bot.yaml"
+#: Largest bot.yaml read: checked on the open file before a byte is read (a manifest is a few lines).
+MAX_MANIFEST_BYTES = 64 * 1024
 #: Harness libraries a bot may ask for, by the package it imports. Both ship
 #: with the installed harness (the SDK as the ``cinch_bot`` package), so
 #: nothing is read from a source checkout.
@@ -168,13 +172,13 @@ def folder_digest(folder: str | os.PathLike[str], built: bool = True) -> str:
     for rel, path, size in listing.files:
         if not built and built_from_source(rel, names):
             continue
-        h.update(rel.encode() + b"\0" + str(size).encode() + b"\0")
+        h.update(os.fsencode(rel) + b"\0" + str(size).encode() + b"\0")
         for chunk in read_chunks(path, size):
             h.update(chunk)
     for rel in listing.empty_dirs:  # a folder with no file: its name is all it holds
-        h.update(rel.encode() + b"/\0folder\0")
+        h.update(os.fsencode(rel) + b"/\0folder\0")
     for rel, text in listing.links:  # a link is its target's text (folders without links: as before)
-        h.update(rel.encode() + b"\0link\0" + text.encode() + b"\0")
+        h.update(os.fsencode(rel) + b"\0link\0" + os.fsencode(text) + b"\0")
     return h.hexdigest()
 
 
@@ -233,15 +237,7 @@ def load_entry(path: str | os.PathLike[str]) -> BotEntry:
     """Load a bot from its folder or its ``bot.yaml``."""
     p = Path(path)
     manifest_path = p / MANIFEST_NAME if p.is_dir() else p
-    if not manifest_path.is_file():
-        raise ManifestError(f"{manifest_path}: no bot manifest (expected a folder with {MANIFEST_NAME})")
-    text = manifest_path.read_text()
-    try:
-        data: Any = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise ManifestError(f"{manifest_path}: not valid YAML: {e}") from None
-    if not isinstance(data, dict):
-        raise ManifestError(f"{manifest_path}: (top level): expected a mapping of fields (name, command, ...)")
+    text, data = read_manifest(manifest_path)
     try:
         manifest = Manifest.model_validate(data)
     except ValidationError as e:  # every problem at once, with its line and the field a typo meant
@@ -254,6 +250,44 @@ def load_entry(path: str | os.PathLike[str]) -> BotEntry:
         files, refused = refused_digest(e), str(e)
     return BotEntry(manifest=manifest, dir=str(folder), digest=identity_digest(files, manifest.libraries),
                     files_digest=files, refused=refused)
+
+
+def read_manifest(manifest_path: Path) -> tuple[str, dict[str, Any]]:
+    """The text of a ``bot.yaml`` and its data, read as hostile input: a regular file (never through a
+    link, never a FIFO), at most ``MAX_MANIFEST_BYTES`` (checked before reading), UTF-8, and YAML
+    without aliases and at most ``strict_yaml.MAX_DEPTH`` deep. Any failure is a ManifestError naming
+    the file: that entry's refusal, never the harness's crash."""
+    try:
+        fd = os.open(manifest_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ManifestError(f"{manifest_path}: no bot manifest (expected a folder with {MANIFEST_NAME})") from None
+    except OSError as e:
+        why = "a symbolic link" if e.errno == errno.ELOOP else e.strerror
+        raise ManifestError(f"{manifest_path}: cannot be read ({why}); it must be a plain file") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ManifestError(f"{manifest_path}: no bot manifest (not a plain file; expected a folder with"
+                                f" {MANIFEST_NAME})")
+        if st.st_size > MAX_MANIFEST_BYTES:
+            raise ManifestError(f"{manifest_path}: {st.st_size} bytes, over the limit of {MAX_MANIFEST_BYTES} for a"
+                                " manifest")
+        raw = os.read(fd, MAX_MANIFEST_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_MANIFEST_BYTES:  # it grew since fstat
+        raise ManifestError(f"{manifest_path}: over the limit of {MAX_MANIFEST_BYTES} bytes for a manifest")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ManifestError(f"{manifest_path}: not UTF-8 text (byte {e.start})") from None
+    try:
+        data: Any = load_yaml(text)
+    except Exception as e:  # noqa: BLE001 - yaml errors, but also ValueError of an int over 4300 digits, a bad date
+        raise ManifestError(f"{manifest_path}: not valid YAML: {yaml_problem(e)}") from None
+    if not isinstance(data, dict):
+        raise ManifestError(f"{manifest_path}: (top level): expected a mapping of fields (name, command, ...)")
+    return text, data
 
 
 def identity_digest(files: str, libraries: Sequence[str]) -> str:

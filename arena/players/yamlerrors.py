@@ -15,12 +15,52 @@ from typing import Any, Sequence
 import yaml
 from pydantic import BaseModel, ValidationError
 
+#: Deepest nesting of a YAML document read from a person (a manifest nests three levels): the composer
+#: recurses per level, so a deeper document is refused before it can exhaust the stack.
+MAX_DEPTH = 20
+
+
+class StrictLoader(yaml.SafeLoader):  # type: ignore[misc]
+    """``yaml.SafeLoader`` for hostile text: no aliases (``*name``: one alias bomb of a few hundred bytes
+    expands to gigabytes) and at most ``MAX_DEPTH`` levels of nesting. The pure-Python loader, not libyaml:
+    these checks live in its composer."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not accepted", mark)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep",
+                                                  self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def load_yaml(text: str) -> object:
+    """The data of a YAML document a person wrote, loaded as hostile input (``StrictLoader``)."""
+    return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def yaml_problem(e: BaseException) -> str:
+    """One line for a failure to load YAML: the parser's problem and where (line), or the error's text."""
+    if isinstance(e, yaml.MarkedYAMLError) and e.problem:
+        mark = e.problem_mark
+        return f"{e.problem} (line {mark.line + 1}, column {mark.column + 1})" if mark else e.problem
+    return (str(e).splitlines() or [type(e).__name__])[0][:200]
+
 
 def yaml_lines(text: str) -> dict[tuple[str | int, ...], int]:
     """1-based line of every key path of a YAML document (keys and list items)."""
     out: dict[tuple[str | int, ...], int] = {}
     try:
-        root = yaml.compose(text)
+        root = yaml.compose(text, Loader=StrictLoader)
     except yaml.YAMLError:
         return out
 

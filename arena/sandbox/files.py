@@ -23,6 +23,9 @@ from .errors import BotFault
 
 #: Most files (and folders) a bot folder may hold.
 MAX_FILES = 20_000
+#: Most names in a path below the bot folder (``a/b/c`` is 3): every walk, copy and removal here is
+#: iterative, but other tools (and the stdlib's ``shutil``) recurse per level.
+MAX_DEPTH = 64
 #: Most bytes all the files of a bot folder may hold together (apparent size,
 #: holes included: a sparse file counts at its full length).
 MAX_BYTES = 256 * 1024 * 1024
@@ -113,12 +116,15 @@ def is_cache(name: str, is_dir: bool) -> bool:
     return name in CACHE_DIRS if is_dir else name.endswith(CACHE_SUFFIXES)
 
 
-def walk_folder(root: str | os.PathLike[str], *, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> FolderListing:
+def walk_folder(root: str | os.PathLike[str], *, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES,
+                max_depth: int = MAX_DEPTH) -> FolderListing:
     """Every regular file under `root` by `lstat`, never following a link.
 
     Raises FolderRefused for a symlink, FIFO, socket or device (anywhere,
-    caches included) and for more than `max_files` entries or `max_bytes`
-    bytes. Nothing is opened: a FIFO is refused, never read.
+    caches included), for more than `max_files` entries (files and folders
+    alike), `max_bytes` bytes or a path more than `max_depth` names deep.
+    Nothing is opened: a FIFO is refused, never read. Iterative: no depth
+    reaches the stack.
     """
     top = os.path.realpath(root)
     out = FolderListing(top)
@@ -131,15 +137,21 @@ def walk_folder(root: str | os.PathLike[str], *, max_files: int = MAX_FILES, max
     while pending:
         rel_dir = pending.pop()
         here = os.path.join(top, rel_dir) if rel_dir else top
+        entries: list[os.DirEntry[str]] = []
         try:
-            entries = sorted(os.scandir(here), key=lambda e: e.name)
+            with os.scandir(here) as listing:
+                for entry in listing:  # counted as they come: a folder of a million names is never held
+                    seen += 1
+                    if seen > max_files:
+                        raise FolderRefused(top, f"more than {max_files} files and folders")
+                    entries.append(entry)
         except OSError as exc:
             raise FolderRefused(here, f"cannot list it ({exc.strerror})") from None
+        entries.sort(key=lambda e: e.name)
         for entry in entries:
-            seen += 1
-            if seen > max_files:
-                raise FolderRefused(top, f"more than {max_files} files and folders")
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if rel.count("/") >= max_depth:
+                raise FolderRefused(entry.path, f"more than {max_depth} names deep below the bot folder")
             st = entry.stat(follow_symlinks=False)
             mode = st.st_mode
             if stat.S_ISDIR(mode):
@@ -315,29 +327,34 @@ def readable_copy(listing: FolderListing) -> str:
 
 
 def copy_listing(listing: FolderListing, dest: Path) -> None:
-    """Copy the walked files (no caches, no links) to the new folder `dest`, readable by any
-    uid (folders 0755, files 0644 or 0755), in chunks, holes kept as holes."""
+    """Copy the walked files and links (no caches) to the new folder `dest`, readable by any
+    uid (folders 0755, files 0644 or 0755), in chunks, holes kept as holes; links as links (never
+    followed). Iterative: no depth reaches the stack."""
     dest.mkdir(mode=0o755)
     dest.chmod(0o755)
+    made: set[str] = set()
+
+    def folders(rel: str) -> None:  # each missing folder of `rel` in turn, outermost first: no recursion
+        parts = rel.split("/")
+        for i in range(1, len(parts) + 1):
+            sub = "/".join(parts[:i])
+            if sub not in made:
+                os.mkdir(dest / sub, 0o755)
+                os.chmod(dest / sub, 0o755)
+                made.add(sub)
+
     for rel in listing.empty_dirs:
-        (dest / rel).mkdir(mode=0o755, parents=True)
+        folders(rel)
     for rel, src, size in listing.files:
         target = dest / rel
-        _parents(dest, target)
+        if "/" in rel:
+            folders(rel.rsplit("/", 1)[0])
         _copy_sparse(src, str(target), size)
         os.chmod(target, 0o755 if os.stat(src, follow_symlinks=False).st_mode & 0o111 else 0o644)
     for rel, text in listing.links:  # as links: never followed here, resolved in the bot's own view
-        target = dest / rel
-        _parents(dest, target)
-        os.symlink(text, target)
-
-
-def _parents(dest: Path, target: Path) -> None:
-    for parent in reversed(target.relative_to(dest).parents[:-1]):
-        sub = dest / parent
-        if not sub.is_dir():
-            sub.mkdir(mode=0o755)
-            sub.chmod(0o755)
+        if "/" in rel:
+            folders(rel.rsplit("/", 1)[0])
+        os.symlink(text, dest / rel)
 
 
 

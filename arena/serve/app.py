@@ -16,24 +16,35 @@ import html
 import json
 import logging
 import secrets
-import shutil
 import threading
 from pathlib import Path
 from typing import Any
 
-from fastapi import Cookie, FastAPI, File, Form, Header, HTTPException, UploadFile
-from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+import anyio
+from fastapi import Cookie, FastAPI, Form, Header, HTTPException, Path as PathParam, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 
+from ..sandbox.files import remove_tree
 from . import db
-from .archive import ArchiveRefused, Limits, unpack
+from .archive import ArchiveRefused, Limits, UnpackFailed, unpack_in_child
 from .config import CompetitionConfig
 from .faults import FaultIndex
+from .guard import BodyCap
+from .upload import FORM_OVERHEAD, INCOMING, UploadRefused, receive_archive
 from .validate import validate
 
 SESSION = "arena_session"
+LOGIN = "arena_login"  # the front page's login-form token (a cookie and a hidden field: login CSRF)
 MAX_SESSIONS = 10  # per team: a new login past this ends the team's oldest session
+MAX_ID = 2**31 - 1  # a submission id: PostgreSQL's INTEGER (SQLite's is wider); a larger one is a 422, not a 500
+MAX_BLOCK = 2**63 - 1  # a block number (never in the database): a larger one is a 422, not an OverflowError
+UPLOADS_PER_TEAM = 2  # a team's uploads in flight at once
+UPLOADS_AT_ONCE = 8  # everyone's (bodies on disk while they arrive)
+UNPACKS_AT_ONCE = 2  # unpacker processes at once; the rest wait their turn without holding a thread
+UPLOAD_PATHS = frozenset({"/api/submissions", "/team/upload"})
 RETRY_S = 5.0  # after a failure of the database, the worker tries again this much later
 log = logging.getLogger("arena.serve")
 
@@ -41,38 +52,72 @@ log = logging.getLogger("arena.serve")
 class Service:
     """One competition: its folder, config, database and validation worker."""
 
-    def __init__(self, folder: Path, config: CompetitionConfig, engine: Engine) -> None:
+    def __init__(self, folder: Path, config: CompetitionConfig, engine: Engine, *,
+                 secure_cookies: bool = False) -> None:
         self.folder, self.config, self.engine = folder, config, engine
+        self.secure_cookies = secure_cookies  # behind a TLS proxy: cookies only over https
         self.sessions: dict[str, tuple[int, str]] = {}  # session id -> (team id, CSRF token)
         self.sessions_lock = threading.Lock()  # logins run in the server's thread pool
         self.wake = threading.Event()
         self.stop = threading.Event()
         self.ladder_wake = threading.Event()  # set when a submission is accepted
         self.ladder_failures: dict[tuple[str, int], int] = {}  # block -> harness failures since the start
-        self.limits = Limits(config.competition.max_archive_bytes, config.competition.max_files,
-                             config.competition.max_unpacked_bytes)
+        c = config.competition
+        self.limits = Limits(c.max_archive_bytes, c.max_files, c.max_unpacked_bytes, c.max_depth)
         self.faults = FaultIndex(folder / "results")
+        self.uploading: dict[int, int] = {}  # team id -> its uploads in flight (touched on the event loop only)
+        self.unpacking = anyio.CapacityLimiter(UNPACKS_AT_ONCE)
 
-    def submit(self, team: dict[str, Any], data: bytes) -> int:
-        """Unpack, record as queued and wake the worker; raises ArchiveRefused or db.RateLimited."""
+    @property
+    def body_cap(self) -> int:
+        """The largest request body an upload may send: the archive limit plus the form's overhead."""
+        return self.limits.max_bytes + FORM_OVERHEAD
+
+    def submit(self, team: dict[str, Any], upload: Path) -> int:
+        """Unpack the received ``upload`` (a file, deleted here) in a child process, record it as queued and
+        wake the worker; raises ArchiveRefused or db.RateLimited, leaving nothing behind."""
         staging = self.folder / "submissions" / f"upload-{secrets.token_hex(8)}"
-        unpack(data, staging, self.limits)
         try:
-            sid = db.add_submission(self.engine, team["id"], str(staging),
-                                    per_day=self.config.competition.submissions_per_day)
-        except db.RateLimited:
-            shutil.rmtree(staging, ignore_errors=True)
+            per_day = self.config.competition.submissions_per_day
+            if db.submissions_today(self.engine, team["id"]) >= per_day:  # before the unpacking's cost
+                raise db.RateLimited(f"the team has made {per_day} submissions in the last 24 hours, its limit")
+            done = unpack_in_child(upload, staging, self.limits)
+        except ArchiveRefused as e:
+            log.info("upload refused: %s; unpacker peak %s KiB (start %s KiB)", e, getattr(e, "rss_peak_kib", "?"),
+                     getattr(e, "rss_start_kib", "?"))
+            raise
+        finally:
+            upload.unlink(missing_ok=True)
+        log.info("upload unpacked: %d files and folders, %d bytes; unpacker peak %d KiB (start %d KiB)",
+                 done.entries, done.bytes, done.rss_peak_kib, done.rss_start_kib)
+        try:
+            sid = db.add_submission(self.engine, team["id"], str(staging), per_day=per_day)
+        except BaseException:
+            remove_tree(staging)
             raise
         self.wake.set()
         return sid
 
     def sweep_uploads(self) -> list[Path]:
-        """Before serving: remove the upload folders no submission names (a kill -9 between unpacking and
-        recording; that upload was never answered 202, so nothing acknowledged is lost). The removed ones."""
+        """Before serving: remove what no live submission needs, without recursion at any depth: upload
+        folders no submission names (a kill -9 between unpacking and recording; that upload was never
+        answered 202, so nothing acknowledged is lost), bodies cut off while arriving, the folders of
+        rejected submissions, and the ladder's partial copies. The removed ones."""
+        subs = self.folder / "submissions"
+        subs.mkdir(parents=True, exist_ok=True)
         known = {Path(f).name for f in db.submission_folders(self.engine)}  # the names are random and unique
-        gone = [d for d in sorted((self.folder / "submissions").glob("upload-*")) if d.name not in known]
+        rejected = {Path(f).name for f in db.rejected_folders(self.engine)}
+        gone = [d for d in sorted(subs.iterdir())
+                if (d.name.startswith("upload-") and (d.name not in known or d.name in rejected))
+                or d.name.startswith(INCOMING)]
+        gone += sorted((self.folder / "ladder").glob("*.tmp")) if (self.folder / "ladder").is_dir() else []
         for d in gone:
-            shutil.rmtree(d, ignore_errors=True)
+            if d.is_dir() and not d.is_symlink():
+                problem = remove_tree(d)
+                if problem:
+                    log.warning("sweep: %s", problem)
+            else:
+                d.unlink(missing_ok=True)
         return gone
 
     def work_once(self) -> bool:
@@ -81,10 +126,13 @@ class Service:
         if sub is None:
             return False
         c = self.config.competition
-        verdict = validate(sub["folder"], self.config.match, c.check_games, c.check_timeout_s)
+        verdict = validate(sub["folder"], self.config.match, c.check_games, c.check_timeout_s,
+                           c.validation_memory_bytes)
         db.finish(self.engine, sub["id"], verdict.ok, verdict.report)
         if verdict.ok:
             self.ladder_wake.set()
+        else:
+            remove_tree(Path(sub["folder"]))  # a rejected upload is deleted at once (its report stays)
         return True
 
     def worker(self) -> None:
@@ -146,7 +194,9 @@ def _head(title: str) -> str:
 
 def _submission_row(sub: dict[str, Any]) -> str:
     version = f" as version {sub['version']}" if sub["version"] else ""
-    return (f"<li id=sub-{sub['id']}>#{sub['id']} <span class=status>{sub['status']}</span>{version}"
+    retired = (f"<p class=retired>retired from the ladder: {html.escape(sub['retired'])}</p>"
+               if sub.get("retired") else "")
+    return (f"<li id=sub-{sub['id']}>#{sub['id']} <span class=status>{sub['status']}</span>{version}{retired}"
             f"<pre>{html.escape(sub['report'] or '')}</pre></li>")
 
 
@@ -163,6 +213,21 @@ def _fault_rows(faults: list[dict[str, Any]]) -> str:
     return "<ul id=faults>" + "".join(rows) + "</ul>"
 
 
+def _one_sentence(exc: RequestValidationError) -> str:
+    """FastAPI's list of validation errors as the one sentence every refusal is."""
+    parts = []
+    for err in exc.errors()[:3]:
+        where = " ".join(str(x) for x in err.get("loc", ()))
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "the request is not valid"
+
+
+_MULTIPART_DOC = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": ["archive"],
+    "properties": {"archive": {"type": "string", "format": "binary",
+                               "description": ".tar.gz or .zip with bot.yaml at its root"}}}}}}}
+
+
 def make_app(svc: Service) -> FastAPI:
     app = FastAPI(title=f"arena serve: {svc.config.competition.name}")
     # The ladder's public site (leaderboard, bot pages, replays), rebuilt after each batch; the same
@@ -170,31 +235,73 @@ def make_app(svc: Service) -> FastAPI:
     app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False), name="site")
     # The provisional leaderboard while a batch plays, rewritten after each stored block.
     app.mount("/live", _Site(directory=svc.folder / "live", html=True, check_dir=False), name="live")
+    # Every body's size judged before the app reads it (uploads: the archive limit plus the form).
+    app.add_middleware(BodyCap, upload_paths=UPLOAD_PATHS, upload_cap=svc.body_cap)
 
-    @app.post("/api/submissions", status_code=202)
-    async def post_submission(archive: UploadFile = File(...),
-                              authorization: str | None = Header(None)) -> dict[str, Any]:
-        team = _bearer(svc.engine, authorization)
-        data = await archive.read(svc.limits.max_bytes + 1)
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": _one_sentence(exc)}, status_code=422)
+
+    def refused(status: int, sentence: str) -> HTTPException:
+        # the body may be unread: the connection closes after the answer
+        return HTTPException(status, sentence, headers={"Connection": "close"})
+
+    async def upload(team: dict[str, Any], request: Request, check_field: Any = None) -> int:
+        """One upload, the token (or session) already checked: the team's limits, the body to a file, then
+        the unpacking in a child process off the event loop. Every refusal a 4xx with one sentence."""
+        if sum(svc.uploading.values()) >= UPLOADS_AT_ONCE:
+            raise refused(503, "the server is taking other uploads; try again in a minute")
+        if svc.uploading.get(team["id"], 0) >= UPLOADS_PER_TEAM:
+            raise refused(429, f"your team has {UPLOADS_PER_TEAM} uploads in progress; wait for them")
+        per_day = svc.config.competition.submissions_per_day
+        if await anyio.to_thread.run_sync(db.submissions_today, svc.engine, team["id"]) >= per_day:
+            raise refused(429, f"the team has made {per_day} submissions in the last 24 hours, its limit")
+        svc.uploading[team["id"]] = svc.uploading.get(team["id"], 0) + 1
         try:
-            sid = svc.submit(team, data)
-        except ArchiveRefused as e:
-            raise HTTPException(400, str(e)) from None
-        except db.RateLimited as e:
-            raise HTTPException(429, str(e)) from None
+            spool = svc.folder / "submissions"
+            spool.mkdir(parents=True, exist_ok=True)
+            try:
+                path = await receive_archive(request, spool, svc.body_cap, check_field)
+            except UploadRefused as e:
+                raise refused(e.status, str(e)) from None
+            try:
+                return await anyio.to_thread.run_sync(svc.submit, team, path, limiter=svc.unpacking)
+            except ArchiveRefused as e:
+                raise HTTPException(400, str(e)) from None
+            except db.RateLimited as e:
+                raise HTTPException(429, str(e)) from None
+            except UnpackFailed as e:
+                log.error("upload not unpacked: %s", e)
+                raise HTTPException(503, "the server could not unpack the upload; try again later") from None
+            finally:
+                path.unlink(missing_ok=True)
+        finally:
+            svc.uploading[team["id"]] -= 1
+            if not svc.uploading[team["id"]]:
+                del svc.uploading[team["id"]]
+
+    @app.post("/api/submissions", status_code=202, openapi_extra=_MULTIPART_DOC)
+    async def post_submission(request: Request, authorization: str | None = Header(None)) -> dict[str, Any]:
+        """Upload a bot archive (multipart field ``archive``). The token is checked before the body is read."""
+        try:
+            team = await anyio.to_thread.run_sync(_bearer, svc.engine, authorization)
+        except HTTPException as e:
+            raise refused(e.status_code, str(e.detail)) from None
+        sid = await upload(team, request)
         return {"id": sid, "status": "queued"}
 
     @app.get("/api/submissions/{sid}")
-    def get_submission(sid: int, authorization: str | None = Header(None)) -> dict[str, Any]:
+    def get_submission(sid: int = PathParam(ge=1, le=MAX_ID),
+                       authorization: str | None = Header(None)) -> dict[str, Any]:
         team = _bearer(svc.engine, authorization)
         sub = db.get_submission(svc.engine, sid)
         if sub is None or (sub["team_id"] != team["id"] and not team["admin"]):
             raise HTTPException(404, "no such submission of your team")  # another team's: not even its existence
-        return {**_public(sub), "report": sub["report"], "attempts": sub["attempts"]}
+        return {**_public(sub), "report": sub["report"], "attempts": sub["attempts"], "retired": sub["retired"]}
 
     @app.get("/api/leaderboard")
     def leaderboard() -> list[dict[str, Any]]:
-        """Public: each team's ranked (latest accepted) version; no report, no path."""
+        """Public: each team's ranked (latest accepted, not retired) version; no report, no path."""
         latest: dict[str, int] = {}
         for s in db.accepted(svc.engine):
             latest[s["name"]] = s["version"]
@@ -226,7 +333,8 @@ def make_app(svc: Service) -> FastAPI:
         return PlainTextResponse(json.dumps(line) + "\n", media_type="application/x-ndjson")
 
     @app.get("/api/faults/block.jsonl")
-    def fault_block(pairing: str, block: int, authorization: str | None = Header(None)) -> PlainTextResponse:
+    def fault_block(pairing: str = Query(max_length=300), block: int = Query(ge=0, le=MAX_BLOCK),
+                    authorization: str | None = Header(None)) -> PlainTextResponse:
         """Private: the results line of a block holding a fault of your team's, its ``run`` part emptied:
         the results.jsonl its reproduce command reads."""
         return _block(_bearer(svc.engine, authorization), pairing, block)
@@ -242,24 +350,40 @@ def make_app(svc: Service) -> FastAPI:
         return team
 
     @app.get("/team/block.jsonl")
-    def team_block(pairing: str, block: int, arena_session: str | None = Cookie(None)) -> PlainTextResponse:
+    def team_block(pairing: str = Query(max_length=300), block: int = Query(ge=0, le=MAX_BLOCK),
+                   arena_session: str | None = Cookie(None)) -> PlainTextResponse:
         return _block(_session_team(arena_session), pairing, block)
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> Response:
         return Response(status_code=204)  # none: a browser's request for it is not an error
 
+    def cookie(resp: Response, name: str, value: str) -> None:
+        resp.set_cookie(name, value, httponly=True, samesite="strict", secure=svc.secure_cookies)
+
     @app.get("/", response_class=HTMLResponse)
-    def index() -> str:
+    def index() -> HTMLResponse:
         rows = "".join(f"<tr><td>{html.escape(r['team'])}</td><td>v{r['version']}</td></tr>" for r in leaderboard())
-        return (_head(svc.config.competition.name)
-                + f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
-                "<form method=post action=/login><input name=token type=password>"
-                "<button>team login</button></form><p><a href=/site/>ratings, bot pages and replays</a>;"
-                " <a href=/live/>live standings while the ladder plays</a></p>")
+        login_token = secrets.token_urlsafe(16)
+        resp = HTMLResponse(
+            _head(svc.config.competition.name)
+            + f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
+            f"<form method=post action=/login><input type=hidden name=login value={login_token}>"
+            "<input name=token type=password><button>team login</button></form><p><a href=/site/>ratings, bot"
+            " pages and replays</a>; <a href=/live/>live standings while the ladder plays</a></p>")
+        cookie(resp, LOGIN, login_token)  # SameSite=Strict: a foreign page's form cannot send it
+        return resp
 
     @app.post("/login")
-    def login(token: str = Form(...)) -> RedirectResponse:
+    def login(token: str = Form(..., max_length=256), login: str = Form("", max_length=64),
+              arena_login: str | None = Cookie(None),
+              sec_fetch_site: str | None = Header(None)) -> RedirectResponse:
+        """Log in from the front page's form: its hidden token must match the cookie the page set, so a
+        foreign page cannot log a visitor into another team (login CSRF)."""
+        if sec_fetch_site not in (None, "same-origin", "none"):
+            raise HTTPException(403, "a login must come from this server's own page")
+        if not arena_login or not login or not hmac.compare_digest(arena_login, login):
+            raise HTTPException(403, "the login form's token does not match: load the front page and log in again")
         team = db.team_for_token(svc.engine, token)
         if team is None:
             raise HTTPException(401, "unknown token")
@@ -270,7 +394,8 @@ def make_app(svc: Service) -> FastAPI:
                 del svc.sessions[k]  # sessions live in memory: logins must not grow it without end
             svc.sessions[sid] = (team["id"], secrets.token_urlsafe(16))
         resp = RedirectResponse("/team", status_code=303)
-        resp.set_cookie(SESSION, sid, httponly=True, samesite="strict")
+        cookie(resp, SESSION, sid)
+        resp.delete_cookie(LOGIN)
         return resp
 
     @app.get("/team", response_class=HTMLResponse)
@@ -285,17 +410,14 @@ def make_app(svc: Service) -> FastAPI:
                 "<button>upload</button></form><h2>faults in ladder games</h2>"
                 + _fault_rows(svc.faults.of(_team_name(team))))
 
-    @app.post("/team/upload")
-    async def team_upload(archive: UploadFile = File(...), csrf: str = Form(...),
-                          arena_session: str | None = Cookie(None)) -> RedirectResponse:
+    @app.post("/team/upload", openapi_extra=_MULTIPART_DOC)
+    async def team_upload(request: Request, arena_session: str | None = Cookie(None)) -> RedirectResponse:
+        """The team page's upload form: the session is checked before the body is read, its CSRF field
+        (which the form sends before the file) before a byte of the archive is stored."""
         s = _session(arena_session)
-        if s is None or not hmac.compare_digest(s[1], csrf):
-            raise HTTPException(403, "the form's CSRF token does not match the session")
-        data = await archive.read(svc.limits.max_bytes + 1)
-        try:
-            svc.submit({"id": s[0]}, data)
-        except (ArchiveRefused, db.RateLimited) as e:
-            raise HTTPException(400, str(e)) from None
+        if s is None:
+            raise refused(403, "the form's CSRF token does not match the session")
+        await upload({"id": s[0]}, request, lambda value: hmac.compare_digest(s[1], value))
         return RedirectResponse("/team", status_code=303)
 
     return app

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..match import MatchSettings
 from ..sandbox import Level
+from ..sandbox.files import MAX_DEPTH
 
 
 class Competition(BaseModel):
@@ -18,8 +19,15 @@ class Competition(BaseModel):
     name: str = "competition"
     submissions_per_day: int = Field(5, ge=1, description="uploads a team may make in 24 hours")
     max_archive_bytes: int = Field(50 << 20, ge=1, description="size limit of an uploaded archive")
-    max_files: int = Field(2000, ge=1, description="files an archive may hold")
+    max_files: int = Field(2000, ge=1, description="files and folders an archive may hold, each one counted")
     max_unpacked_bytes: int = Field(200 << 20, ge=1, description="total bytes an archive may unpack to")
+    max_depth: int = Field(MAX_DEPTH, ge=1, le=MAX_DEPTH, description="names in the path of an archive's entry")
+    validation_memory_bytes: int = Field(
+        2 << 30, ge=64 << 20, description="the validation child's memory (RLIMIT_DATA); a bot at level none or "
+        "rlimit inherits it, so it is raised to the bots' own memory limit if that is higher")
+    header_timeout_s: float = Field(10.0, gt=0, description="a request's headers must arrive within this")
+    body_idle_timeout_s: float = Field(30.0, gt=0, description="a request body pausing longer is cut off")
+    body_timeout_s: float = Field(600.0, gt=0, description="a request body must arrive whole within this")
     check_games: int = Field(1, ge=0, description="full games in the validation, after the probes")
     check_timeout_s: float = Field(300.0, gt=0, description="a validation running longer is a rejection")
     seed: str = Field("competition", min_length=1, description="the ladder's seed: keep it secret while it runs")

@@ -37,6 +37,7 @@ submissions = sa.Table(
     sa.Column("report", sa.Text, nullable=True),
     sa.Column("version", sa.Integer, nullable=True),
     sa.Column("attempts", sa.Integer, nullable=False, default=0),  # times it went to checking (a crash: again)
+    sa.Column("retired", sa.Text, nullable=True),  # why the ladder took an accepted version out (null: it plays)
 )
 STATUSES = ("queued", "checking", "accepted", "rejected")
 
@@ -62,8 +63,14 @@ def _m2(c: Connection) -> None:
     c.execute(sa.text("ALTER TABLE submissions ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0"))
 
 
+def _m3(c: Connection) -> None:
+    """Why the ladder retired an accepted version it could not play (its folder or manifest broke after the
+    validation): shown on its team's page; the team's earlier version plays on."""
+    c.execute(sa.text("ALTER TABLE submissions ADD COLUMN retired TEXT"))
+
+
 #: Numbered migrations; a new schema change is appended, never edited.
-MIGRATIONS: list[Callable[[Connection], None]] = [_m1, _m2]
+MIGRATIONS: list[Callable[[Connection], None]] = [_m1, _m2, _m3]
 
 
 def connect(url: str, *, upto: int | None = None) -> Engine:
@@ -123,12 +130,28 @@ def get_team(engine: Engine, team_id: int) -> dict[str, Any] | None:
     return dict(r) if r else None
 
 
+def submissions_today(engine: Engine, team_id: int) -> int:
+    """The team's submissions in the last 24 hours (what its daily limit counts)."""
+    with engine.connect() as c:
+        return _today(c, team_id, time.time())
+
+
+def _today(c: Connection, team_id: int, now: float) -> int:
+    return int(c.execute(sa.select(sa.func.count()).select_from(submissions).where(
+        submissions.c.team_id == team_id, submissions.c.created > now - 86400)).scalar() or 0)
+
+
 def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int) -> int:
-    """Record a queued submission, refusing one over the team's daily limit (``RateLimited``)."""
+    """Record a queued submission, refusing one over the team's daily limit (``RateLimited``).
+
+    Atomic: the transaction first writes the team's row (a no-op update), which takes that row's lock on
+    PostgreSQL and the write lock on SQLite, so two uploads of one team at once are counted one after the
+    other and never both slip under the limit.
+    """
     now = time.time()
     with engine.begin() as c:
-        n = c.execute(sa.select(sa.func.count()).select_from(submissions).where(
-            submissions.c.team_id == team_id, submissions.c.created > now - 86400)).scalar() or 0
+        c.execute(teams.update().where(teams.c.id == team_id).values(admin=teams.c.admin))
+        n = _today(c, team_id, now)
         if n >= per_day:
             raise RateLimited(f"the team has made {n} submissions in the last 24 hours, its limit")
         res = c.execute(submissions.insert().values(team_id=team_id, created=now, status="queued", folder=folder))
@@ -191,8 +214,23 @@ def requeue_unfinished(engine: Engine) -> int:
 
 
 def accepted(engine: Engine) -> list[dict[str, Any]]:
-    """Accepted submissions in the order they were accepted, with their team's name."""
+    """Accepted submissions the ladder plays (not retired) in the order they were accepted, with their
+    team's name."""
     with engine.connect() as c:
         rows = c.execute(sa.select(submissions, teams.c.name).join(teams)
-                         .where(submissions.c.status == "accepted").order_by(submissions.c.id)).mappings().all()
+                         .where(submissions.c.status == "accepted", submissions.c.retired.is_(None))
+                         .order_by(submissions.c.id)).mappings().all()
     return [dict(r) for r in rows]
+
+
+def retire(engine: Engine, sid: int, reason: str) -> None:
+    """Take an accepted version out of the ladder, saying why (its team reads it); its games stay."""
+    with engine.begin() as c:
+        c.execute(submissions.update().where(submissions.c.id == sid).values(retired=reason))
+
+
+def rejected_folders(engine: Engine) -> list[str]:
+    """The folders of rejected submissions: deleted once their verdict is recorded (and at start)."""
+    with engine.connect() as c:
+        return [str(f) for f in c.execute(sa.select(submissions.c.folder)
+                                          .where(submissions.c.status == "rejected")).scalars()]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import time
 from collections.abc import Mapping, Sequence
@@ -27,12 +28,16 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from ..players import ManifestError
+from ..players.manifest import MANIFEST_NAME, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import build_site, write_provisional
 from ..results import ResultsError, ResultsStore, read_results, standings
+from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
     Admission,
     BlockTask,
+    ConfigError,
     Plan,
     RunObserver,
     RunOptions,
@@ -43,6 +48,7 @@ from ..schedule import (
     run_tournament,
 )
 from . import db
+from .validate import hide_paths
 
 if TYPE_CHECKING:
     from .app import Service
@@ -156,39 +162,92 @@ class Live(RunObserver):
 
 
 def entry_dir(folder: Path, sub: Mapping[str, Any]) -> Path:
-    """The ladder's copy of an accepted submission, its manifest named after the team (names are unique)."""
+    """The ladder's copy of an accepted submission, its manifest named after the team (names are unique).
+
+    The copy walks the folder as hostile input (``walk_folder``: no links, no special files, capped, no
+    recursion at any depth) and reads the manifest as such (``read_manifest``); FolderRefused or
+    ManifestError say why the version cannot play. A partial copy is removed before the error goes on.
+    """
     dest = folder / "ladder" / f"{sub['name']}-v{sub['version']}"
     if dest.exists():
         return dest
     tmp = dest.with_name(dest.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(sub["folder"], tmp, symlinks=True)
-    manifest = yaml.safe_load((tmp / "bot.yaml").read_text()) or {}
-    manifest["name"] = sub["name"]
-    (tmp / "bot.yaml").write_text(yaml.safe_dump(manifest, sort_keys=True))
-    os.replace(tmp, dest)  # whole or absent after a kill
+    remove_tree(tmp)
+    dest.parent.mkdir(exist_ok=True)
+    try:
+        copy_listing(walk_folder(sub["folder"]), tmp)
+        _, manifest = read_manifest(tmp / MANIFEST_NAME)
+        manifest["name"] = sub["name"]
+        (tmp / MANIFEST_NAME).write_text(yaml.safe_dump(manifest, sort_keys=True))
+        os.replace(tmp, dest)  # whole or absent after a kill
+    finally:
+        remove_tree(tmp)
     return dest
 
 
 def ranked(engine: Any) -> list[dict[str, Any]]:
-    """Each team's latest accepted submission, by team name."""
+    """Each team's latest accepted submission that is not retired, by team name."""
     latest: dict[str, dict[str, Any]] = {}
     for s in db.accepted(engine):
         latest[s["name"]] = s
     return [latest[k] for k in sorted(latest)]
 
 
+_ENTRY_PROBLEM = re.compile(r"^ladder: entries\.(\d+): (.*)$")
+
+
+def retire(svc: Service, sub: Mapping[str, Any], why: str) -> None:
+    """Take a version the ladder cannot play out of it, with the reason on its team's page (no host path);
+    the team's previous accepted version (if any) is ranked again and every other team plays on."""
+    reason = hide_paths(hide_paths(why, str(svc.folder / "ladder" / f"{sub['name']}-v{sub['version']}.tmp")),
+                        str(sub["folder"]))
+    reason = hide_paths(reason, str(svc.folder / "ladder" / f"{sub['name']}-v{sub['version']}"))
+    log.warning("ladder: %s version %s retired: %s", sub["name"], sub["version"], reason)
+    db.retire(svc.engine, sub["id"], reason)
+
+
+def ladder_tournament(svc: Service) -> Tournament | None:
+    """The ladder's tournament of the ranked versions, or None below two. A version whose folder cannot be
+    copied or whose entry the tournament refuses (its manifest, profile or limits) is retired, saying why,
+    and the tournament is built again without it: one team's broken version never stops the others."""
+    c = svc.config.competition
+    while True:
+        subs = ranked(svc.engine)
+        if len(subs) < 2:
+            return None
+        dirs: list[tuple[dict[str, Any], Path]] = []
+        for s in subs:
+            try:
+                dirs.append((s, entry_dir(svc.folder, s)))
+            except (FolderRefused, ManifestError) as e:  # the version's own fault (a full disk is not: it raises)
+                retire(svc, s, f"its folder could not be prepared for the ladder: {e}")
+        if len(dirs) < len(subs):
+            continue
+        data = {"name": "ladder", "entries": [str(d) for _, d in dirs],
+                "match": svc.config.match.model_dump(mode="json", exclude_unset=True),
+                "blocks": c.ladder_pairing_blocks, "seed": c.seed, "backend": "serial", "workers": 1, "nice": None,
+                "out": str(svc.folder / "results")}
+        try:
+            return build_tournament(data, svc.folder, "ladder")
+        except ConfigError as e:
+            bad: dict[int, list[str]] = {}
+            for line in str(e).splitlines():
+                m = _ENTRY_PROBLEM.match(line)
+                if m and int(m.group(1)) < len(dirs):
+                    bad.setdefault(int(m.group(1)), []).append(m.group(2))
+            if not bad:
+                raise  # not one entry's fault: logged by the loop and tried again later
+            for i, problems in sorted(bad.items()):
+                retire(svc, dirs[i][0], "the ladder refused it: " + "; ".join(problems))
+
+
 def run_batch(svc: Service) -> int:
     """Play one batch and rebuild the public site; the number of blocks played (0: nothing missing)."""
     c = svc.config.competition
-    subs = ranked(svc.engine)
-    if len(subs) < 2:
+    t = ladder_tournament(svc)
+    if t is None:
         return 0
     out = svc.folder / "results"
-    data = {"name": "ladder", "entries": [str(entry_dir(svc.folder, s)) for s in subs],
-            "match": svc.config.match.model_dump(mode="json", exclude_unset=True), "blocks": c.ladder_pairing_blocks,
-            "seed": c.seed, "backend": "serial", "workers": 1, "nice": None, "out": str(out)}
-    t = build_tournament(data, svc.folder, "ladder")
     if keep_played_restart(t):  # a ladder played before per-lineage was the default
         log.info("ladder: %s was played per-game and goes on per-game", out)
     out.mkdir(parents=True, exist_ok=True)

@@ -4,20 +4,33 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 from . import db
 from .app import Service, make_app
 from .config import load
+from .guard import Timeouts, guarded_protocol
 
 
 def database_url(folder: Path, url: str | None) -> str:
     return url or f"sqlite:///{folder.resolve() / 'competition.sqlite'}"
 
 
-def open_service(folder: Path, url: str | None = None) -> Service:
+def open_service(folder: Path, url: str | None = None, *, secure_cookies: bool = False) -> Service:
     """The competition in ``folder`` (made absolute: the paths it records do not depend on where it started)."""
     folder = folder.resolve()
-    return Service(folder, load(folder), db.connect(database_url(folder, url)))
+    return Service(folder, load(folder), db.connect(database_url(folder, url)), secure_cookies=secure_cookies)
+
+
+def uvicorn_config(svc: Service, host: str, port: int) -> Any:
+    """uvicorn's settings for a competition: its h11 protocol with the header and body timeouts of
+    competition.yaml (``guard``), h11's 16 KiB header cap, no access log."""
+    import uvicorn
+
+    c = svc.config.competition
+    timeouts = Timeouts(c.header_timeout_s, c.body_idle_timeout_s, c.body_timeout_s)
+    return uvicorn.Config(make_app(svc), host=host, port=port, log_level="warning", http=guarded_protocol(timeouts),
+                          h11_max_incomplete_event_size=16 << 10, access_log=False)
 
 
 def run(svc: Service, host: str, port: int) -> None:
@@ -29,7 +42,7 @@ def run(svc: Service, host: str, port: int) -> None:
     threading.Thread(target=svc.worker, daemon=True).start()
     threading.Thread(target=loop, args=(svc,), daemon=True).start()
     try:
-        uvicorn.run(make_app(svc), host=host, port=port, log_level="warning")
+        uvicorn.Server(uvicorn_config(svc, host, port)).run()
     finally:
         svc.stop.set()
         svc.wake.set()

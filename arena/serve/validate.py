@@ -3,6 +3,9 @@
 The child runs ``check_entry`` on the competition's match settings (its
 sandbox and profile) and prints one JSON line; a crash, a hang past the
 timeout or a bad manifest is that submission's rejection, never the server's.
+The child holds a memory limit of its own (RLIMIT_DATA, set by itself before
+it reads the manifest) and dies with the server (PR_SET_PDEATHSIG), so a
+kill -9 of the server leaves no validation running beside the restarted one's.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import sys
 from dataclasses import dataclass
 
 from ..match import MatchSettings
+from .archive import die_with
 
 
 @dataclass(frozen=True)
@@ -23,14 +27,31 @@ class Verdict:
     report: str  # private to the team: may hold the bot's stderr
 
 
-def validate(folder: str, settings: MatchSettings, games: int, timeout_s: float) -> Verdict:
+def hide_paths(text: str, folder: str, shown_as: str = "") -> str:
+    """``text`` with the host's path of a bot folder taken out: a team reads its report, never the
+    server's folders (``folder/x`` becomes ``x``, the folder itself ``shown_as`` or "the bot's folder")."""
+    for f in {folder, os.path.realpath(folder)}:
+        text = text.replace(f + "/", shown_as).replace(f, shown_as.rstrip("/") or "the bot's folder")
+    return text
+
+
+def memory_for(settings: MatchSettings, validation_bytes: int) -> int:
+    """The validation child's RLIMIT_DATA: the competition's figure, or its bots' memory limit plus room for
+    the harness if that is higher (a bot at level none or rlimit inherits the child's limit)."""
+    bot = settings.ceiling.memory_bytes  # no manifest can ask for more
+    return max(validation_bytes, (bot or 0) + (256 << 20))
+
+
+def validate(folder: str, settings: MatchSettings, games: int, timeout_s: float,
+             memory_bytes: int = 2 << 30) -> Verdict:
     """The submission's verdict; whatever the child does (crash, hang, kill its parent) is only that verdict.
 
     The child runs in a session of its own, so on a timeout the whole of it
     (the harness and any bot process it started) is killed, and a bot that
     signals its process group reaches the validator, not the server.
     """
-    argv = [sys.executable, "-m", "arena.serve.validate", folder, settings.model_dump_json(), str(games)]
+    argv = [sys.executable, "-m", "arena.serve.validate", folder, settings.model_dump_json(), str(games),
+            str(os.getpid()), str(memory_for(settings, memory_bytes))]
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           start_new_session=True) as child:
         try:
@@ -46,7 +67,8 @@ def validate(folder: str, settings: MatchSettings, games: int, timeout_s: float)
             _kill_group(child)  # anything the child left running
     lines = out.strip().splitlines()
     if child.returncode != 0 or not lines:
-        return Verdict(False, f"the validation failed (exit {child.returncode}): {err[-2000:].strip()}")
+        return Verdict(False, hide_paths(f"the validation failed (exit {child.returncode}): {err[-2000:].strip()}",
+                                         folder))
     try:
         verdict = json.loads(lines[-1])
         return Verdict(bool(verdict["ok"]), str(verdict["report"]))
@@ -61,6 +83,14 @@ def _kill_group(child: subprocess.Popen[str]) -> None:
         pass
 
 
+def _cap_memory(limit: int) -> None:
+    """RLIMIT_DATA on this process (the soft limit; a bot's own sandbox may set its own below the hard)."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+
+
 def _child(folder: str, settings_json: str, games: int) -> dict[str, object]:
     from ..match.check import check_entry
     from ..players import ManifestError, load_entry
@@ -71,15 +101,17 @@ def _child(folder: str, settings_json: str, games: int) -> dict[str, object]:
         settings.limits_for(entry.manifest.limits)
         report = check_entry(entry, settings, games=games)
     except Exception as e:  # a bad manifest or a refused profile is a verdict, said in one line
-        if not isinstance(e, (ManifestError, ValueError, OSError)):
+        if not isinstance(e, (ManifestError, ValueError, OSError, MemoryError)):
             raise
-        return {"ok": False, "report": f"{type(e).__name__}: {e}"}
+        return {"ok": False, "report": hide_paths(f"{type(e).__name__}: {e}", folder)}
     lines = [report.summary()]
     for v in report.violations:
         if v.fault.stderr:
             lines.append(f"stderr at {v.where}:\n{v.fault.stderr}")
-    return {"ok": report.ok, "report": "\n".join(lines)}
+    return {"ok": report.ok, "report": hide_paths("\n".join(lines), folder)}
 
 
 if __name__ == "__main__":
+    die_with(int(sys.argv[4]))
+    _cap_memory(int(sys.argv[5]))
     print(json.dumps(_child(sys.argv[1], sys.argv[2], int(sys.argv[3]))))

@@ -16,9 +16,9 @@ from typing import Iterator
 import pytest
 
 from arena.serve import db
-from arena.serve.app import Service, make_app
+from arena.serve.app import Service
 from arena.serve.archive import pack
-from arena.serve.serve import open_service
+from arena.serve.serve import open_service, uvicorn_config
 
 from .postgres import Server
 
@@ -75,7 +75,7 @@ def start(svc: Service, *, worker: bool) -> tuple[str, object]:
     import uvicorn
 
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(make_app(svc), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn_config(svc, "127.0.0.1", port))  # the server's own settings and guards
     threading.Thread(target=server.run, daemon=True).start()
     if worker:
         threading.Thread(target=svc.worker, daemon=True).start()

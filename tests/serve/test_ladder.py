@@ -17,10 +17,12 @@ import pytest
 from arena.results import comparable, read_results
 from arena.serve import db
 from arena.serve.app import Service
-from arena.serve.ladder import run_batch
+from arena.serve.ladder import ranked, run_batch
 from arena.serve.serve import open_service
 
-from .conftest import ROOT, bot_archive, free_port
+from arena.sandbox.files import remove_tree
+
+from .conftest import ROOT, Live, bot_archive, free_port, start
 from .test_lifecycle import serve, wait_verdict
 
 pytestmark = pytest.mark.slow
@@ -188,3 +190,73 @@ def test_a_ladder_played_per_game_goes_on_per_game(tmp_path: Path) -> None:
     assert drain(again) == [1]
     assert len(lines(again.folder)) == 3 and len({x["config_hash"] for x in lines(again.folder)}) == 1
     assert json.loads((again.folder / "results" / "tournament.json").read_text())["match"]["restart"] == "per-game"
+
+
+def test_a_version_the_ladder_cannot_prepare_is_retired_and_the_others_play_on(tmp_path: Path) -> None:
+    """An accepted folder 600 folders deep (accepted before the depth limit, or by an older server) made every
+    batch fail in the ladder's copytree: no block stored for anyone, a TEAM-vN.tmp left behind."""
+    from .test_hostile import nest
+
+    minimal = ROOT / "bots" / "minimal"
+    svc = library_comp(tmp_path / "comp")
+    accept(svc, "red", minimal)
+    accept(svc, "blue", minimal)
+    deep = tmp_path / "deep"
+    shutil.copytree(minimal, deep)
+    nest(deep / "n", 600)
+    broken = tmp_path / "broken"
+    shutil.copytree(minimal, broken)
+    (broken / "bot.yaml").write_text("name: x\ncommand: [x]\nx: &a [1]\ny: *a\n")  # an alias: now refused
+    other = tmp_path / "other"
+    shutil.copytree(minimal, other)
+    (other / "bot.yaml").write_text((minimal / "bot.yaml").read_text() + "profiles: [sixty-three-joker]\n")
+    accept(svc, "red", deep)  # red's second version: broken after its validation
+    accept(svc, "green", broken)
+    accept(svc, "violet", other)  # plays only a profile the competition no longer plays
+    try:
+        assert run_batch(svc) == 2  # red's first version and blue play
+        subs = {s["id"]: s for t in (1, 2, 3) for s in db.team_submissions(svc.engine, t)}
+        assert subs[3]["retired"].startswith("its folder could not be prepared for the ladder: bot folder refused:")
+        assert "names deep" in subs[3]["retired"] and str(tmp_path) not in subs[3]["retired"]
+        assert "aliases" in subs[4]["retired"] and str(tmp_path) not in subs[4]["retired"]
+        subs.update({s["id"]: s for s in db.team_submissions(svc.engine, 4)})
+        assert subs[5]["retired"].startswith("the ladder refused it: bot 'violet' (bot.yaml) plays only the rule profiles")
+        assert subs[1]["retired"] is None and subs[2]["retired"] is None
+        assert sorted(p.name for p in (svc.folder / "ladder").iterdir()) == ["blue-v1", "red-v1", "violet-v1"]
+        assert {x["pairing"].split("~")[0].split("@")[0] for x in lines(svc.folder)} <= {"blue", "red"}
+        # the team page says why; the public leaderboard ranks red's first version again
+        from .test_api import login
+
+        url, server = start(svc, worker=False)
+        page = login(Live(svc, url, {"red": TOKENS["red"]}), "red").get("/team").text
+        server.should_exit = True  # type: ignore[attr-defined]
+        assert "retired from the ladder: its folder could not be prepared" in page and str(tmp_path) not in page
+        assert [r["version"] for r in ranked(svc.engine)] == [1, 1]  # blue v1, red v1 again
+    finally:
+        remove_tree(deep)
+
+
+def test_a_compiled_bot_uploaded_as_an_archive_is_accepted_and_plays_in_the_ladder(comp: Path, tmp_path: Path) -> None:
+    """Every unpacked file was written 0644: `command: ["./bot"]` could not run. Built here with cc."""
+    from arena.results import standings
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler (cc)")
+    bot = tmp_path / "c-bot"
+    shutil.copytree(ROOT / "docs" / "examples" / "c-bot", bot)
+    subprocess.run(["cc", "-O2", "-o", str(bot / "bot"), str(bot / "bot.c")], check=True)
+    tokens, port = setup(comp, pairing_blocks=1)
+    url = f"http://127.0.0.1:{port}"
+    p = serve(comp, port)
+    try:
+        for team, folder in (("red", bot), ("blue", ROOT / "bots" / "minimal")):
+            sid = httpx.post(f"{url}/api/submissions", headers={"Authorization": f"Bearer {tokens[team]}"},
+                             files={"archive": ("b.tar.gz", bot_archive(folder))}).json()["id"]
+            got = wait_verdict(url, tokens[team], sid)
+            assert got["status"] == "accepted", got["report"]
+        wait_lines(comp, 1)
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    by_bot = {s.bot: s for s in standings(lines(comp))}
+    assert by_bot["red"].games > 0 and by_bot["red"].faults == 0, by_bot

@@ -214,3 +214,72 @@ def test_the_validation_worker_outlives_a_database_restart(comp: Path, caplog: p
         svc.stop.set()
         svc.wake.set()
         pg.stop()
+
+
+LIMITS_BOT = """\
+import os, sys
+with open(f"/proc/{os.getppid()}/limits") as f:  # the parent: the validator (sandbox none)
+    sys.stderr.write(next(line for line in f if line.startswith("Max data size")))
+sys.exit(1)
+"""
+
+
+def test_the_validation_child_runs_under_its_memory_limit(tmp_path: Path) -> None:
+    """The server set no memory cap on the validation child: a 631-byte alias bomb grew it to 1.45 GB (the
+    manifest refuses aliases now; this is the cap beneath that)."""
+    from arena.serve.validate import memory_for
+
+    bot = tmp_path / "limits"
+    bot.mkdir()
+    (bot / "bot.yaml").write_text('name: limits\ncommand: ["{python}", "bot.py"]\n')
+    (bot / "bot.py").write_text(LIMITS_BOT)
+    settings = MatchSettings.model_validate({"sandbox": "none"})
+    verdict = validate(str(bot), settings, 0, 60, memory_bytes=3 << 30)
+    assert not verdict.ok
+    want = memory_for(settings, 3 << 30)
+    assert want == 3 << 30  # above the bots' 1 GiB + 256 MiB
+    line = next(x for x in verdict.report.splitlines() if x.startswith("Max data size"))
+    assert line.split()[3] == str(want), line  # the soft limit, in bytes
+    assert str(tmp_path) not in verdict.report  # the report names the bot's files, not the host's folders
+
+
+def test_the_validation_child_ends_with_the_server(comp: Path, tmp_path: Path) -> None:
+    """After a kill -9 of the server the validation child ran on beside the restarted server's validation."""
+    (comp / "competition.yaml").write_text((comp / "competition.yaml").read_text().replace(
+        "match:\n", "match:\n  time: {startup_ms: 120000}\n"))
+    token = subprocess.run([sys.executable, "-m", "arena", "serve", str(comp), "--add-team", "red"],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    hang = tmp_path / "hang"
+    hang.mkdir()
+    (hang / "bot.yaml").write_text('name: hang\ncommand: ["{python}", "bot.py"]\n')
+    (hang / "bot.py").write_text("import time\ntime.sleep(600)\n")  # never says hello: 120 s of validation
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    p = serve(comp, port)
+    try:
+        h = {"Authorization": f"Bearer {token}"}
+        sid = httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tgz", bot_archive(hang))}).json()["id"]
+        end = time.monotonic() + 60
+        while not validators(comp):
+            assert time.monotonic() < end, "no validation started"
+            time.sleep(0.05)
+        os.kill(p.pid, signal.SIGKILL)  # the server alone, not its group: the child is in a session of its own
+        p.wait()
+        end = time.monotonic() + 10
+        while validators(comp):
+            assert time.monotonic() < end, "the validation child outlived the server"
+            time.sleep(0.05)
+        assert db.get_submission(db.connect(database_url(comp, None)), sid)["status"] == "checking"  # type: ignore[index]
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        for pid in validators(comp):
+            os.kill(pid, signal.SIGKILL)
+
+
+def validators(comp: Path) -> list[int]:
+    """The validation children working on this competition's uploads."""
+    mark = str(comp / "submissions").encode()
+    return [int(q.name) for q in Path("/proc").iterdir()
+            if q.name.isdigit() and b"arena.serve.validate" in _cmdline(q) and mark in _cmdline(q)]

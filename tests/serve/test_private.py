@@ -24,7 +24,7 @@ import yaml
 import arena.serve.ladder as ladder
 from arena.serve.app import Service
 
-from .conftest import ROOT, start
+from .conftest import ROOT, Live, start
 from .test_ladder import TOKENS, accept, drain, library_comp, lines
 
 pytestmark = pytest.mark.slow
@@ -54,9 +54,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Service, Path, lis
     seen: list[tuple[int, int, dict[str, Any]]] = []
     real = ladder.write_provisional
 
-    def spy(results: Any, out: Any, *, done: int, total: int) -> Any:
+    def spy(results: Any, out: Any, *, done: int, total: int, **more: Any) -> Any:
         seen.append((done, total, json.loads((svc.folder / "standings.json").read_text())))
-        return real(results, out, done=done, total=total)
+        return real(results, out, done=done, total=total, **more)
 
     mp = pytest.MonkeyPatch()
     mp.setattr(ladder, "write_provisional", spy)
@@ -86,9 +86,10 @@ def test_live_standings_are_rewritten_after_each_stored_block(played: Any) -> No
 
 
 def login(url: str, team: str) -> httpx.Client:
-    c = httpx.Client(base_url=url)
-    assert c.post("/login", data={"token": TOKENS[team]}).status_code == 303
-    return c
+    """As a browser logs in: the front page's form with its hidden login token (test_api.login)."""
+    from .test_api import login as form_login
+
+    return form_login(Live(None, url, TOKENS), team)  # type: ignore[arg-type]
 
 
 def test_faults_reach_their_team_only_and_no_public_page(played: Any, tmp_path: Path) -> None:

@@ -75,9 +75,10 @@ def test_a_first_schema_database_is_migrated_with_its_rows(tmp_path: Path, db_ur
                           " VALUES (1, 1.0, 'accepted', 'f', 'ok', 1)"))
     assert db.schema_version(old) == 1
     engine = db.connect(url)
-    assert db.schema_version(engine) == len(db.MIGRATIONS) == 2
+    assert db.schema_version(engine) == len(db.MIGRATIONS) == 3
     sub = db.get_submission(engine, 1)
-    assert sub is not None and (sub["status"], sub["version"], sub["report"], sub["attempts"]) == ("accepted", 1, "ok", 0)
+    assert sub is not None and (sub["status"], sub["version"], sub["report"], sub["attempts"], sub["retired"]) == (
+        "accepted", 1, "ok", 0, None)
     sid = db.add_submission(engine, 1, "g", per_day=5)
     assert db.claim_next(engine)["attempts"] == 1  # type: ignore[index]
     db.requeue_unfinished(engine)
@@ -99,6 +100,39 @@ def test_an_upload_cut_off_before_it_was_recorded_is_swept_and_recorded_ones_kep
     db.add_submission(svc.engine, db.team_for_token(svc.engine, team)["id"], str(kept), per_day=5)  # type: ignore[index]
     assert svc.sweep_uploads() == [dead]
     assert kept.is_dir() and not dead.exists() and svc.sweep_uploads() == []
+
+
+def test_the_daily_limit_holds_for_uploads_of_one_team_at_the_same_moment(tmp_path: Path, db_url: str | None) -> None:
+    """The count and the insert were two statements: uploads at the same moment each counted the others'
+    absence. Every insert is slowed here so that they overlap; the limit still holds."""
+    import threading
+    import time
+
+    engine = db.connect(database_url(tmp_path, db_url))
+    db.add_team(engine, "red")
+    db.add_team(engine, "blue")
+
+    @sa.event.listens_for(engine, "before_cursor_execute")
+    def slow_insert(conn, cursor, statement, *args):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("INSERT INTO SUBMISSIONS"):
+            time.sleep(0.2)
+
+    got: list[object] = []
+
+    def one(team: int) -> None:
+        try:
+            got.append(db.add_submission(engine, team, "f", per_day=3))
+        except db.RateLimited as e:
+            got.append(e)
+
+    threads = [threading.Thread(target=one, args=(1,)) for _ in range(8)] + [threading.Thread(target=one, args=(2,))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(isinstance(g, int) for g in got) == 4  # red's 3, blue's 1
+    assert [len(db.team_submissions(engine, i)) for i in (1, 2)] == [3, 1]
+    assert sum(isinstance(g, db.RateLimited) for g in got) == 5
 
 
 def test_a_competition_plays_on_a_kernel_per_seat_unless_it_says_otherwise(tmp_path: Path) -> None:

@@ -67,6 +67,9 @@ class RunDisplay(RunObserver):
         self.progress: Progress | None = None
 
     def admitted(self, admission: Admission) -> None:
+        if admission.kept_per_game:
+            self.say(f"{self.command}: {admission.store.path.parent} was played per-game: it resumes per-game (a new"
+                     " out folder plays per-lineage, the default; docs/tournaments.md, Lineages)")
         if admission.changed:
             self.say(f"{self.command}: new versions enter as new entries: "
                      + "; ".join(map(describe_change, admission.changed)))

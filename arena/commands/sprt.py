@@ -46,10 +46,11 @@ def build_parser() -> Any:
     ap.add_argument("--deals", type=int, default=8, help="deals per game in the deals format (default 8)")
     profile_option(ap)
     sandbox_option(ap)
-    ap.add_argument("--restart", choices=["per-game", "per-lineage"], default="per-game",
-                    help="a fresh bot process every game, or one per lineage kept up over a batch of blocks"
-                         " (docs/tournaments.md, Lineages; default per-game)")
-    ap.add_argument("--lineage-blocks", type=int, default=8,
+    ap.add_argument("--restart", choices=["per-game", "per-lineage"],
+                    help="one bot process per lineage kept up over a batch of blocks, or a fresh one every game"
+                         " (docs/tournaments.md, Lineages; default per-lineage, and per-game for a folder"
+                         " played per-game before)")
+    ap.add_argument("--lineage-blocks", type=int,
                     help="with --restart per-lineage: blocks of a matchup one batch plays (default 8; with one"
                          " worker a batch ends at the verdict, on Ray it may run past it by up to this many blocks)")
     ap.add_argument("--seed", help="seed for the block keys (default: the folder's, else random; printed)")
@@ -89,7 +90,8 @@ def main(argv: list[str]) -> int:
         "blocks": args.max_blocks,
         "seed": seed,
         "match": {"format": fmt, "deals": args.deals, "sandbox": args.sandbox, "profile": profile_from_args(args).name,
-                  "restart": args.restart, "lineage_blocks": args.lineage_blocks},
+                  **({"restart": args.restart} if args.restart else {}),
+                  **({"lineage_blocks": args.lineage_blocks} if args.lineage_blocks is not None else {})},
         **({"workers": args.workers} if args.workers is not None else {}),
         **({"ray_address": args.ray_address} if args.ray_address else {}),
         "backend": "ray" if args.ray_address or (args.workers or 1) > 1 else "serial",

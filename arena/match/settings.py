@@ -40,8 +40,8 @@ class MatchSettings(BaseModel):
     allow_unlimited: bool = Field(
         False, description="run untrusted bots even where no memory or process limit can be enforced (never the default)")
     restart: Literal["per-game", "per-lineage"] = Field(
-        "per-game", description="a fresh bot process for every game, or one per lineage kept up between its games"
-                                " (docs/tournaments.md, Lineages)")
+        "per-lineage", description="one bot process per lineage kept up between its games (the default), or a fresh"
+                                   " one for every game (docs/tournaments.md, Lineages)")
     lineage_blocks: int = Field(
         8, ge=1, description="with 'per-lineage': consecutive blocks of a pairing one batch of processes plays")
 
@@ -91,7 +91,8 @@ class MatchSettings(BaseModel):
 
     def hash_facts(self) -> dict[str, Any]:
         """The settings as the config hash sees them: the restart fields only
-        when they differ from per-game, so configs written before them keep their hash."""
+        when they differ from per-game, so folders played per-game (before the
+        fields existed, or while per-game was the default) keep their hash."""
         facts = {**self.model_dump(mode="json"), "profile": self.profile.hash_dict()}
         if self.restart == "per-game":
             facts.pop("restart")

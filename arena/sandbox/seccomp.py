@@ -11,10 +11,11 @@ Default deny. A call is answered in one of four ways:
   Rust and C (pthreads) playing whole games, plus the ordinary POSIX calls
   of the same families (files, memory, threads, signals, time, pipes,
   polling, unix sockets, process control inside the bot's pid namespace);
-- allowed or refused by one argument (`RULES`): clone without namespace
-  flags, a short list of ioctl/fcntl/prctl/madvise requests, sockets of
-  family AF_UNIX only, fadvise without DONTNEED, preadv2/pwritev2 without
-  RWF_NOWAIT (page-cache probes);
+- allowed or refused by its arguments (`RULES`): clone without namespace
+  flags or CLONE_PIDFD, a short list of ioctl/fcntl/prctl/madvise requests,
+  sockets of family AF_UNIX only, fadvise without DONTNEED,
+  preadv2/pwritev2 without RWF_NOWAIT (page-cache probes), socket options
+  but the host-wide socket and netns cookies and pidfds of peers;
 - refused with EPERM (`EPERM_CALLS`): what a bot has no business doing and
   an attacker tries (ptrace, mounts, namespaces, keyrings, inotify, kernel
   state, host-wide counters such as sysinfo);
@@ -26,7 +27,10 @@ Default deny. A call is answered in one of four ways:
 Every other call, known or not yet invented, answers ENOSYS: libc and the
 runtimes take that as "older kernel" and fall back (clone3 to clone, statx
 to fstatat, ...). That is also how all of Linux AIO (io_setup, io_submit,
-...), io_uring, mincore, readahead and cachestat are refused.
+...), io_uring, mincore, readahead and cachestat are refused, and
+memfd_create and pidfd_open: their descriptors' inode numbers come from
+host-wide counters (the kernel's shmem mount, pidfs), and runtimes that use
+them probe first and fall back from ENOSYS (a kernel before 3.17 and 5.3).
 
 A foreign ABI (i386 `int 0x80`, x32) is refused as a whole. The kernel
 caches the verdict of calls allowed whatever their arguments, so the length
@@ -92,11 +96,11 @@ removexattr lremovexattr fremovexattr
 dup dup2 dup3 pipe pipe2 sendfile splice tee vmsplice copy_file_range
 select pselect6 poll ppoll epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait epoll_pwait2
 eventfd eventfd2 signalfd signalfd4 timerfd_create timerfd_settime timerfd_gettime
-brk mmap mprotect munmap mremap msync mbind get_mempolicy set_mempolicy memfd_create
+brk mmap mprotect munmap mremap msync mbind get_mempolicy set_mempolicy
 pkey_alloc pkey_free pkey_mprotect map_shadow_stack mseal
 futex futex_waitv futex_wake futex_wait futex_requeue set_robust_list get_robust_list set_tid_address rseq
 fork vfork execve execveat exit exit_group wait4 waitid
-kill tkill tgkill pidfd_open pidfd_send_signal
+kill tkill tgkill pidfd_send_signal
 rt_sigaction rt_sigprocmask rt_sigreturn rt_sigpending rt_sigtimedwait rt_sigsuspend
 rt_sigqueueinfo rt_tgsigqueueinfo sigaltstack pause restart_syscall
 nanosleep clock_nanosleep clock_gettime clock_getres gettimeofday time times alarm getitimer setitimer
@@ -108,7 +112,7 @@ sched_yield sched_getaffinity sched_setaffinity sched_getparam sched_getschedule
 sched_get_priority_max sched_get_priority_min sched_rr_get_interval
 arch_prctl
 bind listen accept accept4 connect shutdown getsockname getpeername
-sendto recvfrom sendmsg recvmsg sendmmsg recvmmsg setsockopt getsockopt
+sendto recvfrom sendmsg recvmsg sendmmsg recvmmsg
 """.split())
 
 #: Refused with EPERM: cross-process and kernel-state calls, mounts and
@@ -130,6 +134,8 @@ NOOP_CALLS = frozenset({"flock"})
 
 CLONE_NS_FLAGS = (0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000
                   | 0x20000000 | 0x40000000 | 0x00000080)  # NEWNS CGROUP UTS IPC USER PID NET TIME
+#: A pidfd of the child: its inode number (pidfs) follows process creation on the whole host.
+CLONE_PIDFD = 0x00001000
 #: ioctl requests on the bot's own descriptors: is it a tty, its size, bytes to read, (non)blocking, close-on-exec.
 IOCTLS_OK = (0x5401, 0x540F, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451)  # TCGETS TIOCGPGRP TIOCGWINSZ FIONREAD FIONBIO FIONCLEX FIOCLEX
 #: fcntl commands: dup, fd flags, status flags, memfd seals.
@@ -144,23 +150,40 @@ PERSONALITIES_OK = (0x0, 0x0008, 0x20000, 0x20008, 0xFFFFFFFF)
 AF_UNIX = 1
 FADV_DONTNEED = 4
 RWF_NOWAIT = 0x8
+#: Socket options (asm-generic/socket.h, the same on x86_64 and aarch64): the cookies are host-wide
+#: counters (one per socket, one per network namespace); a peer's pidfd (also on a socketpair of
+#: one's own, then one's own pidfd) and SCM_PIDFD messages are pidfds by another door.
+SOL_SOCKET = 1
+SO_COOKIE, SO_NETNS_COOKIE, SO_PASSPIDFD, SO_PEERPIDFD = 57, 71, 76, 77
 
 
 @dataclass(frozen=True)
 class Rule:
-    """A call decided by its argument `arg`: the first test that matches gives the verdict, else `default`."""
+    """A call decided by its argument `arg`: the first test that matches gives the verdict, else `default`.
+
+    A verdict may be another Rule, on another argument: a decision by two arguments (getsockopt's
+    level, then its option)."""
 
     arg: int
-    tests: tuple[tuple[Literal["eq", "set"], int, Verdict], ...]
-    default: Verdict
+    tests: tuple[Test, ...]
+    default: Verdict | Rule
 
 
-def _eq(values: tuple[int, ...], verdict: Verdict) -> tuple[tuple[Literal["eq", "set"], int, Verdict], ...]:
+#: ("eq", value, verdict): the argument equals value; ("set", mask, verdict): it has a bit of mask.
+Test = tuple[Literal["eq", "set"], int, "Verdict | Rule"]
+
+
+def _eq(values: tuple[int, ...], verdict: Verdict | Rule) -> tuple[Test, ...]:
     return tuple(("eq", v, verdict) for v in values)
 
 
+def _sol_socket(options: tuple[int, ...]) -> Rule:
+    """Refuse `options` at level SOL_SOCKET as a kernel without them does (ENOPROTOOPT); allow the rest."""
+    return Rule(1, (("eq", SOL_SOCKET, Rule(2, _eq(options, errno.ENOPROTOOPT), ALLOW)),), ALLOW)
+
+
 RULES: dict[str, Rule] = {
-    "clone": Rule(0, (("set", CLONE_NS_FLAGS, errno.EPERM),), ALLOW),
+    "clone": Rule(0, (("set", CLONE_NS_FLAGS, errno.EPERM), ("set", CLONE_PIDFD, errno.EINVAL)), ALLOW),
     "ioctl": Rule(1, _eq(IOCTLS_OK, ALLOW), errno.ENOTTY),
     "fcntl": Rule(1, _eq(FCNTL_OK, ALLOW) + _eq(FCNTL_NOOP, 0), errno.EPERM),
     "madvise": Rule(2, _eq(MADVISE_OK, ALLOW), errno.EINVAL),
@@ -171,6 +194,8 @@ RULES: dict[str, Rule] = {
     "fadvise64": Rule(3, (("eq", FADV_DONTNEED, errno.EPERM),), ALLOW),
     "preadv2": Rule(5, (("set", RWF_NOWAIT, errno.EOPNOTSUPP),), ALLOW),
     "pwritev2": Rule(5, (("set", RWF_NOWAIT, errno.EOPNOTSUPP),), ALLOW),
+    "getsockopt": _sol_socket((SO_COOKIE, SO_NETNS_COOKIE, SO_PEERPIDFD)),
+    "setsockopt": _sol_socket((SO_PASSPIDFD,)),
 }
 #: The answer to every call not named above.
 DEFAULT: Verdict = errno.ENOSYS
@@ -200,8 +225,12 @@ class _Asm:
             raise ValueError(f"seccomp jump out of range at {len(self.code)}")
         self.code.append((code, jt, jf, k))
 
-    def ret(self, verdict: Verdict) -> None:
-        self.op(_RET_K, _RET_ALLOW if verdict == ALLOW else _RET_ERRNO | int(verdict))
+    def ret(self, verdict: Verdict | Rule) -> None:
+        """Return `verdict`, or decide by a nested rule (code that never falls through either way)."""
+        if isinstance(verdict, Rule):
+            self.code += _rule_body(verdict)
+        else:
+            self.op(_RET_K, _RET_ALLOW if verdict == ALLOW else _RET_ERRNO | int(verdict))
 
     def assemble(self) -> bytes:
         return b"".join(struct.pack("<HBBI", c, jt, jf, k & 0xFFFFFFFF) for c, jt, jf, k in self.code)
@@ -212,8 +241,10 @@ def _rule_body(rule: Rule) -> list[tuple[int, int, int, int]]:
     body = _Asm()
     body.op(_LD_W_ABS, _arg_low(rule.arg))
     for kind, value, verdict in rule.tests:
-        body.op(_JEQ_K if kind == "eq" else _JSET_K, value, jt=0, jf=1)
-        body.ret(verdict)
+        then = _Asm()
+        then.ret(verdict)
+        body.op(_JEQ_K if kind == "eq" else _JSET_K, value, jt=0, jf=len(then.code))
+        body.code += then.code
     body.ret(rule.default)
     return body.code
 

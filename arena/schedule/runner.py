@@ -106,6 +106,7 @@ class Admission:
     earlier_entries: list[dict[str, Any]]  # versions the folder held that this run no longer has (kept as history)
     changed: list[BotChange]  # entering as new versions
     added: list[str]  # what this run adds to the folder's tournament
+    kept_per_game: bool = False  # the folder was played per-game and resumes so (``keep_played_restart``)
 
     @property
     def repaired_bytes(self) -> int:
@@ -325,18 +326,41 @@ def changed_bots(old: dict[str, Any], t: Tournament) -> list[BotChange]:
     return out
 
 
+def keep_played_restart(t: Tournament, old: dict[str, Any] | None = None) -> bool:
+    """A folder played per-game resumes per-game where the config leaves ``match.restart`` unset.
+
+    Per-lineage is the default; a folder whose ``tournament.json`` says per-game, or has no restart
+    field (written before there was one), was played per-game. Resuming it so keeps its blocks'
+    config hash, and a bot that remembers earlier games plays the rest as it played the start.
+    ``old`` is the folder's meta (read here if not given; a folder with nothing recorded binds
+    nothing). True when ``t`` was switched to per-game; a config that names ``restart`` stays as it is.
+    """
+    if old is None:
+        old = read_meta(t.out) if _recorded(t.out) else None
+    m = t.config.match
+    if old is None or "restart" in m.model_fields_set or m.restart == "per-game":
+        return False
+    stored = old.get("match")
+    if (stored.get("restart", "per-game") if isinstance(stored, dict) else "per-game") != "per-game":
+        return False
+    t.config = t.config.model_copy(update={"match": m.model_copy(update={"restart": "per-game"})})
+    return True
+
+
 def admit(t: Tournament, options: RunOptions) -> Admission:
     """Whether this run may write to ``t.out`` (call under the folder's lock); raises a ``RunRefused``.
 
     The folder must hold nothing, this tournament, or one this run extends
     with ``extend`` (more blocks, entries, a gauntlet's next candidate) or
     renews with ``new_versions`` (changed bots enter as new versions). The
-    results store is loaded, its torn last line cut off.
+    results store is loaded, its torn last line cut off. A folder played
+    per-game resumes per-game unless the config names ``match.restart``.
     """
     out = t.out
     old = read_meta(out)
     if old is not None and not _recorded(out):
         old = None  # a run that recorded nothing (refused entries, stopped before a block) binds nothing
+    kept = keep_played_restart(t, old) if old is not None else False
     earlier: list[dict[str, Any]] = []
     changed: list[BotChange] = []
     added: list[str] = []
@@ -356,7 +380,7 @@ def admit(t: Tournament, options: RunOptions) -> Admission:
         store.load(expect_hash=t.config_hash())
     except ResultsError as e:
         raise RunRefused(str(e)) from None
-    return Admission(store, earlier, changed, added)
+    return Admission(store, earlier, changed, added, kept)
 
 
 def plan(t: Tournament, store: ResultsStore, stop: StoppingRule | None = None) -> Plan:

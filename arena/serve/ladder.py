@@ -43,6 +43,7 @@ from ..schedule import (
     RunOptions,
     Tournament,
     build_tournament,
+    keep_played_restart,
     plan,
     run_tournament,
 )
@@ -247,6 +248,8 @@ def run_batch(svc: Service) -> int:
     if t is None:
         return 0
     out = svc.folder / "results"
+    if keep_played_restart(t):  # a ladder played before per-lineage was the default
+        log.info("ladder: %s was played per-game and goes on per-game", out)
     out.mkdir(parents=True, exist_ok=True)
     store = ResultsStore(out)
     store.load(expect_hash=t.config_hash())

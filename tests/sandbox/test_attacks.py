@@ -33,7 +33,8 @@ from .conftest import HOSTILE, SMALL
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.contained]
 ATTACK = HOSTILE / "attack.py"
-REFUSED = {"EPERM", "ENOSYS", "EACCES", "EAFNOSUPPORT", "EOPNOTSUPP", "ENOTSUP", "EROFS", "ENOTTY", "EINVAL"}
+REFUSED = {"EPERM", "ENOSYS", "EACCES", "EAFNOSUPPORT", "EOPNOTSUPP", "ENOTSUP", "EROFS", "ENOTTY", "EINVAL",
+           "ENOPROTOOPT"}
 
 
 def attack_dir(tmp_path: Path, name: str = "attack") -> Path:
@@ -124,7 +125,12 @@ def test_each_sandbox_has_its_own_uid_and_the_lease_is_released(start, tmp_path)
 
 
 #: What the syscall attack must find working: ordinary calls, and locks that succeed without effect.
-WORKING = {"fork", "thread", "unix_socket", "unix_socketpair", "preadv2", "pipe_fionread", "flock", "setlk", "ofd_setlk"}
+WORKING = {"fork", "thread", "unix_socket", "unix_socketpair", "preadv2", "pipe_fionread", "flock", "setlk", "ofd_setlk",
+           "so_type", "so_peercred", "so_sndbuf"}
+#: Host-wide counters a call reads (docs/sandbox.md, "Syscall filter"), and the errno that refuses each:
+#: what a kernel without the call or option answers, which the runtimes that use them fall back from.
+HOST_IDS = {"so_cookie": "ENOPROTOOPT", "so_netns_cookie": "ENOPROTOOPT", "so_peerpidfd": "ENOPROTOOPT",
+            "so_passpidfd": "ENOPROTOOPT", "pidfd_open": "ENOSYS", "memfd_create": "ENOSYS", "clone_pidfd": "EINVAL"}
 
 
 def _host_state() -> tuple[int, str, str]:
@@ -169,7 +175,22 @@ def test_refused_syscalls_return_an_errno(start, tmp_path, contained_level) -> N
     for name in ("inet_socket", "inet6_socket", "inet_socketpair", "netlink", "packet"):
         assert out[name]["errno"] == "EAFNOSUPPORT", (name, out[name])
     assert out["rwf_nowait"]["errno"] == out["rwf_nowait_write"]["errno"] == errno.errorcode[errno.EOPNOTSUPP]
+    for name, want in HOST_IDS.items():
+        assert out[name] == {"ok": False, "errno": want}, (name, out[name])
     assert bot.exit_status is None  # refused, not killed
+
+
+def test_host_wide_ids_are_the_kernels_answers_without_the_filter(start, tmp_path) -> None:
+    """The control: at level none each call of HOST_IDS works on this kernel, so the refusals at bwrap
+    above are the filter's (SO_PEERPIDFD and SO_PASSPIDFD are Linux 6.5's: older kernels refuse them)."""
+    out, _ = run_attack(start, tmp_path, "host_ids", level="none")
+    release = tuple(int(x) for x in os.uname().release.split(".")[:2])
+    for name in HOST_IDS:
+        if name in ("so_peerpidfd", "so_passpidfd") and release < (6, 5):
+            continue
+        assert out[name]["ok"] is True, (name, out[name])
+    assert out["so_cookie"]["value"] > 0 and out["pidfd_open"]["value"] > 0 and out["memfd_create"]["value"] > 0
+    assert out["so_peerpidfd"].get("value", out["pidfd_open"]["value"]) == out["pidfd_open"]["value"]  # one's own pidfd
 
 
 def test_locks_succeed_without_taking_effect(start, tmp_path) -> None:

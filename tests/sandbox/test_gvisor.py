@@ -141,6 +141,10 @@ def test_closing_leaves_no_process_no_copy_and_no_mount(tmp_path) -> None:
     assert b.trouble == []
 
 
+#: What the kernel may charge a dying task past the limit (16 pages), far under one 8 MiB allocation.
+FORCED_CHARGE = 16 * 4096
+
+
 def test_memory_is_capped_with_the_kernel_and_judged_the_bot_s(tmp_path) -> None:
     folder = bot(tmp_path, "import sys\nprint('up', flush=True)\nb = []\n"
                            "while True:\n    b.append(bytearray(8 << 20))\n")
@@ -149,7 +153,9 @@ def test_memory_is_capped_with_the_kernel_and_judged_the_bot_s(tmp_path) -> None
         assert b.read_line(30) == b"up"
         status = b.wait(60)
         assert status != 0 and b.memory_limit_hit()
-        assert (b.cgroup.memory_peak() or 0) <= SMALL.memory_bytes  # type: ignore[union-attr,operator]
+        # A task the cgroup is killing is charged past the limit so it can exit (the kernel's forced
+        # charge for dying tasks): measured one page over under load, so a few pages, not a megabyte.
+        assert (b.cgroup.memory_peak() or 0) <= SMALL.memory_bytes + FORCED_CHARGE  # type: ignore[union-attr,operator]
     finally:
         b.close()
 

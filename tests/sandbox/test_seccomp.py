@@ -89,6 +89,42 @@ def test_argument_rules(arch) -> None:
     assert answer(run(program, arch, "prctl", 35)) == errno.EINVAL  # PR_SET_MM
 
 
+SOL_SOCKET, SO_COOKIE, SO_NETNS_COOKIE, SO_PASSPIDFD, SO_PEERPIDFD = 1, 57, 71, 76, 77
+
+
+@pytest.mark.parametrize("arch", sorted(ARCHES))
+def test_host_wide_cookies_and_pidfds_are_refused(arch) -> None:
+    """Socket and netns cookies and pidfd inode numbers are host-wide counters: refused as an older
+    kernel answers (the runtimes of the matrix never ask), every neighbouring call still allowed."""
+    program = build_filter(arch)
+    for option in (SO_COOKIE, SO_NETNS_COOKIE, SO_PEERPIDFD):
+        assert answer(run(program, arch, "getsockopt", 3, SOL_SOCKET, option, 0, 0)) == errno.ENOPROTOOPT, option
+        # The kernel reads level and option as ints: high bits set change nothing.
+        assert answer(run(program, arch, "getsockopt", 3, 1 << 32 | SOL_SOCKET, 1 << 40 | option)) == errno.ENOPROTOOPT
+    for option in (4, 7, 8, 17, 38, 56, 58, 70, 72, 76):  # SO_ERROR, SO_SNDBUF, SO_RCVBUF, SO_PEERCRED, SO_PROTOCOL...
+        assert answer(run(program, arch, "getsockopt", 3, SOL_SOCKET, option, 0, 0)) == "allow", option
+    for level in (0, 6, 41, 0x10000 | SOL_SOCKET):  # the same numbers at IP, TCP, IPv6 (and not a level's low bits)
+        assert answer(run(program, arch, "getsockopt", 3, level, SO_COOKIE, 0, 0)) == "allow", level
+    assert answer(run(program, arch, "setsockopt", 3, SOL_SOCKET, SO_PASSPIDFD, 0, 4)) == errno.ENOPROTOOPT
+    for option in (7, 8, 16, SO_COOKIE):  # SO_SNDBUF, SO_RCVBUF, SO_PASSCRED
+        assert answer(run(program, arch, "setsockopt", 3, SOL_SOCKET, option, 0, 4)) == "allow", option
+    assert answer(run(program, arch, "setsockopt", 3, 6, SO_PASSPIDFD, 0, 4)) == "allow"
+    # clone with CLONE_PIDFD: EINVAL (the kernel's word for flags it will not take); without, a thread or fork.
+    thread, fork, pidfd = 0x003D0F00, 17, 0x1000
+    for flags in (fork | pidfd, 0x4111 | pidfd, pidfd):  # fork-like, posix_spawn's CLONE_VM|CLONE_VFORK, bare
+        assert answer(run(program, arch, "clone", flags)) == errno.EINVAL, hex(flags)
+    assert answer(run(program, arch, "clone", 0x10000000 | pidfd | fork)) == errno.EPERM  # namespaces first
+    assert answer(run(program, arch, "clone", thread)) == answer(run(program, arch, "clone", fork)) == "allow"
+    assert answer(run(program, arch, "clone", 0x4111)) == "allow"
+    # pidfd_open and memfd_create: ENOSYS, "a kernel before 5.3 / 3.17", which their users probe for.
+    for call in ("pidfd_open", "memfd_create"):
+        for args in ((1, 0), (0, 1)):
+            assert answer(run(program, arch, call, *args)) == errno.ENOSYS, call
+    # What stays: signalling through a pidfd one has (a /proc/<pid> folder fd is one), memfd seals on any fd.
+    assert answer(run(program, arch, "pidfd_send_signal", 3, 0, 0, 0)) == "allow"
+    assert answer(run(program, arch, "fcntl", 3, 1033)) == "allow"
+
+
 def test_a_foreign_abi_is_refused_whole() -> None:
     program = build_filter("x86_64")
     data_i386 = struct.pack("<iI", 0, 0x40000003)

@@ -107,7 +107,8 @@ class Cluster:
 
 
 def _policy_tournament(tmp_path: Path, blocks: int):
-    t = load_config(write_config(tmp_path, blocks=blocks, match=dict(FAST_MATCH, deals=1)))
+    # per-game: these tests count the loop's units block by block (a lineage batch is one unit)
+    t = load_config(write_config(tmp_path, blocks=blocks, match=dict(FAST_MATCH, deals=1, restart="per-game")))
     entries = {e.ident: e for e in t.entries}
     modes = {e.name: ("first" if e.name == "first" else "last") for e in t.entries}
     play = lambda task, attempt: run_block(task, entries, attempt=attempt, make_player=policy_factory(modes))  # noqa: E731

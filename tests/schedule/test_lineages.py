@@ -57,7 +57,7 @@ def test_batches_follow_the_config_never_the_workers(tmp_path: Path) -> None:
     # a batch with a block missing is played whole again; a batch all stored is not played
     stored = {x.key for x in tasks if x.block in (0, 1, 2, 4)}
     assert [[b.block for b in u.blocks] for u in make_units(tasks, stored)] == [[3, 4, 5], [6]]
-    per_game = [dataclasses.replace(x, settings=MatchSettings(sandbox="none")) for x in tasks]
+    per_game = [dataclasses.replace(x, settings=MatchSettings(sandbox="none", restart="per-game")) for x in tasks]
     assert make_units(per_game) == per_game
 
 
@@ -77,13 +77,22 @@ def test_check_plan_refuses_a_process_meeting_a_deal_twice(tmp_path: Path) -> No
 
 
 def test_restart_fields_keep_old_config_hashes(tmp_path: Path) -> None:
-    for d in "abc":
+    """Per-game leaves the restart fields out of the hash (a folder played before they existed keeps its
+    hash); per-lineage, the default, is in it whether written or not."""
+    for d in "abcde":
         (tmp_path / d).mkdir()
-    base = load_config(write_config(tmp_path / "a")).config_hash()
-    same = load_config(write_config(tmp_path / "b", match={"sandbox": "none", "format": "deals", "deals": 2,
-                                                            "restart": "per-game", "lineage_blocks": 3}))
-    assert same.config_hash() == base
-    assert load_config(write_config(tmp_path / "c", match=LINEAGE)).config_hash() != base
+    match = {"sandbox": "none", "format": "deals", "deals": 2}
+    base = load_config(write_config(tmp_path / "a", match={**match, "restart": "per-game"}))
+    same = load_config(write_config(tmp_path / "b", match={**match, "restart": "per-game", "lineage_blocks": 3}))
+    assert same.config_hash() == base.config_hash()
+    facts = base.config.match.hash_facts()
+    assert "restart" not in facts and "lineage_blocks" not in facts
+    default = load_config(write_config(tmp_path / "c", match=match))
+    assert default.settings.restart == "per-lineage" and default.settings.lineage_blocks == 8
+    named = load_config(write_config(tmp_path / "d", match={**match, "restart": "per-lineage"}))
+    assert default.config_hash() == named.config_hash() != base.config_hash()
+    assert load_config(write_config(tmp_path / "e", match=LINEAGE)).config_hash() not in (base.config_hash(),
+                                                                                           default.config_hash())
 
 
 def _remember_run(tmp_path: Path, blocks: int, extra: list[str] | None = None, **fields) -> Path:

@@ -23,7 +23,11 @@ from arena.commands import main
 def run_main(argv):
     return main(["run", *argv])
 
-from .conftest import write_config
+from .conftest import FAST_MATCH, write_config
+
+#: Block by block: a kill lands between blocks and a harness error retries one block (lineage batches,
+#: the default, are resumed and retried whole: tests/schedule/test_lineages.py).
+PER_GAME = dict(FAST_MATCH, restart="per-game")
 
 QUIET = ["--skip-check", "--no-rate"]
 
@@ -37,7 +41,7 @@ def _comparable(out: Path) -> dict:
 
 
 def test_kill_mid_run_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
-    ref = write_config(tmp_path, blocks=5)
+    ref = write_config(tmp_path, blocks=5, match=PER_GAME)
     assert run_main([str(ref), *QUIET, "--out", str(tmp_path / "ref")]) == 0
 
     out = tmp_path / "killed"
@@ -84,7 +88,7 @@ def test_duplicate_lines_are_ignored_on_load(tmp_path: Path) -> None:
 
 
 def test_harness_error_is_retried_without_duplicates(tmp_path: Path) -> None:
-    t = load_config(write_config(tmp_path, blocks=2))
+    t = load_config(write_config(tmp_path, blocks=2, match=PER_GAME))
     tasks = plan_tasks(t)
     victim = tasks[1].key
     calls: list[tuple] = []
@@ -265,3 +269,52 @@ def test_a_folder_whose_run_recorded_nothing_is_not_bound(tmp_path: Path, capsys
     (out / "results.jsonl").write_text('{"pairing": "torn')  # a torn tail alone is nothing recorded
     assert run_main([str(write_config(tmp_path)), *QUIET]) == 0, capsys.readouterr().err
     assert len(_lines(out)) == 1 and json.loads((out / META_NAME).read_text())["name"] == "t"
+
+
+@pytest.mark.parametrize("written", ["without the field", "per-game"])
+def test_a_folder_played_per_game_resumes_per_game(tmp_path: Path, capsys, written: str) -> None:
+    """Per-lineage is the default; a folder played per-game before (its tournament.json written before the
+    restart field existed, or saying per-game) resumes per-game under a config that does not name restart,
+    says so, and ends as a per-game run of the whole would; a config that names per-lineage is refused."""
+    old = write_config(tmp_path, blocks=2, match=PER_GAME)
+    assert run_main([str(old), *QUIET]) == 0
+    meta_path = tmp_path / "out" / "tournament.json"
+    if written == "without the field":
+        meta = json.loads(meta_path.read_text())
+        for k in ("restart", "lineage_blocks"):
+            del meta["match"][k]
+        meta_path.write_text(json.dumps(meta))
+    before = {(d["pairing"], d["block"]): d["config_hash"] for d in _lines(tmp_path / "out")}
+    capsys.readouterr()
+    now = write_config(tmp_path, blocks=4)  # FAST_MATCH: restart not named, so the default
+    assert load_config(now).settings.restart == "per-lineage"
+    assert run_main([str(now), *QUIET, "--extend"]) == 0
+    said = capsys.readouterr().err
+    assert "was played per-game: it resumes per-game" in said, said
+    lines = _lines(tmp_path / "out")
+    assert len(lines) == 4 and len(before) == 2 and {d["config_hash"] for d in lines} == set(before.values())
+    assert json.loads(meta_path.read_text())["match"]["restart"] == "per-game"
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    assert run_main([str(write_config(ref, blocks=4, match=PER_GAME)), *QUIET]) == 0
+    assert _comparable(tmp_path / "out") == _comparable(ref / "out")
+    # Naming per-lineage is asking for another tournament in this folder.
+    assert run_main([str(write_config(tmp_path, blocks=4, match=dict(FAST_MATCH, restart="per-lineage"))),
+                     *QUIET]) == 2
+    assert "differs in: match.restart)" in capsys.readouterr().err
+
+
+def test_a_new_folder_plays_per_lineage_with_the_results_of_per_game(tmp_path: Path, capsys) -> None:
+    """The default keeps bots up (one lineage batch) and the tiny bots, which remember nothing, play
+    exactly the games they play per-game."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert run_main([str(write_config(tmp_path / "a", blocks=3)), *QUIET]) == 0
+    assert "resumes per-game" not in capsys.readouterr().err
+    assert json.loads((tmp_path / "a" / "out" / "tournament.json").read_text())["match"]["restart"] == "per-lineage"
+    assert run_main([str(write_config(tmp_path / "b", blocks=3, match=PER_GAME)), *QUIET]) == 0
+    games = [{k: {f: v for f, v in d.items() if f != "config_hash"} for k, d in _comparable(tmp_path / x / "out").items()}
+             for x in "ab"]
+    assert games[0] == games[1] and len(games[0]) == 3
+    assert {d["config_hash"] for d in _lines(tmp_path / "a" / "out")} != {
+        d["config_hash"] for d in _lines(tmp_path / "b" / "out")}

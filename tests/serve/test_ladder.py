@@ -171,6 +171,27 @@ def test_the_ladder_is_deterministic_resumes_and_keeps_a_retired_version(tmp_pat
     assert str(tmp_path) not in public and str(ROOT) not in public and "ladder-test" not in public
 
 
+def test_a_ladder_played_per_game_goes_on_per_game(tmp_path: Path) -> None:
+    """Per-lineage is the default; a ladder whose store was played per-game (before that) goes on per-game
+    when competition.yaml does not name match.restart: one config hash over the store, none refused."""
+    minimal = ROOT / "bots" / "minimal"
+    svc = library_comp(tmp_path / "c")
+    yaml_path = svc.folder / "competition.yaml"
+    yaml_path.write_text(yaml_path.read_text() + "  restart: per-game\n")
+    svc = open_service(svc.folder)
+    TEAMS[svc] = {}
+    accept(svc, "red", minimal)
+    accept(svc, "blue", minimal)
+    assert run_batch(svc) == 2
+    yaml_path.write_text(yaml_path.read_text().replace("  restart: per-game\n", ""))
+    again = open_service(svc.folder)
+    assert again.config.match.restart == "per-lineage"
+    TEAMS[again] = TEAMS[svc]
+    assert drain(again) == [1]
+    assert len(lines(again.folder)) == 3 and len({x["config_hash"] for x in lines(again.folder)}) == 1
+    assert json.loads((again.folder / "results" / "tournament.json").read_text())["match"]["restart"] == "per-game"
+
+
 def test_a_version_the_ladder_cannot_prepare_is_retired_and_the_others_play_on(tmp_path: Path) -> None:
     """An accepted folder 600 folders deep (accepted before the depth limit, or by an older server) made every
     batch fail in the ladder's copytree: no block stored for anyone, a TEAM-vN.tmp left behind."""

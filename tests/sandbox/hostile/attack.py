@@ -113,6 +113,44 @@ def a_ids():
             "fds": sorted(os.listdir("/proc/self/fd")), "pid": os.getpid()}
 
 
+def clone_pidfd():
+    """A fork by raw clone(CLONE_PIDFD | SIGCHLD): the pidfd's inode number, or the errno."""
+    pidfd = ctypes.c_int(-1)
+    ctypes.set_errno(0)
+    pid = libc.syscall(nr("clone"), ctypes.c_long(0x1000 | 17), ctypes.c_long(0), ctypes.c_long(ctypes.addressof(pidfd)),
+                       ctypes.c_long(0), ctypes.c_long(0))
+    if pid == 0:
+        os._exit(0)
+    if pid < 0:
+        return {"ok": False, "errno": errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno()))}
+    os.waitpid(pid, 0)
+    return {"ok": True, "value": os.fstat(pidfd.value).st_ino}
+
+
+def host_wide_ids():
+    """Calls that answer with host-wide counters: socket and netns cookies, pidfd and memfd inode numbers."""
+    import struct
+    a, b = socket.socketpair()
+    return {
+        "so_cookie": attempt(lambda: struct.unpack("Q", a.getsockopt(socket.SOL_SOCKET, 57, 8))[0]),
+        "so_netns_cookie": attempt(lambda: struct.unpack("Q", a.getsockopt(socket.SOL_SOCKET, 71, 8))[0]),
+        # The peer of one's own socketpair is oneself: SO_PEERPIDFD is pidfd_open by another door.
+        "so_peerpidfd": attempt(lambda: os.fstat(struct.unpack("i", a.getsockopt(socket.SOL_SOCKET, 77, 4))[0]).st_ino),
+        "so_passpidfd": attempt(lambda: a.setsockopt(socket.SOL_SOCKET, 76, 1) or "ok"),  # SCM_PIDFD messages
+        "pidfd_open": attempt(lambda: os.fstat(os.pidfd_open(os.getpid())).st_ino),
+        "clone_pidfd": clone_pidfd(),
+        "memfd_create": attempt(lambda: os.fstat(os.memfd_create("cinch")).st_ino),
+        # Ordinary socket options stay: a runtime asks for these.
+        "so_type": attempt(lambda: a.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE)),
+        "so_peercred": attempt(lambda: len(a.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))),
+        "so_sndbuf": attempt(lambda: a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536) or "ok"),
+    }
+
+
+def a_host_ids():
+    return host_wide_ids()
+
+
 def a_syscalls():
     """Every call the filter must refuse, each answered with an errno."""
     out = {
@@ -180,6 +218,7 @@ def a_syscalls():
     out["unix_socketpair"] = attempt(lambda: [s.close() for s in socket.socketpair()] and "ok")
     out["preadv2"] = attempt(lambda: os.preadv(fd, [bytearray(16)], 0, 0))
     out["pipe_fionread"] = attempt(lambda: fcntl.ioctl(os.pipe()[0], 0x541B, b"\0\0\0\0") and "ok")
+    out.update(host_wide_ids())
     return out
 
 
@@ -357,8 +396,8 @@ def a_linger():
         time.sleep(3600)
 
 
-ATTACKS = {"linger": a_linger, "sysctl": a_sysctl, "ids": a_ids, "syscalls": a_syscalls, "look_around": a_look_around,
-           "fill_disk": a_fill_disk, "proc_hostwide": a_proc_hostwide, "socket_hoard": a_socket_hoard, "leave_mess": a_leave_mess}
+ATTACKS = {"linger": a_linger, "sysctl": a_sysctl, "ids": a_ids, "syscalls": a_syscalls, "host_ids": a_host_ids,
+           "look_around": a_look_around, "fill_disk": a_fill_disk, "proc_hostwide": a_proc_hostwide, "socket_hoard": a_socket_hoard, "leave_mess": a_leave_mess}
 
 
 # ------------------------------------------------------------ partner channels

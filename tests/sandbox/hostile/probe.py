@@ -59,6 +59,24 @@ def status():
         return dict(line.rstrip("\n").split(":\t", 1) for line in fh if ":\t" in line)
 
 
+def statfs(path):
+    st = os.statvfs(path)
+    return {"bfree": st.f_bfree, "bavail": st.f_bavail, "frsize": st.f_frsize, "ffree": st.f_ffree}
+
+
+def eventfd_id():
+    """The id /proc/self/fdinfo shows for a new eventfd (None where it shows none)."""
+    fd = os.eventfd(0)
+    try:
+        with open(f"/proc/self/fdinfo/{fd}") as fh:
+            for line in fh:
+                if line.startswith("eventfd-id:"):
+                    return int(line.split()[1])
+        return None
+    finally:
+        os.close(fd)
+
+
 ACTIONS = {
     "read": lambda a: attempt(lambda: read(a["path"])),
     "write": lambda a: attempt(lambda: write(a["path"], a.get("size", 1))),
@@ -73,6 +91,8 @@ ACTIONS = {
                                              "uid": os.getuid(), "cwd": os.getcwd()}},
     "env": lambda a: {"ok": True, "value": dict(os.environ)},
     "netdev": lambda a: attempt(lambda: read("/proc/net/dev", 65536)),
+    "statfs": lambda a: attempt(lambda: statfs(a["path"])),
+    "eventfd_id": lambda a: attempt(eventfd_id),
 }
 
 print(json.dumps({"hello": True}), flush=True)

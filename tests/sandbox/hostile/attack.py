@@ -124,6 +124,8 @@ def clone_pidfd():
     if pid < 0:
         return {"ok": False, "errno": errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno()))}
     os.waitpid(pid, 0)
+    if pidfd.value < 0:  # a kernel that forks but ignores the flag (gVisor's) hands back no pidfd
+        return {"ok": False, "errno": "no pidfd"}
     return {"ok": True, "value": os.fstat(pidfd.value).st_ino}
 
 

@@ -15,6 +15,7 @@ import hmac
 import html
 import json
 import logging
+import os
 import secrets
 import threading
 from pathlib import Path
@@ -163,6 +164,18 @@ class _Site(StaticFiles):
     async def check_config(self) -> None:
         if self.directory is not None and Path(self.directory).is_dir():
             await super().check_config()
+
+    def file_response(self, full_path: Any, stat_result: os.stat_result, scope: Any, status_code: int = 200) -> Response:
+        """The page as one read of the file opened now: the ladder replaces pages while they are served, and a
+        length stated from an earlier stat and a body read from the next version break the response."""
+        try:
+            with open(full_path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                body = fh.read()
+        except FileNotFoundError:
+            return PlainTextResponse("Not Found", status_code=404)
+        stated = super().file_response(full_path, st, scope, status_code)  # headers of this version, or a 304
+        return stated if stated.status_code == 304 else Response(body, status_code, headers=dict(stated.headers))
 
 
 def _bearer(engine: Engine, authorization: str | None) -> dict[str, Any]:

@@ -57,6 +57,9 @@ def config(folder: Path, **fields: Any) -> Path:
     data: dict[str, Any] = {"name": "cluster", "entries": BOTS, "seed": "cluster-seed", "blocks": 4,
                             "match": {"sandbox": "bwrap", "format": "deals", "deals": 2}, "out": str(folder / "out")}
     data.update(fields)
+    # One block per batch (the default restart, per-lineage, batches 8 blocks of a pairing): with one
+    # pairing there is then a unit for every block, and work for both nodes.
+    data["match"].setdefault("lineage_blocks", 1)
     p = folder / "t.yaml"
     p.write_text(yaml.safe_dump(data))
     return p

@@ -107,6 +107,45 @@ def test_the_ladders_site_is_served_from_folder_public_once_built(live: Live) ->
     assert httpx.get(f"{live.url}/site/%2e%2e/competition.sqlite").status_code == 404
 
 
+def test_a_page_replaced_while_it_is_served_arrives_whole(live: Live) -> None:
+    """The ladder replaces pages in place while the site is served: a page is stated and read from one
+    opened version, never a length from the last stat with the body of the next (the connection then broke)."""
+    import os
+    import threading
+
+    from arena.serve.app import make_app
+
+    public = live.svc.folder / "public"
+    public.mkdir()
+    index = public / "index.html"
+    versions = [b"<p>short</p>", b"<p>" + b"long " * 4000 + b"</p>"]
+    index.write_bytes(versions[0])
+    stale = os.stat(index)
+    (public / "next.html").write_bytes(versions[1])
+    os.replace(public / "next.html", index)
+    site = next(r.app for r in make_app(live.svc).routes if getattr(r, "name", "") == "site")  # type: ignore[attr-defined]
+    resp = site.file_response(index, stale, {"type": "http", "headers": []})
+    assert resp.body == versions[1] and resp.headers["content-length"] == str(len(versions[1]))
+    stop = threading.Event()
+
+    def swap() -> None:
+        k = 0
+        while not stop.is_set():
+            (public / "next.html").write_bytes(versions[k % 2])
+            os.replace(public / "next.html", index)
+            k += 1
+
+    t = threading.Thread(target=swap)
+    t.start()
+    try:
+        with httpx.Client(base_url=live.url) as c:
+            bodies = {c.get("/site/").content for _ in range(60)}
+    finally:
+        stop.set()
+        t.join()
+    assert bodies <= set(versions), [b[:20] for b in bodies]
+
+
 def test_before_any_ladder_block_the_live_and_fault_answers_are_empty(live: Live) -> None:
     assert httpx.get(f"{live.url}/api/standings").json() == {"updated": None, "blocks_stored": 0, "batch": None,
                                                              "standings": []}

@@ -9,6 +9,8 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import shutil
+import subprocess
 import struct
 import tarfile
 import zipfile
@@ -174,3 +176,15 @@ def zip_many_entries(n: int) -> bytes:
         for i in range(n):
             zf.writestr(f"{i:x}", b"")
     return buf.getvalue()
+
+
+def compiled_c_bot(tmp: Path) -> Path:
+    """docs/examples/c-bot built with cc in a folder of its own (the test skips without a compiler)."""
+    import pytest
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler (cc)")
+    bot = tmp / "c-bot"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "docs" / "examples" / "c-bot", bot)
+    subprocess.run(["cc", "-O2", "-o", str(bot / "bot"), str(bot / "bot.c")], check=True)
+    return bot

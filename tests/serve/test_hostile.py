@@ -100,11 +100,7 @@ def test_arena_submit_of_the_wrong_folder_costs_no_slot_and_takes_an_archive(liv
 
 
 def test_a_compiled_bots_executable_bit_survives_the_upload(live: Live, tmp_path: Path) -> None:
-    if shutil.which("cc") is None:
-        pytest.skip("no C compiler (cc)")
-    bot = tmp_path / "c-bot"
-    shutil.copytree(ROOT / "docs" / "examples" / "c-bot", bot)
-    subprocess.run(["cc", "-O2", "-o", str(bot / "bot"), str(bot / "bot.c")], check=True)
+    bot = hostile.compiled_c_bot(tmp_path)
     r = upload(live, "red", pack(bot))
     assert r.status_code == 202, r.text
     folder = Path(db.get_submission(live.svc.engine, r.json()["id"])["folder"])  # type: ignore[index]

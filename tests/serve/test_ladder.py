@@ -22,6 +22,7 @@ from arena.serve.serve import open_service
 
 from arena.sandbox.files import remove_tree
 
+from . import hostile
 from .conftest import ROOT, Live, bot_archive, free_port, start
 from .test_lifecycle import serve, wait_verdict
 
@@ -240,11 +241,7 @@ def test_a_compiled_bot_uploaded_as_an_archive_is_accepted_and_plays_in_the_ladd
     """Every unpacked file was written 0644: `command: ["./bot"]` could not run. Built here with cc."""
     from arena.results import standings
 
-    if shutil.which("cc") is None:
-        pytest.skip("no C compiler (cc)")
-    bot = tmp_path / "c-bot"
-    shutil.copytree(ROOT / "docs" / "examples" / "c-bot", bot)
-    subprocess.run(["cc", "-O2", "-o", str(bot / "bot"), str(bot / "bot.c")], check=True)
+    bot = hostile.compiled_c_bot(tmp_path)
     tokens, port = setup(comp, pairing_blocks=1)
     url = f"http://127.0.0.1:{port}"
     p = serve(comp, port)

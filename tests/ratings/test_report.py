@@ -140,6 +140,7 @@ def test_bootstrap_interval_coverage() -> None:
     assert 0.88 <= cov <= 0.99, cov
 
 
+@pytest.mark.slow  # seconds of CPU: in CI's slow step, out of make test's budget
 def test_coverage_at_quickstart_size() -> None:
     # 6 pairings x 4 blocks, deal effects shared across pairings: the 4 deal keys resampled, t on 3 degrees of
     # freedom (docs/ratings.md); the same resamples' percentile intervals undercover (measured 81%)

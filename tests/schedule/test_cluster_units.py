@@ -171,6 +171,7 @@ def test_connect_errors_say_how_to_give_the_token() -> None:
     assert other == "cannot connect to the Ray cluster at 10.0.0.1:6379: ConnectionError: Could not find any running Ray instance"
 
 
+@pytest.mark.slow  # seconds of CPU: in CI's slow step, out of make test's budget
 @pytest.mark.ray
 def test_workers_run_the_harness_shipped_with_the_job(ray_session) -> None:
     import arena

@@ -40,6 +40,7 @@ def _comparable(out: Path) -> dict:
     return {(d["pairing"], d["block"]): comparable(d) for d in _lines(out)}
 
 
+@pytest.mark.slow  # seconds of CPU: in CI's slow step, out of make test's budget
 def test_kill_mid_run_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
     ref = write_config(tmp_path, blocks=5, match=PER_GAME)
     assert run_main([str(ref), *QUIET, "--out", str(tmp_path / "ref")]) == 0

@@ -110,6 +110,7 @@ def test_folders_count_against_max_files_like_files(box: Path) -> None:
     assert unpack(hostile.empty_folders(10), box / "folder" / "ok", Limits(max_files=12)).entries == 12
 
 
+@pytest.mark.slow  # seconds of CPU: in CI's slow step, out of make test's budget
 def test_tar_extension_headers_are_capped_before_tarfile_reads_them(box: Path) -> None:
     from arena.serve.archive import MAX_HEADER_BYTES
 
@@ -188,6 +189,7 @@ def test_an_archive_of_one_folder_holding_bot_yaml_is_taken_as_that_folder(box: 
     refused(box, hostile.a_zip({"a/bot.yaml": b"", "b/bot.yaml": b""}), r"no bot.yaml at its root")
 
 
+@pytest.mark.slow  # seconds of CPU: in CI's slow step, out of make test's budget
 def test_the_unpacker_child_refuses_with_the_same_sentences_and_stays_small(box: Path) -> None:
     """The server's path: the archive unpacked in a child process under RLIMIT_DATA. Its resident set
     (the kernel's VmHWM) grows by less than 64 MiB for the worst archives, refused or accepted."""

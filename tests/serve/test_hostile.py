@@ -204,6 +204,7 @@ FAST = CONFIG.replace("competition:\n", "competition:\n  header_timeout_s: 1\n  
                                         "  body_timeout_s: 3\n")
 
 
+@pytest.mark.slow  # seconds of CPU: in CI's slow step, out of make test's budget
 def test_slowloris_headers_and_slow_bodies_are_cut_off(comp: Path) -> None:
     """No header timeout kept a connection open as long as its client trickled header bytes."""
     (comp / "competition.yaml").write_text(FAST)

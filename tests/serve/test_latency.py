@@ -195,6 +195,7 @@ def _write(path: Path, data: bytes) -> Path:
     return path
 
 
+@pytest.mark.slow  # seconds of CPU: in CI's slow step, out of make test's budget
 def test_an_upload_at_the_limits_blocks_nobody_and_grows_nothing(comp: Path, tmp_path: Path,
                                                                caplog: pytest.LogCaptureFixture) -> None:
     """Scaled-down limits (8 MiB body, 32 MiB unpacked) for the default suite; the slow one takes the

@@ -26,6 +26,7 @@ from fastapi import Cookie, FastAPI, Form, Header, HTTPException, Path as PathPa
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from sqlalchemy.engine import Engine
 
 from ..sandbox.files import remove_tree
@@ -205,6 +206,16 @@ def _head(title: str) -> str:
             f"<title>{html.escape(title)}</title><style>{_STYLE}</style>")
 
 
+def _refusal(request: Request, status: int, sentence: str, headers: dict[str, str] | None) -> Response:
+    """A refusal in the shape its asker reads: JSON ``{"detail": ...}`` for the API and for clients, a page
+    with the sentence and a way back for a browser at the server's own forms (which sends Accept: text/html)."""
+    if request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", ""):
+        return JSONResponse({"detail": sentence}, status_code=status, headers=headers)
+    back = "/team" if request.url.path.startswith("/team") else "/"
+    return HTMLResponse(_head(f"{status}: refused") + f"<h1>refused</h1><p id=refusal>{html.escape(sentence)}</p>"
+                        f"<p><a href={back}>back</a></p>", status_code=status, headers=headers)
+
+
 def _submission_row(sub: dict[str, Any]) -> str:
     version = f" as version {sub['version']}" if sub["version"] else ""
     retired = (f"<p class=retired>retired from the ladder: {html.escape(sub['retired'])}</p>"
@@ -252,8 +263,12 @@ def make_app(svc: Service) -> FastAPI:
     app.add_middleware(BodyCap, upload_paths=UPLOAD_PATHS, upload_cap=svc.body_cap)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": _one_sentence(exc)}, status_code=422)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        return _refusal(request, 422, _one_sentence(exc), None)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_refused(request: Request, exc: StarletteHTTPException) -> Response:
+        return _refusal(request, exc.status_code, str(exc.detail), exc.headers)
 
     def refused(status: int, sentence: str) -> HTTPException:
         # the body may be unread: the connection closes after the answer

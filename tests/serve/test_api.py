@@ -95,6 +95,28 @@ def test_the_team_page_needs_the_session_and_its_csrf_token(live: Live) -> None:
     assert anon.post("/login", data={"token": "wrong", "login": form}).status_code == 401
 
 
+def test_a_browser_at_the_forms_reads_a_refusal_as_a_page_and_the_api_as_json(live: Live) -> None:
+    """The same sentence either way: a page with a way back where a browser (Accept: text/html) used the
+    server's own forms, JSON for the API and for clients that do not ask for HTML."""
+    html_ = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    red = login(live, "red")
+    csrf = re.search(r"name=csrf value=([\w-]+)", red.get("/team").text).group(1)  # type: ignore[union-attr]
+    r = red.post("/team/upload", files={"archive": ("b.tar.gz", b"not an archive")}, data={"csrf": csrf},
+                 headers=html_)
+    assert r.status_code == 400 and r.headers["content-type"].startswith("text/html")
+    sentence = re.search(r"<p id=refusal>([^<]+)</p>", r.text).group(1)  # type: ignore[union-attr]
+    assert "<a href=/team>" in r.text and count(live) == 0
+    r = red.post("/team/upload", files={"archive": ("b.tar.gz", b"not an archive")}, data={"csrf": csrf})
+    assert r.status_code == 400 and r.json()["detail"] == sentence
+    anon = httpx.Client(base_url=live.url)
+    form = re.search(r"name=login value=([\w-]+)", anon.get("/").text).group(1)  # type: ignore[union-attr]
+    r = anon.post("/login", data={"token": "wrong", "login": form}, headers=html_)
+    assert r.status_code == 401 and "<p id=refusal>unknown token</p>" in r.text and "<a href=/>" in r.text
+    api = httpx.post(f"{live.url}/api/submissions", headers={**html_, "Authorization": "Bearer wrong"},
+                     files={"archive": ("b.tar.gz", bot_archive())})
+    assert api.status_code == 401 and api.json() == {"detail": "unknown token"}
+
+
 def test_the_ladders_site_is_served_from_folder_public_once_built(live: Live) -> None:
     assert httpx.get(f"{live.url}/site/").status_code == 404  # before the first batch: nothing, not an error
     public = live.svc.folder / "public"

@@ -104,6 +104,17 @@ def test_a_team_uploads_through_the_form_and_appears_on_the_leaderboard(comp: Pa
         assert "blue" in browser.js("document.querySelector('#ratings').textContent")
         browser.screenshot(ARTIFACTS / "site.png")
         assert browser.problems() == []
+        # a file that is no archive, through the same form: the refusal's sentence on a page, and a way back
+        junk = tmp_path / "notes.tar.gz"
+        junk.write_bytes(b"not an archive")
+        goto(browser, f"{url}/team")
+        root = browser.call("DOM.getDocument")["root"]["nodeId"]
+        node = browser.call("DOM.querySelector", nodeId=root, selector="input[type=file]")["nodeId"]
+        browser.call("DOM.setFileInputFiles", nodeId=node, files=[str(junk)])
+        submit(browser, "form[action='/team/upload']")
+        assert browser.js("document.querySelector('#refusal').textContent").strip()
+        assert browser.js("document.querySelector('a[href=\"/team\"]') !== null")
+        browser.screenshot(ARTIFACTS / "refused.png")
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()

@@ -19,7 +19,7 @@ import os
 import secrets
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import anyio
 from fastapi import Cookie, FastAPI, Form, Header, HTTPException, Path as PathParam, Query, Request
@@ -206,7 +206,7 @@ def _head(title: str) -> str:
             f"<title>{html.escape(title)}</title><style>{_STYLE}</style>")
 
 
-def _refusal(request: Request, status: int, sentence: str, headers: dict[str, str] | None) -> Response:
+def _refusal(request: Request, status: int, sentence: str, headers: Mapping[str, str] | None) -> Response:
     """A refusal in the shape its asker reads: JSON ``{"detail": ...}`` for the API and for clients, a page
     with the sentence and a way back for a browser at the server's own forms (which sends Accept: text/html)."""
     if request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", ""):

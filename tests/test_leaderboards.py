@@ -69,6 +69,7 @@ def test_the_baseline_ladder_is_in_order_with_intervals() -> None:
     t = load_config(BASELINES)
     assert all(by_name[n]["games"] == t.config.blocks * 2 * 3 for n in ladder)  # 3 opponents, 2 games a block
     assert all(by_name[n]["ci_low"] is not None and by_name[n]["ci_high"] is not None for n in ladder[1:])
+    assert all(by_name[n]["ci_low"] <= by_name[n]["rating"] <= by_name[n]["ci_high"] for n in ladder[1:])
 
 
 @pytest.mark.slow  # the whole quickstart, in bwrap (a minute or more on 2 cores); CI runs it (.ci/run)

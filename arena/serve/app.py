@@ -65,6 +65,7 @@ class Service:
         self.stop = threading.Event()
         self.ladder_wake = threading.Event()  # set when a submission is accepted
         self.ladder_failures: dict[tuple[str, int], int] = {}  # block -> harness failures since the start
+        self.ladder_waiting: str | None = None  # why the ladder plays nothing (too few teams for a unit)
         c = config.competition
         self.limits = Limits(c.max_archive_bytes, c.max_files, c.max_unpacked_bytes, c.max_depth)
         self.faults = FaultIndex(folder / "results")
@@ -237,6 +238,11 @@ def _fault_rows(faults: list[dict[str, Any]]) -> str:
                     f"reproduce: <code>{html.escape(f['command'] or '')}</code> with <a href=\"{link}\">this block's"
                     " results line</a> as results.jsonl and your bot's folder as BOT_FOLDER</li>")
     return "<ul id=faults>" + "".join(rows) + "</ul>"
+
+
+def _ladder_line(svc: Service) -> str:
+    """The ladder's state in one line on the front page, when it plays nothing (too few teams for a unit)."""
+    return f"<p id=ladder-status>{html.escape(svc.ladder_waiting)}</p>" if svc.ladder_waiting else ""
 
 
 def _one_sentence(exc: RequestValidationError) -> str:
@@ -413,7 +419,7 @@ def make_app(svc: Service) -> FastAPI:
         login_token = secrets.token_urlsafe(16)
         resp = HTMLResponse(
             _head(svc.config.competition.name)
-            + f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
+            + f"<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}<table id=leaderboard>{rows}</table>"
             f"<form method=post action=/login><input type=hidden name=login value={login_token}>"
             "<input name=token type=password><button>team login</button></form><p><a href=/site/>ratings, bot"
             " pages and replays</a>; <a href=/live/>live standings while the ladder plays</a></p>")

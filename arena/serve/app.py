@@ -46,6 +46,7 @@ MAX_ID = 2**31 - 1  # a submission id: PostgreSQL's INTEGER (SQLite's is wider);
 MAX_BLOCK = 2**63 - 1  # a block number (never in the database): a larger one is a 422, not an OverflowError
 UPLOADS_PER_TEAM = 2  # a team's uploads in flight at once
 UPLOADS_AT_ONCE = 8  # everyone's (bodies on disk while they arrive)
+UPLOAD_RETRY_S = 10  # Retry-After of an upload refused for the uploads in flight
 UNPACKS_AT_ONCE = 2  # unpacker processes at once; the rest wait their turn without holding a thread
 UPLOAD_PATHS = frozenset({"/api/submissions", "/team/upload"})
 RETRY_S = 5.0  # after a failure of the database, the worker tries again this much later
@@ -70,6 +71,7 @@ class Service:
         self.limits = Limits(c.max_archive_bytes, c.max_files, c.max_unpacked_bytes, c.max_depth)
         self.faults = FaultIndex(folder / "results")
         self.uploading: dict[int, int] = {}  # team id -> its uploads in flight (touched on the event loop only)
+        self.upload_lock = anyio.Lock()  # the caps are checked and taken as one step
         self.unpacking = anyio.CapacityLimiter(UNPACKS_AT_ONCE)
 
     @property
@@ -314,9 +316,12 @@ def make_app(svc: Service) -> FastAPI:
     async def http_refused(request: Request, exc: StarletteHTTPException) -> Response:
         return _refusal(request, exc.status_code, str(exc.detail), exc.headers)
 
-    def refused(status: int, sentence: str) -> HTTPException:
+    def refused(status: int, sentence: str, retry_after: int | None = None) -> HTTPException:
         # the body may be unread: the connection closes after the answer
-        return HTTPException(status, sentence, headers={"Connection": "close"})
+        headers = {"Connection": "close"}
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
+        return HTTPException(status, sentence, headers=headers)
 
     async def upload(team: dict[str, Any], request: Request, check_field: Any = None) -> int:
         """One upload, the token (or session) already checked: the team's limits, the body to a file, then
@@ -324,14 +329,7 @@ def make_app(svc: Service) -> FastAPI:
         closed = frozen(svc)
         if closed is not None:
             raise refused(403, f"the competition is closed (frozen at {closed['frozen_at']}): uploads have stopped")
-        if sum(svc.uploading.values()) >= UPLOADS_AT_ONCE:
-            raise refused(503, "the server is taking other uploads; try again in a minute")
-        if svc.uploading.get(team["id"], 0) >= UPLOADS_PER_TEAM:
-            raise refused(429, f"your team has {UPLOADS_PER_TEAM} uploads in progress; wait for them")
-        per_day = svc.config.competition.submissions_per_day
-        if await anyio.to_thread.run_sync(db.submissions_today, svc.engine, team["id"]) >= per_day:
-            raise refused(429, f"the team has made {per_day} submissions in the last 24 hours, its limit")
-        svc.uploading[team["id"]] = svc.uploading.get(team["id"], 0) + 1
+        await take_upload_slot(team["id"])
         try:
             spool = svc.folder / "submissions"
             spool.mkdir(parents=True, exist_ok=True)
@@ -354,6 +352,26 @@ def make_app(svc: Service) -> FastAPI:
             svc.uploading[team["id"]] -= 1
             if not svc.uploading[team["id"]]:
                 del svc.uploading[team["id"]]
+
+    async def take_upload_slot(team_id: int) -> None:
+        """Count the upload against every cap before its body is read, in one step under one lock: the
+        team's in-flight cap (429 and Retry-After: its own slots are busy), everyone's (503 and
+        Retry-After), and the daily quota, which counts the team's uploads in flight as already made.
+        Without the lock, uploads arriving together all passed the caps while the quota query ran."""
+        busy = refused(429, f"your team has {UPLOADS_PER_TEAM} uploads in progress; wait for them", UPLOAD_RETRY_S)
+        if svc.uploading.get(team_id, 0) >= UPLOADS_PER_TEAM:  # no wait for the lock to say so
+            raise busy
+        async with svc.upload_lock:
+            mine = svc.uploading.get(team_id, 0)
+            if mine >= UPLOADS_PER_TEAM:
+                raise busy
+            if sum(svc.uploading.values()) >= UPLOADS_AT_ONCE:
+                raise refused(503, "the server is taking other uploads; try again in a minute", UPLOAD_RETRY_S)
+            per_day = svc.config.competition.submissions_per_day
+            if await anyio.to_thread.run_sync(db.submissions_today, svc.engine, team_id) + mine >= per_day:
+                raise refused(429, f"the team has made {per_day} submissions in the last 24 hours, its limit"
+                              + (f" (counting the {mine} in progress)" if mine else ""))
+            svc.uploading[team_id] = mine + 1
 
     @app.post("/api/submissions", status_code=202, openapi_extra=_MULTIPART_DOC)
     async def post_submission(request: Request, authorization: str | None = Header(None)) -> dict[str, Any]:

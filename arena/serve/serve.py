@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..sandbox import reaper
 from . import db
 from .app import Service, make_app
 from .config import load
@@ -54,6 +55,9 @@ def run(svc: Service, host: str, port: int) -> None:
 
     from .ladder import loop, start_backend
 
+    # this server is the judge of its folder: what an earlier server of it left (sandboxes frozen
+    # when it was killed, with their watcher) ends now, and no other judge's is touched
+    reaper.claim(svc.folder)
     svc.sweep_uploads()
     ray = start_backend(svc)
     # uvicorn catches both signals while it serves and raises them again once it has stopped: both end here

@@ -783,7 +783,7 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
     (area.path / "config.json").write_text(json.dumps(config, indent=1))
     # the container's name must be unique on the host: runsc names its control socket after it
     argv = gv.runsc_argv(runsc, state=str(area.path / "state"), bundle=str(area.path),
-                         container=f"cinch-{area.path.name}")
+                         container=f"cinch-{area.path.name[-16:]}")
     return dataclasses.replace(facts, uid=uid, runsc=tuple(argv), env=host_env(_HOST_ENV))
 
 

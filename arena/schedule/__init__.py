@@ -13,7 +13,7 @@ from .pairings import Pairing, gauntlet, mixed, round_robin, sprt_matchups
 from .runner import (
     Admission, BackendChoice, BotChange, BotsChanged, EntriesFailed, ExtensionNotAsked, OtherTournament, Plan, Played,
     RunObserver, RunOptions, RunRefused, RunResult, admit, check, choose_backend, keep_played_restart, plan, plan_tasks,
-    play, run_tournament, summarize,
+    play, read_meta, run_tournament, summarize,
 )
 from .scheduler import LoopEvents, RunOutcome, StoppingRule, run_tasks
 from .lineage import PlanRefused, check_plan, make_units
@@ -27,7 +27,7 @@ __getattr__ = lazy_names(__name__, {"SPRTStop": ".stopping"})
 
 __all__ = [
     "Admission", "BackendChoice", "BotChange", "BotsChanged", "EntriesFailed", "ExtensionNotAsked", "OtherTournament",
-    "Plan", "Played", "RunObserver", "admit", "check", "choose_backend", "keep_played_restart", "plan", "play",
+    "Plan", "Played", "RunObserver", "admit", "check", "choose_backend", "keep_played_restart", "plan", "play", "read_meta",
     "summarize",
     "BatchTask", "BlockTask", "ConfigError", "PlanRefused", "Unit", "check_plan", "make_units", "LoopEvents", "Pairing", "RunOptions", "RunOutcome", "RunRefused", "RunResult",
     "SPRTSpec", "SPRTStop", "StoppingRule", "TaskOutput", "Tournament", "TournamentConfig", "block_key",

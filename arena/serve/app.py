@@ -45,6 +45,7 @@ MAX_ID = 2**31 - 1  # a submission id: PostgreSQL's INTEGER (SQLite's is wider);
 MAX_BLOCK = 2**63 - 1  # a block number (never in the database): a larger one is a 422, not an OverflowError
 UPLOADS_PER_TEAM = 2  # a team's uploads in flight at once
 UPLOADS_AT_ONCE = 8  # everyone's (bodies on disk while they arrive)
+UPLOAD_RETRY_S = 10  # Retry-After of an upload refused for the uploads in flight
 UNPACKS_AT_ONCE = 2  # unpacker processes at once; the rest wait their turn without holding a thread
 UPLOAD_PATHS = frozenset({"/api/submissions", "/team/upload"})
 RETRY_S = 5.0  # after a failure of the database, the worker tries again this much later
@@ -64,10 +65,12 @@ class Service:
         self.stop = threading.Event()
         self.ladder_wake = threading.Event()  # set when a submission is accepted
         self.ladder_failures: dict[tuple[str, int], int] = {}  # block -> harness failures since the start
+        self.ladder_waiting: str | None = None  # why the ladder plays nothing (too few teams for a unit)
         c = config.competition
         self.limits = Limits(c.max_archive_bytes, c.max_files, c.max_unpacked_bytes, c.max_depth)
         self.faults = FaultIndex(folder / "results")
         self.uploading: dict[int, int] = {}  # team id -> its uploads in flight (touched on the event loop only)
+        self.upload_lock = anyio.Lock()  # the caps are checked and taken as one step
         self.unpacking = anyio.CapacityLimiter(UNPACKS_AT_ONCE)
 
     @property
@@ -237,6 +240,11 @@ def _fault_rows(faults: list[dict[str, Any]]) -> str:
     return "<ul id=faults>" + "".join(rows) + "</ul>"
 
 
+def _ladder_line(svc: Service) -> str:
+    """The ladder's state in one line on the front page, when it plays nothing (too few teams for a unit)."""
+    return f"<p id=ladder-status>{html.escape(svc.ladder_waiting)}</p>" if svc.ladder_waiting else ""
+
+
 def _one_sentence(exc: RequestValidationError) -> str:
     """FastAPI's list of validation errors as the one sentence every refusal is."""
     parts = []
@@ -270,21 +278,17 @@ def make_app(svc: Service) -> FastAPI:
     async def http_refused(request: Request, exc: StarletteHTTPException) -> Response:
         return _refusal(request, exc.status_code, str(exc.detail), exc.headers)
 
-    def refused(status: int, sentence: str) -> HTTPException:
+    def refused(status: int, sentence: str, retry_after: int | None = None) -> HTTPException:
         # the body may be unread: the connection closes after the answer
-        return HTTPException(status, sentence, headers={"Connection": "close"})
+        headers = {"Connection": "close"}
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
+        return HTTPException(status, sentence, headers=headers)
 
     async def upload(team: dict[str, Any], request: Request, check_field: Any = None) -> int:
         """One upload, the token (or session) already checked: the team's limits, the body to a file, then
         the unpacking in a child process off the event loop. Every refusal a 4xx with one sentence."""
-        if sum(svc.uploading.values()) >= UPLOADS_AT_ONCE:
-            raise refused(503, "the server is taking other uploads; try again in a minute")
-        if svc.uploading.get(team["id"], 0) >= UPLOADS_PER_TEAM:
-            raise refused(429, f"your team has {UPLOADS_PER_TEAM} uploads in progress; wait for them")
-        per_day = svc.config.competition.submissions_per_day
-        if await anyio.to_thread.run_sync(db.submissions_today, svc.engine, team["id"]) >= per_day:
-            raise refused(429, f"the team has made {per_day} submissions in the last 24 hours, its limit")
-        svc.uploading[team["id"]] = svc.uploading.get(team["id"], 0) + 1
+        await take_upload_slot(team["id"])
         try:
             spool = svc.folder / "submissions"
             spool.mkdir(parents=True, exist_ok=True)
@@ -307,6 +311,26 @@ def make_app(svc: Service) -> FastAPI:
             svc.uploading[team["id"]] -= 1
             if not svc.uploading[team["id"]]:
                 del svc.uploading[team["id"]]
+
+    async def take_upload_slot(team_id: int) -> None:
+        """Count the upload against every cap before its body is read, in one step under one lock: the
+        team's in-flight cap (429 and Retry-After: its own slots are busy), everyone's (503 and
+        Retry-After), and the daily quota, which counts the team's uploads in flight as already made.
+        Without the lock, uploads arriving together all passed the caps while the quota query ran."""
+        busy = refused(429, f"your team has {UPLOADS_PER_TEAM} uploads in progress; wait for them", UPLOAD_RETRY_S)
+        if svc.uploading.get(team_id, 0) >= UPLOADS_PER_TEAM:  # no wait for the lock to say so
+            raise busy
+        async with svc.upload_lock:
+            mine = svc.uploading.get(team_id, 0)
+            if mine >= UPLOADS_PER_TEAM:
+                raise busy
+            if sum(svc.uploading.values()) >= UPLOADS_AT_ONCE:
+                raise refused(503, "the server is taking other uploads; try again in a minute", UPLOAD_RETRY_S)
+            per_day = svc.config.competition.submissions_per_day
+            if await anyio.to_thread.run_sync(db.submissions_today, svc.engine, team_id) + mine >= per_day:
+                raise refused(429, f"the team has made {per_day} submissions in the last 24 hours, its limit"
+                              + (f" (counting the {mine} in progress)" if mine else ""))
+            svc.uploading[team_id] = mine + 1
 
     @app.post("/api/submissions", status_code=202, openapi_extra=_MULTIPART_DOC)
     async def post_submission(request: Request, authorization: str | None = Header(None)) -> dict[str, Any]:
@@ -395,7 +419,7 @@ def make_app(svc: Service) -> FastAPI:
         login_token = secrets.token_urlsafe(16)
         resp = HTMLResponse(
             _head(svc.config.competition.name)
-            + f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
+            + f"<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}<table id=leaderboard>{rows}</table>"
             f"<form method=post action=/login><input type=hidden name=login value={login_token}>"
             "<input name=token type=password><button>team login</button></form><p><a href=/site/>ratings, bot"
             " pages and replays</a>; <a href=/live/>live standings while the ladder plays</a></p>")

@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..sandbox import reaper
 from . import db
 from .app import Service, make_app
 from .config import load
@@ -38,6 +39,9 @@ def run(svc: Service, host: str, port: int) -> None:
 
     from .ladder import loop
 
+    # this server is the judge of its folder: what an earlier server of it left (sandboxes frozen
+    # when it was killed, with their watcher) ends now, and no other judge's is touched
+    reaper.claim(svc.folder)
     svc.sweep_uploads()
     threading.Thread(target=svc.worker, daemon=True).start()
     threading.Thread(target=loop, args=(svc,), daemon=True).start()

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +33,7 @@ JUDGE = r"""
 import json, os, sys, time, warnings
 warnings.simplefilter("ignore")
 from pathlib import Path
+from typing import Any
 from arena.sandbox import launch, Limits, proctree, reaper
 
 level, folder, bots, claim = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "claim"
@@ -91,7 +93,7 @@ def wait_clean(report: dict, timeout: float = 30.0) -> list[str]:  # type: ignor
     return left
 
 
-def kill(p: subprocess.Popen[str]) -> None:
+def kill(p: "subprocess.Popen[Any]") -> None:
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
 
@@ -132,3 +134,50 @@ def test_a_judge_of_a_folder_sweeps_what_a_killed_judge_and_watcher_left(tmp_pat
     finally:
         kill(other)
     assert wait_clean(other_report) == []
+
+
+@pytest.mark.slow
+def test_kill_9_of_arena_run_at_gvisor_mid_game_leaves_nothing(tmp_path: Path) -> None:
+    """`arena run` is a judge too: killed mid-game, its frozen gvisor seats, their groups and areas go."""
+    need_gvisor()
+    import uuid
+
+    import yaml
+
+    from arena.sandbox.cgroup import group_dirs
+    from arena.sandbox.image import home_root
+
+    testbot = ROOT / "tests" / "fixtures" / "testbot"
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": "t", "entries": [str(testbot / "first.yaml"), str(testbot / "last.yaml")], "seed": "judge",
+        "blocks": 4, "match": {"sandbox": "gvisor", "format": "deals", "deals": 4}, "out": str(tmp_path / "out"),
+        "backend": "serial", "workers": 1}))
+    judge = "j" + uuid.uuid4().hex[:12]  # the test names the judge, to find its groups and areas
+    p = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)], cwd=ROOT, start_new_session=True,
+                         env={**os.environ, "CINCH_ARENA_JUDGE": judge},
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def groups() -> list[Path]:
+        return [g for base in group_dirs() for g in base.iterdir() if g.name.startswith(f"bot-{judge}-")]
+
+    def areas() -> list[str]:
+        base = home_root() / "gvisor"
+        return [str(a) for a in base.iterdir() if a.name.startswith(f"{judge}-")] if base.exists() else []
+
+    try:
+        end = time.monotonic() + 300
+        while len({g.name for g in groups()}) < 2:  # a game's seats are up
+            assert p.poll() is None and time.monotonic() < end, "no game started"
+            time.sleep(0.05)
+        pids = {int(x) for g in groups() for x in (g / "cgroup.procs").read_text().split()}
+        pids |= set(proctree.descendants(p.pid))
+        seen = {pid: f[19] for pid in pids if (f := proctree._stat_fields(pid)) is not None}
+        assert seen and areas()
+    finally:
+        kill(p)
+    end = time.monotonic() + 30
+    while (left := [f"pid {pid}" for pid, start in seen.items() if alive(pid, start)]
+           + [str(g) for g in groups()] + areas()):
+        assert time.monotonic() < end, f"arena run's sandboxes outlived it: {left}"
+        time.sleep(0.1)

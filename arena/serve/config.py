@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import yaml
@@ -34,6 +35,12 @@ class Competition(BaseModel):
     ladder_blocks: int = Field(4, ge=1, description="blocks the ladder plays per batch, before rebuilding the site")
     ladder_pairing_blocks: int = Field(2, ge=1, description="duplicate blocks each pairing of ranked versions gets")
     site_bootstrap: int = Field(200, ge=0, description="bootstrap resamples for the public site's intervals")
+    workers: int = Field(1, ge=1, description="ladder blocks at once: 1 plays in the server's process, more on an "
+                         "embedded Ray instance of this many CPUs (on a cluster: at most this many at once)")
+    ray_address: str | None = Field(None, description="play ladder blocks on this Ray cluster (docs/cluster.md)")
+    final_blocks: int = Field(4, ge=1, description="blocks of each pairing in the final evaluation, after the freeze")
+    closes_at: datetime | None = Field(None, description="when the competition freezes by itself (ISO 8601, with "
+                                       "its time zone): uploads stop and the final evaluation plays")
 
 
 #: An open competition's default sandbox: a kernel of its own per seat (docs/sandbox.md, "Levels").
@@ -61,10 +68,15 @@ class CompetitionConfigError(ValueError):
     """competition.yaml is missing or wrong; the message names the field."""
 
 
-def load(folder: Path) -> CompetitionConfig:
+def load(folder: Path, competition: dict[str, Any] | None = None) -> CompetitionConfig:
+    """FOLDER/competition.yaml; ``competition`` (the command line's) replaces keys of its ``competition``."""
     path = folder / "competition.yaml"
     try:
         raw = yaml.safe_load(path.read_text()) or {}
+        if competition:
+            if not isinstance(raw, dict) or not isinstance(raw.get("competition", {}), dict):
+                raise CompetitionConfigError(f"{path}: competition: not a mapping")
+            raw = {**raw, "competition": {**(raw.get("competition") or {}), **competition}}
         return CompetitionConfig.model_validate(raw)
     except FileNotFoundError:
         raise CompetitionConfigError(f"{path}: not found; write one (see docs/server.md)") from None

@@ -198,6 +198,74 @@ def test_a_team_has_at_most_two_uploads_in_flight(live: Live) -> None:
             s.close()
 
 
+def test_forty_slow_uploads_of_one_team_hold_two_slots_and_another_team_uploads_meanwhile(comp: Path) -> None:
+    """Issue 40: the caps were checked, then the quota query awaited, then the upload counted, so 40 uploads
+    sent at once all passed and held every slot: every other team got 503 until they ended."""
+    (comp / "competition.yaml").write_text(CONFIG.replace("competition:\n", "competition:\n  body_idle_timeout_s: 5\n"))
+    with served(comp) as live:
+        head = (b"POST /api/submissions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                b"Content-Length: 1000\r\n" + f"Authorization: Bearer {live.tokens['red']}\r\n\r\n--b\r\n".encode())
+        port = int(live.url.rsplit(":", 1)[1])
+        slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(40)]
+        try:
+            for s in slow:
+                s.sendall(head)  # all 40 at once; each body then stalls
+            answers: list[bytes] = []
+            refused: list[socket.socket] = []
+            for s in slow:
+                s.settimeout(0.05)
+            end = time.monotonic() + 60
+            while len(refused) < 38:  # every upload past the team's two is answered at once ...
+                assert time.monotonic() < end, f"{len(refused)} of 40 refused"
+                for s in slow:
+                    if s in refused:
+                        continue
+                    try:
+                        part = s.recv(65536)
+                    except socket.timeout:
+                        continue
+                    refused.append(s)
+                    answers.append(part + read_answer(s, 10.0))
+                time.sleep(0.01)
+            held = [s for s in slow if s not in refused]
+            assert len(held) == 2 and live.svc.uploading == {1: 2}  # ... and two hold red's slots, no more
+            for a in answers:
+                assert a.startswith(b"HTTP/1.1 429") and b"retry-after: 10" in a.lower() and b"2 uploads in" in a, a
+            assert upload(live, "blue").status_code == 202  # another team's upload is taken meanwhile
+            assert live.svc.uploading == {1: 2}  # while red's two slow bodies still hold its own slots
+        finally:
+            for s in slow:
+                s.close()
+        end = time.monotonic() + 60
+        while live.svc.uploading:  # the cut-off bodies give their slots back
+            assert time.monotonic() < end
+            time.sleep(0.05)
+        assert upload(live, "red").status_code == 202
+        assert leftovers(live) == sorted(n for n in leftovers(live) if n.startswith("upload-"))  # no partial body left
+
+
+def test_the_daily_quota_counts_the_uploads_in_flight(comp: Path) -> None:
+    """A team with one submission left and one upload in flight is refused a second before its body is read."""
+    (comp / "competition.yaml").write_text(CONFIG.replace("submissions_per_day: 3", "submissions_per_day: 1"))
+    with served(comp) as live:
+        head = (b"POST /api/submissions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                b"Content-Length: 1000\r\n" + f"Authorization: Bearer {live.tokens['red']}\r\n\r\n--b\r\n".encode())
+        with raw(live) as s:
+            s.sendall(head)
+            end = time.monotonic() + 10
+            while live.svc.uploading != {1: 1}:
+                assert time.monotonic() < end
+                time.sleep(0.02)
+            r = upload(live, "red")
+            assert r.status_code == 429 and "counting the 1 in progress" in r.json()["detail"]
+        end = time.monotonic() + 60
+        while live.svc.uploading:
+            assert time.monotonic() < end
+            time.sleep(0.05)
+        assert upload(live, "red").status_code == 202  # the cut-off upload spent nothing
+        assert upload(live, "red").status_code == 429
+
+
 # --- slow clients -----------------------------------------------------------------------------------------
 
 FAST = CONFIG.replace("competition:\n", "competition:\n  header_timeout_s: 1\n  body_idle_timeout_s: 1\n"

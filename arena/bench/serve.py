@@ -195,6 +195,19 @@ def run(args: Any) -> int:
         sc = scale["scratch"]
         print(f"site built from scratch over {sc['games']} games: {sc['cpu_s']:.1f} s CPU ({sc['wall_s']:.1f} s wall),"
               f" {sc['cpu_ms_per_game']:.1f} ms CPU a game")
+    if "ladder" in cases:
+        from .serve_ladder import run_ladder
+
+        with tempfile.TemporaryDirectory(prefix="bench-serve-ladder-") as tmp:
+            lad = run_ladder(Path(tmp), teams=args.ladder_teams, batches=args.batches, sandbox=args.sandbox,
+                             cluster=not args.no_cluster)
+        out["ladder_games_per_s"] = lad
+        for name, what in (("1", "1 worker"), ("2", "2 workers"), ("cluster", "a two-node loopback cluster")):
+            r = lad[name]
+            if r is not None:
+                print(f"ladder of {lad['teams']} teams on {what}: {r['games_per_s']} games/s of play"
+                      f" ({r['games_per_s_with_rebuild']} with the site rebuilds; {r['games']} games)")
+        print(f"2 workers over 1: {lad['speedup_2']}x")
     out["load"] = [load0, os.getloadavg()[0]]
     print(json.dumps(out))
     return 0

@@ -36,12 +36,13 @@ from . import synth
 BOT = Path(__file__).resolve().parents[2] / "bots" / "minimal"
 
 
-def setup(folder: Path, teams: int, pairing_blocks: int, sandbox: str, bootstrap: int) -> None:
-    """A competition folder with ``teams`` accepted submissions (validation skipped: the bot is ours)."""
+def setup(folder: Path, teams: int, pairing_blocks: int, sandbox: str, bootstrap: int, extra: str = "") -> None:
+    """A competition folder with ``teams`` accepted submissions (validation skipped: the bot is ours);
+    ``extra``: more lines of its ``competition`` section."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "competition.yaml").write_text(
         f"competition:\n  seed: bench-scale\n  ladder_blocks: 4\n  ladder_pairing_blocks: {pairing_blocks}\n"
-        f"  site_bootstrap: {bootstrap}\nmatch:\n  sandbox: {sandbox}\n")
+        f"  site_bootstrap: {bootstrap}\n{extra}match:\n  sandbox: {sandbox}\n")
     svc = open_service(folder)
     for i in range(teams):
         token = db.add_team(svc.engine, f"team{i:02d}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 import urllib.request
 import uuid
@@ -58,6 +59,9 @@ def main(argv: list[str]) -> int:
         doc = freeze(svc)
         print(f"arena serve: {svc.folder} frozen at {doc['frozen_at']} with {len(doc['versions'])} final versions;"
               " serving while the final evaluation plays")
+    # the server's log: its own lines (the ladder, validations, uploads) at INFO on stderr, others' warnings
+    logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
+    logging.getLogger("arena").setLevel(logging.INFO)
     try:
         run(svc, args.host, args.port)
     except ClusterUnavailable as e:

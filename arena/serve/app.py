@@ -37,7 +37,7 @@ from .faults import FaultIndex
 from .final import FINAL, banner, final_page, frozen
 from .guard import BodyCap
 from .upload import FORM_OVERHEAD, INCOMING, UploadRefused, receive_archive
-from .validate import validate
+from .validate import validate, validate_on_cluster
 
 SESSION = "arena_session"
 LOGIN = "arena_login"  # the front page's login-form token (a cookie and a hidden field: login CSRF)
@@ -135,8 +135,8 @@ class Service:
         if held is not None:
             held.add(sub["id"])
         c = self.config.competition
-        verdict = validate(sub["folder"], self.config.match, c.check_games, c.check_timeout_s,
-                           c.validation_memory_bytes)
+        how = validate_on_cluster if c.ray_address else validate  # on the ladder's cluster, if it has one
+        verdict = how(sub["folder"], self.config.match, c.check_games, c.check_timeout_s, c.validation_memory_bytes)
         db.finish(self.engine, sub["id"], verdict.ok, verdict.report)
         if held is not None:
             held.discard(sub["id"])

@@ -233,3 +233,55 @@ def test_workers_and_ray_address_are_competition_keys_the_command_line_overrides
     far = open_service(folder, competition={"ray_address": "127.0.0.1:6379"}).config.competition
     assert backend_fields(far) == {"backend": "ray", "ray_address": "127.0.0.1:6379"}  # every CPU of the cluster
     assert main(["serve", str(folder), "--workers", "0"]) != 0
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_on_a_cluster_uploads_are_validated_on_its_nodes(tmp_path: Path) -> None:
+    """The head has no CPU and the one worker node runs a Python without cinch-arena: a verdict can only come
+    from the job's shipped harness on that node. A good bot is accepted, a crashing one rejected with its
+    report (no path of the node's folder), both while the ladder plays there."""
+    import httpx
+
+    from ..schedule.test_cluster import bare_dir, fresh_python
+    from .conftest import bot_archive
+    from .test_ladder import add_team
+    from .test_lifecycle import wait_verdict
+
+    c = LoopbackCluster(tmp_path / "ray")
+    try:
+        c.start_head(cpus=0)
+        c.add_node(cpus=2, python=fresh_python(tmp_path), cwd=str(bare_dir(tmp_path)))
+        folder = accepted(tmp_path / "c", teams=2)
+        tokens = {n: add_team(folder, n) for n in ("good", "crashy")}
+        crashy = tmp_path / "crashy"
+        crashy.mkdir()
+        (crashy / "bot.yaml").write_text('name: crashy\ncommand: ["{python}", "bot.py"]\n')
+        (crashy / "bot.py").write_text("raise SystemExit(3)\n")
+        port = free_port()
+        p = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(folder), "--port", str(port),
+                              "--ray-address", c.address, "--workers", "2"], cwd=ROOT, env=c.env(),
+                             start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        url = f"http://127.0.0.1:{port}"
+        end = time.monotonic() + WAIT_S
+        while True:
+            try:
+                httpx.get(f"{url}/api/leaderboard")
+                break
+            except httpx.TransportError:
+                assert p.poll() is None and time.monotonic() < end, p.communicate()[1]
+                time.sleep(0.5)
+        sent = {}
+        for team, bot in (("good", ROOT / "bots" / "minimal"), ("crashy", crashy)):
+            sent[team] = httpx.post(f"{url}/api/submissions", headers={"Authorization": f"Bearer {tokens[team]}"},
+                                    files={"archive": ("b.tar.gz", bot_archive(bot))}).json()["id"]
+        good = wait_verdict(url, tokens["good"], sent["good"], timeout=WAIT_S)
+        bad = wait_verdict(url, tokens["crashy"], sent["crashy"], timeout=WAIT_S)
+        code, err = stop(p, signal.SIGTERM)
+    finally:
+        c.stop()
+    assert good["status"] == "accepted", good["report"]
+    assert bad["status"] == "rejected" and "cinch-validate-" not in bad["report"] and bad["report"].strip()
+    assert err.count("validated on the Ray cluster") == 2, err
+    assert code == 130 and not any(t in err for t in TRACES), err
+    assert {ln["run"]["backend"] for ln in lines(folder)} <= {"ray"}

@@ -145,6 +145,10 @@ def _serve(ap: Parser) -> None:
     ap.add_argument("--games", type=int, default=1, help="full games in each validation (default 1)")
 
 
+def _startup(ap: Parser) -> None:
+    ap.add_argument("--repeat", type=int, default=5, help="fresh interpreters per case, the least kept (default 5)")
+
+
 BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "engine": (_engine, "random deals with full records per CPU second, one process"),
     "protocol": (_protocol, "harness round trip per decision against a raw JSON-lines client; sandbox start"),
@@ -157,6 +161,7 @@ BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "site": (_site, "build time of the static site of a 10,000-game competition, one core"),
     "serve": (_serve, "arena serve: one upload to its verdict, and 10 concurrent uploads"),
     "tournament": (_tournament, "ms per game of serial tournaments per restart mode, split, against the raw-pipe floor"),
+    "startup": (_startup, "the imports the arena command pays before it works: --help, arena run, a one-block run"),
 }
 
 

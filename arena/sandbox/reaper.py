@@ -52,6 +52,7 @@ MNT_DETACH = 2
 _lock = threading.Lock()
 _watcher: dict[str, object] = {}  # pid, write fd and Popen of this process's watcher
 _claimed: list[int] = []  # descriptors of the judge files this process holds (kept open for its life)
+_named: list[str] = []  # the name this process took as a judge of a folder (its later claims keep it)
 
 
 def judge() -> str:
@@ -218,6 +219,7 @@ def _forget_in_child() -> None:
         except OSError:
             pass
     _watcher.clear()
+    _named.clear()
 
 
 def stop_watching() -> None:
@@ -240,10 +242,12 @@ atexit.register(stop_watching)
 
 
 # ------------------------------------------------------------------- claim
-def claim(folder: Path) -> tuple[str, int]:
+def claim(folder: Path, *, hold: bool = True) -> tuple[str, int]:
     """Make this process the judge of the state folder `folder`: end what the judges recorded there
     left behind, then record this one (its name is exported to the processes it starts).
-    Returns (this judge's name, groups swept). A folder another live judge holds is not swept."""
+    Returns (this judge's name, groups swept). A folder whose lock another live judge holds is not
+    swept. `hold`: keep the lock for the process's life (a server); else release it once recorded
+    (a caller that already holds the folder, as a tournament run does)."""
     group_dirs, area_base = _places()
     path = folder / JUDGE_FILE
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -252,15 +256,23 @@ def claim(folder: Path) -> tuple[str, int]:
     except OSError:
         os.close(fd)
         return judge(), 0
-    _claimed.append(fd)
-    if _watcher.get("pid") != os.getpid():
-        os.environ.pop(JUDGE_ENV, None)  # a fresh name: never one a dead judge used
-    me = judge()
-    with open(fd, "r+", closefd=False) as fh:
-        earlier = [n for n in fh.read().split() if _NAME.match(n) and n != me]
-    swept = sum(sweep(f"{name}-", group_dirs, area_base) for name in earlier)
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{me}\n".encode(), 0)
+    try:
+        if not _named and _watcher.get("pid") != os.getpid():
+            os.environ.pop(JUDGE_ENV, None)  # a fresh name: never one a dead judge (or our parent) used
+        me = judge()
+        _named.append(me)
+        with open(fd, "r+", closefd=False) as fh:
+            earlier = [n for n in fh.read().split() if _NAME.match(n) and n != me]
+        swept = sum(sweep(f"{name}-", group_dirs, area_base) for name in earlier)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{me}\n".encode(), 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    if hold:
+        _claimed.append(fd)
+    else:
+        os.close(fd)
     return me, swept
 
 

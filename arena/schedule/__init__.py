@@ -1,5 +1,12 @@
-"""Tournaments: configs, pairings, block tasks, backends, the one loop, resume."""
+"""Tournaments: configs, pairings, block tasks, backends, the one loop, resume.
 
+``SPRTStop`` (and with it the ratings' SPRT code) loads on first use: only
+``arena sprt`` and SPRT configs stop by a test.
+"""
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 from ..match.keys import block_key
 from .config import ConfigError, SPRTSpec, Tournament, TournamentConfig, build_tournament, load_config
 from .pairings import Pairing, gauntlet, mixed, round_robin, sprt_matchups
@@ -9,10 +16,14 @@ from .runner import (
     play, read_meta, run_tournament, summarize,
 )
 from .scheduler import LoopEvents, RunOutcome, StoppingRule, run_tasks
-from .stopping import SPRTStop
 from .lineage import PlanRefused, check_plan, make_units
 from .task import TaskOutput, run_block
 from .unit import BatchTask, BlockTask, Unit
+
+if TYPE_CHECKING:
+    from .stopping import SPRTStop
+
+__getattr__ = lazy_names(__name__, {"SPRTStop": ".stopping"})
 
 __all__ = [
     "Admission", "BackendChoice", "BotChange", "BotsChanged", "EntriesFailed", "ExtensionNotAsked", "OtherTournament",

@@ -472,11 +472,15 @@ class RayBackend:
         with it. Cancelling each task first races their replies, and Ray aborts the driver
         ("Tried to complete task that was not pending", a C++ stack trace instead of the
         one line of an interrupted run), so tasks are cancelled only on an instance someone
-        else keeps running."""
+        else keeps running, and not when ``halt`` stopped the loop: the server that set it shuts
+        its instance down next."""
         self.signals.restore()
         if self._owns:
             self._pending.clear()
             self.ray.shutdown()
+            return
+        if self.signals.halt is not None and self.signals.halt.is_set():
+            self._pending.clear()  # a server stopping: it shuts its instance down itself, which ends them
             return
         for ref in list(self._pending):
             try:

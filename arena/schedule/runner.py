@@ -31,6 +31,7 @@ from ..match.keys import block_key
 from ..players import BotEntry
 from ..players.manifest import file_digests
 from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, results_path
+from ..sandbox import reaper
 from .backends import make_backend
 from .config import ScheduleSpec, Tournament
 from .ladder import record_run
@@ -500,6 +501,9 @@ def run_tournament(
     observer = observer or RunObserver()
     t.out.mkdir(parents=True, exist_ok=True)
     with FolderLock(t.out):
+        # the run is the judge of its folder: what a killed run of it left (frozen sandboxes whose
+        # watcher was killed too) ends here, and no other judge's
+        reaper.claim(t.out, hold=False)
         admission = admit(t, options)
         observer.admitted(admission)
         p = plan(t, admission.store, stop)

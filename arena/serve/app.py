@@ -34,9 +34,10 @@ from . import db
 from .archive import ArchiveRefused, Limits, UnpackFailed, unpack_in_child
 from .config import CompetitionConfig
 from .faults import FaultIndex
+from .final import FINAL, banner, final_page, frozen
 from .guard import BodyCap
 from .upload import FORM_OVERHEAD, INCOMING, UploadRefused, receive_archive
-from .validate import validate
+from .validate import validate, validate_on_cluster
 
 SESSION = "arena_session"
 LOGIN = "arena_login"  # the front page's login-form token (a cookie and a hidden field: login CSRF)
@@ -125,35 +126,55 @@ class Service:
                 d.unlink(missing_ok=True)
         return gone
 
-    def work_once(self) -> bool:
-        """Validate the oldest queued submission, if any."""
+    def work_once(self, held: set[int] | None = None) -> bool:
+        """Validate the oldest queued submission of a team with none in validation, if any (``held``: the
+        submission this worker holds in ``checking`` while it validates)."""
         sub = db.claim_next(self.engine)
         if sub is None:
             return False
+        if held is not None:
+            held.add(sub["id"])
         c = self.config.competition
-        verdict = validate(sub["folder"], self.config.match, c.check_games, c.check_timeout_s,
-                           c.validation_memory_bytes)
+        how = validate_on_cluster if c.ray_address else validate  # on the ladder's cluster, if it has one
+        verdict = how(sub["folder"], self.config.match, c.check_games, c.check_timeout_s, c.validation_memory_bytes)
         db.finish(self.engine, sub["id"], verdict.ok, verdict.report)
+        if held is not None:
+            held.discard(sub["id"])
         if verdict.ok:
             self.ladder_wake.set()
         else:
             remove_tree(Path(sub["folder"]))  # a rejected upload is deleted at once (its report stays)
         return True
 
-    def worker(self) -> None:
+    def start_workers(self) -> list[threading.Thread]:
+        """The validation workers: ``competition.workers`` of them, validating in parallel (each validation a
+        child process with its own wall-clock kill); what a crash left in ``checking`` is queued again first."""
+        db.requeue_unfinished(self.engine)
+        threads = [threading.Thread(target=self.worker, kwargs={"own_only": True}, daemon=True,
+                                    name=f"validation-{i}") for i in range(self.config.competition.workers)]
+        for t in threads:
+            t.start()
+        return threads
+
+    def worker(self, own_only: bool = False) -> None:
         """Validate queued submissions until stopped. A failure of the database (a PostgreSQL restart, a full
         disk) is logged and tried again, the submission it caught in ``checking`` queued again: it never ends
-        the worker."""
-        requeue = True
+        the worker. ``own_only``: one of several workers, which requeues only the submission it held (the
+        others' stay theirs) and leaves the start's requeue to ``start_workers``."""
+        requeue = not own_only
+        held: set[int] = set()
         while not self.stop.is_set():
             try:
                 if requeue:
                     db.requeue_unfinished(self.engine)
                     requeue = False
-                busy = self.work_once()
+                for sid in sorted(held):
+                    db.requeue(self.engine, sid)
+                    held.discard(sid)
+                busy = self.work_once(held)
             except Exception:  # noqa: BLE001 - the worker outlives any one failure; logged with its traceback
                 log.exception("validation worker: the database failed; trying again in %g s", RETRY_S)
-                requeue = True
+                requeue = not own_only
                 self.stop.wait(RETRY_S)
                 continue
             if not busy:
@@ -163,7 +184,12 @@ class Service:
 
 class _Site(StaticFiles):
     """FOLDER/public, which the ladder writes after its first batch: until then (and while a rebuild swaps
-    the folder) a 404, not a server error."""
+    the folder) a 404, not a server error. ``banner``: a line put at the top of every HTML page (the
+    competition's end), the pages' own files unchanged."""
+
+    def __init__(self, *args: Any, banner: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.banner = banner
 
     async def check_config(self) -> None:
         if self.directory is not None and Path(self.directory).is_dir():
@@ -178,6 +204,14 @@ class _Site(StaticFiles):
                 body = fh.read()
         except FileNotFoundError:
             return PlainTextResponse("Not Found", status_code=404)
+        line = self.banner() if self.banner is not None and str(full_path).endswith(".html") else ""
+        if line:  # the page as served changes with the banner: no validators of the file's own
+            at = body.find(b"<body")
+            at = body.find(b">", at) + 1 if at >= 0 else 0
+            body = body[:at] + line.encode() + body[at:]
+            headers = {k: v for k, v in super().file_response(full_path, st, scope, status_code).headers.items()
+                       if k.lower() not in ("content-length", "etag", "last-modified")}
+            return Response(body, status_code, headers=headers)
         stated = super().file_response(full_path, st, scope, status_code)  # headers of this version, or a 304
         return stated if stated.status_code == 304 else Response(body, status_code, headers=dict(stated.headers))
 
@@ -264,9 +298,13 @@ def make_app(svc: Service) -> FastAPI:
     app = FastAPI(title=f"arena serve: {svc.config.competition.name}")
     # The ladder's public site (leaderboard, bot pages, replays), rebuilt after each batch; the same
     # files are the static export.
-    app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False), name="site")
+    said = lambda: banner(svc)  # noqa: E731 - the competition's end, on every page
+    app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False, banner=said), name="site")
     # The provisional leaderboard while a batch plays, rewritten after each stored block.
-    app.mount("/live", _Site(directory=svc.folder / "live", html=True, check_dir=False), name="live")
+    app.mount("/live", _Site(directory=svc.folder / "live", html=True, check_dir=False, banner=said), name="live")
+    # After the freeze: the final evaluation's site, once it is published.
+    app.mount("/final/site", _Site(directory=svc.folder / FINAL / "public", html=True, check_dir=False, banner=said),
+              name="final-site")
     # Every body's size judged before the app reads it (uploads: the archive limit plus the form).
     app.add_middleware(BodyCap, upload_paths=UPLOAD_PATHS, upload_cap=svc.body_cap)
 
@@ -288,6 +326,9 @@ def make_app(svc: Service) -> FastAPI:
     async def upload(team: dict[str, Any], request: Request, check_field: Any = None) -> int:
         """One upload, the token (or session) already checked: the team's limits, the body to a file, then
         the unpacking in a child process off the event loop. Every refusal a 4xx with one sentence."""
+        closed = frozen(svc)
+        if closed is not None:
+            raise refused(403, f"the competition is closed (frozen at {closed['frozen_at']}): uploads have stopped")
         await take_upload_slot(team["id"])
         try:
             spool = svc.folder / "submissions"
@@ -419,12 +460,20 @@ def make_app(svc: Service) -> FastAPI:
         login_token = secrets.token_urlsafe(16)
         resp = HTMLResponse(
             _head(svc.config.competition.name)
-            + f"<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}<table id=leaderboard>{rows}</table>"
+            + f"{banner(svc)}<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}"
+            f"<table id=leaderboard>{rows}</table>"
             f"<form method=post action=/login><input type=hidden name=login value={login_token}>"
             "<input name=token type=password><button>team login</button></form><p><a href=/site/>ratings, bot"
             " pages and replays</a>; <a href=/live/>live standings while the ladder plays</a></p>")
         cookie(resp, LOGIN, login_token)  # SameSite=Strict: a foreign page's form cannot send it
         return resp
+
+    @app.get("/final/", response_class=HTMLResponse)
+    def final() -> str:
+        """Public: the freeze, the final versions, and after the final evaluation its standings and seeds."""
+        name = html.escape(svc.config.competition.name)
+        return _head(f"{svc.config.competition.name}: final evaluation") + banner(svc) + \
+            f"<h1>{name}: final evaluation</h1>" + final_page(svc) + "<p><a href=/>back</a></p>"
 
     @app.post("/login")
     def login(token: str = Form(..., max_length=256), login: str = Form("", max_length=64),
@@ -455,7 +504,7 @@ def make_app(svc: Service) -> FastAPI:
         team = _session_team(arena_session)
         csrf = svc.sessions[str(arena_session)][1]
         rows = "".join(_submission_row(x) for x in db.team_submissions(svc.engine, team["id"]))
-        return (_head(f"team {team['name']}")
+        return (_head(f"team {team['name']}") + banner(svc)
                 + f"<h1>team {html.escape(team['name'])}</h1><h2>submissions</h2><ul id=submissions>{rows}</ul>"
                 "<form method=post action=/team/upload enctype=multipart/form-data>"
                 f"<input type=hidden name=csrf value={csrf}><input type=file name=archive>"

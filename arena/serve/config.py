@@ -68,10 +68,15 @@ class CompetitionConfigError(ValueError):
     """competition.yaml is missing or wrong; the message names the field."""
 
 
-def load(folder: Path) -> CompetitionConfig:
+def load(folder: Path, competition: dict[str, Any] | None = None) -> CompetitionConfig:
+    """FOLDER/competition.yaml; ``competition`` (the command line's) replaces keys of its ``competition``."""
     path = folder / "competition.yaml"
     try:
         raw = yaml.safe_load(path.read_text()) or {}
+        if competition:
+            if not isinstance(raw, dict) or not isinstance(raw.get("competition", {}), dict):
+                raise CompetitionConfigError(f"{path}: competition: not a mapping")
+            raw = {**raw, "competition": {**(raw.get("competition") or {}), **competition}}
         return CompetitionConfig.model_validate(raw)
     except FileNotFoundError:
         raise CompetitionConfigError(f"{path}: not found; write one (see docs/server.md)") from None

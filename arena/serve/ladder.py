@@ -228,6 +228,27 @@ def backend_fields(c: Competition) -> dict[str, Any]:
     return {"backend": "ray" if c.workers > 1 else "serial", "workers": c.workers}
 
 
+def start_backend(svc: Service) -> Any:
+    """The Ray instance (embedded, or a cluster's driver) the ladder plays on, started in the server's main
+    thread and kept for every batch (each batch's backend then only submits); None for the serial backend.
+    Ctrl-C and SIGTERM set ``svc.stop``, which ends a batch's loop within the backend's poll period."""
+    fields = backend_fields(svc.config.competition)
+    if fields["backend"] != "ray":
+        return None
+    import ray
+
+    from ..schedule.backends import ClusterUnavailable, explain_connect_error, quiet_ray_notices, ray_init_kwargs
+
+    quiet_ray_notices()
+    try:
+        ray.init(**ray_init_kwargs(fields["workers"] if "workers" in fields else 1, fields.get("ray_address")))
+    except (ConnectionError, RuntimeError) as e:
+        raise ClusterUnavailable(explain_connect_error(fields.get("ray_address"), e)) from e
+    log.info("ladder: playing on %s", f"the Ray cluster at {fields['ray_address']}" if fields.get("ray_address")
+             else f"an embedded Ray instance of {fields['workers']} CPUs")
+    return ray
+
+
 def ladder_tournament(svc: Service, blocks: int | None = None) -> Tournament | None:
     """The ladder's tournament of the ranked versions, or None below the seats of one unit (``svc.waiting``
     says why). A version whose folder cannot be copied or whose entry the tournament refuses (its manifest,
@@ -349,10 +370,15 @@ def publish(svc: Service) -> None:
 
 
 def loop(svc: Service) -> None:
-    """Batches while anything is missing; then wait for the next accepted submission (or a minute)."""
+    """Batches while the competition is open (waiting for teams when too few can play, a minute at most);
+    once it is frozen, the final evaluation (``final``), then nothing more."""
+    from .final import frozen, run_final
+
     while not svc.stop.is_set():
         try:
-            played = run_batch(svc)
+            played = 0 if frozen(svc) is not None else run_batch(svc)
+            if not played and frozen(svc) is not None and run_final(svc):
+                svc.stop.wait()  # published: nothing more to play
         except Exception:  # a broken batch must not end the server; it is logged and tried again later
             log.exception("ladder batch failed")
             played = 0

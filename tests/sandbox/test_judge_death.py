@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from arena.sandbox import proctree
+from arena.sandbox.reaper import JUDGE_FILE
 
 from .conftest import need_gvisor
 
@@ -94,7 +95,8 @@ def wait_clean(report: dict, timeout: float = 30.0) -> list[str]:  # type: ignor
 
 
 def kill(p: "subprocess.Popen[Any]") -> None:
-    os.kill(p.pid, signal.SIGKILL)
+    if p.poll() is None:
+        os.kill(p.pid, signal.SIGKILL)
     p.wait()
 
 
@@ -140,8 +142,6 @@ def test_a_judge_of_a_folder_sweeps_what_a_killed_judge_and_watcher_left(tmp_pat
 def test_kill_9_of_arena_run_at_gvisor_mid_game_leaves_nothing(tmp_path: Path) -> None:
     """`arena run` is a judge too: killed mid-game, its frozen gvisor seats, their groups and areas go."""
     need_gvisor()
-    import uuid
-
     import yaml
 
     from arena.sandbox.cgroup import group_dirs
@@ -153,10 +153,14 @@ def test_kill_9_of_arena_run_at_gvisor_mid_game_leaves_nothing(tmp_path: Path) -
         "name": "t", "entries": [str(testbot / "first.yaml"), str(testbot / "last.yaml")], "seed": "judge",
         "blocks": 4, "match": {"sandbox": "gvisor", "format": "deals", "deals": 4}, "out": str(tmp_path / "out"),
         "backend": "serial", "workers": 1}))
-    judge = "j" + uuid.uuid4().hex[:12]  # the test names the judge, to find its groups and areas
     p = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)], cwd=ROOT, start_new_session=True,
-                         env={**os.environ, "CINCH_ARENA_JUDGE": judge},
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    judges = tmp_path / "out" / JUDGE_FILE  # the run names itself there: its groups and areas carry the name
+    end = time.monotonic() + 120
+    while not (judges.exists() and judges.read_text().strip()):
+        assert p.poll() is None and time.monotonic() < end, "the run did not name its judge"
+        time.sleep(0.05)
+    judge = judges.read_text().split()[0]
 
     def groups() -> list[Path]:
         return [g for base in group_dirs() for g in base.iterdir() if g.name.startswith(f"bot-{judge}-")]

@@ -1,32 +1,33 @@
-"""``arena bench tournament``: games per second of a real tournament, against its floor.
+"""``arena bench tournament``: ms per game of a real tournament, against its raw-pipe floor.
 
 Each configuration (a bot in all four seats at one sandbox level) plays
-duplicate blocks exactly as a serial tournament does (``run_block``, then
-the fsync'd append to a results store), and each game's time is split into
-start, decisions, engine, close and writing results (``GameTiming`` plus
-what ``run_block`` and the store add).
+batches of duplicate blocks exactly as a serial tournament does
+(``run_block`` on a batch, then the fsync'd append of each block's results
+line), once with a fresh process for every game (``restart: per-game``)
+and once with processes kept along lineages (``per-lineage``), the two
+alternating batch by batch. Each game's time is split into start,
+decisions, engine, close and writing results (``GameTiming`` plus what
+``run_block`` and the store add).
 
-The floor is measured in the same run, interleaved block by block with the
-tournament so machine drift hits both alike:
+The floor is what any harness must spend on the same games, measured right
+after each batch so that machine drift hits both alike:
 
-* start: one bot started alone at the same level (launch to handshake),
-  taken as four such starts side by side on the available cores
-  (``4 / min(4, cores)`` of one start);
-* decisions: the game's very messages (rebuilt from its record by the same
-  loop that played it) sent to four fresh bare bot processes (started and
-  greeted before the clock starts, each in its own session as every
-  sandbox level runs a bot) by the plainest JSON lines client over pipes
-  (no sandbox, no harness): the bots' own work plus the raw round trip.
-  The same with the bots in the client's session is reported beside it
-  (``raw_same_session_ms``): on a kernel that shares CPU by session
-  (autogroup) and a loaded machine, the two differ;
-* engine: the same loop driving the engine with in-process players that
-  answer from the record: views, legal choices, requests, the record.
+* raw: the very same bot processes, kept the same way (a fresh set of four
+  for every game per-game; one per lineage, that is per half of a block and
+  seat, for the whole batch per-lineage), bare (no sandbox, each in a
+  session of its own as every level runs a bot), started side by side and
+  greeted, then sent exactly the messages the harness sent them (rebuilt
+  from each game's record by the loop that played it, encoded before the
+  clock starts, notices in a row to one bot in one write) over raw pipes,
+  each decision's reply awaited, and finally told ``bye`` and reaped: the
+  bots' own work plus the raw round trips, start and exit;
+* engine: the engine alone replaying each game (its legal choices, the
+  actions applied, the record), without views, requests or players.
 
-The ratio is measured milliseconds per game over the floor's: the median
-of the per-block ratios (each block against the floor measured right after
-it, so a burst of outside load skews one pair, not the figure), and, as
-``ratio_of_totals``, the totals' ratio. Last line: one JSON object.
+The ratio is measured ms per game over the floor's: the median of the
+per-batch ratios (each batch against its own floor, so a burst of outside
+load skews one pair, not the figure) and, as ``ratio_of_totals``, the
+totals' ratio. Last line: one JSON object.
 """
 
 from __future__ import annotations
@@ -36,18 +37,18 @@ import os
 import platform
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Hashable, Sequence
 
-from ..engine import load_record, recorded_decisions
+from ..engine import Game, game_record, load_record, recorded_decisions
 from ..match import DealKey, GameResult, MatchSettings, play_game
 from ..players import BotEntry, Decision, Fault, Player, load_entry
 from ..players.process import bot_launch_args
+from ..protocol import PROTOCOL_VERSIONS, wire
 from ..results import ResultsStore
 from ..sandbox.process import UncontainedWarning
 from ..schedule.task import run_block
@@ -57,6 +58,7 @@ BOTS = Path(__file__).resolve().parents[2] / "bots"
 #: (bot, sandbox level) pairs measured by default (the gvisor one where runsc is installed).
 CONFIGS: tuple[tuple[str, str], ...] = (("minimal", "none"), ("minimal", "rlimit"), ("minimal", "bwrap"),
                                         ("heuristic", "bwrap"), ("heuristic", "gvisor"))
+MODES = ("per-game", "per-lineage")
 
 
 def default_configs() -> tuple[tuple[str, str], ...]:
@@ -69,7 +71,7 @@ def default_configs() -> tuple[tuple[str, str], ...]:
     except SandboxUnavailable:
         return tuple(c for c in CONFIGS if c[1] != "gvisor")
     return CONFIGS
-PARTS = ("start", "decisions", "engine", "close", "writing")
+PARTS = ("start", "decisions", "engine", "close", "rest")
 
 
 def bot_folder(bot: str) -> Path:
@@ -105,7 +107,7 @@ class _Replayer(Player):
 
 
 def replay_game(record: dict[str, Any], settings: MatchSettings, key: DealKey, names: Sequence[str],
-                log: list[tuple[int, dict[str, Any]]] | None = None) -> GameResult:
+                log: list[tuple[int, dict[str, Any]]] | None = None, seeds: Sequence[int] | None = None) -> GameResult:
     """Play a recorded game again through the loop that played it, players answering from the record.
 
     Without a ``log`` its ``timing.engine`` is the engine's share of the game
@@ -115,220 +117,258 @@ def replay_game(record: dict[str, Any], settings: MatchSettings, key: DealKey, n
     for seat, action in recorded_decisions(load_record(record)):
         by_seat[seat].append(action)
     players = [_Replayer(s, by_seat[s], log, settings.time.decision_ms) for s in range(4)]
-    again = play_game(players, settings, key, players_by_seat=names)
+    again = play_game(players, settings, key, players_by_seat=names, seeds=seeds)
     if again.record != record:
         raise RuntimeError("benchmark bot is not deterministic: its game does not replay")
     return again
 
 
-class _RawSeats:
-    """Four fresh bare bot processes (no sandbox) spoken to by the plainest JSON lines client.
+#: One message of a replayed game: the seat, its line(s) already encoded, and whether a reply is awaited.
+Send = tuple[int, bytes, bool]
 
-    Fresh for every game, as the harness's are: a new interpreter is slower
-    for its first decisions (cold caches, code not yet specialised), which
-    one process per game makes part of any game's cost. Each in a session
-    of its own, as every sandbox level puts a bot (``new_session``): where
-    the kernel groups tasks by session for CPU shares (autogroup), that is
-    what the bots' scheduling is like under outside load.
+
+def encoded_stream(stream: Sequence[tuple[int, dict[str, Any]]]) -> list[Send]:
+    """The messages as lines, consecutive notices to one seat joined in one write (as the harness
+    does: a deal's end goes with the next deal's start); every request is a write of its own."""
+    out: list[Send] = []
+    for seat, msg in stream:
+        line = json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+        ask = msg["type"] == "decide"
+        if out and out[-1][0] == seat and not out[-1][2] and not ask:
+            out[-1] = (seat, out[-1][1] + line, False)
+        else:
+            out.append((seat, line, ask))
+    return out
+
+
+class RawPipes:
+    """Bare bot processes spoken to by the plainest JSON lines client, kept along lineages.
+
+    A process is keyed by its lineage: the harness keeps one per (half of a
+    block, seat) along a per-lineage batch, and a fresh one for every game
+    per-game; the caller names the key of each seat of each game. Each runs
+    in a session of its own, as every sandbox level puts a bot: where the
+    kernel groups tasks by session for CPU shares (autogroup), that is what
+    a bot's scheduling is like under outside load.
     """
 
-    def __init__(self, entry: BotEntry, seeds: Sequence[int], new_session: bool = True) -> None:
-        argv, env, _ = bot_launch_args(entry)
-        self.procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                       cwd=entry.dir, env={**os.environ, **env}, start_new_session=new_session)
-                      for _ in range(4)]
-        for seat, p in enumerate(self.procs):
-            self._ask(p, {"type": "hello", "protocol": [1], "seed": seeds[seat], "harness": "bench"})
+    def __init__(self, entry: BotEntry, profile: dict[str, Any]) -> None:
+        self.argv, env, _ = bot_launch_args(entry)
+        self.env, self.cwd, self.profile = {**os.environ, **env}, entry.dir, profile
+        self.procs: dict[Hashable, subprocess.Popen[bytes]] = {}
+
+    def seat(self, keys: Sequence[Hashable], seeds: Sequence[int]) -> list[subprocess.Popen[bytes]]:
+        """The processes of one game's seats: those not up yet spawned side by side, then greeted."""
+        new = [(k, seed) for k, seed in zip(keys, seeds) if k not in self.procs]
+        for k, _ in new:
+            self.procs[k] = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.DEVNULL, cwd=self.cwd, env=self.env,
+                                             start_new_session=True)
+        for k, seed in new:
+            p = self.procs[k]
+            assert p.stdin and p.stdout
+            p.stdin.write(wire.encode(wire.hello(PROTOCOL_VERSIONS, seed, "bench", self.profile)))
+            p.stdin.flush()
+        for k, _ in new:
+            stdout = self.procs[k].stdout
+            assert stdout is not None
+            if not stdout.readline():
+                raise RuntimeError("benchmark bot exited before its handshake")
+        return [self.procs[k] for k in keys]
 
     @staticmethod
-    def _ask(p: subprocess.Popen[bytes], msg: dict[str, Any]) -> Any:
-        assert p.stdin and p.stdout
-        p.stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
-        p.stdin.flush()
-        return json.loads(p.stdout.readline())
-
-    def play(self, stream: list[tuple[int, dict[str, Any]]]) -> float:
-        """Seconds to send the stream (notices) and have every decision answered."""
-        t0 = time.perf_counter()
-        for seat, msg in stream:
-            p = self.procs[seat]
+    def play(procs: Sequence[subprocess.Popen[bytes]], stream: Sequence[Send]) -> None:
+        """Send a game's lines and await every decision's reply."""
+        for seat, data, ask in stream:
+            p = procs[seat]
             assert p.stdin and p.stdout
-            p.stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+            p.stdin.write(data)
             p.stdin.flush()
-            if msg["type"] == "decide":
-                json.loads(p.stdout.readline())
-        return time.perf_counter() - t0
+            if ask and not p.stdout.readline():
+                raise RuntimeError("benchmark bot exited during its game")
 
-    def close(self) -> None:
-        for p in self.procs:
-            p.kill()
-            p.wait()
+    def close(self, keys: Sequence[Hashable] | None = None) -> None:
+        """Say ``bye`` and reap (all processes, or those of ``keys``); kill one that lingers."""
+        keys = list(self.procs) if keys is None else keys
+        bye = wire.encode(wire.bye(None))
+        for k in keys:
+            stdin = self.procs[k].stdin
+            assert stdin is not None
+            try:
+                stdin.write(bye)
+                stdin.close()
+            except OSError:
+                pass
+        for k in keys:
+            p = self.procs.pop(k)
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            if p.stdout is not None:
+                p.stdout.close()
 
 
-def start_alone(entry: BotEntry, settings: MatchSettings, seed: int) -> float:
-    """Seconds from launch to handshake of one bot started on its own."""
-    p = settings.player(entry, seed)
+def engine_alone(record: dict[str, Any], settings: MatchSettings, key: DealKey) -> float:
+    """Seconds the engine alone takes to play a recorded game again: legal choices, actions, record."""
+    actions = [a for _, a in recorded_decisions(load_record(record))]
+    fixed = settings.fixed_deals
+    t0 = time.perf_counter()
     try:
-        t0 = time.perf_counter()
-        fault = p.start()
-        dt = time.perf_counter() - t0
-    finally:
-        p.close()
-    if fault is not None:
-        raise RuntimeError(f"benchmark bot failed to start: {fault.text}")
+        game = Game(settings.profile, key=key, max_deals=max(settings.max_deals, fixed or 0), fixed_deals=fixed)
+        for action in actions:
+            game.choice  # noqa: B018 - the legal set, as the harness computes it before every decision
+            game.apply(action)
+        again: dict[str, Any] | None = game_record(game)
+    except Exception:  # noqa: BLE001 - an action the engine refuses: not this game
+        again = None
+    dt = time.perf_counter() - t0
+    if again != record:
+        raise RuntimeError("the engine does not replay the benchmark's game")
     return dt
 
 
 @dataclass
-class ConfigRun:
-    bot: str
-    level: str
+class ModeRun:
+    """One restart mode of one configuration: the tournament's figures and the floor's, batch by batch."""
+
     games: int = 0
     wall: float = 0.0
     parts: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PARTS, 0.0))
     decisions: int = 0
-    starts: list[float] = field(default_factory=list)
-    raw: list[float] = field(default_factory=list)
-    raw_shared: list[float] = field(default_factory=list)  # the same, bots in the client's session
-    engine: list[float] = field(default_factory=list)
-    #: per block: (measured seconds per game, floor seconds per game), paired so a burst of outside load hits one pair
+    raw: float = 0.0
+    engine: float = 0.0
+    #: per batch: (measured seconds per game, floor seconds per game), paired so a burst of outside load hits one pair
     pairs: list[tuple[float, float]] = field(default_factory=list)
 
-    def floor_of(self, starts: Sequence[float], raw: Sequence[float], engine: Sequence[float], n_cores: int) -> dict[str, float]:
-        """Seconds per game: four starts side by side on the cores, the raw round trips, the engine."""
-        return {"start": statistics.fmean(starts) * 4 / min(4, n_cores), "decisions": statistics.fmean(raw),
-                "engine": statistics.fmean(engine)}
-
-    def report(self, n_cores: int) -> dict[str, Any]:
+    def report(self) -> dict[str, Any]:
         g = self.games
-        floor = self.floor_of(self.starts, self.raw, self.engine, n_cores)
-        floor_ms = sum(floor.values()) * 1000
         per_game = self.wall / g * 1000
+        floor = {"raw": self.raw / g * 1000, "engine": self.engine / g * 1000}
+        floor_ms = sum(floor.values())
         return {
             "games": g, "games_per_s": round(g / self.wall, 3), "ms_per_game": round(per_game, 2),
             "split_ms": {k: round(v / g * 1000, 2) for k, v in self.parts.items()},
             "decisions_per_game": round(self.decisions / g, 1),
-            "floor_ms": {**{k: round(v * 1000, 2) for k, v in floor.items()}, "total": round(floor_ms, 2)},
-            "start_alone_ms": round(statistics.fmean(self.starts) * 1000, 2),
-            "raw_same_session_ms": round(statistics.fmean(self.raw_shared) * 1000, 2),
+            "floor_ms": {**{k: round(v, 2) for k, v in floor.items()}, "total": round(floor_ms, 2)},
             "ratio": round(statistics.median(m / f for m, f in self.pairs), 3),
             "ratio_of_totals": round(per_game / floor_ms, 3),
         }
 
 
-def measure_config(bot: str, level: str, blocks: int, out: Path, fmt: dict[str, Any]) -> ConfigRun:
-    """Play ``blocks`` blocks serially (timed) and measure the floor between them."""
-    entry = load_entry(bot_folder(bot))
-    settings = MatchSettings.model_validate({"sandbox": level, **fmt})
-    bots = {entry.ident: entry}
-    store = ResultsStore(out)
-    run = ConfigRun(bot, level)
-    n_cores = cores()
-    for b in range(blocks):
-        task = BlockTask(f"{bot}-{level}", b, DealKey(f"bench-tournament-{b}"), (entry.ident,) * 2, (entry.ident,) * 2,
-                         settings, "bench")
-        t0 = time.perf_counter()
-        output = run_block(task, bots)
-        store.append(output.line)
-        dt = time.perf_counter() - t0
-        run.wall += dt
-        timings = output.line.run.games
-        inside = 0.0
-        for timing in timings:
-            t = timing["timing_ms"]
+def measure_batch(run: ModeRun, entry: BotEntry, level: str, mode: str, index: int, lineage_blocks: int,
+                  store: ResultsStore, fmt: dict[str, Any]) -> None:
+    """Play one batch of ``lineage_blocks`` blocks (timed), then its floor; add both to ``run``."""
+    settings = MatchSettings.model_validate({"sandbox": level, **fmt, "restart": mode, "lineage_blocks": lineage_blocks})
+    batch = BatchTask(tuple(
+        BlockTask(f"{entry.manifest.name}-{level}", b, DealKey(f"bench-tournament-{mode}-{index}-{b}"),
+                  (entry.ident,) * 2, (entry.ident,) * 2, settings, "bench")
+        for b in range(index * lineage_blocks, (index + 1) * lineage_blocks)))
+    t0 = time.perf_counter()
+    output = run_block(batch, {entry.ident: entry})
+    for line in output.lines:
+        store.append(line)
+    dt = time.perf_counter() - t0
+    inside = 0.0
+    games: list[tuple[Hashable, list[int], list[Send]]] = []  # each game's lineage, seeds and lines, in play order
+    engine = 0.0
+    for task, line in zip(batch.blocks, output.lines):
+        for h, game in enumerate(line.games):
+            if game.forfeit_by is not None or game.faults:
+                raise RuntimeError(f"benchmark bot faulted: {game.faults[:1]}")
+            t = line.run.games[h]["timing_ms"]
             for k in ("start", "decisions", "engine", "close"):
                 run.parts[k] += t[k] / 1000
                 inside += t[k] / 1000
-        run.parts["writing"] += dt - inside  # players made, results line built and validated, fsync'd append
-        mark = len(run.raw)
-        for h, game in enumerate(output.line.games):
-            if game.forfeit_by is not None or game.faults:
-                raise RuntimeError(f"benchmark bot faulted: {game.faults[:1]}")
-            names = [e.bot for e in game.seats]
-            run.engine.append(replay_game(game.record, settings, task.block_key, names).timing.engine)
             stream: list[tuple[int, dict[str, Any]]] = []
-            replay_game(game.record, settings, task.block_key, names, stream)
-            for new_session in ((True, False) if h == 0 else (False, True)):
-                raw = _RawSeats(entry, game.seeds, new_session)
-                try:
-                    (run.raw if new_session else run.raw_shared).append(raw.play(stream))
-                finally:
-                    raw.close()
+            replay_game(game.record, settings, task.block_key, [e.bot for e in game.seats], stream, game.seeds)
             run.decisions += sum(1 for _, m in stream if m["type"] == "decide")
-            run.starts.append(start_alone(entry, settings, 1000 * b + h))
-        run.games += len(timings)
-        floor = run.floor_of(run.starts[mark:], run.raw[mark:], run.engine[mark:], n_cores)
-        run.pairs.append((dt / len(timings), sum(floor.values())))
-    return run
+            games.append((h if mode == "per-lineage" else len(games), game.seeds, encoded_stream(stream)))
+            engine += engine_alone(game.record, settings, task.block_key)
+    # players made, results lines built and validated, fsync'd appends, a batch's kept seats closed at its end
+    run.parts["rest"] += dt - inside
+    pipes = RawPipes(entry, settings.profile.model_dump(mode="json"))
+    try:
+        t1 = time.perf_counter()
+        for lineage, seeds, sends in games:
+            keys = [(lineage, s) for s in range(4)]
+            RawPipes.play(pipes.seat(keys, seeds), sends)
+            if mode == "per-game":
+                pipes.close(keys)
+        pipes.close()
+        raw = time.perf_counter() - t1
+    finally:
+        for p in pipes.procs.values():
+            p.kill()
+            p.wait()
+    run.games += len(games)
+    run.wall += dt
+    run.raw += raw
+    run.engine += engine
+    run.pairs.append((dt / len(games), (raw + engine) / len(games)))
 
 
-def measure_restart(bot: str, level: str, batches: int, lineage_blocks: int, fmt: dict[str, Any]) -> dict[str, Any]:
-    """ms per game with a fresh process every game and with processes kept along lineages, alternating."""
+def measure_config(bot: str, level: str, batches: int, lineage_blocks: int, out: Path,
+                   fmt: dict[str, Any]) -> dict[str, ModeRun]:
+    """Both restart modes of one configuration, alternating batch by batch."""
     entry = load_entry(bot_folder(bot))
-    bots = {entry.ident: entry}
-    walls = {"per-game": 0.0, "per-lineage": 0.0}
-    games = {"per-game": 0, "per-lineage": 0}
+    runs = {m: ModeRun() for m in MODES}
     for i in range(batches):
-        for mode in ("per-game", "per-lineage") if i % 2 == 0 else ("per-lineage", "per-game"):
-            settings = MatchSettings.model_validate({"sandbox": level, **fmt, "restart": mode,
-                                                     "lineage_blocks": lineage_blocks})
-            batch = BatchTask(tuple(
-                BlockTask(f"{bot}-{level}", b, DealKey(f"bench-restart-{mode}-{i}-{b}"), (entry.ident,) * 2,
-                          (entry.ident,) * 2, settings, "bench")
-                for b in range(i * lineage_blocks, (i + 1) * lineage_blocks)))
-            t0 = time.perf_counter()
-            output = run_block(batch, bots)
-            walls[mode] += time.perf_counter() - t0
-            for line in output.lines:
-                if any(g.faults for g in line.games):
-                    raise RuntimeError(f"benchmark bot faulted: {line.games[0].faults[:1]}")
-                games[mode] += len(line.games)
-    ms = {m: round(walls[m] / games[m] * 1000, 2) for m in walls}
-    return {"lineage_blocks": lineage_blocks, "games_each": games["per-game"], "ms_per_game": ms,
-            "ratio": round(ms["per-lineage"] / ms["per-game"], 3)}
+        for mode in MODES if i % 2 == 0 else MODES[::-1]:
+            measure_batch(runs[mode], entry, level, mode, i, lineage_blocks, ResultsStore(out / mode), fmt)
+    return runs
 
 
-def bench_tournament(blocks: int = 10, configs: Sequence[tuple[str, str]] = CONFIGS, deals: int = 0) -> dict[str, Any]:
+def bench_tournament(blocks: int = 16, configs: Sequence[tuple[str, str]] = CONFIGS, deals: int = 0,
+                     lineage_blocks: int = 8) -> dict[str, Any]:
+    """``blocks`` blocks per configuration and restart mode, in batches of ``lineage_blocks``."""
+    lineage_blocks = max(1, min(lineage_blocks, blocks))
+    batches = max(1, blocks // lineage_blocks)
     fmt: dict[str, Any] = {"format": "deals", "deals": deals} if deals else {}
-    n = cores()
-    out: dict[str, Any] = {"cores": n, "blocks": blocks, "format": "deals" if deals else "game", "configs": {}}
+    out: dict[str, Any] = {"cores": cores(), "blocks": batches * lineage_blocks, "lineage_blocks": lineage_blocks,
+                           "format": "deals" if deals else "game", "load_before": _load(), "configs": {}}
     with warnings.catch_warnings(), tempfile.TemporaryDirectory(prefix="arena-bench-t-") as tmp:
         warnings.simplefilter("ignore", UncontainedWarning)
         for bot, level in configs:
             name = f"{Path(bot).name}-{level}"
-            rep = measure_config(bot, level, blocks, Path(tmp) / name, fmt).report(n)
-            out["configs"][name] = rep
-            out[f"ratio_{Path(bot).name}_{level}"] = rep["ratio"]
-            out[f"games_per_s_{Path(bot).name}_{level}"] = rep["games_per_s"]
-            rep["restart"] = measure_restart(bot, level, max(2, blocks // 8), 8, fmt)
-            out[f"lineage_ratio_{Path(bot).name}_{level}"] = rep["restart"]["ratio"]
+            runs = measure_config(bot, level, batches, lineage_blocks, Path(tmp) / name, fmt)
+            rep = out["configs"][name] = {m: r.report() for m, r in runs.items()}
+            for m in MODES:
+                out[f"ratio_{Path(bot).name}_{level}_{m.replace('-', '_')}"] = rep[m]["ratio"]
+            rep["lineage_speedup"] = round(rep["per-game"]["ms_per_game"] / rep["per-lineage"]["ms_per_game"], 3)
     # A kernel per seat, kept up per lineage, against bwrap's fresh processes (the issue-31 target):
     # both measured in this run, side by side.
     for name in {Path(b).name for b, lvl in configs if lvl == "gvisor"}:
         gv, bw = out["configs"].get(f"{name}-gvisor"), out["configs"].get(f"{name}-bwrap")
         if gv and bw:
             out[f"gvisor_lineage_vs_bwrap_game_{name}"] = round(
-                gv["restart"]["ms_per_game"]["per-lineage"] / bw["restart"]["ms_per_game"]["per-game"], 3)
+                gv["per-lineage"]["ms_per_game"] / bw["per-game"]["ms_per_game"], 3)
+    out["load_after"] = _load()
     out["python"] = platform.python_version()
     out["machine"] = f"{platform.machine()} {platform.node()}"
     return out
 
 
+def _load() -> list[float]:
+    """The load averages (1, 5, 15 minutes): how busy the machine was around the figures."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
 def run(args: Any) -> int:
     """Measure with the options ``arena bench tournament`` parsed; print a summary, then one JSON line."""
-    r = bench_tournament(args.blocks, args.config or default_configs(), args.deals)
-    print(f"{r['cores']} cores, {r['blocks']} blocks per configuration, format {r['format']}")
+    r = bench_tournament(args.blocks, args.config or default_configs(), args.deals, args.lineage_blocks)
+    print(f"{r['cores']} cores, {r['blocks']} blocks per configuration and restart mode"
+          f" (batches of {r['lineage_blocks']}), format {r['format']}; load {r['load_before']} -> {r['load_after']}")
     for name, c in r["configs"].items():
-        split = ", ".join(f"{k} {v}" for k, v in c["split_ms"].items())
-        fl = c["floor_ms"]
-        print(f"  {name:<17} {c['games_per_s']:>6} games/s  {c['ms_per_game']:>7} ms/game ({split})")
-        print(f"  {'':<17} floor {fl['total']} ms (start {fl['start']}, decisions {fl['decisions']}, engine {fl['engine']};"
-              f" one start alone {c['start_alone_ms']} ms; decisions with the bots in the client's session"
-              f" {c['raw_same_session_ms']} ms)  ratio {c['ratio']}x (totals {c['ratio_of_totals']}x)  [{c['decisions_per_game']} decisions/game]")
-        rs = c["restart"]
-        print(f"  {'':<17} restart per-game {rs['ms_per_game']['per-game']} ms/game, per-lineage"
-              f" {rs['ms_per_game']['per-lineage']} ms/game ({rs['lineage_blocks']}-block batches,"
-              f" {rs['games_each']} games each): ratio {rs['ratio']}x")
+        for m in MODES:
+            x = c[m]
+            split = ", ".join(f"{k} {v}" for k, v in x["split_ms"].items())
+            fl = x["floor_ms"]
+            print(f"  {name:<17} {m:<11} {x['ms_per_game']:>7} ms/game ({split}; {x['decisions_per_game']} decisions)")
+            print(f"  {'':<29} floor {fl['total']:>7} ms/game (raw pipes {fl['raw']}, engine alone {fl['engine']})"
+                  f"  ratio {x['ratio']}x (totals {x['ratio_of_totals']}x)")
+        print(f"  {name:<17} per-lineage is {c['lineage_speedup']}x as fast as per-game")
     for k, v in r.items():
         if k.startswith("gvisor_lineage_vs_bwrap_game_"):
             print(f"  {k.removeprefix('gvisor_lineage_vs_bwrap_game_')}: gvisor per-lineage / bwrap per-game = {v}x")

@@ -31,7 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("play", "print the protocol's JSON Schema"),
     "serve": ("serve", "run a competition: uploads, validation, team pages (docs/server.md)"),
     "submit": ("serve", "upload a bot folder to a competition and wait for its verdict"),
-    "bench": ("bench", "benchmarks: engine, protocol, scheduler, fairtime, bots, site"),
+    "bench": ("bench", "benchmarks, each ending with one JSON line (arena bench --help lists them)"),
 }
 #: Commands whose module offers a function other than ``main``.
 ENTRY = {"submit": "main_submit", "replay": "main_replay", "export-deals": "main_export_deals", "schema": "main_schema"}

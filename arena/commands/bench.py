@@ -132,7 +132,9 @@ def _bot_at_level(text: str) -> tuple[str, str]:
 
 
 def _tournament(ap: Parser) -> None:
-    ap.add_argument("--blocks", type=int, default=10, help="duplicate blocks per configuration (2 games each)")
+    ap.add_argument("--blocks", type=int, default=16,
+                    help="duplicate blocks (2 games each) per configuration and restart mode (default 16)")
+    ap.add_argument("--lineage-blocks", type=int, default=8, help="blocks per batch: a lineage's length (default 8)")
     ap.add_argument("--deals", type=int, default=0, help="play fixed-length games of this many deals (0: full games)")
     ap.add_argument("--config", action="append", metavar="BOT:LEVEL", type=_bot_at_level,
                     help="a bot of bots/ at a sandbox level (repeatable); default minimal at none, rlimit, bwrap and heuristic at bwrap")
@@ -141,6 +143,10 @@ def _tournament(ap: Parser) -> None:
 def _serve(ap: Parser) -> None:
     ap.add_argument("--sandbox", default="rlimit", choices=["none", "rlimit", "bwrap", "gvisor"])
     ap.add_argument("--games", type=int, default=1, help="full games in each validation (default 1)")
+
+
+def _startup(ap: Parser) -> None:
+    ap.add_argument("--repeat", type=int, default=5, help="fresh interpreters per case, the least kept (default 5)")
 
 
 BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
@@ -154,7 +160,8 @@ BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "ratings": (_ratings, "the ratings' intervals at tables against known strengths: coverage, withheld, LOS"),
     "site": (_site, "build time of the static site of a 10,000-game competition, one core"),
     "serve": (_serve, "arena serve: one upload to its verdict, and 10 concurrent uploads"),
-    "tournament": (_tournament, "games per second of serial tournaments, split, against the floor measured alongside"),
+    "tournament": (_tournament, "ms per game of serial tournaments per restart mode, split, against the raw-pipe floor"),
+    "startup": (_startup, "the imports the arena command pays before it works: --help, arena run, a one-block run"),
 }
 
 

@@ -55,6 +55,13 @@ def sandbox_option(p: argparse.ArgumentParser, default: str = "bwrap") -> None:
                    help=f"isolation level (default {default}; see docs/sandbox.md)")
 
 
+def tempo_option(p: argparse.ArgumentParser, default: str | None = None) -> None:
+    p.add_argument("--tempo", choices=["free", "fixed"], default=default,
+                   help="fixed: every answer is released a slot after its request, so no seat can signal by how"
+                        " long it takes (docs/sandbox.md, Tempo); free: at once"
+                        + (f" (default {default})" if default else " (default: the config's, else free)"))
+
+
 def profile_option(p: argparse.ArgumentParser) -> None:
     from ..engine import profile_names
 

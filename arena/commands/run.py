@@ -1,4 +1,9 @@
-"""``arena run CONFIG``: run (or resume, or extend) a tournament."""
+"""``arena run CONFIG``: run (or resume, or extend) a tournament.
+
+Publishing (the live table, the leaderboard, the site) is imported where it
+is first used, not at start-up: the games begin without it, and a run with
+no ``site`` never loads the site's code (docs/benchmarks.md, start-up).
+"""
 
 from __future__ import annotations
 
@@ -10,15 +15,10 @@ from typing import Any, Callable
 
 from ..match.check import describe_evidence
 from ..players import Fault
-from ..publish.leaderboard import main_table
-from ..publish.live import live_renderer
-from ..publish.rate import PublishError, rate_results
-from ..publish.site import build_site, write_provisional
 from ..results import ResultsError, read_results
 from ..schedule import load_config
 from ..schedule.runner import EntriesFailed, RunOptions, RunRefused, RunResult, run_tournament
-from ..schedule.stopping import SPRTStop
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommandError, parse, parser
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommandError, parse, parser, tempo_option
 from .running import RunDisplay, refusal_text
 
 SHOW_FAULTS = 10
@@ -42,6 +42,7 @@ def build_parser() -> Any:
     ap.add_argument("--retire", action="append", metavar="NAME@VERSION", help="leave this version of a bot out of the"
                     " ratings (the manifest's version or a digest prefix; repeatable; joins the config's retire: list)")
     ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check before the first game")
+    tempo_option(ap)
     ap.add_argument("--site", help="write the static site here at the end, with provisional standings while it runs"
                                    " (default: the config's site)")
     ap.add_argument("--no-rate", action="store_true", help="do not rate the results at the end")
@@ -56,12 +57,16 @@ def main(argv: list[str]) -> int:
     overrides = {
         "workers": args.workers, "blocks": args.blocks, "seed": args.seed, "out": args.out,
         "backend": args.backend, "ray_address": args.ray_address, "leaderboard": args.leaderboard,
-        "site": args.site, "retire": args.retire,
+        "site": args.site, "retire": args.retire, "tempo": args.tempo,
     }
     t = load_config(args.config, overrides)
-    stop = SPRTStop.for_tournament(t) if t.config.sprt else None
+    stop = None
+    if t.config.sprt:
+        from ..schedule.stopping import SPRTStop
+
+        stop = SPRTStop.for_tournament(t)
     site = Path(t.config.site) if t.config.site else None
-    live = live_renderer(t.out, entrants=[e.name for e in t.entries])
+    live = lazy_live_table(t.out, [e.name for e in t.entries])
     display = RunDisplay("arena run", lambda s: print(s, file=err, flush=True),
                          io.StringIO() if args.quiet else err,
                          listener=live_site(t.out, site, err) if site else None, table=None if args.quiet else live)
@@ -91,6 +96,20 @@ def main(argv: list[str]) -> int:
     return code
 
 
+def lazy_live_table(results: Path, entrants: list[str]) -> Callable[[list[dict[str, Any]]], str]:
+    """The live standings' renderer, its publishing code loaded at the first table it draws."""
+    made: list[Callable[[list[dict[str, Any]]], str]] = []
+
+    def table(lines: list[dict[str, Any]]) -> str:
+        if not made:
+            from ..publish.live import live_renderer
+
+            made.append(live_renderer(results, entrants=entrants))
+        return made[0](lines)
+
+    return table
+
+
 def show_standings(results: Path, table: Callable[[list[dict[str, Any]]], str], err: Any) -> None:
     """The standings the leaderboard would show, when no leaderboard is written: the whole results file (every
     version, every earlier run), the same fit and table as the leaderboard, without its intervals."""
@@ -118,6 +137,9 @@ def live_site(results: Path, site: Path, err: Any) -> Callable[[int, int], None]
         now = time.monotonic()
         if failed or (done < total and now - last["at"] < 10 * last["took"]):
             return
+        from ..publish.rate import PublishError
+        from ..publish.site import write_provisional
+
         try:
             write_provisional(results, site, done=done, total=total)
             last["at"], last["took"] = now, time.monotonic() - now
@@ -130,6 +152,9 @@ def live_site(results: Path, site: Path, err: Any) -> Callable[[int, int], None]
 
 def site_step(results: Path, site: Path, err: Any) -> int:
     """The final site; the results are complete whatever happens here."""
+    from ..publish.rate import PublishError
+    from ..publish.site import build_site
+
     try:
         b = build_site([results], site)
     except PublishError as e:
@@ -142,6 +167,9 @@ def site_step(results: Path, site: Path, err: Any) -> int:
 
 def publish_step(results: Path, dest: Path, err: Any) -> int:
     """Rate the finished results; the games are safe whatever happens here."""
+    from ..publish.leaderboard import main_table
+    from ..publish.rate import PublishError, rate_results
+
     try:
         pub = rate_results(results, dest)
     except KeyboardInterrupt:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 import urllib.request
 import uuid
@@ -14,7 +15,9 @@ from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser
 def main(argv: list[str]) -> int:
     from ..serve import db
     from ..serve.config import CompetitionConfigError
-    from ..serve.serve import open_service, run
+    from ..schedule.backends import ClusterUnavailable
+    from ..schedule.lock import FolderBusy, FolderLock
+    from ..serve.serve import SERVE_LOCK, open_service, run
 
     ap = parser("serve", "Run a competition: uploads, validation, the team pages (docs/server.md).")
     ap.add_argument("folder", help="the competition folder, holding competition.yaml")
@@ -25,9 +28,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--add-admin", metavar="NAME", help="create the host's admin token, print it once, and exit")
     ap.add_argument("--secure-cookies", action="store_true",
                     help="mark the session cookies Secure (behind a TLS proxy: browsers send them over https only)")
+    ap.add_argument("--workers", type=int, metavar="N",
+                    help="ladder blocks and validations at once (competition.workers); more than 1 plays on Ray")
+    ap.add_argument("--ray-address", metavar="ADDR", help="play the ladder on this Ray cluster (docs/cluster.md)")
+    ap.add_argument("--freeze", action="store_true",
+                    help="close the competition: stop uploads, play the final evaluation, publish the final standings")
     args = parse(ap, argv)
+    if args.workers is not None and args.workers < 1:
+        raise CommandError("--workers must be at least 1")
+    over = {k: v for k, v in (("workers", args.workers), ("ray_address", args.ray_address)) if v is not None}
     try:
-        svc = open_service(Path(args.folder), args.database, secure_cookies=args.secure_cookies)
+        svc = open_service(Path(args.folder), args.database, secure_cookies=args.secure_cookies, competition=over)
     except CompetitionConfigError as e:
         raise CommandError(str(e)) from None
     if args.add_team or args.add_admin:
@@ -37,7 +48,26 @@ def main(argv: list[str]) -> int:
             raise CommandError(str(e)) from None
         print(token)
         return EXIT_OK
-    run(svc, args.host, args.port)
+    try:
+        lock = FolderLock(svc.folder, name=SERVE_LOCK).acquire()
+    except FolderBusy as e:
+        raise CommandError(f"{svc.folder} is already served by another arena serve ({e.holder}); stop it first"
+                           " or serve another folder") from None
+    if args.freeze:
+        from ..serve.final import freeze
+
+        doc = freeze(svc)
+        print(f"arena serve: {svc.folder} frozen at {doc['frozen_at']} with {len(doc['versions'])} final versions;"
+              " serving while the final evaluation plays")
+    # the server's log: its own lines (the ladder, validations, uploads) at INFO on stderr, others' warnings
+    logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
+    logging.getLogger("arena").setLevel(logging.INFO)
+    try:
+        run(svc, args.host, args.port)
+    except ClusterUnavailable as e:
+        raise CommandError(str(e)) from None
+    finally:
+        lock.release()
     return EXIT_OK
 
 

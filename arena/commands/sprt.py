@@ -21,7 +21,7 @@ from ..ratings import EXIT_ERROR, MATCHUP_LABELS, format_gain, format_status
 from ..schedule.config import build_tournament
 from ..schedule.runner import RunOptions, RunRefused, run_tournament
 from ..schedule.stopping import SPRTStop
-from .common import CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
+from .common import CommandError, parse, parser, profile_from_args, profile_option, sandbox_option, tempo_option
 from .run import report_run
 from .running import RunDisplay, refusal_text
 
@@ -46,6 +46,7 @@ def build_parser() -> Any:
     ap.add_argument("--deals", type=int, default=8, help="deals per game in the deals format (default 8)")
     profile_option(ap)
     sandbox_option(ap)
+    tempo_option(ap, "free")
     ap.add_argument("--restart", choices=["per-game", "per-lineage"],
                     help="one bot process per lineage kept up over a batch of blocks, or a fresh one every game"
                          " (docs/tournaments.md, Lineages; default per-lineage, and per-game for a folder"
@@ -90,6 +91,7 @@ def main(argv: list[str]) -> int:
         "blocks": args.max_blocks,
         "seed": seed,
         "match": {"format": fmt, "deals": args.deals, "sandbox": args.sandbox, "profile": profile_from_args(args).name,
+                  **({"time": {"tempo": "fixed"}} if args.tempo == "fixed" else {}),
                   **({"restart": args.restart} if args.restart else {}),
                   **({"lineage_blocks": args.lineage_blocks} if args.lineage_blocks is not None else {})},
         **({"workers": args.workers} if args.workers is not None else {}),

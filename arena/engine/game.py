@@ -8,6 +8,8 @@ with the larger score change wins (equal is a draw).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .actions import Action, Choice
 from .chance import DeckSource, KeyedSource
 from .deal import Deal
@@ -41,6 +43,7 @@ class Game:
         self.over = False
         self.winner: int | None = None  # side 0 (seats 0+2) or 1 (seats 1+3); a seat at tables of single scores
         self.end_reason: str | None = None  # target, bidder_out, deals, cap
+        self._memo = ViewMemo()  # the views' parts that never change once made (filled on first use)
         self._start_deal()
 
     @property
@@ -127,10 +130,18 @@ class Game:
         self.end_reason = reason
         self.winner = winner
 
-    def view(self, seat: int) -> "View":
-        """What ``seat`` knows now (rules 9), including earlier deals' outcomes."""
-        previous = tuple(summarize(d) for d in self.deals[:-1])
-        return deal_view(self.deals[-1], seat, previous)
+    def view(self, seat: int, index: int | None = None) -> "View":
+        """What ``seat`` knows now (rules 9), including earlier deals' outcomes; with ``index``,
+        what it knew at the end of that deal."""
+        i = len(self.deals) - 1 if index is None else index
+        return deal_view(self.deals[i], seat, self._memo.previous(self.deals, i))
+
+    def view_dict(self, seat: int, index: int | None = None) -> dict[str, Any]:
+        """``view(seat, index).to_dict()``, what no earlier view changed taken as it was made
+        (``ViewMemo``): the request of every decision, at the cost of what changed."""
+        i = len(self.deals) - 1 if index is None else index
+        memo = self._memo
+        return deal_view(self.deals[i], seat, memo.previous(self.deals, i), memo=memo).to_dict(memo)
 
 
 def _end_of_seats(p: RuleProfile, deal: Deal, after: tuple[int, ...]) -> tuple[str, int] | None:
@@ -175,4 +186,4 @@ def _best_card_order(deal: Deal) -> list[int]:
 
 
 from .cards import RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, make_card, sister
-from .view import View, deal_view, summarize  # noqa: E402  (view imports deal, not game)
+from .view import View, ViewMemo, deal_view  # noqa: E402  (view imports deal, not game)

@@ -8,9 +8,8 @@ every card a view names against what the seat could have seen.
 
 from __future__ import annotations
 
-from typing import Any
-
 from dataclasses import dataclass
+from typing import Any, Callable, Sequence, TypeVar
 
 from .cards import SUITS, Card, card_str, cards_str
 from .deal import BID, DARK, DONE, PLAY, ROB, Deal
@@ -41,8 +40,12 @@ class DealSummary:
     called: int | None = None  # a called partner: the card called (None: alone, or no call)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class View:
+    """One seat's knowledge at one moment. Not frozen: one is made for every request, and a frozen
+    dataclass's init (a guarded set per field, 31 of them) costs more than the rest of the view;
+    nothing keeps a view past the message it becomes."""
+
     seat: int
     partner: int | None  # fixed pairs: the seat opposite; a called partner once this seat may know it; else None
     dealer: int
@@ -86,8 +89,9 @@ class View:
                 out.update(under)
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form with cards as text, as sent to bots."""
+    def to_dict(self, memo: ViewMemo | None = None) -> dict[str, Any]:
+        """JSON form with cards as text, as sent to bots; with a ``memo`` (``Game.view_dict``), the
+        earlier deals and finished tricks it already holds in that form are taken from it."""
         d: dict[str, Any] = {
             "seat": self.seat,
             "partner": self.partner,
@@ -115,20 +119,14 @@ class View:
             "reshuffles": self.reshuffles,
             "rob_stock": None if self.rob_stock is None else cards_str(self.rob_stock),
             "rob_taken": None if self.rob_taken is None else cards_str(self.rob_taken),
-            "tricks": [
-                {
-                    "leader": t.leader,
-                    "plays": [
-                        {"seat": s, "card": card_str(c), **({"under": cards_str(u)} if u else {})}
-                        for s, c, u in t.plays
-                    ],
-                    "winner": t.winner,
-                }
-                for t in self.tricks
-            ],
-            "previous": [
-                _summary_dict(p) for p in self.previous
-            ],
+            "tricks": (
+                [trick_dict(t) for t in self.tricks] if memo is None
+                else _reuse(self.tricks, *memo.trick_forms(self.deal_index), trick_dict)
+            ),
+            "previous": (
+                [summary_dict(p) for p in self.previous] if memo is None
+                else _reuse(self.previous, memo.summaries, memo.summary_dicts, summary_dict)
+            ),
             "points": None if self.points is None else list(self.points),
             "scores_after": None if self.scores_after is None else list(self.scores_after),
         }
@@ -145,7 +143,71 @@ class View:
         return d
 
 
-def _summary_dict(d: DealSummary) -> dict[str, Any]:
+def trick_dict(t: TrickView) -> dict[str, Any]:
+    return {
+        "leader": t.leader,
+        "plays": [{"seat": s, "card": card_str(c), **({"under": cards_str(u)} if u else {})} for s, c, u in t.plays],
+        "winner": t.winner,
+    }
+
+
+_T = TypeVar("_T")
+
+
+def _reuse(items: Sequence[_T], made: Sequence[_T], forms: Sequence[dict[str, Any]],
+           convert: Callable[[_T], dict[str, Any]]) -> list[dict[str, Any]]:
+    """``[convert(x) for x in items]``, taking the form already made of each item that is one of ``made``."""
+    k = len(made)
+    return [forms[i] if i < k and made[i] is x else convert(x) for i, x in enumerate(items)]
+
+
+class ViewMemo:
+    """The parts of a game's views that never change once made, each made once (``Game`` keeps one).
+
+    A finished deal's summary, and a finished trick of a deal still being
+    viewed (tricks are public: the same for every seat), are kept both as
+    the view's objects and in wire form; a view built with the memo shares
+    those objects, and its ``to_dict(memo)`` takes their wire form from here
+    instead of converting them again. So a request costs what changed since
+    the last one, not the whole game so far.
+    """
+
+    __slots__ = ("summaries", "summary_dicts", "_tricks")
+
+    def __init__(self) -> None:
+        self.summaries: list[DealSummary] = []
+        self.summary_dicts: list[dict[str, Any]] = []
+        #: deal index -> its finished tricks, as TrickViews and in wire form (the last two deals only)
+        self._tricks: dict[int, tuple[list[TrickView], list[dict[str, Any]]]] = {}
+
+    def previous(self, deals: Sequence[Deal], index: int) -> tuple[DealSummary, ...]:
+        """The summaries of the deals before ``index`` (all finished), made once each."""
+        while len(self.summaries) < index:
+            done = summarize(deals[len(self.summaries)])
+            self.summaries.append(done)
+            self.summary_dicts.append(summary_dict(done))
+        return tuple(self.summaries[:index])
+
+    def tricks(self, deal: Deal) -> tuple[TrickView, ...]:
+        """The deal's tricks as views: the finished ones made once, the one being played anew."""
+        made = self._tricks.get(deal.index)
+        if made is None:
+            for old in [i for i in self._tricks if i < deal.index - 1]:  # no view of those is asked again
+                del self._tricks[old]
+            made = self._tricks[deal.index] = ([], [])
+        views, forms = made
+        tricks = deal.tricks
+        while len(views) < len(tricks) and tricks[len(views)].winner is not None:
+            t = tricks[len(views)]
+            views.append(TrickView(t.leader, tuple(t.plays), t.winner))
+            forms.append(trick_dict(views[-1]))
+        return (*views, *(TrickView(t.leader, tuple(t.plays), t.winner) for t in tricks[len(views):]))
+
+    def trick_forms(self, deal_index: int) -> tuple[Sequence[TrickView], Sequence[dict[str, Any]]]:
+        return self._tricks.get(deal_index, ((), ()))
+
+
+def summary_dict(d: DealSummary) -> dict[str, Any]:
     out = {
         "index": d.index,
         "dealer": d.dealer,
@@ -185,7 +247,8 @@ def summarize(deal: Deal) -> DealSummary:
     )
 
 
-def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> View:
+def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = (), memo: ViewMemo | None = None) -> View:
+    """What ``seat`` may know of ``deal``; ``memo``: a game's memo, whose finished tricks it shares."""
     rob_stock: tuple[Card, ...] | None = None
     rob_taken: tuple[Card, ...] | None = None
     if seat == deal.dealer:
@@ -211,12 +274,13 @@ def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> 
         maker=deal.maker if bidding_over else None,
         bid=deal.high if bidding_over else None,
         trump=deal.trump,
-        discard_counts=tuple(len(d) for d in deal.discarded),
-        receive_counts=tuple(len(r) for r in deal.received),
+        discard_counts=tuple(map(len, deal.discarded)),
+        receive_counts=tuple(map(len, deal.received)),
         reshuffles=deal.reshuffles,
         rob_stock=rob_stock,
         rob_taken=rob_taken,
-        tricks=tuple(TrickView(t.leader, tuple(t.plays), t.winner) for t in deal.tricks),
+        tricks=(tuple(TrickView(t.leader, tuple(t.plays), t.winner) for t in deal.tricks) if memo is None
+                else memo.tricks(deal)),
         previous=previous,
         points=deal.points if done else None,
         scores_after=deal.scores_after if done else None,

@@ -110,6 +110,7 @@ class BlockResult:
                     "startup_ms": None if r.startup_ms is None else round(r.startup_ms, 2),
                     "latency_ms": [round(x, 3) for x in r.latencies_ms],
                     "cpu_ms": [round(x, 3) for x in r.cpu_ms],
+                    "wait_ms": [round(x, 3) for x in r.wait_ms],
                     "stderr_bytes": len(r.stderr.encode()),
                     "stderr_dropped": r.stderr_dropped,
                 }

@@ -91,9 +91,11 @@ class MatchSettings(BaseModel):
 
     def hash_facts(self) -> dict[str, Any]:
         """The settings as the config hash sees them: the restart fields only
-        when they differ from per-game, so folders played per-game (before the
+        when they differ from per-game (the tempo fields when it is fixed), so folders played per-game (before the
         fields existed, or while per-game was the default) keep their hash."""
         facts = {**self.model_dump(mode="json"), "profile": self.profile.hash_dict()}
+        if self.time.tempo == "free":  # likewise the tempo fields (issue 41) only when the tempo is fixed
+            facts["time"] = {k: v for k, v in facts["time"].items() if k not in ("tempo", "slot_ms")}
         if self.restart == "per-game":
             facts.pop("restart")
             facts.pop("lineage_blocks")

@@ -75,6 +75,8 @@ class PlayerReport:
     version: str = ""
     latencies_ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
+    #: per decision, ms the bot waited runnable for a core (the machine's doing): latency - cpu - wait is idle on move
+    wait_ms: list[float] = field(default_factory=list)
     stderr: str = ""
     stderr_dropped: int = 0
     startup_ms: float | None = None

@@ -38,6 +38,8 @@ class _Step:
     spin: bool
     exit_status: int | None
     stderr: str
+    delay_ms: float = 0.0
+    waited_ms: float = 0.0
 
 
 class MockTransport:
@@ -55,6 +57,10 @@ class MockTransport:
         self._stderr = ""
         self._paused = False
         self._closed = False
+        self._ready_at = 0.0  # when the pending reply of a delayed step becomes readable
+        self._delayed: _Step | None = None
+        self._delay_from = 0.0
+        self._waited = 0.0  # run_delay of the finished delays
         self.max_line_bytes = max_line_bytes
         self.launched: tuple[list[str], dict[str, str], list[str], str] | None = None
         self.halted = False
@@ -62,9 +68,13 @@ class MockTransport:
     # -- the script ----------------------------------------------------------
     def expect(self, kind: str, reply: Reply = None, *, raw: bytes | None = None, cpu_ms: float = 0.0,
                hang: bool = False, spin: bool = True, exit_status: int | None = None,
-               stderr: str = "") -> "MockTransport":
-        """The harness must next send a message of type ``kind``; then the bot does what the step says."""
-        self._script.append(_Step(kind, reply, raw, cpu_ms, hang, spin, exit_status, stderr))
+               stderr: str = "", delay_ms: float = 0.0, waited_ms: float = 0.0) -> "MockTransport":
+        """The harness must next send a message of type ``kind``; then the bot does what the step says.
+
+        ``delay_ms``: the reply comes that long after the message (wall clock; with ``spin`` the bot
+        burns CPU meanwhile, else it sleeps); ``waited_ms`` of that delay it spent waiting for a core
+        (a busy machine: its ``run_delay`` grows in step with the delay)."""
+        self._script.append(_Step(kind, reply, raw, cpu_ms, hang, spin, exit_status, stderr, delay_ms, waited_ms))
         return self
 
     def assert_done(self) -> None:
@@ -108,8 +118,23 @@ class MockTransport:
         elif step.reply is not None:
             reply = step.reply(msg) if callable(step.reply) else step.reply
             self._out.append(json.dumps(reply).encode())
+        if step.delay_ms and self._out:
+            self._delay_from = time.monotonic()
+            self._ready_at = self._delay_from + step.delay_ms / 1000
+            self._delayed = step
 
     def read_line(self, timeout: float) -> bytes:
+        step = self._delayed
+        if step is not None:
+            now = time.monotonic()
+            if now < self._ready_at:
+                time.sleep(min(timeout, self._ready_at - now))
+                if step.spin:
+                    self._cpu += min(timeout, self._ready_at - now)
+                if time.monotonic() < self._ready_at:
+                    raise ReadTimeout(f"no line within {timeout}s")
+            self._waited += step.waited_ms / 1000
+            self._delayed = None
         if self._out:
             line = self._out.popleft()
             if len(line) > self.max_line_bytes:
@@ -129,7 +154,14 @@ class MockTransport:
     measures_cpu = True
 
     def run_delay(self) -> float:
-        return 0.0
+        step = self._delayed
+        if step is None or not step.delay_ms:
+            return self._waited
+        part = min(1.0, (time.monotonic() - self._delay_from) / (step.delay_ms / 1000))
+        return self._waited + step.waited_ms / 1000 * part
+
+    def tree_run_delay(self) -> float:
+        return self.run_delay()
 
     def pause(self) -> None:
         self._paused = True

@@ -8,6 +8,7 @@ a sandboxed process by default, a scripted ``MockTransport`` in tests.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from pathlib import Path
@@ -19,7 +20,7 @@ from ..sandbox import BotExited, CommandNotFound, Limits, LimitsError, LineTooLo
 from ..sandbox.files import FolderRefused
 from .base import Decision, Fault, Player, PlayerReport
 from .manifest import BotEntry, library_path, library_root
-from .timecontrol import TimeSettings
+from .timecontrol import WALL_MARGIN_MS, TimeSettings
 from .transport import ProcessTransport, Transport
 
 HARNESS_NAME = "cinch-arena"
@@ -140,7 +141,9 @@ class ProcessPlayer(Player):
         self._launcher = launcher or sandbox_launcher(sandbox)
         # A seat on its own kernel is always frozen while not on move: nothing of its partner's
         # running can then be measured from it (docs/sandbox.md, level gvisor).
-        self._pause_idle = (self.t.pause_idle or sandbox.level.value == "gvisor") and sandbox.level.value != "none"
+        # So is every seat when the tempo is fixed: a seat not on move runs nothing, and costs no CPU.
+        self._pause_idle = ((self.t.pause_idle or self.t.fixed or sandbox.level.value == "gvisor")
+                            and sandbox.level.value != "none")
         self.proc: Transport | None = None
         self._dead: Fault | None = None
         self._cpu_mark = 0.0
@@ -257,21 +260,42 @@ class ProcessPlayer(Player):
         return self._send(msgs[0], b"".join(wire.encode(m) for m in msgs), wake=False)
 
     def decide(self, request: dict[str, Any]) -> Decision:
+        """Answer a request; with ``tempo: fixed`` the answer (reply or fault) is held until its slot.
+
+        The slot runs from before the request is written (a frozen bot's thaw is inside it). An
+        answer that comes later than its slot, through no fault of the bot (it waited for a core),
+        is released at the next whole number of slots: how late it lands is the machine's doing,
+        and rounded (docs/sandbox.md, Tempo).
+        """
+        t0 = time.monotonic()
+        answer = self._decide(request, t0)
+        if self.t.fixed:
+            slot = self.t.slot_s
+            release = t0 + slot * max(1, math.ceil((time.monotonic() - t0) / slot - 1e-9))
+            while (left := release - time.monotonic()) > 0:
+                time.sleep(left)
+        return answer
+
+    def _decide(self, request: dict[str, Any], t0: float) -> Decision:
         if self._dead or self.proc is None:
             return Decision(None, Fault("crash", "the bot is no longer running", request))
         proc = self.proc
         limit = min(self.t.decision_ms / 1000, self.bank_s)
-        ceiling = limit * self.t.wall_factor + 0.05
+        fixed = self.t.fixed
+        slot = self.t.slot_s
+        ceiling = limit * self.t.wall_factor + WALL_MARGIN_MS / 1000
         request["time_left_ms"] = int(self.bank_s * 1000)
         request["decision_ms"] = self.t.decision_ms
-        t0 = time.monotonic()
         # CPU the bot used since its last reply (pondering) is charged here; a
         # wall clock (level none) only runs against the bot while it is on move.
         cpu0 = self._cpu_mark if proc.measures_cpu else proc.cpu_time()
+        # tempo fixed: the whole tree's wait for a core (read while it is still frozen), so that
+        # lateness is judged on the bot's own time, whatever its threads and the machine's load.
+        wait: Callable[[], float] = (lambda: proc.tree_run_delay() + _harness_wait()) if fixed else proc.run_delay
+        wait0 = wait()
         fault = self._send(request)
         if fault:
             return Decision(None, self._die(fault))
-        delay0 = proc.run_delay()
         line: bytes | None = None
         while line is None:
             try:
@@ -281,21 +305,28 @@ class ProcessPlayer(Player):
                 wall = time.monotonic() - t0
                 # Time the bot spent runnable but waiting for a core is the
                 # machine's doing, not the bot's: it does not count against it.
-                waited = wall - (proc.run_delay() - delay0)
-                if used > limit or waited >= ceiling or wall >= ceiling * _HARD_WALL_FACTOR:
+                own = wall - (wait() - wait0)
+                if used > limit or wall >= (slot if fixed else ceiling) * _HARD_WALL_FACTOR:
                     return Decision(None, self._die(self._timeout(request, used, wall, limit)))
+                if (own > slot) if fixed else (own >= ceiling):
+                    return Decision(None, self._die(self._late(request, used, wall, own) if fixed
+                                                    else self._timeout(request, used, wall, limit)))
             except (BotExited, LineTooLong) as e:
                 return Decision(None, self._die(self._io_fault(e, request)))
         wall = time.monotonic() - t0
         now = proc.cpu_time()
+        waited = max(0.0, wait() - wait0)
         used = now - cpu0
         self._cpu_mark = now
         self._pause()
         self.bank_s -= used
         self._report.latencies_ms.append(wall * 1000)
         self._report.cpu_ms.append(used * 1000)
+        self._report.wait_ms.append(waited * 1000)
         if used > limit:
             return Decision(None, self._die(self._timeout(request, used, wall, limit)), wall, used, line)
+        if fixed and wall - waited > slot:
+            return Decision(None, self._die(self._late(request, used, wall, wall - waited)), wall, used, line)
         try:
             reply = decode_from_bot(line)
         except MalformedMessage as e:
@@ -405,6 +436,12 @@ class ProcessPlayer(Player):
         what = "the game's time bank" if limit < self.t.decision_ms / 1000 else f"the {self.t.decision_ms} ms decision limit"
         return Fault("timeout", f"exceeded {what}", request, measured=f"{cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall")
 
+    def _late(self, request: dict[str, Any], cpu: float, wall: float, own: float) -> Fault:
+        """tempo fixed: past the slot on the bot's own time (wall less its wait for a core): it
+        slept or blocked on move, and how late it lands would be its choice."""
+        return Fault("timeout", f"answered after its {self.t.slot_s * 1000:.0f} ms slot (tempo fixed) on its own time",
+                     request, measured=f"{own * 1000:.0f} ms own time, {cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall")
+
     def _io_fault(self, e: Exception, msg: dict[str, Any]) -> Fault:
         if isinstance(e, LineTooLong):
             return Fault("protocol", str(e), msg)
@@ -416,6 +453,16 @@ class ProcessPlayer(Player):
         if proc is not None and proc.memory_limit_hit():
             detail += ", killed at its memory limit"
         return Fault("crash", f"the bot exited ({detail})", msg)
+
+
+def _harness_wait() -> float:
+    """Seconds this thread (the game loop's) has waited for a core: a harness starved on a busy
+    machine sees a reply late, which is no more the bot's doing than its own wait."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _quote(line: bytes, keep: int = 120) -> str:

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..sandbox import BotProcess, Level
+from ..sandbox import BotProcess, Level, proctree
 
 
 @dataclass
@@ -50,6 +50,10 @@ class Transport(Protocol):
 
     def run_delay(self) -> float:
         """Seconds the bot has waited, runnable, for a core (not its fault)."""
+        ...
+
+    def tree_run_delay(self) -> float:
+        """``run_delay`` summed over every thread of the bot's tree (dearer: read when judging lateness)."""
         ...
 
     def pause(self) -> None: ...
@@ -124,6 +128,29 @@ class ProcessTransport:
             return int(os.pread(fd, 128, 0).split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
             return 0.0
+
+    def tree_run_delay(self) -> float:
+        """Every live thread's wait for a CPU (/proc/PID/task/TID/schedstat) over the bot's tree:
+        its cgroup's tasks where it has one, else the sandbox's process tree."""
+        proc = self.proc
+        if proc.cgroup is not None:
+            pids = proc.cgroup.pids()
+        else:
+            root = proc.sandbox_pid or proc.pid
+            pids = proctree.descendants(root)
+        total = 0
+        for pid in pids:
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
+                        total += int(fh.read().split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+        return total / 1e9
 
     def pause(self) -> None:
         self.proc.pause()

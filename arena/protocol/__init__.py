@@ -1,21 +1,25 @@
-"""The bot protocol: message models, JSON Lines codec and schema. No processes here."""
+"""The bot protocol: message models, JSON Lines codec and schema. No processes here.
 
+The models of what the harness sends (``messages``) are loaded on first use:
+a run validates only what bots send (``replies``) and builds its own
+messages as plain dicts (``wire``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 from . import wire
 from .codec import MalformedMessage, choice_to_dict, decode_from_bot, encode
-from .messages import (
-    PROTOCOL_VERSIONS,
-    ActionReply,
-    Bye,
-    DealEnd,
-    DealStart,
-    Decide,
-    GameEnd,
-    GameStart,
-    Hello,
-    HelloReply,
-    TimeControl,
-    View,
-)
+from .replies import PROTOCOL_VERSIONS, ActionReply, HelloReply
+
+if TYPE_CHECKING:
+    from .messages import Bye, DealEnd, DealStart, Decide, GameEnd, GameStart, Hello, TimeControl, View
+
+__getattr__ = lazy_names(__name__, {name: ".messages" for name in (
+    "Bye", "DealEnd", "DealStart", "Decide", "GameEnd", "GameStart", "Hello", "TimeControl", "View")})
+
 
 __all__ = [
     "ActionReply", "Bye", "DealEnd", "DealStart", "Decide", "GameEnd", "GameStart", "Hello", "HelloReply",

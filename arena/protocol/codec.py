@@ -10,7 +10,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from ..engine import (
     SUITS, BidChoice, Choice, DiscardChoice, PlayChoice, RobChoice, SuitBidChoice, TrumpChoice, action_to_dict, cards_str,
 )
-from .messages import ActionReply, FromBot, HelloReply
+from .replies import ActionReply, FromBot, HelloReply
 
 _from_bot: TypeAdapter[HelloReply | ActionReply] = TypeAdapter(FromBot)
 _validate_json = _from_bot.validator.validate_json  # the core validator: no wrapper call per message

@@ -5,7 +5,9 @@ The pydantic models are the single source of truth: the JSON Schema
 generated from them and a test keeps the two in sync. What the *bot* sends
 is validated against them on every line (it is untrusted input); what the
 harness sends is built by ``wire`` as plain dicts for speed, and the tests
-check every kind of message it sends against these models.
+check every kind of message it sends against these models. The bot's
+replies live in ``replies`` (re-exported here), so a run need not build the
+models of the harness's own messages.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PROTOCOL_VERSIONS: tuple[int, ...] = (1,)
-
-
-class _Msg(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from .replies import _Msg
+from .replies import (  # what a bot sends, in its own module (the models every bot line is validated against)
+    PROTOCOL_VERSIONS as PROTOCOL_VERSIONS, ActionMsg as ActionMsg, ActionReply as ActionReply, FromBot as FromBot,
+    HelloReply as HelloReply,
+)
 
 
 # -- harness -> bot ----------------------------------------------------------
@@ -252,33 +254,3 @@ class Bye(_Msg):
 
 
 ToBot = Annotated[Union[Hello, GameStart, DealStart, Decide, DealEnd, GameEnd, Bye], Field(discriminator="type")]
-
-
-# -- bot -> harness ----------------------------------------------------------
-
-
-class HelloReply(_Msg):
-    type: Literal["hello"]
-    protocol: int = Field(description="the version the bot chose")
-    name: str = Field(min_length=1, max_length=100)
-    version: str = Field("", max_length=100)
-
-
-class ActionMsg(_Msg):
-    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "call", "take_widow", "leave_widow"]
-    alone: bool | None = None
-    amount: int | None = None
-    suit: str | None = None
-    take: list[str] | None = None
-    cards: list[str] | None = None
-    card: str | None = None
-    under: list[str] | None = None
-
-
-class ActionReply(_Msg):
-    type: Literal["action"]
-    id: int
-    action: ActionMsg
-
-
-FromBot = Annotated[Union[HelloReply, ActionReply], Field(discriminator="type")]

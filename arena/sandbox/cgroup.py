@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from . import reaper
 from .errors import HarnessError
 from .limits import Limits
 
@@ -114,7 +115,7 @@ class BotCgroup:
     @classmethod
     def create(cls, limits: Limits) -> "BotCgroup":
         """Make the groups and apply the limits; HarnessError if that fails."""
-        name = f"bot-{os.getpid()}-{next(_counter)}-{uuid.uuid4().hex[:8]}"
+        name = f"bot-{reaper.names()}-{next(_counter)}-{uuid.uuid4().hex[:8]}"
         group = cls()
         try:
             for ctrl, base in parent_dirs().items():
@@ -309,7 +310,7 @@ class BotCgroupV2:
 
     @classmethod
     def create(cls, limits: Limits, parent: Path) -> "BotCgroupV2":
-        path = parent / f"bot-{os.getpid()}-{next(_counter)}-{uuid.uuid4().hex[:8]}"
+        path = parent / f"bot-{reaper.names()}-{next(_counter)}-{uuid.uuid4().hex[:8]}"
         try:
             path.mkdir()
         except OSError as exc:
@@ -412,11 +413,22 @@ class BotCgroupV2:
                 time.sleep(0.002)
 
 
+def group_dirs() -> list[Path]:
+    """Every folder this process makes bot groups in (one per v1 controller, or the v2 one)."""
+    if parent_dirs():
+        return list(parent_dirs().values())
+    parent = v2_parent()
+    return [parent] if parent is not None else []
+
+
 def create_cgroup(limits: Limits) -> "BotCgroup | BotCgroupV2 | None":
-    """The bot's group on this host: v1 controllers, else a v2 group, else None (fallbacks apply)."""
+    """The bot's group on this host: v1 controllers, else a v2 group, else None (fallbacks apply).
+    The judge's watcher is started first (`reaper`): no group of ours outlives this process."""
+    if not group_dirs():
+        return None
+    reaper.watch()
     if parent_dirs():
         return BotCgroup.create(limits)
     parent = v2_parent()
-    if parent is not None:
-        return BotCgroupV2.create(limits, parent)
-    return None
+    assert parent is not None
+    return BotCgroupV2.create(limits, parent)

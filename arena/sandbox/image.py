@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from . import reaper
 from .errors import HarnessError
 from .files import FolderListing, copy_listing, remove_tree
 from .runtime import SKIP_NAMES, Runtime, elf_closure, elf_info, resolve
@@ -377,7 +378,7 @@ class LaunchArea:
     def create(cls, *, copy_bytes: int, copy_entries: int, uid: int | None) -> "LaunchArea":
         base = _folder(home_root() / "gvisor", 0o711)
         _sweep_areas(base)
-        name = uuid.uuid4().hex[:16]
+        name = f"{reaper.names()}-{uuid.uuid4().hex[:16]}"  # the judge's: its watcher removes it
         lock = _lock_file(base / f"{name}.lock", fcntl.LOCK_EX)
         assert lock is not None
         path = base / name

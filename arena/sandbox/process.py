@@ -23,13 +23,12 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from . import bwrap as bw
 from . import gvisor as gv
 from . import proctree
 from . import runtime as rt
-from .image import LaunchArea, runtime_image
 from .plan import NOT_FOUND_MARKER, READY_MARKER, inside_argv
 from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
 from .files import FolderListing, FolderRefused, default_scratch_root, readable_copy, remove_tree, walk_folder, world_reachable  # noqa: F401 - importable here
@@ -38,6 +37,9 @@ from .limits import Level, Limits
 from .plan import PlanInputs, ScratchMount, StageBind, host_env, plan_launch, run_plan
 from .seccomp import filter_bytes
 from .uids import UidLease, UidRange, lease_uid
+
+if TYPE_CHECKING:  # level gvisor's images and launch areas (ctypes, mounts) load with its first launch
+    from .image import LaunchArea
 
 #: Root-made binds of folders a bot's uid cannot reach by path (a checkout
 #: under a 0700 home) are staged here, inside a private mount namespace.
@@ -746,6 +748,8 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
     cmd = list(facts.cmd)
     bot_dir = facts.bot_dir
     limits = facts.limits
+    from .image import LaunchArea, runtime_image
+
     runtime, allowed, libraries = _gvisor_view(cmd, bot_dir, listing, [str(p) for p in extra_ro_paths], programs)  # may rewrite cmd[0]
     image = runtime_image(runtime, allowed)
     lib_listings = []
@@ -779,7 +783,7 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
     (area.path / "config.json").write_text(json.dumps(config, indent=1))
     # the container's name must be unique on the host: runsc names its control socket after it
     argv = gv.runsc_argv(runsc, state=str(area.path / "state"), bundle=str(area.path),
-                         container=f"cinch-{area.path.name}")
+                         container=f"cinch-{area.path.name[-16:]}")
     return dataclasses.replace(facts, uid=uid, runsc=tuple(argv), env=host_env(_HOST_ENV))
 
 

@@ -70,8 +70,10 @@ class SerialBackend:
     capacity = 1
 
 
-    def __init__(self, entries: Mapping[str, BotEntry], task_fn: TaskFn = run_block) -> None:
+    def __init__(self, entries: Mapping[str, BotEntry], task_fn: TaskFn = run_block,
+                 halt: threading.Event | None = None) -> None:
         self.entries = dict(entries)
+        self.halt = halt
         self.task_fn = task_fn
         self.queue: deque[tuple[Unit, int, BlockHook | None]] = deque()
         self.notices: list[str] = []
@@ -80,6 +82,8 @@ class SerialBackend:
         self.queue.append((task, attempt, go_on))
 
     def wait(self) -> Finished:
+        if self.halt is not None and self.halt.is_set():
+            raise KeyboardInterrupt("halt")  # before the next block: the one playing has finished
         task, attempt, go_on = self.queue.popleft()
         try:
             extra = {"go_on": go_on} if go_on is not None else {}
@@ -229,8 +233,9 @@ class StopSignals:
     handlers: elsewhere (a server's ladder thread) this does nothing and the caller stops the loop itself.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, halt: threading.Event | None = None) -> None:
         self.got: int | None = None
+        self.halt = halt  # another thread's stop (a server's ladder): checked like a signal
         self.saved: dict[int, Any] = {}
         self.active = threading.current_thread() is threading.main_thread()
         if self.active:
@@ -250,6 +255,8 @@ class StopSignals:
         self.install()
         if self.got is not None:
             raise KeyboardInterrupt(signal.Signals(self.got).name)
+        if self.halt is not None and self.halt.is_set():
+            raise KeyboardInterrupt("halt")
 
     def restore(self) -> None:
         """The handlers from before the backend started (a second Ctrl-C while Ray shuts down acts at once)."""
@@ -275,7 +282,7 @@ class RayBackend:
     def __init__(
         self, entries: Mapping[str, BotEntry], workers: int, address: str | None = None, *,
         capacity: int | None = None, cap: int | None = None, poll_s: float = 1.0,
-        reconnect_s: float | None = None,
+        reconnect_s: float | None = None, halt: threading.Event | None = None,
     ) -> None:
         import ray
 
@@ -284,7 +291,7 @@ class RayBackend:
         self.workers = workers
         self.notices: list[str] = []
         self._owns = False
-        self.signals = StopSignals()  # the handlers from before ray.init, restored by close
+        self.signals = StopSignals(halt)  # the handlers from before ray.init, restored by close
         if not ray.is_initialized():
             self._connect()
             self._owns = True
@@ -465,11 +472,15 @@ class RayBackend:
         with it. Cancelling each task first races their replies, and Ray aborts the driver
         ("Tried to complete task that was not pending", a C++ stack trace instead of the
         one line of an interrupted run), so tasks are cancelled only on an instance someone
-        else keeps running."""
+        else keeps running, and not when ``halt`` stopped the loop: the server that set it shuts
+        its instance down next."""
         self.signals.restore()
         if self._owns:
             self._pending.clear()
             self.ray.shutdown()
+            return
+        if self.signals.halt is not None and self.signals.halt.is_set():
+            self._pending.clear()  # a server stopping: it shuts its instance down itself, which ends them
             return
         for ref in list(self._pending):
             try:
@@ -480,10 +491,11 @@ class RayBackend:
 
 
 def make_backend(kind: str, entries: Mapping[str, BotEntry], workers: int, address: str | None = None,
-                 *, cap: int | None = None) -> Backend:
-    """``workers``: the embedded instance's CPUs; ``cap``: at most this many blocks at once on a cluster."""
+                 *, cap: int | None = None, halt: threading.Event | None = None) -> Backend:
+    """``workers``: the embedded instance's CPUs; ``cap``: at most this many blocks at once on a cluster;
+    ``halt``: another thread's stop, which ends ``wait`` with ``KeyboardInterrupt`` as a Ctrl-C does."""
     if kind == "serial":
-        return SerialBackend(entries)
+        return SerialBackend(entries, halt=halt)
     if kind == "ray":
-        return RayBackend(entries, workers, address or os.environ.get("RAY_ADDRESS") or None, cap=cap)
+        return RayBackend(entries, workers, address or os.environ.get("RAY_ADDRESS") or None, cap=cap, halt=halt)
     raise ValueError(f"unknown backend {kind!r}")

@@ -19,12 +19,16 @@ LOCK_NAME = ".lock"
 
 
 class FolderBusy(RuntimeError):
-    """Another run holds the folder."""
+    """Another run holds the folder (``holder``: who, as its lock file says)."""
+
+    def __init__(self, message: str, holder: str = "holder unknown") -> None:
+        super().__init__(message)
+        self.holder = holder
 
 
 class FolderLock:
-    def __init__(self, folder: Path) -> None:
-        self.path = Path(folder) / LOCK_NAME
+    def __init__(self, folder: Path, name: str = LOCK_NAME) -> None:
+        self.path = Path(folder) / name
         self._fd: int | None = None
 
     def acquire(self) -> "FolderLock":
@@ -36,7 +40,7 @@ class FolderLock:
             holder = _holder(fd)
             os.close(fd)
             raise FolderBusy(f"{self.path.parent} is in use by another run ({holder}); wait for it to end or use"
-                             " another output folder") from None
+                             " another output folder", holder) from None
         os.ftruncate(fd, 0)
         info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.strftime("%Y-%m-%d %H:%M:%S"),
                 "command": " ".join(sys.argv[:6])}

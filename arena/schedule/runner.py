@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from ..match.keys import block_key
 from ..players import BotEntry
 from ..players.manifest import file_digests
 from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, results_path
+from ..sandbox import reaper
 from .backends import make_backend
 from .config import ScheduleSpec, Tournament
 from .ladder import record_run
@@ -96,6 +98,7 @@ class RunOptions:
     extend: bool = False  # entries or blocks were added on purpose
     new_versions: bool = False  # a changed bot enters as a new version instead of being refused
     skip_check: bool = False
+    halt: threading.Event | None = None  # set by another thread (a server stopping): the loop ends as on Ctrl-C
 
 
 @dataclass
@@ -259,6 +262,7 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
     """(what this run adds, why it is another tournament) against the folder's previous run."""
     new = tournament_meta(t, complete=False)
     differs = []
+    added: list[str] = []
     if old.get("config_hash") and old["config_hash"] != new["config_hash"]:
         # The hash covers seed, match settings and deal files: name which of them moved.
         if old.get("match") != new["match"]:
@@ -274,6 +278,8 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
         if k in old and (_stored_schedule(old[k]) if k == "schedule" else old[k]) != new[k]:
             if k == "schedule" and _next_candidate(old[k], new[k]):
                 next_gauntlet = True  # the ladder: a new candidate plays its gauntlet, earlier ones stay
+            elif k == "schedule" and _other_tables(old[k], new[k]):
+                added.append(f"schedule.tables {old[k].get('tables', 'all')} -> {new[k].get('tables', 'all')}")
             else:
                 differs.append(k)
     if isinstance(old.get("blocks"), int) and new["blocks"] < old["blocks"] and t.config.sprt is None:
@@ -283,7 +289,6 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
     removed = sorted(set(old_entries) - set(now))
     if removed:
         differs.append(f"entries (removed: {', '.join(removed)})")
-    added = []
     if isinstance(old.get("blocks"), int) and new["blocks"] > old["blocks"]:
         added.append(f"blocks {old['blocks']} -> {new['blocks']}")
     for name in sorted(set(now) - set(old_entries)):
@@ -291,6 +296,14 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
     if next_gauntlet:
         added.append(f"gauntlet candidate {new['schedule'].get('candidate')}")
     return added, differs
+
+
+def _other_tables(old: Any, new: dict[str, Any]) -> bool:
+    """Both schedules are the same but for ``tables`` (the design of each block's tables): more entries
+    may need another design (the ladder's at a table of n), and the stored tables keep their results."""
+    if not isinstance(old, dict):
+        return False
+    return {k: v for k, v in old.items() if k != "tables"} == {k: v for k, v in new.items() if k != "tables"}
 
 
 def _next_candidate(old: Any, new: dict[str, Any]) -> bool:
@@ -408,8 +421,10 @@ def choose_backend(t: Tournament) -> BackendChoice:
 
 
 def play(t: Tournament, admission: Admission, p: Plan, *, stop: StoppingRule | None = None,
-         choice: BackendChoice | None = None, observer: RunObserver | None = None) -> Played:
-    """Play ``p.todo`` into the store; a Ctrl-C ends the loop with what is stored kept (``interrupted``)."""
+         choice: BackendChoice | None = None, observer: RunObserver | None = None,
+         halt: threading.Event | None = None) -> Played:
+    """Play ``p.todo`` into the store; a Ctrl-C (or ``halt`` set by another thread) ends the loop with
+    what is stored kept (``interrupted``)."""
     observer = observer or RunObserver()
     t0 = time.monotonic()
     if not p.todo:
@@ -417,7 +432,7 @@ def play(t: Tournament, admission: Admission, p: Plan, *, stop: StoppingRule | N
     choice = choice or choose_backend(t)
     observer.starting(choice)
     backend = make_backend(choice.kind, {e.ident: e for e in p.playing}, choice.workers, choice.address,
-                           cap=choice.cap)
+                           cap=choice.cap, halt=halt)
     outcome: RunOutcome | None = None
     interrupted = False
     try:
@@ -486,6 +501,9 @@ def run_tournament(
     observer = observer or RunObserver()
     t.out.mkdir(parents=True, exist_ok=True)
     with FolderLock(t.out):
+        # the run is the judge of its folder: what a killed run of it left (frozen sandboxes whose
+        # watcher was killed too) ends here, and no other judge's
+        reaper.claim(t.out, hold=False)
         admission = admit(t, options)
         observer.admitted(admission)
         p = plan(t, admission.store, stop)
@@ -496,5 +514,5 @@ def run_tournament(
             if failed:
                 raise EntriesFailed(failed, len(p.playing))
         claim(t, admission)
-        played = play(t, admission, p, stop=stop, observer=observer)
+        played = play(t, admission, p, stop=stop, observer=observer, halt=options.halt)
         return summarize(t, admission, p, played, stop)

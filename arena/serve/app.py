@@ -34,9 +34,10 @@ from . import db
 from .archive import ArchiveRefused, Limits, UnpackFailed, unpack_in_child
 from .config import CompetitionConfig
 from .faults import FaultIndex
+from .final import FINAL, banner, final_page, frozen
 from .guard import BodyCap
 from .upload import FORM_OVERHEAD, INCOMING, UploadRefused, receive_archive
-from .validate import validate
+from .validate import validate, validate_on_cluster
 
 SESSION = "arena_session"
 LOGIN = "arena_login"  # the front page's login-form token (a cookie and a hidden field: login CSRF)
@@ -44,7 +45,8 @@ MAX_SESSIONS = 10  # per team: a new login past this ends the team's oldest sess
 MAX_ID = 2**31 - 1  # a submission id: PostgreSQL's INTEGER (SQLite's is wider); a larger one is a 422, not a 500
 MAX_BLOCK = 2**63 - 1  # a block number (never in the database): a larger one is a 422, not an OverflowError
 UPLOADS_PER_TEAM = 2  # a team's uploads in flight at once
-UPLOADS_AT_ONCE = 8  # everyone's (bodies on disk while they arrive)
+EXTRA_UPLOADS_AT_ONCE = 8  # teams' uploads in flight beyond their first, all teams together (bodies on disk)
+UPLOAD_RETRY_S = 10  # Retry-After of an upload refused for the uploads in flight
 UNPACKS_AT_ONCE = 2  # unpacker processes at once; the rest wait their turn without holding a thread
 UPLOAD_PATHS = frozenset({"/api/submissions", "/team/upload"})
 RETRY_S = 5.0  # after a failure of the database, the worker tries again this much later
@@ -64,10 +66,12 @@ class Service:
         self.stop = threading.Event()
         self.ladder_wake = threading.Event()  # set when a submission is accepted
         self.ladder_failures: dict[tuple[str, int], int] = {}  # block -> harness failures since the start
+        self.ladder_waiting: str | None = None  # why the ladder plays nothing (too few teams for a unit)
         c = config.competition
         self.limits = Limits(c.max_archive_bytes, c.max_files, c.max_unpacked_bytes, c.max_depth)
         self.faults = FaultIndex(folder / "results")
         self.uploading: dict[int, int] = {}  # team id -> its uploads in flight (touched on the event loop only)
+        self.upload_lock = anyio.Lock()  # the caps are checked and taken as one step
         self.unpacking = anyio.CapacityLimiter(UNPACKS_AT_ONCE)
 
     @property
@@ -122,35 +126,55 @@ class Service:
                 d.unlink(missing_ok=True)
         return gone
 
-    def work_once(self) -> bool:
-        """Validate the oldest queued submission, if any."""
+    def work_once(self, held: set[int] | None = None) -> bool:
+        """Validate the oldest queued submission of a team with none in validation, if any (``held``: the
+        submission this worker holds in ``checking`` while it validates)."""
         sub = db.claim_next(self.engine)
         if sub is None:
             return False
+        if held is not None:
+            held.add(sub["id"])
         c = self.config.competition
-        verdict = validate(sub["folder"], self.config.match, c.check_games, c.check_timeout_s,
-                           c.validation_memory_bytes)
+        how = validate_on_cluster if c.ray_address else validate  # on the ladder's cluster, if it has one
+        verdict = how(sub["folder"], self.config.match, c.check_games, c.check_timeout_s, c.validation_memory_bytes)
         db.finish(self.engine, sub["id"], verdict.ok, verdict.report)
+        if held is not None:
+            held.discard(sub["id"])
         if verdict.ok:
             self.ladder_wake.set()
         else:
             remove_tree(Path(sub["folder"]))  # a rejected upload is deleted at once (its report stays)
         return True
 
-    def worker(self) -> None:
+    def start_workers(self) -> list[threading.Thread]:
+        """The validation workers: ``competition.workers`` of them, validating in parallel (each validation a
+        child process with its own wall-clock kill); what a crash left in ``checking`` is queued again first."""
+        db.requeue_unfinished(self.engine)
+        threads = [threading.Thread(target=self.worker, kwargs={"own_only": True}, daemon=True,
+                                    name=f"validation-{i}") for i in range(self.config.competition.workers)]
+        for t in threads:
+            t.start()
+        return threads
+
+    def worker(self, own_only: bool = False) -> None:
         """Validate queued submissions until stopped. A failure of the database (a PostgreSQL restart, a full
         disk) is logged and tried again, the submission it caught in ``checking`` queued again: it never ends
-        the worker."""
-        requeue = True
+        the worker. ``own_only``: one of several workers, which requeues only the submission it held (the
+        others' stay theirs) and leaves the start's requeue to ``start_workers``."""
+        requeue = not own_only
+        held: set[int] = set()
         while not self.stop.is_set():
             try:
                 if requeue:
                     db.requeue_unfinished(self.engine)
                     requeue = False
-                busy = self.work_once()
+                for sid in sorted(held):
+                    db.requeue(self.engine, sid)
+                    held.discard(sid)
+                busy = self.work_once(held)
             except Exception:  # noqa: BLE001 - the worker outlives any one failure; logged with its traceback
                 log.exception("validation worker: the database failed; trying again in %g s", RETRY_S)
-                requeue = True
+                requeue = not own_only
                 self.stop.wait(RETRY_S)
                 continue
             if not busy:
@@ -160,7 +184,12 @@ class Service:
 
 class _Site(StaticFiles):
     """FOLDER/public, which the ladder writes after its first batch: until then (and while a rebuild swaps
-    the folder) a 404, not a server error."""
+    the folder) a 404, not a server error. ``banner``: a line put at the top of every HTML page (the
+    competition's end), the pages' own files unchanged."""
+
+    def __init__(self, *args: Any, banner: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.banner = banner
 
     async def check_config(self) -> None:
         if self.directory is not None and Path(self.directory).is_dir():
@@ -175,6 +204,14 @@ class _Site(StaticFiles):
                 body = fh.read()
         except FileNotFoundError:
             return PlainTextResponse("Not Found", status_code=404)
+        line = self.banner() if self.banner is not None and str(full_path).endswith(".html") else ""
+        if line:  # the page as served changes with the banner: no validators of the file's own
+            at = body.find(b"<body")
+            at = body.find(b">", at) + 1 if at >= 0 else 0
+            body = body[:at] + line.encode() + body[at:]
+            headers = {k: v for k, v in super().file_response(full_path, st, scope, status_code).headers.items()
+                       if k.lower() not in ("content-length", "etag", "last-modified")}
+            return Response(body, status_code, headers=headers)
         stated = super().file_response(full_path, st, scope, status_code)  # headers of this version, or a 304
         return stated if stated.status_code == 304 else Response(body, status_code, headers=dict(stated.headers))
 
@@ -237,6 +274,39 @@ def _fault_rows(faults: list[dict[str, Any]]) -> str:
     return "<ul id=faults>" + "".join(rows) + "</ul>"
 
 
+def _ladder_line(svc: Service) -> str:
+    """The ladder's state in one line on the front page, when it plays nothing (too few teams for a unit)."""
+    return f"<p id=ladder-status>{html.escape(svc.ladder_waiting)}</p>" if svc.ladder_waiting else ""
+
+
+def _tempo_line(svc: Service) -> str:
+    """The time mode on the front page: entrants must know whether their timing is seen."""
+    t = svc.config.match.time
+    if t.fixed:
+        text = (f"tempo fixed: every answer is released {t.slot_s * 1000:.0f} ms after its request, so no seat can"
+                " signal by how long it takes (a bot idle on move past its slot is faulted)")
+    else:
+        text = "tempo free: answers go to the game as they come, so every seat sees how long the others take"
+    return f"<p id=tempo>{html.escape(text)}</p>"
+
+
+def _tempo_rows(figures: list[dict[str, Any]]) -> str:
+    if not figures:
+        return "<p id=no-tempo>no timed ladder games yet</p>"
+    head = ("<tr><th>bot</th><th>games</th><th>decisions</th><th>idle ms (mean)</th><th>idle ms (p90)</th>"
+            "<th>idle share</th><th>bits on its hand</th><th>by chance</th><th>flag</th></tr>")
+
+    def cell(x: Any) -> str:
+        return "n/a" if x is None else html.escape(str(x))
+
+    rows = "".join(
+        f"<tr><td>{cell(f['bot'])}</td><td>{f['games']}</td><td>{f['decisions']}</td><td>{cell(f['idle_ms_mean'])}</td>"
+        f"<td>{cell(f['idle_ms_p90'])}</td><td>{cell(f['idle_share'])}</td><td>{cell(f['mi_bits'])}</td>"
+        f"<td>{cell(f['mi_null_bits'])}</td><td>{'flagged: ' + cell(f['why']) if f['flagged'] else 'no'}</td></tr>"
+        for f in figures)
+    return f"<table id=tempo-audit>{head}{rows}</table>"
+
+
 def _one_sentence(exc: RequestValidationError) -> str:
     """FastAPI's list of validation errors as the one sentence every refusal is."""
     parts = []
@@ -256,9 +326,13 @@ def make_app(svc: Service) -> FastAPI:
     app = FastAPI(title=f"arena serve: {svc.config.competition.name}")
     # The ladder's public site (leaderboard, bot pages, replays), rebuilt after each batch; the same
     # files are the static export.
-    app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False), name="site")
+    said = lambda: banner(svc)  # noqa: E731 - the competition's end, on every page
+    app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False, banner=said), name="site")
     # The provisional leaderboard while a batch plays, rewritten after each stored block.
-    app.mount("/live", _Site(directory=svc.folder / "live", html=True, check_dir=False), name="live")
+    app.mount("/live", _Site(directory=svc.folder / "live", html=True, check_dir=False, banner=said), name="live")
+    # After the freeze: the final evaluation's site, once it is published.
+    app.mount("/final/site", _Site(directory=svc.folder / FINAL / "public", html=True, check_dir=False, banner=said),
+              name="final-site")
     # Every body's size judged before the app reads it (uploads: the archive limit plus the form).
     app.add_middleware(BodyCap, upload_paths=UPLOAD_PATHS, upload_cap=svc.body_cap)
 
@@ -270,21 +344,20 @@ def make_app(svc: Service) -> FastAPI:
     async def http_refused(request: Request, exc: StarletteHTTPException) -> Response:
         return _refusal(request, exc.status_code, str(exc.detail), exc.headers)
 
-    def refused(status: int, sentence: str) -> HTTPException:
+    def refused(status: int, sentence: str, retry_after: int | None = None) -> HTTPException:
         # the body may be unread: the connection closes after the answer
-        return HTTPException(status, sentence, headers={"Connection": "close"})
+        headers = {"Connection": "close"}
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
+        return HTTPException(status, sentence, headers=headers)
 
     async def upload(team: dict[str, Any], request: Request, check_field: Any = None) -> int:
         """One upload, the token (or session) already checked: the team's limits, the body to a file, then
         the unpacking in a child process off the event loop. Every refusal a 4xx with one sentence."""
-        if sum(svc.uploading.values()) >= UPLOADS_AT_ONCE:
-            raise refused(503, "the server is taking other uploads; try again in a minute")
-        if svc.uploading.get(team["id"], 0) >= UPLOADS_PER_TEAM:
-            raise refused(429, f"your team has {UPLOADS_PER_TEAM} uploads in progress; wait for them")
-        per_day = svc.config.competition.submissions_per_day
-        if await anyio.to_thread.run_sync(db.submissions_today, svc.engine, team["id"]) >= per_day:
-            raise refused(429, f"the team has made {per_day} submissions in the last 24 hours, its limit")
-        svc.uploading[team["id"]] = svc.uploading.get(team["id"], 0) + 1
+        closed = frozen(svc)
+        if closed is not None:
+            raise refused(403, f"the competition is closed (frozen at {closed['frozen_at']}): uploads have stopped")
+        await take_upload_slot(team["id"])
         try:
             spool = svc.folder / "submissions"
             spool.mkdir(parents=True, exist_ok=True)
@@ -307,6 +380,28 @@ def make_app(svc: Service) -> FastAPI:
             svc.uploading[team["id"]] -= 1
             if not svc.uploading[team["id"]]:
                 del svc.uploading[team["id"]]
+
+    async def take_upload_slot(team_id: int) -> None:
+        """Count the upload against every cap before its body is read, in one step under one lock: the
+        team's in-flight cap (429 and Retry-After: its own slots are busy), the shared cap on teams'
+        extra uploads (503 and Retry-After), and the daily quota, which counts the team's uploads in flight
+        as already made. A team's first upload in flight is never refused for others' uploads: slow
+        bodies hold their own team's slots only. Without the lock, uploads arriving together all passed
+        the caps while the quota query ran."""
+        busy = refused(429, f"your team has {UPLOADS_PER_TEAM} uploads in progress; wait for them", UPLOAD_RETRY_S)
+        if svc.uploading.get(team_id, 0) >= UPLOADS_PER_TEAM:  # no wait for the lock to say so
+            raise busy
+        async with svc.upload_lock:
+            mine = svc.uploading.get(team_id, 0)
+            if mine >= UPLOADS_PER_TEAM:
+                raise busy
+            if mine and sum(n - 1 for n in svc.uploading.values()) >= EXTRA_UPLOADS_AT_ONCE:
+                raise refused(503, "the server is taking other uploads; try again in a minute", UPLOAD_RETRY_S)
+            per_day = svc.config.competition.submissions_per_day
+            if await anyio.to_thread.run_sync(db.submissions_today, svc.engine, team_id) + mine >= per_day:
+                raise refused(429, f"the team has made {per_day} submissions in the last 24 hours, its limit"
+                              + (f" (counting the {mine} in progress)" if mine else ""))
+            svc.uploading[team_id] = mine + 1
 
     @app.post("/api/submissions", status_code=202, openapi_extra=_MULTIPART_DOC)
     async def post_submission(request: Request, authorization: str | None = Header(None)) -> dict[str, Any]:
@@ -347,6 +442,12 @@ def make_app(svc: Service) -> FastAPI:
 
     def _team_name(team: dict[str, Any]) -> str | None:
         return None if team["admin"] else str(team["name"])
+
+    @app.get("/api/tempo")
+    def tempo(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
+        """Private: the tempo audit of your team's bots in ladder games (idle time on move, what it says of
+        the hand, flagged or not: docs/server.md, Tempo); the host's admin token reads every team's."""
+        return svc.faults.tempo(_team_name(_bearer(svc.engine, authorization)))
 
     @app.get("/api/faults")
     def faults(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
@@ -395,12 +496,20 @@ def make_app(svc: Service) -> FastAPI:
         login_token = secrets.token_urlsafe(16)
         resp = HTMLResponse(
             _head(svc.config.competition.name)
-            + f"<h1>{html.escape(svc.config.competition.name)}</h1><table id=leaderboard>{rows}</table>"
+            + f"{banner(svc)}<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}{_tempo_line(svc)}"
+            f"<table id=leaderboard>{rows}</table>"
             f"<form method=post action=/login><input type=hidden name=login value={login_token}>"
             "<input name=token type=password><button>team login</button></form><p><a href=/site/>ratings, bot"
             " pages and replays</a>; <a href=/live/>live standings while the ladder plays</a></p>")
         cookie(resp, LOGIN, login_token)  # SameSite=Strict: a foreign page's form cannot send it
         return resp
+
+    @app.get("/final/", response_class=HTMLResponse)
+    def final() -> str:
+        """Public: the freeze, the final versions, and after the final evaluation its standings and seeds."""
+        name = html.escape(svc.config.competition.name)
+        return _head(f"{svc.config.competition.name}: final evaluation") + banner(svc) + \
+            f"<h1>{name}: final evaluation</h1>" + final_page(svc) + "<p><a href=/>back</a></p>"
 
     @app.post("/login")
     def login(token: str = Form(..., max_length=256), login: str = Form("", max_length=64),
@@ -431,12 +540,13 @@ def make_app(svc: Service) -> FastAPI:
         team = _session_team(arena_session)
         csrf = svc.sessions[str(arena_session)][1]
         rows = "".join(_submission_row(x) for x in db.team_submissions(svc.engine, team["id"]))
-        return (_head(f"team {team['name']}")
+        return (_head(f"team {team['name']}") + banner(svc)
                 + f"<h1>team {html.escape(team['name'])}</h1><h2>submissions</h2><ul id=submissions>{rows}</ul>"
                 "<form method=post action=/team/upload enctype=multipart/form-data>"
                 f"<input type=hidden name=csrf value={csrf}><input type=file name=archive>"
                 "<button>upload</button></form><h2>faults in ladder games</h2>"
-                + _fault_rows(svc.faults.of(_team_name(team))))
+                + _fault_rows(svc.faults.of(_team_name(team)))
+                + "<h2>tempo audit</h2>" + _tempo_rows(svc.faults.tempo(_team_name(team))))
 
     @app.post("/team/upload", openapi_extra=_MULTIPART_DOC)
     async def team_upload(request: Request, arena_session: str | None = Cookie(None)) -> RedirectResponse:

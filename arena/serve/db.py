@@ -178,9 +178,13 @@ def team_submissions(engine: Engine, team_id: int) -> list[dict[str, Any]]:
 
 
 def claim_next(engine: Engine) -> dict[str, Any] | None:
-    """Move the oldest queued submission to ``checking`` (one transaction) and return it."""
+    """Move the oldest queued submission of a team with none in ``checking`` to ``checking`` (one
+    transaction) and return it. Parallel validations thus take different teams, and a team's versions are
+    numbered in the order it uploaded them."""
     with engine.begin() as c:
-        r = c.execute(sa.select(submissions).where(submissions.c.status == "queued")
+        checking = sa.select(submissions.c.team_id).where(submissions.c.status == "checking")
+        r = c.execute(sa.select(submissions).where(submissions.c.status == "queued",
+                                                   submissions.c.team_id.not_in(checking))
                       .order_by(submissions.c.id).limit(1)).mappings().first()
         if r is None:
             return None
@@ -204,6 +208,13 @@ def finish(engine: Engine, sid: int, ok: bool, report: str) -> int | None:
         c.execute(submissions.update().where(submissions.c.id == sid).values(
             status="accepted" if ok else "rejected", report=report, version=version))
         return version
+
+
+def requeue(engine: Engine, sid: int) -> None:
+    """One submission a worker held in ``checking`` when the database failed goes back to the queue."""
+    with engine.begin() as c:
+        c.execute(submissions.update().where(submissions.c.id == sid, submissions.c.status == "checking")
+                  .values(status="queued"))
 
 
 def requeue_unfinished(engine: Engine) -> int:

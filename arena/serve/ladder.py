@@ -1,4 +1,4 @@
-"""The continuous ladder: play what is missing between the ranked versions, then rebuild the public site.
+"""The continuous ladder: play between the ranked versions for as long as the competition is open.
 
 Each team's latest accepted version is ranked; earlier ones are retired (their
 games stay in the results store and their rows on the site as history). The
@@ -6,11 +6,14 @@ ladder is today's round robin called as a library (``run_tournament`` with
 ``extend`` and ``new_versions``): FOLDER/results is the one results store and
 its resume plays only what is missing, so a server killed mid-batch continues
 where the store ends. A batch is at most ``competition.ladder_blocks`` blocks,
-chosen by :func:`pick_batch` (fewest rated games first, ties by name), so the
-order of play is a function of the store and the accepted submissions only.
-While a batch plays, ``Live`` keeps the live standings (FOLDER/standings.json
-and the provisional leaderboard page in FOLDER/live), rewritten after each
-stored block.
+chosen by ``choice`` (the minimum of every unit first, then the blocks that
+shrink the adjacent rating differences' variance most), so the order of play
+is a function of the store, the seed and the accepted submissions only. The
+tournament's block count grows as the ladder plays (an extension, as
+``arena run --extend`` makes). Batches play on the competition's backend
+(``workers``, ``ray_address``: the runner's units, serial or on Ray). While a
+batch plays, ``Live`` keeps the live standings (FOLDER/standings.json and the
+provisional leaderboard page in FOLDER/live), rewritten after each stored block.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import re
 import shutil
 import time
 from collections.abc import Mapping, Sequence
+from math import comb
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,49 +49,19 @@ from ..schedule import (
     build_tournament,
     keep_played_restart,
     plan,
+    read_meta,
     run_tournament,
 )
+from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
+from .config import Competition
+from .choice import Block, Missing, pick_batch, pick_continuous
 from .validate import hide_paths
 
 if TYPE_CHECKING:
     from .app import Service
 
 log = logging.getLogger("arena.serve.ladder")
-
-
-@dataclass(frozen=True)
-class Missing:
-    """One block not yet in the store: its pairing's key, block number and the two sides' idents."""
-
-    pairing: str
-    block: int
-    a: str
-    b: str
-
-
-def pick_batch(missing: Sequence[Missing], games: Mapping[str, int], n: int,
-               failed: Mapping[tuple[str, int], int] | None = None) -> list[tuple[str, int]]:
-    """The blocks to play next: repeatedly the one whose entrants have the fewest rated games.
-
-    Greedy over the batch: a chosen block counts two games for each side, so
-    a batch spreads over the least-known entrants instead of piling on one.
-    Ties go to the lower block number, then the pairing's name: deterministic.
-    A block the harness failed on (``failed``: how often, since the server
-    started) goes after every block that failed less, so it cannot starve them.
-    """
-    failed = failed or {}
-    seen = dict(games)
-    left = list(missing)
-    out: list[tuple[str, int]] = []
-    while left and len(out) < n:
-        best = min(left, key=lambda m: (failed.get((m.pairing, m.block), 0), seen.get(m.a, 0) + seen.get(m.b, 0),
-                                        m.block, m.pairing))
-        left.remove(best)
-        out.append((best.pairing, best.block))
-        seen[best.a] = seen.get(best.a, 0) + 2
-        seen[best.b] = seen.get(best.b, 0) + 2
-    return out
 
 
 class Chosen:
@@ -142,7 +116,8 @@ class Live(RunObserver):
         self._write()
 
     def planned(self, t: Tournament, p: Plan) -> None:
-        self.stored, self.total = len(p.stored), len(p.tasks)  # the ladder's blocks between ranked versions
+        self.stored = len(p.stored)  # the ladder's blocks between ranked versions
+        self.total = self.stored + self.chosen  # the ladder has no end while open: stored and this batch
 
     def line(self, line: dict[str, Any]) -> None:
         self.lines.append(line)
@@ -206,70 +181,177 @@ def retire(svc: Service, sub: Mapping[str, Any], why: str) -> None:
     db.retire(svc.engine, sub["id"], reason)
 
 
-def ladder_tournament(svc: Service) -> Tournament | None:
-    """The ladder's tournament of the ranked versions, or None below two. A version whose folder cannot be
-    copied or whose entry the tournament refuses (its manifest, profile or limits) is retired, saying why,
-    and the tournament is built again without it: one team's broken version never stops the others."""
+def seats(svc: Service) -> int:
+    """Entrants one unit needs: two versions for a pairing, n at a table of n seats."""
+    prof = svc.config.match.profile
+    return prof.players if prof.sides != "pairs" else 2
+
+
+def waiting_for(svc: Service, teams: int) -> str | None:
+    """Why nothing plays with this many ranked teams (one line for the front page and the log), or None."""
+    need = seats(svc)
+    if teams >= need:
+        return None
+    prof = svc.config.match.profile
+    what = f"{prof.name} seats {need} players" if need > 2 else "a game needs two teams"
+    return f"the ladder waits: {what}, and {teams} team{'s' * (teams != 1)} {'has' if teams == 1 else 'have'}" \
+           " an accepted version"
+
+
+def _schedule(svc: Service, n: int) -> dict[str, Any]:
+    """The ladder's schedule for ``n`` versions: a round robin; at a table of n seats every combination of
+    entrants while a block has at most ``MAX_ALL`` tables, else the smallest balanced design (``tables``)."""
+    need = seats(svc)
+    if need > 2 and comb(n, need) > MAX_ALL:
+        return {"kind": "round_robin", "tables": valid_counts(n, need)[0]}
+    return {"kind": "round_robin"}
+
+
+def build_ladder(svc: Service, subs: Sequence[dict[str, Any]], *, out: Path, seed: str, blocks: int,
+                 name: str = "ladder") -> Tournament:
+    """The tournament of these accepted versions (copied by ``entry_dir``) on the competition's backend;
+    ConfigError says what the tournament refuses (``ladder: entries.I: ...`` for one entry's fault)."""
+    c = svc.config.competition
+    data: dict[str, Any] = {
+        "name": name, "entries": [str(entry_dir(svc.folder, s)) for s in subs],
+        "match": svc.config.match.model_dump(mode="json", exclude_unset=True), "schedule": _schedule(svc, len(subs)),
+        "blocks": blocks, "seed": seed, "nice": None, "out": str(out), **backend_fields(c)}
+    return build_tournament(data, svc.folder, "ladder")
+
+
+def backend_fields(c: Competition) -> dict[str, Any]:
+    """``backend``, ``workers`` and ``ray_address`` of a tournament from the competition's keys: one
+    worker and no cluster plays in the server's process (serial); more workers, or a cluster, on Ray."""
+    if c.ray_address:
+        return {"backend": "ray", "ray_address": c.ray_address,
+                **({"workers": c.workers} if "workers" in c.model_fields_set else {})}
+    return {"backend": "ray" if c.workers > 1 else "serial", "workers": c.workers}
+
+
+def start_backend(svc: Service) -> Any:
+    """The Ray instance (embedded, or a cluster's driver) the ladder plays on, started in the server's main
+    thread and kept for every batch (each batch's backend then only submits); None for the serial backend.
+    Ctrl-C and SIGTERM set ``svc.stop``, which ends a batch's loop within the backend's poll period."""
+    fields = backend_fields(svc.config.competition)
+    if fields["backend"] != "ray":
+        return None
+    import ray
+
+    from ..schedule.backends import ClusterUnavailable, explain_connect_error, quiet_ray_notices, ray_init_kwargs
+
+    quiet_ray_notices()
+    try:
+        ray.init(**ray_init_kwargs(fields["workers"] if "workers" in fields else 1, fields.get("ray_address")))
+    except (ConnectionError, RuntimeError) as e:
+        raise ClusterUnavailable(explain_connect_error(fields.get("ray_address"), e)) from e
+    log.info("ladder: playing on %s", f"the Ray cluster at {fields['ray_address']}" if fields.get("ray_address")
+             else f"an embedded Ray instance of {fields['workers']} CPUs")
+    return ray
+
+
+def ladder_tournament(svc: Service, blocks: int | None = None) -> Tournament | None:
+    """The ladder's tournament of the ranked versions, or None below the seats of one unit (``svc.waiting``
+    says why). A version whose folder cannot be copied or whose entry the tournament refuses (its manifest,
+    profile or limits) is retired, saying why, and the tournament is built again without it: one team's
+    broken version never stops the others."""
     c = svc.config.competition
     while True:
         subs = ranked(svc.engine)
-        if len(subs) < 2:
+        why = waiting_for(svc, len(subs))
+        if why != svc.ladder_waiting and why:
+            log.info("%s", why)
+        svc.ladder_waiting = why
+        if why:
             return None
-        dirs: list[tuple[dict[str, Any], Path]] = []
+        good: list[dict[str, Any]] = []
         for s in subs:
             try:
-                dirs.append((s, entry_dir(svc.folder, s)))
+                entry_dir(svc.folder, s)
+                good.append(s)
             except (FolderRefused, ManifestError) as e:  # the version's own fault (a full disk is not: it raises)
                 retire(svc, s, f"its folder could not be prepared for the ladder: {e}")
-        if len(dirs) < len(subs):
+        if len(good) < len(subs):
             continue
-        data = {"name": "ladder", "entries": [str(d) for _, d in dirs],
-                "match": svc.config.match.model_dump(mode="json", exclude_unset=True),
-                "blocks": c.ladder_pairing_blocks, "seed": c.seed, "backend": "serial", "workers": 1, "nice": None,
-                "out": str(svc.folder / "results")}
         try:
-            return build_tournament(data, svc.folder, "ladder")
+            return build_ladder(svc, good, out=svc.folder / "results", seed=c.seed,
+                                blocks=blocks or c.ladder_pairing_blocks)
         except ConfigError as e:
             bad: dict[int, list[str]] = {}
             for line in str(e).splitlines():
                 m = _ENTRY_PROBLEM.match(line)
-                if m and int(m.group(1)) < len(dirs):
+                if m and int(m.group(1)) < len(good):
                     bad.setdefault(int(m.group(1)), []).append(m.group(2))
             if not bad:
                 raise  # not one entry's fault: logged by the loop and tried again later
             for i, problems in sorted(bad.items()):
-                retire(svc, dirs[i][0], "the ladder refused it: " + "; ".join(problems))
+                retire(svc, good[i], "the ladder refused it: " + "; ".join(problems))
+
+
+def _block(task: BlockTask) -> Block:
+    return Block(task.pairing, task.block, tuple(task.idents), task.games)
+
+
+def ranking(t: Tournament, lines: Sequence[dict[str, Any]]) -> list[str]:
+    """The ranked versions' idents, best first by score rate over their games with each other (the live
+    standings' figure: cheap, and enough to say which versions are neighbours), ties by name."""
+    rate = {s.bot: s.rate for s in standings(lines)}
+    return [e.ident for e in sorted(t.entries, key=lambda e: (-round(rate.get(e.name, 0.0), 12), e.name))]
+
+
+def choose(t: Tournament, store: ResultsStore, c: Competition, failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
+    """The next batch: the minimum of every unit first (``pick_batch``), then continuous play
+    (``pick_continuous``); ``t`` must have room for every unit's next ``ladder_blocks`` blocks."""
+    p = plan(t, store)
+    stored = [_block(x) for x in p.tasks if x.key in store.lines]
+    games: dict[str, int] = {}
+    for b in stored:
+        for ident in b.idents:
+            games[ident] = games.get(ident, 0) + b.games
+    below = [_block(x) for x in p.todo if x.block < c.ladder_pairing_blocks]
+    if below:
+        return pick_batch(below, games, c.ladder_blocks, failed)
+    lines = [store.lines[x.key] for x in p.tasks if x.key in store.lines]
+    return pick_continuous([_block(x) for x in p.todo], stored, ranking(t, lines), c.ladder_blocks, failed)
+
+
+def room(out: Path, store: ResultsStore, c: Competition) -> int:
+    """Blocks the ladder's tournament needs so every unit has its next ``ladder_blocks`` blocks: past the
+    highest block stored, never below the minimum or the block count the folder already holds."""
+    meta = read_meta(out) or {}
+    held = meta["blocks"] if isinstance(meta.get("blocks"), int) else 0
+    top = max((k[1] for k in store.lines), default=-1) + 1
+    return max(c.ladder_pairing_blocks, held, top) + c.ladder_blocks
 
 
 def run_batch(svc: Service) -> int:
-    """Play one batch and rebuild the public site; the number of blocks played (0: nothing missing)."""
+    """Play one batch and rebuild the public site; the number of blocks played (0: nothing to play)."""
     c = svc.config.competition
-    t = ladder_tournament(svc)
-    if t is None:
-        return 0
     out = svc.folder / "results"
-    if keep_played_restart(t):  # a ladder played before per-lineage was the default
-        log.info("ladder: %s was played per-game and goes on per-game", out)
     out.mkdir(parents=True, exist_ok=True)
     store = ResultsStore(out)
+    store.load()
+    t = ladder_tournament(svc, room(out, store, c))
+    if t is None:
+        return 0
+    if keep_played_restart(t):  # a ladder played before per-lineage was the default
+        log.info("ladder: %s was played per-game and goes on per-game", out)
+    store = ResultsStore(out)
     store.load(expect_hash=t.config_hash())
-    p = plan(t, store)
-    games: dict[str, int] = {}
-    for task in p.tasks:
-        if task.key in store.lines:
-            for ident in (task.side_a[0], task.side_b[0]):
-                games[ident] = games.get(ident, 0) + 2
-    missing = [Missing(x.pairing, x.block, x.side_a[0], x.side_b[0]) for x in p.todo]
-    chosen = pick_batch(missing, games, c.ladder_blocks, svc.ladder_failures)
+    chosen = choose(t, store, c, svc.ladder_failures)
+    played = 0
     if chosen:
-        result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True),
+        held = (read_meta(out) or {}).get("blocks")
+        need = max([c.ladder_pairing_blocks, *([held] if isinstance(held, int) else []), *(b + 1 for _, b in chosen)])
+        t.config = t.config.model_copy(update={"blocks": need})  # the tournament grows only as far as it plays
+        result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
+                                                      halt=svc.stop),
                                 stop=Chosen(chosen), observer=Live(svc.folder, len(chosen)))
         played = result.outcome.played if result.outcome else 0
         for key, why in result.outcome.failures if result.outcome else []:
             log.warning("ladder: block %s failed in the harness: %s", key, why)
             svc.ladder_failures[key] = svc.ladder_failures.get(key, 0) + 1
-    else:
-        played = 0
+        if result.interrupted:
+            return played  # the server is stopping: what is stored stays, the site is rebuilt at the next start
     index = svc.folder / "public" / "index.html"
     # also a site older than the store: a server killed after a batch stored its blocks, before the rebuild
     if played or (store.path.exists() and (not index.exists() or index.stat().st_mtime < store.path.stat().st_mtime)):
@@ -288,10 +370,15 @@ def publish(svc: Service) -> None:
 
 
 def loop(svc: Service) -> None:
-    """Batches while anything is missing; then wait for the next accepted submission (or a minute)."""
+    """Batches while the competition is open (waiting for teams when too few can play, a minute at most);
+    once it is frozen, the final evaluation (``final``), then nothing more."""
+    from .final import frozen, run_final
+
     while not svc.stop.is_set():
         try:
-            played = run_batch(svc)
+            played = 0 if frozen(svc) is not None else run_batch(svc)
+            if not played and frozen(svc) is not None and run_final(svc):
+                svc.stop.wait()  # published: nothing more to play
         except Exception:  # a broken batch must not end the server; it is logged and tried again later
             log.exception("ladder batch failed")
             played = 0

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 import threading
 from pathlib import Path
 from typing import Any
 
+from ..sandbox import reaper
 from . import db
 from .app import Service, make_app
 from .config import load
@@ -16,10 +18,16 @@ def database_url(folder: Path, url: str | None) -> str:
     return url or f"sqlite:///{folder.resolve() / 'competition.sqlite'}"
 
 
-def open_service(folder: Path, url: str | None = None, *, secure_cookies: bool = False) -> Service:
-    """The competition in ``folder`` (made absolute: the paths it records do not depend on where it started)."""
+SERVE_LOCK = ".serve.lock"  # one server per competition folder (an flock: released however the server ends)
+
+
+def open_service(folder: Path, url: str | None = None, *, secure_cookies: bool = False,
+                 competition: dict[str, Any] | None = None) -> Service:
+    """The competition in ``folder`` (made absolute: the paths it records do not depend on where it started);
+    ``competition``: keys of competition.yaml's ``competition`` given on the command line, checked alike."""
     folder = folder.resolve()
-    return Service(folder, load(folder), db.connect(database_url(folder, url)), secure_cookies=secure_cookies)
+    return Service(folder, load(folder, competition), db.connect(database_url(folder, url)),
+                   secure_cookies=secure_cookies)
 
 
 def uvicorn_config(svc: Service, host: str, port: int) -> Any:
@@ -33,17 +41,37 @@ def uvicorn_config(svc: Service, host: str, port: int) -> Any:
                           h11_max_incomplete_event_size=16 << 10, access_log=False)
 
 
+STOP_WAIT_S = 15.0  # on Ctrl-C or SIGTERM, how long the ladder may take to end its batch's loop
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def run(svc: Service, host: str, port: int) -> None:
+    """Serve until Ctrl-C or SIGTERM; then stop the validations and the ladder (its blocks in flight on Ray
+    are cancelled, what is stored stays) and the Ray instance this server started, if any."""
     import uvicorn
 
-    from .ladder import loop
+    from .ladder import loop, start_backend
 
+    # this server is the judge of its folder: what an earlier server of it left (sandboxes frozen
+    # when it was killed, with their watcher) ends now, and no other judge's is touched
+    reaper.claim(svc.folder)
     svc.sweep_uploads()
-    threading.Thread(target=svc.worker, daemon=True).start()
-    threading.Thread(target=loop, args=(svc,), daemon=True).start()
+    ray = start_backend(svc)
+    # uvicorn catches both signals while it serves and raises them again once it has stopped: both end here
+    # as KeyboardInterrupt, so the finally below always runs (Ray's own SIGTERM handler would sys.exit).
+    signal.signal(signal.SIGTERM, _interrupt)
+    svc.start_workers()
+    ladder = threading.Thread(target=loop, args=(svc,), daemon=True, name="ladder")
+    ladder.start()
     try:
         uvicorn.Server(uvicorn_config(svc, host, port)).run()
     finally:
         svc.stop.set()
         svc.wake.set()
         svc.ladder_wake.set()
+        ladder.join(STOP_WAIT_S)
+        if ray is not None:
+            ray.shutdown()

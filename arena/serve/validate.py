@@ -10,15 +10,27 @@ kill -9 of the server leaves no validation running beside the restarted one's.
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tarfile
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..match import MatchSettings
+from ..sandbox.files import walk_folder
 from .archive import die_with
+
+log = logging.getLogger("arena.serve.validate")
+#: On a cluster: how much longer than ``check_timeout_s`` the server waits for a node's verdict (shipping,
+#: the child's start) before it rejects; the node kills its own validation at ``check_timeout_s``.
+CLUSTER_GRACE_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -52,8 +64,11 @@ def validate(folder: str, settings: MatchSettings, games: int, timeout_s: float,
     """
     argv = [sys.executable, "-m", "arena.serve.validate", folder, settings.model_dump_json(), str(games),
             str(os.getpid()), str(memory_for(settings, memory_bytes))]
+    # the child imports the harness this process runs (on a Ray node: the copy shipped with the job)
+    here = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(x for x in (here, os.environ.get("PYTHONPATH")) if x)}
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True) as child:
+                          start_new_session=True, env=env) as child:
         try:
             out, err = child.communicate(timeout=timeout_s)
         except subprocess.TimeoutExpired:
@@ -74,6 +89,53 @@ def validate(folder: str, settings: MatchSettings, games: int, timeout_s: float,
         return Verdict(bool(verdict["ok"]), str(verdict["report"]))
     except (ValueError, KeyError, TypeError):
         return Verdict(False, f"the validation failed: it printed no verdict ({lines[-1][:200]!r})")
+
+
+def pack_folder(folder: str) -> bytes:
+    """A gzip tar of an unpacked submission's files and folders (walked as hostile input: no links)."""
+    buf = io.BytesIO()
+    listing = walk_folder(folder)
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for rel in listing.empty_dirs:
+            tar.add(os.path.join(listing.root, rel), arcname=rel, recursive=False)
+        for rel, path, _ in listing.files:
+            tar.add(path, arcname=rel, recursive=False)
+    return buf.getvalue()
+
+
+def _on_node(data: bytes, settings_json: str, games: int, timeout_s: float, memory_bytes: int) -> tuple[bool, str]:
+    """A Ray task: unpack the submission in a folder of this node's own and validate it there (the same
+    child, sandbox and wall-clock kill as on the server); the folder is removed after."""
+    from ..schedule.bundle import _safe_extract
+
+    tmp = Path(tempfile.mkdtemp(prefix="cinch-validate-"))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            _safe_extract(tar, tmp)
+        v = validate(str(tmp), MatchSettings.model_validate_json(settings_json), games, timeout_s, memory_bytes)
+        return v.ok, v.report
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def validate_on_cluster(folder: str, settings: MatchSettings, games: int, timeout_s: float,
+                        memory_bytes: int = 2 << 30) -> Verdict:
+    """``validate`` as a task on the Ray cluster the server is connected to: the folder shipped with the
+    task, the node's child killed at ``timeout_s``. A task the cluster loses (a node gone) is validated
+    here instead; a node that never answers is the submission's rejection, as a hang is."""
+    import ray
+
+    remote = ray.remote(num_cpus=1, max_retries=0)(_on_node)
+    ref = remote.remote(pack_folder(folder), settings.model_dump_json(), games, timeout_s, memory_bytes)
+    try:
+        ok, report = ray.get(ref, timeout=timeout_s + CLUSTER_GRACE_S)
+    except ray.exceptions.GetTimeoutError:
+        return Verdict(False, f"the validation did not finish within {timeout_s:g} s")
+    except ray.exceptions.RayError as e:
+        log.warning("validation not placed on the cluster (%s); validating on the server", type(e).__name__)
+        return validate(folder, settings, games, timeout_s, memory_bytes)
+    log.info("validated on the Ray cluster")
+    return Verdict(bool(ok), str(report))
 
 
 def _kill_group(child: subprocess.Popen[str]) -> None:

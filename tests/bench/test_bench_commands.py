@@ -25,6 +25,7 @@ TINY = {
     "serve": ["--sandbox", "none", "--games", "0"],
     "ratings": ["--profiles", "five-hand", "--entrants", "5", "--blocks", "2,4", "--tournaments", "2", "--big", "2",
                 "--bootstrap", "20"],
+    "startup": ["--repeat", "1"],
 }
 KEYS = {
     "engine": {"deals_per_s", "deals"},
@@ -35,11 +36,12 @@ KEYS = {
     "site": {"games", "build_cpu_seconds", "files", "largest_file_bytes"},
     "serve": {"upload_to_accepted_s", "ten_concurrent_s", "upload_to_first_block_s", "upload_to_rated_site_s"},
     "ratings": {"cells", "wall_s"},
+    "startup": {"help", "run_module", "one_block_run"},
 }
 
 
 #: The ones that take many seconds even at their tiny size run in the slow suite.
-SLOW = {"fairtime", "scheduler", "serve"}
+SLOW = {"fairtime", "scheduler", "serve", "startup"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(TINY)])

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from arena.bench.tournament import replay_game
+from arena.bench.tournament import encoded_stream, engine_alone, replay_game
 from arena.engine import action_from_dict
 from arena.match import MatchSettings, play_game
 from arena.players import Decision, Fault, Player
@@ -50,21 +50,44 @@ def test_a_record_that_does_not_replay_is_refused() -> None:
         replay_game(game.record, settings, "another-key", ["a", "b", "c", "d"])
 
 
+def test_the_floor_joins_a_bots_notices_in_a_row_and_keeps_each_request_alone() -> None:
+    stream = [(0, {"type": "deal_end", "index": 0}), (0, {"type": "deal", "index": 1}), (1, {"type": "deal", "index": 1}),
+              (0, {"type": "decide", "id": 1}), (0, {"type": "decide", "id": 2}), (1, {"type": "game_end"})]
+    sends = encoded_stream(stream)
+    assert [(seat, ask) for seat, _, ask in sends] == [(0, False), (1, False), (0, True), (0, True), (1, False)]
+    # the first write: both notices, in order, as JSON lines
+    assert [json.loads(x)["type"] for x in sends[0][1].splitlines()] == ["deal_end", "deal"]
+    assert b"".join(data for _, data, _ in sends).count(b"\n") == len(stream)
+
+
+def test_the_engine_alone_replays_a_game_and_refuses_one_it_cannot() -> None:
+    settings = MatchSettings.model_validate({"format": "deals", "deals": 2})
+    game = play_game([Logging(s, []) for s in range(4)], settings, "engine-key")
+    assert engine_alone(game.record, settings, "engine-key") > 0
+    with pytest.raises(RuntimeError, match="does not replay"):
+        engine_alone(game.record, settings, "another-key")
+
+
 @pytest.mark.slow
 def test_bench_tournament_runs_and_its_figures_add_up() -> None:
-    ran = arena("bench", "tournament", "--blocks", "1", "--deals", "1", "--config", "minimal:none")
+    ran = arena("bench", "tournament", "--blocks", "2", "--lineage-blocks", "2", "--deals", "1", "--config", "minimal:none")
     assert ran.code == 0, ran.err
     last = json.loads(ran.out.strip().splitlines()[-1])
-    c = last["configs"]["minimal-none"]
-    assert c["games"] == 2 and c["decisions_per_game"] > 0 and last["cores"] >= 1
-    assert sum(c["split_ms"].values()) == pytest.approx(c["ms_per_game"], abs=0.05)
-    floor = c["floor_ms"]
-    # four figures, each rounded to 0.01 ms: their sums may differ by up to 0.02 (plus float error)
-    assert floor["total"] == pytest.approx(floor["start"] + floor["decisions"] + floor["engine"], abs=0.021)
-    k = 4 / min(4, last["cores"])  # both figures rounded to 0.01 ms, one of them then multiplied by k
-    assert floor["start"] == pytest.approx(c["start_alone_ms"] * k, abs=0.005 * (1 + k) + 1e-9)
-    assert c["ratio_of_totals"] == pytest.approx(c["ms_per_game"] / floor["total"], rel=0.01)
-    assert c["ratio"] > 0 and last["ratio_minimal_none"] == c["ratio"]
+    assert last["cores"] >= 1 and last["blocks"] == 2 and len(last["load_before"]) == 3
+    config = last["configs"]["minimal-none"]
+    for mode in ("per-game", "per-lineage"):
+        c = config[mode]
+        assert c["games"] == 4 and c["decisions_per_game"] > 0
+        assert sum(c["split_ms"].values()) == pytest.approx(c["ms_per_game"], abs=0.05)
+        floor = c["floor_ms"]
+        assert floor["raw"] > 0 and floor["engine"] > 0
+        assert floor["total"] == pytest.approx(floor["raw"] + floor["engine"], abs=0.011)
+        assert c["ratio_of_totals"] == pytest.approx(c["ms_per_game"] / floor["total"], rel=0.01)
+        # one batch: the median of one pair is the totals' ratio
+        assert c["ratio"] == pytest.approx(c["ratio_of_totals"], rel=0.01)
+        assert last[f"ratio_minimal_none_{mode.replace('-', '_')}"] == c["ratio"]
+    assert config["lineage_speedup"] == pytest.approx(
+        config["per-game"]["ms_per_game"] / config["per-lineage"]["ms_per_game"], rel=0.01)
 
 
 def test_an_unknown_bot_or_level_is_refused_with_the_option_named() -> None:

@@ -47,12 +47,12 @@ def test_replay_lists_game_ids_and_shows_one(finished: Path) -> None:
 
 
 def test_an_interrupt_while_rating_keeps_the_games_and_says_how_to_rate(tmp_path: Path, monkeypatch) -> None:
-    import arena.commands.run as run_cmd
+    import arena.publish.rate as rate_mod  # arena run imports it where it rates
 
     def interrupted(*a: object, **k: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run_cmd, "rate_results", interrupted)
+    monkeypatch.setattr(rate_mod, "rate_results", interrupted)
     ran = arena("run", write_config(tmp_path), "--skip-check")
     assert ran.code == 130
     assert "interrupted while rating; the results are complete" in ran.err and "arena rate" in ran.err

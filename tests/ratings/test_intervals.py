@@ -246,3 +246,54 @@ def test_the_anchor_is_exchangeable_with_no_one() -> None:
     assert by["a"].ci_low == by["a"].ci_high == 0.0
     assert by["a2"].ci_high - by["a2"].ci_low > 1.0 and by["a2"].rating == pytest.approx(0.0, abs=1e-6)
     assert rep.los["a"]["a2"] == pytest.approx(0.5, abs=1e-6)
+
+
+def _brute_orbits(blocks: list[BlockOutcome], resample: str) -> list[tuple[int, ...]]:
+    """Every pair of tied bots compared whole (the definition ``exchangeable`` must agree with)."""
+    from arena.ratings.report import _structure, bootstrap_fits, resampling_units
+
+    bf = bootstrap_fits(blocks, bootstrap=0, resample=resample)
+    strata = resampling_units(blocks, resample)
+    base = _structure(blocks, strata, {})
+    n = len(bf.bots)
+    same = [[i == j or (abs(bf.full[i] - bf.full[j]) <= 1e-6 * (1.0 + abs(bf.full[i])) and _structure(
+        blocks, strata, {bf.bots[i]: bf.bots[j], bf.bots[j]: bf.bots[i]}) == base) for j in range(n)] for i in range(n)]
+    orbits = []
+    for i in range(n):  # the swaps found are transpositions of one group: its orbits are the connected parts
+        seen, todo = {i}, [i]
+        while todo:
+            k = todo.pop()
+            for j in range(n):
+                if same[k][j] and j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+        orbits.append(tuple(sorted(seen)))
+    return orbits
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exchangeable_records_are_found_as_by_comparing_every_tied_pair_whole(seed: int) -> None:
+    """A round robin where many bots tie in score (a ladder's usual state) and some are copies of
+    another: the quick screen before the whole comparison finds exactly the orbits the whole comparison
+    of every tied pair finds."""
+    from arena.ratings.report import bootstrap_fits
+
+    rng = random.Random(seed)
+    bots = [f"b{i}" for i in range(7)]
+    copies = {"b5": "b1", "b6": "b1"} if seed % 2 else {"b6": "b2"}
+    real = [b for b in bots if b not in copies]
+    result = {(a, b, k): rng.choice([0.0, 1.0, 1.0, 0.0, 0.5]) for a in real for b in real for k in range(3)}
+
+    def score(a: str, b: str, k: int, half: int) -> float:
+        a, b = copies.get(a, a), copies.get(b, b)
+        if a == b:
+            return 0.5
+        return result[(a, b, k)] if half == 0 else 1.0 - result[(b, a, k)]
+
+    blocks = [BlockOutcome(f"{a}-{b}#{k}", f"{a}-{b}", (GameOutcome((a, a), (b, b), score(a, b, k, 0)),
+                                                      GameOutcome((b, b), (a, a), 1.0 - score(a, b, k, 1))))
+              for i, a in enumerate(bots) for b in bots[i + 1:] for k in range(3)]
+    for resample in ("key", "pairing"):
+        bf = bootstrap_fits(blocks, bootstrap=0, resample=resample)
+        assert bf.orbits[:len(bf.bots)] == _brute_orbits(blocks, resample)
+    assert any(len(o) > 1 for o in bootstrap_fits(blocks, bootstrap=0).orbits)  # the copies are found

@@ -40,6 +40,8 @@ HOST_PAGES = 8192
 CLAIM = re.compile(r"^CLAIM deal=(\d+) (?:cards=(\S+)|none)$", re.M)
 RECALL = re.compile(r"^RECALL deal=(\d+) seat=(\d) cards=(\S*)$", re.M)
 REFUSED = re.compile(r"^REFUSED (\S+) (\S+)$", re.M)
+TSENT = re.compile(r"^TSENT deal=(\d+) play=(\d+) v=(\d+)$", re.M)
+TGOT = re.compile(r"^TGOT deal=(\d+) play=(\d+) v=(\d+)$", re.M)
 
 
 def need(level: str) -> None:
@@ -70,11 +72,15 @@ class Tally:
     refused: set[str] = field(default_factory=set)  # "call errno" lines the bots wrote
     recall_deals: int = 0
     recall_exact: int = 0
+    sent: int = 0  # tempo: symbols the sender sent
+    symbols: int = 0  # tempo: symbols the receiver read that the sender sent
+    symbols_right: int = 0
     stderr: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         return (f"{self.exact} of {self.deals} hands exact ({self.claims} claims, {self.overlap} cards right),"
-                f" recall {self.recall_exact} of {self.recall_deals}, refused {sorted(self.refused) or 'nothing'}")
+                f" recall {self.recall_exact} of {self.recall_deals}, refused {sorted(self.refused) or 'nothing'}"
+                + (f", symbols sent {self.sent}, {self.symbols_right} of the {self.symbols} read right" if self.sent else ""))
 
 
 def _dealt(record: dict[str, Any]) -> list[list[set[str]]]:
@@ -93,7 +99,7 @@ def tally(out: Path, bot: str = "collude") -> Tally:
             assert len(seats) == 2 and seats[1] == seats[0] + 2, seats
             sender, receiver = seats
             dealt = _dealt(game["record"])
-            text = ""
+            text = sent = ""
             path = out / "stderr" / re.sub(r"[^A-Za-z0-9._+@~-]", "_", line["pairing"])
             for seat in seats:
                 p = path / f"{line['block']}-{half}-seat{seat}-{bot}.txt"
@@ -102,6 +108,14 @@ def tally(out: Path, bot: str = "collude") -> Tally:
                     t.refused |= {f"{a} {b}" for a, b in REFUSED.findall(body)}
                     if seat == receiver:
                         text = body
+                    else:
+                        sent = body
+            symbols = {(d, k): v for d, k, v in TSENT.findall(sent)}
+            t.sent += len(symbols)
+            for d, k, v in TGOT.findall(text):
+                if (d, k) in symbols:
+                    t.symbols += 1
+                    t.symbols_right += symbols[(d, k)] == v
             t.stderr.append(text)
             t.deals += len(dealt)
             for d, cards in CLAIM.findall(text):
@@ -123,7 +137,8 @@ def tally(out: Path, bot: str = "collude") -> Tally:
 
 
 def tournament(tmp: Path, bot_dir: Path, level: str, *, blocks: int = 2, deals: int = 3,
-               pause_idle: bool = False, entries: list[Path] | None = None) -> Path:
+               pause_idle: bool = False, entries: list[Path] | None = None,
+               time: dict[str, Any] | None = None) -> Path:
     """`arena run` of a round robin: the colluder, bots/random, bots/heuristic (serial: one game
     at a time, so no two colluding pairs share the machine's counters)."""
     from arena.commands import main
@@ -137,7 +152,8 @@ def tournament(tmp: Path, bot_dir: Path, level: str, *, blocks: int = 2, deals: 
         "blocks": blocks,
         "seed": f"collusion-{random.getrandbits(32):08x}",
         "match": {"sandbox": level, "format": "deals", "deals": deals, "restart": "per-game",
-                  "time": {"decision_ms": 20000, "startup_ms": 30000, "bank_ms": 600000, "pause_idle": pause_idle}},
+                  "time": time or {"decision_ms": 20000, "startup_ms": 30000, "bank_ms": 600000,
+                                   "pause_idle": pause_idle}},
         "backend": "serial",
         "workers": 1,
         "out": str(out),

@@ -33,6 +33,7 @@ close (cookies, memfd_create, pidfd_open, CLONE_PIDFD: issue 31 item 6) must be 
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -134,3 +135,52 @@ def test_page_cache_channel(tmp_path: Path, reader: str, level: str, quick: bool
         return
     floor = {"statm": 12}.get(reader, 18) * t.deals // 24
     assert t.exact >= floor and t.recall_exact >= floor, t
+
+
+# ------------------------------------------------------------------ tempo (issue 41)
+#: free: the issue's channel, 41 symbols of 30 ms (a hand in any 6 symbols read); fixed: a step
+#: whose longest sleep (41 x 5 = 205 ms) fits the 300 ms slot, so the sender is never faulted and
+#: the only question is whether its sleeps still show.
+TEMPO = {
+    "free": ({"TEMPO_STEP_MS": "30"}, {"decision_ms": 20000, "startup_ms": 30000, "bank_ms": 600000}),
+    "fixed": ({"TEMPO_STEP_MS": "5"},
+              {"decision_ms": 250, "slot_ms": 300, "startup_ms": 30000, "bank_ms": 600000, "tempo": "fixed"}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", ["bwrap", "gvisor"])
+@pytest.mark.parametrize("tempo", ["free", "fixed"])
+def test_tempo_channel(tmp_path: Path, level: str, tempo: str) -> None:
+    """The sender sleeps on its plays for the symbols of its hand; the receiver reads the wall-clock
+    gap between its reply and its next request. Free tempo: whole hands go through (one exact hand
+    is already beyond chance by eight orders of magnitude). Fixed tempo: every answer is released at
+    its slot, so the gap is the same whatever the sender slept: 0 hands, and the symbols the
+    receiver reads match the ones sent no more than a constant guess would (1 in 41 on average)."""
+    collusion.need(level)
+    env, time_ = TEMPO[tempo]
+    bot = collusion.colluder(tmp_path, "tempo", env)
+    entries = [bot, collusion.BOTS / "random"]
+    # one block of two 8-deal games: the sender's first hand needs 6 of its plays read, about
+    # a third of them come alone between two of the receiver's
+    out = collusion.tournament(tmp_path, bot, level, blocks=1, deals=8, entries=entries, time=time_)
+    t = collusion.tally(out)
+    print(f"tempo {tempo} at {level}: {t}")
+    assert t.deals == 2 * 8, t
+    faults = [f for raw in (out / "results.jsonl").read_text().splitlines()
+              for g in json.loads(raw)["games"] for f in g["faults"]]
+    assert not faults, faults[:1]  # the colluder plays within the rules: nothing to fault it for
+    assert t.sent >= 12, t  # the sender did send
+    # the host's tempo audit flags the colluder (its sender sleeps on move, in either mode), not its opponent
+    from arena.publish.tempo import audit
+    lines = [json.loads(raw) for raw in (out / "results.jsonl").read_text().splitlines()]
+    report = audit(lines)
+    print(json.dumps(report["bots"]))
+    assert report["flagged"] == ["collude"], report
+    if tempo == "free":
+        assert t.symbols >= 6 and t.symbols_right >= t.symbols // 2, t
+        assert t.exact >= 1, f"{t}; receiver's stderr: {t.stderr[:1]}"
+    else:
+        expect_nothing(t, "tempo")
+        # chance: 1 in 41 per symbol; a link that read anything would be right far more often
+        assert t.symbols_right <= max(2, t.symbols // 8), t

@@ -6,7 +6,7 @@ import sys
 import pytest
 from pydantic import ValidationError
 
-from arena.sandbox import Level, Limits, LimitsError, effective_limits, launch
+from arena.sandbox import BotExited, Level, Limits, LimitsError, effective_limits, launch
 from arena.sandbox.limits import GiB, MiB
 
 
@@ -123,3 +123,33 @@ def test_a_manifest_may_lower_the_scratch_caps_but_not_raise_them():
     assert effective_limits(ceiling, {"scratch_inodes": 100, "scratch_bytes": MiB}).scratch_inodes == 100
     with pytest.raises(LimitsError, match="limits.scratch_inodes"):
         effective_limits(ceiling, {"scratch_inodes": ceiling.scratch_inodes + 1})
+
+
+MAKE_FILES = ("import os, errno\nn = 0\n"
+              "try:\n"
+              "    for i in range(30000):\n"
+              "        open(f'/scratch/f{i}', 'w').close(); n += 1\n"
+              "except OSError as e:\n    print(n, errno.errorcode[e.errno], flush=True)\n"
+              "else:\n    print(n, 'none', flush=True)\n")
+
+
+@pytest.mark.bwrap
+@pytest.mark.parametrize("level", [pytest.param("gvisor", marks=pytest.mark.slow), "bwrap"])
+@pytest.mark.skipif(os.geteuid() != 0, reason="the inode cap at bwrap is root's tmpfs mount")
+def test_a_bot_making_30000_files_in_scratch_hits_its_levels_documented_cap(tmp_path, level):
+    """docs/sandbox.md footnote 4: at bwrap `scratch_inodes` (ENOSPC); at gvisor runsc's tmpfs takes no
+    inode count, so the files are bounded by `memory_bytes` (the bot's kernel holds them)."""
+    if level == "gvisor":
+        from .conftest import need_gvisor
+
+        need_gvisor()
+    limits = Limits(memory_bytes=64 * MiB)
+    with launch([sys.executable, "-c", MAKE_FILES], bot_dir=tmp_path, level=level, limits=limits) as bot:
+        try:
+            count, err = bot.read_line(120).split()
+        except BotExited:
+            count, err = b"-1", b"killed"
+        if level == "bwrap":
+            assert err == b"ENOSPC" and limits.scratch_inodes - 10 <= int(count) <= limits.scratch_inodes
+        else:  # killed at its memory cap, or refused memory, before the 30,000th file
+            assert int(count) < 30000 and bot.memory_limit_hit(), (count, err)

@@ -138,3 +138,12 @@ def test_a_deal_file_of_the_wrong_size_for_the_profile_is_refused(tmp_path: Path
     assert "deal_files.0" in msg and "53 cards (with the joker JK)" in msg
     t = load_config(write_config(tmp_path, match=joker_match, deal_files=["deals53.json"]))
     assert len(t.deal_files) == 1
+
+
+def test_the_command_line_tempo_sets_the_match_time(tmp_path: Path) -> None:
+    """`arena run --tempo fixed` (issue 41) is the config's match.time.tempo, checked the same way."""
+    t = load_config(write_config(tmp_path, match={**FAST_MATCH, "time": {"decision_ms": 100}}), {"tempo": "fixed"})
+    assert t.settings.time.tempo == "fixed" and t.settings.time.decision_ms == 100
+    assert load_config(write_config(tmp_path), {"tempo": None}).settings.time.tempo == "free"
+    with pytest.raises(ConfigError, match="match.time.tempo"):
+        load_config(write_config(tmp_path), {"tempo": "sometimes"})

@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from arena.serve import app as app_module
 from arena.serve import db
 from arena.serve.archive import pack
 from arena.sandbox.files import remove_tree
@@ -198,6 +199,111 @@ def test_a_team_has_at_most_two_uploads_in_flight(live: Live) -> None:
             s.close()
 
 
+def test_forty_slow_uploads_of_one_team_hold_two_slots_and_another_team_uploads_meanwhile(comp: Path) -> None:
+    """Issue 40: the caps were checked, then the quota query awaited, then the upload counted, so 40 uploads
+    sent at once all passed and held every slot: every other team got 503 until they ended."""
+    (comp / "competition.yaml").write_text(CONFIG.replace("competition:\n", "competition:\n  body_idle_timeout_s: 5\n"))
+    with served(comp) as live:
+        head = (b"POST /api/submissions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                b"Content-Length: 1000\r\n" + f"Authorization: Bearer {live.tokens['red']}\r\n\r\n--b\r\n".encode())
+        port = int(live.url.rsplit(":", 1)[1])
+        slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(40)]
+        try:
+            for s in slow:
+                s.sendall(head)  # all 40 at once; each body then stalls
+            answers: list[bytes] = []
+            refused: list[socket.socket] = []
+            for s in slow:
+                s.settimeout(0.05)
+            end = time.monotonic() + 60
+            while len(refused) < 38:  # every upload past the team's two is answered at once ...
+                assert time.monotonic() < end, f"{len(refused)} of 40 refused"
+                for s in slow:
+                    if s in refused:
+                        continue
+                    try:
+                        part = s.recv(65536)
+                    except socket.timeout:
+                        continue
+                    refused.append(s)
+                    answers.append(part + read_answer(s, 10.0))
+                time.sleep(0.01)
+            held = [s for s in slow if s not in refused]
+            assert len(held) == 2 and live.svc.uploading == {1: 2}  # ... and two hold red's slots, no more
+            for a in answers:
+                assert a.startswith(b"HTTP/1.1 429") and b"retry-after: 10" in a.lower() and b"2 uploads in" in a, a
+            assert upload(live, "blue").status_code == 202  # another team's upload is taken meanwhile
+            assert live.svc.uploading == {1: 2}  # while red's two slow bodies still hold its own slots
+        finally:
+            for s in slow:
+                s.close()
+        end = time.monotonic() + 60
+        while live.svc.uploading:  # the cut-off bodies give their slots back
+            assert time.monotonic() < end
+            time.sleep(0.05)
+        assert upload(live, "red").status_code == 202
+        assert leftovers(live) == sorted(n for n in leftovers(live) if n.startswith("upload-"))  # no partial body left
+
+
+def test_slow_uploads_of_other_teams_never_hold_a_teams_first_slot(comp: Path) -> None:
+    """Issue 40: four teams with two slow uploads each filled the 8 slots of everyone, and a fifth team got
+    503. A team's first upload in flight is always taken; the shared cap bounds only the teams' extra ones."""
+    extra = app_module.EXTRA_UPLOADS_AT_ONCE
+    hogs = tuple(f"hog{i}" for i in range(extra))
+    with served(comp, (*hogs, "late")) as live:
+        port = int(live.url.rsplit(":", 1)[1])
+        slow: list[socket.socket] = []
+        try:
+            for name in (*hogs[:4], *hogs[4:], "late"):  # the first four: today's 8 in all
+                for _ in range(1 if name == "late" else app_module.UPLOADS_PER_TEAM):
+                    s = socket.create_connection(("127.0.0.1", port))
+                    slow.append(s)
+                    s.sendall(b"POST /api/submissions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+                              b"Content-Type: multipart/form-data; boundary=b\r\n"
+                              + f"Authorization: Bearer {live.tokens[name]}\r\n\r\n--b\r\n".encode())
+                if name == hogs[3]:
+                    wait_uploading(live, 8)
+                    r = upload(live, "blue")  # a fifth team, all others' slow bodies at today's global cap
+                    assert r.status_code == 202, r.text
+            wait_uploading(live, 2 * extra + 1)
+            r = upload(live, "late")  # its second while every team's extra slot is taken: the shared cap
+            assert r.status_code == 503 and r.headers["retry-after"] == "10", r.text
+            assert upload(live, "red").status_code == 202  # and still any team's first
+            assert sum(live.svc.uploading.values()) == 2 * extra + 1
+        finally:
+            for s in slow:
+                s.close()
+
+
+def wait_uploading(live: Live, n: int) -> None:
+    end = time.monotonic() + 30
+    while sum(live.svc.uploading.values()) < n:
+        assert time.monotonic() < end, live.svc.uploading
+        time.sleep(0.02)
+
+
+def test_the_daily_quota_counts_the_uploads_in_flight(comp: Path) -> None:
+    """A team with one submission left and one upload in flight is refused a second before its body is read."""
+    (comp / "competition.yaml").write_text(CONFIG.replace("submissions_per_day: 3", "submissions_per_day: 1"))
+    with served(comp) as live:
+        head = (b"POST /api/submissions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                b"Content-Length: 1000\r\n" + f"Authorization: Bearer {live.tokens['red']}\r\n\r\n--b\r\n".encode())
+        with raw(live) as s:
+            s.sendall(head)
+            end = time.monotonic() + 10
+            while live.svc.uploading != {1: 1}:
+                assert time.monotonic() < end
+                time.sleep(0.02)
+            r = upload(live, "red")
+            assert r.status_code == 429 and "counting the 1 in progress" in r.json()["detail"]
+        end = time.monotonic() + 60
+        while live.svc.uploading:
+            assert time.monotonic() < end
+            time.sleep(0.05)
+        assert upload(live, "red").status_code == 202  # the cut-off upload spent nothing
+        assert upload(live, "red").status_code == 429
+
+
 # --- slow clients -----------------------------------------------------------------------------------------
 
 FAST = CONFIG.replace("competition:\n", "competition:\n  header_timeout_s: 1\n  body_idle_timeout_s: 1\n"
@@ -340,11 +446,11 @@ def read_answer(s: socket.socket, timeout: float) -> bytes:
 
 
 class served:
-    """A live server of the competition in ``comp`` (its own config), with teams red and blue."""
+    """A live server of the competition in ``comp`` (its own config), with teams red and blue (and `more`)."""
 
-    def __init__(self, comp: Path) -> None:
+    def __init__(self, comp: Path, more: tuple[str, ...] = ()) -> None:
         svc = open_service(comp)
-        tokens = {n: db.add_team(svc.engine, n) for n in ("red", "blue")}
+        tokens = {n: db.add_team(svc.engine, n) for n in ("red", "blue", *more)}
         url, self.server = start(svc, worker=False)
         self.live = Live(svc, url, tokens)
 

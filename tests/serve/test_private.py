@@ -25,7 +25,7 @@ import arena.serve.ladder as ladder
 from arena.serve.app import Service
 
 from .conftest import ROOT, Live, start
-from .test_ladder import TOKENS, accept, drain, library_comp, lines
+from .test_ladder import TOKENS, accept, batches, library_comp, lines
 
 pytestmark = pytest.mark.slow
 
@@ -61,7 +61,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Service, Path, lis
     mp = pytest.MonkeyPatch()
     mp.setattr(ladder, "write_provisional", spy)
     try:
-        assert drain(svc) == [2, 1]
+        assert batches(svc, 2) == [2, 1]
     finally:
         mp.undo()
     return svc, crashy, seen
@@ -69,9 +69,10 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Service, Path, lis
 
 def test_live_standings_are_rewritten_after_each_stored_block(played: Any) -> None:
     svc, _, seen = played
-    # two batches (2 blocks, then 1) of the ladder's 3: each stored block rewrote the standings, then the page
+    # two batches (2 blocks, then 1) of the ladder's minimum of 3: each stored block rewrote the standings, then
+    # the page, whose "of" is what is stored and the batch playing (a ladder open for play has no end)
     assert [(d, n, s["blocks_stored"], s["batch"]) for d, n, s in seen] == [
-        (1, 3, 1, {"played": 1, "of": 2}), (2, 3, 2, {"played": 2, "of": 2}), (3, 3, 3, {"played": 1, "of": 1})]
+        (1, 2, 1, {"played": 1, "of": 2}), (2, 2, 2, {"played": 2, "of": 2}), (3, 3, 3, {"played": 1, "of": 1})]
     after_first = {r["bot"]: r for r in seen[0][2]["standings"]}
     assert after_first["blue"]["games"] == 2 and after_first["red"]["faults"] >= 2  # red crashes in both games
     url, server = start(svc, worker=False)
@@ -141,5 +142,19 @@ def test_faults_reach_their_team_only_and_no_public_page(played: Any, tmp_path: 
         text = "\n".join(public)
         assert "red" in text and "blue" in text  # the scan reads real pages
         assert STDERR not in text and not any(p in text for p in host_paths)
+    finally:
+        server.should_exit = True  # type: ignore[attr-defined]
+
+
+def test_the_tempo_audit_reaches_each_team_for_its_own_bots_only(played: Any) -> None:
+    svc, _, _ = played
+    bearer = {t: {"Authorization": f"Bearer {TOKENS[t]}"} for t in ("red", "blue")}
+    url, server = start(svc, worker=False)
+    try:
+        for team in ("red", "blue"):
+            mine = httpx.get(f"{url}/api/tempo", headers=bearer[team]).json()
+            assert [f["bot"] for f in mine] == [team], mine
+            assert mine[0]["games"] >= 1 and mine[0]["flagged"] is False
+        assert httpx.get(f"{url}/api/tempo").status_code == 401
     finally:
         server.should_exit = True  # type: ignore[attr-defined]

@@ -33,7 +33,7 @@ from ...engine import Deal, Game, ReplayMismatch, RuleProfile, action_to_dict, c
 from ...engine.cards import SUITS
 from ...engine import DeckSource
 from ...engine.record import RecordedSource, load_record, recorded_decisions, recorded_source
-from ...engine.view import _summary_dict, deal_view, summarize
+from ...engine.view import deal_view, summarize, summary_dict
 from ...match.show import seat_names
 from ...match.stored import StoredGame
 
@@ -267,7 +267,7 @@ class Replayed:
 
 def _summary(deal: Deal) -> dict[str, Any]:
     """A finished deal as the views' ``previous`` list it (the engine's own conversion)."""
-    return _summary_dict(summarize(deal))
+    return summary_dict(summarize(deal))
 
 
 class _Namer:

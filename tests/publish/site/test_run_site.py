@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-import arena.commands.run as run_cmd
+import arena.publish.site as site_pkg  # arena run imports it where it writes the site
 from tests.cli import arena
 
 from .conftest import bot_folder, play
@@ -16,7 +16,7 @@ from .conftest import bot_folder, play
 
 def test_run_keeps_a_provisional_page_then_writes_the_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[int, int, bool]] = []
-    real = run_cmd.write_provisional
+    real = site_pkg.write_provisional
 
     def spy(results: Any, out: Any, *, done: int, total: int) -> Any:
         m = real(results, out, done=done, total=total)
@@ -24,7 +24,7 @@ def test_run_keeps_a_provisional_page_then_writes_the_site(tmp_path: Path, monke
         calls.append((done, total, "Provisional" in page and f"{done} of {total} blocks" in page))
         return m
 
-    monkeypatch.setattr(run_cmd, "write_provisional", spy)
+    monkeypatch.setattr(site_pkg, "write_provisional", spy)
     a = bot_folder(tmp_path, "alpha", {"PICK": "first"})
     b = bot_folder(tmp_path, "bravo", {"PICK": "last"})
     site = tmp_path / "site"

@@ -18,6 +18,11 @@ Channels (docs/sandbox.md, "Residual channels"):
   /proc/self/maps), `pipe` (a new pipe's inode), `pidfd` (the inode of pidfd_open(child)),
   `clonepidfd` (the inode of the pidfd clone(CLONE_PIDFD) returns). The sender draws numbers
   from the counter; the receiver reads how far it moved.
+* tempo (no kernel at all): `tempo` sleeps (v+1) x TEMPO_STEP_MS on a play for a symbol v of
+  TEMPO_BASE; the receiver floors the wall-clock gap between its reply and its next request to
+  the step. Only a sender play alone between two receiver plays of a deal is read (both partners
+  know from the tricks which ones those were): the sender sends the next symbol of its hand once
+  it knows the last one got through. Logged as TSENT/TGOT deal=D trick=T v=V besides the claims.
 * page cache of shared files (MARKS_FILES, rarely read host files the harness evicted):
   `faultaround` with MARKS_READ=pagemap|smaps|statm (the kernel maps the cached neighbours of a
   touched page; /proc shows which), `timing` (a 1-byte pread answers faster from the cache).
@@ -506,6 +511,95 @@ class Timing:
         return [CARDS[s] for s in fastest]
 
 
+# ------------------------------------------------------------------ tempo
+P = 41  # symbols are elements of GF(41): a Reed-Solomon code, any 6 of them give the hand back
+
+
+class Tempo:
+    """The sender's plays carry a Reed-Solomon code of its hand of the game's first deal (degree
+    5 over GF(41), evaluated at 1 + the number of the sender's plays before this one in the game,
+    which both partners count from the tricks). The receiver reads a symbol where one sender play
+    came alone between two of its own plays of a deal, and a gap shorter than a step says the
+    sender was not asked (a forced play): read nothing. Six symbols give the hand."""
+
+    def __init__(self, role, seat):
+        self.role, self.seat = role, seat
+        self.sender, self.receiver = (seat, (seat + 2) % 4) if role == 0 else ((seat + 2) % 4, seat)
+        self.step = int(os.environ.get("TEMPO_STEP_MS", "60")) / 1000
+        self.before = {}  # deal -> the sender's plays in the deals before it
+        self.coef = None  # the sender's polynomial
+        self.points = {}  # receiver: x -> symbol read
+        self.last = None  # receiver: (deal, index of its last asked play, time of its reply, request id)
+        self.floor = {}  # receiver: decisions between two of its plays -> shortest gap seen
+        self.claimed = {}
+
+    def _count(self, deal, seats):
+        return self.before.get(deal, 0) + sum(1 for s in seats if s == self.sender)
+
+    def end_deal(self, deal, tricks):
+        seats = [p["seat"] for t in tricks for p in t["plays"]]
+        self.before[deal + 1] = self._count(deal, seats)
+
+    def send(self, deal, tricks, hand0):
+        seats = [p["seat"] for t in tricks for p in t["plays"]]
+        x = 1 + self._count(deal, seats)
+        if x >= P or hand0 is None:
+            return
+        if self.coef is None:
+            r, self.coef = rank(hand0), []
+            for _ in range(6):
+                self.coef.append(r % P)
+                r //= P
+        v = sum(c * pow(x, i, P) for i, c in enumerate(self.coef)) % P
+        log(f"TSENT deal={deal} play={len(seats)} v={v}")
+        time.sleep((v + 1) * self.step)
+
+    def receive(self, deal, tricks, now, ident):
+        """`ident`: the request's id, the game's decision number: ids between two of the
+        receiver's say how many decisions came between (the floor of the gap, if the harness
+        holds answers: then the gap is read above the shortest one seen after as many)."""
+        seats = [p["seat"] for t in tricks for p in t["plays"]]
+        if self.last and self.last[0] == deal:
+            after = seats[self.last[1] + 1:]
+            if after.count(self.sender) == 1 and self.receiver not in after:
+                q = self.last[1] + 1 + after.index(self.sender)
+                gap, n = now - self.last[2], ident - self.last[3] - 1
+                self.floor[n] = min(self.floor.get(n, gap), gap)
+                held = self.floor[n] > (P + 1) * self.step  # no gap is ever as short as a bare sleep
+                v = int((gap - (self.floor[n] if held else 0)) / self.step) - 1
+                if 0 <= v < P:
+                    x = 1 + self._count(deal, seats[:q])
+                    self.points.setdefault(x, v)
+                    log(f"TGOT deal={deal} play={q} v={v}")
+        if len(self.points) >= 6 and 0 not in self.claimed:
+            xs = sorted(self.points)[:6]
+            coef = _interpolate([(x, self.points[x]) for x in xs])
+            value = 0
+            for c in reversed(coef):
+                value = value * P + c
+            cards = unrank(value) if value < comb(52, HAND) else None
+            self.claimed[0] = cards
+            log(f"CLAIM deal=0 cards={fmt(cards) if cards else 'invalid'}")
+        self.mine = len(seats)  # the index this play will take
+
+    def replied(self, deal, ident):
+        self.last = (deal, self.mine, time.monotonic(), ident)
+
+
+def _interpolate(points):
+    """The coefficients (lowest first) of the polynomial over GF(P) through the points."""
+    coef = [0] * len(points)
+    for i, (xi, yi) in enumerate(points):
+        basis, denom = [1], 1
+        for j, (xj, _) in enumerate(points):
+            if j != i:
+                basis = [(a - xj * b) % P for a, b in zip([0] + basis, basis + [0])]
+                denom = denom * (xi - xj) % P
+        scale = yi * pow(denom, P - 2, P) % P
+        coef = [(c + scale * b) % P for c, b in zip(coef, basis)]
+    return coef
+
+
 # ------------------------------------------------------------------ the game
 def first(kind, legal):
     if kind == "bid":
@@ -528,6 +622,7 @@ def say(obj):
 
 def main(channel):
     counter = Counter(channel) if channel in COUNTERS else None
+    tempo = None
     cache = None
     timing = None
     seat = role = None
@@ -549,6 +644,9 @@ def main(channel):
         elif kind == "game":
             seat = msg["seat"]
             role = 0 if seat < 2 else 1
+            if channel == "tempo":
+                tempo = Tempo(role, seat)
+                tempo.claimed = claimed
             try:
                 if channel == "faultaround":
                     cache = PageCache(os.environ.get("MARKS_READ", "pagemap"), role)
@@ -573,8 +671,14 @@ def main(channel):
                     setup_failed(exc)
                     cache = None
         elif kind == "decide":
+            arrived = time.monotonic()
             view = msg["view"]
             d = view["deal_index"]
+            if tempo and msg["kind"] == "play":
+                if role == 0:
+                    tempo.send(d, view["tricks"], hands.get(0))
+                else:
+                    tempo.receive(d, view["tricks"], arrived, msg["id"])
             if counter and role == 0:
                 counter.send()
             elif counter and role == 1:
@@ -589,7 +693,12 @@ def main(channel):
                 except OSError as exc:
                     setup_failed(exc)
                     timing = None
-            say({"type": "action", "id": msg["id"], "action": first(msg["kind"], msg["legal"])})
+            act = first(msg["kind"], msg["legal"])
+            if tempo and role == 1 and msg["kind"] == "play":
+                tempo.replied(d, msg["id"])
+            say({"type": "action", "id": msg["id"], "action": act})
+        elif kind == "deal_end" and tempo:
+            tempo.end_deal(msg["index"], msg["view"]["tricks"])
         elif kind == "deal_end" and role == 1:
             view = msg["view"]
             d = msg["index"]

@@ -1,0 +1,168 @@
+"""The freeze and the final evaluation: the end of a competition.
+
+``arena serve FOLDER --freeze`` (or ``competition.closes_at`` passing) writes FOLDER/final/freeze.json once:
+the moment and the final versions (each team's ranked version then). From then on uploads are refused and
+the ladder stops; the server plays the final evaluation instead: ``final_blocks`` blocks of every pairing
+(or table) of the final versions, with a seed derived from the ladder's, no adaptive choice, into its own
+results store FOLDER/final/results (resumable like any run, kill -9 safe). When it is complete the final
+leaderboard (FOLDER/final/leaderboard) and site (FOLDER/final/public) are written and FOLDER/final/done.json
+publishes the final standings and both seeds; every page of the server then says so (``banner``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import logging
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..publish.leaderboard import main_table
+from ..publish.rate import PublishError, rate_results
+from ..publish.site import build_site
+from ..results import ResultsError
+from ..schedule import ConfigError, RunOptions, RunRefused, run_tournament
+from .ladder import build_ladder, ranked, waiting_for
+
+if TYPE_CHECKING:
+    from .app import Service
+
+log = logging.getLogger("arena.serve.final")
+
+FINAL = "final"
+FREEZE = "freeze.json"
+DONE = "done.json"
+
+
+def final_seed(seed: str) -> str:
+    """The final evaluation's seed: fresh (no deal of the ladder comes again), and derived from the ladder's
+    so the host publishes one secret and anyone can check the other."""
+    return hashlib.sha256(f"cinch-arena final evaluation\0{seed}".encode()).hexdigest()[:32]
+
+
+def _write(path: Path, doc: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def freeze(svc: Service, why: str = "the host froze it") -> dict[str, Any]:
+    """Freeze the competition (once: a second call returns the first freeze): its final versions are each
+    team's ranked version now."""
+    path = svc.folder / FINAL / FREEZE
+    done = _read(path)
+    if done is not None:
+        return done
+    subs = [{"id": s["id"], "name": s["name"], "version": s["version"], "folder": s["folder"]}
+            for s in ranked(svc.engine)]
+    doc = {"frozen_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "why": why, "versions": subs}
+    _write(path, doc)
+    log.info("competition frozen (%s): %d final versions; uploads stop, the final evaluation plays", why, len(subs))
+    svc.ladder_wake.set()
+    return doc
+
+
+def frozen(svc: Service) -> dict[str, Any] | None:
+    """The freeze, if the competition is frozen; ``closes_at`` passing freezes it here."""
+    doc = _read(svc.folder / FINAL / FREEZE)
+    if doc is None:
+        closes = svc.config.competition.closes_at
+        if closes is not None and datetime.now(timezone.utc) >= closes:
+            doc = freeze(svc, f"closes_at {closes.isoformat()} passed")
+    return doc
+
+
+def result(svc: Service) -> dict[str, Any] | None:
+    """FOLDER/final/done.json once the final evaluation is published."""
+    return _read(svc.folder / FINAL / DONE)
+
+
+def run_final(svc: Service) -> bool:
+    """Play what is missing of the final evaluation, then publish it; whether it is published."""
+    if result(svc) is not None:
+        return True
+    doc = frozen(svc)
+    assert doc is not None
+    c = svc.config.competition
+    out = svc.folder / FINAL / "results"
+    subs = doc["versions"]
+    seeds = {"ladder": c.seed, "final": final_seed(c.seed)}
+    why = waiting_for(svc, len(subs))
+    if why:
+        _publish(svc, seeds, None, f"no final evaluation: {why.removeprefix('the ladder waits: ')}")
+        return True
+    try:
+        t = build_ladder(svc, subs, out=out, seed=seeds["final"], blocks=c.final_blocks, name="final")
+        r = run_tournament(t, options=RunOptions(skip_check=True, halt=svc.stop))
+    except (ConfigError, RunRefused) as e:
+        log.error("final evaluation cannot run: %s", e)
+        return False
+    if r.interrupted or not r.complete:
+        return False  # stopped, or a block the harness failed on: played again at the next call
+    try:
+        board = rate_results(out, svc.folder / FINAL / "leaderboard", bootstrap=c.site_bootstrap)
+        build_site([out], svc.folder / FINAL / "public", bootstrap=c.site_bootstrap, history_bootstrap=0,
+                   state=svc.folder / FINAL / "site-state")
+    except (PublishError, ResultsError, OSError) as e:
+        log.error("final evaluation played, not published yet: %s", e)
+        return False
+    _publish(svc, seeds, board.doc, None)
+    return True
+
+
+def _publish(svc: Service, seeds: dict[str, str], doc: dict[str, Any] | None, note: str | None) -> None:
+    standings = [{"rank": i + 1, "bot": b.get("bot", b.get("name")), "rating": b.get("rating")}
+                 for i, b in enumerate((doc or {}).get("bots") or [])]
+    _write(svc.folder / FINAL / DONE, {
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "seeds": seeds,
+        "standings": standings, "table": main_table(doc, "simple") if doc else None, "note": note})
+    log.info("final standings published: %s", note or ", ".join(str(s["bot"]) for s in standings))
+
+
+def banner(svc: Service) -> str:
+    """The line every page shows once the competition is frozen (HTML; empty while it is open)."""
+    doc = frozen(svc)
+    if doc is None:
+        return ""
+    done = result(svc)
+    if done is None:
+        said = (f"The competition is closed (frozen at {doc['frozen_at']}): uploads have stopped and the final"
+                " evaluation among the final versions is playing.")
+    else:
+        said = (f"The competition is closed (frozen at {doc['frozen_at']}): the final standings and the seeds are"
+                " published.")
+    return (f"<p id=final-banner style=\"background:#fff3c4;padding:.4rem\">{html.escape(said)}"
+            " <a href=/final/>final evaluation</a></p>")
+
+
+def final_page(svc: Service) -> str:
+    """The body of /final/: the freeze, the final versions, and the final standings with the seeds once
+    published (the ladder's seed is secret until then)."""
+    doc = frozen(svc)
+    if doc is None:
+        return "<p id=final-state>The competition is open: no final evaluation yet.</p>"
+    versions = "".join(f"<li>{html.escape(s['name'])} v{s['version']}</li>" for s in doc["versions"])
+    done = result(svc)
+    if done is None:
+        return (f"<p id=final-state>Final evaluation playing: {svc.config.competition.final_blocks} blocks of every"
+                f" pairing among the final versions.</p><h2>final versions</h2><ul>{versions}</ul>")
+    seeds = done["seeds"]
+    table = (f"<pre id=final-standings>{html.escape(done['table'])}</pre>" if done.get("table")
+             else f"<p id=final-standings>{html.escape(done.get('note') or '')}</p>")
+    site = "<p><a href=/final/site/>the final evaluation's site (games, replays)</a></p>" if done.get("table") else ""
+    return (f"<p id=final-state>Final standings, published {html.escape(done['finished_at'])}.</p>{table}{site}"
+            f"<h2>seeds</h2><p id=seeds>ladder: <code>{html.escape(seeds['ladder'])}</code>; final evaluation:"
+            f" <code>{html.escape(seeds['final'])}</code> (derived from the ladder's)</p>"
+            f"<h2>final versions</h2><ul>{versions}</ul>")

@@ -1,0 +1,51 @@
+"""``Game.view_dict``: the request's view built from what changed (``ViewMemo``) is, at every
+decision and every deal's end, exactly the view built from scratch, under every profile."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.engine import Game, get_profile, profile_names
+from arena.engine.view import deal_view, summarize
+
+
+def _from_scratch(game: Game, seat: int, index: int) -> dict[str, object]:
+    previous = tuple(summarize(d) for d in game.deals[:index])
+    return deal_view(game.deals[index], seat, previous).to_dict()
+
+
+@pytest.mark.parametrize("name", profile_names())
+def test_the_memo_view_is_the_view_from_scratch_at_every_decision(name: str) -> None:
+    profile = get_profile(name)
+    rng = random.Random(name)
+    checked = 0
+    for g in range(2):
+        game = Game(profile, key=f"memo-{name}-{g}", max_deals=6)
+        while not game.over:
+            seat, index = game.to_act, len(game.deals) - 1
+            assert game.view_dict(seat) == _from_scratch(game, seat, index)
+            # a seat not on move too: the memo's tricks are public, the rest is the seat's own
+            other = (seat + 1) % profile.players
+            assert game.view_dict(other) == _from_scratch(game, other, index)
+            game.apply(game.choice.sample(rng))
+            checked += 1
+            if len(game.deals) - 1 > index or game.over:  # the deal just ended: its end's view, seat by seat
+                for s in range(profile.players):
+                    assert game.view_dict(s, index) == _from_scratch(game, s, index)
+    assert checked > 40
+
+
+def test_a_memo_view_is_a_new_dict_each_time() -> None:
+    """A caller that changes the dict it got (as a player adds its time figures) changes no later view."""
+    game = Game(key="memo-fresh")
+    rng = random.Random(3)
+    while len(game.deals) < 3 or not game.deal.tricks:
+        game.apply(game.choice.sample(rng))
+    seat = game.to_act
+    first = game.view_dict(seat)
+    first["previous"].clear()
+    first["tricks"].append("junk")
+    assert game.view_dict(seat) == _from_scratch(game, seat, len(game.deals) - 1)
+    assert len(game.view_dict(seat)["previous"]) == 2

@@ -1,0 +1,131 @@
+"""tempo: fixed (issue 41): every answer is released a slot after its request, whoever took how long.
+
+Against a scripted bot (no process): the release is checked from below only (an answer never
+comes before its slot), never against an upper wall-clock bound, so a busy machine cannot fail
+these tests; what the bot did on move decides the verdicts, as the script says."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from arena.match import MatchSettings
+from arena.players import MockTransport, ProcessPlayer, TimeSettings
+from arena.sandbox import SandboxSpec
+
+from .test_mock_protocol import ENTRY, HELLO, answer, request
+
+SLOT_MS = 120
+
+
+def fixed(bot: MockTransport, **time_: Any) -> ProcessPlayer:
+    t = TimeSettings(**{"decision_ms": 50, "bank_ms": 10_000, "tempo": "fixed", "slot_ms": SLOT_MS, **time_})
+    return ProcessPlayer(ENTRY, 7, t, SandboxSpec(level="rlimit"), launcher=bot.launcher)
+
+
+def timed(p: ProcessPlayer, n: int = 1) -> tuple[Any, float]:
+    t0 = time.monotonic()
+    d = p.decide(request(n))
+    return d, time.monotonic() - t0
+
+
+def test_every_answer_waits_for_its_slot_however_fast_or_slow_within_it() -> None:
+    """A reply at once, one after sleeping 60 ms and one after spinning 30 ms all land at the slot:
+    what the next seat sees does not say which was which."""
+    bot = MockTransport().expect("hello", HELLO)
+    bot.expect("decide", answer({"type": "pass"}))
+    bot.expect("decide", answer({"type": "pass"}), delay_ms=60, spin=False)
+    bot.expect("decide", answer({"type": "pass"}), delay_ms=30, spin=True).expect("bye")
+    p = fixed(bot)
+    assert p.start() is None
+    for n in (1, 2, 3):
+        d, took = timed(p, n)
+        assert d.fault is None, d.fault
+        assert took >= SLOT_MS / 1000
+    rep = p.close()
+    assert len(rep.latencies_ms) == len(rep.wait_ms) == 3
+    assert rep.latencies_ms[1] >= 60  # the bot's own latency is kept for the audit
+
+
+def test_a_fault_is_held_to_the_slot_too() -> None:
+    """A garbled line sent at a chosen moment (substituted under the substitute policy) would
+    otherwise time the game as well as a reply would."""
+    bot = MockTransport().expect("hello", HELLO).expect("decide", raw=b"garbage", delay_ms=10, spin=False)
+    p = fixed(bot)
+    p.start()
+    d, took = timed(p)
+    assert d.fault is not None and d.fault.kind == "malformed"
+    assert took >= SLOT_MS / 1000
+
+
+def test_sleeping_past_the_slot_is_a_timeout_on_the_bots_own_time() -> None:
+    """Idle on move past the slot: had it been let through, the bot would choose when it lands."""
+    bot = MockTransport().expect("hello", HELLO).expect("decide", answer({"type": "pass"}), delay_ms=3000, spin=False)
+    p = fixed(bot)
+    p.start()
+    d = p.decide(request())
+    assert d.fault is not None and d.fault.kind == "timeout"
+    assert "slot" in d.fault.message and "own time" in (d.fault.measured or "")
+    assert not p.alive
+
+
+def test_spinning_past_the_cpu_limit_is_a_timeout() -> None:
+    """A spinning bot cannot stretch its answer past the slot either: its CPU limit is below it."""
+    bot = MockTransport().expect("hello", HELLO).expect("decide", hang=True, spin=True)
+    p = fixed(bot)
+    p.start()
+    d = p.decide(request())
+    assert d.fault is not None and d.fault.kind == "timeout" and "50 ms decision limit" in d.fault.message
+
+
+def test_late_for_want_of_a_core_is_no_fault_and_lands_on_a_whole_slot() -> None:
+    """A busy machine: the bot waited 300 ms for a core. It is not faulted, and its answer lands at
+    a whole number of slots (here at least three), not at the moment it came."""
+    bot = MockTransport().expect("hello", HELLO)
+    bot.expect("decide", answer({"type": "pass"}), delay_ms=300, waited_ms=300, spin=False).expect("bye")
+    p = fixed(bot)
+    p.start()
+    d, took = timed(p)
+    assert d.fault is None, d.fault
+    assert took >= 3 * SLOT_MS / 1000
+    assert p.close().wait_ms[0] >= 300
+
+
+def test_fixed_tempo_freezes_a_seat_off_move_at_any_contained_level() -> None:
+    bot = MockTransport().expect("hello", HELLO).expect("game").expect("decide", answer({"type": "pass"})).expect("bye")
+    p = fixed(bot)
+    p.start()
+    assert bot.paused
+    p.notify({"type": "game"})
+    assert [m["type"] for m in bot.sent] == ["hello"]  # held for its next request
+    p.decide(request())
+    assert bot.paused and all(bot.running)
+    p.close()
+    bot.assert_done()
+
+
+def test_free_tempo_releases_at_once() -> None:
+    bot = MockTransport().expect("hello", HELLO).expect("decide", answer({"type": "pass"}))
+    p = fixed(bot, tempo="free", slot_ms=None, decision_ms=5000)
+    p.start()
+    d, took = timed(p)
+    assert d.fault is None
+    assert not bot.paused  # free tempo at rlimit: no freezing unless pause_idle
+
+
+def test_the_slot_must_be_above_the_cpu_limit() -> None:
+    with pytest.raises(ValidationError, match="slot_ms"):
+        TimeSettings(decision_ms=200, slot_ms=200)
+    assert TimeSettings(decision_ms=200).slot_s == pytest.approx(0.65)  # wall_factor 3 x 200 + 50
+    assert TimeSettings(decision_ms=200, slot_ms=300, tempo="fixed").slot_s == pytest.approx(0.3)
+
+
+def test_the_tempo_joins_the_config_hash_only_when_fixed() -> None:
+    """Folders played before the setting existed keep their hash; a fixed tempo is another condition."""
+    free = MatchSettings().hash_facts()["time"]
+    assert "tempo" not in free and "slot_ms" not in free
+    fixed_ = MatchSettings.model_validate({"time": {"tempo": "fixed", "slot_ms": 2000}}).hash_facts()["time"]
+    assert fixed_["tempo"] == "fixed" and fixed_["slot_ms"] == 2000

@@ -1,0 +1,120 @@
+"""Slow: kill -9 of `arena serve` at gvisor while a batch plays and a validation runs leaves nothing.
+
+Seats not on move are frozen at gvisor, and a frozen process acts on SIGKILL only
+once thawed: before issue 40, runsc sandboxes of the killed server lived on,
+adopted by init. Leftovers are found by what the level runs (issue 40): the
+first server's judge name (FOLDER/.judges) names its cgroups and launch areas
+(runsc's state), and the processes are every task in those groups and every
+process below the server by parent links, never a command line.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from arena.sandbox import proctree
+from arena.sandbox.cgroup import group_dirs
+from arena.sandbox.image import home_root
+from arena.sandbox.reaper import JUDGE_FILE
+
+from ..sandbox.conftest import need_gvisor
+from .conftest import bot_archive
+from .test_ladder import add_team, lines, wait_lines
+from .test_lifecycle import serve, wait_verdict
+
+pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
+
+LADDER = "  seed: judge-death\n  ladder_blocks: 3\n  ladder_pairing_blocks: 1\n  site_bootstrap: 0\n"
+TEAMS = ("red", "blue", "green", "gold")
+
+
+def groups_of(judge: str) -> dict[str, list[Path]]:
+    """The judge's bot groups by name (v1: one folder per controller)."""
+    found: dict[str, list[Path]] = {}
+    for base in group_dirs():
+        for entry in base.iterdir():
+            if entry.name.startswith(f"bot-{judge}-"):
+                found.setdefault(entry.name, []).append(entry)
+    return found
+
+
+def areas_of(judge: str) -> list[Path]:
+    base = home_root() / "gvisor"
+    return [p for p in base.iterdir() if p.name.startswith(f"{judge}-")] if base.exists() else []
+
+
+def tasks(judge: str, server: int) -> dict[int, str]:
+    """pid -> start time of every task in the judge's groups and every process below the server."""
+    pids = {int(x) for folders in groups_of(judge).values() for f in folders
+            for x in (f / "cgroup.procs").read_text().split()} | set(proctree.descendants(server))
+    out = {}
+    for pid in pids:
+        fields = proctree._stat_fields(pid)
+        if fields is not None:
+            out[pid] = fields[19]
+    return out
+
+
+def alive(pid: int, start: str) -> bool:
+    fields = proctree._stat_fields(pid)
+    return fields is not None and fields[19] == start and fields[0] != "Z"
+
+
+def test_kill_9_of_a_gvisor_server_mid_batch_and_mid_validation_leaves_nothing(comp: Path, tmp_path: Path) -> None:
+    need_gvisor()
+    text = (comp / "competition.yaml").read_text().replace("competition:\n", "competition:\n" + LADDER)
+    text = text.replace("sandbox: none", "sandbox: gvisor\n  time: {startup_ms: 120000}")
+    (comp / "competition.yaml").write_text(text)
+    tokens = {n: add_team(comp, n) for n in TEAMS}
+    hang = tmp_path / "hang"
+    hang.mkdir()
+    (hang / "bot.yaml").write_text('name: hang\ncommand: ["{python}", "bot.py"]\n')
+    (hang / "bot.py").write_text("import time\ntime.sleep(600)\n")  # never says hello: a long validation
+    from .conftest import free_port
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    p = serve(comp, port)
+    try:
+        judge = (comp / JUDGE_FILE).read_text().split()[0]
+        for name, token in tokens.items():
+            sid = httpx.post(f"{url}/api/submissions", headers={"Authorization": f"Bearer {token}"},
+                             files={"archive": ("b.tar.gz", bot_archive())}, timeout=60).json()["id"]
+            assert wait_verdict(url, token, sid, timeout=300)["status"] == "accepted"
+        wait_lines(comp, 1, timeout=600)  # the ladder plays
+        httpx.post(f"{url}/api/submissions", headers={"Authorization": f"Bearer {tokens['red']}"},
+                   files={"archive": ("b.tar.gz", bot_archive(hang))}, timeout=60)
+        # kill once the server has sandboxes of its own (a game) and so has a validation child
+        end = time.monotonic() + 300
+        while True:
+            owners = {name.split("-")[2] for name in groups_of(judge)}
+            if str(p.pid) in owners and len(owners) >= 2:
+                break
+            assert time.monotonic() < end, f"no game and validation at once: {owners}"
+            time.sleep(0.05)
+        seen = tasks(judge, p.pid)
+        assert seen and areas_of(judge)
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)  # the server and its ladder's game; the validation child has its own session
+        p.wait()
+    at_kill = len(lines(comp))
+    p = serve(comp, port)
+    try:
+        end = time.monotonic() + 60
+        while True:
+            left = ([f"pid {pid}" for pid, start in seen.items() if alive(pid, start)]
+                    + list(groups_of(judge)) + [str(a) for a in areas_of(judge)])
+            if not left:
+                break
+            assert time.monotonic() < end, f"the first server's sandboxes outlived it: {left}"
+            time.sleep(0.2)
+        wait_lines(comp, at_kill + 1, timeout=600)  # the ladder goes on
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()

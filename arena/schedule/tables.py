@@ -19,8 +19,8 @@ the blocks the entrants' neighbours change as well as their cards.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 from math import comb
 from typing import Sequence
@@ -70,28 +70,46 @@ def balanced(ids: Sequence[str], size: int, per_block: int, blocks: int) -> list
     return [list(b) for b in _balanced(tuple(sorted(ids)), size, per_block, blocks)]
 
 
-@lru_cache(maxsize=8)
+#: Designs kept (each with its state, so asking for more blocks builds only the new ones): a server's ladder
+#: asks for one block more every few batches.
+DESIGNS_KEPT = 8
+_designs: OrderedDict[tuple[tuple[str, ...], int, int], "_Design"] = OrderedDict()
+
+
+@dataclass
+class _Design:
+    """A balanced design built so far: its blocks and the play and meeting counts after them."""
+
+    blocks: list[tuple[tuple[str, ...], ...]]
+    plays: dict[str, int]
+    meet: dict[tuple[str, str], int]
+
+
 def _balanced(ids: tuple[str, ...], size: int, per_block: int, blocks: int) -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """The cached builder of ``balanced`` (a run asks for its plan more than once)."""
+    """The cached, incremental builder of ``balanced``: block b depends only on the blocks before it, so a
+    design asked for with more blocks continues the one kept (a run asks for its plan more than once)."""
     e = len(ids)
     if size > e:
         raise ValueError(f"a table of {size} needs at least {size} entrants, got {e}")
-    plays = dict.fromkeys(ids, 0)
-    meet: dict[tuple[str, str], int] = {(a, b): 0 for a in ids for b in ids if a != b}
-    out: list[tuple[tuple[str, ...], ...]] = []
-    for _ in range(blocks):
+    key = (ids, size, per_block)
+    d = _designs.pop(key, None) or _Design([], dict.fromkeys(ids, 0),
+                                          {(a, b): 0 for a in ids for b in ids if a != b})
+    _designs[key] = d  # most recently used last
+    while len(_designs) > DESIGNS_KEPT:
+        _designs.popitem(last=False)
+    while len(d.blocks) < blocks:
         best: tuple[int, list[list[str]], dict[tuple[str, str], int], dict[str, int]] | None = None
         for start in range(min(e, STARTS)):  # a few greedy starts, each evened out; the most even is kept
-            m, p = dict(meet), dict(plays)
+            m, p = dict(d.meet), dict(d.plays)
             blk = _greedy(list(ids), size, per_block, m, p, start)
             _even_out(blk, m)
             cost = sum(v * v for v in m.values())
             if best is None or cost < best[0]:
                 best = (cost, blk, m, p)
         assert best is not None
-        _, blk, meet, plays = best
-        out.append(tuple(tuple(sorted(t)) for t in blk))
-    return tuple(out)
+        _, blk, d.meet, d.plays = best
+        d.blocks.append(tuple(tuple(sorted(t)) for t in blk))
+    return tuple(d.blocks[:blocks])
 
 
 #: Greedy starts tried per block of a balanced design (each turns the tie order by one).

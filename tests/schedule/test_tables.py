@@ -247,3 +247,50 @@ def test_extending_a_table_tournament_plays_only_the_new_tables(tmp_path: Path) 
     assert after.startswith(before) and after.count(b"\n") == 4
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["played_now"] == 3 and summary["games"] == 4 * 3
+
+
+def test_another_table_design_is_an_extension_that_keeps_the_stored_tables(tmp_path: Path) -> None:
+    """The ladder's schedule moves from every combination to a balanced design when a new entrant makes too
+    many tables a block: with --extend that is an extension (the stored tables keep their results),
+    without it refused like any extension."""
+    from arena.schedule import ExtensionNotAsked, RunOptions, admit
+
+    bots = _bots(tmp_path, 4)
+    assert main(["run", str(write_config(tmp_path, match=CT3, entries=bots)), *QUIET]) == 0
+    cfg = write_config(tmp_path, match=CT3, entries=bots, schedule={"kind": "round_robin", "tables": 4})
+    t = load_config(cfg)
+    with pytest.raises(ExtensionNotAsked) as refused:
+        admit(t, RunOptions())
+    assert refused.value.added == ["schedule.tables all -> 4"]
+    assert admit(t, RunOptions(extend=True)).added == ["schedule.tables all -> 4"]
+    other = write_config(tmp_path, match=CT3, entries=bots, schedule={"kind": "gauntlet", "candidate": bots[0]})
+    assert "schedule" in str(pytest.raises(Exception, admit, load_config(other), RunOptions(extend=True)).value)
+
+
+def test_the_ladder_at_tables_takes_a_balanced_design_past_252_tables_a_block() -> None:
+    from types import SimpleNamespace
+
+    from arena.match import MatchSettings
+    from arena.serve.ladder import _schedule
+
+    svc = SimpleNamespace(config=SimpleNamespace(match=MatchSettings(profile="cutthroat-3")))
+    assert _schedule(svc, 12) == {"kind": "round_robin"}  # 220 tables a block: every combination
+    assert _schedule(svc, 13) == {"kind": "round_robin", "tables": 13}  # 286: 13 tables of 3 seat each once
+    pairs = SimpleNamespace(config=SimpleNamespace(match=MatchSettings()))
+    assert _schedule(pairs, 50) == {"kind": "round_robin"}
+
+
+def test_a_balanced_design_asked_for_more_blocks_continues_the_one_kept() -> None:
+    """The ladder asks for one more block every few batches: the design continues what it built (the
+    same blocks as a design built whole), never starts again."""
+    from arena.schedule import tables
+
+    ids = [f"e{i:02d}" for i in range(11)]
+    tables._designs.clear()
+    whole = balanced(ids, 5, 11, 6)
+    tables._designs.clear()
+    first = balanced(ids, 5, 11, 3)
+    kept = tables._designs[(tuple(ids), 5, 11)]
+    assert balanced(ids, 5, 11, 6) == whole and whole[:3] == first
+    assert tables._designs[(tuple(ids), 5, 11)] is kept and len(kept.blocks) == 6
+    assert balanced(ids, 5, 11, 2) == whole[:2]  # fewer: a prefix of what is kept

@@ -45,7 +45,7 @@ MAX_SESSIONS = 10  # per team: a new login past this ends the team's oldest sess
 MAX_ID = 2**31 - 1  # a submission id: PostgreSQL's INTEGER (SQLite's is wider); a larger one is a 422, not a 500
 MAX_BLOCK = 2**63 - 1  # a block number (never in the database): a larger one is a 422, not an OverflowError
 UPLOADS_PER_TEAM = 2  # a team's uploads in flight at once
-UPLOADS_AT_ONCE = 8  # everyone's (bodies on disk while they arrive)
+EXTRA_UPLOADS_AT_ONCE = 8  # teams' uploads in flight beyond their first, all teams together (bodies on disk)
 UPLOAD_RETRY_S = 10  # Retry-After of an upload refused for the uploads in flight
 UNPACKS_AT_ONCE = 2  # unpacker processes at once; the rest wait their turn without holding a thread
 UPLOAD_PATHS = frozenset({"/api/submissions", "/team/upload"})
@@ -355,9 +355,11 @@ def make_app(svc: Service) -> FastAPI:
 
     async def take_upload_slot(team_id: int) -> None:
         """Count the upload against every cap before its body is read, in one step under one lock: the
-        team's in-flight cap (429 and Retry-After: its own slots are busy), everyone's (503 and
-        Retry-After), and the daily quota, which counts the team's uploads in flight as already made.
-        Without the lock, uploads arriving together all passed the caps while the quota query ran."""
+        team's in-flight cap (429 and Retry-After: its own slots are busy), the shared cap on teams'
+        extra uploads (503 and Retry-After), and the daily quota, which counts the team's uploads in flight
+        as already made. A team's first upload in flight is never refused for others' uploads: slow
+        bodies hold their own team's slots only. Without the lock, uploads arriving together all passed
+        the caps while the quota query ran."""
         busy = refused(429, f"your team has {UPLOADS_PER_TEAM} uploads in progress; wait for them", UPLOAD_RETRY_S)
         if svc.uploading.get(team_id, 0) >= UPLOADS_PER_TEAM:  # no wait for the lock to say so
             raise busy
@@ -365,7 +367,7 @@ def make_app(svc: Service) -> FastAPI:
             mine = svc.uploading.get(team_id, 0)
             if mine >= UPLOADS_PER_TEAM:
                 raise busy
-            if sum(svc.uploading.values()) >= UPLOADS_AT_ONCE:
+            if mine and sum(n - 1 for n in svc.uploading.values()) >= EXTRA_UPLOADS_AT_ONCE:
                 raise refused(503, "the server is taking other uploads; try again in a minute", UPLOAD_RETRY_S)
             per_day = svc.config.competition.submissions_per_day
             if await anyio.to_thread.run_sync(db.submissions_today, svc.engine, team_id) + mine >= per_day:

@@ -313,6 +313,8 @@ def check_entry(entry: BotEntry, settings: MatchSettings | None = None, *, games
     check stops at the first fatal verdict (``FATAL_KINDS``, or any fault of
     the handshake): ``report.probes`` lists the probes actually asked."""
     settings = settings or MatchSettings()
+    if settings.time.fixed:  # a check has no partner to hide tempo from: answers go at once, not a slot late
+        settings = settings.model_copy(update={"time": settings.time.model_copy(update={"tempo": "free"})})
     require_profile(entry, settings.profile.name)
     report = CheckReport(entry.name, profile=settings.profile.name)
     for i, (kind, build) in enumerate(probe_positions(settings.profile).items()):

@@ -279,6 +279,34 @@ def _ladder_line(svc: Service) -> str:
     return f"<p id=ladder-status>{html.escape(svc.ladder_waiting)}</p>" if svc.ladder_waiting else ""
 
 
+def _tempo_line(svc: Service) -> str:
+    """The time mode on the front page: entrants must know whether their timing is seen."""
+    t = svc.config.match.time
+    if t.fixed:
+        text = (f"tempo fixed: every answer is released {t.slot_s * 1000:.0f} ms after its request, so no seat can"
+                " signal by how long it takes (a bot idle on move past its slot is faulted)")
+    else:
+        text = "tempo free: answers go to the game as they come, so every seat sees how long the others take"
+    return f"<p id=tempo>{html.escape(text)}</p>"
+
+
+def _tempo_rows(figures: list[dict[str, Any]]) -> str:
+    if not figures:
+        return "<p id=no-tempo>no timed ladder games yet</p>"
+    head = ("<tr><th>bot</th><th>games</th><th>decisions</th><th>idle ms (mean)</th><th>idle ms (p90)</th>"
+            "<th>idle share</th><th>bits on its hand</th><th>by chance</th><th>flag</th></tr>")
+
+    def cell(x: Any) -> str:
+        return "n/a" if x is None else html.escape(str(x))
+
+    rows = "".join(
+        f"<tr><td>{cell(f['bot'])}</td><td>{f['games']}</td><td>{f['decisions']}</td><td>{cell(f['idle_ms_mean'])}</td>"
+        f"<td>{cell(f['idle_ms_p90'])}</td><td>{cell(f['idle_share'])}</td><td>{cell(f['mi_bits'])}</td>"
+        f"<td>{cell(f['mi_null_bits'])}</td><td>{'flagged: ' + cell(f['why']) if f['flagged'] else 'no'}</td></tr>"
+        for f in figures)
+    return f"<table id=tempo-audit>{head}{rows}</table>"
+
+
 def _one_sentence(exc: RequestValidationError) -> str:
     """FastAPI's list of validation errors as the one sentence every refusal is."""
     parts = []
@@ -415,6 +443,12 @@ def make_app(svc: Service) -> FastAPI:
     def _team_name(team: dict[str, Any]) -> str | None:
         return None if team["admin"] else str(team["name"])
 
+    @app.get("/api/tempo")
+    def tempo(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
+        """Private: the tempo audit of your team's bots in ladder games (idle time on move, what it says of
+        the hand, flagged or not: docs/server.md, Tempo); the host's admin token reads every team's."""
+        return svc.faults.tempo(_team_name(_bearer(svc.engine, authorization)))
+
     @app.get("/api/faults")
     def faults(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
         """Private: the faults of your team's bots in ladder games, with stderr and reproduce command (the
@@ -462,7 +496,7 @@ def make_app(svc: Service) -> FastAPI:
         login_token = secrets.token_urlsafe(16)
         resp = HTMLResponse(
             _head(svc.config.competition.name)
-            + f"{banner(svc)}<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}"
+            + f"{banner(svc)}<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}{_tempo_line(svc)}"
             f"<table id=leaderboard>{rows}</table>"
             f"<form method=post action=/login><input type=hidden name=login value={login_token}>"
             "<input name=token type=password><button>team login</button></form><p><a href=/site/>ratings, bot"
@@ -511,7 +545,8 @@ def make_app(svc: Service) -> FastAPI:
                 "<form method=post action=/team/upload enctype=multipart/form-data>"
                 f"<input type=hidden name=csrf value={csrf}><input type=file name=archive>"
                 "<button>upload</button></form><h2>faults in ladder games</h2>"
-                + _fault_rows(svc.faults.of(_team_name(team))))
+                + _fault_rows(svc.faults.of(_team_name(team)))
+                + "<h2>tempo audit</h2>" + _tempo_rows(svc.faults.tempo(_team_name(team))))
 
     @app.post("/team/upload", openapi_extra=_MULTIPART_DOC)
     async def team_upload(request: Request, arena_session: str | None = Cookie(None)) -> RedirectResponse:

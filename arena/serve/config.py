@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..match import MatchSettings
+from ..players import TimeSettings
 from ..sandbox import Level
 from ..sandbox.files import MAX_DEPTH
 
@@ -45,22 +46,30 @@ class Competition(BaseModel):
 
 #: An open competition's default sandbox: a kernel of its own per seat (docs/sandbox.md, "Levels").
 SERVE_SANDBOX = Level.GVISOR
+#: ... and its default tempo: answers released a slot after their request, so no seat signals by how
+#: long it takes (docs/sandbox.md, "Tempo"; docs/server.md says what each format and mode closes).
+SERVE_TEMPO = "fixed"
 
 
 class CompetitionConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     competition: Competition = Competition()
     match: MatchSettings = Field(
-        default_factory=lambda: MatchSettings(sandbox=SERVE_SANDBOX),
+        default_factory=lambda: MatchSettings(sandbox=SERVE_SANDBOX, time=TimeSettings(tempo=SERVE_TEMPO)),
         description="how games and validations are played; match.sandbox defaults to gvisor here "
-                    "(entrants are strangers), set it to bwrap where runsc cannot run")
+                    "(entrants are strangers), set it to bwrap where runsc cannot run; match.time.tempo to fixed")
 
     @field_validator("match", mode="before")
     @classmethod
     def _open_competition_default(cls, v: Any) -> Any:
-        """An unset match.sandbox is gvisor in a competition (bwrap in `arena run`)."""
-        if isinstance(v, dict) and "sandbox" not in v:
-            return {**v, "sandbox": SERVE_SANDBOX.value}
+        """An unset match.sandbox is gvisor in a competition (bwrap in `arena run`), an unset
+        match.time.tempo fixed (free in `arena run`) but at level none, where nothing is contained
+        and bots are trusted (nor frozen off move: a fixed tempo there would only slow the games)."""
+        if isinstance(v, dict):
+            v = {**v, "sandbox": v.get("sandbox", SERVE_SANDBOX.value)}
+            t = v.get("time", {})
+            if isinstance(t, dict) and "tempo" not in t and v["sandbox"] != Level.NONE.value:
+                v["time"] = {**t, "tempo": SERVE_TEMPO}
         return v
 
 

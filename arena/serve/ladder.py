@@ -55,7 +55,7 @@ from ..schedule import (
 from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
 from .config import Competition
-from .choice import Block, pick_batch, pick_continuous
+from .choice import Block, pairwise, pick_batch, pick_continuous, strength_order
 from .validate import hide_paths
 
 if TYPE_CHECKING:
@@ -292,10 +292,10 @@ def _block(task: BlockTask) -> Block:
 
 
 def ranking(t: Tournament, lines: Sequence[dict[str, Any]]) -> list[str]:
-    """The ranked versions' idents, best first by score rate over their games with each other (the live
-    standings' figure: cheap, and enough to say which versions are neighbours), ties by name."""
-    rate = {s.bot: s.rate for s in standings(lines)}
-    return [e.ident for e in sorted(t.entries, key=lambda e: (-round(rate.get(e.name, 0.0), 12), e.name))]
+    """The ranked versions' idents, best first by a Bradley-Terry fit of their games with each other
+    (``choice.strength_order``), ties by name."""
+    by_name = {e.name: e.ident for e in t.entries}
+    return [by_name[n] for n in strength_order(list(by_name), pairwise(lines))]
 
 
 def choose(t: Tournament, store: ResultsStore, c: Competition, failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:

@@ -52,6 +52,7 @@ def card_str(card: Card) -> str:
     return CARD_NAMES[card]
 
 
+_card_name = CARD_NAMES.__getitem__
 CARD_INDEX: dict[str, Card] = {name: c for c, name in enumerate(CARD_NAMES)}
 
 
@@ -78,8 +79,7 @@ def parse_suit(text: str) -> int:
 
 
 def cards_str(cards: Iterable[Card]) -> list[str]:
-    names = CARD_NAMES
-    return [names[c] for c in cards]
+    return list(map(_card_name, cards))  # no Python frame per card: every view names its cards
 
 
 def parse_cards(texts: Iterable[str]) -> list[Card]:

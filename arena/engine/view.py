@@ -40,8 +40,12 @@ class DealSummary:
     called: int | None = None  # a called partner: the card called (None: alone, or no call)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class View:
+    """One seat's knowledge at one moment. Not frozen: one is made for every request, and a frozen
+    dataclass's init (a guarded set per field, 31 of them) costs more than the rest of the view;
+    nothing keeps a view past the message it becomes."""
+
     seat: int
     partner: int | None  # fixed pairs: the seat opposite; a called partner once this seat may know it; else None
     dealer: int
@@ -270,8 +274,8 @@ def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = (), mem
         maker=deal.maker if bidding_over else None,
         bid=deal.high if bidding_over else None,
         trump=deal.trump,
-        discard_counts=tuple(len(d) for d in deal.discarded),
-        receive_counts=tuple(len(r) for r in deal.received),
+        discard_counts=tuple(map(len, deal.discarded)),
+        receive_counts=tuple(map(len, deal.received)),
         reshuffles=deal.reshuffles,
         rob_stock=rob_stock,
         rob_taken=rob_taken,

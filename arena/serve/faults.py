@@ -1,4 +1,4 @@
-"""A team's faults in ladder games, read from the results store: private to that team.
+"""A team's faults in ladder games, and its tempo audit, read from the results store: private to that team.
 
 Each fault the runner stored (a results line's ``run.reproduce``: kind,
 message, the bot's stderr tail, the reproduce command) belongs to the bot
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..publish.site.model import public_command
+from ..publish.tempo import audit
 from ..results import ResultsError, ResultsScan, comparable, results_path
 
 
@@ -33,6 +34,7 @@ class FaultIndex:
         self._end = self._lines = 0
         self._keys: set[tuple[str, int]] = set()
         self._head = b""
+        self._tempo: dict[str, Any] | None = None  # the tempo audit of the lines, made when first asked
         self._lock = threading.Lock()
 
     def _load(self) -> None:
@@ -43,6 +45,7 @@ class FaultIndex:
                 head = f.read(min(self._end, 4096))
         except FileNotFoundError:
             self._seen, self._faults, self._at, self._end, self._lines, self._keys = None, [], {}, 0, 0, set()
+            self._tempo = None
             return
         stamp = (st.st_size, st.st_mtime_ns)
         if stamp == self._seen:
@@ -66,7 +69,7 @@ class FaultIndex:
             return  # keep what was read last; the ladder's next batch repairs or reports the store
         with open(path, "rb") as f:
             self._head = f.read(min(scan.end, 4096))
-        self._seen, self._faults, self._at = stamp, faults, at
+        self._seen, self._faults, self._at, self._tempo = stamp, faults, at, None
         self._end, self._lines, self._keys = scan.end, scan.lines, scan.seen
 
     def of(self, team: str | None) -> list[dict[str, Any]]:
@@ -74,6 +77,14 @@ class FaultIndex:
         with self._lock:
             self._load()
             return [f for f in self._faults if team is None or f["team"] == team]
+
+    def tempo(self, team: str | None) -> list[dict[str, Any]]:
+        """The tempo audit's figures of ``team``'s bots (``arena.publish.tempo``; every team's for the host)."""
+        with self._lock:
+            self._load()
+            if self._tempo is None:
+                self._tempo = audit(line for line, _, _ in ResultsScan(self.results))  # streamed: no store in memory
+            return [f for f in self._tempo["bots"] if team is None or f["bot"] == team]
 
     def block_line(self, team: str | None, pairing: str, block: int) -> dict[str, Any] | None:
         """The block's results line with an empty ``run``, if ``team`` has a fault in it (None for the host: any)."""

@@ -83,7 +83,10 @@ class FaultIndex:
         with self._lock:
             self._load()
             if self._tempo is None:
-                self._tempo = audit(line for line, _, _ in ResultsScan(self.results))  # streamed: no store in memory
+                try:  # streamed: the store is never in memory whole
+                    self._tempo = audit(line for line, _, _ in ResultsScan(self.results)) if self._seen else audit([])
+                except ResultsError:  # a line the ladder's next batch repairs or reports: nothing to show yet
+                    return []
             return [f for f in self._tempo["bots"] if team is None or f["bot"] == team]
 
     def block_line(self, team: str | None, pairing: str, block: int) -> dict[str, Any] | None:

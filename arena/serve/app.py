@@ -45,7 +45,7 @@ MAX_SESSIONS = 10  # per team: a new login past this ends the team's oldest sess
 MAX_ID = 2**31 - 1  # a submission id: PostgreSQL's INTEGER (SQLite's is wider); a larger one is a 422, not a 500
 MAX_BLOCK = 2**63 - 1  # a block number (never in the database): a larger one is a 422, not an OverflowError
 UPLOADS_PER_TEAM = 2  # a team's uploads in flight at once
-UPLOADS_AT_ONCE = 8  # everyone's (bodies on disk while they arrive)
+EXTRA_UPLOADS_AT_ONCE = 8  # teams' uploads in flight beyond their first, all teams together (bodies on disk)
 UPLOAD_RETRY_S = 10  # Retry-After of an upload refused for the uploads in flight
 UNPACKS_AT_ONCE = 2  # unpacker processes at once; the rest wait their turn without holding a thread
 UPLOAD_PATHS = frozenset({"/api/submissions", "/team/upload"})
@@ -279,6 +279,34 @@ def _ladder_line(svc: Service) -> str:
     return f"<p id=ladder-status>{html.escape(svc.ladder_waiting)}</p>" if svc.ladder_waiting else ""
 
 
+def _tempo_line(svc: Service) -> str:
+    """The time mode on the front page: entrants must know whether their timing is seen."""
+    t = svc.config.match.time
+    if t.fixed:
+        text = (f"tempo fixed: every answer is released {t.slot_s * 1000:.0f} ms after its request, so no seat can"
+                " signal by how long it takes (a bot idle on move past its slot is faulted)")
+    else:
+        text = "tempo free: answers go to the game as they come, so every seat sees how long the others take"
+    return f"<p id=tempo>{html.escape(text)}</p>"
+
+
+def _tempo_rows(figures: list[dict[str, Any]]) -> str:
+    if not figures:
+        return "<p id=no-tempo>no timed ladder games yet</p>"
+    head = ("<tr><th>bot</th><th>games</th><th>decisions</th><th>idle ms (mean)</th><th>idle ms (p90)</th>"
+            "<th>idle share</th><th>bits on its hand</th><th>by chance</th><th>flag</th></tr>")
+
+    def cell(x: Any) -> str:
+        return "n/a" if x is None else html.escape(str(x))
+
+    rows = "".join(
+        f"<tr><td>{cell(f['bot'])}</td><td>{f['games']}</td><td>{f['decisions']}</td><td>{cell(f['idle_ms_mean'])}</td>"
+        f"<td>{cell(f['idle_ms_p90'])}</td><td>{cell(f['idle_share'])}</td><td>{cell(f['mi_bits'])}</td>"
+        f"<td>{cell(f['mi_null_bits'])}</td><td>{'flagged: ' + cell(f['why']) if f['flagged'] else 'no'}</td></tr>"
+        for f in figures)
+    return f"<table id=tempo-audit>{head}{rows}</table>"
+
+
 def _one_sentence(exc: RequestValidationError) -> str:
     """FastAPI's list of validation errors as the one sentence every refusal is."""
     parts = []
@@ -355,9 +383,11 @@ def make_app(svc: Service) -> FastAPI:
 
     async def take_upload_slot(team_id: int) -> None:
         """Count the upload against every cap before its body is read, in one step under one lock: the
-        team's in-flight cap (429 and Retry-After: its own slots are busy), everyone's (503 and
-        Retry-After), and the daily quota, which counts the team's uploads in flight as already made.
-        Without the lock, uploads arriving together all passed the caps while the quota query ran."""
+        team's in-flight cap (429 and Retry-After: its own slots are busy), the shared cap on teams'
+        extra uploads (503 and Retry-After), and the daily quota, which counts the team's uploads in flight
+        as already made. A team's first upload in flight is never refused for others' uploads: slow
+        bodies hold their own team's slots only. Without the lock, uploads arriving together all passed
+        the caps while the quota query ran."""
         busy = refused(429, f"your team has {UPLOADS_PER_TEAM} uploads in progress; wait for them", UPLOAD_RETRY_S)
         if svc.uploading.get(team_id, 0) >= UPLOADS_PER_TEAM:  # no wait for the lock to say so
             raise busy
@@ -365,7 +395,7 @@ def make_app(svc: Service) -> FastAPI:
             mine = svc.uploading.get(team_id, 0)
             if mine >= UPLOADS_PER_TEAM:
                 raise busy
-            if sum(svc.uploading.values()) >= UPLOADS_AT_ONCE:
+            if mine and sum(n - 1 for n in svc.uploading.values()) >= EXTRA_UPLOADS_AT_ONCE:
                 raise refused(503, "the server is taking other uploads; try again in a minute", UPLOAD_RETRY_S)
             per_day = svc.config.competition.submissions_per_day
             if await anyio.to_thread.run_sync(db.submissions_today, svc.engine, team_id) + mine >= per_day:
@@ -412,6 +442,12 @@ def make_app(svc: Service) -> FastAPI:
 
     def _team_name(team: dict[str, Any]) -> str | None:
         return None if team["admin"] else str(team["name"])
+
+    @app.get("/api/tempo")
+    def tempo(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
+        """Private: the tempo audit of your team's bots in ladder games (idle time on move, what it says of
+        the hand, flagged or not: docs/server.md, Tempo); the host's admin token reads every team's."""
+        return svc.faults.tempo(_team_name(_bearer(svc.engine, authorization)))
 
     @app.get("/api/faults")
     def faults(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
@@ -460,7 +496,7 @@ def make_app(svc: Service) -> FastAPI:
         login_token = secrets.token_urlsafe(16)
         resp = HTMLResponse(
             _head(svc.config.competition.name)
-            + f"{banner(svc)}<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}"
+            + f"{banner(svc)}<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}{_tempo_line(svc)}"
             f"<table id=leaderboard>{rows}</table>"
             f"<form method=post action=/login><input type=hidden name=login value={login_token}>"
             "<input name=token type=password><button>team login</button></form><p><a href=/site/>ratings, bot"
@@ -509,7 +545,8 @@ def make_app(svc: Service) -> FastAPI:
                 "<form method=post action=/team/upload enctype=multipart/form-data>"
                 f"<input type=hidden name=csrf value={csrf}><input type=file name=archive>"
                 "<button>upload</button></form><h2>faults in ladder games</h2>"
-                + _fault_rows(svc.faults.of(_team_name(team))))
+                + _fault_rows(svc.faults.of(_team_name(team)))
+                + "<h2>tempo audit</h2>" + _tempo_rows(svc.faults.tempo(_team_name(team))))
 
     @app.post("/team/upload", openapi_extra=_MULTIPART_DOC)
     async def team_upload(request: Request, arena_session: str | None = Cookie(None)) -> RedirectResponse:

@@ -1,4 +1,4 @@
-"""A team's faults in ladder games, read from the results store: private to that team.
+"""A team's faults in ladder games, and its tempo audit, read from the results store: private to that team.
 
 Each fault the runner stored (a results line's ``run.reproduce``: kind,
 message, the bot's stderr tail, the reproduce command) belongs to the bot
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..publish.site.model import public_command
+from ..publish.tempo import audit
 from ..results import ResultsError, comparable, read_results, results_path
 
 
@@ -27,6 +28,7 @@ class FaultIndex:
         self._seen: tuple[int, int] | None = None
         self._faults: list[dict[str, Any]] = []
         self._lines: dict[tuple[str, int], dict[str, Any]] = {}
+        self._tempo: dict[str, Any] | None = None  # the tempo audit of the lines, made when first asked
         self._lock = threading.Lock()
 
     def _load(self) -> None:
@@ -34,7 +36,7 @@ class FaultIndex:
         try:
             st = path.stat()
         except FileNotFoundError:
-            self._seen, self._faults, self._lines = None, [], {}
+            self._seen, self._faults, self._lines, self._tempo = None, [], {}, None
             return
         stamp = (st.st_size, st.st_mtime_ns)
         if stamp == self._seen:
@@ -53,7 +55,7 @@ class FaultIndex:
                     "message": r.get("message", ""), "stderr": r.get("stderr") or "",
                     "command": public_command(r.get("command")),
                 })
-        self._seen, self._faults = stamp, faults
+        self._seen, self._faults, self._tempo = stamp, faults, None
         self._lines = {(ln["pairing"], ln["block"]): ln for ln in lines}
 
     def of(self, team: str | None) -> list[dict[str, Any]]:
@@ -61,6 +63,14 @@ class FaultIndex:
         with self._lock:
             self._load()
             return [f for f in self._faults if team is None or f["team"] == team]
+
+    def tempo(self, team: str | None) -> list[dict[str, Any]]:
+        """The tempo audit's figures of ``team``'s bots (``arena.publish.tempo``; every team's for the host)."""
+        with self._lock:
+            self._load()
+            if self._tempo is None:
+                self._tempo = audit(self._lines.values())
+            return [f for f in self._tempo["bots"] if team is None or f["bot"] == team]
 
     def block_line(self, team: str | None, pairing: str, block: int) -> dict[str, Any] | None:
         """The block's results line with an empty ``run``, if ``team`` has a fault in it (None for the host: any)."""

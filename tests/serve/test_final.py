@@ -138,3 +138,14 @@ def test_arena_serve_freeze_runs_the_final_evaluation_end_to_end_and_every_page_
     assert code == 130, err
     final = read_results(folder / "final" / "results").lines
     assert len(final) == 3 and {ln["block"] for ln in final} == {0}
+
+
+def test_closes_at_without_a_time_zone_is_refused_naming_the_field(tmp_path: Path) -> None:
+    from arena.serve.config import CompetitionConfigError
+
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "competition.yaml").write_text("competition:\n  closes_at: '2027-03-01T18:00:00'\n")
+    with pytest.raises(CompetitionConfigError) as e:
+        open_service(folder)
+    assert "competition.closes_at" in str(e.value) and "timezone" in str(e.value)

@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from arena.serve import app as app_module
 from arena.serve import db
 from arena.serve.archive import pack
 from arena.sandbox.files import remove_tree
@@ -244,6 +245,43 @@ def test_forty_slow_uploads_of_one_team_hold_two_slots_and_another_team_uploads_
         assert leftovers(live) == sorted(n for n in leftovers(live) if n.startswith("upload-"))  # no partial body left
 
 
+def test_slow_uploads_of_other_teams_never_hold_a_teams_first_slot(comp: Path) -> None:
+    """Issue 40: four teams with two slow uploads each filled the 8 slots of everyone, and a fifth team got
+    503. A team's first upload in flight is always taken; the shared cap bounds only the teams' extra ones."""
+    extra = app_module.EXTRA_UPLOADS_AT_ONCE
+    hogs = tuple(f"hog{i}" for i in range(extra))
+    with served(comp, (*hogs, "late")) as live:
+        port = int(live.url.rsplit(":", 1)[1])
+        slow: list[socket.socket] = []
+        try:
+            for name in (*hogs[:4], *hogs[4:], "late"):  # the first four: today's 8 in all
+                for _ in range(1 if name == "late" else app_module.UPLOADS_PER_TEAM):
+                    s = socket.create_connection(("127.0.0.1", port))
+                    slow.append(s)
+                    s.sendall(b"POST /api/submissions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+                              b"Content-Type: multipart/form-data; boundary=b\r\n"
+                              + f"Authorization: Bearer {live.tokens[name]}\r\n\r\n--b\r\n".encode())
+                if name == hogs[3]:
+                    wait_uploading(live, 8)
+                    r = upload(live, "blue")  # a fifth team, all others' slow bodies at today's global cap
+                    assert r.status_code == 202, r.text
+            wait_uploading(live, 2 * extra + 1)
+            r = upload(live, "late")  # its second while every team's extra slot is taken: the shared cap
+            assert r.status_code == 503 and r.headers["retry-after"] == "10", r.text
+            assert upload(live, "red").status_code == 202  # and still any team's first
+            assert sum(live.svc.uploading.values()) == 2 * extra + 1
+        finally:
+            for s in slow:
+                s.close()
+
+
+def wait_uploading(live: Live, n: int) -> None:
+    end = time.monotonic() + 30
+    while sum(live.svc.uploading.values()) < n:
+        assert time.monotonic() < end, live.svc.uploading
+        time.sleep(0.02)
+
+
 def test_the_daily_quota_counts_the_uploads_in_flight(comp: Path) -> None:
     """A team with one submission left and one upload in flight is refused a second before its body is read."""
     (comp / "competition.yaml").write_text(CONFIG.replace("submissions_per_day: 3", "submissions_per_day: 1"))
@@ -408,11 +446,11 @@ def read_answer(s: socket.socket, timeout: float) -> bytes:
 
 
 class served:
-    """A live server of the competition in ``comp`` (its own config), with teams red and blue."""
+    """A live server of the competition in ``comp`` (its own config), with teams red and blue (and `more`)."""
 
-    def __init__(self, comp: Path) -> None:
+    def __init__(self, comp: Path, more: tuple[str, ...] = ()) -> None:
         svc = open_service(comp)
-        tokens = {n: db.add_team(svc.engine, n) for n in ("red", "blue")}
+        tokens = {n: db.add_team(svc.engine, n) for n in ("red", "blue", *more)}
         url, self.server = start(svc, worker=False)
         self.live = Live(svc, url, tokens)
 

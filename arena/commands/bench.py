@@ -138,6 +138,10 @@ def _tournament(ap: Parser) -> None:
     ap.add_argument("--deals", type=int, default=0, help="play fixed-length games of this many deals (0: full games)")
     ap.add_argument("--config", action="append", metavar="BOT:LEVEL", type=_bot_at_level,
                     help="a bot of bots/ at a sandbox level (repeatable); default minimal at none, rlimit, bwrap and heuristic at bwrap")
+    ap.add_argument("--tempo", metavar="BOT:LEVEL", type=_bot_at_level,
+                    help="games per second with tempo free and fixed, side by side, of this bot at this level (default"
+                         " heuristic at gvisor, at bwrap without runsc; measured unless --config is given alone)")
+    ap.add_argument("--tempo-blocks", type=int, default=4, help="blocks per pairing of each tempo's round robin (default 4; 0: skip)")
 
 
 def _serve(ap: Parser) -> None:

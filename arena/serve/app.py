@@ -256,13 +256,14 @@ def _head(title: str) -> str:
             f"<title>{html.escape(title)}</title><style>{_STYLE}</style>")
 
 
-def _refusal(request: Request, status: int, sentence: str, headers: Mapping[str, str] | None) -> Response:
+def _refusal(request: Request, status: int, sentence: str, headers: Mapping[str, str] | None,
+             top: str = "") -> Response:
     """A refusal in the shape its asker reads: JSON ``{"detail": ...}`` for the API and for clients, a page
     with the sentence and a way back for a browser at the server's own forms (which sends Accept: text/html)."""
     if request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", ""):
         return JSONResponse({"detail": sentence}, status_code=status, headers=headers)
     back = "/team" if request.url.path.startswith("/team") else "/"
-    return HTMLResponse(_head(f"{status}: refused") + f"<h1>refused</h1><p id=refusal>{html.escape(sentence)}</p>"
+    return HTMLResponse(_head(f"{status}: refused") + top + f"<h1>refused</h1><p id=refusal>{html.escape(sentence)}</p>"
                         f"<p><a href={back}>back</a></p>", status_code=status, headers=headers)
 
 
@@ -353,11 +354,11 @@ def make_app(svc: Service) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
-        return _refusal(request, 422, _one_sentence(exc), None)
+        return _refusal(request, 422, _one_sentence(exc), None, banner(svc))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_refused(request: Request, exc: StarletteHTTPException) -> Response:
-        return _refusal(request, exc.status_code, str(exc.detail), exc.headers)
+        return _refusal(request, exc.status_code, str(exc.detail), exc.headers, banner(svc))
 
     def refused(status: int, sentence: str, retry_after: int | None = None) -> HTTPException:
         # the body may be unread: the connection closes after the answer

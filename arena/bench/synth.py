@@ -48,10 +48,14 @@ def pool(t: Tournament, blocks: Sequence[tuple[int, DealKey]], size: int = POOL)
     out: dict[int, list[BlockResult]] = {}
     for n, key in blocks:
         out[n] = []
-        for i in range(size):
+        i = 0
+        # at least ``size``, and until a split block (score 1) and a whole one (0 or 2, either way round by
+        # swapping the sides) are there, so every result the strength model asks for exists
+        while i < size or (i < 20 * size and len({r.score_a() in (0.0, 2.0) for r in out[n]}) < 2):
             def player(e: BotEntry, seed: int, i: int = i) -> PolicyPlayer:
                 return _Reseeded(bot(), seed, 7919 * (i + 1))
             out[n].append(play_block((a, a), (b, b), n, key, t.settings, player))
+            i += 1
     return out
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 import yaml
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..match import MatchSettings
 from ..players import TimeSettings
@@ -40,7 +39,7 @@ class Competition(BaseModel):
                          "embedded Ray instance of this many CPUs (on a cluster: at most this many at once)")
     ray_address: str | None = Field(None, description="play ladder blocks on this Ray cluster (docs/cluster.md)")
     final_blocks: int = Field(4, ge=1, description="blocks of each pairing in the final evaluation, after the freeze")
-    closes_at: datetime | None = Field(None, description="when the competition freezes by itself (ISO 8601, with "
+    closes_at: AwareDatetime | None = Field(None, description="when the competition freezes by itself (ISO 8601, with "
                                        "its time zone): uploads stop and the final evaluation plays")
 
 

@@ -374,5 +374,17 @@ def run(args: Any) -> int:
             print(f"  {k.removeprefix('gvisor_lineage_vs_bwrap_game_')}: gvisor per-lineage / bwrap per-game = {v}x")
     if not args.config and all(level != "gvisor" for _, level in default_configs()):
         print("  (level gvisor not measured: runsc is not installed here)")
+    if args.tempo_blocks > 0 and (args.tempo or not args.config):
+        from .tempo import measure_tempo
+
+        bot, level = args.tempo or ("heuristic", "gvisor" if any(lv == "gvisor" for _, lv in default_configs()) else "bwrap")
+        tp = r["tempo"] = measure_tempo(bot_folder(bot), level, args.tempo_blocks)
+        r[f"tempo_fixed_vs_free_{Path(bot).name}_{level}"] = tp["fixed_vs_free"]
+        for m in ("free", "fixed"):
+            x = tp[m]
+            print(f"  tempo {m:<5} {tp['bot']} at {level}: {x['games_per_s']} games/s ({x['games']} games in {x['wall_s']} s,"
+                  f" {x['blocks_at_once']} blocks at once, peak {x['peak_tree_mb']} MB: about {x['mb_per_block']} MB a block)")
+        print(f"  tempo fixed is {tp['fixed_vs_free']}x tempo free's games per second"
+              f" (decision limit {tp['decision_ms']} ms, slot {tp['slot_ms']} ms, {tp['deals']}-deal games)")
     print(json.dumps(r))
     return 0

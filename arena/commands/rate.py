@@ -30,5 +30,9 @@ def main(argv: list[str]) -> int:
         print(f"arena rate: {pub.results.path}: ignored a torn last line", file=sys.stderr)
     if not args.quiet:
         print(leaderboard.main_table(pub.doc))
-        print(f"\nanchor: {pub.report.anchor}; written to {pub.out}/leaderboard.{{md,json,html}}")
+        print(f"\nanchor: {pub.report.anchor}; written to {pub.out}/leaderboard.{{md,json,html}}"
+              f" and the tempo audit to {pub.out}/tempo.json")
+    for f in (pub.tempo or {}).get("bots", []):
+        if f["flagged"]:  # the host must hear of it even with --quiet
+            print(f"arena rate: tempo audit flags {f['bot']}: {f['why']}", file=sys.stderr)
     return EXIT_OK

@@ -86,6 +86,8 @@ class RunDisplay(RunObserver):
         self.say(f"{self.command}: checking {len(entries)} entries (arena check-bot probes)...")
 
     def starting(self, choice: BackendChoice) -> None:
+        if choice.why:
+            self.say(f"{self.command}: {choice.why}")
         if choice.kind == "ray":
             self.say(f"{self.command}: joining the Ray cluster at {choice.address}..." if choice.address
                      else f"{self.command}: starting {choice.workers} Ray workers...")

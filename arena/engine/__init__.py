@@ -23,7 +23,9 @@ from .actions import (
     Rob,
     RobChoice,
     SuitBidChoice,
+    TakeWidow,
     TrumpChoice,
+    WidowChoice,
     action_from_dict,
     action_to_dict,
 )
@@ -52,7 +54,7 @@ __all__ = [
     "Action", "Bid", "BidChoice", "Card", "Choice", "DEFAULT_MAX_DEALS", "Deal", "DealFile", "DealSummary", "JOKER",
     "Call", "CallChoice", "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
     "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile", "SuitBidChoice",
-    "SUITS", "TrickView", "TrumpChoice", "View", "action_from_dict", "action_to_dict", "card_str", "cards_str",
+    "SUITS", "TakeWidow", "TrickView", "TrumpChoice", "View", "WidowChoice", "action_from_dict", "action_to_dict", "card_str", "cards_str",
     "deal_record", "deal_sides", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",
     "parse_suit", "recorded_decisions", "recorded_source", "replay", "variant",
 ]

@@ -107,7 +107,18 @@ class Call:
         return "call alone" if self.card is None else f"call {_name(self.card)}"
 
 
-Action = Union[Pass, Bid, NameTrump, Rob, Play, Discard, Call]
+@dataclass(frozen=True, slots=True)
+class TakeWidow:
+    """A seat's answer, right after its bid or pass, to whether it takes up its widow
+    (monterey-widow, rules 12.14: it "may" take it); a widow it leaves stays face down, out of play."""
+
+    take: bool
+
+    def __str__(self) -> str:
+        return "take widow" if self.take is True else "leave widow" if self.take is False else f"widow {self.take!r}"
+
+
+Action = Union[Pass, Bid, NameTrump, Rob, Play, Discard, Call, TakeWidow]
 PASS = Pass()
 
 # Actions are immutable, so the common ones are built once and shared: the
@@ -455,6 +466,34 @@ class CallChoice(Choice):
         return text + (" or go alone" if self.alone else "")
 
 
+_WIDOW_OPTIONS: tuple[Action, ...] = (TakeWidow(True), TakeWidow(False))
+
+
+class WidowChoice(Choice):
+    """Take up the widow, or leave it face down (two options, listed on the wire)."""
+
+    kind = "take_widow"
+    __slots__ = ("seat",)
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
+    def is_legal(self, action: object) -> bool:
+        return type(action) is TakeWidow and type(action.take) is bool
+
+    def actions(self) -> list[Action]:
+        return list(_WIDOW_OPTIONS)
+
+    def only(self) -> Action | None:
+        return None
+
+    def sample(self, rng: random.Random) -> Action:
+        return _pick(rng, _WIDOW_OPTIONS)
+
+    def explain(self) -> str:
+        return "take up the widow (take_widow) or leave it face down (leave_widow)"
+
+
 class PlayChoice(Choice):
     """Play one of ``cards``; a long hand in the first trick adds
     ``under_count`` distinct cards of ``under_from`` other than the top."""
@@ -553,6 +592,7 @@ _TO_DICT: dict[type, Callable[[Any], dict[str, Any]]] = {
     Rob: lambda a: {"type": "rob", "take": cards_str(a.take)},
     Discard: lambda a: {"type": "discard", "cards": cards_str(a.cards)},
     Call: lambda a: {"type": "call", "alone": True} if a.card is None else {"type": "call", "card": card_str(a.card)},
+    TakeWidow: lambda a: {"type": "take_widow" if a.take else "leave_widow"},
 }
 
 
@@ -605,7 +645,9 @@ def action_from_dict(d: dict[str, Any]) -> Action:
             if d.get("alone"):
                 raise ValueError("a call names a card or goes alone, not both")
             return Call(parse_card(_need(d, kind, "card")))  # type: ignore[arg-type]
+        if kind in ("take_widow", "leave_widow"):
+            return TakeWidow(kind == "take_widow")
     except (AttributeError, TypeError):
         shown = {k: v for k, v in d.items() if v is not None}
         raise ValueError(f"malformed {kind!r} action: {shown!r}") from None
-    raise ValueError(f"unknown action type {kind!r} (expected pass, bid, trump, discard, rob, call or play)")
+    raise ValueError(f"unknown action type {kind!r} (expected pass, bid, trump, discard, rob, call, take_widow, leave_widow or play)")

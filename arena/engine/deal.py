@@ -31,13 +31,16 @@ from .actions import (
     Rob,
     RobChoice,
     SuitBidChoice,
+    TakeWidow,
     TrumpChoice,
+    WidowChoice,
 )
 from .cards import ALL_CARDS, Card, TrumpTable, trump_tables
 from .chance import DeckSource, KeyedSource
 from .profile import RuleProfile
 
 DARK, BID, TRUMP, DISCARD, ROB, CALL, PLAY, DONE = "dark", "bid", "trump", "discard", "rob", "call", "play", "done"
+WIDOW = "take_widow"  # a seat that has just bid or passed takes up its widow or leaves it (monterey-widow)
 
 @lru_cache(maxsize=1024)
 def _suit_bids(lo: int, hi: int, above: int, order: str) -> tuple[Bid, ...]:
@@ -131,7 +134,7 @@ class Deal:
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
         "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue", "_in_trick",
         "bid_suits", "_high_key", "kitty", "widows", "dark", "in_dark", "_tricks", "_is_trump", "_power",
-        "n", "side_of", "called", "partner", "alone", "_must",
+        "n", "side_of", "called", "partner", "alone", "_must", "widows_dealt", "left_widows",
     )
 
     def __init__(
@@ -177,6 +180,8 @@ class Deal:
         self.events: list[tuple[Any, ...]] = []
         self._order = _ORDERS[dealer] if n == 4 else orders(n)[dealer]
         self.widows: list[list[Card]] = []  # face-down cards each seat takes after bidding (per seat, where dealt)
+        self.widows_dealt: tuple[tuple[Card, ...], ...] = ()  # the widows as dealt (taken up or left)
+        self.left_widows: list[int] = []  # seats that left their widow (face down until the bidding is over)
         self.dark: list[tuple[int, int]] = []  # (seat, 0 or the dark bid), before the deal
         self.in_dark = False  # the maker bid in the dark
         self.hands: list[list[Card]]  # (set when the cards are dealt)
@@ -257,6 +262,7 @@ class Deal:
             for s in order:
                 self.widows[s] = list(deck[p : p + w])
                 p += w
+            self.widows_dealt = tuple(map(tuple, self.widows))
         self.kitty = tuple(deck[p : p + profile.kitty])
         self.hands = hands
         self.dealt = tuple(map(tuple, hands))
@@ -363,6 +369,8 @@ class Deal:
             return self._discard_choice()
         if phase == CALL:
             return self._call_choice()
+        if phase == WIDOW:
+            return WidowChoice(self.to_act)
         return self._rob_choice()
 
     def _do(self, seat: int, action: Action, forced: bool) -> None:
@@ -398,16 +406,31 @@ class Deal:
                 self._rob(take)
             case Call(card=card):
                 self._call(card)
+            case TakeWidow(take=take):
+                self._take_widow(seat, take)
             case _:
                 raise RuntimeError(f"internal: {action!r} reached the deal in phase {self.phase}")
 
     def _spoken(self, seat: int) -> None:
-        """A seat has bid or passed: it takes up its widow; the auction goes on."""
-        if self.widows and self.widows[seat]:
+        """A seat has bid or passed: it decides on its widow, if it has one still face down
+        and has not left it; else the auction goes on."""
+        if self.widows and self.widows[seat] and seat not in self.left_widows:
+            self.phase = WIDOW
+            self.to_act = seat
+            return
+        self._next_bidder()
+
+    def _take_widow(self, seat: int, take: bool) -> None:
+        """The seat takes its widow into its hand, or leaves it face down until the bidding is
+        over (then it is turned face up, out of play: rules 12.14); the auction goes on."""
+        if take:
             got = self.widows[seat]
             self.widows[seat] = []
             self.hands[seat].extend(got)
             self.received[seat].extend(got)
+        else:
+            self.left_widows.append(seat)
+        self.phase = BID
         self._next_bidder()
 
     def _bid_dark(self, seat: int, amount: int) -> None:
@@ -455,7 +478,11 @@ class Deal:
             self._bid_pos = pos
         if not over:
             self.to_act = order[self._bid_pos]
-        elif self.maker is None:  # everybody passed: the deal is void (rules 11)
+            return
+        for s in self.left_widows:  # the bidding is over: a widow left is turned face up, out of play
+            self.shown[s].extend(self.widows[s])
+            self.widows[s] = []
+        if self.maker is None:  # everybody passed: the deal is void (rules 11)
             self.redeal = True
             self.scores_after = self.scores_before
             self.phase = DONE
@@ -607,15 +634,24 @@ class Deal:
             return RobChoice(self.dealer, pool, (), pool, min(short, len(pool)))
         is_trump = self._is_trump
         stock = tuple(self.stock)
-        if p.rob == "choose":  # any cards it needs; or every trump, when there are more than it needs
-            short = max(0, p.hand_size - len(self.hands[self.dealer]))
+        must = self._rob_must()
+        short = max(0, p.hand_size - len(self.hands[self.dealer]))
+        if p.rob != "take_trumps" and not must:  # choose: any cards it needs (california: or every trump)
             trumps = tuple(c for c in stock if is_trump[c])
-            return RobChoice(self.dealer, stock, (), stock, min(short, len(stock)), trumps if len(trumps) > short else ())
-        must = tuple(c for c in stock if is_trump[c])
+            or_all = trumps if p.rob_all == "may" and len(trumps) > short else ()
+            return RobChoice(self.dealer, stock, (), stock, min(short, len(stock)), or_all)
         cands = tuple(c for c in stock if not is_trump[c])
-        short = self.profile.hand_size - len(self.hands[self.dealer]) - len(must)
-        count = min(max(0, short), len(cands))
+        count = min(max(0, short - len(must)), len(cands))
         return RobChoice(self.dealer, stock, must, cands, count)
+
+    def _rob_must(self) -> tuple[Card, ...]:
+        """The stock's trumps the dealer must take whatever it chooses: all of them (``take_trumps``; under
+        ``choose`` with ``rob_all: must`` only when they are more than ``hand_size``, monterey-draw), else none."""
+        p = self.profile
+        trumps = tuple(c for c in self.stock if self._is_trump[c])
+        if p.rob == "take_trumps" or (p.rob_all == "must" and len(trumps) > p.hand_size):
+            return trumps
+        return ()
 
     def _rob(self, take: tuple[Card, ...]) -> None:
         dealer = self.dealer
@@ -635,9 +671,9 @@ class Deal:
                 self.shown[dealer].extend(left)
                 self.stock = [c for c in self.stock if not is_trump[c]]
                 self.pile = [c for c in self.pile if not is_trump[c]]
-        else:  # take_trumps: every trump and the chosen cards; choose: the chosen cards (cards left stay face down)
+        else:  # the trumps it must take and the chosen cards (cards left stay face down)
             self.rob_stock = tuple(self.stock)
-            taken = tuple(take) if p.rob == "choose" else tuple(c for c in self.stock if is_trump[c]) + tuple(take)
+            taken = self._rob_must() + tuple(take)
             self.stock = [c for c in self.stock if c not in taken]
         self.rob_taken = taken
         hand = self.hands[dealer]

@@ -18,7 +18,7 @@ from .cards import Card
 from .deal import Deal
 from .profile import RuleProfile, point_cards
 
-DECISION_KINDS = ("bid", "trump", "discard", "rob", "call", "play")
+DECISION_KINDS = ("bid", "take_widow", "trump", "discard", "rob", "call", "play")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class ProfileInfo:
     dealer_must_bid: bool  # after three passes the dealer may not pass
     forced_dealer_bid: bool  # ... and has one amount: the engine bids it (``forced`` in the record)
     redeal: bool  # four passes void the deal
-    widow: bool  # face-down cards each seat takes up after its bid; no fill
+    widow: bool  # face-down cards each seat may take up after its bid (a take_widow decision); no fill
     kitty: bool  # cards for the maker only
     joker: bool  # a 53rd card, the lowest trump
     rob: str  # "take_trumps", "free", "choose" or "none" (RuleProfile.rob)
@@ -47,7 +47,7 @@ class ProfileInfo:
     untrumped_lead_holds: bool  # a plain lead allows any card and wins unless trumped (oregon)
     reshuffle: bool  # the stock can run out during the fill or the rob: the discards are reshuffled
     cards_out_of_play: bool  # a card can be in no hand when play begins, its points then lost or credited
-    points_out_of_play: bool  # ... and it can be a point card (a hand thrown in holds no trump; a widow is taken up whole)
+    points_out_of_play: bool  # ... and it can be a point card (a hand thrown in holds no trump; a widow left is out of play whole)
     point_cards: tuple[tuple[str, int], ...]  # (PointValues field, value) of every card that scores
     deal_points: int
     max_deal_actions: int  # no deal has more action events than this (forced ones included)
@@ -84,9 +84,12 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
         kinds.add("rob")
     if p.call is not None:
         kinds.add("call")
+    if p.widow:
+        kinds.add("take_widow")
     forced = p.dealer_forced_bid is not None and not p.forced_bid_any and not p.bid_suits
     points = tuple((name, v) for name, v in p.points.model_dump().items() if v)
-    actions = ((n if p.dark_bid is not None else 0) + _max_bids(p) + 1 + n + (p.rob != "none") + (p.call is not None)
+    actions = ((n if p.dark_bid is not None else 0) + _max_bids(p) + (n if p.widow else 0) + 1 + n + (p.rob != "none")
+               + (p.call is not None)
                + n * p.hand_size)
     return ProfileInfo(
         name=p.name,
@@ -113,7 +116,8 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
         cards_out_of_play=p.may_lose_points,
         # a kitty only loses points where the maker's discard may be a trump (five-hand keeps every trump)
         points_out_of_play=(p.discard == "choose" or p.rob in ("free", "choose") or p.extra_trumps == "discard"
-                            or (p.kitty > 0 and p.discard in ("choose", "keep")) or (p.rob == "none" and p.stock_size > 0)),
+                            or (p.kitty > 0 and p.discard in ("choose", "keep")) or (p.rob == "none" and p.stock_size > 0)
+                            or p.widow > 0),
         point_cards=points,
         deal_points=p.deal_points,
         max_deal_actions=actions,

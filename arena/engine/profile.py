@@ -135,7 +135,13 @@ class RuleProfile(BaseModel):
         description="the dealer takes every trump of the stock and chooses the rest; or chooses freely "
         "(trumps it leaves are discarded face up, out of play); or chooses the cards it needs, and may take "
         "every trump of the stock instead when there are more than it needs (california: cards it leaves "
-        "stay face down, out of play)",
+        "stay face down, out of play; rob_all)",
+    )
+    rob_all: Literal["may", "must"] = Field(
+        "may",
+        description="with rob 'choose': when the stock holds more trumps than the dealer needs it may take exactly "
+        "all of them instead (california); or, only when the stock holds more than hand_size trumps, it must take "
+        "them all (monterey-draw: 'must')",
     )
     defender_discards_to_bidders: bool = Field(
         False, description="point trumps discarded by the defenders count for the bidders"
@@ -231,6 +237,8 @@ class RuleProfile(BaseModel):
             raise ValueError("discard: 'to_hand_size' goes with extra_trumps 'discard'")
         if self.discard != "choose" and self.min_discard:
             raise ValueError("min_discard: only with discard 'choose'")
+        if self.rob_all != "may" and self.rob != "choose":
+            raise ValueError("rob_all: 'must' goes with rob 'choose' (the dealer otherwise takes every trump, or any cards)")
         if self.rob_from == "stock_and_discards" and self.rob != "free":
             raise ValueError("rob_from: 'stock_and_discards' goes with rob 'free'")
         if self.moon_bid is not None and not self.min_bid <= self.moon_bid <= self.max_bid:
@@ -422,9 +430,10 @@ LEGACY_PROFILE_FIELDS = _LEGACY_FIELDS = frozenset(
      "low_goes_to", "scoring", "extra_trumps", "rob_from")
 )
 """The profile fields records have always carried (version 2); later fields appear only when not default."""
-TABLE_FIELDS = frozenset(("sides", "call", "call_alone", "kitty_before_trump"))
-"""Fields added with the tables of other than four (docs/rules.md 14). A dump that is hashed to name a
-configuration (``hash_dict``) leaves them out at their defaults, so every earlier configuration keeps its hash."""
+TABLE_FIELDS = frozenset(("sides", "call", "call_alone", "kitty_before_trump", "rob_all"))
+"""Fields added since the tables of other than four (docs/rules.md 14; ``rob_all``, 12.13). A dump that is hashed
+to name a configuration (``hash_dict``) leaves them out at their defaults, so every earlier configuration keeps its
+hash."""
 _DEFAULTS: dict[str, object] = RuleProfile.model_construct().model_dump(mode="json")
 
 
@@ -493,7 +502,8 @@ for _p in (
     variant(_FOSTER, name="pidro", play="trumps_only"),
     RuleProfile(
         name="monterey-draw", target=91, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,
-        points=_JACK3, play="monterey", first_lead_trump=True, both_reach="bidders",
+        points=_JACK3, play="monterey", first_lead_trump=True, both_reach="bidders", rob="choose",
+        rob_all="must",
     ),
     RuleProfile(
         name="monterey-widow", target=91, deciding_threshold=None, min_bid=6, max_bid=16, dealer_forced_bid=6,

@@ -125,7 +125,7 @@ def game_record(game: Game) -> dict[str, Any]:
 
 class EventModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "call", "reshuffle"]
+    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "call", "take_widow", "leave_widow", "reshuffle"]
     seat: int | None = Field(None, ge=0, le=5)
     forced: bool | None = None
     amount: int | None = None

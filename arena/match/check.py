@@ -135,7 +135,7 @@ def _situation(game: Game) -> str:
         bid = deal_facts(deal).dealer_bid
         if bid is not None and bid[2]:  # the engine bid for the dealer: "forced" in the history
             return "forced_bid_history"
-    if choice.kind == "trump" and profile_info(deal.profile).widow:  # the maker has taken up its widow
+    if choice.kind == "trump" and profile_info(deal.profile).widow:  # the maker has taken up its widow, or left it
         return "trump_with_widow"
     if choice.kind == "bid" and getattr(choice, "can_pass", False) and len(getattr(choice, "amounts", ())) == 1:
         return "top_bid"
@@ -149,7 +149,7 @@ _MAX_SCAN = 5000
 def _expected_probes(profile: RuleProfile) -> set[str]:
     """Named probes the scan should find under ``profile`` (the hand-built one aside)."""
     info = profile_info(profile)  # what the rules can make, as the engine declares it
-    wanted = (set(PROBES) - {"rob_after_reshuffle"}) | (info.decision_kinds & {"discard", "call"})
+    wanted = (set(PROBES) - {"rob_after_reshuffle"}) | (info.decision_kinds & {"discard", "call", "take_widow"})
     if "call" in info.decision_kinds:  # every play follows the call: the three ways it stands
         wanted = (wanted - {"play"}) | {"play_partner_hidden", "play_partner_known"}
         if profile.call_alone:
@@ -313,6 +313,8 @@ def check_entry(entry: BotEntry, settings: MatchSettings | None = None, *, games
     check stops at the first fatal verdict (``FATAL_KINDS``, or any fault of
     the handshake): ``report.probes`` lists the probes actually asked."""
     settings = settings or MatchSettings()
+    if settings.time.fixed:  # a check has no partner to hide tempo from: answers go at once, not a slot late
+        settings = settings.model_copy(update={"time": settings.time.model_copy(update={"tempo": "free"})})
     require_profile(entry, settings.profile.name)
     report = CheckReport(entry.name, profile=settings.profile.name)
     for i, (kind, build) in enumerate(probe_positions(settings.profile).items()):

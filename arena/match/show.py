@@ -44,9 +44,12 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
         out.append(f"  {label[s]:<18} {_hand(cards_str(hand))}")
     if deal.kitty:
         out.append(f"  {'kitty':<18} {_hand(cards_str(deal.kitty))}")
-    if deal.profile.widow:  # face down before each seat until it has bid (all taken up by the end of the bidding)
+    if deal.profile.widow:  # face down before each seat until it has bid; then taken up, or left (face up after the bidding)
+        left = {e["seat"] for e in d["events"] if e["type"] == "leave_widow"}
         for s in range(n):
-            out.append(f"  {'widow ' + sn[s]:<18} {_hand(cards_str(deal.received[s]))}")
+            widow = deal.widows_dealt[s] if deal.widows_dealt else ()
+            note = " (left: face up, out of play, once the bidding is over)" if s in left else ""
+            out.append(f"  {'widow ' + sn[s]:<18} {_hand(cards_str(widow))}{note}")
     in_dark = len(deal.dark)  # the first events: the round in the dark, before the deal
     if in_dark:
         round_ = [f"{sn[seat]} {amount or 'no'}" for seat, amount in deal.dark]
@@ -77,13 +80,16 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
         elif t == "call":
             called = "goes alone" if e.get("alone") else f"calls {e['card']}"
             out.append(f"  {label[e['seat']]} {called}{forced}")
+        elif t in ("take_widow", "leave_widow") and bids:  # the seat's answer right after its bid or pass
+            bids[-1] += " (takes its widow)" if t == "take_widow" else " (leaves its widow)"
     flush_bids()
     for n, trick in enumerate(deal.tricks):
         plays = [f"{sn[seat]} {card_str(card)}" + (f" (+{' '.join(cards_str(under))} under)" if under else "")
                  for seat, card, under in trick.plays]
         won = f" -> {sn[trick.winner]}" if trick.winner is not None else " (unfinished)"
         out.append(f"  trick {n + 1}: {', '.join(plays)}{won}")
-    if deal.profile.rob == "none" and deal.stock and deal.trump is not None:  # sixty-three-joker's undealt card
+    if deal.profile.rob == "none" and deal.stock and deal.trump is not None and not deal.profile.widow:
+        # sixty-three-joker's undealt card (a widow left face down is told with the widows above)
         out.append(f"  left undealt, face down, seen by nobody: {_hand(cards_str(deal.stock))}")
     if d.get("redeal"):
         out.append(f"  every seat passed: no trump, no play, the deal is void; scores {_scores(d['scores_after'])}")

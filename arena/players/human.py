@@ -9,6 +9,8 @@ shown as text, and answers in a short form:
 * play: a card (``KC``); a long hand's first card with its under cards
   after it (``KH 3H 4H``)
 * rob, discard: the cards, separated by spaces (``-`` for none)
+* a decision that lists its answers (``take_widow``): the answer's number
+  or its name (``1``, ``leave_widow``)
 * any decision: ``any`` (one legal action, the harness's) or ``?`` (the
   choice again)
 
@@ -90,7 +92,16 @@ def show_legal(kind: str, legal: dict[str, Any]) -> str:
         return f"discard {legal['least']} to {legal['most']} of: {_cards(legal['from'])} (- for none)"
     if kind == "call":
         return f"call one of: {_cards(legal['cards'])}" + (" or alone" if legal.get("alone") else "")
-    return f"{kind}: type any (one legal choice)" + (f"; options: {legal['options']}" if legal.get("options") else "")
+    options = legal.get("options")
+    if options:  # a kind a rule profile adds that lists its answers (take_widow): by number or by name
+        listed = ", ".join(f"{i} {_option_text(o)}" for i, o in enumerate(options, 1))
+        return f"{kind}: type one of {listed}"
+    return f"{kind}: type any (one legal choice)"
+
+
+def _option_text(option: dict[str, Any]) -> str:
+    """A listed option as it is typed: its type, then its other values ("take_widow")."""
+    return " ".join([str(option.get("type")), *(str(v) for k, v in option.items() if k != "type")])
 
 
 def parse_reply(kind: str, legal: dict[str, Any], text: str) -> dict[str, Any]:
@@ -101,6 +112,13 @@ def parse_reply(kind: str, legal: dict[str, Any], text: str) -> dict[str, Any]:
         return dict(legal["any"])
     if not words:
         raise ValueError("type a choice (? shows it again)")
+    options = legal.get("options")
+    if options:  # a decision that lists its answers (no core kind does): typed by number or by name
+        typed = " ".join(upper)
+        for i, o in enumerate(options, 1):
+            if typed in (str(i), _option_text(o).upper()):
+                return dict(o)
+        raise ValueError(f"type one of {', '.join(f'{i} {_option_text(o)}' for i, o in enumerate(options, 1))}")
     if kind == "bid":
         if upper == ["PASS"] or upper == ["P"]:
             if not legal["pass"]:

@@ -102,6 +102,7 @@ class ProcessTransport:
         else:
             self.cpu_time = time.monotonic  # type: ignore[method-assign]
         self._sched_fd: int | None = None
+        self._task_fds: dict[str, int] = {}
         self._report: TransportReport | None = None
 
     def wait_ready(self) -> None:  # replaced per instance
@@ -131,13 +132,12 @@ class ProcessTransport:
 
     def tree_run_delay(self) -> float:
         """Every live thread's wait for a CPU (/proc/PID/task/TID/schedstat) over the bot's tree:
-        its cgroup's tasks where it has one, else the sandbox's process tree."""
+        its cgroup's tasks where it has one, else the sandbox's process tree. Each thread's file
+        is kept open (a sandbox's threads change little from one decision to the next)."""
         proc = self.proc
-        if proc.cgroup is not None:
-            pids = proc.cgroup.pids()
-        else:
-            root = proc.sandbox_pid or proc.pid
-            pids = proctree.descendants(root)
+        pids = proc.cgroup.pids() if proc.cgroup is not None else proctree.descendants(proc.sandbox_pid or proc.pid)
+        fds = self._task_fds
+        live: set[str] = set()
         total = 0
         for pid in pids:
             try:
@@ -145,11 +145,19 @@ class ProcessTransport:
             except OSError:
                 continue
             for tid in tids:
+                live.add(tid)
+                fd = fds.get(tid)
+                if fd is None:
+                    try:
+                        fd = fds[tid] = os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY)
+                    except OSError:
+                        continue
                 try:
-                    with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
-                        total += int(fh.read().split()[1])
+                    total += int(os.pread(fd, 128, 0).split()[1])
                 except (OSError, IndexError, ValueError):
                     continue
+        for tid in [t for t in fds if t not in live]:  # gone: a thread's wait ends with it
+            os.close(fds.pop(tid))
         return total / 1e9
 
     def pause(self) -> None:
@@ -191,6 +199,9 @@ class ProcessTransport:
         if self._sched_fd is not None:
             os.close(self._sched_fd)
             self._sched_fd = None
+        for fd in self._task_fds.values():
+            os.close(fd)
+        self._task_fds.clear()
         try:
             self.proc.close()
         finally:

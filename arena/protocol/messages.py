@@ -114,8 +114,9 @@ class View(_Msg):
         "partner for the maker's partner; null at cut-throat, for a defender, and before anyone may know")
     dealer: int = Field(ge=0, le=5)
     deal_index: int = Field(ge=0)
-    phase: Literal["dark", "bid", "trump", "discard", "rob", "call", "play", "done"] = Field(
-        description="'dark': a bid before the cards are dealt (profiles with dark_bid); the hand is empty")
+    phase: Literal["dark", "bid", "take_widow", "trump", "discard", "rob", "call", "play", "done"] = Field(
+        description="'dark': a bid before the cards are dealt (profiles with dark_bid); the hand is empty; "
+        "'take_widow': a seat that has just bid or passed takes up its widow or leaves it (profiles with widow)")
     scores: list[int] = Field(description="scores before this deal, side 0 first")
     hand: list[str] = Field(description="the cards this seat holds now")
     dealt: list[str] = Field(description="the cards dealt to this seat")
@@ -218,7 +219,8 @@ class Decide(_Msg):
 
     type: Literal["decide"] = "decide"
     id: int = Field(description="echo it in the reply")
-    kind: str = Field(description="bid, trump, discard, rob, call or play; a rule profile may add kinds (their legal carries 'any')")
+    kind: str = Field(description="bid, take_widow, trump, discard, rob, call or play; a rule profile may add kinds "
+                      "(their legal carries 'any')")
     view: View
     legal: BidLegal | TrumpLegal | DiscardLegal | RobLegal | PlayLegal | CallLegal | OtherLegal = Field(description="the legal choice, as constraints")
     time_left_ms: int = Field(description="what is left of the game's time bank")

@@ -30,7 +30,7 @@ class HelloReply(_Msg):
 
 
 class ActionMsg(_Msg):
-    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "call"]
+    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "call", "take_widow", "leave_widow"]
     alone: bool | None = None
     amount: int | None = None
     suit: str | None = None

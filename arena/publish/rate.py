@@ -7,6 +7,8 @@ anything the user must change.
 
 from __future__ import annotations
 
+import json
+
 import os
 import re
 from dataclasses import dataclass
@@ -18,6 +20,8 @@ from ..results import LoadedResults, ResultsError, read_results
 from . import leaderboard
 from .load import bot_ids, convert
 from .provenance import Provenance, gather, read_config, read_meta
+from .tempo import TEMPO_FILE
+from .tempo import audit as tempo_audit
 from .versions import RetireError, find_versions, mark
 
 
@@ -35,6 +39,7 @@ class Published:
     report: RatingReport
     results: LoadedResults
     out: Path
+    tempo: dict[str, Any] | None = None  # the host's tempo audit (``arena.publish.tempo``), written as tempo.json
 
 
 def parse_anchor(text: str) -> tuple[str, float]:
@@ -65,7 +70,8 @@ def rate_results(
     prior: bool = True,
     retire: Sequence[str] = (),
 ) -> Published:
-    """Rate ``results`` and write leaderboard.{md,json,html} to ``out``."""
+    """Rate ``results`` and write leaderboard.{md,json,html} to ``out``, and the host's tempo audit
+    (run timings, not part of the leaderboard: ``arena.publish.tempo``) as tempo.json beside them."""
     if bootstrap < 0:
         raise PublishError("--bootstrap must be >= 0")
     try:
@@ -83,11 +89,13 @@ def rate_results(
                                     prior=prior, retire=retire)
     name = prov.config_name or safe_name(res.path.resolve().parent.name)
     dest = Path(out) if out else Path("leaderboards") / safe_name(name)
+    audit = tempo_audit(res.lines)
     try:
         write_leaderboard(doc, dest)
+        write_atomic(dest / TEMPO_FILE, json.dumps(audit, indent=1) + "\n")
     except OSError as e:
         raise PublishError(f"cannot write {dest}: {e.strerror}") from None
-    return Published(doc, report, res, dest)
+    return Published(doc, report, res, dest, audit)
 
 
 def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, config: dict[str, Any] | None = None,
@@ -150,6 +158,10 @@ def write_leaderboard(doc: dict[str, Any], out: Path) -> None:
     for fname, text in (("leaderboard.json", leaderboard.to_json(doc)),
                         ("leaderboard.md", leaderboard.render_markdown(doc)),
                         ("leaderboard.html", leaderboard.render_html(doc))):
-        tmp = out / (fname + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(out / fname)
+        write_atomic(out / fname, text)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)

@@ -33,6 +33,7 @@ from ..players.manifest import file_digests
 from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, results_path
 from ..sandbox import reaper
 from .backends import make_backend
+from .oversubscribe import fixed_tempo_workers
 from .config import ScheduleSpec, Tournament
 from .ladder import record_run
 from .lock import FolderLock
@@ -99,6 +100,7 @@ class RunOptions:
     new_versions: bool = False  # a changed bot enters as a new version instead of being refused
     skip_check: bool = False
     halt: threading.Event | None = None  # set by another thread (a server stopping): the loop ends as on Ctrl-C
+    records: bool = True  # keep the stored lines' game records in memory (``ResultsStore``; a server's ladder does not)
 
 
 @dataclass
@@ -135,6 +137,7 @@ class BackendChoice:
     workers: int
     address: str | None
     cap: int | None  # at most this many blocks at once on a cluster (None: every CPU it has)
+    why: str | None = None  # why ``workers`` is not the config's (a fixed tempo oversubscribes the cores)
 
 
 @dataclass
@@ -388,7 +391,7 @@ def admit(t: Tournament, options: RunOptions) -> Admission:
             raise ExtensionNotAsked(out, added)
         current = {e.digest for e in t.entries}
         earlier = [e for e in old.get("entries") or [] if isinstance(e, dict) and e.get("digest") not in current]
-    store = ResultsStore(out)
+    store = ResultsStore(out, records=options.records)
     try:
         store.load(expect_hash=t.config_hash())
     except ResultsError as e:
@@ -414,10 +417,17 @@ def check(t: Tournament, entries: list[BotEntry]) -> list[tuple[str, CheckReport
 
 
 def choose_backend(t: Tournament) -> BackendChoice:
-    """The config's backend; on a cluster ``workers`` caps the blocks at once only when it was given."""
+    """The config's backend; on a cluster ``workers`` caps the blocks at once only when it was given.
+
+    With a fixed tempo and no ``workers`` given, an embedded instance plays more blocks at once than
+    there are cores (``oversubscribe``): its games mostly wait."""
     address = t.config.ray_address or os.environ.get("RAY_ADDRESS") or None
-    cap = t.config.workers if "workers" in t.config.model_fields_set else None
-    return BackendChoice(t.config.backend, t.config.workers, address, cap)
+    given = "workers" in t.config.model_fields_set
+    cap = t.config.workers if given else None
+    workers, why = t.config.workers, None
+    if t.settings.time.fixed and not given and address is None and t.config.backend == "ray":
+        workers, why = fixed_tempo_workers(t.settings.sandbox.value)
+    return BackendChoice(t.config.backend, workers, address, cap, why)
 
 
 def play(t: Tournament, admission: Admission, p: Plan, *, stop: StoppingRule | None = None,

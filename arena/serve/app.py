@@ -29,6 +29,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from sqlalchemy.engine import Engine
 
+from ..publish.site import replay_on_demand
 from ..sandbox.files import remove_tree
 from . import db
 from .archive import ArchiveRefused, Limits, UnpackFailed, unpack_in_child
@@ -36,6 +37,7 @@ from .config import CompetitionConfig
 from .faults import FaultIndex
 from .final import FINAL, banner, final_page, frozen
 from .guard import BodyCap
+from .ladder import SITE_STATE
 from .upload import FORM_OVERHEAD, INCOMING, UploadRefused, receive_archive
 from .validate import validate, validate_on_cluster
 
@@ -187,9 +189,20 @@ class _Site(StaticFiles):
     the folder) a 404, not a server error. ``banner``: a line put at the top of every HTML page (the
     competition's end), the pages' own files unchanged."""
 
-    def __init__(self, *args: Any, banner: Any = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, banner: Any = None, replays: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.banner = banner
+        self.replays = replays  # gid -> None: makes replays/<gid>.js when it is first asked for
+
+    def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+        """A game's replay that no one asked for yet is made now (``publish.site.replay_on_demand``)."""
+        full, st = super().lookup_path(path)
+        if st is None and self.replays is not None:
+            head, _, name = path.replace("\\", "/").lstrip("/").partition("/")
+            if head == "replays" and name.endswith(".js") and "/" not in name:
+                self.replays(name[:-3])
+                full, st = super().lookup_path(path)
+        return full, st
 
     async def check_config(self) -> None:
         if self.directory is not None and Path(self.directory).is_dir():
@@ -243,13 +256,14 @@ def _head(title: str) -> str:
             f"<title>{html.escape(title)}</title><style>{_STYLE}</style>")
 
 
-def _refusal(request: Request, status: int, sentence: str, headers: Mapping[str, str] | None) -> Response:
+def _refusal(request: Request, status: int, sentence: str, headers: Mapping[str, str] | None,
+             top: str = "") -> Response:
     """A refusal in the shape its asker reads: JSON ``{"detail": ...}`` for the API and for clients, a page
     with the sentence and a way back for a browser at the server's own forms (which sends Accept: text/html)."""
     if request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", ""):
         return JSONResponse({"detail": sentence}, status_code=status, headers=headers)
     back = "/team" if request.url.path.startswith("/team") else "/"
-    return HTMLResponse(_head(f"{status}: refused") + f"<h1>refused</h1><p id=refusal>{html.escape(sentence)}</p>"
+    return HTMLResponse(_head(f"{status}: refused") + top + f"<h1>refused</h1><p id=refusal>{html.escape(sentence)}</p>"
                         f"<p><a href={back}>back</a></p>", status_code=status, headers=headers)
 
 
@@ -279,6 +293,34 @@ def _ladder_line(svc: Service) -> str:
     return f"<p id=ladder-status>{html.escape(svc.ladder_waiting)}</p>" if svc.ladder_waiting else ""
 
 
+def _tempo_line(svc: Service) -> str:
+    """The time mode on the front page: entrants must know whether their timing is seen."""
+    t = svc.config.match.time
+    if t.fixed:
+        text = (f"tempo fixed: every answer is released {t.slot_s * 1000:.0f} ms after its request, so no seat can"
+                " signal by how long it takes (a bot idle on move past its slot is faulted)")
+    else:
+        text = "tempo free: answers go to the game as they come, so every seat sees how long the others take"
+    return f"<p id=tempo>{html.escape(text)}</p>"
+
+
+def _tempo_rows(figures: list[dict[str, Any]]) -> str:
+    if not figures:
+        return "<p id=no-tempo>no timed ladder games yet</p>"
+    head = ("<tr><th>bot</th><th>games</th><th>decisions</th><th>idle ms (mean)</th><th>idle ms (p90)</th>"
+            "<th>idle share</th><th>bits on its hand</th><th>by chance</th><th>flag</th></tr>")
+
+    def cell(x: Any) -> str:
+        return "n/a" if x is None else html.escape(str(x))
+
+    rows = "".join(
+        f"<tr><td>{cell(f['bot'])}</td><td>{f['games']}</td><td>{f['decisions']}</td><td>{cell(f['idle_ms_mean'])}</td>"
+        f"<td>{cell(f['idle_ms_p90'])}</td><td>{cell(f['idle_share'])}</td><td>{cell(f['mi_bits'])}</td>"
+        f"<td>{cell(f['mi_null_bits'])}</td><td>{'flagged: ' + cell(f['why']) if f['flagged'] else 'no'}</td></tr>"
+        for f in figures)
+    return f"<table id=tempo-audit>{head}{rows}</table>"
+
+
 def _one_sentence(exc: RequestValidationError) -> str:
     """FastAPI's list of validation errors as the one sentence every refusal is."""
     parts = []
@@ -299,7 +341,9 @@ def make_app(svc: Service) -> FastAPI:
     # The ladder's public site (leaderboard, bot pages, replays), rebuilt after each batch; the same
     # files are the static export.
     said = lambda: banner(svc)  # noqa: E731 - the competition's end, on every page
-    app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False, banner=said), name="site")
+    replay = lambda gid: replay_on_demand(svc.folder / "public", svc.folder / SITE_STATE, gid)  # noqa: E731
+    app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False, banner=said, replays=replay),
+              name="site")
     # The provisional leaderboard while a batch plays, rewritten after each stored block.
     app.mount("/live", _Site(directory=svc.folder / "live", html=True, check_dir=False, banner=said), name="live")
     # After the freeze: the final evaluation's site, once it is published.
@@ -310,11 +354,11 @@ def make_app(svc: Service) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
-        return _refusal(request, 422, _one_sentence(exc), None)
+        return _refusal(request, 422, _one_sentence(exc), None, banner(svc))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_refused(request: Request, exc: StarletteHTTPException) -> Response:
-        return _refusal(request, exc.status_code, str(exc.detail), exc.headers)
+        return _refusal(request, exc.status_code, str(exc.detail), exc.headers, banner(svc))
 
     def refused(status: int, sentence: str, retry_after: int | None = None) -> HTTPException:
         # the body may be unread: the connection closes after the answer
@@ -415,6 +459,12 @@ def make_app(svc: Service) -> FastAPI:
     def _team_name(team: dict[str, Any]) -> str | None:
         return None if team["admin"] else str(team["name"])
 
+    @app.get("/api/tempo")
+    def tempo(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
+        """Private: the tempo audit of your team's bots in ladder games (idle time on move, what it says of
+        the hand, flagged or not: docs/server.md, Tempo); the host's admin token reads every team's."""
+        return svc.faults.tempo(_team_name(_bearer(svc.engine, authorization)))
+
     @app.get("/api/faults")
     def faults(authorization: str | None = Header(None)) -> list[dict[str, Any]]:
         """Private: the faults of your team's bots in ladder games, with stderr and reproduce command (the
@@ -462,7 +512,7 @@ def make_app(svc: Service) -> FastAPI:
         login_token = secrets.token_urlsafe(16)
         resp = HTMLResponse(
             _head(svc.config.competition.name)
-            + f"{banner(svc)}<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}"
+            + f"{banner(svc)}<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}{_tempo_line(svc)}"
             f"<table id=leaderboard>{rows}</table>"
             f"<form method=post action=/login><input type=hidden name=login value={login_token}>"
             "<input name=token type=password><button>team login</button></form><p><a href=/site/>ratings, bot"
@@ -511,7 +561,8 @@ def make_app(svc: Service) -> FastAPI:
                 "<form method=post action=/team/upload enctype=multipart/form-data>"
                 f"<input type=hidden name=csrf value={csrf}><input type=file name=archive>"
                 "<button>upload</button></form><h2>faults in ladder games</h2>"
-                + _fault_rows(svc.faults.of(_team_name(team))))
+                + _fault_rows(svc.faults.of(_team_name(team)))
+                + "<h2>tempo audit</h2>" + _tempo_rows(svc.faults.tempo(_team_name(team))))
 
     @app.post("/team/upload", openapi_extra=_MULTIPART_DOC)
     async def team_upload(request: Request, arena_session: str | None = Cookie(None)) -> RedirectResponse:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 import yaml
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..match import MatchSettings
+from ..players import TimeSettings
 from ..sandbox import Level
 from ..sandbox.files import MAX_DEPTH
 
@@ -39,28 +39,36 @@ class Competition(BaseModel):
                          "embedded Ray instance of this many CPUs (on a cluster: at most this many at once)")
     ray_address: str | None = Field(None, description="play ladder blocks on this Ray cluster (docs/cluster.md)")
     final_blocks: int = Field(4, ge=1, description="blocks of each pairing in the final evaluation, after the freeze")
-    closes_at: datetime | None = Field(None, description="when the competition freezes by itself (ISO 8601, with "
+    closes_at: AwareDatetime | None = Field(None, description="when the competition freezes by itself (ISO 8601, with "
                                        "its time zone): uploads stop and the final evaluation plays")
 
 
 #: An open competition's default sandbox: a kernel of its own per seat (docs/sandbox.md, "Levels").
 SERVE_SANDBOX = Level.GVISOR
+#: ... and its default tempo: answers released a slot after their request, so no seat signals by how
+#: long it takes (docs/sandbox.md, "Tempo"; docs/server.md says what each format and mode closes).
+SERVE_TEMPO = "fixed"
 
 
 class CompetitionConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     competition: Competition = Competition()
     match: MatchSettings = Field(
-        default_factory=lambda: MatchSettings(sandbox=SERVE_SANDBOX),
+        default_factory=lambda: MatchSettings(sandbox=SERVE_SANDBOX, time=TimeSettings(tempo=SERVE_TEMPO)),
         description="how games and validations are played; match.sandbox defaults to gvisor here "
-                    "(entrants are strangers), set it to bwrap where runsc cannot run")
+                    "(entrants are strangers), set it to bwrap where runsc cannot run; match.time.tempo to fixed")
 
     @field_validator("match", mode="before")
     @classmethod
     def _open_competition_default(cls, v: Any) -> Any:
-        """An unset match.sandbox is gvisor in a competition (bwrap in `arena run`)."""
-        if isinstance(v, dict) and "sandbox" not in v:
-            return {**v, "sandbox": SERVE_SANDBOX.value}
+        """An unset match.sandbox is gvisor in a competition (bwrap in `arena run`), an unset
+        match.time.tempo fixed (free in `arena run`) but at level none, where nothing is contained
+        and bots are trusted (nor frozen off move: a fixed tempo there would only slow the games)."""
+        if isinstance(v, dict):
+            v = {**v, "sandbox": v.get("sandbox", SERVE_SANDBOX.value)}
+            t = v.get("time", {})
+            if isinstance(t, dict) and "tempo" not in t and v["sandbox"] != Level.NONE.value:
+                v["time"] = {**t, "tempo": SERVE_TEMPO}
         return v
 
 

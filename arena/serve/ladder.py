@@ -36,7 +36,7 @@ from ..players import ManifestError
 from ..players.manifest import MANIFEST_NAME, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import build_site, write_provisional
-from ..results import ResultsError, ResultsStore, read_results, standings
+from ..results import ResultsError, ResultsScan, ResultsStore, standings, without_records
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
     Admission,
@@ -55,7 +55,7 @@ from ..schedule import (
 from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
 from .config import Competition
-from .choice import Block, Missing, pick_batch, pick_continuous
+from .choice import Block, pairwise, pick_batch, pick_continuous, strength_order
 from .validate import hide_paths
 
 if TYPE_CHECKING:
@@ -250,7 +250,7 @@ def start_backend(svc: Service) -> Any:
 
 
 def ladder_tournament(svc: Service, blocks: int | None = None) -> Tournament | None:
-    """The ladder's tournament of the ranked versions, or None below the seats of one unit (``svc.waiting``
+    """The ladder's tournament of the ranked versions, or None below the seats of one unit (``svc.ladder_waiting``
     says why). A version whose folder cannot be copied or whose entry the tournament refuses (its manifest,
     profile or limits) is retired, saying why, and the tournament is built again without it: one team's
     broken version never stops the others."""
@@ -292,10 +292,10 @@ def _block(task: BlockTask) -> Block:
 
 
 def ranking(t: Tournament, lines: Sequence[dict[str, Any]]) -> list[str]:
-    """The ranked versions' idents, best first by score rate over their games with each other (the live
-    standings' figure: cheap, and enough to say which versions are neighbours), ties by name."""
-    rate = {s.bot: s.rate for s in standings(lines)}
-    return [e.ident for e in sorted(t.entries, key=lambda e: (-round(rate.get(e.name, 0.0), 12), e.name))]
+    """The ranked versions' idents, best first by a Bradley-Terry fit of their games with each other
+    (``choice.strength_order``), ties by name."""
+    by_name = {e.name: e.ident for e in t.entries}
+    return [by_name[n] for n in strength_order(list(by_name), pairwise(lines))]
 
 
 def choose(t: Tournament, store: ResultsStore, c: Competition, failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
@@ -314,13 +314,13 @@ def choose(t: Tournament, store: ResultsStore, c: Competition, failed: Mapping[t
     return pick_continuous([_block(x) for x in p.todo], stored, ranking(t, lines), c.ladder_blocks, failed)
 
 
-def room(out: Path, store: ResultsStore, c: Competition) -> int:
+def room(out: Path, c: Competition) -> int:
     """Blocks the ladder's tournament needs so every unit has its next ``ladder_blocks`` blocks: past the
-    highest block stored, never below the minimum or the block count the folder already holds."""
+    block count the folder holds (written before any block is played, so at least every stored block's
+    number plus one), never below the minimum."""
     meta = read_meta(out) or {}
     held = meta["blocks"] if isinstance(meta.get("blocks"), int) else 0
-    top = max((k[1] for k in store.lines), default=-1) + 1
-    return max(c.ladder_pairing_blocks, held, top) + c.ladder_blocks
+    return max(c.ladder_pairing_blocks, held) + c.ladder_blocks
 
 
 def run_batch(svc: Service) -> int:
@@ -328,14 +328,12 @@ def run_batch(svc: Service) -> int:
     c = svc.config.competition
     out = svc.folder / "results"
     out.mkdir(parents=True, exist_ok=True)
-    store = ResultsStore(out)
-    store.load()
-    t = ladder_tournament(svc, room(out, store, c))
+    t = ladder_tournament(svc, room(out, c))
     if t is None:
         return 0
     if keep_played_restart(t):  # a ladder played before per-lineage was the default
         log.info("ladder: %s was played per-game and goes on per-game", out)
-    store = ResultsStore(out)
+    store = ResultsStore(out, records=False)
     store.load(expect_hash=t.config_hash())
     chosen = choose(t, store, c, svc.ladder_failures)
     played = 0
@@ -344,7 +342,7 @@ def run_batch(svc: Service) -> int:
         need = max([c.ladder_pairing_blocks, *([held] if isinstance(held, int) else []), *(b + 1 for _, b in chosen)])
         t.config = t.config.model_copy(update={"blocks": need})  # the tournament grows only as far as it plays
         result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
-                                                      halt=svc.stop),
+                                                      halt=svc.stop, records=False),
                                 stop=Chosen(chosen), observer=Live(svc.folder, len(chosen)))
         played = result.outcome.played if result.outcome else 0
         for key, why in result.outcome.failures if result.outcome else []:
@@ -357,7 +355,7 @@ def run_batch(svc: Service) -> int:
     if played or (store.path.exists() and (not index.exists() or index.stat().st_mtime < store.path.stat().st_mtime)):
         publish(svc)
     if store.path.exists() and (played or not (svc.folder / STANDINGS).exists()):
-        write_standings(svc.folder, read_results(out).lines, batch=None)
+        write_standings(svc.folder, [without_records(x) for x, _, _ in ResultsScan(out)], batch=None)
     return played
 
 
@@ -365,8 +363,9 @@ def publish(svc: Service) -> None:
     """The public site of the store (no host path, no stderr); the site ranks each name's latest version."""
     # rebuilt in place, each page replaced whole: only what the batch changed is read and written; the
     # site's state (``publish.site.ledger``) is kept beside the folder, which is served
+    # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
     build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
-               history_bootstrap=0, state=svc.folder / SITE_STATE)
+               history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False)
 
 
 def loop(svc: Service) -> None:

@@ -11,7 +11,7 @@ from .conftest import PY_BOTS, SEARCHERS, collect, quick_bot, subset
 
 
 def _check(bot, states) -> dict[str, int]:
-    seen = {"bid": 0, "trump": 0, "discard": 0, "rob": 0, "call": 0, "play": 0, "under": 0}
+    seen = {"bid": 0, "trump": 0, "discard": 0, "rob": 0, "call": 0, "take_widow": 0, "play": 0, "under": 0}
     for st in states:
         action = bot.decide(st.kind, st.view, st.legal)
         assert st.choice.is_legal(action_from_dict(action)), (st.kind, st.legal, action)
@@ -27,7 +27,7 @@ def test_bot_plays_only_legal_actions(name, states):
     bot.start_game({"type": "game", "seat": 0}, 7)
     seen = _check(bot, subset(states, SEARCHERS.get(name, 1)))
     # The sample must exercise the constrained choices, or the test proves little.
-    assert all(seen[k] > 0 for k in seen if k not in ("discard", "call")), seen
+    assert all(seen[k] > 0 for k in seen if k not in ("discard", "call", "take_widow")), seen
 
 
 def test_states_include_every_kind(states):
@@ -51,3 +51,5 @@ def test_bot_plays_only_legal_actions_under_every_profile(name, profile):
         assert seen["discard"], seen
     if profile.call is not None:  # a called partner: the call is answered legally too
         assert seen["call"], seen
+    if profile.widow:  # a widow taken up or left (monterey-widow): answered legally too
+        assert seen["take_widow"], seen

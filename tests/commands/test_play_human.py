@@ -142,6 +142,8 @@ def typed(action: dict) -> str:
         return " ".join([action["card"], *action.get("under", [])])
     if t == "call":
         return "alone" if action.get("alone") else action["card"]
+    if t in ("take_widow", "leave_widow"):  # a listed answer, by name
+        return t
     cards = action.get("take", action.get("cards"))
     return " ".join(cards) if cards else "-"
 
@@ -165,4 +167,23 @@ def test_every_decision_of_every_profile_can_be_typed() -> None:
             assert action_to_dict(got) == action_to_dict(want), (name, kind)
             game.apply(got)
             kinds.add(kind)
-    assert {"bid", "trump", "play", "rob", "discard"} <= kinds
+    assert {"bid", "trump", "play", "rob", "discard", "take_widow"} <= kinds
+
+
+def test_a_listed_choice_is_shown_numbered_and_typed_by_number_or_name() -> None:
+    """take_widow (monterey-widow, rules 12.14) lists its two answers: both can be typed, by number
+    or by name, and anything else is explained, never taken."""
+    from arena.players.human import show_legal
+
+    legal = {"options": [{"type": "take_widow"}, {"type": "leave_widow"}], "any": {"type": "take_widow"}}
+    assert show_legal("take_widow", legal) == "take_widow: type one of 1 take_widow, 2 leave_widow"
+    assert parse_reply("take_widow", legal, "2") == {"type": "leave_widow"}
+    assert parse_reply("take_widow", legal, "Leave_Widow") == {"type": "leave_widow"}
+    assert parse_reply("take_widow", legal, "1") == {"type": "take_widow"}
+    for bad in ("3", "leave", "pass"):
+        try:
+            parse_reply("take_widow", legal, bad)
+        except ValueError as e:
+            assert "1 take_widow, 2 leave_widow" in str(e)
+        else:
+            raise AssertionError(f"{bad!r} was accepted")

@@ -22,6 +22,7 @@ from arena.engine import (
     Play,
     Rob,
     RuleProfile,
+    TakeWidow,
     cards_str,
     game_record,
     get_profile,
@@ -764,6 +765,73 @@ def test_monterey_first_lead_is_a_trump_and_a_seat_without_trumps_sits_out_on_a_
     assert sat_out > 0
 
 
+def _monterey_rob() -> Deal:
+    """California's deck at monterey-draw (bids from the left): seat 1 bids 6 and names hearts; the
+    dealer (five trumps) needs one card, and the fill leaves TH 5H 5D 5S, three trumps."""
+    deal, _ = make_deal(build_deck(0, CALIFORNIA_HANDS, CALIFORNIA_STOCK), dealer=0, profile=get_profile("monterey-draw"))
+    for action in (Bid(6), PASS, PASS, PASS, NameTrump(2)):
+        deal.apply(action)
+    return deal
+
+
+def test_monterey_dealer_chooses_the_cards_it_needs_when_six_trumps_or_fewer_are_left():
+    """seeds/004, the draw form: the dealer "выбирает карты, необходимые ему для доведения своей
+    руки до 6" (chooses the cards it needs to reach six) and must take them all only "если в колоде
+    осталось более 6" trumps (rules 12.13). The profile made it take every trump of the stock."""
+    deal = _monterey_rob()
+    choice = deal.choice
+    assert choice.kind == "rob" and choice.must_take == () and choice.count == 1 and choice.or_all == ()
+    assert set(cards_str(choice.candidates)) == {"TH", "5H", "5D", "5S"}
+    with pytest.raises(IllegalAction):  # every trump is no rob here: more than it needs, and not a "must"
+        deal.apply(Rob(tuple(cs("TH 5H 5D"))))
+    deal.apply(Rob(tuple(cs("5H"))))
+    assert len(deal.hands[0]) == 6 and set(cards_str(deal.stock)) == {"TH", "5D", "5S"}
+    rng = random.Random(2)
+    while not deal.done:
+        deal.apply(deal.choice.sample(rng))
+    assert deal.lost == 6 and sum(deal.points) == 16 - 6  # Game and the left pedro, face down, for nobody
+    from arena.engine.view import deal_view
+
+    for seat in (1, 2, 3):
+        assert not set(cs("TH 5D")) & deal_view(deal, seat).cards_named()
+
+
+def test_monterey_dealer_must_take_every_trump_when_more_than_six_are_left():
+    """With 52 cards the stock never holds more than six trumps at the rob (the others' fills take at
+    least eleven of its sixteen cards); with the joker it can: then the dealer takes all seven."""
+    from arena.engine import JOKER
+
+    hands = {0: "2C 3C 4C 6C 7C 8C 9C TC JC", 1: "AH KH QH JH TH 9H QC KC AC",
+             2: "8H 2S 3S 4S 6S 7S 8S 9S TS", 3: "7H JS QS KS AS 5C 5S 2D 3D"}
+    deck = build_deck(0, hands, "4D 6D 7D 8D 9D TD JD QD KD AD 6H 5H 4H 3H 2H 5D") + [JOKER]
+    profile = variant("monterey-draw", name="monterey-draw-joker", joker=True)
+    deal, _ = make_deal(deck, dealer=0, profile=profile)
+    for action in (Bid(6), PASS, PASS, PASS, NameTrump(2)):
+        deal.apply(action)
+    assert deal.phase == "play"  # the rob was forced: every trump, nothing to choose
+    assert set(cards_str(deal.rob_taken)) == {"6H", "5H", "4H", "3H", "2H", "5D", "JK"} == set(cards_str(deal.hands[0]))
+    assert deal.stock == [] and deal.events[-1][2] == Rob(()) and deal.events[-1][3] is True
+
+
+def test_with_52_cards_the_monterey_dealer_always_chooses():
+    """rules 12.13: the others' fill takes at least eleven of the sixteen stock cards whenever it holds
+    seven trumps, so with 52 cards the dealer is never made to take every trump, and has no or_all."""
+    from arena.engine import KeyedSource
+
+    profile = get_profile("monterey-draw")
+    asked = 0
+    for k in range(200):
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource("monterey-rob"))
+        rng = random.Random(k)
+        while not deal.done and deal.phase != "play":
+            if deal.phase == "rob":
+                ch = deal.choice
+                assert ch.must_take == () and ch.or_all == () and set(ch.candidates) == set(deal.stock)
+                asked += 1
+            deal.apply(deal.choice.sample(rng))
+    assert asked > 50
+
+
 def test_conformance_catches_an_illegal_action_that_gets_through(monkeypatch):
     from arena.engine.actions import PlayChoice
 
@@ -862,6 +930,9 @@ def test_a_widow_is_hidden_until_its_seat_has_bid_and_hands_are_not_filled():
         for other in range(4):
             assert not game.view(other).cards_named() & set(widows[seat]), (other, seat)
         game.apply(action)
+        assert game.to_act == seat and game.choice.kind == "take_widow" and deal.phase == "take_widow"
+        assert not game.view(seat).cards_named() & set(widows[seat])  # it decides before it looks
+        game.apply(TakeWidow(True))
         assert set(widows[seat]) <= set(deal.hands[seat]) and game.view(seat).received == tuple(widows[seat])
         assert game.view((seat + 1) % 4).receive_counts[seat] == 4
     assert deal.maker == 2 and deal.phase == "trump" and len(deal.hands[2]) == 13
@@ -870,6 +941,60 @@ def test_a_widow_is_hidden_until_its_seat_has_bid_and_hands_are_not_filled():
     table = deal.table
     assert all(all(table.is_trump[c] for c in h) for h in deal.hands)  # type: ignore[union-attr]
     assert sum(len(h) for h in deal.hands) + sum(len(d) for d in deal.discarded) == 52  # nothing filled
+
+
+def test_a_seat_may_leave_its_widow_which_is_turned_face_up_out_of_play_after_the_bidding():
+    """seeds/004, the widow form: "После того, как каждый игрок делает ставку или пасует, он может
+    забрать оставшиеся 4 карты" (after each player bids or passes, he *may* take up his other 4
+    cards) and "Эти карты нельзя просмотреть до тех пор, пока не состоятся торги" (they may not be
+    looked at until the bidding is done; rules 12.14). The profile took every widow up; a widow left
+    stays face down, unseen, until the bidding is over, then lies face up, out of play: its points
+    count for nobody."""
+    profile = get_profile("monterey-widow")
+    game = Game(profile, source=ScriptSource([list(range(52))]))
+    deal = game.deal
+    widows = {s: list(w) for s, w in enumerate(deal.widows)}
+    game.apply(PASS)  # seat 1
+    choice = game.choice
+    assert choice.kind == "take_widow" and choice.seat == 1 and choice.only() is None
+    assert set(choice.actions()) == {TakeWidow(True), TakeWidow(False)}
+    with pytest.raises(IllegalAction):
+        game.apply(PASS)  # the auction waits for the widow's answer
+    game.apply(TakeWidow(False))
+    assert len(deal.hands[1]) == 9 and deal.received[1] == [] and game.to_act == 2 and deal.phase == "bid"
+    assert game.view(2).receive_counts[1] == 0  # that it was left is public; its cards are not, yet
+    left = set(widows[1])  # QH KH AH 2S
+    for seat, action in ((2, Bid(6)), (3, PASS), (0, PASS)):
+        for other in range(4):
+            assert not game.view(other).cards_named() & left
+        game.apply(action)
+        game.apply(TakeWidow(True))
+    assert deal.phase == "trump" and set(deal.shown[1]) == left  # the bidding is over: face up
+    for other in range(4):
+        assert left <= game.view(other).cards_named() and set(game.view(other).shown[1]) == left
+    game.apply(NameTrump(2))  # hearts: QH KH AH out of play, the AH (High) among them
+    rng = random.Random(3)
+    while not deal.done:
+        game.apply(game.choice.sample(rng))
+    assert left <= {c for s, c in deal.out if s == 1} and not left & {c for t in deal.tricks for _, c, _ in t.plays}
+    assert deal.lost >= 1 and sum(deal.points) + deal.lost == 16  # High, for nobody
+
+
+def test_a_widow_decision_is_recorded_and_replays_and_the_wire_lists_both_answers():
+    from arena.protocol.codec import choice_to_dict
+
+    profile = get_profile("monterey-widow")
+    rng = random.Random(5)
+    game = Game(profile, key="widow-record", max_deals=4)
+    while not game.over:
+        ch = game.choice
+        if ch.kind == "take_widow":
+            assert choice_to_dict(ch)["options"] == [{"type": "take_widow"}, {"type": "leave_widow"}]
+        game.apply(ch.sample(rng))
+    rec = json.loads(json.dumps(game_record(game)))
+    types = {e["type"] for d in rec["deals"] for e in d["events"]}
+    assert {"take_widow", "leave_widow"} <= types
+    assert game_record(replay(rec)) == rec
 
 
 @pytest.mark.parametrize(

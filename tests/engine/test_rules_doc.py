@@ -83,6 +83,8 @@ def parse_line(line: str) -> dict[str, Any]:
         d = {"type": "discard", "cards": rest}
     elif kind == "call":  # a called partner (rules 14): a card, or alone
         d = {"type": "call", "alone": True} if rest == ["alone"] else {"type": "call", "card": rest[0]}
+    elif kind in ("take_widow", "leave_widow"):  # a widow taken up or left (rules 12.14)
+        d = {"type": kind}
     elif kind == "play":
         d = {"type": "play", "card": rest[0]}
         if len(rest) > 1:
@@ -99,7 +101,7 @@ def event_line(e: dict[str, Any]) -> str:
         return f"reshuffle {e['kind']}: " + " ".join(e["stock"])
     t = e["type"]
     words = {"pass": [], "bid": [str(e.get("amount"))] + ([e["suit"]] if e.get("suit") else []), "trump": [e.get("suit")], "rob": e.get("take", []),
-             "discard": e.get("cards", []), "call": ["alone"] if e.get("alone") else [e.get("card")]}.get(t)
+             "discard": e.get("cards", []), "call": ["alone"] if e.get("alone") else [e.get("card")], "take_widow": [], "leave_widow": []}.get(t)
     if t == "play":
         words = [e["card"]] + (["under", *e["under"]] if e.get("under") else [])
     text = " ".join([str(e["seat"]), t, *words])  # type: ignore[list-item]

@@ -39,9 +39,11 @@ def test_probes_cover_the_dark_round_and_the_widow():
     view = g.view(g.to_act)
     assert g.deal.phase == "dark" and view.hand == () and view.dealt == () and list(g.choice.amounts) == [14]
     widow = probe_positions(get_profile("monterey-widow"))
-    assert {"trump_with_widow", "forced_bid_history", "extra_cards"} <= set(widow)
+    assert {"trump_with_widow", "take_widow", "forced_bid_history", "extra_cards"} <= set(widow)
     g = widow["trump_with_widow"]()
-    assert g.choice.kind == "trump" and len(g.deal.hands[g.to_act]) == 13
+    assert g.choice.kind == "trump" and len(g.deal.hands[g.to_act]) in (9, 13)  # its widow taken up, or left
+    g = widow["take_widow"]()
+    assert g.choice.kind == "take_widow" and g.deal.bids[-1][0] == g.to_act  # right after its own bid or pass
 
 
 @pytest.mark.parametrize("name", quick_first(__import__("arena.engine", fromlist=["profile_names"]).profile_names()))
@@ -63,6 +65,7 @@ def test_every_profile_probes_each_decision_its_rules_make(name):
     want |= set() if p.bid_suits else {"trump_with_widow" if p.widow else "trump"}
     want |= {"dark_bid"} if p.dark_bid is not None else set()
     want |= {"joker_play"} if p.joker else set()
+    want |= {"take_widow"} if p.widow else set()
     assert want <= found, sorted(want - found)
 
 
@@ -176,3 +179,27 @@ def test_a_bot_that_breaks_only_while_the_partner_is_hidden_is_caught():
         g = positions[probe]()
         assert None in (g.view(g.to_act).sides or ()), probe
     assert "play_partner_known" not in where and "call" not in where
+
+
+BASELINES = ("minimal", "random", "js-random", "heuristic", "montecarlo", "pimc")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", ["eighty-three", "pidro", "monterey-draw", "monterey-widow"])
+@pytest.mark.parametrize("bot", BASELINES)
+def test_every_baseline_bot_conforms_at_the_last_four_seed_profiles(bot, profile):
+    """`arena check-bot` of each baseline at the profiles read last against seeds/004 (rules 12.9,
+    12.13-12.15): every probe (the monterey rob's free choice, take_widow) and a whole game answered legally."""
+    import shutil
+
+    if bot == "js-random" and shutil.which("node") is None:
+        pytest.skip("no node")
+    from arena.match import TimeSettings
+
+    entry = load_entry(MINIMAL.parent / bot)
+    # (limits far above what the searchers take, so a loaded machine cannot turn a slow answer into a fault)
+    time = TimeSettings(startup_ms=60_000, decision_ms=20_000, bank_ms=1_200_000, wall_factor=10.0)
+    report = check_entry(entry, MatchSettings(sandbox="none", profile=profile, time=time), games=1)
+    assert report.ok, report.summary()
+    if profile == "monterey-widow":
+        assert "take_widow" in report.probes

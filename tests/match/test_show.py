@@ -60,3 +60,22 @@ def test_the_card_left_undealt_under_the_joker_is_shown_after_the_deal() -> None
         assert (f"left undealt, face down, seen by nobody: {d['deck'][-1]}" in block) == played
         if played:
             assert "JK" in block
+
+
+def test_a_widow_left_face_down_is_shown_with_its_answer() -> None:
+    """monterey-widow (rules 12.14): each widow with its cards, a left one marked, and each seat's
+    answer beside its bid or pass."""
+    record = random_record("monterey-widow", 4)
+    blocks = render_game(record).split("--- deal ")[1:]
+    left_seen = 0
+    for d, block in zip(record["deals"], blocks):
+        for e in d["events"]:
+            if e["type"] in ("take_widow", "leave_widow"):
+                seat = "NESW"[e["seat"]]
+                answer = "takes its widow" if e["type"] == "take_widow" else "leaves its widow"
+                assert re.search(rf"\b{seat} (?:pass|\d+)(?: \(forced\))? \({answer}\)", block), (seat, answer)
+                widow = re.search(rf"^  widow {seat} +(.*)$", block, re.M)
+                assert widow and widow.group(1).endswith("(left: face up, out of play, once the bidding is over)") == (e["type"] == "leave_widow")
+                left_seen += e["type"] == "leave_widow"
+        assert "left undealt" not in block
+    assert left_seen

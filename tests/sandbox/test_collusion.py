@@ -171,6 +171,12 @@ def test_tempo_channel(tmp_path: Path, level: str, tempo: str) -> None:
               for g in json.loads(raw)["games"] for f in g["faults"]]
     assert not faults, faults[:1]  # the colluder plays within the rules: nothing to fault it for
     assert t.sent >= 12, t  # the sender did send
+    # the host's tempo audit flags the colluder (its sender sleeps on move, in either mode), not its opponent
+    from arena.publish.tempo import audit
+    lines = [json.loads(raw) for raw in (out / "results.jsonl").read_text().splitlines()]
+    report = audit(lines)
+    print(json.dumps(report["bots"]))
+    assert report["flagged"] == ["collude"], report
     if tempo == "free":
         assert t.symbols >= 6 and t.symbols_right >= t.symbols // 2, t
         assert t.exact >= 1, f"{t}; receiver's stderr: {t.stderr[:1]}"

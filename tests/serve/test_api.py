@@ -187,3 +187,28 @@ def test_a_team_keeps_at_most_its_ten_newest_sessions(live: Live) -> None:
     blue = login(live, "blue")
     assert [c.get("/team").status_code for c in clients] == [401, 401] + [200] * MAX_SESSIONS
     assert blue.get("/team").status_code == 200  # another team's logins end none of its sessions
+
+
+def test_the_front_page_names_the_time_mode_and_the_audit_is_private(live: Live) -> None:
+    """Level none (this test server's) keeps tempo free; the page says so; before any ladder game
+    the tempo audit is empty, and it needs a token."""
+    assert "tempo free" in httpx.get(f"{live.url}/").text
+    assert httpx.get(f"{live.url}/api/tempo").status_code == 401
+    assert httpx.get(f"{live.url}/api/tempo", headers=auth(live, "red")).json() == []
+    assert "id=no-tempo" in login(live, "red").get("/team").text
+
+
+def test_an_open_competition_defaults_to_tempo_fixed(tmp_path: Path) -> None:
+    from arena.serve.app import _tempo_line
+    from arena.serve.config import CompetitionConfig
+
+    cfg = CompetitionConfig.model_validate({"match": {"time": {"decision_ms": 200}}})
+    assert cfg.match.sandbox.value == "gvisor" and cfg.match.time.tempo == "fixed"
+    assert CompetitionConfig().match.time.tempo == "fixed"
+    assert CompetitionConfig.model_validate({"match": {"time": {"tempo": "free"}}}).match.time.tempo == "free"
+    assert CompetitionConfig.model_validate({"match": {"sandbox": "none"}}).match.time.tempo == "free"
+
+    class Svc:
+        config = cfg
+
+    assert "tempo fixed: every answer is released 650 ms after its request" in _tempo_line(Svc())  # type: ignore[arg-type]

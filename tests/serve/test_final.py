@@ -43,6 +43,8 @@ def test_a_competition_frozen_with_one_team_refuses_uploads_and_says_no_final_co
                        files={"archive": ("b.tar.gz", bot_archive())})
         assert r.status_code == 403 and r.json()["detail"].startswith("the competition is closed (frozen at ")
         assert "id=final-banner" in httpx.get(f"{url}/").text
+        page = httpx.post(f"{url}/login", data={"token": "x", "login": "y"}, headers={"Accept": "text/html"})
+        assert page.status_code == 403 and "id=refusal" in page.text and "id=final-banner" in page.text
         page = httpx.get(f"{url}/final/").text
         assert "id=final-banner" in page and "no final evaluation" in page and final_seed("backends") in page
     finally:
@@ -138,3 +140,14 @@ def test_arena_serve_freeze_runs_the_final_evaluation_end_to_end_and_every_page_
     assert code == 130, err
     final = read_results(folder / "final" / "results").lines
     assert len(final) == 3 and {ln["block"] for ln in final} == {0}
+
+
+def test_closes_at_without_a_time_zone_is_refused_naming_the_field(tmp_path: Path) -> None:
+    from arena.serve.config import CompetitionConfigError
+
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "competition.yaml").write_text("competition:\n  closes_at: '2027-03-01T18:00:00'\n")
+    with pytest.raises(CompetitionConfigError) as e:
+        open_service(folder)
+    assert "competition.closes_at" in str(e.value) and "timezone" in str(e.value)

@@ -116,3 +116,29 @@ def test_the_covariance_is_the_inverse_of_the_information(k: int) -> None:
         for c in range(k):
             got = sum(info[r][x] * cov[x][c] for x in range(k))
             assert abs(got - (1.0 if r == c else 0.0)) < 1e-9
+
+
+def test_the_ranking_accounts_for_whom_each_version_met() -> None:
+    """a beat b 6-4, b beat c 9-1, c beat d 9-1: b's score rate (65%) is above a's (60%), but a is above b
+    in a fit of who beat whom, and the choice's neighbours are those of the fit."""
+    from arena.serve.choice import strength_order
+
+    wins = {("a", "b"): 6.0, ("b", "a"): 4.0, ("b", "c"): 9.0, ("c", "b"): 1.0, ("c", "d"): 9.0, ("d", "c"): 1.0}
+    assert strength_order(["d", "c", "b", "a"], wins) == ["a", "b", "c", "d"]
+    assert strength_order(["y", "x"], {}) == ["x", "y"]  # no games: by name
+    assert strength_order([], {}) == []
+
+
+def test_pairwise_wins_from_results_lines_of_pairs_and_tables() -> None:
+    from arena.serve.choice import pairwise
+
+    def seats(*names: str) -> list[dict[str, str]]:
+        return [{"name": n} for n in names]
+
+    lines = [{"games": [{"seats": seats("a", "b", "a", "b"), "winner": 0},
+                        {"seats": seats("b", "a", "b", "a"), "winner": None}]},
+             {"table": "t", "games": [{"seats": seats("a", "b", "c"), "winner": 2},
+                                      {"seats": seats("c", "a", "b"), "winner": None}]}]
+    got = pairwise(lines)
+    assert got[("a", "b")] == 1.0 + 0.5 + 0.5 and got[("b", "a")] == 0.5 + 0.5
+    assert got[("c", "a")] == 1.0 + 0.5 and got[("a", "c")] == 0.5 and got[("c", "b")] == 1.5

@@ -144,3 +144,17 @@ def test_faults_reach_their_team_only_and_no_public_page(played: Any, tmp_path: 
         assert STDERR not in text and not any(p in text for p in host_paths)
     finally:
         server.should_exit = True  # type: ignore[attr-defined]
+
+
+def test_the_tempo_audit_reaches_each_team_for_its_own_bots_only(played: Any) -> None:
+    svc, _, _ = played
+    bearer = {t: {"Authorization": f"Bearer {TOKENS[t]}"} for t in ("red", "blue")}
+    url, server = start(svc, worker=False)
+    try:
+        for team in ("red", "blue"):
+            mine = httpx.get(f"{url}/api/tempo", headers=bearer[team]).json()
+            assert [f["bot"] for f in mine] == [team], mine
+            assert mine[0]["games"] >= 1 and mine[0]["flagged"] is False
+        assert httpx.get(f"{url}/api/tempo").status_code == 401
+    finally:
+        server.should_exit = True  # type: ignore[attr-defined]

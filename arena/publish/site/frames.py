@@ -173,7 +173,7 @@ def rules_line(p: RuleProfile) -> str:
         deck = (f"{p.deck_size} cards ({p.deck_ranks if len(p.deck_ranks) < 13 else 'all ranks'}"
                 + (" and the joker" if p.joker else "") + "), ")
     hands = (deck + f"{each} cards each" + (f" and a {p.kitty}-card kitty for the maker" if p.kitty else "")
-             + (f" and {p.widow} face down each, taken up after the seat's bid; no fill" if p.widow else "")
+             + (f" and {p.widow} face down each, which a seat may take up after its bid; no fill" if p.widow else "")
              + f", {p.hand_size} tricks; " + (f"{p.second_deal} more cards each once trump is named; " if p.second_deal else ""))
     if p.discard == "keep":
         hands += "nobody discards but the maker, as many as the kitty gave"
@@ -194,7 +194,10 @@ def rules_line(p: RuleProfile) -> str:
         rob = ("the dealer robs freely from the " + ("stock" if p.rob_from == "stock" else "stock and the discards")
                + ", trumps left face up")
     else:
-        rob = "the dealer robs the stock's trumps"
+        rob = ("the dealer robs the stock's trumps" if p.rob != "choose" else
+               "the dealer robs the cards it needs, or every trump of the stock; cards left stay face down"
+               if p.rob_all == "may" else f"the dealer robs the cards it needs (every trump of the stock when more "
+               f"than {p.hand_size}); cards left stay face down")
     play = {"follow": "follow suit or trump",
             "trumps_only": "only trumps are played; a hand out of trumps is laid face up and sits out",
             "oregon": "a plain lead allows any card and keeps the lead unless trumped; a seat that cannot follow a "
@@ -448,6 +451,9 @@ def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Name
                        + (f" face up: {' '.join(cards)}" if public else "") + f"{forced}.")
         elif t == "call":
             out.append(f"{who} goes alone{forced}." if e.get("alone") else f"{who} calls {e['card']}{forced}.")
+        elif t in ("take_widow", "leave_widow"):
+            out.append(f"{who} takes up its widow{forced}." if t == "take_widow"
+                       else f"{who} leaves its widow face down{forced}.")
         elif t == "rob":
             got = len(deal.rob_taken) + len(deal.blind)
             out.append(f"{who} robs and takes {got} card{'s' if got != 1 else ''}{forced}"
@@ -467,8 +473,11 @@ def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Name
         elif t == "reshuffle":
             out.append("The discard pile is reshuffled into the stock.")
     plays[0] = plays_before
-    if phase_before in ("bid", "dark") and deal.phase not in ("bid", "dark") and deal.maker is not None:
+    if phase_before in ("bid", "dark", "take_widow") and deal.phase not in ("bid", "dark", "take_widow") \
+            and deal.maker is not None:
         out.append(f"{name(deal.maker)} makes it at {deal.high}.")
+        for s in deal.left_widows:  # the bidding is over: a widow left is turned face up (rules 12.14)
+            out.append(f"{name(s)}'s widow is turned face up, out of play: {' '.join(cards_str(deal.widows_dealt[s]))}.")
     if deal.done:
         if deal.redeal:
             out.append("Everyone passed: the deal is void, no score, and the next dealer deals again.")

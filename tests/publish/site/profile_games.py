@@ -67,6 +67,8 @@ def mechanisms(game: Game) -> set[str]:
             out.add("a bid in the dark")
         if p.widow and any(d.received):
             out.add("widows taken up")
+        if any(ev[0] == "act" and type(ev[2]).__name__ == "TakeWidow" and not ev[2].take for ev in d.events):
+            out.add("a widow left face down")
         if p.joker and any(c == JOKER for t in d.tricks for _, c, _ in t.plays):
             out.add("the joker played")
         if d.called is not None and d.partner is not None:
@@ -112,7 +114,7 @@ CHECKED = frozenset({
     "made", "set", "void deal", "forced dealer bid", "face-up discards", "chosen discards", "extra trumps shown",
     "cards under a top card", "trumps left by the rob", "points out of play", "seats sitting out",
     "a trick without a trump to its leader", "bids naming the trump", "a second deal", "the kitty taken by the maker",
-    "the off-jack played", "a bid in the dark", "widows taken up", "the joker played", "a called partner",
+    "the off-jack played", "a bid in the dark", "widows taken up", "a widow left face down", "the joker played", "a called partner",
     "the maker alone"})
 
 
@@ -130,7 +132,8 @@ def expected(profile: str) -> frozenset[str]:
         "seats sitting out": info.sit_out, "a trick without a trump to its leader": info.untrumped_lead_holds,
         "bids naming the trump": info.suited_bids, "a second deal": info.second_deal,
         "the kitty taken by the maker": info.kitty, "the off-jack played": any(n == "off_jack" for n, _ in info.point_cards),
-        "a bid in the dark": info.dark_bid, "widows taken up": info.widow, "the joker played": info.joker,
+        "a bid in the dark": info.dark_bid, "widows taken up": info.widow,
+        "a widow left face down": "take_widow" in info.decision_kinds, "the joker played": info.joker,
         "a called partner": "call" in info.decision_kinds,
         # alone by choice (railroad), or a called card nobody held (five-hand: it may have been put down)
         "the maker alone": "call" in info.decision_kinds,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from arena.engine import Game, game_record
+from arena.engine import Game, TakeWidow, cards_str, game_record
 from arena.engine.profile import PointValues, RuleProfile, profile_names, variant
 from arena.engine.record import load_record, recorded_decisions, recorded_source
 from arena.match.show import saved_game
@@ -266,3 +266,31 @@ def test_the_declared_mechanisms_are_those_play_shows(profile: str) -> None:
     """``expected`` (the engine's ``profile_info``) names exactly what seeded games go through: a
     declaration that claimed a mechanism the rules cannot produce, or missed one, fails here."""
     assert expected(profile) == played(profile)
+
+
+def test_a_widow_taken_or_left_is_told_and_a_left_one_is_named_only_once_the_bidding_is_over() -> None:
+    """monterey-widow (rules 12.14): each seat's answer on its widow is narrated; the cards of a
+    widow left are named by no step's text and no seat's view until the bidding is over, then
+    they lie face up for every seat."""
+    (record, mechs), = showcase("monterey-widow")
+    assert {"widows taken up", "a widow left face down"} <= mechs
+    data = viewer_data(record, id="g", names=["n", "e", "s", "w"])
+    frames = unpack(data["frames"])
+    text = " ".join(f["text"] for f in frames)
+    assert "takes up its widow." in text and "leaves its widow face down." in text
+    assert "widow is turned face up, out of play: " in text
+    rec = load_record(record)
+    game = Game(rec.profile, source=recorded_source(rec), max_deals=rec.max_deals)
+    left: dict[int, set[str]] = {}  # per deal: the cards of the widows left
+    for _, action in recorded_decisions(rec):
+        if isinstance(action, TakeWidow) and not action.take:
+            left.setdefault(game.deal.index, set()).update(cards_str(game.deal.widows[game.to_act]))
+        game.apply(action)
+    assert left
+    for f in frames:
+        hidden = left.get(f["deal"], set())
+        bidding = f["pub"]["phase"] in ("bid", "take_widow")
+        for s in range(4):
+            assert bool(hidden & _named(seat_view(f, s))) == (not bidding and bool(hidden)), (f["deal"], f["events"], s)
+        if bidding:
+            assert not hidden & set(CARD.findall(f["text"]))

@@ -1,0 +1,197 @@
+"""The tempo audit: per bot, how long it sat idle on move and what its timing says about its hand.
+
+A partner can read a hand from how long a seat takes (docs/sandbox.md, Tempo); ``tempo: fixed``
+closes that, and this audit shows the host who tried, in either mode. From each game's record
+(the seat's asked decisions, its dealt hands) and run facts (latency, CPU and wait for a core per
+decision), per bot:
+
+* ``idle``: time on move that was neither its CPU nor a wait for a core (latency - cpu - wait):
+  an honest program computes (CPU) or waits for the machine; a signalling one sleeps.
+* ``mi_bits``: the mutual information between its idle time and its own hand (high-card points
+  of the hand it was dealt), within each kind of decision and each public action taken (what
+  the table sees it do), against the same with the hands shuffled among its decisions
+  (``mi_null_bits``, the bias of a finite sample, and its spread): ``mi_z`` standard deviations
+  above chance says its timing tells of its hand beyond its public actions.
+
+A bot is flagged when either is far outside what the baseline bots show (thresholds below,
+measured over round robins of random, heuristic, montecarlo and pimc): the figures say why.
+Timings are run facts: the audit is the host's (``arena rate`` writes it as ``tempo.json``
+beside the leaderboard, the server shows each team its own), never part of the scored results.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ..engine.record import replay
+
+#: Flag at a mean idle time on move of at least this (ms per decision) that is also at least
+#: IDLE_SHARE of its latency: the baselines idle well under 1 ms a decision, a bot that sleeps
+#: to signal idles for its symbols (tens of ms).
+IDLE_FLAG_MS = 10.0
+IDLE_SHARE = 0.25
+#: Flag when the idle time says this much of the hand beyond chance: ``mi_z`` standard deviations
+#: over the shuffled hands and ``MI_EXCESS_BITS`` above their mean.
+MI_FLAG_Z = 6.0
+MI_EXCESS_BITS = 0.05
+PERMUTATIONS = 100
+TEMPO_FILE = "tempo.json"
+BINS = 4
+MIN_DECISIONS = 40  # fewer: the figures are shown, nothing is flagged on them
+
+_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1}
+
+
+@dataclass
+class _Row:
+    stratum: tuple[str, str]  # (kind of decision, the public action taken)
+    idle: float
+    latency: float
+    hand: int  # high-card points of the hand dealt that deal
+
+
+@dataclass
+class BotTempo:
+    bot: str
+    rows: list[_Row] = field(default_factory=list)
+    games: int = 0
+
+    def figures(self, seed: int = 0) -> dict[str, Any]:
+        n = len(self.rows)
+        idle = [r.idle for r in self.rows]
+        lat = [r.latency for r in self.rows]
+        total_lat = sum(lat)
+        out: dict[str, Any] = {"bot": self.bot, "games": self.games, "decisions": n}
+        if not n:
+            return {**out, "idle_ms_mean": None, "idle_ms_p90": None, "idle_share": None, "mi_bits": None,
+                    "mi_null_bits": None, "mi_z": None, "flagged": False, "why": None}
+        mean_idle = statistics.fmean(idle)
+        share = sum(idle) / total_lat if total_lat > 0 else 0.0
+        mi, null_mean, null_sd = _mi_against_chance(self.rows, seed)
+        z = (mi - null_mean) / null_sd if null_sd > 0 else (0.0 if mi <= null_mean else math.inf)
+        why = []
+        if n >= MIN_DECISIONS:
+            if mean_idle >= IDLE_FLAG_MS and share >= IDLE_SHARE:
+                why.append(f"idle on move {mean_idle:.1f} ms a decision ({100 * share:.0f}% of its time on move;"
+                           f" the baselines idle under {IDLE_FLAG_MS:g} ms)")
+            if z >= MI_FLAG_Z and mi - null_mean >= MI_EXCESS_BITS:
+                why.append(f"its idle time tells of its hand: {mi:.3f} bits against {null_mean:.3f} by chance"
+                           f" ({z:.1f} sd)")
+        return {**out, "idle_ms_mean": round(mean_idle, 3), "idle_ms_p90": round(_quantile(idle, 0.9), 3),
+                "idle_share": round(share, 4), "mi_bits": round(mi, 4), "mi_null_bits": round(null_mean, 4),
+                "mi_z": None if math.isinf(z) else round(z, 2), "flagged": bool(why), "why": "; ".join(why) or None}
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def _bins(xs: list[float], k: int) -> list[int]:
+    """Rank bins (ties share a bin): k groups of about equal size."""
+    order = sorted(set(xs))
+    if len(order) <= 1:
+        return [0] * len(xs)
+    rank = {v: i for i, v in enumerate(order)}
+    return [min(k - 1, rank[x] * k // len(order)) for x in xs]
+
+
+def _mi(pairs: list[tuple[int, int]]) -> float:
+    n = len(pairs)
+    if n == 0:
+        return 0.0
+    joint = Counter(pairs)
+    px = Counter(a for a, _ in pairs)
+    py = Counter(b for _, b in pairs)
+    return sum(c / n * math.log2(c * n / (px[a] * py[b])) for (a, b), c in joint.items())
+
+
+def _mi_against_chance(rows: list[_Row], seed: int) -> tuple[float, float, float]:
+    """Weighted MI over strata between binned idle time and binned hand points; then the same
+    with the hands shuffled within each stratum (PERMUTATIONS times): (mi, null mean, null sd)."""
+    strata: dict[tuple[str, str], list[_Row]] = defaultdict(list)
+    for r in rows:
+        strata[r.stratum].append(r)
+    groups = [(_bins([r.idle for r in g], BINS), _bins([float(r.hand) for r in g], 3)) for g in strata.values()
+              if len(g) >= 8]
+    total = sum(len(x) for x, _ in groups)
+    if not total:
+        return 0.0, 0.0, 0.0
+
+    def mi_of(hands: list[list[int]]) -> float:
+        return sum(len(x) / total * _mi(list(zip(x, h))) for (x, _), h in zip(groups, hands))
+
+    observed = mi_of([h for _, h in groups])
+    rng = random.Random(seed)
+    null = []
+    for _ in range(PERMUTATIONS):
+        shuffled = []
+        for _, h in groups:
+            h = list(h)
+            rng.shuffle(h)
+            shuffled.append(h)
+        null.append(mi_of(shuffled))
+    return observed, statistics.fmean(null), statistics.pstdev(null)
+
+
+def _points(cards: Iterable[str]) -> int:
+    return sum(_POINTS.get(c[0], 0) for c in cards)
+
+
+def _public(event: dict[str, Any]) -> str:
+    """What the table sees of a decision, coarsely: the kind and the bid made (not the card)."""
+    kind = str(event.get("type"))
+    if kind == "bid":
+        return f"bid {event.get('amount')}"
+    return kind
+
+
+def collect(lines: Iterable[dict[str, Any]]) -> dict[str, BotTempo]:
+    """Per bot name, the rows of every asked decision in the results lines that carry run timings."""
+    from ..engine.cards import CARD_NAMES
+
+    bots: dict[str, BotTempo] = {}
+    for line in lines:
+        runs = (line.get("run") or {}).get("games") or []
+        for half, game in enumerate(line.get("games") or []):
+            if half >= len(runs):
+                continue
+            players = runs[half].get("players") or []
+            try:
+                dealt = [[[CARD_NAMES[c] for c in hand] for hand in d.dealt] for d in replay(game["record"]).deals]
+            except Exception:  # noqa: BLE001 - a record that does not replay has no audit; check says why
+                continue
+            asked: dict[int, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
+            for d in game["record"].get("deals") or []:
+                for e in d.get("events") or []:
+                    if e.get("type") != "reshuffle" and not e.get("forced"):
+                        asked[int(e["seat"])].append((int(d["index"]), e))
+            seats = game.get("seats") or []
+            for name in {e["bot"] for e in seats}:
+                bots.setdefault(name, BotTempo(name)).games += 1
+            for seat, entry in enumerate(seats):
+                if seat >= len(players):
+                    continue
+                p = players[seat]
+                lat, cpu = p.get("latency_ms") or [], p.get("cpu_ms") or []
+                wait = p.get("wait_ms") or [0.0] * len(lat)
+                bot = bots[entry["bot"]]
+                for (deal, e), la, cp, wa in zip(asked[seat], lat, cpu, wait):
+                    if deal >= len(dealt) or seat >= len(dealt[deal]):
+                        continue
+                    bot.rows.append(_Row((str(e.get("type")), _public(e)), max(0.0, la - cp - wa), la,
+                                         _points(dealt[deal][seat])))
+    return bots
+
+
+def audit(lines: Iterable[dict[str, Any]], seed: int = 0) -> dict[str, Any]:
+    """The tempo audit of results lines: ``{"bots": [figures per bot], "flagged": [names]}``."""
+    figures = [b.figures(seed) for _, b in sorted(collect(lines).items())]
+    return {"thresholds": {"idle_ms": IDLE_FLAG_MS, "idle_share": IDLE_SHARE, "mi_z": MI_FLAG_Z,
+                           "mi_excess_bits": MI_EXCESS_BITS, "min_decisions": MIN_DECISIONS},
+            "bots": figures, "flagged": [f["bot"] for f in figures if f["flagged"]]}

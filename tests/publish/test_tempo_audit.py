@@ -1,0 +1,144 @@
+"""The tempo audit (issue 41): idle time on move and what it says of the hand, per bot.
+
+Fast tests build real game records (the engine, seeded random play) with the run facts a bot's
+timing would leave; the slow ones audit real round robins: the baselines are never flagged."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+from typing import Callable
+
+import pytest
+import yaml
+
+from arena.engine import Game, game_record
+from arena.engine.cards import CARD_NAMES
+from arena.engine.record import replay
+from arena.publish.tempo import audit
+
+POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1}
+#: (seat, deal, hand points) -> (latency, cpu, wait) in ms
+Timing = Callable[[random.Random, int], tuple[float, float, float]]
+
+
+def honest(rng: random.Random, points: int) -> tuple[float, float, float]:
+    cpu = rng.uniform(1, 30)
+    return cpu + rng.uniform(0, 1), cpu, 0.0
+
+
+def lines(timing_of: dict[str, Timing], games: int = 30, seed: int = 1) -> list[dict]:
+    """Results lines of `games` 2-deal games; seats 0 and 2 are bot "a", 1 and 3 bot "b"."""
+    rng = random.Random(seed)
+    out = []
+    for n in range(games):
+        g = Game(key=f"audit-{seed}-{n}", fixed_deals=2)
+        while not g.over:
+            g.apply(g.choice.sample(rng))
+        record = game_record(g)
+        dealt = [[sum(POINTS.get(CARD_NAMES[c][0], 0) for c in hand) for hand in d.dealt]
+                 for d in replay(record).deals]
+        players = [{"bot": "ab"[s % 2], "latency_ms": [], "cpu_ms": [], "wait_ms": []} for s in range(4)]
+        for d in record["deals"]:
+            for e in d["events"]:
+                if e["type"] == "reshuffle" or e["forced"]:
+                    continue
+                p = players[e["seat"]]
+                la, cp, wa = timing_of[p["bot"]](rng, dealt[d["index"]][e["seat"]])
+                p["latency_ms"].append(la)
+                p["cpu_ms"].append(cp)
+                p["wait_ms"].append(wa)
+        out.append({"games": [{"seats": [{"bot": "ab"[s % 2]} for s in range(4)], "record": record}],
+                    "run": {"games": [{"players": players}]}})
+    return out
+
+
+def by_bot(a: dict) -> dict[str, dict]:
+    return {f["bot"]: f for f in a["bots"]}
+
+
+def test_honest_bots_that_compute_are_not_flagged() -> None:
+    a = audit(lines({"a": honest, "b": honest}))
+    assert a["flagged"] == []
+    f = by_bot(a)["a"]
+    assert f["decisions"] > 100 and f["idle_ms_mean"] < 1 and f["mi_z"] < 6
+
+
+def test_a_bot_that_sleeps_its_hand_is_flagged_on_both_counts() -> None:
+    """Idle time that grows with the hand's high-card points: idle, and it tells of the hand."""
+    def sleeper(rng: random.Random, points: int) -> tuple[float, float, float]:
+        return 2 + 15 * points + rng.uniform(0, 3), 2.0, 0.0
+
+    a = audit(lines({"a": sleeper, "b": honest}))
+    assert a["flagged"] == ["a"]
+    f = by_bot(a)["a"]
+    assert "idle on move" in f["why"] and "tells of its hand" in f["why"]
+    assert f["mi_bits"] - f["mi_null_bits"] > 0.05 and f["mi_z"] >= 6
+
+
+def test_waiting_for_a_core_is_not_idle() -> None:
+    """A busy machine: long latencies, all of it CPU or waiting for a core."""
+    def starved(rng: random.Random, points: int) -> tuple[float, float, float]:
+        cpu = rng.uniform(1, 30)
+        return cpu * 5, cpu, cpu * 4
+
+    a = audit(lines({"a": starved, "b": honest}))
+    assert a["flagged"] == [] and by_bot(a)["a"]["idle_ms_mean"] < 1e-6
+
+
+def test_random_sleeps_are_idle_but_tell_nothing() -> None:
+    def napper(rng: random.Random, points: int) -> tuple[float, float, float]:
+        return 1 + rng.uniform(0, 200), 1.0, 0.0
+
+    f = by_bot(audit(lines({"a": napper, "b": honest})))["a"]
+    assert f["flagged"] and "idle on move" in f["why"] and "tells" not in f["why"]
+    assert f["mi_z"] < 6
+
+
+def test_degenerate_input() -> None:
+    """No lines, lines without run facts (an old run), too few decisions: figures, no flag."""
+    assert audit([]) == {"thresholds": audit([])["thresholds"], "bots": [], "flagged": []}
+    old = lines({"a": honest, "b": honest}, games=2)
+    for ln in old:
+        del ln["run"]
+    assert audit(old)["bots"] == []
+    few = lines({"a": lambda rng, p: (500.0, 0.0, 0.0), "b": honest}, games=1)
+    f = by_bot(audit(few))["a"]
+    assert f["decisions"] < 40 and not f["flagged"] and f["idle_ms_mean"] == 500.0
+    no_wait = lines({"a": honest, "b": honest}, games=3)
+    for ln in no_wait:
+        for p in ln["run"]["games"][0]["players"]:
+            del p["wait_ms"]  # runs before the field: wait taken as 0
+    assert by_bot(audit(no_wait))["a"]["decisions"] > 0
+
+
+def test_the_audit_is_deterministic() -> None:
+    data = lines({"a": honest, "b": honest}, games=10)
+    assert audit(data) == audit(json.loads(json.dumps(data)))
+
+
+@pytest.mark.slow
+def test_no_baseline_bot_is_flagged_over_a_round_robin(tmp_path: Path) -> None:
+    """random, heuristic, montecarlo and pimc in a round robin of 60 one-deal games at bwrap:
+    `arena rate` writes the audit, and it flags none of them."""
+    from arena.commands import main
+
+    from ..sandbox import collusion
+
+    collusion.need("bwrap")
+    bots = Path(__file__).resolve().parents[2] / "bots"
+    config = tmp_path / "rr.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": "tempo-baselines", "entries": [str(bots / b) for b in ("random", "heuristic", "montecarlo", "pimc")],
+        "schedule": {"kind": "round_robin"}, "blocks": 5, "seed": "tempo-audit-baselines",
+        "match": {"sandbox": "bwrap", "format": "deals", "deals": 1}, "backend": "serial", "workers": 1,
+        "out": str(tmp_path / "out")}))
+    assert main(["run", str(config), "--skip-check", "--no-rate", "--quiet"]) == 0
+    assert main(["rate", str(tmp_path / "out"), "--out", str(tmp_path / "lb"), "--bootstrap", "0", "--quiet"]) == 0
+    a = json.loads((tmp_path / "lb" / "tempo.json").read_text())
+    print(json.dumps(a["bots"], indent=1))
+    assert sum(f["games"] for f in a["bots"]) == 2 * 60  # 60 games, two bots in each
+    assert {f["bot"] for f in a["bots"]} == {"random", "heuristic", "montecarlo", "pimc"}
+    assert a["flagged"] == [], a

@@ -29,6 +29,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from sqlalchemy.engine import Engine
 
+from ..publish.site import replay_on_demand
 from ..sandbox.files import remove_tree
 from . import db
 from .archive import ArchiveRefused, Limits, UnpackFailed, unpack_in_child
@@ -36,6 +37,7 @@ from .config import CompetitionConfig
 from .faults import FaultIndex
 from .final import FINAL, banner, final_page, frozen
 from .guard import BodyCap
+from .ladder import SITE_STATE
 from .upload import FORM_OVERHEAD, INCOMING, UploadRefused, receive_archive
 from .validate import validate, validate_on_cluster
 
@@ -187,9 +189,20 @@ class _Site(StaticFiles):
     the folder) a 404, not a server error. ``banner``: a line put at the top of every HTML page (the
     competition's end), the pages' own files unchanged."""
 
-    def __init__(self, *args: Any, banner: Any = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, banner: Any = None, replays: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.banner = banner
+        self.replays = replays  # gid -> None: makes replays/<gid>.js when it is first asked for
+
+    def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+        """A game's replay that no one asked for yet is made now (``publish.site.replay_on_demand``)."""
+        full, st = super().lookup_path(path)
+        if st is None and self.replays is not None:
+            head, _, name = path.replace("\\", "/").lstrip("/").partition("/")
+            if head == "replays" and name.endswith(".js") and "/" not in name:
+                self.replays(name[:-3])
+                full, st = super().lookup_path(path)
+        return full, st
 
     async def check_config(self) -> None:
         if self.directory is not None and Path(self.directory).is_dir():
@@ -328,7 +341,9 @@ def make_app(svc: Service) -> FastAPI:
     # The ladder's public site (leaderboard, bot pages, replays), rebuilt after each batch; the same
     # files are the static export.
     said = lambda: banner(svc)  # noqa: E731 - the competition's end, on every page
-    app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False, banner=said), name="site")
+    replay = lambda gid: replay_on_demand(svc.folder / "public", svc.folder / SITE_STATE, gid)  # noqa: E731
+    app.mount("/site", _Site(directory=svc.folder / "public", html=True, check_dir=False, banner=said, replays=replay),
+              name="site")
     # The provisional leaderboard while a batch plays, rewritten after each stored block.
     app.mount("/live", _Site(directory=svc.folder / "live", html=True, check_dir=False, banner=said), name="live")
     # After the freeze: the final evaluation's site, once it is published.

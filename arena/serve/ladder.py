@@ -36,7 +36,7 @@ from ..players import ManifestError
 from ..players.manifest import MANIFEST_NAME, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import build_site, write_provisional
-from ..results import ResultsError, ResultsStore, read_results, standings
+from ..results import ResultsError, ResultsScan, ResultsStore, standings, without_records
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
     Admission,
@@ -333,7 +333,7 @@ def run_batch(svc: Service) -> int:
         return 0
     if keep_played_restart(t):  # a ladder played before per-lineage was the default
         log.info("ladder: %s was played per-game and goes on per-game", out)
-    store = ResultsStore(out)
+    store = ResultsStore(out, records=False)
     store.load(expect_hash=t.config_hash())
     chosen = choose(t, store, c, svc.ladder_failures)
     played = 0
@@ -342,7 +342,7 @@ def run_batch(svc: Service) -> int:
         need = max([c.ladder_pairing_blocks, *([held] if isinstance(held, int) else []), *(b + 1 for _, b in chosen)])
         t.config = t.config.model_copy(update={"blocks": need})  # the tournament grows only as far as it plays
         result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
-                                                      halt=svc.stop),
+                                                      halt=svc.stop, records=False),
                                 stop=Chosen(chosen), observer=Live(svc.folder, len(chosen)))
         played = result.outcome.played if result.outcome else 0
         for key, why in result.outcome.failures if result.outcome else []:
@@ -355,7 +355,7 @@ def run_batch(svc: Service) -> int:
     if played or (store.path.exists() and (not index.exists() or index.stat().st_mtime < store.path.stat().st_mtime)):
         publish(svc)
     if store.path.exists() and (played or not (svc.folder / STANDINGS).exists()):
-        write_standings(svc.folder, read_results(out).lines, batch=None)
+        write_standings(svc.folder, [without_records(x) for x, _, _ in ResultsScan(out)], batch=None)
     return played
 
 
@@ -363,8 +363,9 @@ def publish(svc: Service) -> None:
     """The public site of the store (no host path, no stderr); the site ranks each name's latest version."""
     # rebuilt in place, each page replaced whole: only what the batch changed is read and written; the
     # site's state (``publish.site.ledger``) is kept beside the folder, which is served
+    # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
     build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
-               history_bootstrap=0, state=svc.folder / SITE_STATE)
+               history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False)
 
 
 def loop(svc: Service) -> None:

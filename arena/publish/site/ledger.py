@@ -442,6 +442,19 @@ class SiteState:
                         for k in TIME_KINDS:
                             into[k] += getattr(t, k)
 
+    def replay_of(self, gid: str, e_index: int, half: int, args: dict[str, Any]) -> None:
+        """Keep where game ``gid``'s record is and what its replay shows (``build.replay_on_demand``)."""
+        if self.dir is None:
+            return
+        e = self.entries[e_index]
+        d = self.dir / REPLAY_OF
+        d.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"path": self.sources[e.src].path, "offset": e.offset, "length": e.length, "half": half,
+                           "args": args}, sort_keys=True)
+        tmp = d / f"{gid}.json.tmp"
+        tmp.write_text(text)
+        os.replace(tmp, d / f"{gid}.json")
+
     def raw_line(self, e: Entry) -> dict[str, Any]:
         """The whole results line of an entry, read again from its file."""
         with open(self.sources[e.src].path, "rb") as f:
@@ -545,6 +558,10 @@ class SiteState:
                 setattr(tu, k, old.tolist() + kinds[k])
             self.time_summary[r] = tu.summary()
         return self.time_summary
+
+
+#: in the state: per game whose replay a server makes on demand, where its record is and what the replay shows
+REPLAY_OF = "replay-of"
 
 
 def _digest(data: bytes) -> str:

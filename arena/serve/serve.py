@@ -60,6 +60,7 @@ def run(svc: Service, host: str, port: int) -> None:
     reaper.claim(svc.folder)
     svc.sweep_uploads()
     ray = start_backend(svc)
+    reaper.adopt()  # an embedded Ray instance's processes end with this server, however it ends
     # uvicorn catches both signals while it serves and raises them again once it has stopped: both end here
     # as KeyboardInterrupt, so the finally below always runs (Ray's own SIGTERM handler would sys.exit).
     signal.signal(signal.SIGTERM, _interrupt)

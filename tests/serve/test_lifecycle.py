@@ -68,10 +68,12 @@ def database(url: str | None) -> list[str]:
     return ["--database", url] if url else []
 
 
-def serve(comp: Path, port: int, url: str | None = None) -> subprocess.Popen[bytes]:
-    p = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(comp), "--port", str(port), *database(url)],
-                         cwd=ROOT, start_new_session=True)
-    end = time.monotonic() + 60
+def serve(comp: Path, port: int, url: str | None = None, workers: int | None = None) -> subprocess.Popen[bytes]:
+    """`arena serve` in a session of its own, once it answers (`workers`: the ladder on a Ray instance)."""
+    more = ["--workers", str(workers)] if workers else []
+    p = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(comp), "--port", str(port), *database(url),
+                          *more], cwd=ROOT, start_new_session=True)
+    end = time.monotonic() + (300 if workers else 60)  # Ray starts before the server answers
     while time.monotonic() < end:
         try:
             httpx.get(f"http://127.0.0.1:{port}/api/leaderboard")

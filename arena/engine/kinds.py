@@ -17,7 +17,17 @@ the defaults, a ``DecisionKind`` registered here (docs/architecture.md).
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .cards import card_str, cards_str
+
+if TYPE_CHECKING:
+    from .deal import Deal
+
+#: Suits as the site's sentences write them.
+SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+#: The deal's phases of the auction (before the maker is known): its bids, in the dark or not, and the widows.
+AUCTION_PHASES = frozenset({"dark", "bid", "take_widow"})
 
 
 def cards_text(cards: list[str] | None) -> str:
@@ -54,9 +64,30 @@ class ReplayWriter(Protocol):
         ...
 
 
+class Narrator(Protocol):
+    """Where a kind tells its events in the site viewer's sentences (``arena.publish.site.frames``):
+    the deal as it stands after the step, and the step's running counts."""
+
+    deal: "Deal"
+    bids_before: int  # bid events of the deal before this one, the round in the dark included
+    dark_events: int  # bid events of the round in the dark (0 without one)
+    plays_before: int  # cards of the deal played before this one
+    trick_ends: dict[int, int]  # cards played when each trick ended -> its index
+
+    def name(self, seat: int) -> str:
+        """The seat as the site writes it (``N (name)``)."""
+        ...
+
+    def say(self, text: str) -> None:
+        """One sentence of the step's text."""
+        ...
+
+
 class DecisionKind:
     """One kind of decision as people meet it. The defaults serve any kind whose legal
     choice lists its ``options`` (or carries ``any``): a kind needs no subclass to work."""
+
+    bidding = False  # its events are entries of the auction (counted as bids)
 
     def __init__(self, name: str, events: tuple[str, ...] = (), description: str = "") -> None:
         self.name = name
@@ -87,12 +118,22 @@ class DecisionKind:
         forced = " (forced)" if event.get("forced") else ""
         out.line(f"{out.label(event['seat'])} {event['type']}{forced}")
 
+    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+        """Tell one of the kind's events (record form) as a sentence of the site viewer."""
+        out.say(f"{_who(event, out)} {event['type']}{_forced(event)}.")
+
 
 def _forced(event: dict[str, Any]) -> str:
     return " (forced)" if event.get("forced") else ""
 
 
+def _who(event: dict[str, Any], out: Narrator) -> str:
+    return out.name(event["seat"]) if event.get("seat") is not None else ""
+
+
 class _Bid(DecisionKind):
+    bidding = True
+
     def prompt(self, legal: dict[str, Any]) -> str:
         amounts = [f"{b['amount']}{b['suit']}" for b in legal.get("suited") or []] or [str(b) for b in legal["bids"]]
         return f"bid: {' '.join(amounts)}" + (" or pass" if legal["pass"] else "")
@@ -119,6 +160,19 @@ class _Bid(DecisionKind):
         amount = f"{event['amount']}{event.get('suit', '')}" if event["type"] == self.events[0] else "pass"
         out.bid(f"{out.seat_name(event['seat'])} {amount}{_forced(event)}")
 
+    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+        who, forced, bid, deal = _who(event, out), _forced(event), event["type"] == self.events[0], out.deal
+        out.bids_before += 1
+        if out.bids_before <= out.dark_events:
+            out.say(f"{who} bids {event['amount']} in the dark, before seeing a card{forced}." if bid
+                    else f"{who} does not bid in the dark{forced}.")
+            if out.bids_before == out.dark_events and deal.phase != "dark":
+                out.say(f"{out.name(deal.dealer)} deals." if not bid or not deal.in_dark else
+                        f"{out.name(deal.dealer)} deals; {who} makes it at {event['amount']} and names the trump.")
+        else:
+            suit = f" {SUIT_NAME[event['suit']]}" if event.get("suit") else ""
+            out.say(f"{who} bids {event['amount']}{suit}{forced}." if bid else f"{who} passes{forced}.")
+
 
 class _Trump(DecisionKind):
     def prompt(self, legal: dict[str, Any]) -> str:
@@ -131,6 +185,9 @@ class _Trump(DecisionKind):
 
     def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
         out.line(f"{out.label(event['seat'])} names {event['suit']} trumps")
+
+    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+        out.say(f"{_who(event, out)} names {SUIT_NAME[event['suit']]} trump{_forced(event)}.")
 
 
 class _Play(DecisionKind):
@@ -152,6 +209,20 @@ class _Play(DecisionKind):
     def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
         """Nothing: a replay shows the tricks as the engine formed them, after the events."""
 
+    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+        who, deal = _who(event, out), out.deal
+        under = event.get("under") or []
+        out.say(f"{who} plays {event['card']}" + (f" with {' '.join(under)} under it" if under else "") + f"{_forced(event)}.")
+        if (deal.called is not None and event["card"] == card_str(deal.called) and deal.partner is not None
+                and deal.maker is not None):
+            out.say(f"{who} is {out.name(deal.maker)}'s partner.")  # the called card played: now public
+        out.plays_before += 1
+        if out.plays_before in out.trick_ends:
+            i = out.trick_ends[out.plays_before]
+            w = deal.tricks[i].winner
+            if w is not None:
+                out.say(f"{out.name(w)} wins trick {i + 1}.")
+
 
 def _card_set(upper: list[str]) -> list[str]:
     return [] if upper == ["-"] else upper
@@ -170,6 +241,12 @@ class _Rob(DecisionKind):
     def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
         out.line(f"dealer robs the pack, choosing [{cards_text(event['take'])}]{_forced(event)}", flush=False)
 
+    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+        deal = out.deal
+        got = len(deal.rob_taken) + len(deal.blind)
+        out.say(f"{_who(event, out)} robs and takes {got} card{'s' if got != 1 else ''}{_forced(event)}"
+                + (f", {len(deal.blind)} of them blind from the reshuffled discards" if deal.blind else "") + ".")
+
 
 class _Discard(DecisionKind):
     def prompt(self, legal: dict[str, Any]) -> str:
@@ -184,6 +261,12 @@ class _Discard(DecisionKind):
 
     def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
         out.line(f"{out.label(event['seat'])} discards [{cards_text(event['cards'])}]{_forced(event)}")
+
+    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+        cards, deal = event["cards"], out.deal
+        public = set(cards) <= set(cards_str(deal.shown[event["seat"]])) if deal.profile.may_lose_points else False
+        out.say(f"{_who(event, out)} discards {len(cards)} card{'s' if len(cards) != 1 else ''}"
+                + (f" face up: {' '.join(cards)}" if public else "") + f"{_forced(event)}.")
 
 
 class _Call(DecisionKind):
@@ -201,12 +284,21 @@ class _Call(DecisionKind):
         called = "goes alone" if event.get("alone") else f"calls {event['card']}"
         out.line(f"{out.label(event['seat'])} {called}{_forced(event)}", flush=False)
 
+    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+        who, forced = _who(event, out), _forced(event)
+        out.say(f"{who} goes alone{forced}." if event.get("alone") else f"{who} calls {event['card']}{forced}.")
+
 
 class _TakeWidow(DecisionKind):
     """Listed answers (the defaults' prompt and parser); told beside the seat's bid."""
 
     def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
         out.note(" (takes its widow)" if event["type"] == self.events[0] else " (leaves its widow)")
+
+    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+        who, forced = _who(event, out), _forced(event)
+        out.say(f"{who} takes up its widow{forced}." if event["type"] == self.events[0]
+                else f"{who} leaves its widow face down{forced}.")
 
 
 _KINDS: dict[str, DecisionKind] = {}

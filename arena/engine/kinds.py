@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .cards import card_str, cards_str
+from .cards import JOKER, card_str, cards_str
+from .info import deal_facts, profile_info
+from .profile import RuleProfile
 
 if TYPE_CHECKING:
+    from .actions import Choice
     from .deal import Deal
 
 #: Suits as the site's sentences write them.
@@ -94,6 +97,18 @@ class DecisionKind:
         self.events = events or (name,)  # the record's event types its actions are written as
         self.description = description or f"a {name} decision"
 
+    #: Probes of check-bot that stand for this kind's plain one as well (``probe name -> kind name``).
+    probe_aliases: dict[str, str] = {}
+
+    def situation(self, choice: "Choice", deal: "Deal") -> str:
+        """The check-bot probe a position of this kind stands for: an edge case's name, else the kind's."""
+        return self.name
+
+    def probes(self, profile: RuleProfile) -> set[str]:
+        """The probes whose positions the rules of ``profile`` make often enough for a scan to meet
+        (the kind is one of the profile's ``decision_kinds``)."""
+        return {self.name}
+
     def prompt(self, legal: dict[str, Any]) -> str:
         """What may be answered, and how to type it."""
         options = legal.get("options")
@@ -133,6 +148,16 @@ def _who(event: dict[str, Any], out: Narrator) -> str:
 
 class _Bid(DecisionKind):
     bidding = True
+
+    def situation(self, choice: "Choice", deal: "Deal") -> str:
+        if deal.phase == "dark":  # a bid before the cards are dealt: the view shows no hand
+            return "dark_bid"
+        if getattr(choice, "can_pass", False) and len(getattr(choice, "amounts", ())) == 1:
+            return "top_bid"
+        return self.name
+
+    def probes(self, profile: RuleProfile) -> set[str]:
+        return {self.name, "top_bid"} | ({"dark_bid"} if profile_info(profile).dark_bid else set())
 
     def prompt(self, legal: dict[str, Any]) -> str:
         amounts = [f"{b['amount']}{b['suit']}" for b in legal.get("suited") or []] or [str(b) for b in legal["bids"]]
@@ -175,6 +200,19 @@ class _Bid(DecisionKind):
 
 
 class _Trump(DecisionKind):
+    def situation(self, choice: "Choice", deal: "Deal") -> str:
+        bid = deal_facts(deal).dealer_bid
+        if bid is not None and bid[2]:  # the engine bid for the dealer: "forced" in the history
+            return "forced_bid_history"
+        if profile_info(deal.profile).widow:  # the maker has taken up its widow, or left it
+            return "trump_with_widow"
+        return self.name
+
+    def probes(self, profile: RuleProfile) -> set[str]:
+        info = profile_info(profile)
+        # every trump decision follows the widows where there are some
+        return {"trump_with_widow" if info.widow else self.name} | (
+            {"forced_bid_history"} if info.forced_dealer_bid else set())
     def prompt(self, legal: dict[str, Any]) -> str:
         return f"name trumps: {' '.join(legal['suits'])}"
 
@@ -191,6 +229,27 @@ class _Trump(DecisionKind):
 
 
 class _Play(DecisionKind):
+    def situation(self, choice: "Choice", deal: "Deal") -> str:
+        if getattr(choice, "under_count", 0) > 0:
+            return "extra_cards"
+        if JOKER in getattr(choice, "cards", ()):  # the joker's text, JK, among the legal cards
+            return "joker_play"
+        if deal.profile.sides == "called":  # after the call: the three ways the partnership stands
+            if deal.alone or deal.partner is None:
+                return "play_maker_alone"
+            return "play_partner_known" if deal.revealed else "play_partner_hidden"
+        return self.name
+
+    def probes(self, profile: RuleProfile) -> set[str]:
+        info = profile_info(profile)
+        out = {"play_partner_hidden", "play_partner_known"} if info.sides == "called" else {self.name}
+        if info.sides == "called" and profile.call_alone:
+            out.add("play_maker_alone")
+        if info.long_hands:
+            out.add("extra_cards")  # a hand of more than six plays its first card with extras under it
+        if info.joker:
+            out.add("joker_play")
+        return out
     def prompt(self, legal: dict[str, Any]) -> str:
         under = (f"; with {legal['under']} under it from {cards_text(legal['under_from'])} (type the top card first)"
                  if legal.get("under") else "")
@@ -229,6 +288,16 @@ def _card_set(upper: list[str]) -> list[str]:
 
 
 class _Rob(DecisionKind):
+    probe_aliases = {"rob_after_reshuffle": "rob"}
+
+    def situation(self, choice: "Choice", deal: "Deal") -> str:
+        return "rob_after_reshuffle" if deal.reshuffles > 0 else self.name
+
+    def probes(self, profile: RuleProfile) -> set[str]:
+        # at four seats a rob with a choice is common; at two or three the dealer nearly always robs six
+        # trumps or more, and at five or six the stock has nearly always run out before the rob
+        n = profile_info(profile).players
+        return {self.name} if n == 4 else {"rob_after_reshuffle"} if n >= 5 else set()
     def prompt(self, legal: dict[str, Any]) -> str:
         return f"take {legal['take']} of: {cards_text(legal['from'])} (you get {cards_text(legal.get('automatic'))} anyway)"
 

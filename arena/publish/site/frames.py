@@ -29,6 +29,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from ...engine import AUCTION_PHASES, SUIT_NAME, event_kind
 from ...engine import Deal, Game, ReplayMismatch, RuleProfile, action_to_dict, card_str, cards_str, replay
 from ...engine.cards import SUITS
 from ...engine import DeckSource
@@ -39,7 +40,6 @@ from ...match.stored import StoredGame
 
 REPLAY_FORMAT = "cinch-replay"
 REPLAY_VERSION = 1
-SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 END_TEXT = {"target": "a side reached the target", "bidder_out": "the bidders went out",
             "moon": "a moon bid decided it", "floor": "a side fell through the floor",
             "deals": "the fixed number of deals was played", "cap": "stopped by the deal cap: unfinished"}
@@ -403,6 +403,22 @@ def _result(deal: Deal, name: "_Namer") -> str:
     return f"Points {_points_text(deal, name)}{lost}; {who} {'made it' if deal.made else 'set'}."
 
 
+@dataclass
+class _Teller:
+    """The step's sentences, as the decision kinds tell their events into them (``Narrator``)."""
+
+    deal: Deal
+    name: _Namer
+    out: list[str]
+    bids_before: int
+    dark_events: int
+    plays_before: int
+    trick_ends: dict[int, int]
+
+    def say(self, text: str) -> None:
+        self.out.append(text)
+
+
 def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Namer, phase_before: str,
               plays: list[int]) -> str:
     """What happened in ``events`` (the step's, in record form) of ``deal``, in public terms; ``start``:
@@ -425,55 +441,17 @@ def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Name
     for i, t in enumerate(deal.tricks):
         k += len(t.plays)
         ends[k] = i
-    plays_before = plays[0]
-    bids_before = len(deal.bids) + (len(deal.dark) if dark_events else 0) - sum(e["type"] in ("bid", "pass") for e in events)
-    for e in events:
-        t = e["type"]
-        forced = " (forced)" if e.get("forced") else ""
-        who = name(e["seat"]) if e.get("seat") is not None else ""
-        if t in ("bid", "pass"):
-            bids_before += 1
-            if bids_before <= dark_events:
-                out.append(f"{who} bids {e['amount']} in the dark, before seeing a card{forced}." if t == "bid"
-                           else f"{who} does not bid in the dark{forced}.")
-                if bids_before == dark_events and deal.phase != "dark":
-                    out.append(f"{name(deal.dealer)} deals." if t == "pass" or not deal.in_dark else
-                               f"{name(deal.dealer)} deals; {who} makes it at {e['amount']} and names the trump.")
-            else:
-                suit = f" {SUIT_NAME[e['suit']]}" if e.get("suit") else ""
-                out.append(f"{who} bids {e['amount']}{suit}{forced}." if t == "bid" else f"{who} passes{forced}.")
-        elif t == "trump":
-            out.append(f"{who} names {SUIT_NAME[e['suit']]} trump{forced}.")
-        elif t == "discard":
-            cards = e["cards"]
-            public = set(cards) <= set(cards_str(deal.shown[e["seat"]])) if deal.profile.may_lose_points else False
-            out.append(f"{who} discards {len(cards)} card{'s' if len(cards) != 1 else ''}"
-                       + (f" face up: {' '.join(cards)}" if public else "") + f"{forced}.")
-        elif t == "call":
-            out.append(f"{who} goes alone{forced}." if e.get("alone") else f"{who} calls {e['card']}{forced}.")
-        elif t in ("take_widow", "leave_widow"):
-            out.append(f"{who} takes up its widow{forced}." if t == "take_widow"
-                       else f"{who} leaves its widow face down{forced}.")
-        elif t == "rob":
-            got = len(deal.rob_taken) + len(deal.blind)
-            out.append(f"{who} robs and takes {got} card{'s' if got != 1 else ''}{forced}"
-                       + (f", {len(deal.blind)} of them blind from the reshuffled discards" if deal.blind else "") + ".")
-        elif t == "play":
-            under = e.get("under") or []
-            out.append(f"{who} plays {e['card']}" + (f" with {' '.join(under)} under it" if under else "") + f"{forced}.")
-            if (deal.called is not None and e["card"] == card_str(deal.called) and deal.partner is not None
-                    and deal.maker is not None):
-                out.append(f"{who} is {name(deal.maker)}'s partner.")  # the called card played: now public
-            plays_before += 1
-            if plays_before in ends:
-                i = ends[plays_before]
-                w = deal.tricks[i].winner
-                if w is not None:
-                    out.append(f"{name(w)} wins trick {i + 1}.")
-        elif t == "reshuffle":
+    kinds = [event_kind(e["type"]) for e in events]
+    bids = sum(1 for kind in kinds if kind is not None and kind.bidding)
+    teller = _Teller(deal, name, out, len(deal.bids) + (len(deal.dark) if dark_events else 0) - bids, dark_events,
+                     plays[0], ends)
+    for e, kind in zip(events, kinds):
+        if kind is not None:  # each decision kind tells its own events (arena.engine.kinds)
+            kind.narrate(e, teller)
+        elif e["type"] == "reshuffle":  # the one event no seat chooses
             out.append("The discard pile is reshuffled into the stock.")
-    plays[0] = plays_before
-    if phase_before in ("bid", "dark", "take_widow") and deal.phase not in ("bid", "dark", "take_widow") \
+    plays[0] = teller.plays_before
+    if phase_before in AUCTION_PHASES and deal.phase not in AUCTION_PHASES \
             and deal.maker is not None:
         out.append(f"{name(deal.maker)} makes it at {deal.high}.")
         for s in deal.left_widows:  # the bidding is over: a widow left is turned face up (rules 12.14)

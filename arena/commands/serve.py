@@ -140,12 +140,14 @@ def main_submit(argv: list[str]) -> int:
     ap = parser("submit", "Upload a bot folder to a competition and wait for its verdict.")
     ap.add_argument("url", help="the competition's address, e.g. http://127.0.0.1:8000")
     ap.add_argument("botdir")
-    ap.add_argument("--token", required=True)
+    ap.add_argument("--token", help=f"the team's token (visible to others in ps: prefer ${TOKEN_ENV} or --token-file)")
+    ap.add_argument("--token-file", metavar="FILE", help="read the team's token from this file (its first line)")
     ap.add_argument("--no-wait", action="store_true")
     args = parse(ap, argv)
     base = args.url.rstrip("/")
+    token = _token(args.token, args.token_file)
     body = _form(Path(args.botdir))
-    auth = {"Authorization": f"Bearer {args.token}"}
+    auth = {"Authorization": f"Bearer {token}"}
     req = urllib.request.Request(f"{base}/api/submissions", data=body[1], method="POST",
                                  headers={**auth, "Content-Type": f"multipart/form-data; boundary={body[0]}"})
     try:
@@ -157,17 +159,47 @@ def main_submit(argv: list[str]) -> int:
         except (ValueError, AttributeError):
             detail = raw[:200].decode("utf-8", "replace")
         raise CommandError(f"refused ({e.code}): {detail}") from None
-    print(f"submission {sub['id']}: queued")
+    left = sub.get("remaining_today")
+    quota = f" ({left} upload{'s' * (left != 1)} left today)" if isinstance(left, int) else ""
+    if sub.get("same_as"):
+        print(f"submission {sub['id']}: same as version {sub['same_as']} ({sub.get('name')}); nothing new was queued"
+              + quota)
+        return EXIT_OK
+    print(f"submission {sub['id']}: queued{quota}")
     while not args.no_wait:
         ask = urllib.request.Request(f"{base}/api/submissions/{sub['id']}", headers=auth)
         got = json.load(urllib.request.urlopen(ask))
         if got["status"] in ("accepted", "rejected"):
-            version = f" as version {got['version']}" if got["version"] else ""
+            version = f" as {got.get('name') or 'version ' + str(got['version'])}" if got["version"] else ""
             print(f"submission {sub['id']}: {got['status']}{version}")
             print(got["report"] or "")
             return EXIT_OK if got["status"] == "accepted" else EXIT_FAILED
         time.sleep(0.5)
     return EXIT_OK
+
+
+TOKEN_ENV = "ARENA_TOKEN"
+
+
+def _token(given: str | None, file: str | None) -> str:
+    """The team's token: --token, else --token-file, else $ARENA_TOKEN (a file or the environment keeps it out
+    of ps)."""
+    import os
+
+    if given and file:
+        raise CommandError("give --token or --token-file, not both")
+    if file:
+        try:
+            text = Path(file).read_text().strip()
+        except OSError as e:
+            raise CommandError(f"--token-file {file}: {e.strerror}") from None
+        if not text:
+            raise CommandError(f"--token-file {file}: empty")
+        return text.splitlines()[0].strip()
+    token = given or os.environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        raise CommandError(f"no token: set ${TOKEN_ENV}, or give --token-file FILE (or --token TOKEN)")
+    return token
 
 
 def _form(bot: Path) -> tuple[str, bytes]:

@@ -40,6 +40,7 @@ submissions = sa.Table(
     sa.Column("version", sa.Integer, nullable=True),
     sa.Column("attempts", sa.Integer, nullable=False, default=0),  # times it went to checking (a crash: again)
     sa.Column("retired", sa.Text, nullable=True),  # why the ladder took an accepted version out (null: it plays)
+    sa.Column("digest", sa.String(64), nullable=True),  # players.manifest.folder_digest of the upload (null: unknown)
 )
 STATUSES = ("queued", "checking", "accepted", "rejected")
 
@@ -78,8 +79,13 @@ def _m4(c: Connection) -> None:
     c.execute(sa.text("ALTER TABLE teams ADD COLUMN removed REAL"))
 
 
+def _m5(c: Connection) -> None:
+    """Each upload's folder digest: an identical re-upload is answered with the version it repeats."""
+    c.execute(sa.text("ALTER TABLE submissions ADD COLUMN digest VARCHAR(64)"))
+
+
 #: Numbered migrations; a new schema change is appended, never edited.
-MIGRATIONS: list[Callable[[Connection], None]] = [_m1, _m2, _m3, _m4]
+MIGRATIONS: list[Callable[[Connection], None]] = [_m1, _m2, _m3, _m4, _m5]
 
 
 def connect(url: str, *, upto: int | None = None) -> Engine:
@@ -214,10 +220,37 @@ def submissions_today(engine: Engine, team_id: int) -> int:
 
 def _today(c: Connection, team_id: int, now: float) -> int:
     return int(c.execute(sa.select(sa.func.count()).select_from(submissions).where(
-        submissions.c.team_id == team_id, submissions.c.created > now - 86400)).scalar() or 0)
+        submissions.c.team_id == team_id, submissions.c.created > now - DAY_S)).scalar() or 0)
 
 
-def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int) -> int:
+DAY_S = 86400  # the daily limit's window: the last 24 hours
+
+
+def quota(engine: Engine, team_id: int, per_day: int) -> tuple[int, float | None]:
+    """The team's submissions in the window, and when the next one leaves it (a slot frees; None: none in it)."""
+    now = time.time()
+    with engine.connect() as c:
+        used = _today(c, team_id, now)
+        oldest = c.execute(sa.select(sa.func.min(submissions.c.created)).where(
+            submissions.c.team_id == team_id, submissions.c.created > now - DAY_S)).scalar()
+    return used, (float(oldest) + DAY_S if oldest is not None else None)
+
+
+def retry_after(frees_at: float | None) -> int:
+    """Whole seconds until a slot frees (at least 1): the Retry-After of a refusal for the daily limit."""
+    return max(1, int(-(-((frees_at or 0) - time.time()) // 1)))
+
+
+def same_as(engine: Engine, team_id: int, digest: str) -> dict[str, Any] | None:
+    """The team's accepted version with exactly these files (its latest), if any."""
+    with engine.connect() as c:
+        r = c.execute(sa.select(submissions).where(
+            submissions.c.team_id == team_id, submissions.c.digest == digest, submissions.c.status == "accepted")
+            .order_by(submissions.c.id.desc()).limit(1)).mappings().first()
+    return dict(r) if r else None
+
+
+def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int, digest: str | None = None) -> int:
     """Record a queued submission, refusing one over the team's daily limit (``RateLimited``).
 
     Atomic: the transaction first writes the team's row (a no-op update), which takes that row's lock on
@@ -229,15 +262,23 @@ def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int) -
         c.execute(teams.update().where(teams.c.id == team_id).values(admin=teams.c.admin))
         n = _today(c, team_id, now)
         if n >= per_day:
-            raise RateLimited(f"the team has made {n} submissions in the last 24 hours, its limit")
-        res = c.execute(submissions.insert().values(team_id=team_id, created=now, status="queued", folder=folder))
+            oldest = c.execute(sa.select(sa.func.min(submissions.c.created)).where(
+                submissions.c.team_id == team_id, submissions.c.created > now - DAY_S)).scalar()
+            raise RateLimited(f"the team has made {n} submissions in the last 24 hours, its limit",
+                              float(oldest) + DAY_S if oldest is not None else None)
+        res = c.execute(submissions.insert().values(team_id=team_id, created=now, status="queued", folder=folder,
+                                                    digest=digest))
         key = res.inserted_primary_key
         assert key is not None
         return int(key[0])
 
 
 class RateLimited(ValueError):
-    """A team is over its submissions per day."""
+    """A team is over its submissions per day; ``frees_at``: when its oldest one in the window leaves it."""
+
+    def __init__(self, message: str, frees_at: float | None = None) -> None:
+        super().__init__(message)
+        self.frees_at = frees_at
 
 
 def get_submission(engine: Engine, sid: int) -> dict[str, Any] | None:

@@ -1,4 +1,5 @@
-"""``arena bench serve``: upload to verdict, and to the first rated block, through a real server on loopback.
+"""``arena bench serve``: upload to verdict, and to the first rated block, through a real server on loopback;
+and (``--cases scale``, ``serve_scale``) a ladder batch and its site rebuild with a large results store.
 
 Fresh competition folders, uvicorn on a free port and the validation worker
 in this process; the bot is bots/minimal. Times one upload to ``accepted``,
@@ -148,17 +149,71 @@ def _ladder(args: Any, data: bytes) -> dict[str, Any]:
             "upload_to_rated_site_s": round(site, 3), "ladder": settings}
 
 
+def _scale(args: Any) -> dict[str, Any]:
+    from .serve_scale import run_scale
+
+    def go(folder: Path) -> dict[str, Any]:
+        return run_scale(folder, teams=args.teams, stored=list(args.stored), scratch_games=args.scratch,
+                         sandbox=args.sandbox, bootstrap=args.bootstrap, pool=args.pool)
+
+    if args.keep is not None:
+        if args.keep.exists():
+            raise FileExistsError(f"arena bench serve: --keep {args.keep}: give a new folder")
+        return go(args.keep)
+    with tempfile.TemporaryDirectory(prefix="bench-serve-scale-") as tmp:
+        return go(Path(tmp) / "competition")
+
+
 def run(args: Any) -> int:
-    data = pack(BOT)
+    cases = args.cases.split(",")
     load0 = os.getloadavg()[0]
-    queue = _queue(args, data)
-    ladder = _ladder(args, data)
-    out = {"bench": "serve", "sandbox": args.sandbox, "check_games": args.games, **queue, **ladder,
-           "load": [load0, os.getloadavg()[0]]}
-    print(f"one upload to {queue['first_verdict']}: {queue['upload_to_accepted_s']:.2f} s; 10 concurrent uploads to"
-          f" their verdicts: {queue['ten_concurrent_s']:.2f} s ({queue['ten_accepted']} accepted)")
-    print(f"with the ladder running and one team in: upload to accepted {ladder['ladder_upload_to_accepted_s']:.2f} s,"
-          f" to its first block stored {ladder['upload_to_first_block_s']:.2f} s, to the site rating it"
-          f" {ladder['upload_to_rated_site_s']:.2f} s (ladder settings {ladder['ladder']})")
+    out: dict[str, Any] = {"bench": "serve", "sandbox": args.sandbox, "machine": _machine()}
+    if "uploads" in cases:
+        data = pack(BOT)
+        queue = _queue(args, data)
+        ladder = _ladder(args, data)
+        out.update({"check_games": args.games, **queue, **ladder})
+        print(f"one upload to {queue['first_verdict']}: {queue['upload_to_accepted_s']:.2f} s; 10 concurrent uploads to"
+              f" their verdicts: {queue['ten_concurrent_s']:.2f} s ({queue['ten_accepted']} accepted)")
+        print(f"with the ladder running and one team in: upload to accepted {ladder['ladder_upload_to_accepted_s']:.2f} s,"
+              f" to its first block stored {ladder['upload_to_first_block_s']:.2f} s, to the site rating it"
+              f" {ladder['upload_to_rated_site_s']:.2f} s (ladder settings {ladder['ladder']})")
+    if "scale" in cases:
+        scale = _scale(args)
+        out["scale"] = scale
+        for st in scale["stages"]:
+            print(f"{scale['teams']} teams, {st['stored_games']} stored games: a {st['blocks']}-block batch to the rebuilt"
+                  f" site {st['batch_cpu_s']:.2f} s CPU ({st['batch_wall_s']:.2f} s wall), of which the rebuild"
+                  f" {st.get('rebuild_cpu_s', 0):.2f} s CPU ({st.get('rebuild_wall_s', 0):.2f} s wall); server RSS"
+                  f" {st['rss_end_mb']} MB after it, peak {st['rss_peak_mb']} MB")
+        if len(scale["stages"]) > 1:
+            a, b = scale["stages"][0], scale["stages"][-1]
+            if a.get("rebuild_cpu_s"):
+                scale["rebuild_cpu_ratio"] = round(b["rebuild_cpu_s"] / a["rebuild_cpu_s"], 2)
+                print(f"rebuild CPU at {b['stored_games']} / at {a['stored_games']} stored games:"
+                      f" {scale['rebuild_cpu_ratio']:.2f}x")
+        sc = scale["scratch"]
+        print(f"site built from scratch over {sc['games']} games: {sc['cpu_s']:.1f} s CPU ({sc['wall_s']:.1f} s wall),"
+              f" {sc['cpu_ms_per_game']:.1f} ms CPU a game")
+    if "ladder" in cases:
+        from .serve_ladder import run_ladder
+
+        with tempfile.TemporaryDirectory(prefix="bench-serve-ladder-") as tmp:
+            lad = run_ladder(Path(tmp), teams=args.ladder_teams, batches=args.batches, sandbox=args.sandbox,
+                             cluster=not args.no_cluster)
+        out["ladder_games_per_s"] = lad
+        for name, what in (("1", "1 worker"), ("2", "2 workers"), ("cluster", "a two-node loopback cluster")):
+            r = lad[name]
+            if r is not None:
+                print(f"ladder of {lad['teams']} teams on {what}: {r['games_per_s']} games/s of play"
+                      f" ({r['games_per_s_with_rebuild']} with the site rebuilds; {r['games']} games)")
+        print(f"2 workers over 1: {lad['speedup_2']}x")
+    out["load"] = [load0, os.getloadavg()[0]]
     print(json.dumps(out))
     return 0
+
+
+def _machine() -> dict[str, Any]:
+    import platform
+
+    return {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}

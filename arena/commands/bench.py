@@ -145,8 +145,48 @@ def _tournament(ap: Parser) -> None:
 
 
 def _serve(ap: Parser) -> None:
+    def sizes(text: str) -> list[int]:
+        import argparse
+
+        try:
+            vals = sorted({int(x) for x in text.split(",")})
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of game counts") from None
+        if not vals or vals[0] < 2:
+            raise argparse.ArgumentTypeError(f"{text!r}: each stored size must be at least 2 games")
+        return vals
+
     ap.add_argument("--sandbox", default="rlimit", choices=["none", "rlimit", "bwrap", "gvisor"])
     ap.add_argument("--games", type=int, default=1, help="full games in each validation (default 1)")
+    def cases(text: str) -> str:
+        import argparse
+
+        bad = [c for c in text.split(",") if c not in ("uploads", "scale", "ladder")]
+        if bad:
+            raise argparse.ArgumentTypeError(f"unknown case {bad[0]!r}; known: uploads, scale, ladder")
+        return text
+
+    ap.add_argument("--cases", type=cases, default="uploads,scale,ladder",
+                    help="comma-separated: uploads (to verdict, to the first rated block), scale (the store's size),"
+                         " ladder (games per second on 1 and 2 workers and a cluster); default all three")
+    def teams(text: str) -> int:
+        import argparse
+
+        if not text.isdigit() or int(text) < 3:
+            raise argparse.ArgumentTypeError(f"{text!r}: the scale case needs at least 3 teams")
+        return int(text)
+
+    ap.add_argument("--teams", type=teams, default=50, help="scale case: accepted teams (default 50, at least 3)")
+    ap.add_argument("--stored", type=sizes, default=[2000, 20000],
+                    help="scale case: stored games before each timed batch (default 2000,20000)")
+    ap.add_argument("--scratch", type=int, default=10_000, help="scale case: games of the build from scratch (default 10000)")
+    ap.add_argument("--bootstrap", type=int, default=200, help="scale case: the site's bootstrap (default 200, the server's)")
+    ap.add_argument("--pool", type=int, default=6, help="scale case: real blocks per block number the stored games are"
+                    " drawn from (default 6)")
+    ap.add_argument("--keep", type=Path, help="scale case: build the competition in this new folder and keep it")
+    ap.add_argument("--ladder-teams", type=teams, default=10, help="ladder case: accepted teams (default 10)")
+    ap.add_argument("--batches", type=int, default=4, help="ladder case: batches timed per backend (default 4)")
+    ap.add_argument("--no-cluster", action="store_true", help="ladder case: skip the two-node loopback cluster")
 
 
 def _startup(ap: Parser) -> None:
@@ -163,7 +203,7 @@ BENCHES: dict[str, tuple[Callable[[Parser], None], str]] = {
     "rotation": (_rotation, "in-process duplicate by rotation at a table of n seats, and what it buys"),
     "ratings": (_ratings, "the ratings' intervals at tables against known strengths: coverage, withheld, LOS"),
     "site": (_site, "build time of the static site of a 10,000-game competition, one core"),
-    "serve": (_serve, "arena serve: one upload to its verdict, and 10 concurrent uploads"),
+    "serve": (_serve, "arena serve: uploads to their verdicts; a batch and site rebuild at 2,000 and 20,000 stored games; ladder games/s"),
     "tournament": (_tournament, "ms per game of serial tournaments per restart mode, split, against the raw-pipe floor"),
     "startup": (_startup, "the imports the arena command pays before it works: --help, arena run, a one-block run"),
 }

@@ -47,7 +47,7 @@ class ProfileInfo:
     untrumped_lead_holds: bool  # a plain lead allows any card and wins unless trumped (oregon)
     reshuffle: bool  # the stock can run out during the fill or the rob: the discards are reshuffled
     cards_out_of_play: bool  # a card can be in no hand when play begins, its points then lost or credited
-    points_out_of_play: bool  # ... and it can be a point card (a hand thrown in holds no trump; a widow is taken up whole or left whole)
+    points_out_of_play: bool  # ... and it can be a point card (a hand thrown in holds no trump; a widow left is out of play whole)
     point_cards: tuple[tuple[str, int], ...]  # (PointValues field, value) of every card that scores
     deal_points: int
     max_deal_actions: int  # no deal has more action events than this (forced ones included)

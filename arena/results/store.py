@@ -177,35 +177,53 @@ def scored_digest(lines: Iterable[dict[str, Any]]) -> str:
     return combined_digest((line_key(x), line_digest(x)) for x in lines)
 
 
-class ResultsStore:
-    """The results file of one output folder, as its runner sees it."""
+def without_records(line: dict[str, Any]) -> dict[str, Any]:
+    """A line without the bulk only a replay or the timings need: its games' ``record`` and its run's per-game
+    facts (``run.games``: each decision's latency). What is left scores, rates and names the block: about a
+    twentieth of a line of full games."""
+    out = dict(line)
+    out["games"] = [{k: v for k, v in g.items() if k != "record"} if isinstance(g, dict) else g
+                    for g in line.get("games") or []]
+    if isinstance(line.get("run"), dict):
+        out["run"] = {k: v for k, v in line["run"].items() if k != "games"}
+    return out
 
-    def __init__(self, out: str | os.PathLike[str]) -> None:
+
+class ResultsStore:
+    """The results file of one output folder, as its runner sees it.
+
+    ``records`` False keeps each line ``without_records`` (the whole lines stay in the file): a server's
+    ladder holds every stored block in memory between batches, and its store grows without end.
+    """
+
+    def __init__(self, out: str | os.PathLike[str], *, records: bool = True) -> None:
         self.out = Path(out)
         self.path = self.out / RESULTS_NAME
+        self.records = records
         self.lines: dict[tuple[str, int], dict[str, Any]] = {}
         self.repaired_bytes = 0
         self.duplicates = 0
 
     def load(self, expect_hash: str | None = None) -> dict[tuple[str, int], dict[str, Any]]:
-        """Read finished blocks, cut off a torn last line, check the config hash."""
+        """Read finished blocks, cut off a torn last line, check the config hash (``read_results``'s rules,
+        read one line at a time)."""
         self.lines = {}
         if not self.path.exists():
             return self.lines
-        res = read_results(self.path)
-        for i, line in enumerate(res.lines):
+        scan = ResultsScan(self.path)
+        for line, _, _ in scan:
             if expect_hash is not None and line.get("config_hash") != expect_hash:
                 raise ResultsError(
                     f"{self.path}: block {line.get('block')} of {line.get('pairing')} was produced with config hash"
                     f" {line.get('config_hash')}, but this config hashes to {expect_hash}: seed, match settings or"
                     " deal files changed. Use a new 'out' folder."
                 )
-        self.lines = res.by_key()
-        self.duplicates = res.duplicates
-        if res.torn:
-            self.repaired_bytes = res.torn_bytes
+            self.lines[line_key(line)] = line if self.records else without_records(line)
+        self.duplicates = scan.duplicates
+        if scan.torn_bytes:
+            self.repaired_bytes = scan.torn_bytes
             with open(self.path, "r+b") as f:
-                f.truncate(f.seek(0, os.SEEK_END) - res.torn_bytes)
+                f.truncate(f.seek(0, os.SEEK_END) - scan.torn_bytes)
                 f.flush()
                 os.fsync(f.fileno())
         return self.lines
@@ -225,7 +243,8 @@ class ResultsStore:
             os.fsync(fd)
         finally:
             os.close(fd)
-        self.lines[line.task_key] = json.loads(text)
+        obj = json.loads(text)
+        self.lines[line.task_key] = obj if self.records else without_records(obj)
         return True
 
     def sorted_lines(self) -> list[dict[str, Any]]:

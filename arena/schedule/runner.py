@@ -100,6 +100,7 @@ class RunOptions:
     new_versions: bool = False  # a changed bot enters as a new version instead of being refused
     skip_check: bool = False
     halt: threading.Event | None = None  # set by another thread (a server stopping): the loop ends as on Ctrl-C
+    records: bool = True  # keep the stored lines' game records in memory (``ResultsStore``; a server's ladder does not)
 
 
 @dataclass
@@ -390,7 +391,7 @@ def admit(t: Tournament, options: RunOptions) -> Admission:
             raise ExtensionNotAsked(out, added)
         current = {e.digest for e in t.entries}
         earlier = [e for e in old.get("entries") or [] if isinstance(e, dict) and e.get("digest") not in current]
-    store = ResultsStore(out)
+    store = ResultsStore(out, records=options.records)
     try:
         store.load(expect_hash=t.config_hash())
     except ResultsError as e:

@@ -11,23 +11,29 @@ another team's stderr and the host's name) to run it on its own machine.
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
 
 from ..publish.site.model import public_command
 from ..publish.tempo import audit
-from ..results import ResultsError, comparable, read_results, results_path
+from ..results import ResultsError, ResultsScan, comparable, results_path
 
 
 class FaultIndex:
-    """The store's faults by team, read again only when the results file changed (size and mtime)."""
+    """The store's faults by team, read only from where the last read ended when the results file grew (a
+    file that shrank or changed before that point is read again whole). Only the faults and where each
+    line stands are kept, not the lines: the store grows without end."""
 
     def __init__(self, results: Path) -> None:
         self.results = results
         self._seen: tuple[int, int] | None = None
         self._faults: list[dict[str, Any]] = []
-        self._lines: dict[tuple[str, int], dict[str, Any]] = {}
+        self._at: dict[tuple[str, int], tuple[int, int]] = {}  # each block's line: (offset, length)
+        self._end = self._lines = 0
+        self._keys: set[tuple[str, int]] = set()
+        self._head = b""
         self._tempo: dict[str, Any] | None = None  # the tempo audit of the lines, made when first asked
         self._lock = threading.Lock()
 
@@ -35,28 +41,36 @@ class FaultIndex:
         path = results_path(self.results)
         try:
             st = path.stat()
+            with open(path, "rb") as f:
+                head = f.read(min(self._end, 4096))
         except FileNotFoundError:
-            self._seen, self._faults, self._lines, self._tempo = None, [], {}, None
+            self._seen, self._faults, self._at, self._end, self._lines, self._keys = None, [], {}, 0, 0, set()
+            self._tempo = None
             return
         stamp = (st.st_size, st.st_mtime_ns)
         if stamp == self._seen:
             return
+        if st.st_size < self._end or head != self._head[:len(head)]:  # not appended to: read whole again
+            self._faults, self._at, self._end, self._lines, self._keys = [], {}, 0, 0, set()
+        scan = ResultsScan(path, start=self._end, line=self._lines, seen=set(self._keys))
+        faults, at = list(self._faults), dict(self._at)
         try:
-            lines = read_results(self.results).lines
+            for ln, off, n in scan:
+                for r in (ln.get("run") or {}).get("reproduce") or []:
+                    game = ln["games"][r["game"]]
+                    faults.append({
+                        "team": r["bot"], "pairing": ln["pairing"], "block": ln["block"], "game_id": r["game_id"],
+                        "digest": game["seats"][r["seat"]].get("digest"), "seat": r["seat"], "kind": r["kind"],
+                        "message": r.get("message", ""), "stderr": r.get("stderr") or "",
+                        "command": public_command(r.get("command")),
+                    })
+                at[(ln["pairing"], ln["block"])] = (off, n)
         except ResultsError:
             return  # keep what was read last; the ladder's next batch repairs or reports the store
-        faults = []
-        for ln in lines:
-            for r in (ln.get("run") or {}).get("reproduce") or []:
-                game = ln["games"][r["game"]]
-                faults.append({
-                    "team": r["bot"], "pairing": ln["pairing"], "block": ln["block"], "game_id": r["game_id"],
-                    "digest": game["seats"][r["seat"]].get("digest"), "seat": r["seat"], "kind": r["kind"],
-                    "message": r.get("message", ""), "stderr": r.get("stderr") or "",
-                    "command": public_command(r.get("command")),
-                })
-        self._seen, self._faults, self._tempo = stamp, faults, None
-        self._lines = {(ln["pairing"], ln["block"]): ln for ln in lines}
+        with open(path, "rb") as f:
+            self._head = f.read(min(scan.end, 4096))
+        self._seen, self._faults, self._at, self._tempo = stamp, faults, at, None
+        self._end, self._lines, self._keys = scan.end, scan.lines, scan.seen
 
     def of(self, team: str | None) -> list[dict[str, Any]]:
         """The faults of ``team``'s bots (every team's for None: the host)."""
@@ -69,7 +83,10 @@ class FaultIndex:
         with self._lock:
             self._load()
             if self._tempo is None:
-                self._tempo = audit(self._lines.values())
+                try:  # streamed: the store is never in memory whole
+                    self._tempo = audit(line for line, _, _ in ResultsScan(self.results)) if self._seen else audit([])
+                except ResultsError:  # a line the ladder's next batch repairs or reports: nothing to show yet
+                    return []
             return [f for f in self._tempo["bots"] if team is None or f["bot"] == team]
 
     def block_line(self, team: str | None, pairing: str, block: int) -> dict[str, Any] | None:
@@ -79,5 +96,10 @@ class FaultIndex:
             if team is not None and not any(f["team"] == team and f["pairing"] == pairing and f["block"] == block
                                             for f in self._faults):
                 return None
-            line = self._lines.get((pairing, block))
-            return {**comparable(line), "run": {}} if line is not None else None
+            where = self._at.get((pairing, block))
+            if where is None:
+                return None
+            with open(results_path(self.results), "rb") as f:
+                f.seek(where[0])
+                line = json.loads(f.read(where[1]))
+            return {**comparable(line), "run": {}}

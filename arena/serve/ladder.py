@@ -36,7 +36,7 @@ from ..players import ManifestError
 from ..players.manifest import MANIFEST_NAME, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import build_site, write_provisional
-from ..results import ResultsError, ResultsStore, read_results, standings
+from ..results import ResultsError, ResultsScan, ResultsStore, standings, without_records
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
     Admission,
@@ -84,6 +84,8 @@ class Chosen:
 LIVE = "live"
 STANDINGS = "standings.json"
 SITE_STATE = "site-state"  # the public site's state (kept out of the folder that is served)
+RATINGS = "ratings.json"  # each ladder version's rating as the site's last build fitted it (GET /api/leaderboard)
+_VERSION_DIR = re.compile(r"-v(\d+)$")  # entry_dir's folder name: TEAM-vN
 LIVE_STATE = "live-state"
 
 
@@ -333,7 +335,7 @@ def run_batch(svc: Service) -> int:
         return 0
     if keep_played_restart(t):  # a ladder played before per-lineage was the default
         log.info("ladder: %s was played per-game and goes on per-game", out)
-    store = ResultsStore(out)
+    store = ResultsStore(out, records=False)
     store.load(expect_hash=t.config_hash())
     chosen = choose(t, store, c, svc.ladder_failures)
     played = 0
@@ -342,12 +344,14 @@ def run_batch(svc: Service) -> int:
         need = max([c.ladder_pairing_blocks, *([held] if isinstance(held, int) else []), *(b + 1 for _, b in chosen)])
         t.config = t.config.model_copy(update={"blocks": need})  # the tournament grows only as far as it plays
         result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
-                                                      halt=svc.stop),
+                                                      halt=svc.stop, records=False),
                                 stop=Chosen(chosen), observer=Live(svc.folder, len(chosen)))
         played = result.outcome.played if result.outcome else 0
         for key, why in result.outcome.failures if result.outcome else []:
             log.warning("ladder: block %s failed in the harness: %s", key, why)
             svc.ladder_failures[key] = svc.ladder_failures.get(key, 0) + 1
+        log.info("ladder: batch of %d block%s played (%d chosen)%s", played, "s" * (played != 1), len(chosen),
+                 " and interrupted: the server is stopping" if result.interrupted else "")
         if result.interrupted:
             return played  # the server is stopping: what is stored stays, the site is rebuilt at the next start
     index = svc.folder / "public" / "index.html"
@@ -355,7 +359,7 @@ def run_batch(svc: Service) -> int:
     if played or (store.path.exists() and (not index.exists() or index.stat().st_mtime < store.path.stat().st_mtime)):
         publish(svc)
     if store.path.exists() and (played or not (svc.folder / STANDINGS).exists()):
-        write_standings(svc.folder, read_results(out).lines, batch=None)
+        write_standings(svc.folder, [without_records(x) for x, _, _ in ResultsScan(out)], batch=None)
     return played
 
 
@@ -363,8 +367,41 @@ def publish(svc: Service) -> None:
     """The public site of the store (no host path, no stderr); the site ranks each name's latest version."""
     # rebuilt in place, each page replaced whole: only what the batch changed is read and written; the
     # site's state (``publish.site.ledger``) is kept beside the folder, which is served
-    build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
-               history_bootstrap=0, state=svc.folder / SITE_STATE)
+    # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
+    built = build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
+                       history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False)
+    write_ratings(svc.folder, built.model.doc, read_meta(svc.folder / "results") or {})
+
+
+def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+    """FOLDER/ratings.json: each row of the site's leaderboard that is a ladder version (the tournament's
+    entries say which folder, hence which team version, a name and digest are), by team and version, with
+    the figures an entrant reads; written whole (a reader never sees half a file)."""
+    version_of: dict[tuple[str, str], int] = {}
+    for e in meta.get("entries") or []:
+        m = _VERSION_DIR.search(str(e.get("dir") or "").rstrip("/"))
+        if m:
+            version_of[(str(e.get("name")), str(e.get("digest")))] = int(m.group(1))
+    rows = []
+    for b in doc.get("bots") or []:
+        v = version_of.get((str(b.get("name")), str(b.get("digest"))))
+        if v is None:
+            continue
+        rows.append({"team": b["name"], "version": v, "rating": b.get("rating"), "ci_low": b.get("ci_low"),
+                     "ci_high": b.get("ci_high"), "games": b.get("games") or 0, "score_pct": b.get("score_pct"),
+                     "faults": b.get("faults_total") or 0})
+    tmp = folder / (RATINGS + ".tmp")
+    tmp.write_text(json.dumps({"updated": time.time(), "rows": rows}))
+    os.replace(tmp, folder / RATINGS)
+
+
+def read_ratings(folder: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """FOLDER/ratings.json by (team, version); empty before the ladder's first site build."""
+    try:
+        rows = json.loads((folder / RATINGS).read_text())["rows"]
+        return {(str(r["team"]), int(r["version"])): r for r in rows}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
 
 
 def loop(svc: Service) -> None:

@@ -22,7 +22,7 @@ TINY = {
                  "--decision-ms", "5000", "--nice", "none"],
     "bots": ["--blocks", "1", "--pairing", "random:heuristic"],
     "site": ["--games", "12", "--bots", "3", "--bootstrap", "10", "--history-bootstrap", "0"],
-    "serve": ["--sandbox", "none", "--games", "0"],
+    "serve": ["--sandbox", "none", "--games", "0", "--cases", "uploads"],
     "ratings": ["--profiles", "five-hand", "--entrants", "5", "--blocks", "2,4", "--tournaments", "2", "--big", "2",
                 "--bootstrap", "20"],
     "startup": ["--repeat", "1"],
@@ -89,3 +89,50 @@ def test_bench_rotation_plays_blocks_of_n_games_on_one_key(capsys) -> None:
     assert out["bench"] == "rotation" and out["games"] == 9 and out["entrants"] == ["random"] * 3
     assert out["gain_final_score"]["rotations"] == 3 and len(out["win_rate"]) == 3
     assert abs(sum(out["win_rate"]) - 1) < 1e-3  # one winner a game (or shared when nobody won); rounded to 4 places
+
+
+def _scale(*stored: str) -> dict:  # type: ignore[type-arg]
+    ran = arena("bench", "serve", "--cases", "scale", "--teams", "3", "--stored", ",".join(stored), "--scratch", "4",
+                "--bootstrap", "10", "--pool", "1", "--sandbox", "none")
+    assert ran.code == 0, ran.err
+    scale: dict = json.loads(ran.out.strip().splitlines()[-1])["scale"]  # type: ignore[type-arg]
+    for st in scale["stages"]:
+        assert st["blocks"] == 4 and 0 < st["rebuild_cpu_s"] <= st["batch_cpu_s"]
+        assert 0 < st["rebuild_wall_s"] <= st["batch_wall_s"] and 0 < st["rss_end_mb"] <= st["rss_peak_mb"]
+    assert scale["scratch"]["games"] == 4 and scale["scratch"]["cpu_ms_per_game"] > 0
+    return scale
+
+
+def test_the_serve_bench_scale_case_runs_at_a_tiny_size() -> None:
+    """Three teams, a store synthesised to 4 games, a batch of the ladder's real games and the site rebuilt
+    after it, a build from scratch of 4 games: every figure the scale case reports is there."""
+    (stage,) = _scale("4")["stages"]
+    assert stage["stored_games"] == 4
+
+
+@pytest.mark.slow
+def test_the_serve_bench_scale_case_compares_two_store_sizes() -> None:
+    scale = _scale("4", "8")
+    first, second = scale["stages"]
+    assert first["stored_games"] == 4 and second["stored_games"] == 12  # 4 synthesised + the first batch's 8
+    assert scale["rebuild_cpu_ratio"] == round(second["rebuild_cpu_s"] / first["rebuild_cpu_s"], 2)
+
+
+def test_the_serve_bench_refuses_a_scale_case_it_cannot_make() -> None:
+    ran = arena("bench", "serve", "--cases", "scale", "--teams", "2")
+    assert ran.code == 2 and "at least 3 teams" in ran.err
+    ran = arena("bench", "serve", "--cases", "scale", "--stored", "1000,x")
+    assert ran.code == 2 and "game counts" in ran.err
+    ran = arena("bench", "serve", "--cases", "scale,speed")
+    assert ran.code == 2 and "unknown case 'speed'" in ran.err
+
+
+@pytest.mark.slow
+def test_the_serve_bench_ladder_case_plays_on_one_and_two_workers() -> None:
+    ran = arena("bench", "serve", "--cases", "ladder", "--ladder-teams", "3", "--batches", "1", "--no-cluster",
+                "--sandbox", "none")
+    assert ran.code == 0, ran.err
+    lad = json.loads(ran.out.strip().splitlines()[-1])["ladder_games_per_s"]
+    for name in ("1", "2"):
+        assert lad[name]["games"] > 0 and lad[name]["games_per_s"] >= lad[name]["games_per_s_with_rebuild"] > 0
+    assert lad["cluster"] is None and lad["speedup_2"] == round(lad["2"]["games_per_s"] / lad["1"]["games_per_s"], 3)

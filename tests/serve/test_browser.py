@@ -104,6 +104,14 @@ def test_a_team_uploads_through_the_form_and_appears_on_the_leaderboard(comp: Pa
         assert "blue" in browser.js("document.querySelector('#ratings').textContent")
         browser.screenshot(ARTIFACTS / "site.png")
         assert browser.problems() == []
+        # a game's page: its replay is made when the viewer first asks for it (the build left it to the server)
+        gid = next(iter(sorted((comp / "public" / "games").glob("*.html")))).stem
+        assert not (comp / "public" / "replays" / f"{gid}.js").exists()
+        goto(browser, f"{url}/site/games/{gid}.html")
+        browser.wait_for("window.cinchViewer && window.cinchViewer.ready && cinchViewer.viewers.length > 0"
+                         " && cinchViewer.viewers[0].frames.length > 1")
+        assert (comp / "public" / "replays" / f"{gid}.js").exists()
+        assert browser.problems() == []
         # a file that is no archive, through the same form: the refusal's sentence on a page, and a way back
         junk = tmp_path / "notes.tar.gz"
         junk.write_bytes(b"not an archive")

@@ -43,6 +43,8 @@ def test_a_competition_frozen_with_one_team_refuses_uploads_and_says_no_final_co
                        files={"archive": ("b.tar.gz", bot_archive())})
         assert r.status_code == 403 and r.json()["detail"].startswith("the competition is closed (frozen at ")
         assert "id=final-banner" in httpx.get(f"{url}/").text
+        page = httpx.post(f"{url}/login", data={"token": "x", "login": "y"}, headers={"Accept": "text/html"})
+        assert page.status_code == 403 and "id=refusal" in page.text and "id=final-banner" in page.text
         page = httpx.get(f"{url}/final/").text
         assert "id=final-banner" in page and "no final evaluation" in page and final_seed("backends") in page
     finally:

@@ -6,8 +6,9 @@ statistics from the records, ``model`` gathers every number a page shows,
 replay viewer (``assets/viewer.js``) reads the project's own record format.
 """
 
-from .build import SiteBuild, build_site, write_provisional
+from .build import SiteBuild, build_site, replay_on_demand, write_provisional
 from .collect import Competition, load_competition
 from .stats import BotStats, cinch_stats
 
-__all__ = ["BotStats", "Competition", "SiteBuild", "build_site", "cinch_stats", "load_competition", "write_provisional"]
+__all__ = ["BotStats", "Competition", "SiteBuild", "build_site", "cinch_stats", "load_competition", "replay_on_demand",
+           "write_provisional"]

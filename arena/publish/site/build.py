@@ -25,6 +25,8 @@ import gc
 import hashlib
 import json
 import os
+import shutil
+import threading
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -37,7 +39,7 @@ from ..rate import PublishError
 from . import pages
 from .collect import Competition, competition, source_paths
 from .frames import game_data, replay_js
-from .ledger import FRAMES_CODE, STATE, STATE_CODE, Rebuild, SiteState, code_digest, refkey
+from .ledger import FRAMES_CODE, REPLAY_OF, STATE, STATE_CODE, Rebuild, SiteState, code_digest, refkey
 from .model import SiteModel, build_model
 from .stats import BotStats, game_facts
 
@@ -120,10 +122,58 @@ def _refs(line: dict[str, Any]) -> set[str]:
     return {refkey(_ref(x)) for g in line["games"] for x in g["seats"]}
 
 
-def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path) -> SiteBuild:
+def _head(record: dict[str, Any], args: dict[str, Any], code: str) -> str:
+    """The first line of a game's ``replays/<id>.js``: the digest of its record, what it shows and the code."""
+    return f"// {hashlib.blake2b(json.dumps([code, record, args], sort_keys=True).encode(), digest_size=12).hexdigest()}\n"
+
+
+def _replay_file(record: dict[str, Any], args: dict[str, Any], code: str) -> tuple[str, str, Any]:
+    """(first line, whole text, the engine's game or None) of a game's ``replays/<id>.js``."""
+    head = _head(record, args, code)
+    data, game = game_data(record, **args)
+    return head, head + replay_js(data), game
+
+
+def replay_on_demand(out: str | os.PathLike[str], state: str | os.PathLike[str], gid: str) -> Path | None:
+    """Make ``replays/<gid>.js`` of a site built with ``replays=False`` when it is first asked for (the
+    engine's frames are most of a game's cost, and most games' replays are never opened); its path, or
+    None for a game the site does not have. The file is the one a build with replays writes."""
+    if not gid.isalnum():
+        return None
+    dest = Path(out) / "replays" / f"{gid}.js"
+    if dest.is_file():
+        return dest
+    ptr = Path(state) / REPLAY_OF / f"{gid}.json"
+    try:
+        text = ptr.read_text()
+        where = json.loads(text)
+        with open(where["path"], "rb") as f:
+            f.seek(where["offset"])
+            line = json.loads(f.read(where["length"]))
+        record = line["games"][where["half"]].get("record") or {}
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+    _, body, _ = _replay_file(record, where["args"], code_digest(FRAMES_CODE))
+    tmp = dest.with_name(f"{gid}.js.{os.getpid()}.{threading.get_ident()}.tmp")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_text(body)
+    try:
+        if ptr.read_text() != text:  # a rebuild renamed its bots meanwhile: made again at the next request
+            tmp.unlink()
+            return replay_on_demand(out, state, gid)
+    except OSError:
+        tmp.unlink()
+        return None
+    tmp.replace(dest)
+    return dest
+
+
+def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path, replays: bool = True) -> SiteBuild:
     """Write what changed: the new games' pages and replays, those of games whose bots' ids or page names
     changed, the crosstable cells that changed, every bot page and the leaderboard. Each new game is replayed
-    by the engine once: its replay gives the viewer's frames and the statistics' facts."""
+    by the engine once: its replay gives the viewer's frames and the statistics' facts. ``replays`` False:
+    a game's replay file is left to ``replay_on_demand`` (the state keeps where its record is, and a replay
+    whose bots were renamed is removed), and the facts come from the engine's replay alone."""
     comp = m.comp
     w = _Writer(out)
     w.put(MARKER, "built by arena site; files here are replaced on every build\n")
@@ -150,14 +200,21 @@ def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path) ->
             args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.get("forfeit_by")}
             if ref.table:  # a table's other rotations (a pair's replay data stays as it was)
                 args["twins"] = ref.twins
-            key = hashlib.blake2b(json.dumps([code, record, args], sort_keys=True).encode(), digest_size=12).hexdigest()
+            head = _head(record, args, code)
             rel = f"replays/{ref.id}.js"
-            if w.keep(rel, f"// {key}\n"):  # the engine's frames take most of a build: a rebuild reuses them
+            if w.keep(rel, head):  # the engine's frames take most of a build: a rebuild reuses them
                 if is_new:
                     state.count_stats(e_index, h, record, game_facts(record))
                 continue
-            data, game = game_data(record, **args)
-            w.put(rel, f"// {key}\n" + replay_js(data))
+            if not replays:
+                (out / rel).unlink(missing_ok=True)  # made again, with these names, when asked for
+                state.replay_of(ref.id, e_index, h, args)
+                w.names.add(rel)
+                if is_new:
+                    state.count_stats(e_index, h, record, game_facts(record))
+                continue
+            _, body, game = _replay_file(record, args, code)
+            w.put(rel, body)
             if is_new:  # None: it does not replay as recorded
                 state.count_stats(e_index, h, record, None if game is None else game_facts(None, game))
     m.stats = _stats_by_id(m, state)
@@ -235,7 +292,7 @@ def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, priva
 def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
                history_bootstrap: int = 200, retire: Sequence[str] = (), private: bool = False,
-               state: str | os.PathLike[str] | None = None) -> SiteBuild:
+               state: str | os.PathLike[str] | None = None, replays: bool = True) -> SiteBuild:
     """Bring the site in ``out`` up to date with the results: the library call after every batch of games.
 
     Only what was appended since the folder's last build is read (its state, ``ledger``), and only the files
@@ -243,7 +300,8 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     is built whole. Either way the files are those of a build from scratch. Public by default: no host path
     (bot folders, the host's reproduce commands) and no bot's stderr on any page; ``private`` is the host's
     copy with both. ``state``: where the state is kept (default ``out/.cinch-state``; a server keeps it
-    outside the folder it serves).
+    outside the folder it serves). ``replays`` False: each game's replay file is made when it is first asked
+    for (``replay_on_demand``, which a server calls), not by the build.
     """
     dest = Path(out)
     _check_out(dest)
@@ -258,7 +316,9 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
         m = build_model(comp, st, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap,
                         retire=retire, private=private)
         dest.mkdir(parents=True, exist_ok=True)
-        b = write_site(m, st, new, dest)
+        if st.fresh and st.dir is not None:  # what an earlier state said of the games' records is of no use
+            shutil.rmtree(st.dir / REPLAY_OF, ignore_errors=True)
+        b = write_site(m, st, new, dest, replays)
         st.save()
         return b
     except OSError as e:

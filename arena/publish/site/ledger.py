@@ -36,6 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+from ...engine import decision_kind
 from ...match.game import settings_profile
 from ...match.show import seat_names
 from ...results import ResultsError, ResultsScan, game_id, line_digest, line_key
@@ -83,9 +84,10 @@ def _slim_deal(d: dict[str, Any]) -> dict[str, Any]:
     """What the ratings read of a deal at a called-partner table (``engine.deal_sides``, ``load.table_game``)."""
     out: dict[str, Any] = {k: d[k] for k in ("redeal", "scores_before", "scores_after", "maker") if k in d}
     events = d.get("events") or []
-    called = next((e.get("card") for e in events if e.get("type") == "call"), None)
-    out["events"] = [e for e in events if e.get("type") == "call"
-                     or (called is not None and e.get("type") == "play" and e.get("card") == called)]
+    calls, plays = decision_kind("call").events, decision_kind("play").events
+    called = next((e.get("card") for e in events if e.get("type") in calls), None)
+    out["events"] = [e for e in events if e.get("type") in calls
+                     or (called is not None and e.get("type") in plays and e.get("card") == called)]
     return out
 
 
@@ -442,6 +444,19 @@ class SiteState:
                         for k in TIME_KINDS:
                             into[k] += getattr(t, k)
 
+    def replay_of(self, gid: str, e_index: int, half: int, args: dict[str, Any]) -> None:
+        """Keep where game ``gid``'s record is and what its replay shows (``build.replay_on_demand``)."""
+        if self.dir is None:
+            return
+        e = self.entries[e_index]
+        d = self.dir / REPLAY_OF
+        d.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"path": self.sources[e.src].path, "offset": e.offset, "length": e.length, "half": half,
+                           "args": args}, sort_keys=True)
+        tmp = d / f"{gid}.json.tmp"
+        tmp.write_text(text)
+        os.replace(tmp, d / f"{gid}.json")
+
     def raw_line(self, e: Entry) -> dict[str, Any]:
         """The whole results line of an entry, read again from its file."""
         with open(self.sources[e.src].path, "rb") as f:
@@ -545,6 +560,10 @@ class SiteState:
                 setattr(tu, k, old.tolist() + kinds[k])
             self.time_summary[r] = tu.summary()
         return self.time_summary
+
+
+#: in the state: per game whose replay a server makes on demand, where its record is and what the replay shows
+REPLAY_OF = "replay-of"
 
 
 def _digest(data: bytes) -> str:

@@ -117,9 +117,10 @@ class BotStats:
 
 
 def _cards_leave_play(p: RuleProfile) -> bool:
-    """Whether a trump can be out of play when the tricks begin (discarded, shown, left by the rob); a
-    discard that keeps every trump (to the hand's size, extras played under: five-hand) lays none away."""
-    return p.discard in ("choose", "keep") or p.rob == "free" or p.extra_trumps == "discard"
+    """Whether a trump can be out of play when the tricks begin (discarded, shown, left by the rob, in a
+    widow left: monterey-widow); a discard that keeps every trump (to the hand's size, extras played under:
+    five-hand) lays none away."""
+    return p.discard in ("choose", "keep") or p.rob == "free" or p.extra_trumps == "discard" or p.widow > 0
 
 
 Plays = list[tuple[int, str, tuple[str, ...]]]

@@ -129,3 +129,27 @@ def test_a_build_killed_while_saving_its_state_is_finished_by_the_next(grown: Pa
     monkeypatch.setattr(ledger.os, "replace", real)
     build_site([live], site, bootstrap=0)
     assert pages(site) == scratch(live, tmp_path, bootstrap=0)
+
+
+def test_replays_made_on_demand_give_the_files_of_a_build_that_wrote_them(grown: Path, tmp_path: Path) -> None:
+    """The server's site (``replays=False``, its state outside the folder) grown run by run as the ladder grows
+    it, every game's replay asked for after each build (``replay_on_demand``): the files of a build from
+    scratch that wrote every replay, each time; so a replay whose bot was renamed by a new version (run 3)
+    is made again, never served stale. An id the site does not have, or not an id, is None."""
+    from arena.publish.site import replay_on_demand
+
+    rows = [json.loads(x) for x in (grown / "runs.jsonl").read_text().splitlines()]
+    live, site, state = tmp_path / "live" / "ladder", tmp_path / "site", tmp_path / "site-state"
+    for lines, runs in [(1, 0), (rows[0]["lines"], 1), (rows[1]["lines"], 2), (rows[2]["lines"], 3)]:
+        _copy_prefix(grown, live, lines, runs)
+        b = build_site([live], site, bootstrap=30, history_bootstrap=10, state=state, replays=False)
+        ref = scratch(live, tmp_path, bootstrap=30, history_bootstrap=10)
+        built = pages(site)
+        assert {k: v for k, v in built.items() if not k.startswith("replays/")} == \
+            {k: v for k, v in ref.items() if not k.startswith("replays/")}, (lines, runs)
+        assert all(ref[k] == v for k, v in built.items() if k.startswith("replays/")), (lines, runs)  # none stale
+        for gid in b.model.comp.where:
+            assert replay_on_demand(site, state, gid) == site / "replays" / f"{gid}.js"
+        assert pages(site) == ref, (lines, runs)
+    assert replay_on_demand(site, state, "00000000ff") is None
+    assert replay_on_demand(site, state, "../index") is None

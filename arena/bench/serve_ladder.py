@@ -1,0 +1,95 @@
+"""``arena bench serve``'s ladder case: games per second the ladder plays on 1 and 2 workers and a cluster.
+
+For each backend (``workers: 1``, the server's process; ``workers: 2``, an
+embedded Ray instance; ``ray_address`` of a two-node loopback cluster of one
+CPU each, ``raycluster``), a fresh competition of ``teams`` accepted copies
+of bots/minimal, and in a child process (the server, started as ``arena
+serve`` starts its backend) one batch to start the workers, then
+``batches`` batches of the ladder's default size timed: games stored per
+second of the batches' play (each batch's wall time less its site rebuild,
+which runs in the server's process whatever the backend), and per second of
+the whole batches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .raycluster import LoopbackCluster
+from .serve_scale import setup
+
+BACKENDS = ("1", "2", "cluster")
+
+
+def server_batches(folder: Path, batches: int) -> dict[str, Any]:
+    """In the server's child process: a warm-up batch, then ``batches`` batches timed."""
+    from arena.serve import ladder
+    from arena.serve.serve import open_service
+
+    svc = open_service(folder)
+    ray = ladder.start_backend(svc)
+    rebuild = [0.0]
+    publish = ladder.publish
+
+    def timed(svc: Any) -> None:
+        w0 = time.perf_counter()
+        publish(svc)
+        rebuild[0] += time.perf_counter() - w0
+
+    setattr(ladder, "publish", timed)  # the same call, timed
+    try:
+        ladder.run_batch(svc)  # the workers start, the bots are shipped
+        rebuild[0] = 0.0
+        w0 = time.perf_counter()
+        played = sum(ladder.run_batch(svc) for _ in range(batches))
+        wall = time.perf_counter() - w0
+    finally:
+        if ray is not None:
+            ray.shutdown()
+    return {"games": 2 * played, "wall_s": round(wall, 3), "rebuild_wall_s": round(rebuild[0], 3),
+            "games_per_s": round(2 * played / (wall - rebuild[0]), 3) if played else None,
+            "games_per_s_with_rebuild": round(2 * played / wall, 3) if played else None}
+
+
+def _child(folder: Path, batches: int, env: dict[str, str]) -> dict[str, Any]:
+    r = subprocess.run([sys.executable, "-m", "arena.bench.serve_ladder", str(folder), str(batches)],
+                       capture_output=True, text=True, env={**os.environ, **env})
+    if r.returncode:
+        raise RuntimeError(f"arena bench serve: the ladder's batches failed: {r.stderr.strip()[-2000:]}")
+    out: dict[str, Any] = json.loads(r.stdout.strip().splitlines()[-1])
+    return out
+
+
+def run_ladder(root: Path, *, teams: int, batches: int, sandbox: str, cluster: bool = True) -> dict[str, Any]:
+    """Each backend in turn, on a fresh competition in ``root`` (made here)."""
+    out: dict[str, Any] = {"teams": teams, "batches": batches}
+    for name in BACKENDS:
+        if name == "cluster" and not cluster:
+            out[name] = None
+            continue
+        folder = root / f"workers-{name}"
+        if name != "cluster":
+            setup(folder, teams, 2, sandbox, 0, f"  workers: {name}\n")
+            out[name] = _child(folder, batches, {})
+            continue
+        with LoopbackCluster(root / "ray") as c:
+            t0 = time.monotonic()
+            c.start_head(cpus=1)
+            c.add_node(cpus=1)
+            started = time.monotonic() - t0
+            setup(folder, teams, 2, sandbox, 0, f"  workers: 2\n  ray_address: {c.address}\n")
+            out[name] = {**_child(folder, batches, {k: v for k, v in c.env().items() if k.startswith("RAY_")}),
+                         "nodes": 2, "cluster_start_s": round(started, 1)}
+    one, two = out["1"]["games_per_s"], out["2"]["games_per_s"]
+    out["speedup_2"] = round(two / one, 3) if one and two else None
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(server_batches(Path(sys.argv[1]), int(sys.argv[2]))))

@@ -322,7 +322,7 @@ class ProcessPlayer(Player):
         self.bank_s -= used
         self._report.latencies_ms.append(wall * 1000)
         self._report.cpu_ms.append(used * 1000)
-        self._report.wait_ms.append(waited * 1000)
+        self._report.wait_ms.append(round(waited * 1000, 3))  # to the microsecond: a difference of two clock reads
         if used > limit:
             return Decision(None, self._die(self._timeout(request, used, wall, limit)), wall, used, line)
         if fixed and wall - waited > slot:

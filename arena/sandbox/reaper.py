@@ -7,16 +7,20 @@ gvisor every seat not on move is frozen, so after a kill -9 of the judge its
 runsc sandboxes would sit frozen forever, adopted by the host's init.
 
 - **The watcher** (`watch`, called before a bot's cgroup is made): once per
-  judge process a small process of its own session that holds the read end
-  of a pipe whose write end only the judge holds. When the judge ends,
-  however it ends, the pipe reads EOF, and the watcher kills and thaws
-  every task of the judge's groups (found by the groups' names, never by a
-  command line), removes the groups and the judge's launch areas (runsc's
-  state included), then exits.
-- **The sweep** (`claim`): a long-lived judge of a state folder (`arena
-  serve`) names itself there; at start it sweeps what the judges recorded
-  there before it left (should their watcher have been killed too), and
-  only those: other judges' sandboxes on the same host are never touched.
+  judge process a small process of its own session, detached from the
+  judge (not its child: Ray kills a worker's children as the worker exits),
+  that holds the read end of a pipe whose write end only the judge holds.
+  When the judge ends, however it ends, the pipe reads EOF, and the watcher
+  kills and thaws every task of the judge's groups (found by the groups'
+  names, never by a command line), removes the groups and the judge's
+  launch areas (runsc's state included), then exits.
+- **The judge of a folder** (`claim`: `arena serve`, `arena run`) names
+  itself there and tells its watcher so: when it ends, everything that
+  carries its name in its environment (what it started, Ray's processes
+  and workers included) is killed, then every group and area of that name
+  (its Ray workers' too) is ended. At start it does the same for the judges
+  recorded there before it (should their watcher have been killed too),
+  and only those: other judges' sandboxes on the same host are never touched.
 
 Group and area names carry the judge's name and pid (`names()`), so the
 watcher and the sweep find exactly their own. This module imports only the
@@ -50,9 +54,11 @@ _NAME = re.compile(r"^[a-z0-9]{4,32}$")
 MNT_DETACH = 2
 
 _lock = threading.Lock()
-_watcher: dict[str, object] = {}  # pid, write fd and Popen of this process's watcher
+_watcher: dict[str, object] = {}  # pid, write fd, done fd, Popen (of the launcher) and the watcher's pid
 _claimed: list[int] = []  # descriptors of the judge files this process holds (kept open for its life)
 _named: list[str] = []  # the name this process took as a judge of a folder (its later claims keep it)
+_records: list[Path] = []  # the judge files naming this process
+_told: set[str] = set()  # `pid:start` of the processes adopted (told to the watcher and recorded)
 
 
 def judge() -> str:
@@ -154,9 +160,85 @@ def end_areas(base: Path, prefix: str) -> None:
             os.close(fd)
 
 
-def sweep(prefix: str, group_dirs: Iterable[Path], area_base: Path | None) -> int:
+def carriers(name: str) -> list[int]:
+    """Live processes (other than this one) whose environment names the judge `name`: what it started and
+    what those started, Ray's processes included, found by the name they inherited, never by a command
+    line. A process's own later changes to its environment do not show here, so a judge is not its own
+    carrier unless it inherited the name."""
+    needle = f"\0{JUDGE_ENV}={name}\0".encode()
+    me, found = os.getpid(), []
+    try:
+        entries = [e.name for e in os.scandir("/proc") if e.name.isdigit()]
+    except OSError:
+        return []
+    for pid in entries:
+        if int(pid) == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        if needle in b"\0" + data + b"\0":
+            found.append(int(pid))
+    return found
+
+
+def _tree(roots: Iterable[int]) -> list[int]:
+    """`roots` and every live process below them (one /proc scan)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = [e.name for e in os.scandir("/proc") if e.name.isdigit()]
+    except OSError:
+        entries = []
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                state, ppid = fh.read().rsplit(")", 1)[1].split()[:2]
+        except (OSError, ValueError):
+            continue
+        if state != "Z":
+            children.setdefault(int(ppid), []).append(int(entry))
+    found: list[int] = []
+    todo = list(roots)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def end_judged(names: Iterable[str], adopted: Iterable[str], group_dirs: Iterable[Path], area_base: Path | None,
+               timeout: float = 10.0) -> set[str]:
+    """Kill every carrier of the (dead) judges `names`, every `adopted` process (`pid:start`) still the
+    same, and everything below them, until none is left (a dying Ray node may start one more), each
+    round ending the judges' groups too (a frozen task acts on the kill once thawed), then their
+    areas; the names of the groups ended."""
+    deadline = time.monotonic() + timeout
+    group_dirs = list(group_dirs)
+    names, adopted = list(names), list(adopted)
+    groups: set[str] = set()
+    while time.monotonic() < deadline:
+        roots = [int(a.partition(":")[0]) for a in adopted if _alive(a)]
+        pids = [p for p in _tree(roots + [c for name in names for c in carriers(name)]) if p != os.getpid()]
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for name in names:
+            groups |= sweep(f"{name}-", group_dirs, None)
+        time.sleep(0.01)
+    for name in names:
+        groups |= sweep(f"{name}-", group_dirs, area_base)
+    return groups
+
+
+def sweep(prefix: str, group_dirs: Iterable[Path], area_base: Path | None) -> set[str]:
     """End every group named `bot-<prefix>`* under `group_dirs` and every launch area named `prefix`*;
-    the number of bot groups ended."""
+    the names of the bot groups ended."""
     groups: dict[str, list[Path]] = {}
     for base in group_dirs:
         try:
@@ -169,7 +251,7 @@ def sweep(prefix: str, group_dirs: Iterable[Path], area_base: Path | None) -> in
         end_groups(folders)
     if area_base is not None:
         end_areas(area_base, prefix)
-    return len(groups)
+    return set(groups)
 
 
 # ----------------------------------------------------------------- watcher
@@ -199,46 +281,102 @@ def watch_in(group_dirs: Sequence[Path], area_base: Path | None) -> None:
         if _watcher.get("pid") == pid:
             return
         read_fd, write_fd = os.pipe()  # not inherited by anything this process execs
-        argv = [sys.executable, "-I", "-S", os.path.abspath(__file__), names(),
+        done_r, done_w = os.pipe()  # the watcher says its pid on it, and holds it open until it has swept
+        argv = [sys.executable, "-I", "-S", os.path.abspath(__file__), names(), str(done_w),
                 str(area_base) if area_base is not None else "-", *map(str, group_dirs)]
+        env = {k: v for k, v in os.environ.items() if k != JUDGE_ENV}  # the watcher is no carrier of the name
         try:
             popen = subprocess.Popen(argv, stdin=read_fd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     close_fds=True, start_new_session=True, cwd="/")
+                                     close_fds=True, pass_fds=(done_w,), start_new_session=True, cwd="/", env=env)
         finally:
             os.close(read_fd)
-        _watcher.update(pid=pid, fd=write_fd, popen=popen)
+            os.close(done_w)
+        _watcher.update(pid=pid, fd=write_fd, done=done_r, popen=popen, watcher=_read_pid(done_r))
+        popen.wait()  # the launcher exits at once, leaving the watcher detached
+        for name in _named:
+            _tell(f"judge {name}")
+
+
+def _read_pid(fd: int, timeout: float = 30.0) -> int | None:
+    """The detached watcher's pid, as it writes it once it is reading its pipe."""
+    import select
+
+    got = b""
+    deadline = time.monotonic() + timeout
+    while not got.endswith(b"\n") and (left := deadline - time.monotonic()) > 0:
+        if not select.select([fd], [], [], left)[0]:
+            break
+        part = os.read(fd, 64)
+        if not part:
+            break
+        got += part
+    return int(got) if got.strip().isdigit() else None
+
+
+def _tell(line: str) -> None:
+    fd = _watcher.get("fd")
+    if isinstance(fd, int):
+        os.write(fd, f"{line}\n".encode())
+
+
+def watcher_pid() -> int | None:
+    """This process's watcher (None before its first bot or claim)."""
+    pid = _watcher.get("watcher") if _watcher.get("pid") == os.getpid() else None
+    return pid if isinstance(pid, int) else None
 
 
 def _forget_in_child() -> None:
     """A forked child neither holds its parent's pipe (the parent's watcher must see the parent end)
     nor owns its watcher: it starts one of its own if it launches bots."""
-    fd = _watcher.get("fd")
-    if isinstance(fd, int):
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+    for key in ("fd", "done"):
+        fd = _watcher.get(key)
+        if isinstance(fd, int):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
     _watcher.clear()
     _named.clear()
+    _records.clear()
+    _told.clear()
 
 
 def stop_watching() -> None:
     """End this process's watcher now (its bots are all closed): it sweeps what is left and exits."""
     if _watcher.get("pid") != os.getpid():
         return
-    fd, popen = _watcher.get("fd"), _watcher.get("popen")
+    fd, done = _watcher.get("fd"), _watcher.get("done")
     _watcher.clear()
     if isinstance(fd, int):
         os.close(fd)
-    if isinstance(popen, subprocess.Popen):
-        try:
-            popen.wait(10)
-        except subprocess.TimeoutExpired:
-            pass
+    if isinstance(done, int):  # EOF once the watcher has swept and exited
+        _read_pid(done, 10.0)
+        os.close(done)
 
 
 os.register_at_fork(after_in_child=_forget_in_child)
 atexit.register(stop_watching)
+
+
+def adopt() -> int:
+    """A judge of a folder takes every process now below it as its own (Ray's node processes, just after
+    `ray.init`): they end with it. Ray retitles some of them over their environment, which then no
+    longer shows the judge's name, and a dying Ray node orphans them before the watcher can follow
+    parent links. Tells the watcher and appends them to the folder's record (for the next judge's sweep
+    should the watcher be killed too); how many were new."""
+    if not _named or _watcher.get("pid") != os.getpid():
+        return 0
+    new = [rec for pid in _tree([os.getpid()])[1:] if (rec := f"{pid}:{_start_time(pid)}") not in _told]
+    for rec in new:
+        _told.add(rec)
+        _tell(f"pid {rec}")
+    for path in _records:
+        try:
+            with open(path, "a") as fh:
+                fh.write("".join(f"{_named[0]} {rec}\n" for rec in new))
+        except OSError:
+            pass
+    return len(new)
 
 
 # ------------------------------------------------------------------- claim
@@ -262,10 +400,24 @@ def claim(folder: Path, *, hold: bool = True) -> tuple[str, int]:
         me = judge()
         _named.append(me)
         with open(fd, "r+", closefd=False) as fh:
-            earlier = [n for n in fh.read().split() if _NAME.match(n) and n != me]
-        swept = sum(sweep(f"{name}-", group_dirs, area_base) for name in earlier)
+            records = [line.split() for line in fh.read().splitlines()]
+        judges: dict[str, list[str]] = {}  # a judge's first line names it (`NAME PID:START`), later ones what it adopted
+        adopted: dict[str, list[str]] = {}
+        for words in records:
+            if words and _NAME.match(words[0]):
+                (adopted if words[0] in judges else judges).setdefault(words[0], []).extend(words[1:2])
+        ended: set[str] = set()
+        for name, at in judges.items():
+            if name == me:
+                continue
+            if not (at and _alive(at[0])):  # a judge that is gone: what carries its name goes too
+                ended |= end_judged([name], adopted.get(name, ()), group_dirs, area_base)
+            ended |= sweep(f"{name}-", group_dirs, area_base)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{me}\n".encode(), 0)
+        os.pwrite(fd, f"{me} {os.getpid()}:{_start_time(os.getpid())}\n".encode(), 0)
+        watch()  # when this judge ends, its watcher ends everything of its name
+        _tell(f"judge {me}")
+        _records.append(path)
     except BaseException:
         os.close(fd)
         raise
@@ -273,23 +425,60 @@ def claim(folder: Path, *, hold: bool = True) -> tuple[str, int]:
         _claimed.append(fd)
     else:
         os.close(fd)
-    return me, swept
+    return me, len(ended)
+
+
+def _start_time(pid: int) -> str:
+    """A process's start time (clock ticks since boot): with its pid, names it across pid reuse."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _alive(record: str) -> bool:
+    """`pid:start` is a live process (the same one, not a zombie)."""
+    pid, _, start = record.partition(":")
+    if not (pid.isdigit() and start):
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return False
+    return len(fields) > 19 and fields[19] == start and fields[0] != "Z"
 
 
 def main(argv: list[str]) -> None:
-    """The watcher: wait for EOF on stdin (the judge ended), then sweep its groups and areas."""
-    prefix, areas, *dirs = argv
+    """The watcher: detach from the judge, say its pid, wait for EOF on stdin (the judge ended), then end
+    the judge's groups and areas, and for each folder judge it was told of (`judge NAME` lines) every
+    carrier of the name first, then all its groups and areas."""
+    prefix, done, areas, *dirs = argv
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
+    if os.fork():  # the launcher, the judge's child, exits; the watcher is nobody's child to kill on exit
+        os._exit(0)
+    os.write(int(done), f"{os.getpid()}\n".encode())
+    told = b""
     while True:
         try:
-            if not os.read(0, 4096):
-                break
+            part = os.read(0, 4096)
         except InterruptedError:
             continue
         except OSError:
             break
-    sweep(f"{prefix}-", [Path(d) for d in dirs], None if areas == "-" else Path(areas))
+        if not part:
+            break
+        told += part
+    judges = {w[1] for w in (line.split() for line in told.decode(errors="replace").splitlines())
+              if len(w) == 2 and w[0] == "judge" and _NAME.match(w[1])}
+    places = [Path(d) for d in dirs], None if areas == "-" else Path(areas)
+    adopted = [w[1] for w in (line.split() for line in told.decode(errors="replace").splitlines())
+               if len(w) == 2 and w[0] == "pid"]
+    if judges:
+        end_judged(judges, adopted, *places)
+    sweep(f"{prefix}-", *places)
 
 
 if __name__ == "__main__":

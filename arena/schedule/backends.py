@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from ..players import BotEntry
 from ..players.manifest import library_path
-from ..sandbox import HarnessError, HostUnfit
+from ..sandbox import HarnessError, HostUnfit, reaper
 from .nodes import NodeInfo, NodePool
 from .task import TaskOutput, run_block
 from .unit import BlockHook, Unit
@@ -295,6 +295,7 @@ class RayBackend:
         if not ray.is_initialized():
             self._connect()
             self._owns = True
+            reaper.adopt()  # the embedded instance's processes end with this run's judge, however it ends
         self.signals.install()
         # An explicit capacity (the bench) is exact; otherwise one block per CPU plus one waiting per node,
         # within `cap` on a cluster and within `workers` on an instance someone else started.

@@ -53,7 +53,7 @@ for b in procs:
     pids = sorted({*b.cgroup.pids(), *proctree.descendants(b.pid)})
     seen.append({"groups": [str(p) for p in b.cgroup.paths.values()], "area": str(b.area.path) if b.area else None,
                  "pids": {p: proctree._stat_fields(p)[19] for p in pids}})
-print(json.dumps({"bots": seen, "watcher": getattr(reaper._watcher.get("popen"), "pid", None)}), flush=True)
+print(json.dumps({"bots": seen, "watcher": reaper.watcher_pid()}), flush=True)
 time.sleep(600)
 """
 
@@ -185,3 +185,69 @@ def test_kill_9_of_arena_run_at_gvisor_mid_game_leaves_nothing(tmp_path: Path) -
            + [str(g) for g in groups()] + areas()):
         assert time.monotonic() < end, f"arena run's sandboxes outlived it: {left}"
         time.sleep(0.1)
+
+
+ADOPTER = r"""
+import json, os, subprocess, sys, time
+from pathlib import Path
+from arena.sandbox import reaper
+
+folder = Path(sys.argv[1])
+reaper.claim(folder)
+# a child that does not carry the judge's name (as Ray's agents, retitled over their environment) ...
+quiet = subprocess.Popen(["sleep", "600"], env={}, start_new_session=True)
+reaper.adopt()
+# ... and one orphaned at once (as a dying Ray node leaves its workers) that carries it
+orphan = int(subprocess.run(["sh", "-c", "sleep 600 >/dev/null 2>&1 & echo $!"], capture_output=True, text=True,
+                            check=True).stdout)
+pids = {p: proctree._stat_fields(p)[19] for p in (quiet.pid, orphan)}
+print(json.dumps({"pids": pids, "watcher": reaper.watcher_pid()}), flush=True)
+time.sleep(600)
+""".replace("from arena.sandbox import reaper", "from arena.sandbox import proctree, reaper")
+
+
+def start_adopter(folder: Path) -> tuple[subprocess.Popen[str], dict[str, Any]]:
+    folder.mkdir(exist_ok=True)
+    p = subprocess.Popen([sys.executable, "-c", ADOPTER, str(folder)], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    assert p.stdout is not None
+    line = p.stdout.readline()
+    assert line, "the judge did not start"
+    return p, json.loads(line)
+
+
+def living(report: dict[str, Any]) -> list[int]:
+    return [int(pid) for pid, start in report["pids"].items() if alive(int(pid), start)]
+
+
+@pytest.mark.slow  # four interpreters importing the harness: seconds of CPU
+def test_what_a_judge_of_a_folder_started_ends_with_it_by_its_watcher_or_the_next_judge(tmp_path: Path) -> None:
+    """A folder's judge (a server, a run) ends with it everything that carries its name and everything it
+    adopted (an embedded Ray instance's processes): by its watcher; with the watcher killed too, by the
+    next judge of the folder, which leaves a live judge's processes alone."""
+    p, report = start_adopter(tmp_path / "a")
+    kill(p)
+    end = time.monotonic() + 30
+    while living(report):
+        assert time.monotonic() < end, f"outlived their judge: {living(report)}"
+        time.sleep(0.05)
+
+    other, other_report = start_adopter(tmp_path / "other")
+    p, report = start_adopter(tmp_path / "b")
+    try:
+        os.kill(report["watcher"], signal.SIGKILL)
+        kill(p)
+        time.sleep(1.0)
+        assert sorted(living(report)) == sorted(map(int, report["pids"]))  # nothing else ends them
+        subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from arena.sandbox import reaper; "
+                        "reaper.claim(Path(sys.argv[1]))", str(tmp_path / "b")], cwd=ROOT, check=True)
+        assert living(report) == []
+        assert len(living(other_report)) == 2  # another folder's live judge keeps its own
+    finally:
+        for pid in living(report):
+            os.kill(pid, signal.SIGKILL)
+        kill(other)
+    end = time.monotonic() + 30
+    while living(other_report):
+        assert time.monotonic() < end
+        time.sleep(0.05)

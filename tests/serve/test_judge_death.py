@@ -34,31 +34,64 @@ LADDER = "  seed: judge-death\n  ladder_blocks: 3\n  ladder_pairing_blocks: 1\n 
 TEAMS = ("red", "blue", "green", "gold")
 
 
-def groups_of(judge: str) -> dict[str, list[Path]]:
-    """The judge's bot groups by name (v1: one folder per controller)."""
+def groups_of(judge: str, owner: int | None = None) -> dict[str, list[Path]]:
+    """The judge's bot groups by name (v1: one folder per controller); only those `owner` launched if given."""
+    prefix = f"bot-{judge}-" + (f"{owner}-" if owner is not None else "")
     found: dict[str, list[Path]] = {}
     for base in group_dirs():
         for entry in base.iterdir():
-            if entry.name.startswith(f"bot-{judge}-"):
+            if entry.name.startswith(prefix):
                 found.setdefault(entry.name, []).append(entry)
     return found
 
 
-def areas_of(judge: str) -> list[Path]:
+def areas_of(judge: str, owner: int | None = None) -> list[Path]:
+    prefix = f"{judge}-" + (f"{owner}-" if owner is not None else "")
     base = home_root() / "gvisor"
-    return [p for p in base.iterdir() if p.name.startswith(f"{judge}-")] if base.exists() else []
+    return [p for p in base.iterdir() if p.name.startswith(prefix)] if base.exists() else []
 
 
-def tasks(judge: str, server: int) -> dict[int, str]:
-    """pid -> start time of every task in the judge's groups and every process below the server."""
-    pids = {int(x) for folders in groups_of(judge).values() for f in folders
-            for x in (f / "cgroup.procs").read_text().split()} | set(proctree.descendants(server))
+def frozen_owners(judge: str) -> set[int]:
+    """The processes (by the groups' names) that have launched two seats or more, one of them frozen now."""
+    owners: dict[int, list[list[Path]]] = {}
+    for name, folders in groups_of(judge).items():
+        owners.setdefault(int(name.split("-")[2]), []).append(folders)
+    return {o for o, seats in owners.items() if len(seats) >= 2 and any(frozen(f) for folders in seats for f in folders)}
+
+
+def frozen(folder: Path) -> bool:
+    for name, word in (("freezer.state", "FROZEN"), ("cgroup.freeze", "1")):
+        try:
+            if (folder / name).read_text().strip() == word:
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def tasks(judge: str, server: int, owner: int | None = None) -> dict[int, str]:
+    """pid -> start time of every task in the judge's groups (those `owner` launched, if given) and every
+    process below the server."""
+    pids = set(proctree.descendants(server))
+    for folders in groups_of(judge, owner).values():
+        for f in folders:
+            try:
+                pids |= {int(x) for x in (f / "cgroup.procs").read_text().split()}
+            except OSError:
+                pass  # a seat that closed meanwhile
     out = {}
     for pid in pids:
         fields = proctree._stat_fields(pid)
         if fields is not None:
             out[pid] = fields[19]
     return out
+
+
+def comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def alive(pid: int, start: str) -> bool:
@@ -114,6 +147,55 @@ def test_kill_9_of_a_gvisor_server_mid_batch_and_mid_validation_leaves_nothing(c
                 break
             assert time.monotonic() < end, f"the first server's sandboxes outlived it: {left}"
             time.sleep(0.2)
+        wait_lines(comp, at_kill + 1, timeout=600)  # the ladder goes on
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("level", ["bwrap", "gvisor"])
+def test_kill_9_of_a_server_playing_on_ray_leaves_nothing_of_it(tmp_path: Path, level: str) -> None:
+    """`arena serve --workers 2` plays the ladder on its own Ray instance: killed with kill -9 (the server's
+    process only), nothing of it outlives it: Ray's processes (some retitle themselves over their
+    environment, and a dying Ray node orphans its agents), its workers and their frozen sandboxes."""
+    if level == "gvisor":
+        need_gvisor()
+    from .conftest import free_port
+    from .test_ladder_backends import accepted
+
+    comp = accepted(tmp_path / "comp", teams=4)
+    text = (comp / "competition.yaml").read_text().replace("deals: 1", "deals: 30")
+    (comp / "competition.yaml").write_text(text.replace(
+        "sandbox: none", f"sandbox: {level}\n  time: {{pause_idle: true, startup_ms: 120000}}"))
+    port = free_port()
+    p = serve(comp, port, workers=2)
+    try:
+        judge = (comp / JUDGE_FILE).read_text().split()[0]
+        end = time.monotonic() + 600
+        while not (workers := frozen_owners(judge) - {p.pid}):  # a Ray worker's seats are up, one frozen
+            assert p.poll() is None and time.monotonic() < end, "no block played on a Ray worker"
+            time.sleep(0.05)
+        seen = tasks(judge, p.pid)
+        kinds = {comm(pid) for pid in seen}
+        assert {"raylet", "gcs_server", "ray::DashboardA"} <= kinds, kinds  # the test sees Ray's processes
+        assert set(workers) <= set(seen) and (level == "gvisor") == bool(areas_of(judge))
+    finally:
+        os.kill(p.pid, signal.SIGKILL)  # the server alone: Ray's processes share its session, not its fate
+        p.wait()
+    at_kill = len(lines(comp))
+
+    def left() -> list[str]:
+        return ([f"pid {pid}" for pid, start in seen.items() if alive(pid, start)]
+                + list(groups_of(judge)) + [str(a) for a in areas_of(judge)])
+
+    end = time.monotonic() + 60
+    while left():  # its watcher ends it all, restart or not
+        assert time.monotonic() < end, f"the first server's Ray and sandboxes outlived it: {left()}"
+        time.sleep(0.2)
+    p = serve(comp, port, workers=2)
+    try:
+        assert left() == []
         wait_lines(comp, at_kill + 1, timeout=600)  # the ladder goes on
     finally:
         os.killpg(p.pid, signal.SIGKILL)

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import os
 
-#: Blocks played at once per core with a fixed tempo, at most. At 10 a core (20 blocks on the
-#: 2-core machine, load 14-22) the heuristic bot was faulted 2 and 5 times in 96 games for answers
-#: 150-200 ms late that neither its threads' nor the game loop's wait for a core explained (1 ms of
-#: CPU, 200 ms of wall): at 6 a core, none in 144 games.
+#: Blocks played at once per core with a fixed tempo, at most. 10 a core (21 blocks on the 2-core
+#: machine) played no faster than 6 (13 blocks), with more memory and more Ray workers to start.
 PER_CORE = 6
 #: MB one block in play takes: four seats (peak proportional set size, heuristic bot: 134 MB at
 #: gvisor, shared pages counted once) plus the worker process that plays them, with room to spare.

@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..engine import Game
+from ..engine import Game, PlayChoice
 from ..match.settings import MatchSettings
 from ..players import load_entry
 from ..players.process import ProcessPlayer
@@ -42,7 +42,7 @@ def _request() -> dict[str, Any]:
     """A realistic mid-game decide message (second trick, full view)."""
     game = Game(key="bench-protocol")
     rng = random.Random(1)
-    while not (game.choice.kind == "play" and len(game.deal.tricks) == 2):
+    while not (isinstance(game.choice, PlayChoice) and len(game.deal.tricks) == 2):
         game.apply(game.choice.sample(rng))
     seat = game.to_act
     return {"type": "decide", "id": 1, "kind": "play", "view": game.view(seat).to_dict(), "legal": choice_to_dict(game.choice)}

@@ -19,7 +19,7 @@ import random
 import time
 from typing import Any
 
-from arena.engine import Deal, KeyedSource, get_profile
+from arena.engine import Deal, KeyedSource, PlayChoice, get_profile
 from arena.engine.view import deal_view
 from arena.match.keys import bot_seed, child_key
 from arena.match.game import play_game
@@ -51,7 +51,7 @@ def positions(profile_name: str, tricks_left: int, count: int, seed: str) -> lis
         while not deal.done and not (deal.phase == "play" and not deal.tricks[-1].plays
                                      and len(deal.tricks) - 1 == profile.hand_size - tricks_left):
             deal.apply(deal.choice.sample(rng))
-        if deal.done or deal.choice.kind != "play":
+        if deal.done or not isinstance(deal.choice, PlayChoice):
             continue
         view = deal_view(deal, deal.to_act).to_dict()
         out.append(Sampler(view, Facts(view, tables, params)).state([list(h) for h in deal.hands], view))

@@ -26,6 +26,14 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--database", help="a database URL (default: SQLite in FOLDER), e.g. postgresql+psycopg://...")
     ap.add_argument("--add-team", metavar="NAME", help="create a team, print its token once, and exit")
     ap.add_argument("--add-admin", metavar="NAME", help="create the host's admin token, print it once, and exit")
+    ap.add_argument("--teams", action="store_true",
+                    help="list the teams (versions, latest verdict, when the token was issued) and exit")
+    ap.add_argument("--reissue-token", metavar="TEAM", help="give a team a new token (the old one stops working)"
+                    ", print it once, and exit")
+    ap.add_argument("--remove-team", metavar="TEAM",
+                    help="remove a team: its token stops working, its versions leave the ladder (games stay); exit")
+    ap.add_argument("--retire", metavar="TEAM:VERSION",
+                    help="take one version out of the ranking (its games stay in history) and exit")
     ap.add_argument("--secure-cookies", action="store_true",
                     help="mark the session cookies Secure (behind a TLS proxy: browsers send them over https only)")
     ap.add_argument("--workers", type=int, metavar="N",
@@ -41,13 +49,32 @@ def main(argv: list[str]) -> int:
         svc = open_service(Path(args.folder), args.database, secure_cookies=args.secure_cookies, competition=over)
     except CompetitionConfigError as e:
         raise CommandError(str(e)) from None
-    if args.add_team or args.add_admin:
-        try:
-            token = db.add_team(svc.engine, args.add_team or args.add_admin, admin=bool(args.add_admin))
-        except ValueError as e:
-            raise CommandError(str(e)) from None
-        print(token)
-        return EXIT_OK
+    try:
+        if args.add_team or args.add_admin or args.reissue_token:
+            name = args.add_team or args.add_admin or args.reissue_token
+            token = (db.reissue_token(svc.engine, name) if args.reissue_token
+                     else db.add_team(svc.engine, name, admin=bool(args.add_admin)))
+            print(token)  # alone on stdout, for scripts; what it is on stderr, for the host
+            _explain_token(name, bool(args.add_admin), bool(args.reissue_token), args.host, args.port)
+            return EXIT_OK
+        if args.teams:
+            print(_team_table(db.team_listing(svc.engine)))
+            return EXIT_OK
+        if args.remove_team:
+            n = db.remove_team(svc.engine, args.remove_team)
+            print(f"team {args.remove_team} removed: its token opens nothing, {n} version{'s' * (n != 1)} left the"
+                  " ladder (their games stay in the results)")
+            return EXIT_OK
+        if args.retire:
+            team, _, v = args.retire.rpartition(":")
+            if not team or not v.removeprefix("v").isdigit():
+                raise CommandError(f"--retire {args.retire}: give TEAM:VERSION, e.g. red:3")
+            db.retire_version(svc.engine, team, int(v.removeprefix("v")))
+            print(f"{team} v{int(v.removeprefix('v'))} retired: it leaves the ranking at the ladder's next batch;"
+                  " its games stay in history")
+            return EXIT_OK
+    except ValueError as e:  # a bad or unknown name (db.NoSuchTeam is one)
+        raise CommandError(str(e)) from None
     try:
         lock = FolderLock(svc.folder, name=SERVE_LOCK).acquire()
     except FolderBusy as e:
@@ -71,16 +98,56 @@ def main(argv: list[str]) -> int:
     return EXIT_OK
 
 
+def _explain_token(name: str, admin: bool, reissued: bool, host: str, port: int) -> None:
+    """What the printed token is and how to use it, on stderr (stdout holds the token alone)."""
+    import sys
+
+    url = f"http://{host}:{port}"
+    what = "the host's admin token" if admin else f"team {name}'s {'new ' if reissued else ''}token"
+    lines = [f"above: {what}. It is shown only now (the server keeps a hash): keep it secret.",
+             *(["the old token no longer opens anything."] if reissued else [])]
+    if not admin:
+        lines += [f"give it to team {name}: they log in on the front page ({url}/) or upload with",
+                  f"  ARENA_TOKEN=... arena submit {url} BOTDIR     (or --token-file FILE)"]
+    else:
+        lines += ["it reads every team's faults and submissions (Authorization: Bearer TOKEN)."]
+    print("\n".join(lines), file=sys.stderr)
+
+
+def _team_table(rows: list[dict[str, object]]) -> str:
+    """The host's listing, one line a team: versions (those that play), its latest upload's verdict and
+    when its token was issued."""
+    if not rows:
+        return "no teams yet: add one with --add-team NAME"
+    out = [f"{'team':<16} {'versions':<16} {'latest upload':<28} token issued"]
+    for r in rows:
+        versions, playing = r["versions"], r["playing"]
+        assert isinstance(versions, list) and isinstance(playing, list)
+        shown = ",".join(f"v{v}" if v in playing else f"(v{v})" for v in versions) or "-"
+        latest = r["latest"]
+        if isinstance(latest, dict):
+            say = f"#{latest['id']} {latest['status']}" + (f" as v{latest['version']}" if latest["version"] else "")
+        else:
+            say = "none"
+        issued = r["token_issued"]
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(issued)) if isinstance(issued, float) else "unknown"
+        name = f"{r['team']}" + (" (removed)" if r["removed"] is not None else "")
+        out.append(f"{name:<16} {shown:<16} {say:<28} {when}")
+    return "\n".join(out) + "\n(vN): retired, out of the ranking"
+
+
 def main_submit(argv: list[str]) -> int:
     ap = parser("submit", "Upload a bot folder to a competition and wait for its verdict.")
     ap.add_argument("url", help="the competition's address, e.g. http://127.0.0.1:8000")
     ap.add_argument("botdir")
-    ap.add_argument("--token", required=True)
+    ap.add_argument("--token", help=f"the team's token (visible to others in ps: prefer ${TOKEN_ENV} or --token-file)")
+    ap.add_argument("--token-file", metavar="FILE", help="read the team's token from this file (its first line)")
     ap.add_argument("--no-wait", action="store_true")
     args = parse(ap, argv)
     base = args.url.rstrip("/")
+    token = _token(args.token, args.token_file)
     body = _form(Path(args.botdir))
-    auth = {"Authorization": f"Bearer {args.token}"}
+    auth = {"Authorization": f"Bearer {token}"}
     req = urllib.request.Request(f"{base}/api/submissions", data=body[1], method="POST",
                                  headers={**auth, "Content-Type": f"multipart/form-data; boundary={body[0]}"})
     try:
@@ -92,17 +159,47 @@ def main_submit(argv: list[str]) -> int:
         except (ValueError, AttributeError):
             detail = raw[:200].decode("utf-8", "replace")
         raise CommandError(f"refused ({e.code}): {detail}") from None
-    print(f"submission {sub['id']}: queued")
+    left = sub.get("remaining_today")
+    quota = f" ({left} upload{'s' * (left != 1)} left today)" if isinstance(left, int) else ""
+    if sub.get("same_as"):
+        print(f"submission {sub['id']}: same as version {sub['same_as']} ({sub.get('name')}); nothing new was queued"
+              + quota)
+        return EXIT_OK
+    print(f"submission {sub['id']}: queued{quota}")
     while not args.no_wait:
         ask = urllib.request.Request(f"{base}/api/submissions/{sub['id']}", headers=auth)
         got = json.load(urllib.request.urlopen(ask))
         if got["status"] in ("accepted", "rejected"):
-            version = f" as version {got['version']}" if got["version"] else ""
+            version = f" as {got.get('name') or 'version ' + str(got['version'])}" if got["version"] else ""
             print(f"submission {sub['id']}: {got['status']}{version}")
             print(got["report"] or "")
             return EXIT_OK if got["status"] == "accepted" else EXIT_FAILED
         time.sleep(0.5)
     return EXIT_OK
+
+
+TOKEN_ENV = "ARENA_TOKEN"
+
+
+def _token(given: str | None, file: str | None) -> str:
+    """The team's token: --token, else --token-file, else $ARENA_TOKEN (a file or the environment keeps it out
+    of ps)."""
+    import os
+
+    if given and file:
+        raise CommandError("give --token or --token-file, not both")
+    if file:
+        try:
+            text = Path(file).read_text().strip()
+        except OSError as e:
+            raise CommandError(f"--token-file {file}: {e.strerror}") from None
+        if not text:
+            raise CommandError(f"--token-file {file}: empty")
+        return text.splitlines()[0].strip()
+    token = given or os.environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        raise CommandError(f"no token: set ${TOKEN_ENV}, or give --token-file FILE (or --token TOKEN)")
+    return token
 
 
 def _form(bot: Path) -> tuple[str, bytes]:

@@ -23,6 +23,7 @@ from functools import lru_cache, partial
 from typing import Callable
 
 from ..engine import (
+    DECISION_KINDS,
     PASS,
     Action,
     Bid,
@@ -35,7 +36,7 @@ from ..engine import (
     RuleProfile,
     SuitBidChoice,
     cards_str,
-    deal_facts,
+    decision_kind,
     parse_card,
     parse_suit,
     profile_info,
@@ -116,64 +117,22 @@ class CheckReport:
 
 
 def _situation(game: Game) -> str:
-    """The probe a position stands for: an edge case's name, else the decision kind."""
-    deal = game.deal
-    choice = game.choice
-    if deal.phase == "dark":  # a bid before the cards are dealt: the view shows no hand
-        return "dark_bid"
-    if choice.kind == "rob" and deal.reshuffles > 0:
-        return "rob_after_reshuffle"
-    if choice.kind == "play" and getattr(choice, "under_count", 0) > 0:
-        return "extra_cards"
-    if choice.kind == "play" and JOKER in getattr(choice, "cards", ()):  # the joker's text, JK, among the legal cards
-        return "joker_play"
-    if choice.kind == "play" and deal.profile.sides == "called":
-        if deal.alone or deal.partner is None:
-            return "play_maker_alone"
-        return "play_partner_known" if deal.revealed else "play_partner_hidden"
-    if choice.kind == "trump":
-        bid = deal_facts(deal).dealer_bid
-        if bid is not None and bid[2]:  # the engine bid for the dealer: "forced" in the history
-            return "forced_bid_history"
-    if choice.kind == "trump" and profile_info(deal.profile).widow:  # the maker has taken up its widow, or left it
-        return "trump_with_widow"
-    if choice.kind == "bid" and getattr(choice, "can_pass", False) and len(getattr(choice, "amounts", ())) == 1:
-        return "top_bid"
-    return choice.kind
+    """The probe a position stands for: an edge case's name, else the decision kind (the kind says which)."""
+    return decision_kind(game.choice.kind).situation(game.choice, game.deal)
 
 
 _MIN_SCAN = 300  # keys scanned even once every named probe is found: a profile's own kinds turn up too
 _MAX_SCAN = 5000
 
 
+#: Probes that stand for another too, as the kinds declare them.
+_ALIASES = {k: v for kind in DECISION_KINDS for k, v in decision_kind(kind).probe_aliases.items()}
+
+
 def _expected_probes(profile: RuleProfile) -> set[str]:
-    """Named probes the scan should find under ``profile`` (the hand-built one aside)."""
-    info = profile_info(profile)  # what the rules can make, as the engine declares it
-    wanted = (set(PROBES) - {"rob_after_reshuffle"}) | (info.decision_kinds & {"discard", "call", "take_widow"})
-    if "call" in info.decision_kinds:  # every play follows the call: the three ways it stands
-        wanted = (wanted - {"play"}) | {"play_partner_hidden", "play_partner_known"}
-        if profile.call_alone:
-            wanted.add("play_maker_alone")
-    if "rob" in info.decision_kinds and info.players >= 5:
-        wanted.add("rob_after_reshuffle")  # the stock nearly always runs out before the dealer robs
-    # positions the rules never make: the scan need not look for them through every key
-    if not info.forced_dealer_bid:
-        wanted.discard("forced_bid_history")  # the dealer chooses its bid, or nobody must bid
-    if "rob" not in info.decision_kinds or info.players != 4:
-        # (at two or three seats the dealer nearly always robs six trumps or more, at five or six the stock
-        # has run out first: a rob with a choice is rare, probed when the scan meets one)
-        wanted.discard("rob")
-    if "trump" not in info.decision_kinds or info.widow:
-        wanted.discard("trump")  # the winning bid names it, or every trump decision is trump_with_widow
-    if not info.long_hands:
-        wanted.discard("extra_cards")  # no hand of more than six plays its first card with extras under it
-    if info.dark_bid:
-        wanted.add("dark_bid")
-    if info.widow:
-        wanted.add("trump_with_widow")
-    if info.joker:
-        wanted.add("joker_play")
-    return wanted
+    """Named probes the scan should find under ``profile`` (the hand-built one aside): each
+    decision kind of the profile, as the engine declares them, says which positions it makes."""
+    return set().union(*(decision_kind(k).probes(profile) for k in profile_info(profile).decision_kinds))
 
 
 @lru_cache(maxsize=64)
@@ -195,8 +154,9 @@ def _scanned(profile: RuleProfile) -> dict[str, tuple[str, int]]:
                 found[kind] = (key, n)
             game.apply(_scan_action(game, random.Random(f"{key}/{n}")))
             n += 1
-        # at a table of five or six the stock nearly always runs out before the rob: that rob stands for it
-        got = found.keys() | ({"rob"} if "rob_after_reshuffle" in found else set())
+        # a probe may stand for its kind's plain one too (at five or six seats the stock nearly always
+        # runs out before the rob: that rob stands for it)
+        got = found.keys() | {_ALIASES[k] for k in found if k in _ALIASES}
         if wanted <= got and i + 1 >= _MIN_SCAN:
             break
     return found

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import Deal, Game, card_str, cards_str, replay
+from ..engine import Deal, Game, card_str, cards_str, event_kind, replay
 
 SEAT_NAMES = ("N", "E", "S", "W")
 
@@ -26,6 +26,37 @@ def _scores(scores: list[int]) -> str:
 
 def _hand(cards: list[str]) -> str:
     return " ".join(cards) if cards else "-"
+
+
+class _ReplayLines:
+    """The text replay's lines, as the decision kinds write their events into them (``ReplayWriter``)."""
+
+    def __init__(self, out: list[str], short: tuple[str, ...], label: list[str]) -> None:
+        self.out, self.short, self.labels = out, short, label
+        self.bids: list[str] = []  # the bidding line being gathered
+
+    def label(self, seat: int) -> str:
+        return self.labels[seat]
+
+    def seat_name(self, seat: int) -> str:
+        return self.short[seat]
+
+    def bid(self, text: str) -> None:
+        self.bids.append(text)
+
+    def note(self, text: str) -> None:
+        if self.bids:
+            self.bids[-1] += text
+
+    def line(self, text: str, flush: bool = True) -> None:
+        if flush:
+            self.flush()
+        self.out.append("  " + text)
+
+    def flush(self) -> None:
+        if self.bids:
+            self.out.append("  bidding: " + ", ".join(self.bids))
+            self.bids.clear()
 
 
 def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -> str:
@@ -45,7 +76,7 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
     if deal.kitty:
         out.append(f"  {'kitty':<18} {_hand(cards_str(deal.kitty))}")
     if deal.profile.widow:  # face down before each seat until it has bid; then taken up, or left (face up after the bidding)
-        left = {e["seat"] for e in d["events"] if e["type"] == "leave_widow"}
+        left = set(deal.left_widows)
         for s in range(n):
             widow = deal.widows_dealt[s] if deal.widows_dealt else ()
             note = " (left: face up, out of play, once the bidding is over)" if s in left else ""
@@ -54,35 +85,14 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
     if in_dark:
         round_ = [f"{sn[seat]} {amount or 'no'}" for seat, amount in deal.dark]
         out.insert(1, "  in the dark, before the deal: " + ", ".join(round_))
-    bids: list[str] = []
-
-    def flush_bids() -> None:
-        if bids:
-            out.append("  bidding: " + ", ".join(bids))
-            bids.clear()
-
+    writer = _ReplayLines(out, sn, label)
     for e in d["events"][in_dark:]:
-        t = e["type"]
-        forced = " (forced)" if e.get("forced") else ""
-        if t in ("pass", "bid"):
-            amount = f"{e['amount']}{e.get('suit', '')}" if t == "bid" else "pass"
-            bids.append(f"{sn[e['seat']]} {amount}{forced}")
-        elif t == "trump":
-            flush_bids()
-            out.append(f"  {label[e['seat']]} names {e['suit']} trumps")
-        elif t == "discard":
-            flush_bids()
-            out.append(f"  {label[e['seat']]} discards [{_hand(e['cards'])}]{forced}")
-        elif t == "reshuffle":
+        kind = event_kind(e["type"])
+        if kind is not None:  # each decision kind tells its own events (arena.engine.kinds)
+            kind.replay(e, writer)
+        elif e["type"] == "reshuffle":  # the one event no seat chooses
             out.append(f"  the stock ran out: discard pile reshuffled (reshuffle {e['j']})")
-        elif t == "rob":
-            out.append(f"  dealer robs the pack, choosing [{_hand(e['take'])}]{forced}")
-        elif t == "call":
-            called = "goes alone" if e.get("alone") else f"calls {e['card']}"
-            out.append(f"  {label[e['seat']]} {called}{forced}")
-        elif t in ("take_widow", "leave_widow") and bids:  # the seat's answer right after its bid or pass
-            bids[-1] += " (takes its widow)" if t == "take_widow" else " (leaves its widow)"
-    flush_bids()
+    writer.flush()
     for n, trick in enumerate(deal.tricks):
         plays = [f"{sn[seat]} {card_str(card)}" + (f" (+{' '.join(cards_str(under))} under)" if under else "")
                  for seat, card, under in trick.plays]

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, TextIO
 
-from ..engine import action_from_dict
+from ..engine import action_from_dict, decision_kind
+from ..engine import cards_text as _cards
 from .base import Decision, Fault, Player
 
 SEATS = ("N", "E", "S", "W")
@@ -33,10 +34,6 @@ def _seats(view: dict[str, Any]) -> tuple[str, ...]:
     """Seat names: N E S W at four, P1 ... Pn at other tables (as arena play writes them)."""
     n = int(view.get("players") or 4)
     return SEATS if n == 4 else tuple(f"P{s + 1}" for s in range(n))
-
-
-def _cards(cards: list[str] | None) -> str:
-    return " ".join(cards) if cards else "-"
 
 
 def show_view(view: dict[str, Any]) -> list[str]:
@@ -76,96 +73,18 @@ def show_view(view: dict[str, Any]) -> list[str]:
 
 
 def show_legal(kind: str, legal: dict[str, Any]) -> str:
-    """What may be answered, and how to type it."""
-    if kind == "bid":
-        amounts = [f"{b['amount']}{b['suit']}" for b in legal.get("suited") or []] or [str(b) for b in legal["bids"]]
-        return f"bid: {' '.join(amounts)}" + (" or pass" if legal["pass"] else "")
-    if kind == "trump":
-        return f"name trumps: {' '.join(legal['suits'])}"
-    if kind == "play":
-        under = (f"; with {legal['under']} under it from {_cards(legal['under_from'])} (type the top card first)"
-                 if legal.get("under") else "")
-        return f"play one of: {_cards(legal['cards'])}{under}"
-    if kind == "rob":
-        return f"take {legal['take']} of: {_cards(legal['from'])} (you get {_cards(legal.get('automatic'))} anyway)"
-    if kind == "discard":
-        return f"discard {legal['least']} to {legal['most']} of: {_cards(legal['from'])} (- for none)"
-    if kind == "call":
-        return f"call one of: {_cards(legal['cards'])}" + (" or alone" if legal.get("alone") else "")
-    options = legal.get("options")
-    if options:  # a kind a rule profile adds that lists its answers (take_widow): by number or by name
-        listed = ", ".join(f"{i} {_option_text(o)}" for i, o in enumerate(options, 1))
-        return f"{kind}: type one of {listed}"
-    return f"{kind}: type any (one legal choice)"
-
-
-def _option_text(option: dict[str, Any]) -> str:
-    """A listed option as it is typed: its type, then its other values ("take_widow")."""
-    return " ".join([str(option.get("type")), *(str(v) for k, v in option.items() if k != "type")])
+    """What may be answered, and how to type it (the kind says: ``arena.engine.kinds``)."""
+    return decision_kind(kind).prompt(legal)
 
 
 def parse_reply(kind: str, legal: dict[str, Any], text: str) -> dict[str, Any]:
     """The typed reply as a protocol action; ValueError says why it is not legal."""
-    words = text.replace(",", " ").split()
-    upper = [w.upper() for w in words]
+    upper = [w.upper() for w in text.replace(",", " ").split()]
     if upper == ["ANY"] and legal.get("any") is not None:
         return dict(legal["any"])
-    if not words:
+    if not upper:
         raise ValueError("type a choice (? shows it again)")
-    options = legal.get("options")
-    if options:  # a decision that lists its answers (no core kind does): typed by number or by name
-        typed = " ".join(upper)
-        for i, o in enumerate(options, 1):
-            if typed in (str(i), _option_text(o).upper()):
-                return dict(o)
-        raise ValueError(f"type one of {', '.join(f'{i} {_option_text(o)}' for i, o in enumerate(options, 1))}")
-    if kind == "bid":
-        if upper == ["PASS"] or upper == ["P"]:
-            if not legal["pass"]:
-                raise ValueError("you may not pass here")
-            return {"type": "pass"}
-        if len(upper) != 1:
-            raise ValueError("one bid: an amount, or pass")
-        w = upper[0]
-        suited = legal.get("suited")
-        if suited:
-            for b in suited:
-                if w == f"{b['amount']}{b['suit']}":
-                    return {"type": "bid", "amount": b["amount"], "suit": b["suit"]}
-            raise ValueError(f"not a legal bid: {w} (amount and suit, e.g. {suited[0]['amount']}{suited[0]['suit']})")
-        if w.isdigit() and int(w) in legal["bids"]:
-            return {"type": "bid", "amount": int(w)}
-        raise ValueError(f"not a legal bid: {w}")
-    if kind == "trump":
-        if len(upper) == 1 and upper[0] in legal["suits"]:
-            return {"type": "trump", "suit": upper[0]}
-        raise ValueError(f"name one of {' '.join(legal['suits'])}")
-    if kind == "play":
-        top, under = upper[0], upper[1:]
-        if top not in legal["cards"]:
-            raise ValueError(f"{top} is not a card you may play")
-        need = legal.get("under") or 0
-        if len(under) != need or len(set(under)) != need or top in under or not set(under) <= set(legal["under_from"]):
-            raise ValueError(f"put exactly {need} distinct cards of {_cards(legal['under_from'])} under it" if need
-                             else "play one card")
-        return {"type": "play", "card": top, "under": under}
-    if kind == "call":
-        if upper == ["ALONE"] and legal.get("alone"):
-            return {"type": "call", "alone": True}
-        if len(upper) == 1 and upper[0] in legal["cards"]:
-            return {"type": "call", "card": upper[0]}
-        raise ValueError("call one card you do not hold" + (", or alone" if legal.get("alone") else ""))
-    cards = [] if upper == ["-"] else upper
-    if kind == "rob":
-        if len(cards) != legal["take"] or len(set(cards)) != len(cards) or not set(cards) <= set(legal["from"]):
-            raise ValueError(f"take exactly {legal['take']} distinct cards of {_cards(legal['from'])}")
-        return {"type": "rob", "take": cards}
-    if kind == "discard":
-        if not legal["least"] <= len(cards) <= legal["most"] or len(set(cards)) != len(cards) \
-                or not set(cards) <= set(legal["from"]):
-            raise ValueError(f"discard {legal['least']} to {legal['most']} distinct cards of {_cards(legal['from'])}")
-        return {"type": "discard", "cards": cards}
-    raise ValueError("type any")
+    return decision_kind(kind).parse(legal, upper)
 
 
 class HumanPlayer(Player):

@@ -146,9 +146,8 @@ def _points(cards: Iterable[str]) -> int:
 def _public(event: dict[str, Any]) -> str:
     """What the table sees of a decision, coarsely: the kind and the bid made (not the card)."""
     kind = str(event.get("type"))
-    if kind == "bid":
-        return f"bid {event.get('amount')}"
-    return kind
+    amount = event.get("amount")  # (only a bid carries one)
+    return kind if amount is None else f"{kind} {amount}"
 
 
 def collect(lines: Iterable[dict[str, Any]]) -> dict[str, BotTempo]:

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import secrets
+import time
 import threading
 from pathlib import Path
 from typing import Any, Mapping
@@ -27,9 +28,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from pydantic import BaseModel, Field
 from sqlalchemy.engine import Engine
 
+from ..players.manifest import folder_digest
 from ..publish.site import replay_on_demand
+from ..sandbox import FolderRefused
 from ..sandbox.files import remove_tree
 from . import db
 from .archive import ArchiveRefused, Limits, UnpackFailed, unpack_in_child
@@ -37,7 +41,7 @@ from .config import CompetitionConfig
 from .faults import FaultIndex
 from .final import FINAL, banner, final_page, frozen
 from .guard import BodyCap
-from .ladder import SITE_STATE
+from .ladder import SITE_STATE, read_ratings
 from .upload import FORM_OVERHEAD, INCOMING, UploadRefused, receive_archive
 from .validate import validate, validate_on_cluster
 
@@ -53,6 +57,64 @@ UNPACKS_AT_ONCE = 2  # unpacker processes at once; the rest wait their turn with
 UPLOAD_PATHS = frozenset({"/api/submissions", "/team/upload"})
 RETRY_S = 5.0  # after a failure of the database, the worker tries again this much later
 log = logging.getLogger("arena.serve")
+
+
+def label(team: str, version: int | None) -> str | None:
+    """A version's one name everywhere (API, log, host's listing): ``red v3``."""
+    return f"{team} v{version}" if version else None
+
+
+class SameVersion(Exception):
+    """An upload with exactly the files of one of the team's accepted versions: nothing is queued."""
+
+    def __init__(self, sub: dict[str, Any]) -> None:
+        super().__init__(f"same as version {sub['version']}: these files are already accepted; nothing was queued")
+        self.sub = sub
+
+
+class Quota(BaseModel):
+    """A team's uploads in the daily window, and when the next slot frees."""
+    per_day: int
+    used: int = Field(description="uploads in the last 24 hours")
+    remaining: int = Field(description="uploads left now")
+    next_slot_at: float | None = Field(description="unix time the oldest upload in the window leaves it (null: none)")
+
+
+class Submission(BaseModel):
+    """One upload of the team's. ``name``: the version as every page and answer names it (``red v3``)."""
+    id: int
+    status: str = Field(description="queued, checking, accepted or rejected")
+    version: int | None
+    name: str | None
+    retired: str | None = Field(None, description="why it left the ranking (null: it plays, if it is the latest)")
+    same_as: int | None = Field(None, description="an identical re-upload: the version it repeats (nothing queued)")
+    detail: str | None = None
+    remaining_today: int | None = Field(None, description="uploads the team has left in the daily window")
+
+
+class SubmissionReport(Submission):
+    report: str | None
+    attempts: int
+
+
+class Submissions(BaseModel):
+    team: str
+    quota: Quota
+    submissions: list[SubmissionReport]
+
+
+class LeaderboardRow(BaseModel):
+    """A team's ranked version with the ladder's figures (null until the site's first build rates it)."""
+    rank: int | None = Field(description="1 = best by rating; null until rated")
+    team: str
+    version: int
+    name: str = Field(description="the version's name everywhere: 'red v3'")
+    rating: float | None = Field(description="Elo scale, relative to the mean")
+    ci_low: float | None = Field(description="95% interval's low end (null: withheld, too few blocks)")
+    ci_high: float | None
+    games: int
+    score_pct: float | None = Field(description="score (1 a win, 1/2 a draw) per game")
+    faults: int
 
 
 class Service:
@@ -87,8 +149,10 @@ class Service:
         staging = self.folder / "submissions" / f"upload-{secrets.token_hex(8)}"
         try:
             per_day = self.config.competition.submissions_per_day
-            if db.submissions_today(self.engine, team["id"]) >= per_day:  # before the unpacking's cost
-                raise db.RateLimited(f"the team has made {per_day} submissions in the last 24 hours, its limit")
+            used, frees_at = db.quota(self.engine, team["id"], per_day)
+            if used >= per_day:  # before the unpacking's cost
+                raise db.RateLimited(f"the team has made {per_day} submissions in the last 24 hours, its limit",
+                                     frees_at)
             done = unpack_in_child(upload, staging, self.limits)
         except ArchiveRefused as e:
             log.info("upload refused: %s; unpacker peak %s KiB (start %s KiB)", e, getattr(e, "rss_peak_kib", "?"),
@@ -99,10 +163,21 @@ class Service:
         log.info("upload unpacked: %d files and folders, %d bytes; unpacker peak %d KiB (start %d KiB)",
                  done.entries, done.bytes, done.rss_peak_kib, done.rss_start_kib)
         try:
-            sid = db.add_submission(self.engine, team["id"], str(staging), per_day=per_day)
+            try:
+                digest: str | None = folder_digest(staging)
+            except FolderRefused:
+                digest = None  # the validation says why
+            name = str(team.get("name") or (db.get_team(self.engine, team["id"]) or {}).get("name", "?"))
+            same = db.same_as(self.engine, team["id"], digest) if digest else None
+            if same is not None:
+                log.info("upload: team %s sent the files of %s again; nothing queued", name,
+                         label(name, same["version"]))
+                raise SameVersion({**same, "name": name})
+            sid = db.add_submission(self.engine, team["id"], str(staging), per_day=per_day, digest=digest)
         except BaseException:
             remove_tree(staging)
             raise
+        log.info("upload: team %s, submission #%d queued (%d bytes unpacked)", name, sid, done.bytes)
         self.wake.set()
         return sid
 
@@ -139,7 +214,10 @@ class Service:
         c = self.config.competition
         how = validate_on_cluster if c.ray_address else validate  # on the ladder's cluster, if it has one
         verdict = how(sub["folder"], self.config.match, c.check_games, c.check_timeout_s, c.validation_memory_bytes)
-        db.finish(self.engine, sub["id"], verdict.ok, verdict.report)
+        version = db.finish(self.engine, sub["id"], verdict.ok, verdict.report)
+        team = db.get_team(self.engine, sub["team_id"]) or {"name": f"#{sub['team_id']}"}
+        log.info("verdict: submission #%d of team %s %s", sub["id"], team["name"],
+                 f"accepted as {label(team['name'], version)}" if verdict.ok else "rejected")
         if held is not None:
             held.discard(sub["id"])
         if verdict.ok:
@@ -238,10 +316,6 @@ def _bearer(engine: Engine, authorization: str | None) -> dict[str, Any]:
     return team
 
 
-def _public(sub: dict[str, Any]) -> dict[str, Any]:
-    return {"id": sub["id"], "status": sub["status"], "version": sub["version"]}
-
-
 #: The server's own pages (front page, team page) are few and plain; this keeps them readable on any
 #: screen without a stylesheet to serve (a report's or stderr's long lines wrap instead of widening the page).
 _STYLE = ("body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem}"
@@ -330,14 +404,59 @@ def _one_sentence(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "the request is not valid"
 
 
+def _when_free(sentence: str, frees_at: float | None) -> str:
+    """The daily limit's refusal with when its next slot frees (UTC)."""
+    if frees_at is None:
+        return sentence
+
+    return f"{sentence}; the next slot frees at {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(frees_at))}"
+
+
 _MULTIPART_DOC = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
     "type": "object", "required": ["archive"],
     "properties": {"archive": {"type": "string", "format": "binary",
                                "description": ".tar.gz or .zip with bot.yaml at its root"}}}}}}}
 
 
+def _docs_assets() -> Path | None:
+    """The folder of Swagger UI's and ReDoc's files that fastapi-offline installs, if it is installed."""
+    try:
+        import fastapi_offline
+    except ImportError:
+        return None
+    folder = Path(fastapi_offline.__file__).parent / "static"
+    return folder if (folder / "swagger-ui-bundle.js").is_file() else None
+
+
+def _mount_docs(app: FastAPI, title: str) -> None:
+    """/docs (Swagger UI) and /redoc from installed files, never a CDN: a page that works offline. Without
+    them, /docs is a line linking /openapi.json."""
+    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+
+    assets = _docs_assets()
+    if assets is None:
+        @app.get("/docs", include_in_schema=False)
+        def no_docs() -> HTMLResponse:
+            return HTMLResponse(_head(title) + "<p>The API's schema: <a href=/openapi.json>/openapi.json</a></p>")
+        return
+    app.mount("/docs-assets", StaticFiles(directory=assets), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title=title,
+                                   swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs-assets/swagger-ui.css",
+                                   swagger_favicon_url="/docs-assets/favicon.png")
+
+    @app.get("/redoc", include_in_schema=False)
+    def redoc() -> HTMLResponse:
+        return get_redoc_html(openapi_url="/openapi.json", title=title, redoc_js_url="/docs-assets/redoc.standalone.js",
+                              redoc_favicon_url="/docs-assets/favicon.png", with_google_fonts=False)
+
+
 def make_app(svc: Service) -> FastAPI:
-    app = FastAPI(title=f"arena serve: {svc.config.competition.name}")
+    app = FastAPI(title=f"arena serve: {svc.config.competition.name}", docs_url=None, redoc_url=None)
+    _mount_docs(app, f"arena serve: {svc.config.competition.name}: API")
     # The ladder's public site (leaderboard, bot pages, replays), rebuilt after each batch; the same
     # files are the static export.
     said = lambda: banner(svc)  # noqa: E731 - the competition's end, on every page
@@ -368,6 +487,7 @@ def make_app(svc: Service) -> FastAPI:
         return HTTPException(status, sentence, headers=headers)
 
     async def upload(team: dict[str, Any], request: Request, check_field: Any = None) -> int:
+        """The submission's id (SameVersion for an identical re-upload)."""
         """One upload, the token (or session) already checked: the team's limits, the body to a file, then
         the unpacking in a child process off the event loop. Every refusal a 4xx with one sentence."""
         closed = frozen(svc)
@@ -386,7 +506,7 @@ def make_app(svc: Service) -> FastAPI:
             except ArchiveRefused as e:
                 raise HTTPException(400, str(e)) from None
             except db.RateLimited as e:
-                raise HTTPException(429, str(e)) from None
+                raise refused(429, _when_free(str(e), e.frees_at), db.retry_after(e.frees_at)) from None
             except UnpackFailed as e:
                 log.error("upload not unpacked: %s", e)
                 raise HTTPException(503, "the server could not unpack the upload; try again later") from None
@@ -414,37 +534,84 @@ def make_app(svc: Service) -> FastAPI:
             if mine and sum(n - 1 for n in svc.uploading.values()) >= EXTRA_UPLOADS_AT_ONCE:
                 raise refused(503, "the server is taking other uploads; try again in a minute", UPLOAD_RETRY_S)
             per_day = svc.config.competition.submissions_per_day
-            if await anyio.to_thread.run_sync(db.submissions_today, svc.engine, team_id) + mine >= per_day:
-                raise refused(429, f"the team has made {per_day} submissions in the last 24 hours, its limit"
-                              + (f" (counting the {mine} in progress)" if mine else ""))
+            used, frees_at = await anyio.to_thread.run_sync(db.quota, svc.engine, team_id, per_day)
+            if used + mine >= per_day:
+                said = (f"the team has made {per_day} submissions in the last 24 hours, its limit"
+                        + (f" (counting the {mine} in progress)" if mine else ""))
+                if used >= per_day:  # else an upload in progress may yet fail: ask again soon
+                    raise refused(429, _when_free(said, frees_at), db.retry_after(frees_at))
+                raise refused(429, said, UPLOAD_RETRY_S)
             svc.uploading[team_id] = mine + 1
 
-    @app.post("/api/submissions", status_code=202, openapi_extra=_MULTIPART_DOC)
-    async def post_submission(request: Request, authorization: str | None = Header(None)) -> dict[str, Any]:
-        """Upload a bot archive (multipart field ``archive``). The token is checked before the body is read."""
+    def quota_of(team_id: int) -> Quota:
+        per_day = svc.config.competition.submissions_per_day
+        used, frees_at = db.quota(svc.engine, team_id, per_day)
+        return Quota(per_day=per_day, used=used, remaining=max(0, per_day - used), next_slot_at=frees_at)
+
+    @app.post("/api/submissions", status_code=202, openapi_extra=_MULTIPART_DOC,
+              responses={200: {"model": Submission, "description": "the same files as an accepted version: "
+                                                                   "nothing queued, no upload counted"}})
+    async def post_submission(request: Request, authorization: str | None = Header(None)) -> Response:
+        """Upload a bot archive (multipart field ``archive``). The token is checked before the body is read.
+        202 queued; 200 when the files are those of an accepted version (``same_as``); 429 with Retry-After
+        over the daily limit."""
         try:
             team = await anyio.to_thread.run_sync(_bearer, svc.engine, authorization)
         except HTTPException as e:
             raise refused(e.status_code, str(e.detail)) from None
-        sid = await upload(team, request)
-        return {"id": sid, "status": "queued"}
+        try:
+            sid = await upload(team, request)
+        except SameVersion as e:
+            same = e.sub
+            left = (await anyio.to_thread.run_sync(quota_of, team["id"])).remaining
+            return JSONResponse(Submission(id=same["id"], status=same["status"], version=same["version"],
+                                           name=label(team["name"], same["version"]), retired=same["retired"],
+                                           same_as=same["version"], detail=str(e), remaining_today=left).model_dump())
+        left = (await anyio.to_thread.run_sync(quota_of, team["id"])).remaining
+        return JSONResponse(Submission(id=sid, status="queued", version=None, name=None, remaining_today=left)
+                            .model_dump(), status_code=202)
+
+    def _report(sub: dict[str, Any], team: str) -> SubmissionReport:
+        return SubmissionReport(id=sub["id"], status=sub["status"], version=sub["version"],
+                                name=label(team, sub["version"]), retired=sub["retired"], report=sub["report"],
+                                attempts=sub["attempts"])
+
+    @app.get("/api/submissions")
+    def list_submissions(authorization: str | None = Header(None)) -> Submissions:
+        """Private: your team's submissions, oldest first, with the daily quota (what is left, when a slot frees)."""
+        team = _bearer(svc.engine, authorization)
+        subs = db.team_submissions(svc.engine, team["id"])
+        return Submissions(team=team["name"], quota=quota_of(team["id"]),
+                           submissions=[_report(x, team["name"]) for x in subs])
 
     @app.get("/api/submissions/{sid}")
     def get_submission(sid: int = PathParam(ge=1, le=MAX_ID),
-                       authorization: str | None = Header(None)) -> dict[str, Any]:
+                       authorization: str | None = Header(None)) -> SubmissionReport:
         team = _bearer(svc.engine, authorization)
         sub = db.get_submission(svc.engine, sid)
         if sub is None or (sub["team_id"] != team["id"] and not team["admin"]):
             raise HTTPException(404, "no such submission of your team")  # another team's: not even its existence
-        return {**_public(sub), "report": sub["report"], "attempts": sub["attempts"], "retired": sub["retired"]}
+        owner = team if sub["team_id"] == team["id"] else db.get_team(svc.engine, sub["team_id"]) or team
+        return _report(sub, owner["name"])
 
     @app.get("/api/leaderboard")
-    def leaderboard() -> list[dict[str, Any]]:
-        """Public: each team's ranked (latest accepted, not retired) version; no report, no path."""
+    def leaderboard() -> list[LeaderboardRow]:
+        """Public: each team's ranked (latest accepted, not retired) version, best first by the ladder's
+        rating (as the site's last build fitted it), the unrated after by name; no report, no path."""
         latest: dict[str, int] = {}
         for s in db.accepted(svc.engine):
             latest[s["name"]] = s["version"]
-        return [{"team": t, "version": v} for t, v in sorted(latest.items())]
+        rated = read_ratings(svc.folder)
+        rows = []
+        for t, v in latest.items():
+            r = rated.get((t, v), {})
+            rows.append(LeaderboardRow(rank=None, team=t, version=v, name=f"{t} v{v}", rating=r.get("rating"),
+                                       ci_low=r.get("ci_low"), ci_high=r.get("ci_high"), games=r.get("games", 0),
+                                       score_pct=r.get("score_pct"), faults=r.get("faults", 0)))
+        rows.sort(key=lambda x: (x.rating is None, -(x.rating or 0.0), x.team))
+        for i, row in enumerate(x for x in rows if x.rating is not None):
+            row.rank = i + 1
+        return rows
 
     @app.get("/api/standings")
     def live_standings() -> dict[str, Any]:
@@ -508,7 +675,7 @@ def make_app(svc: Service) -> FastAPI:
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> HTMLResponse:
-        rows = "".join(f"<tr><td>{html.escape(r['team'])}</td><td>v{r['version']}</td></tr>" for r in leaderboard())
+        rows = "".join(f"<tr><td>{html.escape(r.team)}</td><td>v{r.version}</td></tr>" for r in leaderboard())
         login_token = secrets.token_urlsafe(16)
         resp = HTMLResponse(
             _head(svc.config.competition.name)
@@ -571,7 +738,10 @@ def make_app(svc: Service) -> FastAPI:
         s = _session(arena_session)
         if s is None:
             raise refused(403, "the form's CSRF token does not match the session")
-        await upload({"id": s[0]}, request, lambda value: hmac.compare_digest(s[1], value))
+        try:
+            await upload({"id": s[0]}, request, lambda value: hmac.compare_digest(s[1], value))
+        except SameVersion:
+            pass  # nothing queued: the page lists the version it repeats
         return RedirectResponse("/team", status_code=303)
 
     return app

@@ -11,6 +11,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 
 from ..match import MatchSettings
 from ..players import TimeSettings
+from ..players.yamlerrors import describe
 from ..sandbox import Level
 from ..sandbox.files import MAX_DEPTH
 
@@ -79,8 +80,10 @@ class CompetitionConfigError(ValueError):
 def load(folder: Path, competition: dict[str, Any] | None = None) -> CompetitionConfig:
     """FOLDER/competition.yaml; ``competition`` (the command line's) replaces keys of its ``competition``."""
     path = folder / "competition.yaml"
+    text = None
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        text = path.read_text()
+        raw = yaml.safe_load(text) or {}
         if competition:
             if not isinstance(raw, dict) or not isinstance(raw.get("competition", {}), dict):
                 raise CompetitionConfigError(f"{path}: competition: not a mapping")
@@ -88,9 +91,7 @@ def load(folder: Path, competition: dict[str, Any] | None = None) -> Competition
         return CompetitionConfig.model_validate(raw)
     except FileNotFoundError:
         raise CompetitionConfigError(f"{path}: not found; write one (see docs/server.md)") from None
-    except ValidationError as e:
-        first = e.errors()[0]
-        field = ".".join(str(x) for x in first["loc"])
-        raise CompetitionConfigError(f"{path}: {field}: {first['msg']}") from None
+    except ValidationError as e:  # every problem at once, with its line and a did-you-mean (as `arena run`)
+        raise CompetitionConfigError("\n".join(describe(e, CompetitionConfig, str(path), text))) from None
     except yaml.YAMLError as e:
         raise CompetitionConfigError(f"{path}: not valid YAML ({e})") from None

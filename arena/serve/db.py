@@ -26,6 +26,8 @@ teams = sa.Table(
     sa.Column("name", sa.String(64), unique=True, nullable=False),
     sa.Column("token_sha256", sa.String(64), unique=True, nullable=False),
     sa.Column("admin", sa.Boolean, nullable=False, default=False),
+    sa.Column("token_issued", sa.Float, nullable=True),  # when its current token was made (null: before m4)
+    sa.Column("removed", sa.Float, nullable=True),  # when the host removed it (its token then opens nothing)
 )
 submissions = sa.Table(
     "submissions", META,
@@ -38,6 +40,7 @@ submissions = sa.Table(
     sa.Column("version", sa.Integer, nullable=True),
     sa.Column("attempts", sa.Integer, nullable=False, default=0),  # times it went to checking (a crash: again)
     sa.Column("retired", sa.Text, nullable=True),  # why the ladder took an accepted version out (null: it plays)
+    sa.Column("digest", sa.String(64), nullable=True),  # players.manifest.folder_digest of the upload (null: unknown)
 )
 STATUSES = ("queued", "checking", "accepted", "rejected")
 
@@ -69,8 +72,20 @@ def _m3(c: Connection) -> None:
     c.execute(sa.text("ALTER TABLE submissions ADD COLUMN retired TEXT"))
 
 
+def _m4(c: Connection) -> None:
+    """The host's controls: when each team's token was issued (the listing shows it) and a team's removal
+    (its row stays: its games and submissions name it)."""
+    c.execute(sa.text("ALTER TABLE teams ADD COLUMN token_issued REAL"))
+    c.execute(sa.text("ALTER TABLE teams ADD COLUMN removed REAL"))
+
+
+def _m5(c: Connection) -> None:
+    """Each upload's folder digest: an identical re-upload is answered with the version it repeats."""
+    c.execute(sa.text("ALTER TABLE submissions ADD COLUMN digest VARCHAR(64)"))
+
+
 #: Numbered migrations; a new schema change is appended, never edited.
-MIGRATIONS: list[Callable[[Connection], None]] = [_m1, _m2, _m3]
+MIGRATIONS: list[Callable[[Connection], None]] = [_m1, _m2, _m3, _m4, _m5]
 
 
 def connect(url: str, *, upto: int | None = None) -> Engine:
@@ -103,15 +118,82 @@ def add_team(engine: Engine, name: str, *, admin: bool = False) -> str:
     with engine.begin() as c:
         if c.execute(sa.select(teams.c.id).where(teams.c.name == name)).first():
             raise ValueError(f"a team named {name!r} exists already")
-        c.execute(teams.insert().values(name=name, token_sha256=_hash(token), admin=admin))
+        c.execute(teams.insert().values(name=name, token_sha256=_hash(token), admin=admin, token_issued=time.time()))
     return token
+
+
+class NoSuchTeam(ValueError):
+    """The host named a team (or a version) the competition does not have."""
+
+
+def _live_team(c: Connection, name: str) -> int:
+    tid = c.execute(sa.select(teams.c.id).where(teams.c.name == name, teams.c.removed.is_(None))).scalar()
+    if tid is None:
+        known = [str(n) for n in c.execute(sa.select(teams.c.name).where(teams.c.removed.is_(None))).scalars()]
+        raise NoSuchTeam(f"no team named {name!r}" + (f"; the teams: {', '.join(sorted(known))}" if known else ""))
+    return int(tid)
+
+
+def reissue_token(engine: Engine, name: str) -> str:
+    """A new token for a team; the old one opens nothing from now on (its API calls and new logins)."""
+    token = secrets.token_urlsafe(32)
+    with engine.begin() as c:
+        tid = _live_team(c, name)
+        c.execute(teams.update().where(teams.c.id == tid).values(token_sha256=_hash(token), token_issued=time.time()))
+    return token
+
+
+def remove_team(engine: Engine, name: str) -> int:
+    """Take a team out: its token opens nothing, its versions leave the ladder (their games stay in the
+    results), its waiting uploads are not validated. The row stays (games name it). Versions retired."""
+    now = time.time()
+    with engine.begin() as c:
+        tid = _live_team(c, name)
+        c.execute(teams.update().where(teams.c.id == tid)
+                  .values(removed=now, token_sha256=_hash(f"removed:{tid}:{secrets.token_hex(16)}")))
+        c.execute(submissions.update().where(submissions.c.team_id == tid, submissions.c.status == "queued")
+                  .values(status="rejected", report="the host removed the team before this upload was checked"))
+        return int(c.execute(submissions.update().where(
+            submissions.c.team_id == tid, submissions.c.status == "accepted", submissions.c.retired.is_(None))
+            .values(retired="the host removed the team")).rowcount)
+
+
+def retire_version(engine: Engine, name: str, version: int) -> None:
+    """The host takes one accepted version out of the ranking (its games stay in history); the team's
+    previous version, if any, is ranked again."""
+    with engine.begin() as c:
+        tid = _live_team(c, name)
+        sid = c.execute(sa.select(submissions.c.id).where(submissions.c.team_id == tid,
+                                                          submissions.c.version == version)).scalar()
+        if sid is None:
+            raise NoSuchTeam(f"{name} has no version {version}")
+        c.execute(submissions.update().where(submissions.c.id == sid, submissions.c.retired.is_(None))
+                  .values(retired="retired by the host"))
+
+
+def team_listing(engine: Engine) -> list[dict[str, Any]]:
+    """For the host: each team (not the admin) with its accepted versions, those that play, its latest
+    submission (id, status, version) and when its token was issued."""
+    with engine.connect() as c:
+        ts = c.execute(sa.select(teams).where(teams.c.admin.is_(False)).order_by(teams.c.name)).mappings().all()
+        subs = c.execute(sa.select(submissions.c.team_id, submissions.c.id, submissions.c.status,
+                                   submissions.c.version, submissions.c.retired)
+                         .order_by(submissions.c.id)).mappings().all()
+    out = []
+    for t in ts:
+        mine = [s for s in subs if s["team_id"] == t["id"]]
+        out.append({"team": t["name"], "token_issued": t["token_issued"], "removed": t["removed"],
+                    "versions": [s["version"] for s in mine if s["status"] == "accepted"],
+                    "playing": [s["version"] for s in mine if s["status"] == "accepted" and s["retired"] is None],
+                    "latest": dict(mine[-1]) if mine else None})
+    return out
 
 
 def team_for_token(engine: Engine, token: str) -> dict[str, Any] | None:
     """The team whose token this is; every stored hash is compared in constant time."""
     digest = _hash(token)
     with engine.connect() as c:
-        rows = c.execute(sa.select(teams)).mappings().all()
+        rows = c.execute(sa.select(teams).where(teams.c.removed.is_(None))).mappings().all()
     found = None
     for r in rows:
         if hmac.compare_digest(r["token_sha256"], digest):
@@ -126,7 +208,7 @@ def submission_folders(engine: Engine) -> list[str]:
 
 def get_team(engine: Engine, team_id: int) -> dict[str, Any] | None:
     with engine.connect() as c:
-        r = c.execute(sa.select(teams).where(teams.c.id == team_id)).mappings().first()
+        r = c.execute(sa.select(teams).where(teams.c.id == team_id, teams.c.removed.is_(None))).mappings().first()
     return dict(r) if r else None
 
 
@@ -138,10 +220,37 @@ def submissions_today(engine: Engine, team_id: int) -> int:
 
 def _today(c: Connection, team_id: int, now: float) -> int:
     return int(c.execute(sa.select(sa.func.count()).select_from(submissions).where(
-        submissions.c.team_id == team_id, submissions.c.created > now - 86400)).scalar() or 0)
+        submissions.c.team_id == team_id, submissions.c.created > now - DAY_S)).scalar() or 0)
 
 
-def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int) -> int:
+DAY_S = 86400  # the daily limit's window: the last 24 hours
+
+
+def quota(engine: Engine, team_id: int, per_day: int) -> tuple[int, float | None]:
+    """The team's submissions in the window, and when the next one leaves it (a slot frees; None: none in it)."""
+    now = time.time()
+    with engine.connect() as c:
+        used = _today(c, team_id, now)
+        oldest = c.execute(sa.select(sa.func.min(submissions.c.created)).where(
+            submissions.c.team_id == team_id, submissions.c.created > now - DAY_S)).scalar()
+    return used, (float(oldest) + DAY_S if oldest is not None else None)
+
+
+def retry_after(frees_at: float | None) -> int:
+    """Whole seconds until a slot frees (at least 1): the Retry-After of a refusal for the daily limit."""
+    return max(1, int(-(-((frees_at or 0) - time.time()) // 1)))
+
+
+def same_as(engine: Engine, team_id: int, digest: str) -> dict[str, Any] | None:
+    """The team's accepted version with exactly these files (its latest), if any."""
+    with engine.connect() as c:
+        r = c.execute(sa.select(submissions).where(
+            submissions.c.team_id == team_id, submissions.c.digest == digest, submissions.c.status == "accepted")
+            .order_by(submissions.c.id.desc()).limit(1)).mappings().first()
+    return dict(r) if r else None
+
+
+def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int, digest: str | None = None) -> int:
     """Record a queued submission, refusing one over the team's daily limit (``RateLimited``).
 
     Atomic: the transaction first writes the team's row (a no-op update), which takes that row's lock on
@@ -153,15 +262,23 @@ def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int) -
         c.execute(teams.update().where(teams.c.id == team_id).values(admin=teams.c.admin))
         n = _today(c, team_id, now)
         if n >= per_day:
-            raise RateLimited(f"the team has made {n} submissions in the last 24 hours, its limit")
-        res = c.execute(submissions.insert().values(team_id=team_id, created=now, status="queued", folder=folder))
+            oldest = c.execute(sa.select(sa.func.min(submissions.c.created)).where(
+                submissions.c.team_id == team_id, submissions.c.created > now - DAY_S)).scalar()
+            raise RateLimited(f"the team has made {n} submissions in the last 24 hours, its limit",
+                              float(oldest) + DAY_S if oldest is not None else None)
+        res = c.execute(submissions.insert().values(team_id=team_id, created=now, status="queued", folder=folder,
+                                                    digest=digest))
         key = res.inserted_primary_key
         assert key is not None
         return int(key[0])
 
 
 class RateLimited(ValueError):
-    """A team is over its submissions per day."""
+    """A team is over its submissions per day; ``frees_at``: when its oldest one in the window leaves it."""
+
+    def __init__(self, message: str, frees_at: float | None = None) -> None:
+        super().__init__(message)
+        self.frees_at = frees_at
 
 
 def get_submission(engine: Engine, sid: int) -> dict[str, Any] | None:

@@ -84,6 +84,8 @@ class Chosen:
 LIVE = "live"
 STANDINGS = "standings.json"
 SITE_STATE = "site-state"  # the public site's state (kept out of the folder that is served)
+RATINGS = "ratings.json"  # each ladder version's rating as the site's last build fitted it (GET /api/leaderboard)
+_VERSION_DIR = re.compile(r"-v(\d+)$")  # entry_dir's folder name: TEAM-vN
 LIVE_STATE = "live-state"
 
 
@@ -348,6 +350,8 @@ def run_batch(svc: Service) -> int:
         for key, why in result.outcome.failures if result.outcome else []:
             log.warning("ladder: block %s failed in the harness: %s", key, why)
             svc.ladder_failures[key] = svc.ladder_failures.get(key, 0) + 1
+        log.info("ladder: batch of %d block%s played (%d chosen)%s", played, "s" * (played != 1), len(chosen),
+                 " and interrupted: the server is stopping" if result.interrupted else "")
         if result.interrupted:
             return played  # the server is stopping: what is stored stays, the site is rebuilt at the next start
     index = svc.folder / "public" / "index.html"
@@ -364,8 +368,40 @@ def publish(svc: Service) -> None:
     # rebuilt in place, each page replaced whole: only what the batch changed is read and written; the
     # site's state (``publish.site.ledger``) is kept beside the folder, which is served
     # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
-    build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
-               history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False)
+    built = build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
+                       history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False)
+    write_ratings(svc.folder, built.model.doc, read_meta(svc.folder / "results") or {})
+
+
+def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+    """FOLDER/ratings.json: each row of the site's leaderboard that is a ladder version (the tournament's
+    entries say which folder, hence which team version, a name and digest are), by team and version, with
+    the figures an entrant reads; written whole (a reader never sees half a file)."""
+    version_of: dict[tuple[str, str], int] = {}
+    for e in meta.get("entries") or []:
+        m = _VERSION_DIR.search(str(e.get("dir") or "").rstrip("/"))
+        if m:
+            version_of[(str(e.get("name")), str(e.get("digest")))] = int(m.group(1))
+    rows = []
+    for b in doc.get("bots") or []:
+        v = version_of.get((str(b.get("name")), str(b.get("digest"))))
+        if v is None:
+            continue
+        rows.append({"team": b["name"], "version": v, "rating": b.get("rating"), "ci_low": b.get("ci_low"),
+                     "ci_high": b.get("ci_high"), "games": b.get("games") or 0, "score_pct": b.get("score_pct"),
+                     "faults": b.get("faults_total") or 0})
+    tmp = folder / (RATINGS + ".tmp")
+    tmp.write_text(json.dumps({"updated": time.time(), "rows": rows}))
+    os.replace(tmp, folder / RATINGS)
+
+
+def read_ratings(folder: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """FOLDER/ratings.json by (team, version); empty before the ladder's first site build."""
+    try:
+        rows = json.loads((folder / RATINGS).read_text())["rows"]
+        return {(str(r["team"]), int(r["version"])): r for r in rows}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
 
 
 def loop(svc: Service) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 from pathlib import Path
@@ -12,6 +13,9 @@ from . import db
 from .app import Service, make_app
 from .config import load
 from .guard import Timeouts, guarded_protocol
+
+
+log = logging.getLogger("arena.serve")
 
 
 def database_url(folder: Path, url: str | None) -> str:
@@ -65,6 +69,8 @@ def run(svc: Service, host: str, port: int) -> None:
     # as KeyboardInterrupt, so the finally below always runs (Ray's own SIGTERM handler would sys.exit).
     signal.signal(signal.SIGTERM, _interrupt)
     svc.start_workers()
+    log.info("serving %s (%s) at http://%s:%d/: the API's documentation at /docs", svc.config.competition.name,
+             svc.folder, f"[{host}]" if ":" in host else host, port)
     ladder = threading.Thread(target=loop, args=(svc,), daemon=True, name="ladder")
     ladder.start()
     try:

@@ -34,8 +34,19 @@ match:
 """
 
 
-def bot_archive(folder: Path = ROOT / "bots" / "minimal") -> bytes:
-    return pack(folder)
+def bot_archive(folder: Path = ROOT / "bots" / "minimal", variant: str = "") -> bytes:
+    """The bot folder packed; ``variant``: with one more file holding it, so the upload is not identical
+    to an earlier version (which the server answers "same as version N" without queueing it)."""
+    if not variant:
+        return pack(folder)
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "bot"
+        shutil.copytree(folder, copy)
+        (copy / "variant.txt").write_text(variant)
+        return pack(copy)
 
 
 def free_port() -> int:

@@ -43,14 +43,14 @@ def test_accepted_versions_and_a_crashing_bot_rejected(comp: Path, tmp_path: Pat
     (crash / "bot.yaml").write_text('name: crash\ncommand: ["{python}", "bot.py"]\n')
     (crash / "bot.py").write_text("import sys\nsys.stderr.write('boom: secret detail\\n')\nsys.exit(3)\n")
     ids = [httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", a)}).json()["id"]
-           for a in (bot_archive(), bot_archive(crash), bot_archive())]
+           for a in (bot_archive(), bot_archive(crash), bot_archive(variant="2"))]
     got = [wait_verdict(url, token, i) for i in ids]
     assert [g["status"] for g in got] == ["accepted", "rejected", "accepted"]
     assert [g["version"] for g in got] == [1, None, 2]
     assert "boom: secret detail" in got[1]["report"]  # the team sees its stderr ...
     public = httpx.get(f"{url}/").text + httpx.get(f"{url}/api/leaderboard").text
     assert "boom" not in public and str(comp) not in public  # ... the public pages never do
-    assert httpx.get(f"{url}/api/leaderboard").json() == [{"team": "red", "version": 2}]
+    assert [(r["team"], r["name"]) for r in httpx.get(f"{url}/api/leaderboard").json()] == [("red", "red v2")]
     server.should_exit = True  # type: ignore[attr-defined]
     svc.stop.set()
 
@@ -93,7 +93,7 @@ def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: P
     first = httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", bot_archive())}).json()["id"]
     assert wait_verdict(url, token, first)["status"] == "accepted"
     second = httpx.post(f"{url}/api/submissions", headers=h,
-                        files={"archive": ("b.tar.gz", bot_archive())}).json()["id"]
+                        files={"archive": ("b.tar.gz", bot_archive(variant="2"))}).json()["id"]
     end = time.monotonic() + 60
     while httpx.get(f"{url}/api/submissions/{second}", headers=h).json()["status"] != "checking":
         assert time.monotonic() < end
@@ -108,9 +108,9 @@ def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: P
         kept = httpx.get(f"{url}/api/submissions/{first}", headers=h).json()
         assert (kept["version"], kept["attempts"]) == (1, 1)  # ... the finished one did not
         # ask the CLI: a third submission through arena submit prints the verdict
-        out = subprocess.run([sys.executable, "-m", "arena", "submit", url, str(ROOT / "bots" / "minimal"),
+        out = subprocess.run([sys.executable, "-m", "arena", "submit", url, str(ROOT / "bots" / "random"),
                               "--token", token], cwd=ROOT, capture_output=True, text=True, timeout=120)
-        assert out.returncode == 0 and "accepted as version 3" in out.stdout
+        assert out.returncode == 0 and "accepted as red v3" in out.stdout
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
@@ -208,7 +208,8 @@ def test_the_validation_worker_outlives_a_database_restart(comp: Path, caplog: p
                 assert time.monotonic() < end
                 time.sleep(0.1)
             pg.start()
-        again = httpx.post(f"{url}/api/submissions", headers=h, files={"archive": ("b.tar.gz", bot_archive())})
+        again = httpx.post(f"{url}/api/submissions", headers=h,
+                           files={"archive": ("b.tar.gz", bot_archive(variant="2"))})
         got = wait_verdict(url, token, again.json()["id"])
         assert (got["status"], got["version"]) == ("accepted", 2)  # the same worker validated it
     finally:

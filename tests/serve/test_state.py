@@ -75,7 +75,7 @@ def test_a_first_schema_database_is_migrated_with_its_rows(tmp_path: Path, db_ur
                           " VALUES (1, 1.0, 'accepted', 'f', 'ok', 1)"))
     assert db.schema_version(old) == 1
     engine = db.connect(url)
-    assert db.schema_version(engine) == len(db.MIGRATIONS) == 3
+    assert db.schema_version(engine) == len(db.MIGRATIONS) == 5
     sub = db.get_submission(engine, 1)
     assert sub is not None and (sub["status"], sub["version"], sub["report"], sub["attempts"], sub["retired"]) == (
         "accepted", 1, "ok", 0, None)
@@ -146,3 +146,15 @@ def test_a_competition_plays_on_a_kernel_per_seat_unless_it_says_otherwise(tmp_p
     assert load(tmp_path).match.sandbox.value == "bwrap"
     (tmp_path / "competition.yaml").write_text("")
     assert load(tmp_path).match.sandbox.value == "gvisor"
+
+
+def test_a_competition_yaml_reports_every_problem_at_once_with_did_you_mean(tmp_path: Path) -> None:
+    (tmp_path / "competition.yaml").write_text(
+        "competition:\n  nmae: x\n  ladder_block: 3\n  submissions_per_day: 0\nmatch:\n  sandbx: none\n")
+    with pytest.raises(CompetitionConfigError) as e:
+        load(tmp_path)
+    said = str(e.value)
+    assert "competition.nmae" in said and "did you mean 'name'" in said
+    assert "competition.ladder_block" in said and "did you mean 'ladder_blocks'" in said
+    assert "match.sandbx" in said and "did you mean 'sandbox'" in said
+    assert "competition.yaml:4: competition.submissions_per_day" in said

@@ -29,7 +29,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ...engine import Deal, Game, ReplayMismatch, RuleProfile, action_to_dict, card_str, cards_str, replay
+from ...engine import AUCTION_PHASES, SUIT_NAME, event_kind, rules_text
+from ...engine import Deal, Game, ReplayMismatch, action_to_dict, card_str, cards_str, replay
 from ...engine.cards import SUITS
 from ...engine import DeckSource
 from ...engine.record import RecordedSource, load_record, recorded_decisions, recorded_source
@@ -39,7 +40,6 @@ from ...match.stored import StoredGame
 
 REPLAY_FORMAT = "cinch-replay"
 REPLAY_VERSION = 1
-SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 END_TEXT = {"target": "a side reached the target", "bidder_out": "the bidders went out",
             "moon": "a moon bid decided it", "floor": "a side fell through the floor",
             "deals": "the fixed number of deals was played", "cap": "stopped by the deal cap: unfinished"}
@@ -143,92 +143,8 @@ def seat_view(frame: dict[str, Any], seat: int) -> dict[str, Any]:
 # ------------------------------------------------------------------ the rules line
 
 
-def rules_line(p: RuleProfile) -> str:
-    """One line naming the profile and what a viewer of its games needs to know of its rules."""
-    pts = p.points
-    total = p.deal_points
-    if p.dealer_forced_bid is None:
-        forced = "four passes void the deal (redeal)"
-    else:
-        forced = "after three passes the dealer must bid " + (
-            f"{p.dealer_forced_bid} or more" if p.forced_bid_any else str(p.dealer_forced_bid))
-    if p.dealer_low_bid is not None:
-        forced += f"; after three passes the dealer may bid from {p.dealer_low_bid}"
-    auction = {"once_around": ", one round", "until_three_pass": ", rounds until three have passed",
-               "open": ", open rounds (re-entry) until three passes follow a bid"}[p.auction]
-    bids = f"bids {p.min_bid}-{p.max_bid}" + (" from the dealer's right" if p.bid_start == "right" else "") + auction
-    if p.bid_suits:
-        bids += ", each bid naming its trump (suits " + ">".join(p.suit_order) + ")"
-    if p.dark_bid is not None:
-        forced += f"; before the deal a seat may bid {total} in the dark, worth {p.dark_bid}"
-    extra = [(p.off_jack_trump and pts.off_jack, f"off-jack {pts.off_jack} (a trump)"), (pts.king, f"King {pts.king}"),
-             (pts.queen, f"Queen {pts.queen}"), (pts.nine, f"nine {pts.nine}"), (pts.three, f"three {pts.three}"),
-             (p.joker, f"the joker {pts.joker} (the lowest trump)")]
-    points = (f"{total} points a deal (High {pts.high}, Low {pts.low}, Jack {pts.jack}, Game {pts.game}, pedros "
-              f"{pts.right_pedro} and {pts.left_pedro}" + "".join(f", {t}" for on, t in extra if on)
-              + f"; Low to its {p.low_goes_to})")
-    each = sum(p.packets)
-    deck = ""
-    if len(p.deck_ranks) < 13 or p.joker:
-        deck = (f"{p.deck_size} cards ({p.deck_ranks if len(p.deck_ranks) < 13 else 'all ranks'}"
-                + (" and the joker" if p.joker else "") + "), ")
-    hands = (deck + f"{each} cards each" + (f" and a {p.kitty}-card kitty for the maker" if p.kitty else "")
-             + (f" and {p.widow} face down each, which a seat may take up after its bid; no fill" if p.widow else "")
-             + f", {p.hand_size} tricks; " + (f"{p.second_deal} more cards each once trump is named; " if p.second_deal else ""))
-    if p.discard == "keep":
-        hands += "nobody discards but the maker, as many as the kitty gave"
-    elif p.discard == "choose":
-        hands += f"each seat discards at least {p.min_discard}" + (" face up" if p.discards_face_up else "")
-    else:
-        hands += (f"every trump kept, plain cards chosen to make {p.hand_size}" if p.discard == "to_hand_size"
-                  else "every non-trump discarded")
-        if p.extra_trumps == "discard":
-            hands += f", trumps beyond {p.hand_size} shown and discarded"
-        elif p.extra_trumps == "one_per_trick":
-            hands += f", trumps beyond {p.hand_size} played one under each trick"
-    left = p.stock_size
-    if p.rob == "none":
-        rob = (f"no rob (the {left} card{'s' if left > 1 else ''} left stay{'' if left > 1 else 's'} face down, unseen)"
-               if left > 0 else "no rob (the stock is dealt out)")
-    elif p.rob == "free":
-        rob = ("the dealer robs freely from the " + ("stock" if p.rob_from == "stock" else "stock and the discards")
-               + ", trumps left face up")
-    else:
-        rob = ("the dealer robs the stock's trumps" if p.rob != "choose" else
-               "the dealer robs the cards it needs, or every trump of the stock; cards left stay face down"
-               if p.rob_all == "may" else f"the dealer robs the cards it needs (every trump of the stock when more "
-               f"than {p.hand_size}); cards left stay face down")
-    play = {"follow": "follow suit or trump",
-            "trumps_only": "only trumps are played; a hand out of trumps is laid face up and sits out",
-            "oregon": "a plain lead allows any card and keeps the lead unless trumped; a seat that cannot follow a "
-                      "trump lead throws its hand in",
-            "monterey": "follow suit or trump; a seat that cannot follow a trump lead throws its hand in"}[p.play]
-    if p.first_lead_trump:
-        play += "; the first lead a trump if the maker holds one"
-    scoring = ("standard scoring" if p.scoring == "standard" else "difference scoring, set: " + (
-        "defenders' points plus the bid" if p.set_rule == "points_plus_bid" else "the deal's total plus the shortfall"))
-    if p.defender_discards_to_bidders:
-        scoring += ", defenders' discarded points to the bidders"
-    if p.full_bid_doubles:
-        scoring += f", a made {total} scores {2 * total}"
-    end = f"game to {p.target}" + (f" (bidder goes out from {p.deciding_threshold})" if p.deciding_threshold is not None else "")
-    end += (", won only by making a bid" if p.win_requires_bid else "") + (
-        f", a bid of {p.moon_bid} shoots the moon" if p.moon_bid is not None else "") + (
-        f", lost at {p.lose_at}" if p.lose_at is not None else "")
-    end += {"play_on": "", "bidders": ", both past it: the bidders win",
-            "higher_or_bidders": ", both past it: the higher score, a tie to the bidders",
-            "maker_or_best_card": ", several past it: the maker, else the one credited with the deal's highest point card",
-            "bidders_or_higher": ", several past it: the maker, then its partner, else the highest score (a tie plays on)",
-            }[p.both_reach]
-    parts = [bids, forced, points, hands, rob, play, scoring, end]
-    if p.sides != "pairs" or p.players != 4:
-        table = f"{p.players} seats, " + ("two pairs" if p.sides == "pairs" else "each for himself" if p.sides == "each" else
-                                          "the maker and the holder of a " + ("card" if p.call == "card" else "trump")
-                                          + " it calls, not in its hand, against the rest" + (" (or the maker alone, every score doubled)" if p.call_alone else ""))
-        if p.kitty_before_trump:
-            table += f"; the {p.kitty}-card kitty is the maker's before it names trump"
-        parts.insert(0, table)
-    return f"Rules: {p.name}: " + "; ".join(parts) + "."
+#: One line naming the profile and what a viewer of its games needs to know of its rules (the engine's).
+rules_line = rules_text
 
 
 # ------------------------------------------------------------------ frames
@@ -403,6 +319,22 @@ def _result(deal: Deal, name: "_Namer") -> str:
     return f"Points {_points_text(deal, name)}{lost}; {who} {'made it' if deal.made else 'set'}."
 
 
+@dataclass
+class _Teller:
+    """The step's sentences, as the decision kinds tell their events into them (``Narrator``)."""
+
+    deal: Deal
+    name: _Namer
+    out: list[str]
+    bids_before: int
+    dark_events: int
+    plays_before: int
+    trick_ends: dict[int, int]
+
+    def say(self, text: str) -> None:
+        self.out.append(text)
+
+
 def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Namer, phase_before: str,
               plays: list[int]) -> str:
     """What happened in ``events`` (the step's, in record form) of ``deal``, in public terms; ``start``:
@@ -425,55 +357,17 @@ def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Name
     for i, t in enumerate(deal.tricks):
         k += len(t.plays)
         ends[k] = i
-    plays_before = plays[0]
-    bids_before = len(deal.bids) + (len(deal.dark) if dark_events else 0) - sum(e["type"] in ("bid", "pass") for e in events)
-    for e in events:
-        t = e["type"]
-        forced = " (forced)" if e.get("forced") else ""
-        who = name(e["seat"]) if e.get("seat") is not None else ""
-        if t in ("bid", "pass"):
-            bids_before += 1
-            if bids_before <= dark_events:
-                out.append(f"{who} bids {e['amount']} in the dark, before seeing a card{forced}." if t == "bid"
-                           else f"{who} does not bid in the dark{forced}.")
-                if bids_before == dark_events and deal.phase != "dark":
-                    out.append(f"{name(deal.dealer)} deals." if t == "pass" or not deal.in_dark else
-                               f"{name(deal.dealer)} deals; {who} makes it at {e['amount']} and names the trump.")
-            else:
-                suit = f" {SUIT_NAME[e['suit']]}" if e.get("suit") else ""
-                out.append(f"{who} bids {e['amount']}{suit}{forced}." if t == "bid" else f"{who} passes{forced}.")
-        elif t == "trump":
-            out.append(f"{who} names {SUIT_NAME[e['suit']]} trump{forced}.")
-        elif t == "discard":
-            cards = e["cards"]
-            public = set(cards) <= set(cards_str(deal.shown[e["seat"]])) if deal.profile.may_lose_points else False
-            out.append(f"{who} discards {len(cards)} card{'s' if len(cards) != 1 else ''}"
-                       + (f" face up: {' '.join(cards)}" if public else "") + f"{forced}.")
-        elif t == "call":
-            out.append(f"{who} goes alone{forced}." if e.get("alone") else f"{who} calls {e['card']}{forced}.")
-        elif t in ("take_widow", "leave_widow"):
-            out.append(f"{who} takes up its widow{forced}." if t == "take_widow"
-                       else f"{who} leaves its widow face down{forced}.")
-        elif t == "rob":
-            got = len(deal.rob_taken) + len(deal.blind)
-            out.append(f"{who} robs and takes {got} card{'s' if got != 1 else ''}{forced}"
-                       + (f", {len(deal.blind)} of them blind from the reshuffled discards" if deal.blind else "") + ".")
-        elif t == "play":
-            under = e.get("under") or []
-            out.append(f"{who} plays {e['card']}" + (f" with {' '.join(under)} under it" if under else "") + f"{forced}.")
-            if (deal.called is not None and e["card"] == card_str(deal.called) and deal.partner is not None
-                    and deal.maker is not None):
-                out.append(f"{who} is {name(deal.maker)}'s partner.")  # the called card played: now public
-            plays_before += 1
-            if plays_before in ends:
-                i = ends[plays_before]
-                w = deal.tricks[i].winner
-                if w is not None:
-                    out.append(f"{name(w)} wins trick {i + 1}.")
-        elif t == "reshuffle":
+    kinds = [event_kind(e["type"]) for e in events]
+    bids = sum(1 for kind in kinds if kind is not None and kind.bidding)
+    teller = _Teller(deal, name, out, len(deal.bids) + (len(deal.dark) if dark_events else 0) - bids, dark_events,
+                     plays[0], ends)
+    for e, kind in zip(events, kinds):
+        if kind is not None:  # each decision kind tells its own events (arena.engine.kinds)
+            kind.narrate(e, teller)
+        elif e["type"] == "reshuffle":  # the one event no seat chooses
             out.append("The discard pile is reshuffled into the stock.")
-    plays[0] = plays_before
-    if phase_before in ("bid", "dark", "take_widow") and deal.phase not in ("bid", "dark", "take_widow") \
+    plays[0] = teller.plays_before
+    if phase_before in AUCTION_PHASES and deal.phase not in AUCTION_PHASES \
             and deal.maker is not None:
         out.append(f"{name(deal.maker)} makes it at {deal.high}.")
         for s in deal.left_widows:  # the bidding is over: a widow left is turned face up (rules 12.14)

@@ -36,6 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+from ...engine import decision_kind
 from ...match.game import settings_profile
 from ...match.show import seat_names
 from ...results import ResultsError, ResultsScan, game_id, line_digest, line_key
@@ -83,9 +84,10 @@ def _slim_deal(d: dict[str, Any]) -> dict[str, Any]:
     """What the ratings read of a deal at a called-partner table (``engine.deal_sides``, ``load.table_game``)."""
     out: dict[str, Any] = {k: d[k] for k in ("redeal", "scores_before", "scores_after", "maker") if k in d}
     events = d.get("events") or []
-    called = next((e.get("card") for e in events if e.get("type") == "call"), None)
-    out["events"] = [e for e in events if e.get("type") == "call"
-                     or (called is not None and e.get("type") == "play" and e.get("card") == called)]
+    calls, plays = decision_kind("call").events, decision_kind("play").events
+    called = next((e.get("card") for e in events if e.get("type") in calls), None)
+    out["events"] = [e for e in events if e.get("type") in calls
+                     or (called is not None and e.get("type") in plays and e.get("card") == called)]
     return out
 
 

@@ -3,7 +3,7 @@
 ``arena bench serve``'s scale case needs a competition of 50 teams with tens of
 thousands of stored games. Playing them through the sandbox would take hours,
 so the lines are synthesised: for each block number of the ladder, a pool of
-real duplicate blocks is played in-process by the heuristic baseline (the
+real duplicate blocks is played in-process by the random baseline (the
 same deal key as the ladder's block, so every record replays as recorded),
 and each stored block of a pairing takes one of its block's pool results with
 the pairing's entrants' names and digests in the seats. Which one follows a
@@ -22,6 +22,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from arena.match.block import BlockResult, play_block
 from arena.match.keys import DealKey
@@ -39,17 +40,36 @@ POOL = 6  # real blocks per block number
 
 
 def pool(t: Tournament, blocks: Sequence[tuple[int, DealKey]], size: int = POOL) -> dict[int, list[BlockResult]]:
-    """``size`` real blocks of the heuristic baseline against itself for each (block number, deal key)."""
-    bot = load_bot_class("heuristic")
+    """``size`` real blocks of the random baseline against itself for each (block number, deal key): each
+    seat seeded apart, so the results vary as a ladder's do (the heuristic against itself plays every
+    block alike, and a store of it makes every team's record the same)."""
+    bot = load_bot_class("random")
     a, b = t.entries[0], t.entries[1]
     out: dict[int, list[BlockResult]] = {}
     for n, key in blocks:
         out[n] = []
-        for i in range(size):
+        i = 0
+        # at least ``size``, and until a split block (score 1) and a whole one (0 or 2, either way round by
+        # swapping the sides) are there, so every result the strength model asks for exists
+        while i < size or (i < 20 * size and len({r.score_a() in (0.0, 2.0) for r in out[n]}) < 2):
             def player(e: BotEntry, seed: int, i: int = i) -> PolicyPlayer:
-                return PolicyPlayer(bot(), seed + 7919 * i)  # another game from the same deals
+                return _Reseeded(bot(), seed, 7919 * (i + 1))
             out[n].append(play_block((a, a), (b, b), n, key, t.settings, player))
+            i += 1
     return out
+
+
+class _Reseeded(PolicyPlayer):
+    """The policy seeded ``shift`` away from the seed the game gives it: another game from the same deals."""
+
+    def __init__(self, bot: Any, seed: int, shift: int) -> None:
+        super().__init__(bot, seed + shift)
+        self.shift = shift
+
+    def notify(self, msg: dict[str, Any]) -> Any:
+        if msg.get("type") == "game":
+            msg = {**msg, "seed": int(msg.get("seed", self.seed)) + self.shift}
+        return super().notify(msg)
 
 
 def _strength(ident: str, idents: dict[str, int]) -> float:

@@ -5,9 +5,12 @@ wall time and little CPU; the scheduler plays more blocks at once than there are
 for it (``arena.schedule.oversubscribe``). Both modes play the same round robin (four copies of
 one bot under other names, so there are six pairings to spread) through the real runner on an
 embedded Ray instance: free with one block a core, fixed with the scheduler's own number. Games
-per second count from the moment the workers are up to the last stored block. While the fixed run
-plays, the resident memory of this process's whole tree (Ray's workers and every sandbox) is
-sampled: its peak over the blocks at once is the memory a concurrent block takes.
+per second count from the moment the workers are up to the last stored block (``games_per_s``:
+what a run of this size gets, the start of Ray's workers included, more of them with a fixed
+tempo), and from the first stored block to the last (``steady_games_per_s``: the rate of a long
+run, once its workers are up). While the fixed run
+plays, the memory of this process's whole tree (Ray's workers and every sandbox, proportional set
+size) is sampled: its peak over the blocks at once is the memory a concurrent block takes.
 """
 
 from __future__ import annotations
@@ -31,22 +34,37 @@ DECISION_MS, SLOT_MS = 100, 150
 
 
 class _Clock(RunObserver):
+    """When the workers were up, and when each block was stored (with its games)."""
+
     def __init__(self) -> None:
         self.up: float | None = None
         self.capacity = 0
+        self.stored: list[tuple[float, int]] = []
 
     def started(self, capacity: int) -> None:
         self.up, self.capacity = time.monotonic(), capacity
 
+    def line(self, line: dict[str, Any]) -> None:
+        self.stored.append((time.monotonic(), len(line.get("games") or [])))
 
-def _tree_rss_mb() -> float:
+    def steady(self) -> float | None:
+        """Games a second from the first stored block to the last (the workers' start and the first
+        blocks' launches left out): the rate once the run is going."""
+        if len(self.stored) < 2 or self.stored[-1][0] <= self.stored[0][0]:
+            return None
+        return sum(g for _, g in self.stored[1:]) / (self.stored[-1][0] - self.stored[0][0])
+
+
+def _tree_pss_mb() -> float:
+    """The proportional set size of this process's tree: shared pages (the runsc binary, the Python
+    runtime the workers share) counted once over all who map them, not once each."""
     total = 0
     for pid in proctree.descendants(os.getpid()):
         if pid == os.getpid():
             continue
         try:
-            with open(f"/proc/{pid}/status") as fh:
-                total += next((int(ln.split()[1]) for ln in fh if ln.startswith("VmRSS:")), 0)
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                total += next((int(ln.split()[1]) for ln in fh if ln.startswith("Pss:")), 0)
         except OSError:
             continue
     return total / 1024
@@ -81,7 +99,7 @@ def _play(entries: list[Path], level: str, tempo: str, blocks: int, deals: int, 
 
     def sample() -> None:
         while not done.wait(0.5):
-            peak[0] = max(peak[0], _tree_rss_mb())
+            peak[0] = max(peak[0], _tree_pss_mb())
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -93,10 +111,18 @@ def _play(entries: list[Path], level: str, tempo: str, blocks: int, deals: int, 
     wall = time.monotonic() - (clock.up or time.monotonic())
     lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     games = sum(len(ln["games"]) for ln in lines)
-    faults = sum(len(g["faults"]) for ln in lines for g in ln["games"])
+    faults = [f"{f['kind']}: {f['message']}" for ln in lines for g in ln["games"] for f in g["faults"]]
     if not result.complete or faults:
-        raise RuntimeError(f"benchmark tournament ({tempo}) incomplete or faulted: {faults} faults")
+        raise RuntimeError(f"benchmark tournament ({tempo}) incomplete or faulted: {len(faults)} faults, {faults[:3]}"
+                           + "".join(f"; {m}" for ln in lines for g in ln["run"]["games"] for m in
+                                     [f"measured {x.get('measured')}" for x in g["faults"]][:3]))
+    lat = [x for ln in lines for g in ln["run"]["games"] for p in g["players"] for x in p["latency_ms"]]
+    late = sum(1 for x in lat if x > SLOT_MS) / max(1, len(lat))
+    steady = clock.steady()
     return {"games": games, "wall_s": round(wall, 2), "games_per_s": round(games / wall, 3),
+            "steady_games_per_s": None if steady is None else round(steady, 3),
+            "latency_ms_mean": round(sum(lat) / max(1, len(lat)), 2), "after_slot_share": round(late, 3),
+            "load_after": [round(x, 2) for x in os.getloadavg()],
             "blocks_at_once": clock.capacity, "peak_tree_mb": round(peak[0]),
             "mb_per_block": round(peak[0] / max(1, clock.capacity))}
 
@@ -110,5 +136,7 @@ def measure_tempo(bot: Path, level: str, blocks: int = 2, deals: int = 2, tmp: P
         entries = _copies(bot, root)
         free = _play(entries, level, "free", blocks, deals, root / "free")
         fixed = _play(entries, level, "fixed", blocks, deals, root / "fixed")
+    a, b = fixed["steady_games_per_s"], free["steady_games_per_s"]
     return {"bot": bot.name, "level": level, "decision_ms": DECISION_MS, "slot_ms": SLOT_MS, "deals": deals,
-            "free": free, "fixed": fixed, "fixed_vs_free": round(fixed["games_per_s"] / free["games_per_s"], 3)}
+            "free": free, "fixed": fixed, "fixed_vs_free": round(fixed["games_per_s"] / free["games_per_s"], 3),
+            "fixed_vs_free_steady": round(a / b, 3) if a and b else None}

@@ -383,8 +383,12 @@ def run(args: Any) -> int:
         for m in ("free", "fixed"):
             x = tp[m]
             print(f"  tempo {m:<5} {tp['bot']} at {level}: {x['games_per_s']} games/s ({x['games']} games in {x['wall_s']} s,"
-                  f" {x['blocks_at_once']} blocks at once, peak {x['peak_tree_mb']} MB: about {x['mb_per_block']} MB a block)")
-        print(f"  tempo fixed is {tp['fixed_vs_free']}x tempo free's games per second"
+                  f" {x['blocks_at_once']} blocks at once, peak {x['peak_tree_mb']} MB: about {x['mb_per_block']} MB a block;"
+                  f" bot latency {x['latency_ms_mean']} ms mean, {100 * x['after_slot_share']:.0f}% past {tp['slot_ms']} ms;"
+                  f" load {x['load_after']})")
+        r[f"tempo_fixed_vs_free_steady_{Path(bot).name}_{level}"] = tp["fixed_vs_free_steady"]
+        print(f"  tempo fixed is {tp['fixed_vs_free']}x tempo free's games per second ({tp['fixed_vs_free_steady']}x once"
+              f" the workers are up: {tp['fixed']['steady_games_per_s']} against {tp['free']['steady_games_per_s']})"
               f" (decision limit {tp['decision_ms']} ms, slot {tp['slot_ms']} ms, {tp['deals']}-deal games)")
     print(json.dumps(r))
     return 0

@@ -141,7 +141,7 @@ def _tournament(ap: Parser) -> None:
     ap.add_argument("--tempo", metavar="BOT:LEVEL", type=_bot_at_level,
                     help="games per second with tempo free and fixed, side by side, of this bot at this level (default"
                          " heuristic at gvisor, at bwrap without runsc; measured unless --config is given alone)")
-    ap.add_argument("--tempo-blocks", type=int, default=4, help="blocks per pairing of each tempo's round robin (default 4; 0: skip)")
+    ap.add_argument("--tempo-blocks", type=int, default=8, help="blocks per pairing of each tempo's round robin (default 8; 0: skip)")
 
 
 def _serve(ap: Parser) -> None:

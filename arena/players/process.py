@@ -296,6 +296,9 @@ class ProcessPlayer(Player):
         fault = self._send(request)
         if fault:
             return Decision(None, self._die(fault))
+        # Thawing a frozen seat and writing its request is the judge's work: under load the
+        # freezer's write can block the game loop for long (cgroup v1 takes a host-wide lock).
+        sent = time.monotonic() - t0
         line: bytes | None = None
         while line is None:
             try:
@@ -305,7 +308,7 @@ class ProcessPlayer(Player):
                 wall = time.monotonic() - t0
                 # Time the bot spent runnable but waiting for a core is the
                 # machine's doing, not the bot's: it does not count against it.
-                own = wall - (wait() - wait0)
+                own = wall - (wait() - wait0) - (sent if fixed else 0.0)
                 if used > limit or wall >= (slot if fixed else ceiling) * _HARD_WALL_FACTOR:
                     return Decision(None, self._die(self._timeout(request, used, wall, limit)))
                 if (own > slot) if fixed else (own >= ceiling):
@@ -325,8 +328,8 @@ class ProcessPlayer(Player):
         self._report.wait_ms.append(round(waited * 1000, 3))  # to the microsecond: a difference of two clock reads
         if used > limit:
             return Decision(None, self._die(self._timeout(request, used, wall, limit)), wall, used, line)
-        if fixed and wall - waited > slot:
-            return Decision(None, self._die(self._late(request, used, wall, wall - waited)), wall, used, line)
+        if fixed and wall - waited - sent > slot:
+            return Decision(None, self._die(self._late(request, used, wall, wall - waited - sent)), wall, used, line)
         try:
             reply = decode_from_bot(line)
         except MalformedMessage as e:

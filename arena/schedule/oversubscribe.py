@@ -5,17 +5,19 @@ frozen, so a game uses a fraction of a core (the heuristic bot at gvisor with a 
 a third). Playing only as many blocks as cores would leave the machine idle; this plays up to
 ``PER_CORE`` blocks a core, within a memory budget: by default half of the memory available when
 the run starts, at the memory a block takes at its sandbox level (measured on the 2-core machine
-of docs/benchmarks.md: four seats' resident memory at their peak, plus the worker that plays them).
+of docs/benchmarks.md: four seats' memory at their peak, plus the worker that plays them).
 """
 
 from __future__ import annotations
 
 import os
 
-#: Blocks played at once per core with a fixed tempo, at most.
+#: Blocks played at once per core with a fixed tempo, at most. 10 a core (21 blocks on the 2-core
+#: machine) played no faster than 6 (13 blocks), with more memory and more Ray workers to start.
 PER_CORE = 6
-#: MB one block in play takes: four seats (peak resident set, heuristic bot) plus its worker process.
-BLOCK_MB = {"gvisor": 450 + 150, "bwrap": 4 * 30 + 150, "rlimit": 4 * 30 + 150, "none": 4 * 30 + 150}
+#: MB one block in play takes: four seats (peak proportional set size, heuristic bot: 134 MB at
+#: gvisor, shared pages counted once) plus the worker process that plays them, with room to spare.
+BLOCK_MB = {"gvisor": 150 + 150, "bwrap": 4 * 30 + 150, "rlimit": 4 * 30 + 150, "none": 4 * 30 + 150}
 
 
 def cores() -> int:

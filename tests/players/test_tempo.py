@@ -129,3 +129,21 @@ def test_the_tempo_joins_the_config_hash_only_when_fixed() -> None:
     assert "tempo" not in free and "slot_ms" not in free
     fixed_ = MatchSettings.model_validate({"time": {"tempo": "fixed", "slot_ms": 2000}}).hash_facts()["time"]
     assert fixed_["tempo"] == "fixed" and fixed_["slot_ms"] == 2000
+
+
+class SlowThaw(MockTransport):
+    """A judge whose thaw of the seat blocks (a contended freezer): the judge's time, not the bot's."""
+
+    def resume(self) -> None:
+        time.sleep(0.3)
+        super().resume()
+
+
+def test_the_judges_own_thaw_is_not_the_bots_time() -> None:
+    bot = SlowThaw().expect("hello", HELLO).expect("decide", answer({"type": "pass"})).expect("bye")
+    p = fixed(bot)
+    p.start()
+    d, took = timed(p)
+    assert d.fault is None, d.fault
+    assert took >= 3 * SLOT_MS / 1000  # late (0.3 s of thaw): released at a whole number of slots
+    p.close()

@@ -154,8 +154,9 @@ def test_kill_9_of_a_gvisor_server_mid_batch_and_mid_validation_leaves_nothing(c
 
 
 @pytest.mark.ray
-@pytest.mark.parametrize("level", ["bwrap", "gvisor"])
-def test_kill_9_of_a_server_playing_on_ray_leaves_nothing_of_it(tmp_path: Path, level: str) -> None:
+@pytest.mark.parametrize("level,sig", [("bwrap", signal.SIGKILL), ("gvisor", signal.SIGKILL)],
+                         ids=["bwrap-kill-9", "gvisor-kill-9"])
+def test_a_server_playing_on_ray_killed_leaves_nothing_of_it(tmp_path: Path, level: str, sig: int) -> None:
     """`arena serve --workers 2` plays the ladder on its own Ray instance: killed with kill -9 (the server's
     process only), nothing of it outlives it: Ray's processes (some retitle themselves over their
     environment, and a dying Ray node orphans its agents), its workers and their frozen sandboxes."""
@@ -181,7 +182,7 @@ def test_kill_9_of_a_server_playing_on_ray_leaves_nothing_of_it(tmp_path: Path, 
         assert {"raylet", "gcs_server", "ray::DashboardA"} <= kinds, kinds  # the test sees Ray's processes
         assert set(workers) <= set(seen) and (level == "gvisor") == bool(areas_of(judge))
     finally:
-        os.kill(p.pid, signal.SIGKILL)  # the server alone: Ray's processes share its session, not its fate
+        os.kill(p.pid, sig)  # the server alone: Ray's processes share its session, not its fate
         p.wait()
     at_kill = len(lines(comp))
 
@@ -197,6 +198,9 @@ def test_kill_9_of_a_server_playing_on_ray_leaves_nothing_of_it(tmp_path: Path, 
     try:
         assert left() == []
         wait_lines(comp, at_kill + 1, timeout=600)  # the ladder goes on
+        stored = lines(comp)
+        assert len({(ln["pairing"], ln["block"]) for ln in stored}) == len(stored)  # no block twice
+        assert all(g["faults"] == [] and g["forfeit_by"] is None for ln in stored for g in ln["games"])  # none blamed
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()

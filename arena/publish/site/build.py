@@ -312,7 +312,9 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     enabled = gc.isenabled()
     gc.disable()
     try:
-        st, new, comp = _open(results, dest, "site", private, True, _state_dir(dest, state))
+        # a state of the other replay mode is no use: its folder lacks replays, or its pointers are stale
+        st, new, comp = _open(results, dest, "site" if replays else "site, replays on demand", private, True,
+                              _state_dir(dest, state))
         m = build_model(comp, st, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap,
                         retire=retire, private=private)
         dest.mkdir(parents=True, exist_ok=True)

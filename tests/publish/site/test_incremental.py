@@ -153,3 +153,12 @@ def test_replays_made_on_demand_give_the_files_of_a_build_that_wrote_them(grown:
         assert pages(site) == ref, (lines, runs)
     assert replay_on_demand(site, state, "00000000ff") is None
     assert replay_on_demand(site, state, "../index") is None
+
+
+def test_a_site_built_with_replays_on_demand_then_with_replays_writes_them_all(grown: Path, tmp_path: Path) -> None:
+    """The replay mode is part of what a state was made with: switching builds whole, so no replay is missing."""
+    site, state = tmp_path / "site", tmp_path / "state"
+    build_site([grown], site, bootstrap=0, history_bootstrap=0, state=state, replays=False)
+    assert not (site / "replays").exists() or not any((site / "replays").iterdir())
+    build_site([grown], site, bootstrap=0, history_bootstrap=0, state=state)
+    assert pages(site) == scratch(grown, tmp_path, bootstrap=0, history_bootstrap=0)

@@ -314,9 +314,14 @@ def _read_pid(fd: int, timeout: float = 30.0) -> int | None:
 
 
 def _tell(line: str) -> None:
+    """One line to the watcher (read once the judge has ended); a watcher someone killed hears nothing,
+    and the next judge's sweep reads the folder's record instead."""
     fd = _watcher.get("fd")
     if isinstance(fd, int):
-        os.write(fd, f"{line}\n".encode())
+        try:
+            os.write(fd, f"{line}\n".encode())
+        except OSError:
+            pass
 
 
 def watcher_pid() -> int | None:

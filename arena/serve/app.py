@@ -124,7 +124,7 @@ class Service:
                  secure_cookies: bool = False) -> None:
         self.folder, self.config, self.engine = folder, config, engine
         self.secure_cookies = secure_cookies  # behind a TLS proxy: cookies only over https
-        self.sessions: dict[str, tuple[int, str]] = {}  # session id -> (team id, CSRF token)
+        self.sessions: dict[str, tuple[int, str, str]] = {}  # session id -> (team id, CSRF token, token hash)
         self.sessions_lock = threading.Lock()  # logins run in the server's thread pool
         self.wake = threading.Event()
         self.stop = threading.Event()
@@ -651,15 +651,23 @@ def make_app(svc: Service) -> FastAPI:
         the results.jsonl its reproduce command reads."""
         return _block(_bearer(svc.engine, authorization), pairing, block)
 
-    def _session(sid: str | None) -> tuple[int, str] | None:
-        return svc.sessions.get(sid) if sid else None
+    def _session(sid: str | None) -> tuple[dict[str, Any], str] | None:
+        """(the team, the CSRF token) of a session, or None; a session ends when its team is removed or its
+        token reissued (``arena serve --remove-team``, ``--reissue-token``: another process, so checked here)."""
+        s = svc.sessions.get(sid) if sid else None
+        team = db.get_team(svc.engine, s[0]) if s else None
+        if s is None or team is None or not hmac.compare_digest(team["token_sha256"], s[2]):
+            if s is not None:
+                with svc.sessions_lock:
+                    svc.sessions.pop(str(sid), None)
+            return None
+        return team, s[1]
 
     def _session_team(sid: str | None) -> dict[str, Any]:
         s = _session(sid)
-        team = db.get_team(svc.engine, s[0]) if s else None
-        if team is None:
+        if s is None:
             raise HTTPException(401, "log in with your team's token")
-        return team
+        return s[0]
 
     @app.get("/team/block.jsonl")
     def team_block(pairing: str = Query(max_length=300), block: int = Query(ge=0, le=MAX_BLOCK),
@@ -709,10 +717,10 @@ def make_app(svc: Service) -> FastAPI:
             raise HTTPException(401, "unknown token")
         sid = secrets.token_urlsafe(32)
         with svc.sessions_lock:
-            mine = [k for k, (tid, _) in svc.sessions.items() if tid == team["id"]]  # oldest first
+            mine = [k for k, (tid, _, _) in svc.sessions.items() if tid == team["id"]]  # oldest first
             for k in mine[:max(0, len(mine) - MAX_SESSIONS + 1)]:
                 del svc.sessions[k]  # sessions live in memory: logins must not grow it without end
-            svc.sessions[sid] = (team["id"], secrets.token_urlsafe(16))
+            svc.sessions[sid] = (team["id"], secrets.token_urlsafe(16), team["token_sha256"])
         resp = RedirectResponse("/team", status_code=303)
         cookie(resp, SESSION, sid)
         resp.delete_cookie(LOGIN)
@@ -735,11 +743,12 @@ def make_app(svc: Service) -> FastAPI:
     async def team_upload(request: Request, arena_session: str | None = Cookie(None)) -> RedirectResponse:
         """The team page's upload form: the session is checked before the body is read, its CSRF field
         (which the form sends before the file) before a byte of the archive is stored."""
-        s = _session(arena_session)
+        s = await anyio.to_thread.run_sync(_session, arena_session)
         if s is None:
             raise refused(403, "the form's CSRF token does not match the session")
+        team, csrf = s
         try:
-            await upload({"id": s[0]}, request, lambda value: hmac.compare_digest(s[1], value))
+            await upload(team, request, lambda value: hmac.compare_digest(csrf, value))
         except SameVersion:
             pass  # nothing queued: the page lists the version it repeats
         return RedirectResponse("/team", status_code=303)

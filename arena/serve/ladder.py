@@ -36,7 +36,7 @@ from ..players import ManifestError
 from ..players.manifest import MANIFEST_NAME, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import build_site, write_provisional
-from ..results import ResultsError, ResultsScan, ResultsStore, standings, without_records
+from ..results import ResultsError, ResultsScan, ResultsStore, results_path, standings
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
     Admission,
@@ -335,32 +335,59 @@ def run_batch(svc: Service) -> int:
         return 0
     if keep_played_restart(t):  # a ladder played before per-lineage was the default
         log.info("ladder: %s was played per-game and goes on per-game", out)
-    store = ResultsStore(out, records=False)
-    store.load(expect_hash=t.config_hash())
-    chosen = choose(t, store, c, svc.ladder_failures)
+    chosen = _choose_from_store(t, out, c, svc.ladder_failures)
     played = 0
     if chosen:
         held = (read_meta(out) or {}).get("blocks")
         need = max([c.ladder_pairing_blocks, *([held] if isinstance(held, int) else []), *(b + 1 for _, b in chosen)])
         t.config = t.config.model_copy(update={"blocks": need})  # the tournament grows only as far as it plays
-        result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
-                                                      halt=svc.stop, records=False),
-                                stop=Chosen(chosen), observer=Live(svc.folder, len(chosen)))
-        played = result.outcome.played if result.outcome else 0
-        for key, why in result.outcome.failures if result.outcome else []:
-            log.warning("ladder: block %s failed in the harness: %s", key, why)
-            svc.ladder_failures[key] = svc.ladder_failures.get(key, 0) + 1
-        log.info("ladder: batch of %d block%s played (%d chosen)%s", played, "s" * (played != 1), len(chosen),
-                 " and interrupted: the server is stopping" if result.interrupted else "")
-        if result.interrupted:
+        played, interrupted = _play(svc, t, chosen)
+        if interrupted:
             return played  # the server is stopping: what is stored stays, the site is rebuilt at the next start
+    store = results_path(out)
     index = svc.folder / "public" / "index.html"
     # also a site older than the store: a server killed after a batch stored its blocks, before the rebuild
-    if played or (store.path.exists() and (not index.exists() or index.stat().st_mtime < store.path.stat().st_mtime)):
+    if played or (store.exists() and (not index.exists() or index.stat().st_mtime < store.stat().st_mtime)):
         publish(svc)
-    if store.path.exists() and (played or not (svc.folder / STANDINGS).exists()):
-        write_standings(svc.folder, [without_records(x) for x, _, _ in ResultsScan(out)], batch=None)
+    if store.exists() and (played or not (svc.folder / STANDINGS).exists()):
+        write_standings(svc.folder, [_standing_part(x) for x, _, _ in ResultsScan(out)], batch=None)
     return played
+
+
+# The steps of a batch each load what they need of the store and let it go before the next starts: the
+# copies (the choice's store, the run's store and its result's lines, the site build, the standings) never
+# live at once, so the server's peak, which its RSS keeps, is one step's, not their sum.
+
+def _choose_from_store(t: Tournament, out: Path, c: Competition,
+                       failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
+    """``choose`` on the store, loaded here and released on return."""
+    store = ResultsStore(out, records=False)
+    store.load(expect_hash=t.config_hash())
+    return choose(t, store, c, failed)
+
+
+def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[int, bool]:
+    """Play the chosen blocks: (blocks played, interrupted); the run's result (every stored line) is
+    released on return."""
+    result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
+                                                  halt=svc.stop, records=False),
+                            stop=Chosen(chosen), observer=Live(svc.folder, len(chosen)))
+    played = result.outcome.played if result.outcome else 0
+    for key, why in result.outcome.failures if result.outcome else []:
+        log.warning("ladder: block %s failed in the harness: %s", key, why)
+        svc.ladder_failures[key] = svc.ladder_failures.get(key, 0) + 1
+    log.info("ladder: batch of %d block%s played (%d chosen)%s", played, "s" * (played != 1), len(chosen),
+             " and interrupted: the server is stopping" if result.interrupted else "")
+    return played, result.interrupted
+
+
+def _standing_part(line: dict[str, Any]) -> dict[str, Any]:
+    """What ``standings`` reads of a results line (seats, winner, faults), so the standings after a batch
+    hold that much of each stored line, not the lines."""
+    return {"table": line.get("table"), "games": [
+        {"seats": [{"name": x.get("name", x.get("bot")), "digest": x.get("digest", "")} for x in g.get("seats") or []],
+         "winner": g.get("winner"), "faults": [{"seat": f.get("seat"), "bot": f.get("bot")} for f in g.get("faults") or []]}
+        for g in line.get("games") or []]}
 
 
 def publish(svc: Service) -> None:

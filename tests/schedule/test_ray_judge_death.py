@@ -32,6 +32,8 @@ from .conftest import write_config
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap, pytest.mark.ray]
 BLOCKS = 4
+#: Time limits no load can reach (Ray's workers run at nice 15): a fault would be the harness blaming a bot.
+UNHURRIED = {"startup_ms": 600000, "decision_ms": 600000, "bank_ms": 6000000, "tempo": "free"}  # fixed holds answers
 
 
 @pytest.mark.parametrize("level", ["bwrap", "gvisor"])
@@ -41,7 +43,7 @@ def test_kill_9_of_the_ray_worker_playing_a_block_leaves_nothing_and_loses_no_re
         need_gvisor()
     config = write_config(tmp_path, seed="ray-judge", blocks=BLOCKS, backend="ray", workers=2,
                           match={"sandbox": level, "format": "deals", "deals": 40,
-                                 "time": {"pause_idle": True, "startup_ms": 120000}})
+                                 "time": {"pause_idle": True, **UNHURRIED}})
     out = tmp_path / "out"
     p = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config)], cwd=ROOT, start_new_session=True,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -65,7 +67,7 @@ def test_kill_9_of_the_ray_worker_playing_a_block_leaves_nothing_and_loses_no_re
                        + list(groups_of(judge, worker)) + [str(a) for a in areas_of(judge, worker)]):
             assert time.monotonic() < end, f"the killed worker's sandboxes outlived it: {left}"
             time.sleep(0.1)
-        assert p.wait(600) == 0  # the run goes on and completes
+        assert p.wait(1800) == 0  # the run goes on and completes (a bound on a hang only)
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)

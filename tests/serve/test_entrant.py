@@ -146,3 +146,21 @@ def test_the_api_docs_render_in_a_browser(live: Live) -> None:
         assert b.problems() == []
     finally:
         b.close()
+
+
+def test_a_reissued_token_or_a_removed_team_ends_its_page_sessions(live: Live) -> None:
+    import re
+
+    from .test_api import count, login
+
+    red, blue = login(live, "red"), login(live, "blue")
+    csrf = {n: re.search(r"name=csrf value=([\w-]+)", c.get("/team").text).group(1)  # type: ignore[union-attr]
+            for n, c in (("red", red), ("blue", blue))}
+    db.reissue_token(live.svc.engine, "red")  # as `arena serve --reissue-token red` does, from another process
+    db.remove_team(live.svc.engine, "blue")
+    for name, c in (("red", red), ("blue", blue)):
+        assert c.get("/team").status_code == 401, name
+        assert c.post("/team/upload", files={"archive": ("b.tar.gz", bot_archive())},
+                      data={"csrf": csrf[name]}).status_code == 403, name
+    assert count(live) == 0
+    assert upload(live, "red").status_code == 401  # the old token, on the API too

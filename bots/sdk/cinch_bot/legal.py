@@ -10,7 +10,7 @@ constraints instead of enumerating combinations.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 
 def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any]:
@@ -23,29 +23,8 @@ def random_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[s
     then a random set of ``under`` cards from ``under_from`` minus the top;
     for a kind a rule profile adds, ``other_legal``.
     """
-    if kind == "bid":
-        if legal.get("suited"):  # bids that name their trump (oregon)
-            suited: list[dict[str, Any] | None] = ([None] if legal.get("pass") else []) + list(legal["suited"])
-            choice = rng.choice(suited)
-            return {"type": "pass"} if choice is None else {"type": "bid", **choice}
-        options: list[int | None] = ([None] if legal.get("pass") else []) + list(legal.get("bids", []))
-        pick = rng.choice(options)
-        return {"type": "pass"} if pick is None else {"type": "bid", "amount": pick}
-    if kind == "trump":
-        return {"type": "trump", "suit": rng.choice(list(legal.get("suits") or "CDHS"))}
-    if kind == "rob":
-        return {"type": "rob", "take": rng.sample(list(legal["from"]), int(legal["take"]))}
-    if kind == "discard":
-        n = rng.randint(int(legal["least"]), int(legal["most"]))
-        return {"type": "discard", "cards": rng.sample(list(legal["from"]), n)}
-    if kind == "play":
-        top = rng.choice(list(legal["cards"]))
-        n = int(legal.get("under") or 0)
-        if not n:
-            return {"type": "play", "card": top}
-        pool = [c for c in legal.get("under_from", []) if c != top]
-        return {"type": "play", "card": top, "under": rng.sample(pool, n)}
-    return other_legal(legal, kind, rng)
+    kind_of = KINDS.get(kind)
+    return kind_of.sample(legal, rng) if kind_of is not None else other_legal(legal, kind, rng)
 
 
 def bid_action(legal: dict[str, Any], amount: int, suit: str | None = None) -> dict[str, Any]:
@@ -77,36 +56,89 @@ def other_legal(legal: dict[str, Any], kind: str, rng: random.Random) -> dict[st
 def is_legal(action: dict[str, Any], legal: dict[str, Any], kind: str) -> bool:
     """Whether ``action`` satisfies the constrained choice ``legal`` of ``kind``."""
     t = action.get("type") if isinstance(action, dict) else None
-    if kind == "bid":
-        if t == "pass":
-            return bool(legal.get("pass"))
-        if legal.get("suited"):
-            return t == "bid" and {"amount": action.get("amount"), "suit": action.get("suit")} in legal["suited"]
-        return t == "bid" and action.get("amount") in legal.get("bids", [])
-    if kind == "trump":
-        return t == "trump" and action.get("suit") in (legal.get("suits") or "CDHS")
-    if kind == "rob":
-        take = action.get("take") if t == "rob" else None
-        if not isinstance(take, list):
-            return False
-        if legal.get("or_all") and sorted(take) == sorted(legal["or_all"]) and len(set(take)) == len(take):
-            return True  # california: every trump of the stock instead
-        return len(take) == legal["take"] and len(set(take)) == len(take) and all(c in legal["from"] for c in take)
-    if kind == "discard":
-        cards = action.get("cards") if t == "discard" else None
-        if not isinstance(cards, list):
-            return False
-        n = len(cards)
-        return legal["least"] <= n <= legal["most"] and len(set(cards)) == n and all(c in legal["from"] for c in cards)
-    if kind == "play":
-        if t != "play" or action.get("card") not in legal["cards"]:
-            return False
-        under = action.get("under") or []
-        n = int(legal.get("under") or 0)
-        if len(under) != n or len(set(under)) != n:
-            return False
-        return all(c in legal.get("under_from", []) and c != action["card"] for c in under)
+    kind_of = KINDS.get(kind)
+    if kind_of is not None:
+        return kind_of.check(action, t, legal)
     options = legal.get("options")
     if isinstance(options, list):
         return action in options
     return action == legal.get("any")
+
+
+def _sample_bid(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    if legal.get("suited"):  # bids that name their trump (oregon)
+        suited: list[dict[str, Any] | None] = ([None] if legal.get("pass") else []) + list(legal["suited"])
+        choice = rng.choice(suited)
+        return {"type": "pass"} if choice is None else {"type": "bid", **choice}
+    options: list[int | None] = ([None] if legal.get("pass") else []) + list(legal.get("bids", []))
+    pick = rng.choice(options)
+    return {"type": "pass"} if pick is None else {"type": "bid", "amount": pick}
+
+
+def _check_bid(action: dict[str, Any], t: Any, legal: dict[str, Any]) -> bool:
+    if t == "pass":
+        return bool(legal.get("pass"))
+    if legal.get("suited"):
+        return t == "bid" and {"amount": action.get("amount"), "suit": action.get("suit")} in legal["suited"]
+    return t == "bid" and action.get("amount") in legal.get("bids", [])
+
+
+def _sample_play(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    top = rng.choice(list(legal["cards"]))
+    n = int(legal.get("under") or 0)
+    if not n:
+        return {"type": "play", "card": top}
+    pool = [c for c in legal.get("under_from", []) if c != top]
+    return {"type": "play", "card": top, "under": rng.sample(pool, n)}
+
+
+def _check_play(action: dict[str, Any], t: Any, legal: dict[str, Any]) -> bool:
+    if t != "play" or action.get("card") not in legal["cards"]:
+        return False
+    under = action.get("under") or []
+    n = int(legal.get("under") or 0)
+    if len(under) != n or len(set(under)) != n:
+        return False
+    return all(c in legal.get("under_from", []) and c != action["card"] for c in under)
+
+
+def _check_rob(action: dict[str, Any], t: Any, legal: dict[str, Any]) -> bool:
+    take = action.get("take") if t == "rob" else None
+    if not isinstance(take, list):
+        return False
+    if legal.get("or_all") and sorted(take) == sorted(legal["or_all"]) and len(set(take)) == len(take):
+        return True  # california: every trump of the stock instead
+    return len(take) == legal["take"] and len(set(take)) == len(take) and all(c in legal["from"] for c in take)
+
+
+def _sample_discard(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    n = rng.randint(int(legal["least"]), int(legal["most"]))
+    return {"type": "discard", "cards": rng.sample(list(legal["from"]), n)}
+
+
+def _check_discard(action: dict[str, Any], t: Any, legal: dict[str, Any]) -> bool:
+    cards = action.get("cards") if t == "discard" else None
+    if not isinstance(cards, list):
+        return False
+    n = len(cards)
+    return legal["least"] <= n <= legal["most"] and len(set(cards)) == n and all(c in legal["from"] for c in cards)
+
+
+class Kind(NamedTuple):
+    """What this SDK knows of one decision kind's constrained choice: how to draw and check an answer."""
+
+    sample: Callable[[dict[str, Any], random.Random], dict[str, Any]]
+    check: Callable[[dict[str, Any], Any, dict[str, Any]], bool]  # (action, its type, legal)
+
+
+#: The decision kinds whose constraints this SDK reads (docs/protocol.md); any other kind is answered
+#: from its ``options`` or ``any`` (``other_legal``). A new constrained kind is one entry here.
+KINDS: dict[str, Kind] = {
+    "bid": Kind(_sample_bid, _check_bid),
+    "trump": Kind(lambda legal, rng: {"type": "trump", "suit": rng.choice(list(legal.get("suits") or "CDHS"))},
+                  lambda action, t, legal: t == "trump" and action.get("suit") in (legal.get("suits") or "CDHS")),
+    "rob": Kind(lambda legal, rng: {"type": "rob", "take": rng.sample(list(legal["from"]), int(legal["take"]))},
+                _check_rob),
+    "discard": Kind(_sample_discard, _check_discard),
+    "play": Kind(_sample_play, _check_play),
+}

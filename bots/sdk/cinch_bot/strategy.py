@@ -345,6 +345,10 @@ class Facts:
                                if c in self.deck and c not in mine and c not in self.played and c not in laid]
 
 
+#: The take_widow answer: a widow taken up (monterey-widow).
+_TAKE = {"type": "take_widow"}
+
+
 class EvaluatingBot(Bot):
     """Bids, names trumps, discards, robs and buries extra cards by hand evaluation;
     a subclass only says which card to play (``choose_top``).
@@ -377,6 +381,10 @@ class EvaluatingBot(Bot):
             return {"type": "discard", "cards": choose_discard(legal, tables[trump], keep_plain)}
         if kind == "call":  # a called partner (five-hand, railroad): the trump is named
             return choose_call(legal, tables[SUITS.index(view["trump"])])
+        if kind == "take_widow" and _TAKE in (legal.get("options") or []):
+            # Taken up before it is seen (monterey-widow, rules 12.14): every trump is kept, so the four cards can
+            # only add to the hand's estimate, while a widow left lies out of play, its points for nobody.
+            return dict(_TAKE)
         if kind != "play":
             return other_legal(legal, kind, self.rng)
         facts = Facts(view, tables, self.profile)

@@ -156,12 +156,13 @@ def test_kill_9_of_a_gvisor_server_mid_batch_and_mid_validation_leaves_nothing(c
 
 
 @pytest.mark.ray
-@pytest.mark.parametrize("level,sig", [("bwrap", signal.SIGKILL), ("gvisor", signal.SIGKILL)],
-                         ids=["bwrap-kill-9", "gvisor-kill-9"])
+@pytest.mark.parametrize("level,sig", [("bwrap", signal.SIGKILL), ("gvisor", signal.SIGKILL), ("bwrap", signal.SIGTERM)],
+                         ids=["bwrap-kill-9", "gvisor-kill-9", "bwrap-sigterm"])
 def test_a_server_playing_on_ray_killed_leaves_nothing_of_it(tmp_path: Path, level: str, sig: int) -> None:
     """`arena serve --workers 2` plays the ladder on its own Ray instance: killed with kill -9 (the server's
     process only), nothing of it outlives it: Ray's processes (some retitle themselves over their
-    environment, and a dying Ray node orphans its agents), its workers and their frozen sandboxes."""
+    environment, and a dying Ray node orphans its agents), its workers and their frozen sandboxes. Stopped
+    with SIGTERM, the same (Ray killed its workers' watchers as it shut down: their frozen seats stayed)."""
     if level == "gvisor":
         need_gvisor()
     from .conftest import free_port

@@ -109,12 +109,20 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def new_token() -> str:
+    """A team's secret: 32 random bytes, URL-safe, never starting with '-' (a command line would read such a
+    token, as in ``arena submit ... --token TOKEN``, as an option)."""
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
+
+
 def add_team(engine: Engine, name: str, *, admin: bool = False) -> str:
     """Create a team (or the host's admin) and return its token, which is stored only as a hash."""
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}", name):
         raise ValueError(f"team name {name!r}: letters, digits and _.+- only, at most 64 (it names the team's bot"
                          " on the ladder)")
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     with engine.begin() as c:
         if c.execute(sa.select(teams.c.id).where(teams.c.name == name)).first():
             raise ValueError(f"a team named {name!r} exists already")
@@ -136,7 +144,7 @@ def _live_team(c: Connection, name: str) -> int:
 
 def reissue_token(engine: Engine, name: str) -> str:
     """A new token for a team; the old one opens nothing from now on (its API calls and new logins)."""
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     with engine.begin() as c:
         tid = _live_team(c, name)
         c.execute(teams.update().where(teams.c.id == tid).values(token_sha256=_hash(token), token_issued=time.time()))

@@ -84,3 +84,10 @@ def test_a_wrong_name_or_version_is_refused_with_the_teams(comp: Path, capsys: p
         serve(comp, "--retire", "red")
     with pytest.raises(CommandError, match="no team named"):
         serve(comp, "--reissue-token", "nobody")
+
+
+def test_a_team_token_never_starts_with_a_dash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A token read as an option (`--token -abc`) broke arena submit: one random token in 64 began with '-'."""
+    drawn = iter(["-first", "second"])
+    monkeypatch.setattr(db.secrets, "token_urlsafe", lambda n: next(drawn))
+    assert db.new_token() == "second"

@@ -104,7 +104,7 @@ def alive(pid: int, start: str) -> bool:
 def test_kill_9_of_a_gvisor_server_mid_batch_and_mid_validation_leaves_nothing(comp: Path, tmp_path: Path) -> None:
     need_gvisor()
     text = (comp / "competition.yaml").read_text().replace("competition:\n", "competition:\n" + LADDER)
-    text = text.replace("sandbox: none", "sandbox: gvisor\n  time: {startup_ms: 120000}")
+    text = text.replace("sandbox: none", "sandbox: gvisor\n  time: {startup_ms: 120000, tempo: free}")  # fixed: 3 s a decision
     (comp / "competition.yaml").write_text(text)
     tokens = {n: add_team(comp, n) for n in TEAMS}
     hang = tmp_path / "hang"

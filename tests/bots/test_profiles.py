@@ -14,6 +14,7 @@ import random
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,8 +48,18 @@ def params(profile: RuleProfile) -> dict[str, Any]:
 # -- the SDK's point values -------------------------------------------------------------------------
 
 
+#: Engine profile fields the SDK's built-in default does not carry: the SDK reads none of them (rob_all,
+#: rules.md 12.13, only marks monterey-draw's forced take-all, which the SDK plays through the choose path), and
+#: adding them would change the SDK's digest that the committed leaderboards name.
+NOT_IN_SDK_DEFAULT = {"rob_all"}
+
+
 def test_pagat62_of_the_sdk_is_the_engine_default():
-    assert PAGAT62 == params(RuleProfile())
+    engine = params(RuleProfile())
+    assert set(engine) - set(PAGAT62) == NOT_IN_SDK_DEFAULT
+    assert PAGAT62 == {k: v for k, v in engine.items() if k not in NOT_IN_SDK_DEFAULT}
+    sdk_source = "".join(p.read_text() for p in Path(cinch_bot.__file__).parent.glob("*.py"))
+    assert not any(name in sdk_source for name in NOT_IN_SDK_DEFAULT)  # a field the SDK reads belongs in its default
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)

@@ -813,6 +813,25 @@ def test_monterey_dealer_must_take_every_trump_when_more_than_six_are_left():
     assert deal.stock == [] and deal.events[-1][2] == Rob(()) and deal.events[-1][3] is True
 
 
+def test_with_52_cards_the_monterey_dealer_always_chooses():
+    """rules 12.13: the others' fill takes at least eleven of the sixteen stock cards whenever it holds
+    seven trumps, so with 52 cards the dealer is never made to take every trump, and has no or_all."""
+    from arena.engine import KeyedSource
+
+    profile = get_profile("monterey-draw")
+    asked = 0
+    for k in range(200):
+        deal = Deal(profile, k, k % 4, (0, 0), KeyedSource("monterey-rob"))
+        rng = random.Random(k)
+        while not deal.done and deal.phase != "play":
+            if deal.phase == "rob":
+                ch = deal.choice
+                assert ch.must_take == () and ch.or_all == () and set(ch.candidates) == set(deal.stock)
+                asked += 1
+            deal.apply(deal.choice.sample(rng))
+    assert asked > 50
+
+
 def test_conformance_catches_an_illegal_action_that_gets_through(monkeypatch):
     from arena.engine.actions import PlayChoice
 

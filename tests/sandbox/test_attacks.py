@@ -495,6 +495,11 @@ def _sent(stderr: str) -> str:
 def test_partners_learn_nothing_at_bwrap(tmp_path, channel) -> None:
     sent, received = partner_game(tmp_path, channel, "bwrap")
     assert "SENT" in sent, sent
+    if channel in HOST_NOISY:
+        # the receiver reads a counter every process on the host moves, so on a busy machine it reads
+        # something whatever the sender does: the channel is closed when the sender cannot move it at all
+        assert " failed " in sent, (channel, sent, received)
+        return
     assert _learned(received) == "none", (channel, sent, received)
 
 

@@ -292,7 +292,8 @@ def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, priva
 def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
                history_bootstrap: int = 200, retire: Sequence[str] = (), private: bool = False,
-               state: str | os.PathLike[str] | None = None, replays: bool = True) -> SiteBuild:
+               state: str | os.PathLike[str] | None = None, replays: bool = True,
+               retire_played: Sequence[tuple[str, str]] = ()) -> SiteBuild:
     """Bring the site in ``out`` up to date with the results: the library call after every batch of games.
 
     Only what was appended since the folder's last build is read (its state, ``ledger``), and only the files
@@ -301,7 +302,9 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     (bot folders, the host's reproduce commands) and no bot's stderr on any page; ``private`` is the host's
     copy with both. ``state``: where the state is kept (default ``out/.cinch-state``; a server keeps it
     outside the folder it serves). ``replays`` False: each game's replay file is made when it is first asked
-    for (``replay_on_demand``, which a server calls), not by the build.
+    for (``replay_on_demand``, which a server calls), not by the build. ``retire_played``: versions, as
+    (name, digest), retired as ``retire`` does once they are in the results (a server's retired versions,
+    some of which never played: a ``retire`` spec naming no version is an error).
     """
     dest = Path(out)
     _check_out(dest)
@@ -315,8 +318,9 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
         # a state of the other replay mode is no use: its folder lacks replays, or its pointers are stale
         st, new, comp = _open(results, dest, "site" if replays else "site, replays on demand", private, True,
                               _state_dir(dest, state))
+        played = [f"{n}@{d}" for n, d in retire_played if (n, d) in comp.bots]
         m = build_model(comp, st, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap,
-                        retire=retire, private=private)
+                        retire=[*retire, *played], private=private)
         dest.mkdir(parents=True, exist_ok=True)
         if st.fresh and st.dir is not None:  # what an earlier state said of the games' records is of no use
             shutil.rmtree(st.dir / REPLAY_OF, ignore_errors=True)

@@ -29,7 +29,7 @@ TINY = {
 }
 KEYS = {
     "engine": {"deals_per_s", "deals"},
-    "protocol": {"raw_rtt_us"},
+    "protocol": {"raw_rtt_us", "thaw_freeze_p50_us_rlimit_paused"},
     "scheduler": {"games_per_s_1", "games_per_s_2", "speedup", "cores_busy_1", "cores_busy_2", "speedup_bound"},
     "fairtime": {"timeouts", "decisions"},
     "bots": {"pairings"},

@@ -12,11 +12,13 @@ from pathlib import Path
 
 from . import reaper
 from .cgroup import group_dirs
-from .image import launch_base
 
 
 def places() -> tuple[list[Path], Path]:
-    """This host's bot-group folders and gVisor launch-area folder."""
+    """This host's bot-group folders and gVisor launch-area folder (`image` loads here, not at
+    start-up: a run that never plays at gvisor needs none of it)."""
+    from .image import launch_base
+
     return group_dirs(), launch_base()
 
 

@@ -423,10 +423,9 @@ def group_dirs() -> list[Path]:
 
 def create_cgroup(limits: Limits) -> "BotCgroup | BotCgroupV2 | None":
     """The bot's group on this host: v1 controllers, else a v2 group, else None (fallbacks apply).
-    The judge's watcher is started first (`reaper`): no group of ours outlives this process."""
+    The caller starts the judge's watcher first (`judge.watch`): no group of ours outlives it."""
     if not group_dirs():
         return None
-    reaper.watch()
     if parent_dirs():
         return BotCgroup.create(limits)
     parent = v2_parent()

@@ -30,6 +30,7 @@ from . import gvisor as gv
 from . import proctree
 from . import runtime as rt
 from .plan import NOT_FOUND_MARKER, READY_MARKER, inside_argv
+from . import judge
 from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
 from .files import FolderListing, FolderRefused, default_scratch_root, readable_copy, remove_tree, walk_folder, world_reachable  # noqa: F401 - importable here
 from .errors import BotExited, CommandNotFound, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
@@ -894,6 +895,8 @@ def launch(
             root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
             root.mkdir(mode=0o700, parents=True, exist_ok=True)
             held.scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
+        if level is not Level.NONE:
+            judge.watch()  # before the group exists: no group of ours outlives this process
         if level is Level.GVISOR:  # the cgroup holds the bot's kernel too
             held.cgroup = create_cgroup(gv.host_limits(limits))
         elif level is not Level.NONE:

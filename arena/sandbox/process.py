@@ -511,6 +511,7 @@ class BotProcess:
                 self._read_sandbox_pid()
             elif self.level is Level.GVISOR:
                 self._track_namespace_init()
+                self._unfreeze_runsc_helpers()
         except BaseException as exc:
             self._ready_error = exc
             self.close()
@@ -559,6 +560,37 @@ class BotProcess:
             return
         self.sandbox_pid = kids[0]
         self._pidfd = pidfd
+
+    def _unfreeze_runsc_helpers(self) -> None:
+        """Level gvisor, v1 freezer: leave only the Sentry and its stubs in the freezer group.
+
+        The bot's code runs only in the stubs the Sentry (``runsc-sandbox``) forks, and the Sentry
+        is the only one to drive them; runsc's other processes (the namespace's init, what it
+        re-executed, the file server) serve the Sentry alone and sit idle while it is frozen. Each
+        freeze and thaw walks every thread of the group, so leaving their ~30 threads out nearly
+        halves its cost (docs/sandbox.md). They stay in the memory, pids and CPU groups, and die
+        with the namespace. Found from the init down, never by a stub's command line (a bot could
+        write its stub's); if the Sentry is not found exactly once, everything stays frozen.
+        """
+        if self.sandbox_pid is None or self.cgroup is None or not self.cgroup.has("freeze"):
+            return
+        helpers: list[int] = []
+        sentries: list[int] = []
+        todo = [self.sandbox_pid]
+        while todo:
+            pid = todo.pop()
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    argv0 = fh.read().split(b"\0", 1)[0]
+            except OSError:
+                continue
+            if argv0 == b"runsc-sandbox":
+                sentries.append(pid)
+                continue  # the Sentry and everything below it (the stubs) stay frozen
+            helpers.append(pid)
+            todo.extend(proctree.children(pid))
+        if len(sentries) == 1:
+            self.cgroup.unfreezable(helpers)
 
     def _read_sandbox_pid(self, timeout: float = 2.0) -> None:
         """Take the sandbox init's pid from bwrap's --json-status-fd and hold a pidfd on it."""

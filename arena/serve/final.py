@@ -16,6 +16,7 @@ import html
 import json
 import logging
 import os
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ from ..publish.rate import PublishError, rate_results
 from ..publish.site import build_site
 from ..results import ResultsError
 from ..schedule import ConfigError, RunOptions, RunRefused, run_tournament
+from . import db
 from .ladder import build_ladder, ranked, waiting_for
 
 if TYPE_CHECKING:
@@ -65,8 +67,7 @@ def freeze(svc: Service, why: str = "the host froze it") -> dict[str, Any]:
     done = _read(path)
     if done is not None:
         return done
-    subs = [{"id": s["id"], "name": s["name"], "version": s["version"], "folder": s["folder"]}
-            for s in ranked(svc.engine)]
+    subs = [asdict(s) for s in ranked(svc.engine)]
     doc = {"frozen_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "why": why, "versions": subs}
     _write(path, doc)
     log.info("competition frozen (%s): %d final versions; uploads stop, the final evaluation plays", why, len(subs))
@@ -97,7 +98,7 @@ def run_final(svc: Service) -> bool:
     assert doc is not None
     c = svc.config.competition
     out = svc.folder / FINAL / "results"
-    subs = doc["versions"]
+    subs = [db.Entrant(**v) for v in doc["versions"]]
     seeds = {"ladder": c.seed, "final": final_seed(c.seed)}
     why = waiting_for(svc, len(subs))
     if why:

@@ -211,4 +211,4 @@ def test_an_open_competition_defaults_to_tempo_fixed(tmp_path: Path) -> None:
     class Svc:
         config = cfg
 
-    assert "tempo fixed: every answer is released 650 ms after its request" in _tempo_line(Svc())  # type: ignore[arg-type]
+    assert "tempo fixed: every answer is released 350 ms after its request" in _tempo_line(Svc())  # type: ignore[arg-type]

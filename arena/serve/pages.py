@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from dataclasses import dataclass
 from typing import Annotated, Any, Mapping
 
 from fastapi import APIRouter, Cookie, Form, Header, HTTPException, Request
@@ -22,10 +23,12 @@ from starlette.types import Scope
 from ..publish.render import environment, render
 
 from . import db
-from .api import MULTIPART_DOC, BlockNumber, Pairing, block_line, leaderboard_rows, receive
-from .deps import SESSION, PageSession, PageTeam, ServiceDep, private_to, refused
+from .api import (MULTIPART_DOC, BlockNumber, LeaderboardRow, Pairing, block_line, leaderboard_rows, quota_of, receive,
+                  when_free)
+from .deps import SESSION, SESSION_ENDED, PageSession, PageTeam, ServiceDep, private_to, refused
+from .ladder import read_ratings
 from .final import closed_sentence, final_view
-from .service import SameVersion, Service
+from .service import SameVersion, Service, label
 
 LOGIN = "arena_login"  # the front page's login-form token (a cookie and a hidden field: login CSRF)
 MAX_SESSIONS = 10  # per team: a new login past this ends the team's oldest session
@@ -53,14 +56,34 @@ def banner(svc: Service, scope: Scope) -> str:
     return render("serve/banner.html", request=Request(scope), closed=closed) if closed else ""
 
 
+def _wants_page(request: Request) -> bool:
+    """A browser at the server's own forms (which sends Accept: text/html), not the API or a client."""
+    return not request.url.path.startswith("/api/") and "text/html" in request.headers.get("accept", "")
+
+
+def _refusal_context(request: Request, status: int, sentence: str) -> dict[str, Any]:
+    """The refusal page's sentence and its way back: the login form when the session is missing or ended
+    (the team page would refuse again), else the page whose form was sent."""
+    ended = status == 401 or sentence == SESSION_ENDED
+    back = "team_page" if request.url.path.startswith("/team") and not ended else "index"
+    return {"status_code": status, "sentence": sentence, "back": request.url_for(back).path, "login": ended}
+
+
 def refusal(request: Request, status: int, sentence: str, headers: Mapping[str, str] | None) -> Response:
     """A refusal in the shape its asker reads: JSON ``{"detail": ...}`` for the API and for clients, a page
-    with the sentence and a way back for a browser at the server's own forms (which sends Accept: text/html)."""
-    if request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", ""):
+    with the sentence and a way back for a browser."""
+    if not _wants_page(request):
         return JSONResponse({"detail": sentence}, status_code=status, headers=headers)
-    back = "team_page" if request.url.path.startswith("/team") else "index"
-    return page(request, "refusal.html", status, headers, status_code=status, sentence=sentence,
-                back=request.url_for(back).path)
+    return page(request, "refusal.html", status, headers, **_refusal_context(request, status, sentence))
+
+
+def refusal_page(scope: Scope, status: int, sentence: str) -> str | None:
+    """``refusal``'s page for a refusal made before the app (``guard.BodyCap``); None: the asker reads JSON."""
+    request = Request(scope)
+    if not _wants_page(request):
+        return None
+    return render("serve/refusal.html", request=request, **common(request),
+                  **_refusal_context(request, status, sentence))
 
 
 def _tempo_line(svc: Service) -> str:
@@ -127,7 +150,7 @@ def final(svc: ServiceDep, request: Request) -> HTMLResponse:
 
 
 @router.post("/login")
-def login(svc: ServiceDep, token: Annotated[str, Form(max_length=256)],
+def login(svc: ServiceDep, request: Request, token: Annotated[str, Form(max_length=256)],
           login: Annotated[str, Form(max_length=64)] = "", arena_login: Annotated[str | None, Cookie()] = None,
           sec_fetch_site: Annotated[str | None, Header()] = None) -> RedirectResponse:
     """Log in from the front page's form: its hidden token must match the cookie the page set, so a
@@ -145,17 +168,40 @@ def login(svc: ServiceDep, token: Annotated[str, Form(max_length=256)],
         for k in mine[:max(0, len(mine) - MAX_SESSIONS + 1)]:
             del svc.sessions[k]  # sessions live in memory: logins must not grow it without end
         svc.sessions[sid] = (team.id, secrets.token_urlsafe(16), team.token_sha256)
-    resp = RedirectResponse("/team", status_code=303)
+    resp = RedirectResponse(request.url_for("team_page").path, status_code=303)
     cookie(svc, resp, SESSION, sid)
     resp.delete_cookie(LOGIN)
     return resp
 
 
+@dataclass(frozen=True)
+class Standing:
+    """A team's ranked version on its page: the leaderboard's row, among how many, its bot page on the
+    site (a path under /site/, None before the site's first build) and its rating after each batch."""
+    row: LeaderboardRow
+    of: int
+    page: str | None
+    history: list[dict[str, Any]]
+
+
+def standing(svc: Service, team: db.Team) -> Standing | None:
+    """The team's ranked version's figures (None: none accepted, or none playing)."""
+    rows = leaderboard_rows(svc)
+    mine = next((r for r in rows if r.team == team.name), None)
+    if mine is None:
+        return None
+    extra = read_ratings(svc.folder).get((mine.team, mine.version), {})
+    return Standing(mine, sum(r.rank is not None for r in rows), extra.get("page"), list(extra.get("history") or []))
+
+
 @router.get("/team", response_class=HTMLResponse)
 def team_page(svc: ServiceDep, team: PageTeam, s: PageSession, request: Request) -> HTMLResponse:
     assert s is not None  # PageTeam: a live session
+    quota = quota_of(svc, team.id)
     return page(request, "team.html", team=team, csrf=s.csrf, submissions=db.team_submissions(svc.engine, team.id),
-                faults=svc.faults.of(private_to(team)), tempo=svc.faults.tempo(private_to(team)))
+                faults=svc.faults.of(private_to(team)), tempo=svc.faults.tempo(private_to(team)), quota=quota,
+                frees=when_free("", quota.next_slot_at).removeprefix("; ") if not quota.remaining else None,
+                standing=standing(svc, team), label=label)
 
 
 @router.post("/team/upload", openapi_extra=MULTIPART_DOC)
@@ -163,9 +209,24 @@ async def team_upload(svc: ServiceDep, s: PageSession, request: Request) -> Redi
     """The team page's upload form: the session is checked before the body is read, its CSRF field
     (which the form sends before the file) before a byte of the archive is stored."""
     if s is None:
-        raise refused(403, "the form's CSRF token does not match the session")
+        raise refused(403, SESSION_ENDED)
     try:
         await receive(svc, s.team, request, lambda value: hmac.compare_digest(s.csrf, value))
     except SameVersion:
         pass  # nothing queued: the page lists the version it repeats
-    return RedirectResponse("/team", status_code=303)
+    return RedirectResponse(request.url_for("team_page").path, status_code=303)
+
+
+@router.post("/logout")
+def logout(svc: ServiceDep, s: PageSession, request: Request,
+           csrf: Annotated[str, Form(max_length=64)] = "") -> RedirectResponse:
+    """End this browser's session (its form carries the session's CSRF token: a foreign page cannot log a
+    visitor out) and go back to the front page."""
+    if s is not None:
+        if not hmac.compare_digest(s.csrf, csrf):
+            raise HTTPException(403, "the form's CSRF token does not match the session: reload the page")
+        with svc.sessions_lock:
+            svc.sessions.pop(s.sid, None)
+    resp = RedirectResponse(request.url_for("index").path, status_code=303)
+    resp.delete_cookie(SESSION)
+    return resp

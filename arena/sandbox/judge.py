@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import reaper
-from .cgroup import group_dirs
 
 
 def places() -> tuple[list[Path], Path]:
-    """This host's bot-group folders and gVisor launch-area folder (`image` loads here, not at
-    start-up: a run that never plays at gvisor needs none of it)."""
+    """This host's bot-group folders and gVisor launch-area folder (their modules load when first asked:
+    a command's start-up does not pay for the image code, tests/commands/test_startup.py)."""
+    from .cgroup import group_dirs
     from .image import launch_base
 
     return group_dirs(), launch_base()

@@ -36,6 +36,7 @@ from ..players import ManifestError
 from ..players.manifest import MANIFEST_NAME, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import build_site, write_provisional
+from ..publish.site.model import SiteModel
 from ..results import ResultsError, ResultsScan, ResultsStore, results_path, standings
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
@@ -399,13 +400,15 @@ def publish(svc: Service) -> None:
     # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
     built = build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
                        history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False)
-    write_ratings(svc.folder, built.model.doc, read_meta(svc.folder / "results") or {})
+    write_ratings(svc.folder, built.model.doc, read_meta(svc.folder / "results") or {}, built.model)
 
 
-def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any],
+                  model: SiteModel | None = None) -> None:
     """FOLDER/ratings.json: each row of the site's leaderboard that is a ladder version (the tournament's
     entries say which folder, hence which team version, a name and digest are), by team and version, with
-    the figures an entrant reads; written whole (a reader never sees half a file)."""
+    the figures an entrant reads; with the site's ``model``, also its bot page (relative to the site) and
+    its rating after each batch the site's history shows. Written whole (a reader never sees half a file)."""
     version_of: dict[tuple[str, str], int] = {}
     for e in meta.get("entries") or []:
         m = _VERSION_DIR.search(str(e.get("dir") or "").rstrip("/"))
@@ -418,10 +421,19 @@ def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any])
             continue
         rows.append({"team": b["name"], "version": v, "rating": b.get("rating"), "ci_low": b.get("ci_low"),
                      "ci_high": b.get("ci_high"), "games": b.get("games") or 0, "score_pct": b.get("score_pct"),
-                     "faults": b.get("faults_total") or 0})
+                     "faults": b.get("faults_total") or 0, **_site_part(model, str(b.get("bot")))})
     tmp = folder / (RATINGS + ".tmp")
     tmp.write_text(json.dumps({"updated": time.time(), "rows": rows}))
     os.replace(tmp, folder / RATINGS)
+
+
+def _site_part(model: SiteModel | None, bot: str) -> dict[str, Any]:
+    """A bot's page on the site and its rating history (batch, rating), as the site's build has them."""
+    if model is None or bot not in model.slugs:
+        return {}
+    history = [{"batch": n, "rating": h[bot]["rating"]} for n, h in zip(model.history_runs, model.history)
+               if bot in h and h[bot].get("rating") is not None]
+    return {"page": f"bots/{model.slugs[bot]}.html", "history": history}
 
 
 def read_ratings(folder: Path) -> dict[tuple[str, int], dict[str, Any]]:

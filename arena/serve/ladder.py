@@ -38,7 +38,7 @@ from ..players.manifest import MANIFEST_NAME, load_entry, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import Naming, build_site, write_provisional
 from ..publish.site.model import SiteModel
-from ..results import ResultsError, ResultsScan, ResultsStore, results_path, standings
+from ..results import ResultsError, ResultsStore, results_path
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
     Admission,
@@ -59,6 +59,7 @@ from . import db
 from .config import Competition
 from .choice import Block, pairwise, pick_batch, pick_continuous, strength_order
 from .service import label
+from .tally import Tally
 from .validate import hide_paths
 
 if TYPE_CHECKING:
@@ -92,17 +93,25 @@ _VERSION_DIR = re.compile(r"-v(\d+)$")  # entry_dir's folder name: TEAM-vN
 LIVE_STATE = "live-state"
 
 
-def write_standings(folder: Path, lines: Sequence[dict[str, Any]], *, batch: tuple[int, int] | None) -> None:
+def write_standings(folder: Path, tally: Tally, *, batch: tuple[int, int] | None) -> None:
     """FOLDER/standings.json: each bot's score rate over its stored games (``arena.results.standings``,
-    a progress figure, not the rating) and the batch playing, if any, as (blocks played, blocks chosen)."""
-    doc = {"updated": round(time.time(), 3), "blocks_stored": len(lines),
+    a progress figure, not the rating, summed by ``tally``) and the batch playing, if any, as (blocks
+    played, blocks chosen)."""
+    doc = {"updated": round(time.time(), 3), "blocks_stored": tally.blocks,
            "batch": {"played": batch[0], "of": batch[1]} if batch else None,
            "standings": [{"bot": s.bot, "games": s.games, "faults": s.faults,
                           "score_rate": round(s.rate, 4) if s.games else None}
-                         for s in standings(lines)]}
+                         for s in tally.standings()]}
     tmp = folder / (STANDINGS + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1) + "\n")
     os.replace(tmp, folder / STANDINGS)
+
+
+def stored_tally(folder: Path) -> Tally:
+    """The standings' sums over the store, brought up to date (only what it gained is read) and kept."""
+    tally = Tally.load(folder).catch_up(folder / "results")
+    tally.save(folder)
+    return tally
 
 
 class Live(RunObserver):
@@ -112,12 +121,15 @@ class Live(RunObserver):
 
     def __init__(self, folder: Path, chosen: int, name: str | None = None) -> None:
         self.folder, self.chosen, self.name = folder, chosen, name  # name: the competition's, for the page
-        self.lines: list[dict[str, Any]] = []
+        self.tally = Tally()
         self.stored = self.total = 0
         self.played = 0
 
     def admitted(self, admission: Admission) -> None:
-        self.lines = list(admission.store.lines.values())
+        try:
+            self.tally = stored_tally(self.folder)  # each block this batch stores is added in memory
+        except (ResultsError, OSError) as e:
+            log.warning("ladder: live standings not read (the games go on): %s", e)
         self._write()
 
     def planned(self, t: Tournament, p: Plan) -> None:
@@ -125,7 +137,7 @@ class Live(RunObserver):
         self.total = self.stored + self.chosen  # the ladder has no end while open: stored and this batch
 
     def line(self, line: dict[str, Any]) -> None:
-        self.lines.append(line)
+        self.tally.add(line)
         self.played += 1
         self._write()
         try:
@@ -137,7 +149,7 @@ class Live(RunObserver):
 
     def _write(self) -> None:
         try:
-            write_standings(self.folder, self.lines, batch=(self.played, self.chosen))
+            write_standings(self.folder, self.tally, batch=(self.played, self.chosen))
         except OSError as e:
             log.warning("ladder: live standings not written (the games go on): %s", e)
 
@@ -356,13 +368,14 @@ def run_batch(svc: Service) -> int:
     if played or (store.exists() and (not index.exists() or index.stat().st_mtime < store.stat().st_mtime)):
         publish(svc)
     if store.exists() and (played or not (svc.folder / STANDINGS).exists()):
-        write_standings(svc.folder, [_standing_part(x) for x, _, _ in ResultsScan(out)], batch=None)
+        write_standings(svc.folder, stored_tally(svc.folder), batch=None)
     return played
 
 
 # The steps of a batch each load what they need of the store and let it go before the next starts: the
-# copies (the choice's store, the run's store and its result's lines, the site build, the standings) never
-# live at once, so the server's peak, which its RSS keeps, is one step's, not their sum.
+# copies (the choice's store, the run's store and its result's lines, the site build) never live at once,
+# so the server's peak, which its RSS keeps, is one step's, not their sum; the standings read only what
+# the store gained (``tally``).
 
 def _choose_from_store(t: Tournament, out: Path, c: Competition,
                        failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
@@ -385,15 +398,6 @@ def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[i
     log.info("ladder: batch of %d block%s played (%d chosen)%s", played, "s" * (played != 1), len(chosen),
              " and interrupted: the server is stopping" if result.interrupted else "")
     return played, result.interrupted
-
-
-def _standing_part(line: dict[str, Any]) -> dict[str, Any]:
-    """What ``standings`` reads of a results line (seats, winner, faults), so the standings after a batch
-    hold that much of each stored line, not the lines."""
-    return {"table": line.get("table"), "games": [
-        {"seats": [{"name": x.get("name", x.get("bot")), "digest": x.get("digest", "")} for x in g.get("seats") or []],
-         "winner": g.get("winner"), "faults": [{"seat": f.get("seat"), "bot": f.get("bot")} for f in g.get("faults") or []]}
-        for g in line.get("games") or []]}
 
 
 def publish(svc: Service) -> None:

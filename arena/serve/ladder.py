@@ -59,7 +59,7 @@ from . import db
 from .config import Competition
 from .choice import Block, pairwise, pick_batch, pick_continuous, strength_order
 from .service import label
-from .tally import Tally
+from .tally import Index, Tally
 from .validate import hide_paths
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ class Live(RunObserver):
         self.total = self.stored + self.chosen  # the ladder has no end while open: stored and this batch
 
     def line(self, line: dict[str, Any]) -> None:
-        self.tally.add(line)
+        self.tally.take(line)
         self.played += 1
         self._write()
         try:
@@ -239,7 +239,11 @@ def build_ladder(svc: Service, subs: Sequence[db.Entrant], *, out: Path, seed: s
     data: dict[str, Any] = {
         "name": name, "entries": [str(entry_dir(svc.folder, s)) for s in subs],
         "match": svc.config.match.model_dump(mode="json", exclude_unset=True), "schedule": _schedule(svc, len(subs)),
-        "blocks": blocks, "seed": seed, "nice": None, "out": str(out), **backend_fields(c)}
+        "blocks": blocks, "seed": seed, "out": str(out), **backend_fields(c)}
+    if data["backend"] == "serial":  # the blocks play in the server's own process: its priority is left alone
+        data["nice"] = None
+    # on Ray, the runner's default priority, as arena run: Ray starts its workers at nice 15, and any other
+    # load on the machine then took their CPU (2 workers played 0.3x the blocks of 1, which is serial)
     return build_tournament(data, svc.folder, "ladder")
 
 
@@ -353,7 +357,7 @@ def run_batch(svc: Service) -> int:
         return 0
     if keep_played_restart(t):  # a ladder played before per-lineage was the default
         log.info("ladder: %s was played per-game and goes on per-game", out)
-    chosen = _choose_from_store(t, out, c, svc.ladder_failures)
+    chosen = _choose_from_store(svc.folder, t, c, svc.ladder_failures)
     played = 0
     if chosen:
         held = (read_meta(out) or {}).get("blocks")
@@ -377,11 +381,14 @@ def run_batch(svc: Service) -> int:
 # so the server's peak, which its RSS keeps, is one step's, not their sum; the standings read only what
 # the store gained (``tally``).
 
-def _choose_from_store(t: Tournament, out: Path, c: Competition,
+def _choose_from_store(folder: Path, t: Tournament, c: Competition,
                        failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
-    """``choose`` on the store, loaded here and released on return."""
-    store = ResultsStore(out, records=False)
-    store.load(expect_hash=t.config_hash())
+    """``choose`` on the store as the ladder's index (``tally.Index``) holds it: only what the store gained
+    since the last batch is read."""
+    index = Index.load(folder).catch_up(folder / "results")
+    index.save(folder)
+    store = ResultsStore(folder / "results", records=False)
+    store.lines = index.stored(t.config_hash())
     return choose(t, store, c, failed)
 
 

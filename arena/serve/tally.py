@@ -1,14 +1,20 @@
-"""The ladder's standings (FOLDER/standings.json) kept by reading only what the store gained.
+"""What the ladder keeps of its store between batches, read once: each batch reads only what was appended.
 
-``arena.results.standings`` over every stored line gives each bot's games,
-points and faults; after every batch that meant parsing and validating the
-whole store (about 1.3 ms of CPU a block, 13 s at 20,000 games). A ``Tally``
-keeps the same sums per version (name, digest) in FOLDER/standings-state.json
-with where its reading of the store stopped, and reads only the lines
-appended since. The sums are added in the store's order, as ``standings``
-adds them, so the figures are the same to the last bit. A store that no
-longer starts with what was read (a torn last line cut off after a kill)
-is read again from its start.
+The store only grows, and a batch used to parse and validate all of it
+(about 1.3 ms of CPU a block, 13 s at 20,000 games) for each of its steps.
+A ``Follow`` keeps a summary of the lines read in a file of the competition
+folder, with where its reading stopped, and reads only the lines appended
+since (``ResultsScan`` from that byte: a torn last line is left for later,
+a key already read counts once). A store that no longer holds the last line
+read where it was read (cut after a kill and written again) is read again
+from its start. Two summaries:
+
+* ``Tally``: each version's games, points and faults, added in the store's
+  order as ``results.standings`` adds them, so FOLDER/standings.json gives
+  the same figures to the last bit;
+* ``Index``: each stored block's key with its games' seat names and winners
+  (what the ladder's choice reads: which blocks are stored, who beat whom),
+  and the config hashes seen.
 """
 
 from __future__ import annotations
@@ -16,58 +22,56 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
-from ..results import ResultsScan, results_path
+from ..results import ResultsError, ResultsScan, results_path
 from ..results.standings import Standing, seat_ref
 
-STATE = "standings-state.json"
 FORMAT = 1
+F = TypeVar("F", bound="Follow")
 
 
 def _digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _key(key: tuple[str, int]) -> str:
-    return hashlib.blake2b(f"{key[0]}\0{key[1]}".encode(), digest_size=8).hexdigest()
+def _key(pairing: str, block: int) -> str:
+    return hashlib.blake2b(f"{pairing}\0{block}".encode(), digest_size=8).hexdigest()
 
 
 @dataclass
-class Tally:
-    """Games, points and faults per (name, digest) over the lines read, in their order; ``odd`` counts the
-    faults of a seat no game has (blamed on the bot the fault names)."""
+class Follow:
+    """Where the reading of the store stopped; a subclass adds its summary's fields and ``add``."""
+
+    STATE: ClassVar[str] = ""  # its file in the competition folder
 
     offset: int = 0  # the byte after the last whole line read
     lines: int = 0  # lines before ``offset`` (blank ones too: ResultsScan's count)
     tail_at: int = 0  # where the last line read starts, and its digest: the store must still hold it there
     tail: str = ""
     blocks: int = 0  # lines kept (each key once)
-    sums: dict[str, list[Any]] = field(default_factory=dict)  # "name\0digest" -> [games, points, faults]
-    odd: dict[str, int] = field(default_factory=dict)
-    seen: set[str] = field(default_factory=set)  # each kept line's key, hashed (a repeated key counts once)
+    seen: set[str] = field(default_factory=set)  # each kept line's key, hashed
 
     @classmethod
-    def load(cls, folder: Path) -> "Tally":
-        """The tally in FOLDER, or a new one (nothing read) if there is none or it cannot be read."""
+    def load(cls: type[F], folder: Path) -> F:
+        """The summary kept in FOLDER, or a new one (nothing read) if there is none or it cannot be read."""
         try:
-            d = json.loads((folder / STATE).read_text())
-            if d.get("format") != FORMAT:
+            d = json.loads((folder / cls.STATE).read_text())
+            if d.pop("format") != FORMAT:
                 return cls()
-            return cls(d["offset"], d["lines"], d["tail_at"], d["tail"], d["blocks"], d["sums"], d["odd"],
-                       set(d["seen"]))
+            d["seen"] = set(d["seen"])
+            return cls(**d)
         except (OSError, ValueError, KeyError, TypeError):
             return cls()
 
     def save(self, folder: Path) -> None:
-        doc = {"format": FORMAT, "offset": self.offset, "lines": self.lines, "tail_at": self.tail_at,
-               "tail": self.tail, "blocks": self.blocks, "sums": self.sums, "odd": self.odd,
-               "seen": sorted(self.seen)}
-        tmp = folder / (STATE + ".tmp")
+        doc = {f.name: getattr(self, f.name) for f in fields(self)}
+        doc["seen"], doc["format"] = sorted(self.seen), FORMAT
+        tmp = folder / (self.STATE + ".tmp")
         tmp.write_text(json.dumps(doc, separators=(",", ":")))
-        os.replace(tmp, folder / STATE)
+        os.replace(tmp, folder / self.STATE)
 
     def _holds(self, path: Path) -> bool:
         """The store still holds the last line read where it was read."""
@@ -82,32 +86,49 @@ class Tally:
         except OSError:
             return False
 
-    def catch_up(self, out: Path) -> "Tally":
-        """Read what the store in ``out`` gained (all of it again if it changed where it was read)."""
+    def catch_up(self: F, out: Path) -> F:
+        """This summary with what the store in ``out`` gained (all of it, if it changed where it was read)."""
         path = results_path(out)
         if not path.exists():
-            return Tally()
-        me = self if self._holds(path) else Tally()
+            return type(self)()
+        me = self if self._holds(path) else type(self)()
         scan = ResultsScan(path, start=me.offset, line=me.lines)
         last = None
         for line, at, n in scan:
-            k = _key((str(line.get("pairing")), int(line.get("block", 0))))
+            k = _key(str(line.get("pairing")), int(line.get("block", 0)))
             if k in me.seen:  # ResultsScan skips a key repeated within this read; this, one read before
                 continue
             me.seen.add(k)
-            me.add(line)
-            last = (at, n)
+            me.take(line)
+            last = at
         if last is not None:
-            me.tail_at = last[0]
             with open(path, "rb") as f:
-                f.seek(last[0])
-                me.tail = _digest(f.read(scan.end - last[0]))
+                f.seek(last)
+                me.tail_at, me.tail = last, _digest(f.read(scan.end - last))
         me.offset, me.lines = scan.end, scan.lines
         return me
 
+    def take(self, line: dict[str, Any]) -> None:
+        """Count one more stored line (its key not read before)."""
+        self.blocks += 1
+        self.add(line)
+
+    def add(self, line: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+@dataclass
+class Tally(Follow):
+    """Games, points and faults per (name, digest) over the lines read, in their order; ``odd`` counts the
+    faults of a seat no game has (blamed on the bot the fault names)."""
+
+    STATE: ClassVar[str] = "standings-state.json"
+
+    sums: dict[str, list[Any]] = field(default_factory=dict)  # "name\0digest" -> [games, points, faults]
+    odd: dict[str, int] = field(default_factory=dict)
+
     def add(self, line: dict[str, Any]) -> None:
         """One stored line's games, as ``results.standings`` counts them."""
-        self.blocks += 1
         table = line.get("table") is not None
         for g in line["games"]:
             refs = ["\0".join(seat_ref(s)) for s in g["seats"]]
@@ -144,6 +165,35 @@ class Tally:
             table.setdefault(bid, Standing(bid)).faults += n
         return sorted(table.values(), key=lambda s: (-s.rate, s.bot))
 
-    def copy(self) -> "Tally":
-        return Tally(self.offset, self.lines, self.tail_at, self.tail, self.blocks,
-                     {k: list(v) for k, v in self.sums.items()}, dict(self.odd), set(self.seen))
+
+@dataclass
+class Index(Follow):
+    """Each stored block: its key, whether it is a table's, and per game its seats' names and its winner."""
+
+    STATE: ClassVar[str] = "ladder-index.json"
+
+    rows: list[list[Any]] = field(default_factory=list)  # [pairing, block, table?, [[names...], winner], ...]
+    hashes: list[str] = field(default_factory=list)  # the config hashes of the lines read
+
+    def add(self, line: dict[str, Any]) -> None:
+        games = [[[str(x.get("name", x.get("bot", ""))) for x in g.get("seats") or []], g.get("winner")]
+                 for g in line.get("games") or []]
+        self.rows.append([str(line["pairing"]), int(line["block"]), line.get("table") is not None, *games])
+        h = str(line.get("config_hash"))
+        if h not in self.hashes:
+            self.hashes.append(h)
+
+    def stored(self, expect_hash: str) -> dict[tuple[str, int], dict[str, Any]]:
+        """The stored blocks as the ladder's choice reads them (``plan``'s keys; ``choice.pairwise``'s seats
+        and winners), each seat one shared object; ResultsError for a line of another config, as the store's
+        own load says it."""
+        other = [h for h in self.hashes if h != expect_hash]
+        if other:
+            raise ResultsError(f"the ladder's results hold blocks produced with config hash {other[0]}, but this"
+                               f" config hashes to {expect_hash}: seed, match settings or deal files changed")
+        seat: dict[str, dict[str, str]] = {}
+        out: dict[tuple[str, int], dict[str, Any]] = {}
+        for pairing, block, table, *games in self.rows:
+            out[(pairing, block)] = {"table": {} if table else None, "games": [
+                {"seats": [seat.setdefault(n, {"name": n}) for n in names], "winner": w} for names, w in games]}
+        return out

@@ -7,9 +7,11 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.results import ResultsScan, standings
 from arena.serve.ladder import STANDINGS, run_batch
-from arena.serve.tally import STATE, Tally
+from arena.serve.tally import Tally
 
 from .conftest import ROOT
 from .test_ladder import accept, library_comp
@@ -47,7 +49,7 @@ def test_the_tally_counts_as_standings_does_to_the_last_bit() -> None:
     lines = [table_line(rng, bots) if rng.random() < 0.3 else pair_line(rng, bots) for _ in range(300)]
     t = Tally()
     for ln in lines:
-        t.add(ln)
+        t.take(ln)
     assert figures(t.standings()) == figures(standings(lines))
     assert {s.bot for s in t.standings()} >= {"red@aaaaaaaaaaaa", "red@bbbbbbbbbbbb", "blue", "green"}
 
@@ -89,5 +91,31 @@ def test_after_each_batch_the_standings_read_only_the_new_lines_and_a_changed_st
         f.write(b'{"schema": 1, "pairing"')
     assert Tally.load(svc.folder).catch_up(svc.folder / "results").blocks == again.blocks
     # a missing or unreadable state is a new tally
-    (svc.folder / STATE).write_text("{not json")
+    (svc.folder / Tally.STATE).write_text("{not json")
     assert Tally.load(svc.folder).offset == 0
+
+
+def test_the_ladder_chooses_from_its_index_as_from_the_whole_store(tmp_path: Path) -> None:
+    from arena.results import ResultsError, ResultsStore
+    from arena.serve.choice import pairwise
+    from arena.serve.ladder import _choose_from_store, choose, ladder_tournament, room
+    from arena.serve.tally import Index
+
+    svc = library_comp(tmp_path / "c")
+    for team, bot in (("red", "minimal"), ("blue", "random"), ("green", "minimal")):
+        accept(svc, team, ROOT / "bots" / bot)
+    c = svc.config.competition
+    for _ in range(6):  # past every pairing's minimum (3 pairings x 3 blocks): continuous play reads the wins
+        assert run_batch(svc) > 0
+        t = ladder_tournament(svc, room(svc.folder / "results", c))
+        assert t is not None
+        full = ResultsStore(svc.folder / "results", records=False)
+        full.load(expect_hash=t.config_hash())
+        failed = {(next(iter(full.lines))[0], 1): 1}
+        assert _choose_from_store(svc.folder, t, c, failed) == choose(t, full, c, failed)
+        kept = Index.load(svc.folder).stored(t.config_hash())
+        assert kept.keys() == full.lines.keys()
+        order = sorted(full.lines)
+        assert pairwise([kept[k] for k in order]) == pairwise([full.lines[k] for k in order])
+    with pytest.raises(ResultsError, match="config hash"):
+        Index.load(svc.folder).stored("another")

@@ -320,11 +320,28 @@ def test_a_registered_kind_is_played_checked_shown_told_and_replayed_unchanged(b
     minimal = load_entry(ARENA.parent / "bots" / "minimal")
     out = io.StringIO()
 
-    def typed() -> str:
-        prompt = out.getvalue().rstrip("> \n").splitlines()[-1]
-        return "bell_quiet\n" if prompt.startswith("bell: type one of") and "2 bell_quiet" in prompt else "any\n"
+    class Person(HumanPlayer):
+        """The person types what it reads: the bell's last option by name, else the first legal answer."""
 
-    players = [HumanPlayer(typed, out), *(settings.player(minimal, s) for s in (1, 2, 3))]
+        def decide(self, request: dict[str, Any]) -> Any:
+            self.legal = request["legal"]
+            return super().decide(request)
+
+    def typed() -> str:
+        legal = person.legal
+        if "options" in legal:
+            return f"{legal['options'][-1]['type']}\n"
+        if "bids" in legal:
+            return "pass\n" if legal["pass"] else f"{legal['bids'][0]}\n"
+        if "suits" in legal:
+            return f"{legal['suits'][0]}\n"
+        if "take" in legal:
+            return (" ".join(legal["from"][:legal["take"]]) or "-") + "\n"
+        top = legal["cards"][0]
+        return " ".join([top, *[c for c in legal["under_from"] if c != top][:legal["under"]]]) + "\n"
+
+    person = Person(typed, out)
+    players = [person, *(settings.player(minimal, s) for s in (1, 2, 3))]
     try:
         result = play_game(players, settings, DealKey("toy-bell"))
     finally:

@@ -18,6 +18,7 @@ provisional leaderboard page in FOLDER/live), rewritten after each stored block.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -33,9 +34,10 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from ..players import ManifestError
-from ..players.manifest import MANIFEST_NAME, read_manifest
+from ..players.manifest import MANIFEST_NAME, load_entry, read_manifest
 from ..publish.rate import PublishError
-from ..publish.site import build_site, write_provisional
+from ..publish.site import Naming, build_site, write_provisional
+from ..publish.site.model import SiteModel
 from ..results import ResultsError, ResultsScan, ResultsStore, results_path, standings
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
@@ -56,6 +58,7 @@ from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
 from .config import Competition
 from .choice import Block, pairwise, pick_batch, pick_continuous, strength_order
+from .service import label
 from .validate import hide_paths
 
 if TYPE_CHECKING:
@@ -107,8 +110,8 @@ class Live(RunObserver):
     provisional leaderboard page in FOLDER/live (the page ``arena run --site`` keeps while it runs; public: no
     path, no stderr). A failure here is logged and never stops the games."""
 
-    def __init__(self, folder: Path, chosen: int) -> None:
-        self.folder, self.chosen = folder, chosen
+    def __init__(self, folder: Path, chosen: int, name: str | None = None) -> None:
+        self.folder, self.chosen, self.name = folder, chosen, name  # name: the competition's, for the page
         self.lines: list[dict[str, Any]] = []
         self.stored = self.total = 0
         self.played = 0
@@ -126,8 +129,9 @@ class Live(RunObserver):
         self.played += 1
         self._write()
         try:
+            naming = None if self.name is None else site_naming(self.name, read_meta(self.folder / "results") or {})
             write_provisional(self.folder / "results", self.folder / LIVE, done=self.stored + self.played,
-                              total=self.total, state=self.folder / LIVE_STATE)
+                              total=self.total, state=self.folder / LIVE_STATE, naming=naming)
         except (PublishError, ResultsError, OSError) as e:
             log.warning("ladder: live page not written (the games go on): %s", e)
 
@@ -138,23 +142,23 @@ class Live(RunObserver):
             log.warning("ladder: live standings not written (the games go on): %s", e)
 
 
-def entry_dir(folder: Path, sub: Mapping[str, Any]) -> Path:
+def entry_dir(folder: Path, sub: db.Entrant) -> Path:
     """The ladder's copy of an accepted submission, its manifest named after the team (names are unique).
 
     The copy walks the folder as hostile input (``walk_folder``: no links, no special files, capped, no
     recursion at any depth) and reads the manifest as such (``read_manifest``); FolderRefused or
     ManifestError say why the version cannot play. A partial copy is removed before the error goes on.
     """
-    dest = folder / "ladder" / f"{sub['name']}-v{sub['version']}"
+    dest = folder / "ladder" / f"{sub.name}-v{sub.version}"
     if dest.exists():
         return dest
     tmp = dest.with_name(dest.name + ".tmp")
     remove_tree(tmp)
     dest.parent.mkdir(exist_ok=True)
     try:
-        copy_listing(walk_folder(sub["folder"]), tmp)
+        copy_listing(walk_folder(sub.folder), tmp)
         _, manifest = read_manifest(tmp / MANIFEST_NAME)
-        manifest["name"] = sub["name"]
+        manifest["name"] = sub.name
         (tmp / MANIFEST_NAME).write_text(yaml.safe_dump(manifest, sort_keys=True))
         os.replace(tmp, dest)  # whole or absent after a kill
     finally:
@@ -162,25 +166,31 @@ def entry_dir(folder: Path, sub: Mapping[str, Any]) -> Path:
     return dest
 
 
-def ranked(engine: Any) -> list[dict[str, Any]]:
+def ranked(engine: Any) -> list[db.Entrant]:
     """Each team's latest accepted submission that is not retired, by team name."""
-    latest: dict[str, dict[str, Any]] = {}
+    latest: dict[str, db.Entrant] = {}
     for s in db.accepted(engine):
-        latest[s["name"]] = s
+        latest[s.name] = s
     return [latest[k] for k in sorted(latest)]
 
 
-_ENTRY_PROBLEM = re.compile(r"^ladder: entries\.(\d+): (.*)$")
+def entry_problems(e: ConfigError, entries: int) -> dict[int, list[str]]:
+    """The problems of a ladder's ConfigError that are one entry's (its field ``entries.I``), by entry."""
+    bad: dict[int, list[str]] = {}
+    for field, message in e.problems:
+        head, _, index = field.partition(".")
+        if head == "entries" and index.isdigit() and int(index) < entries:
+            bad.setdefault(int(index), []).append(message)
+    return bad
 
 
-def retire(svc: Service, sub: Mapping[str, Any], why: str) -> None:
+def retire(svc: Service, sub: db.Entrant, why: str) -> None:
     """Take a version the ladder cannot play out of it, with the reason on its team's page (no host path);
     the team's previous accepted version (if any) is ranked again and every other team plays on."""
-    reason = hide_paths(hide_paths(why, str(svc.folder / "ladder" / f"{sub['name']}-v{sub['version']}.tmp")),
-                        str(sub["folder"]))
-    reason = hide_paths(reason, str(svc.folder / "ladder" / f"{sub['name']}-v{sub['version']}"))
-    log.warning("ladder: %s version %s retired: %s", sub["name"], sub["version"], reason)
-    db.retire(svc.engine, sub["id"], reason)
+    copy = svc.folder / "ladder" / f"{sub.name}-v{sub.version}"
+    reason = hide_paths(hide_paths(hide_paths(why, f"{copy}.tmp"), sub.folder), str(copy))
+    log.warning("ladder: %s version %s retired: %s", sub.name, sub.version, reason)
+    db.retire(svc.engine, sub.id, reason)
 
 
 def seats(svc: Service) -> int:
@@ -209,10 +219,10 @@ def _schedule(svc: Service, n: int) -> dict[str, Any]:
     return {"kind": "round_robin"}
 
 
-def build_ladder(svc: Service, subs: Sequence[dict[str, Any]], *, out: Path, seed: str, blocks: int,
+def build_ladder(svc: Service, subs: Sequence[db.Entrant], *, out: Path, seed: str, blocks: int,
                  name: str = "ladder") -> Tournament:
     """The tournament of these accepted versions (copied by ``entry_dir``) on the competition's backend;
-    ConfigError says what the tournament refuses (``ladder: entries.I: ...`` for one entry's fault)."""
+    ConfigError says what the tournament refuses (its problems with field ``entries.I``: one entry's fault)."""
     c = svc.config.competition
     data: dict[str, Any] = {
         "name": name, "entries": [str(entry_dir(svc.folder, s)) for s in subs],
@@ -265,7 +275,7 @@ def ladder_tournament(svc: Service, blocks: int | None = None) -> Tournament | N
         svc.ladder_waiting = why
         if why:
             return None
-        good: list[dict[str, Any]] = []
+        good: list[db.Entrant] = []
         for s in subs:
             try:
                 entry_dir(svc.folder, s)
@@ -278,11 +288,7 @@ def ladder_tournament(svc: Service, blocks: int | None = None) -> Tournament | N
             return build_ladder(svc, good, out=svc.folder / "results", seed=c.seed,
                                 blocks=blocks or c.ladder_pairing_blocks)
         except ConfigError as e:
-            bad: dict[int, list[str]] = {}
-            for line in str(e).splitlines():
-                m = _ENTRY_PROBLEM.match(line)
-                if m and int(m.group(1)) < len(good):
-                    bad.setdefault(int(m.group(1)), []).append(m.group(2))
+            bad = entry_problems(e, len(good))
             if not bad:
                 raise  # not one entry's fault: logged by the loop and tried again later
             for i, problems in sorted(bad.items()):
@@ -371,7 +377,7 @@ def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[i
     released on return."""
     result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
                                                   halt=svc.stop, records=False),
-                            stop=Chosen(chosen), observer=Live(svc.folder, len(chosen)))
+                            stop=Chosen(chosen), observer=Live(svc.folder, len(chosen), svc.config.competition.name))
     played = result.outcome.played if result.outcome else 0
     for key, why in result.outcome.failures if result.outcome else []:
         log.warning("ladder: block %s failed in the harness: %s", key, why)
@@ -391,24 +397,71 @@ def _standing_part(line: dict[str, Any]) -> dict[str, Any]:
 
 
 def publish(svc: Service) -> None:
-    """The public site of the store (no host path, no stderr); the site ranks each name's latest version."""
+    """The public site of the store (no host path, no stderr); the site ranks each name's latest version
+    that is not retired (``retired_refs``). One build at a time (FOLDER/site.lock): the host's ``--retire``
+    rebuilds it from its own process, at once, while the server may be building it after a batch."""
     # rebuilt in place, each page replaced whole: only what the batch changed is read and written; the
     # site's state (``publish.site.ledger``) is kept beside the folder, which is served
     # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
-    built = build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
-                       history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False)
-    write_ratings(svc.folder, built.model.doc, read_meta(svc.folder / "results") or {})
+    import fcntl
+
+    with open(svc.folder / SITE_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        meta = read_meta(svc.folder / "results") or {}
+        built = build_site([svc.folder / "results"], svc.folder / "public",
+                           bootstrap=svc.config.competition.site_bootstrap, history_bootstrap=0,
+                           state=svc.folder / SITE_STATE, replays=False, retire_played=retired_refs(svc),
+                           naming=site_naming(svc.config.competition.name, meta))
+        write_ratings(svc.folder, built.model.doc, meta, built.model)
 
 
-def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
-    """FOLDER/ratings.json: each row of the site's leaderboard that is a ladder version (the tournament's
-    entries say which folder, hence which team version, a name and digest are), by team and version, with
-    the figures an entrant reads; written whole (a reader never sees half a file)."""
-    version_of: dict[tuple[str, str], int] = {}
+SITE_LOCK = "site.lock"
+
+
+def retired_refs(svc: Service) -> list[tuple[str, str]]:
+    """(name, digest) of each accepted version taken out of the ladder (by the host, with its team, or as
+    unplayable) whose ladder copy exists: the public site leaves them out of its ratings and ranking."""
+    out = []
+    for s in db.retired(svc.engine):
+        d = svc.folder / "ladder" / f"{s['name']}-v{s['version']}"
+        if d.is_dir():
+            try:
+                out.append((str(s["name"]), _digest(str(d))))
+            except (ManifestError, OSError):
+                continue  # a copy the ladder could not read never played
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _digest(folder: str) -> str:
+    """A ladder copy's identity digest (the copy is whole or absent, and never changes)."""
+    return load_entry(folder).digest
+
+
+def versions_of(meta: Mapping[str, Any]) -> dict[tuple[str, str], int]:
+    """(name, digest) -> team version, for each entry of a ladder's tournament (its folder says: TEAM-vN)."""
+    out: dict[tuple[str, str], int] = {}
     for e in meta.get("entries") or []:
         m = _VERSION_DIR.search(str(e.get("dir") or "").rstrip("/"))
         if m:
-            version_of[(str(e.get("name")), str(e.get("digest")))] = int(m.group(1))
+            out[(str(e.get("name")), str(e.get("digest")))] = int(m.group(1))
+    return out
+
+
+def site_naming(name: str, meta: Mapping[str, Any]) -> Naming:
+    """What the public site calls things: the competition by its ``name``, each version of the ladder's
+    tournament (``meta``) as every page of the server does (``red v3``), and the ladder's batches as batches."""
+    labels = {k: label(k[0], v) or k[0] for k, v in versions_of(meta).items()}
+    return Naming(name, labels, "batch", "batches")
+
+
+def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any],
+                  model: SiteModel | None = None) -> None:
+    """FOLDER/ratings.json: each row of the site's leaderboard that is a ladder version (the tournament's
+    entries say which folder, hence which team version, a name and digest are), by team and version, with
+    the figures an entrant reads; with the site's ``model``, also its bot page (relative to the site) and
+    its rating after each batch the site's history shows. Written whole (a reader never sees half a file)."""
+    version_of = versions_of(meta)
     rows = []
     for b in doc.get("bots") or []:
         v = version_of.get((str(b.get("name")), str(b.get("digest"))))
@@ -416,10 +469,19 @@ def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any])
             continue
         rows.append({"team": b["name"], "version": v, "rating": b.get("rating"), "ci_low": b.get("ci_low"),
                      "ci_high": b.get("ci_high"), "games": b.get("games") or 0, "score_pct": b.get("score_pct"),
-                     "faults": b.get("faults_total") or 0})
+                     "faults": b.get("faults_total") or 0, **_site_part(model, str(b.get("bot")))})
     tmp = folder / (RATINGS + ".tmp")
     tmp.write_text(json.dumps({"updated": time.time(), "rows": rows}))
     os.replace(tmp, folder / RATINGS)
+
+
+def _site_part(model: SiteModel | None, bot: str) -> dict[str, Any]:
+    """A bot's page on the site and its rating history (batch, rating), as the site's build has them."""
+    if model is None or bot not in model.slugs:
+        return {}
+    history = [{"batch": n, "rating": h[bot]["rating"]} for n, h in zip(model.history_runs, model.history)
+               if bot in h and h[bot].get("rating") is not None]
+    return {"page": f"bots/{model.slugs[bot]}.html", "history": history}
 
 
 def read_ratings(folder: Path) -> dict[tuple[str, int], dict[str, Any]]:

@@ -94,14 +94,15 @@ def _tempo_line(svc: Service) -> str:
 def _tempo_rows(figures: list[dict[str, Any]]) -> str:
     if not figures:
         return "<p id=no-tempo>no timed ladder games yet</p>"
-    head = ("<tr><th>bot</th><th>games</th><th>decisions</th><th>idle ms (mean)</th><th>idle ms (p90)</th>"
-            "<th>idle share</th><th>bits on its hand</th><th>by chance</th><th>flag</th></tr>")
+    head = ("<tr><th>bot</th><th>seat</th><th>games</th><th>decisions</th><th>idle ms (mean)</th>"
+            "<th>idle ms (p90)</th><th>idle share</th><th>bits on its hand</th><th>by chance</th><th>flag</th></tr>")
 
     def cell(x: Any) -> str:
         return "n/a" if x is None else html.escape(str(x))
 
     rows = "".join(
-        f"<tr><td>{cell(f['bot'])}</td><td>{f['games']}</td><td>{f['decisions']}</td><td>{cell(f['idle_ms_mean'])}</td>"
+        f"<tr><td>{cell(f['bot'])}</td><td>{f['seat']}</td><td>{f['games']}</td><td>{f['decisions']}</td>"
+        f"<td>{cell(f['idle_ms_mean'])}</td>"
         f"<td>{cell(f['idle_ms_p90'])}</td><td>{cell(f['idle_share'])}</td><td>{cell(f['mi_bits'])}</td>"
         f"<td>{cell(f['mi_null_bits'])}</td><td>{'flagged: ' + cell(f['why']) if f['flagged'] else 'no'}</td></tr>"
         for f in figures)

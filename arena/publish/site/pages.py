@@ -15,6 +15,7 @@ import yaml
 from typing import Any, Iterable
 
 from ...match.show import profile_text, seat_names
+from ...results import GameLine
 from .. import leaderboard as lb
 from ..versions import earlier, ranked
 from .charts import Axis, axis_svg, histogram_svg, history_svg, interval_bar, scale_for
@@ -471,23 +472,23 @@ def bot_page(m: SiteModel, bot: str) -> str:
 # ------------------------------------------------------------ matchups and games
 
 
-def _result_text(g: dict[str, Any], side: int) -> str:
+def _result_text(g: GameLine, side: int) -> str:
     """The game's result for engine side ``side``."""
-    if g.get("forfeit_by") is not None:
-        return "won (forfeit)" if g["forfeit_by"] % 2 != side else "lost (forfeit)"
-    w = g.get("winner")
+    if g.forfeit_by is not None:
+        return "won (forfeit)" if g.forfeit_by % 2 != side else "lost (forfeit)"
+    w = g.winner
     if w is None:
-        return "unfinished (cap)" if g.get("end") == "cap" else "draw"
+        return "unfinished (cap)" if g.end == "cap" else "draw"
     return "won" if w == side else "lost"
 
 
-def _seat_result(g: dict[str, Any], seat: int) -> str:
+def _seat_result(g: GameLine, seat: int) -> str:
     """At a table of n seats: the game's result for ``seat``."""
-    if g.get("forfeit_by") is not None:
-        return "forfeited" if g["forfeit_by"] == seat else "no winner (another seat forfeited)"
-    w = g.get("winner")
+    if g.forfeit_by is not None:
+        return "forfeited" if g.forfeit_by == seat else "no winner (another seat forfeited)"
+    w = g.winner
     if w is None:
-        return "unfinished (cap)" if g.get("end") == "cap" else "no winner (level)"
+        return "unfinished (cap)" if g.end == "cap" else "no winner (level)"
     return "won" if w == seat else "lost"
 
 
@@ -513,14 +514,14 @@ def matchup_page(m: SiteModel, a: str, b: str) -> str:
         for gid in c.games:
             ref = refs[gid]
             g = m.game_line(ref)
-            tg = table_game(g, m.comp.bots, gid)
+            tg = table_game(m.seating(ref), m.comp.bots)
             i, j = ref.bots.index(a), ref.bots.index(b)
             names = seat_names(len(ref.bots))
             seats = " ".join(f"{names[s]} {x}" for s, x in enumerate(ref.bots))
             rotations = " ".join(f'<a href="../games/{e(t)}.html">{e(t)}</a>' for t in ref.twins)
             out.append(f'<tr><td><a href="../games/{e(gid)}.html">{e(gid)}</a></td><td>{ref.block}</td>'
                        f'<td class="l">{e(seats)}</td><td class="l">{FINISH[tg.finish(i, j)]}</td>'
-                       f"<td>{' : '.join(str(x) for x in g['scores'])}</td><td>{deal_count(g)}</td>"
+                       f"<td>{' : '.join(str(x) for x in g.scores)}</td><td>{deal_count(g)}</td>"
                        f'<td class="l">{rotations}</td></tr>')
         out.append("</tbody></table>")
         return page(f"{a} against {b}", out, root="../")
@@ -535,7 +536,7 @@ def matchup_page(m: SiteModel, a: str, b: str) -> str:
                     or ref.bots[s] == a and ref.bots[(s + 3) % 4] == b)
         out.append(f'<tr><td><a href="../games/{e(gid)}.html">{e(gid)}</a></td><td>{ref.block}</td>'
                    f'<td class="l">{e(" ".join(ref.bots))}</td><td class="l">{_result_text(g, side)}</td>'
-                   f"<td>{g['scores'][0]} : {g['scores'][1]}</td><td>{deal_count(g)}</td>"
+                   f"<td>{g.scores[0]} : {g.scores[1]}</td><td>{deal_count(g)}</td>"
                    f'<td><a href="../games/{e(ref.twin)}.html">{e(ref.twin)}</a></td></tr>')
     out.append("</tbody></table>")
     return page(f"{a} against {b}", out, root="../")
@@ -543,7 +544,7 @@ def matchup_page(m: SiteModel, a: str, b: str) -> str:
 
 def game_page(m: SiteModel, ref: GameRef) -> str:
     g = m.game_line(ref)
-    rec = g.get("record") or {}
+    rec = g.record
     names = ref.bots
     n = len(names)
     seats = seat_names(n)
@@ -557,7 +558,7 @@ def game_page(m: SiteModel, ref: GameRef) -> str:
                'bot</th><th scope="col">final score</th><th scope="col" class="l">result</th></tr></thead><tbody>']
         for s in range(n):
             out.append(f"<tr><td>{seats[s]}</td><td class=\"l\">{bot_link(m, names[s], '../')}</td>"
-                       f"<td>{g['scores'][s]}</td><td class=\"l\">{_seat_result(g, s)}</td></tr>")
+                       f"<td>{g.scores[s]}</td><td class=\"l\">{_seat_result(g, s)}</td></tr>")
     else:
         out = [f"<h1>Game {e(ref.id)}</h1>",
                f"<p>Block {ref.block} of <code>{e(ref.pairing)}</code>, game {ref.half + 1} of 2; its duplicate twin "
@@ -571,9 +572,9 @@ def game_page(m: SiteModel, ref: GameRef) -> str:
     out.append(f'<p id="profile">Rule profile: <strong>{e((rec.get("profile") or {}).get("name", "unknown"))}</strong> '
                f'<span class="small">({e(profile_text(rec.get("profile")).partition(" (")[2].rstrip(")") or "no parameters recorded")})'
                "</span></p>")
-    final = (", ".join(f"{seats[s]} {g['scores'][s]}" for s in range(n)) if ref.table else
-             f"N+S {g['scores'][0]}, E+W {g['scores'][1]}")
-    out.append(f"<p>Final scores {final}; ended by: {e(g.get('end'))}; "
+    final = (", ".join(f"{seats[s]} {g.scores[s]}" for s in range(n)) if ref.table else
+             f"N+S {g.scores[0]}, E+W {g.scores[1]}")
+    out.append(f"<p>Final scores {final}; ended by: {e(g.end)}; "
                f"{deal_count(g)} deals; deal key <code>{e(rec.get('key'))}</code>.</p>")
     mine = m.game_faults.get(ref.id, [])
     fl = [f for b in [names[0], *sorted(set(names[1:]) - {names[0]})] for f in mine if f.bot == b]

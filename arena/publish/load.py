@@ -122,6 +122,33 @@ def game_outcome(st: Seating, ids: dict[tuple[str, str], BotInfo]) -> GameOutcom
                        faults=_faults(st, bots))
 
 
+def game_contests(st: Seating, ids: dict[tuple[str, str], BotInfo]) -> tuple[list[tuple[str, list[str]]],
+                                                                              list[tuple[str, str, float]]]:
+    """What a crosstable counts of one game, whatever its shape: each bot with the bots it played against
+    (a bot partnering itself once), and each (row, column, row's score) of two bots on different sides: at
+    two pairs the partnership's result (a forfeit loses), at a table where the two finished
+    (``TableGame.finish``). Lists in a fixed order (the site folds them in it)."""
+    if st.side_a is None:
+        tg = table_game(st, ids)
+        groups = [(x, [y for j, y in enumerate(tg.seats) if j != i]) for i, x in enumerate(tg.seats)]
+        return groups, [(x, y, tg.finish(i, j)) for i, x in enumerate(tg.seats) for j, y in enumerate(tg.seats)
+                        if x != y]
+    out = game_outcome(st, ids)
+    sides = [sorted(set(out.side_a)), sorted(set(out.side_b))]
+    groups = [(b, list(out.side_a if s == 1 else out.side_b)) for s in (0, 1) for b in sides[s]]
+    cells: list[tuple[str, str, float]] = []
+    for x in sides[0]:
+        for y in sides[1]:
+            if x != y:
+                cells += [(x, y, out.score_a), (y, x, 1.0 - out.score_a)]
+    return groups, cells
+
+
+def block_score(line: ResultLine) -> float | None:
+    """Partnership A's score over a block of two pairs (0, 0.5, ..., 2); None at a table."""
+    return line.score_a if isinstance(line, PairsLine) else None
+
+
 def _is_deals(g: GameLine) -> bool:
     """Deals format: the record says fixed deals, or the game ended on the deal count."""
     return bool(g.record.get("fixed_deals")) or g.end == "deals"

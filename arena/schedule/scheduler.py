@@ -179,7 +179,7 @@ def run_tasks(
         later = {b.block: nxt for b, nxt in zip(unit.blocks, unit.blocks[1:])}
 
         def go_on(block: BlockTask, line: ResultLine) -> bool:
-            seen.append((block, json.loads(line.to_json())))
+            seen.append((block, line.model_copy(deep=True)))  # a snapshot: the batch goes on
             return feed.wants_after(seen, later[block.block])
         return go_on
 

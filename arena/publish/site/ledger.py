@@ -42,7 +42,7 @@ from ...match.show import seat_names
 from ...results import (GameLine, ResultLine, ResultsError, ResultsScan, RunInfo, line_digest, parse_line, seatings,
                         stored_line)
 from ...schedule.ladder import read_runs_from
-from ..load import BotInfo, _ref, game_outcome, table_game
+from ..load import BotInfo, _ref, block_score, game_contests
 from .stats import BotStats, HONOURS, TimeUse, add_deal, add_time_use, record_profile
 
 STATE = ".cinch-state"
@@ -479,7 +479,7 @@ class SiteState:
         self.changed_cells = {k for k, v in self.cells.items() if before is None or before.get(k) != len(v[0])}
 
     def _fold_line(self, line: ResultLine, retired: set[str], ids: dict[Ref, BotInfo]) -> None:
-        sc = float(getattr(line, "score_a", -1))
+        sc = block_score(line)
         if sc in (0.0, 0.5, 1.0, 1.5, 2.0):
             self.blocks[repr(sc)] = self.blocks.get(repr(sc), 0) + 1
         for st in seatings(line):
@@ -487,24 +487,11 @@ class SiteState:
             seats = [refkey(_ref(s)) for s in st.seats]
             if retired & set(seats):
                 continue
-            if st.table:
-                tg = table_game(st, ids)
-                for i, x in enumerate(tg.seats):
-                    self._opponents(x, [y for j, y in enumerate(tg.seats) if j != i])
-                    for j, y in enumerate(tg.seats):
-                        if x != y:
-                            self._count(x, y, tg.finish(i, j), gid)
-            else:
-                out = game_outcome(st, ids)
-                sides = [sorted(set(out.side_a)), sorted(set(out.side_b))]
-                for s in (0, 1):
-                    for b in sides[s]:
-                        self._opponents(b, list(out.side_a if s == 1 else out.side_b))
-                for x in sides[0]:
-                    for y in sides[1]:
-                        if x != y:
-                            self._count(x, y, out.score_a, gid)
-                            self._count(y, x, 1.0 - out.score_a, gid)
+            groups, cells = game_contests(st, ids)
+            for b, opp in groups:
+                self._opponents(b, opp)
+            for x, y, sc in cells:
+                self._count(x, y, sc, gid)
 
     def _count(self, row: str, col: str, sc: float, gid: str) -> None:
         c = self.cells.setdefault((row, col), [[], 0.0, 0, 0, 0])

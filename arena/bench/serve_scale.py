@@ -50,9 +50,9 @@ def setup(folder: Path, teams: int, pairing_blocks: int, sandbox: str, bootstrap
         assert team is not None
         dest = folder / "uploads" / f"team{i:02d}"
         shutil.copytree(BOT, dest)
-        sid = db.add_submission(svc.engine, int(team["id"]), str(dest), per_day=10)
+        sid = db.add_submission(svc.engine, team.id, str(dest), per_day=10)
         claimed = db.claim_next(svc.engine)
-        assert claimed is not None and claimed["id"] == sid
+        assert claimed is not None and claimed.id == sid
         db.finish(svc.engine, sid, True, "accepted by the benchmark's setup")
 
 

@@ -9,9 +9,9 @@ files (a committed leaderboard diffs cleanly).
 
 from __future__ import annotations
 
-import html
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from tabulate import tabulate
@@ -21,6 +21,7 @@ from ..ratings import RatingReport
 from ..ratings.report import MIN_DF
 from ..results import LoadedResults
 from .provenance import Provenance
+from .render import render
 from .versions import earlier, ranked
 
 FORMAT = "cinch-leaderboard"
@@ -405,97 +406,60 @@ def table_note(doc: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------ HTML
 
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:70em}
-table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
-th{background:#f0f0f0}td.l,th.l{text-align:left}svg.bar{display:block}
-.meta td{text-align:left}.small{color:#666;font-size:.9em}
-"""
+
+@dataclass(frozen=True)
+class _Bar:
+    """An interval bar of ``leaderboard.html``: x of the band (None: no interval), its width, the rating's tick."""
+
+    width: int
+    lo: str | None
+    span: str | None
+    tick: str
 
 
-def _bar_svg(lo: float | None, mid: float, hi: float | None, vmin: float, vmax: float, width: int = 240) -> str:
-    """Inline SVG: the interval as a bar, the rating as a tick, on a shared scale."""
+def _bar(lo: float | None, mid: float, hi: float | None, vmin: float, vmax: float, width: int = 240) -> _Bar:
+    """The interval as a band, the rating as a tick, on a shared scale."""
     span = (vmax - vmin) or 1.0
+
     def x(v: float) -> float:
         return 4 + (v - vmin) / span * (width - 8)
 
-    parts = [f'<svg class="bar" width="{width}" height="14" role="img" aria-label="rating interval">',
-             f'<line x1="4" y1="7" x2="{width - 4}" y2="7" stroke="#eee"/>']
-    if lo is not None and hi is not None:
-        parts.append(f'<rect class="ci" x="{x(lo):.1f}" y="3" width="{max(x(hi) - x(lo), 1):.1f}" height="8" fill="#9cc3e6"/>')
-    parts.append(f'<rect class="pt" x="{x(mid) - 1:.1f}" y="1" width="2" height="12" fill="#1a4f80"/>')
-    parts.append("</svg>")
-    return "".join(parts)
+    if lo is None or hi is None:
+        return _Bar(width, None, None, f"{x(mid) - 1:.1f}")
+    return _Bar(width, f"{x(lo):.1f}", f"{max(x(hi) - x(lo), 1):.1f}", f"{x(mid) - 1:.1f}")
 
 
 def render_html(doc: dict[str, Any]) -> str:
-    """leaderboard.html: static, no external assets (CSS inline, bars as SVG)."""
-    def e(s: Any) -> str:
-        return html.escape(str(s))
-
-    p = doc["provenance"]
+    """leaderboard.html: static, no external assets (CSS inline, bars as SVG), from ``templates/leaderboard.html``."""
     vals = [v for b in doc["bots"] for v in (b["rating"], b["ci_low"], b["ci_high"]) if v is not None]
     vmin, vmax = (min(vals), max(vals)) if vals else (0.0, 1.0)
-    pct = int(round(100 * doc["rating"]["interval_level"]))
-    h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-         f"<title>Leaderboard: {e(p.get('config_name') or UNKNOWN)}</title>", f"<style>{_CSS}</style></head><body>",
-         f"<h1>Leaderboard: {e(p.get('config_name') or UNKNOWN)}</h1>",
-         '<p id="profile">Rule profile: <strong>{}</strong>{}.</p>'.format(*map(e, profile_line(doc))),
-         '<table id="ratings"><thead><tr><th>rank</th><th class="l">bot</th><th>rating</th>'
-         f'<th>{pct}% interval</th><th class="l">interval ({fixed(vmin)} to {fixed(vmax)})</th><th>games</th>'
-         "<th>score %</th><th>W-D-L</th><th>forfeits</th><th class=\"l\">faults</th></tr></thead><tbody>"]
-    for b in ranked(doc):
-        h.append(f"<tr><td>{b['rank']}</td><td class=\"l\">{e(b['bot'])}</td><td>{_f(b['rating'])}</td>"
-                 f"<td>{e(_bot_interval(doc, b))}</td>"
-                 f"<td class=\"l\">{_bar_svg(b['ci_low'], b['rating'], b['ci_high'], vmin, vmax)}</td>"
-                 f"<td>{b['games']}</td><td>{_pct(b['score_pct'])}</td>"
-                 f"<td>{b['wins']}-{b['draws']}-{b['losses']}</td><td>{b['forfeits']}</td>"
-                 f"<td class=\"l\">{e(_faults_text(b))}</td></tr>")
-    h.append("</tbody></table>")
-    h += [f'<p class="small versions">{e(t)}</p>' for t in versions_text(doc)]
-    rt = doc["rating"]
-    h.append(f'<p class="small">Elo scale, Bradley-Terry; anchor: {e(rt["anchor_text"])}; '
-             f'intervals: rating \u00b1 t \u00d7 SD of {rt["bootstrap"]} bootstrap resamples {e(unit_text(doc))}, '
-             f'seed {e(rt["seed"])}. '
-             f'Flags: {e(", ".join(f"{k} {v}" for k, v in doc["flags"].items()) or "none")}.</p>')
-    if rt.get("interval_note"):
-        h.append(f'<p class="small">Note: {e(rt["interval_note"])}.</p>')
-    h.append(f'<p class="small" id="fitted">Ratings: {e(ratings_text(doc))}.</p>')
-    if doc.get("table"):
-        h.append(f'<p class="small" id="table-note">{e(table_note(doc))}</p>')
-        if maker_text(doc):
-            h.append(f'<p class="small" id="maker">{e(maker_text(doc))}</p>')
-    # crosstable as a matrix of partnerships: cell = row's score % against column
+    rows = [{"rank": b["rank"], "bot": b["bot"], "rating": _f(b["rating"]), "interval": _bot_interval(doc, b),
+             "bar": _bar(b["ci_low"], b["rating"], b["ci_high"], vmin, vmax), "games": b["games"],
+             "score": _pct(b["score_pct"]), "wdl": f"{b['wins']}-{b['draws']}-{b['losses']}",
+             "forfeits": b["forfeits"], "faults": _faults_text(b)} for b in ranked(doc)]
+    # crosstable as a matrix of partnerships: cell = row's score % against column, W-D-L below
     parts = sorted({c["first"] for c in doc["crosstable"]} | {c["second"] for c in doc["crosstable"]})
-    cell: dict[tuple[str, str], str] = {}
+    cell: dict[tuple[str, str], tuple[str, str]] = {}
     for c in doc["crosstable"]:
-        wdl = f"{c['wins']}-{c['draws']}-{c['losses']}"
-        ldw = f"{c['losses']}-{c['draws']}-{c['wins']}"
-        cell[(c["first"], c["second"])] = f"{_pct(c['score_pct'])}<br><span class=\"small\">{wdl}</span>"
+        cell[(c["first"], c["second"])] = (_pct(c["score_pct"]), f"{c['wins']}-{c['draws']}-{c['losses']}")
         other = None if c["score_pct"] is None else 1 - c["score_pct"]
-        cell[(c["second"], c["first"])] = f"{_pct(other)}<br><span class=\"small\">{ldw}</span>"
-    who = "bot" if doc.get("table") else "partnership"
-    h.append("<h2>Crosstable</h2><p class=\"small\">" + (
-        "How often the row bot finished ahead of the column bot in the games they played together (ahead-level-behind "
-        "below).</p>" if doc.get("table") else "Row partnership's score against the column partnership (W-D-L below).</p>"))
-    h.append(f'<table id="crosstable"><thead><tr><th class="l">{who}</th>'
-             + "".join(f"<th>{e(x)}</th>" for x in parts) + "</tr></thead><tbody>")
-    for a in parts:
-        h.append(f'<tr><th class="l">{e(a)}</th>' + "".join(f"<td>{cell.get((a, b), '')}</td>" for b in parts) + "</tr>")
-    h.append("</tbody></table>")
+        cell[(c["second"], c["first"])] = (_pct(other), f"{c['losses']}-{c['draws']}-{c['wins']}")
     names = [b["bot"] for b in doc["bots"]]
-    if doc["los"]:
-        h.append("<h2>Likelihood of superiority</h2>"
-                 '<table id="los"><thead><tr><th class="l">LOS</th>' + "".join(f"<th>{e(n)}</th>" for n in names)
-                 + "</tr></thead><tbody>")
-        for a in names:
-            h.append(f'<tr><th class="l">{e(a)}</th>' + "".join(f"<td>{e(los_cell(doc, a, b))}</td>" for b in names)
-                     + "</tr>")
-        h.append("</tbody></table>")
-        h.append(f'<p class="small">{e(LOS_TEXT)}' + (f" {e(los_withheld_note(doc))}." if los_withheld_note(doc) else "")
-                 + "</p>")
-    h.append("<h2>Luck</h2>" + "".join(f"<p>{e(p)}</p>" for p in _luck_text(doc).split("\n\n")))
-    h.append('<h2>Reproducibility</h2><table class="meta"><tbody>')
-    h += [f'<tr><th class="l">{e(k)}</th><td>{e(v)}</td></tr>' for k, v in provenance_lines(doc)]
-    h.append("</tbody></table></body></html>")
-    return "\n".join(h) + "\n"
+    rt = doc["rating"]
+    view = {
+        "name": doc["provenance"].get("config_name") or UNKNOWN, "profile": profile_line(doc),
+        "level": int(round(100 * rt["interval_level"])), "scale": (fixed(vmin), fixed(vmax)), "rows": rows,
+        "versions": versions_text(doc), "anchor": rt["anchor_text"], "bootstrap": rt["bootstrap"],
+        "unit": unit_text(doc), "seed": rt["seed"], "flags": ", ".join(f"{k} {v}" for k, v in doc["flags"].items()) or "none",
+        "interval_note": rt.get("interval_note"), "fitted": ratings_text(doc),
+        "table_note": table_note(doc) if doc.get("table") else None, "maker": maker_text(doc) if doc.get("table") else None,
+        "who": "bot" if doc.get("table") else "partnership",
+        "cross_note": ("How often the row bot finished ahead of the column bot in the games they played together "
+                       "(ahead-level-behind below)." if doc.get("table") else
+                       "Row partnership's score against the column partnership (W-D-L below)."),
+        "parts": parts, "cross": [(a, [cell.get((a, b)) for b in parts]) for a in parts],
+        "names": names, "los": [(a, [los_cell(doc, a, b) for b in names]) for a in names] if doc["los"] else None,
+        "los_text": LOS_TEXT, "los_note": los_withheld_note(doc),
+        "luck": _luck_text(doc).split("\n\n"), "provenance": provenance_lines(doc),
+    }
+    return render("leaderboard.html", v=view)

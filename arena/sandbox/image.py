@@ -100,6 +100,11 @@ def home_root() -> Path:
     return Path("/dev/shm") / f"cinch-arena-{os.geteuid()}"
 
 
+def launch_base() -> Path:
+    """The folder of gVisor's launch areas (one per seat, named by its judge: the reaper ends them)."""
+    return home_root() / "gvisor"
+
+
 def _folder(path: Path, mode: int) -> Path:
     path.mkdir(mode=mode, parents=True, exist_ok=True)
     os.chmod(path, mode)
@@ -376,7 +381,7 @@ class LaunchArea:
 
     @classmethod
     def create(cls, *, copy_bytes: int, copy_entries: int, uid: int | None) -> "LaunchArea":
-        base = _folder(home_root() / "gvisor", 0o711)
+        base = _folder(launch_base(), 0o711)
         _sweep_areas(base)
         name = f"{reaper.names()}-{uuid.uuid4().hex[:16]}"  # the judge's: its watcher removes it
         lock = _lock_file(base / f"{name}.lock", fcntl.LOCK_EX)

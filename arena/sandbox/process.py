@@ -30,6 +30,7 @@ from . import gvisor as gv
 from . import proctree
 from . import runtime as rt
 from .plan import NOT_FOUND_MARKER, READY_MARKER, inside_argv
+from . import judge
 from .cgroup import BotCgroup, BotCgroupV2, create_cgroup
 from .files import FolderListing, FolderRefused, default_scratch_root, readable_copy, remove_tree, walk_folder, world_reachable  # noqa: F401 - importable here
 from .errors import BotExited, CommandNotFound, HarnessError, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
@@ -510,6 +511,7 @@ class BotProcess:
                 self._read_sandbox_pid()
             elif self.level is Level.GVISOR:
                 self._track_namespace_init()
+                self._unfreeze_runsc_helpers()
         except BaseException as exc:
             self._ready_error = exc
             self.close()
@@ -558,6 +560,37 @@ class BotProcess:
             return
         self.sandbox_pid = kids[0]
         self._pidfd = pidfd
+
+    def _unfreeze_runsc_helpers(self) -> None:
+        """Level gvisor, v1 freezer: leave only the Sentry and its stubs in the freezer group.
+
+        The bot's code runs only in the stubs the Sentry (``runsc-sandbox``) forks, and the Sentry
+        is the only one to drive them; runsc's other processes (the namespace's init, what it
+        re-executed, the file server) serve the Sentry alone and sit idle while it is frozen. Each
+        freeze and thaw walks every thread of the group, so leaving their ~30 threads out nearly
+        halves its cost (docs/sandbox.md). They stay in the memory, pids and CPU groups, and die
+        with the namespace. Found from the init down, never by a stub's command line (a bot could
+        write its stub's); if the Sentry is not found exactly once, everything stays frozen.
+        """
+        if self.sandbox_pid is None or self.cgroup is None or not self.cgroup.has("freeze"):
+            return
+        helpers: list[int] = []
+        sentries: list[int] = []
+        todo = [self.sandbox_pid]
+        while todo:
+            pid = todo.pop()
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    argv0 = fh.read().split(b"\0", 1)[0]
+            except OSError:
+                continue
+            if argv0 == b"runsc-sandbox":
+                sentries.append(pid)
+                continue  # the Sentry and everything below it (the stubs) stay frozen
+            helpers.append(pid)
+            todo.extend(proctree.children(pid))
+        if len(sentries) == 1:
+            self.cgroup.unfreezable(helpers)
 
     def _read_sandbox_pid(self, timeout: float = 2.0) -> None:
         """Take the sandbox init's pid from bwrap's --json-status-fd and hold a pidfd on it."""
@@ -894,6 +927,8 @@ def launch(
             root = Path(scratch_root) if scratch_root is not None else default_scratch_root()
             root.mkdir(mode=0o700, parents=True, exist_ok=True)
             held.scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=root))
+        if level is not Level.NONE:
+            judge.watch()  # before the group exists: no group of ours outlives this process
         if level is Level.GVISOR:  # the cgroup holds the bot's kernel too
             held.cgroup = create_cgroup(gv.host_limits(limits))
         elif level is not Level.NONE:

@@ -38,6 +38,22 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def children(pid: int) -> list[int]:
+    """The live children of ``pid``, forked by any of its threads (``/proc/PID/task/*/children``)."""
+    out: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                out += [int(k) for k in fh.read().split()]
+        except OSError:
+            continue
+    return out
+
+
 def tree_cpu_seconds(root: int) -> float:
     """utime+stime of the live tree, plus what the root collected from reaped children."""
     total = 0

@@ -6,7 +6,7 @@ cgroup (v1 freezer) does not act on SIGKILL until it is thawed, and at level
 gvisor every seat not on move is frozen, so after a kill -9 of the judge its
 runsc sandboxes would sit frozen forever, adopted by the host's init.
 
-- **The watcher** (`watch`, called before a bot's cgroup is made): once per
+- **The watcher** (`watch_in`, called before a bot's cgroup is made): once per
   judge process a small process of its own session, detached from the
   judge (not its child: Ray kills a worker's children as the worker exits),
   that holds the read end of a pipe whose write end only the judge holds.
@@ -14,7 +14,7 @@ runsc sandboxes would sit frozen forever, adopted by the host's init.
   kills and thaws every task of the judge's groups (found by the groups'
   names, never by a command line), removes the groups and the judge's
   launch areas (runsc's state included), then exits.
-- **The judge of a folder** (`claim`: `arena serve`, `arena run`) names
+- **The judge of a folder** (`claim_in`: `arena serve`, `arena run`) names
   itself there and tells its watcher so: when it ends, everything that
   carries its name in its environment (what it started, Ray's processes
   and workers included) is killed, then every group and area of that name
@@ -24,7 +24,8 @@ runsc sandboxes would sit frozen forever, adopted by the host's init.
 
 Group and area names carry the judge's name and pid (`names()`), so the
 watcher and the sweep find exactly their own. This module imports only the
-standard library: the watcher runs it as a script (`python -I -S`).
+standard library: the watcher runs it as a script (`python -I -S`); where
+this host's groups and areas are is said by `judge.py`, which calls it.
 """
 
 from __future__ import annotations
@@ -255,25 +256,9 @@ def sweep(prefix: str, group_dirs: Iterable[Path], area_base: Path | None) -> se
 
 
 # ----------------------------------------------------------------- watcher
-def _places() -> tuple[list[Path], Path]:
-    """Where this host's bot groups and launch areas are (imported late: the watcher runs this
-    module as a script, with the standard library only)."""
-    from .cgroup import group_dirs
-    from .image import home_root
-
-    return group_dirs(), home_root() / "gvisor"
-
-
-def watch() -> None:
-    """Start this process's watcher if it has none: called before a bot's cgroup is made (idempotent;
-    a dictionary lookup after the first call)."""
-    if _watcher.get("pid") == os.getpid():
-        return
-    watch_in(*_places())
-
-
 def watch_in(group_dirs: Sequence[Path], area_base: Path | None) -> None:
-    """`watch` for the given places."""
+    """Start this process's watcher over these places if it has none (idempotent: a dictionary lookup
+    after the first call). `judge.watch()` says where this host's places are."""
     pid = os.getpid()
     if _watcher.get("pid") == pid:
         return
@@ -385,13 +370,13 @@ def adopt() -> int:
 
 
 # ------------------------------------------------------------------- claim
-def claim(folder: Path, *, hold: bool = True) -> tuple[str, int]:
+def claim_in(folder: Path, group_dirs: Sequence[Path], area_base: Path | None, *,
+             hold: bool = True) -> tuple[str, int]:
     """Make this process the judge of the state folder `folder`: end what the judges recorded there
     left behind, then record this one (its name is exported to the processes it starts).
     Returns (this judge's name, groups swept). A folder whose lock another live judge holds is not
     swept. `hold`: keep the lock for the process's life (a server); else release it once recorded
-    (a caller that already holds the folder, as a tournament run does)."""
-    group_dirs, area_base = _places()
+    (a caller that already holds the folder, as a tournament run does). `judge.claim` gives the places."""
     path = folder / JUDGE_FILE
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -420,7 +405,7 @@ def claim(folder: Path, *, hold: bool = True) -> tuple[str, int]:
             ended |= sweep(f"{name}-", group_dirs, area_base)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{me} {os.getpid()}:{_start_time(os.getpid())}\n".encode(), 0)
-        watch()  # when this judge ends, its watcher ends everything of its name
+        watch_in(group_dirs, area_base)  # when this judge ends, its watcher ends everything of its name
         _tell(f"judge {me}")
         _records.append(path)
     except BaseException:

@@ -16,7 +16,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Sequence
 
 import yaml
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_serializer,
@@ -35,7 +35,13 @@ CONFIG_HASH_VERSION = 1
 
 
 class ConfigError(ValueError):
-    """A config that cannot run; the message names the file and the field."""
+    """A config that cannot run; the message names the file and the field. ``problems``: each problem as
+    (dotted field, message), for a caller that acts on one field's problems (the ladder retires the entry
+    they name) without reading the text."""
+
+    def __init__(self, message: str, problems: Sequence[tuple[str, str]] = ()) -> None:
+        super().__init__(message)
+        self.problems: list[tuple[str, str]] = list(problems)
 
 
 Matchup = Literal["pair", "mixed"]
@@ -259,16 +265,17 @@ def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None =
 
 def build_tournament(data: dict[str, Any], base: Path, source: str, text: str | None = None) -> Tournament:
     """Validate config data and load its entries; ``ConfigError`` lists every problem at once."""
-    problems: list[str] = []
+    problems: list[tuple[str, str]] = []
     try:
         cfg = TournamentConfig.model_validate(data)
     except ValidationError as e:
-        raise ConfigError("\n".join(describe(e, TournamentConfig, source, text, data))) from None
+        raise ConfigError("\n".join(describe(e, TournamentConfig, source, text, data)),
+                          [(".".join(str(x) for x in err["loc"]), err["msg"]) for err in e.errors()]) from None
     if "out" not in data:
         cfg.out = str(base / cfg.out)
 
     def fail(where: str, msg: str) -> None:
-        problems.append(f"{source}: {where}: {msg}")
+        problems.append((where, msg))
 
     entries: list[BotEntry] = []
     by_ref: dict[str, BotEntry] = {}
@@ -376,5 +383,5 @@ def build_tournament(data: dict[str, Any], base: Path, source: str, text: str | 
             continue
         digests.append(hashlib.sha256(deal_files[-1].model_dump_json().encode()).hexdigest()[:32])
     if problems:
-        raise ConfigError("\n".join(problems))
+        raise ConfigError("\n".join(f"{source}: {where}: {msg}" for where, msg in problems), problems)
     return Tournament(cfg, Path(source), entries, by_ref, deal_files, digests, cand, baselines)

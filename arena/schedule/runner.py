@@ -31,7 +31,7 @@ from ..match.keys import block_key
 from ..players import BotEntry
 from ..players.manifest import file_digests
 from ..results import SCHEMA_VERSION, ResultLine, ResultsError, ResultsStore, results_path
-from ..sandbox import reaper
+from ..sandbox import judge
 from .backends import make_backend
 from .oversubscribe import fixed_tempo_workers
 from .config import ScheduleSpec, Tournament
@@ -513,7 +513,7 @@ def run_tournament(
     with FolderLock(t.out):
         # the run is the judge of its folder: what a killed run of it left (frozen sandboxes whose
         # watcher was killed too) ends here, and no other judge's
-        reaper.claim(t.out, hold=False)
+        judge.claim(t.out, hold=False)
         admission = admit(t, options)
         observer.admitted(admission)
         p = plan(t, admission.store, stop)

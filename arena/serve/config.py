@@ -10,7 +10,6 @@ from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..match import MatchSettings
-from ..players import TimeSettings
 from ..players.yamlerrors import describe
 from ..sandbox import Level
 from ..sandbox.files import MAX_DEPTH
@@ -49,28 +48,55 @@ SERVE_SANDBOX = Level.GVISOR
 #: ... and its default tempo: answers released a slot after their request, so no seat signals by how
 #: long it takes (docs/sandbox.md, "Tempo"; docs/server.md says what each format and mode closes).
 SERVE_TEMPO = "fixed"
+#: A fixed-tempo competition's CPU limit a decision, unless the host sets one. Every decision then
+#: costs a whole slot of wall time, so the limit is what bots need, not a generous ceiling: the
+#: baseline bots' worst decision took 168 ms of CPU at gvisor (montecarlo; pimc 71, heuristic 2), and
+#: a game (about 170 decisions) takes about a minute, not the nine `arena run`'s 1,000 ms would give
+#: (docs/server.md, "Time mode and format"). With tempo free a decision takes what the bot uses, and
+#: the limit stays `arena run`'s.
+SERVE_DECISION_MS = 250
+#: ... and the fixed tempo's slot above it, unless the host sets ``slot_ms``: the CPU limit plus this.
+#: Waiting for a core is not the bot's time (a late answer lands a slot later, unfaulted), so the margin
+#: covers only what no accounting sees: the baselines' time on move beyond CPU and waiting was at most
+#: 15 ms at gvisor under load.
+SERVE_SLOT_MARGIN_MS = 150
+
+
+def competition_match(v: dict[str, Any]) -> dict[str, Any]:
+    """``match`` of competition.yaml with the open competition's defaults where the host set none:
+    sandbox gvisor (bwrap in `arena run`); time.tempo fixed (free in `arena run`) but at level none,
+    where nothing is contained and bots are trusted (nor frozen off move: a fixed tempo there would
+    only slow the games); with a fixed tempo, time.decision_ms SERVE_DECISION_MS and time.slot_ms the
+    decision limit plus SERVE_SLOT_MARGIN_MS (`arena run`'s, 1,000 ms and three times that plus 50 ms,
+    would hold a ladder game for nine minutes)."""
+    v = {**v, "sandbox": v.get("sandbox", SERVE_SANDBOX.value)}
+    t = v.get("time", {})
+    if not isinstance(t, dict):
+        return v  # validation names the field
+    t = {**t}
+    if "tempo" not in t and v["sandbox"] != Level.NONE.value:
+        t["tempo"] = SERVE_TEMPO
+    if t.get("tempo") == "fixed":
+        t.setdefault("decision_ms", SERVE_DECISION_MS)
+        if t.get("slot_ms") is None and isinstance(t["decision_ms"], int):
+            t["slot_ms"] = t["decision_ms"] + SERVE_SLOT_MARGIN_MS
+    return {**v, "time": t}
 
 
 class CompetitionConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     competition: Competition = Competition()
     match: MatchSettings = Field(
-        default_factory=lambda: MatchSettings(sandbox=SERVE_SANDBOX, time=TimeSettings(tempo=SERVE_TEMPO)),
+        default_factory=lambda: MatchSettings.model_validate(competition_match({})),
         description="how games and validations are played; match.sandbox defaults to gvisor here "
-                    "(entrants are strangers), set it to bwrap where runsc cannot run; match.time.tempo to fixed")
+                    "(entrants are strangers), set it to bwrap where runsc cannot run; match.time.tempo to fixed, "
+                    f"and then decision_ms to {SERVE_DECISION_MS}, slot_ms to decision_ms + {SERVE_SLOT_MARGIN_MS}")
 
     @field_validator("match", mode="before")
     @classmethod
     def _open_competition_default(cls, v: Any) -> Any:
-        """An unset match.sandbox is gvisor in a competition (bwrap in `arena run`), an unset
-        match.time.tempo fixed (free in `arena run`) but at level none, where nothing is contained
-        and bots are trusted (nor frozen off move: a fixed tempo there would only slow the games)."""
-        if isinstance(v, dict):
-            v = {**v, "sandbox": v.get("sandbox", SERVE_SANDBOX.value)}
-            t = v.get("time", {})
-            if isinstance(t, dict) and "tempo" not in t and v["sandbox"] != Level.NONE.value:
-                v["time"] = {**t, "tempo": SERVE_TEMPO}
-        return v
+        """The open competition's defaults where the host set none (``competition_match``)."""
+        return competition_match(v) if isinstance(v, dict) else v
 
 
 class CompetitionConfigError(ValueError):

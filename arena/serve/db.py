@@ -14,7 +14,8 @@ import hmac
 import re
 import secrets
 import time
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -44,6 +45,51 @@ submissions = sa.Table(
 )
 STATUSES = ("queued", "checking", "accepted", "rejected")
 
+
+@dataclass(frozen=True)
+class Team:
+    """A row of ``teams``: what a request's authentication yields and every route reads."""
+    id: int
+    name: str
+    token_sha256: str
+    admin: bool
+    token_issued: float | None = None
+    removed: float | None = None
+
+    @classmethod
+    def of(cls, r: Mapping[Any, Any]) -> Team:
+        return cls(int(r["id"]), str(r["name"]), str(r["token_sha256"]), bool(r["admin"]), r["token_issued"],
+                   r["removed"])
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A row of ``submissions``."""
+    id: int
+    team_id: int
+    created: float
+    status: str
+    folder: str
+    report: str | None
+    version: int | None
+    attempts: int
+    retired: str | None
+    digest: str | None
+
+    @classmethod
+    def of(cls, r: Mapping[Any, Any]) -> Submission:
+        return cls(int(r["id"]), int(r["team_id"]), float(r["created"]), str(r["status"]), str(r["folder"]),
+                   r["report"], r["version"], int(r["attempts"] or 0), r["retired"], r["digest"])
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """An accepted version the ladder plays: its submission's id, its team's name (its bot's name on the
+    ladder), its version and folder (what the freeze records of a final version, too)."""
+    id: int
+    name: str
+    version: int
+    folder: str
 
 def _m1(c: Connection) -> None:
     """The first schema, as it was (the tables above are the current one)."""
@@ -197,7 +243,7 @@ def team_listing(engine: Engine) -> list[dict[str, Any]]:
     return out
 
 
-def team_for_token(engine: Engine, token: str) -> dict[str, Any] | None:
+def team_for_token(engine: Engine, token: str) -> Team | None:
     """The team whose token this is; every stored hash is compared in constant time."""
     digest = _hash(token)
     with engine.connect() as c:
@@ -205,7 +251,7 @@ def team_for_token(engine: Engine, token: str) -> dict[str, Any] | None:
     found = None
     for r in rows:
         if hmac.compare_digest(r["token_sha256"], digest):
-            found = dict(r)
+            found = Team.of(r)
     return found
 
 
@@ -214,10 +260,11 @@ def submission_folders(engine: Engine) -> list[str]:
         return [str(f) for f in c.execute(sa.select(submissions.c.folder)).scalars()]
 
 
-def get_team(engine: Engine, team_id: int) -> dict[str, Any] | None:
+def get_team(engine: Engine, team_id: int) -> Team | None:
+    """A team that is not removed, by id."""
     with engine.connect() as c:
         r = c.execute(sa.select(teams).where(teams.c.id == team_id, teams.c.removed.is_(None))).mappings().first()
-    return dict(r) if r else None
+    return Team.of(r) if r else None
 
 
 def submissions_today(engine: Engine, team_id: int) -> int:
@@ -249,13 +296,13 @@ def retry_after(frees_at: float | None) -> int:
     return max(1, int(-(-((frees_at or 0) - time.time()) // 1)))
 
 
-def same_as(engine: Engine, team_id: int, digest: str) -> dict[str, Any] | None:
+def same_as(engine: Engine, team_id: int, digest: str) -> Submission | None:
     """The team's accepted version with exactly these files (its latest), if any."""
     with engine.connect() as c:
         r = c.execute(sa.select(submissions).where(
             submissions.c.team_id == team_id, submissions.c.digest == digest, submissions.c.status == "accepted")
             .order_by(submissions.c.id.desc()).limit(1)).mappings().first()
-    return dict(r) if r else None
+    return Submission.of(r) if r else None
 
 
 def add_submission(engine: Engine, team_id: int, folder: str, *, per_day: int, digest: str | None = None) -> int:
@@ -289,20 +336,21 @@ class RateLimited(ValueError):
         self.frees_at = frees_at
 
 
-def get_submission(engine: Engine, sid: int) -> dict[str, Any] | None:
+def get_submission(engine: Engine, sid: int) -> Submission | None:
     with engine.connect() as c:
         r = c.execute(sa.select(submissions).where(submissions.c.id == sid)).mappings().first()
-    return dict(r) if r else None
+    return Submission.of(r) if r else None
 
 
-def team_submissions(engine: Engine, team_id: int) -> list[dict[str, Any]]:
+def team_submissions(engine: Engine, team_id: int) -> list[Submission]:
+    """The team's submissions, oldest first."""
     with engine.connect() as c:
         rows = c.execute(sa.select(submissions).where(submissions.c.team_id == team_id)
                          .order_by(submissions.c.id)).mappings().all()
-    return [dict(r) for r in rows]
+    return [Submission.of(r) for r in rows]
 
 
-def claim_next(engine: Engine) -> dict[str, Any] | None:
+def claim_next(engine: Engine) -> Submission | None:
     """Move the oldest queued submission of a team with none in ``checking`` to ``checking`` (one
     transaction) and return it. Parallel validations thus take different teams, and a team's versions are
     numbered in the order it uploaded them."""
@@ -315,7 +363,7 @@ def claim_next(engine: Engine) -> dict[str, Any] | None:
             return None
         done = c.execute(submissions.update().where(submissions.c.id == r["id"], submissions.c.status == "queued")
                          .values(status="checking", attempts=submissions.c.attempts + 1))
-        return {**r, "status": "checking", "attempts": r["attempts"] + 1} if done.rowcount == 1 else None
+        return Submission.of({**r, "status": "checking", "attempts": r["attempts"] + 1}) if done.rowcount == 1 else None
 
 
 def finish(engine: Engine, sid: int, ok: bool, report: str) -> int | None:
@@ -349,14 +397,14 @@ def requeue_unfinished(engine: Engine) -> int:
                              .values(status="queued")).rowcount)
 
 
-def accepted(engine: Engine) -> list[dict[str, Any]]:
+def accepted(engine: Engine) -> list[Entrant]:
     """Accepted submissions the ladder plays (not retired) in the order they were accepted, with their
     team's name."""
     with engine.connect() as c:
         rows = c.execute(sa.select(submissions, teams.c.name).join(teams)
                          .where(submissions.c.status == "accepted", submissions.c.retired.is_(None))
                          .order_by(submissions.c.id)).mappings().all()
-    return [dict(r) for r in rows]
+    return [Entrant(int(r["id"]), str(r["name"]), int(r["version"]), str(r["folder"])) for r in rows]
 
 
 def retire(engine: Engine, sid: int, reason: str) -> None:

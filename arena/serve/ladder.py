@@ -36,6 +36,7 @@ from ..players import ManifestError
 from ..players.manifest import MANIFEST_NAME, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import build_site, write_provisional
+from ..publish.site.model import SiteModel
 from ..results import ResultLine, ResultsError, ResultsScan, ResultsStore, results_path, standings, without_records
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
@@ -138,23 +139,23 @@ class Live(RunObserver):
             log.warning("ladder: live standings not written (the games go on): %s", e)
 
 
-def entry_dir(folder: Path, sub: Mapping[str, Any]) -> Path:
+def entry_dir(folder: Path, sub: db.Entrant) -> Path:
     """The ladder's copy of an accepted submission, its manifest named after the team (names are unique).
 
     The copy walks the folder as hostile input (``walk_folder``: no links, no special files, capped, no
     recursion at any depth) and reads the manifest as such (``read_manifest``); FolderRefused or
     ManifestError say why the version cannot play. A partial copy is removed before the error goes on.
     """
-    dest = folder / "ladder" / f"{sub['name']}-v{sub['version']}"
+    dest = folder / "ladder" / f"{sub.name}-v{sub.version}"
     if dest.exists():
         return dest
     tmp = dest.with_name(dest.name + ".tmp")
     remove_tree(tmp)
     dest.parent.mkdir(exist_ok=True)
     try:
-        copy_listing(walk_folder(sub["folder"]), tmp)
+        copy_listing(walk_folder(sub.folder), tmp)
         _, manifest = read_manifest(tmp / MANIFEST_NAME)
-        manifest["name"] = sub["name"]
+        manifest["name"] = sub.name
         (tmp / MANIFEST_NAME).write_text(yaml.safe_dump(manifest, sort_keys=True))
         os.replace(tmp, dest)  # whole or absent after a kill
     finally:
@@ -162,25 +163,31 @@ def entry_dir(folder: Path, sub: Mapping[str, Any]) -> Path:
     return dest
 
 
-def ranked(engine: Any) -> list[dict[str, Any]]:
+def ranked(engine: Any) -> list[db.Entrant]:
     """Each team's latest accepted submission that is not retired, by team name."""
-    latest: dict[str, dict[str, Any]] = {}
+    latest: dict[str, db.Entrant] = {}
     for s in db.accepted(engine):
-        latest[s["name"]] = s
+        latest[s.name] = s
     return [latest[k] for k in sorted(latest)]
 
 
-_ENTRY_PROBLEM = re.compile(r"^ladder: entries\.(\d+): (.*)$")
+def entry_problems(e: ConfigError, entries: int) -> dict[int, list[str]]:
+    """The problems of a ladder's ConfigError that are one entry's (its field ``entries.I``), by entry."""
+    bad: dict[int, list[str]] = {}
+    for field, message in e.problems:
+        head, _, index = field.partition(".")
+        if head == "entries" and index.isdigit() and int(index) < entries:
+            bad.setdefault(int(index), []).append(message)
+    return bad
 
 
-def retire(svc: Service, sub: Mapping[str, Any], why: str) -> None:
+def retire(svc: Service, sub: db.Entrant, why: str) -> None:
     """Take a version the ladder cannot play out of it, with the reason on its team's page (no host path);
     the team's previous accepted version (if any) is ranked again and every other team plays on."""
-    reason = hide_paths(hide_paths(why, str(svc.folder / "ladder" / f"{sub['name']}-v{sub['version']}.tmp")),
-                        str(sub["folder"]))
-    reason = hide_paths(reason, str(svc.folder / "ladder" / f"{sub['name']}-v{sub['version']}"))
-    log.warning("ladder: %s version %s retired: %s", sub["name"], sub["version"], reason)
-    db.retire(svc.engine, sub["id"], reason)
+    copy = svc.folder / "ladder" / f"{sub.name}-v{sub.version}"
+    reason = hide_paths(hide_paths(hide_paths(why, f"{copy}.tmp"), sub.folder), str(copy))
+    log.warning("ladder: %s version %s retired: %s", sub.name, sub.version, reason)
+    db.retire(svc.engine, sub.id, reason)
 
 
 def seats(svc: Service) -> int:
@@ -209,10 +216,10 @@ def _schedule(svc: Service, n: int) -> dict[str, Any]:
     return {"kind": "round_robin"}
 
 
-def build_ladder(svc: Service, subs: Sequence[dict[str, Any]], *, out: Path, seed: str, blocks: int,
+def build_ladder(svc: Service, subs: Sequence[db.Entrant], *, out: Path, seed: str, blocks: int,
                  name: str = "ladder") -> Tournament:
     """The tournament of these accepted versions (copied by ``entry_dir``) on the competition's backend;
-    ConfigError says what the tournament refuses (``ladder: entries.I: ...`` for one entry's fault)."""
+    ConfigError says what the tournament refuses (its problems with field ``entries.I``: one entry's fault)."""
     c = svc.config.competition
     data: dict[str, Any] = {
         "name": name, "entries": [str(entry_dir(svc.folder, s)) for s in subs],
@@ -265,7 +272,7 @@ def ladder_tournament(svc: Service, blocks: int | None = None) -> Tournament | N
         svc.ladder_waiting = why
         if why:
             return None
-        good: list[dict[str, Any]] = []
+        good: list[db.Entrant] = []
         for s in subs:
             try:
                 entry_dir(svc.folder, s)
@@ -278,11 +285,7 @@ def ladder_tournament(svc: Service, blocks: int | None = None) -> Tournament | N
             return build_ladder(svc, good, out=svc.folder / "results", seed=c.seed,
                                 blocks=blocks or c.ladder_pairing_blocks)
         except ConfigError as e:
-            bad: dict[int, list[str]] = {}
-            for line in str(e).splitlines():
-                m = _ENTRY_PROBLEM.match(line)
-                if m and int(m.group(1)) < len(good):
-                    bad.setdefault(int(m.group(1)), []).append(m.group(2))
+            bad = entry_problems(e, len(good))
             if not bad:
                 raise  # not one entry's fault: logged by the loop and tried again later
             for i, problems in sorted(bad.items()):
@@ -394,13 +397,15 @@ def publish(svc: Service) -> None:
     # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
     built = build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
                        history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False)
-    write_ratings(svc.folder, built.model.doc, read_meta(svc.folder / "results") or {})
+    write_ratings(svc.folder, built.model.doc, read_meta(svc.folder / "results") or {}, built.model)
 
 
-def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any],
+                  model: SiteModel | None = None) -> None:
     """FOLDER/ratings.json: each row of the site's leaderboard that is a ladder version (the tournament's
     entries say which folder, hence which team version, a name and digest are), by team and version, with
-    the figures an entrant reads; written whole (a reader never sees half a file)."""
+    the figures an entrant reads; with the site's ``model``, also its bot page (relative to the site) and
+    its rating after each batch the site's history shows. Written whole (a reader never sees half a file)."""
     version_of: dict[tuple[str, str], int] = {}
     for e in meta.get("entries") or []:
         m = _VERSION_DIR.search(str(e.get("dir") or "").rstrip("/"))
@@ -413,10 +418,19 @@ def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any])
             continue
         rows.append({"team": b["name"], "version": v, "rating": b.get("rating"), "ci_low": b.get("ci_low"),
                      "ci_high": b.get("ci_high"), "games": b.get("games") or 0, "score_pct": b.get("score_pct"),
-                     "faults": b.get("faults_total") or 0})
+                     "faults": b.get("faults_total") or 0, **_site_part(model, str(b.get("bot")))})
     tmp = folder / (RATINGS + ".tmp")
     tmp.write_text(json.dumps({"updated": time.time(), "rows": rows}))
     os.replace(tmp, folder / RATINGS)
+
+
+def _site_part(model: SiteModel | None, bot: str) -> dict[str, Any]:
+    """A bot's page on the site and its rating history (batch, rating), as the site's build has them."""
+    if model is None or bot not in model.slugs:
+        return {}
+    history = [{"batch": n, "rating": h[bot]["rating"]} for n, h in zip(model.history_runs, model.history)
+               if bot in h and h[bot].get("rating") is not None]
+    return {"page": f"bots/{model.slugs[bot]}.html", "history": history}
 
 
 def read_ratings(folder: Path) -> dict[tuple[str, int], dict[str, Any]]:

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..sandbox import reaper
+from ..sandbox import judge, reaper
 from . import db
 from .app import Service, make_app
 from .config import load
@@ -61,7 +61,7 @@ def run(svc: Service, host: str, port: int) -> None:
 
     # this server is the judge of its folder: what an earlier server of it left (sandboxes frozen
     # when it was killed, with their watcher) ends now, and no other judge's is touched
-    reaper.claim(svc.folder)
+    judge.claim(svc.folder)
     svc.sweep_uploads()
     ray = start_backend(svc)
     reaper.adopt()  # an embedded Ray instance's processes end with this server, however it ends

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..match import MatchSettings
-from ..sandbox.files import walk_folder
-from .archive import die_with
+from .archive import die_with, pack
 
 log = logging.getLogger("arena.serve.validate")
 #: On a cluster: how much longer than ``check_timeout_s`` the server waits for a node's verdict (shipping,
@@ -91,18 +90,6 @@ def validate(folder: str, settings: MatchSettings, games: int, timeout_s: float,
         return Verdict(False, f"the validation failed: it printed no verdict ({lines[-1][:200]!r})")
 
 
-def pack_folder(folder: str) -> bytes:
-    """A gzip tar of an unpacked submission's files and folders (walked as hostile input: no links)."""
-    buf = io.BytesIO()
-    listing = walk_folder(folder)
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for rel in listing.empty_dirs:
-            tar.add(os.path.join(listing.root, rel), arcname=rel, recursive=False)
-        for rel, path, _ in listing.files:
-            tar.add(path, arcname=rel, recursive=False)
-    return buf.getvalue()
-
-
 def _on_node(data: bytes, settings_json: str, games: int, timeout_s: float, memory_bytes: int) -> tuple[bool, str]:
     """A Ray task: unpack the submission in a folder of this node's own and validate it there (the same
     child, sandbox and wall-clock kill as on the server); the folder is removed after."""
@@ -126,7 +113,7 @@ def validate_on_cluster(folder: str, settings: MatchSettings, games: int, timeou
     import ray
 
     remote = ray.remote(num_cpus=1, max_retries=0)(_on_node)
-    ref = remote.remote(pack_folder(folder), settings.model_dump_json(), games, timeout_s, memory_bytes)
+    ref = remote.remote(pack(Path(folder)), settings.model_dump_json(), games, timeout_s, memory_bytes)
     try:
         ok, report = ray.get(ref, timeout=timeout_s + CLUSTER_GRACE_S)
     except ray.exceptions.GetTimeoutError:

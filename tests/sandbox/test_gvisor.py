@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -172,6 +173,48 @@ def test_a_seat_is_frozen_off_move_even_without_pause_idle(tmp_path) -> None:
             assert fh.read().strip() in ("FROZEN", "FREEZING")
     finally:
         player.close()
+
+
+SPIN = """
+import os, sys, time
+if os.fork() == 0:
+    while True: pass
+print("spinning", flush=True)
+time.sleep(3600)
+"""
+
+
+def test_the_freezer_holds_the_sentry_and_its_stubs_and_a_frozen_spinner_gets_no_cpu(tmp_path) -> None:
+    """Only the Sentry's tree is in the freezer group (runsc and its file server never run the bot's
+    code, and leaving them out halves a freeze's cost), yet every process stays capped, metered and
+    killed with the seat, and a bot spinning in a child it forked gets no CPU while frozen."""
+    folder = bot(tmp_path, SPIN)
+    b = launch([sys.executable, "bot.py"], bot_dir=folder, level="gvisor", limits=SMALL)
+    try:
+        assert b.read_line(30) == b"spinning"
+        cg = b.cgroup
+        assert cg is not None and b.sandbox_pid is not None
+        everyone = set(cg.pids())
+        frozen = {int(x) for x in (cg.paths["freezer"] / "cgroup.procs").read_text().split()}
+        sentry = [p for p in frozen if open(f"/proc/{p}/cmdline", "rb").read().startswith(b"runsc-sandbox")]
+        assert len(sentry) == 1
+        assert frozen == set(proctree.descendants(sentry[0])) & everyone  # the Sentry and its stubs
+        assert b.sandbox_pid in everyone - frozen  # runsc itself: capped and metered, not frozen
+        assert any(open(f"/proc/{p}/cmdline", "rb").read().startswith(b"runsc-gofer") for p in everyone - frozen)
+        for _ in range(3):
+            b.pause(wait=True)
+            before = b.cpu_time()
+            time.sleep(0.3)  # a frozen Sentry runs nothing of the bot however long this takes
+            assert b.cpu_time() - before < 0.05
+            b.resume()
+            deadline = time.monotonic() + 30
+            while b.cpu_time() - before < 0.05 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert b.cpu_time() - before >= 0.05  # thawed, the child spins again
+        kept = set(cg.pids())
+    finally:
+        b.close()
+    assert not any(pid_alive(p) for p in kept)
 
 
 def test_where_runsc_is_missing_the_refusal_is_one_sentence_naming_the_fallback(tmp_path, monkeypatch) -> None:

@@ -35,11 +35,11 @@ import json, os, sys, time, warnings
 warnings.simplefilter("ignore")
 from pathlib import Path
 from typing import Any
-from arena.sandbox import launch, Limits, proctree, reaper
+from arena.sandbox import judge, launch, Limits, proctree, reaper
 
 level, folder, bots, claim = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "claim"
 if claim:
-    reaper.claim(folder)
+    judge.claim(folder)
 seen = []
 procs = []
 for i in range(bots):
@@ -128,7 +128,7 @@ def test_a_judge_of_a_folder_sweeps_what_a_killed_judge_and_watcher_left(tmp_pat
         time.sleep(2.0)
         assert leftovers(report)  # frozen: the kill did not land
         out = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from arena.sandbox import "
-                              "reaper; print(reaper.claim(Path(sys.argv[1]))[1])", str(tmp_path)],
+                              "judge; print(judge.claim(Path(sys.argv[1]))[1])", str(tmp_path)],
                              cwd=ROOT, capture_output=True, text=True, check=True).stdout
         assert int(out) == 2  # both groups of the dead judge
         assert wait_clean(report) == []
@@ -190,10 +190,10 @@ def test_kill_9_of_arena_run_at_gvisor_mid_game_leaves_nothing(tmp_path: Path) -
 ADOPTER = r"""
 import json, os, subprocess, sys, time
 from pathlib import Path
-from arena.sandbox import reaper
+from arena.sandbox import judge, reaper
 
 folder = Path(sys.argv[1])
-reaper.claim(folder)
+judge.claim(folder)
 # a child that does not carry the judge's name (as Ray's agents, retitled over their environment) ...
 quiet = subprocess.Popen(["sleep", "600"], env={}, start_new_session=True)
 reaper.adopt()
@@ -203,7 +203,7 @@ orphan = int(subprocess.run(["sh", "-c", "sleep 600 >/dev/null 2>&1 & echo $!"],
 pids = {p: proctree._stat_fields(p)[19] for p in (quiet.pid, orphan)}
 print(json.dumps({"pids": pids, "watcher": reaper.watcher_pid()}), flush=True)
 time.sleep(600)
-""".replace("from arena.sandbox import reaper", "from arena.sandbox import proctree, reaper")
+""".replace("from arena.sandbox import judge, reaper", "from arena.sandbox import judge, proctree, reaper")
 
 
 def start_adopter(folder: Path) -> tuple[subprocess.Popen[str], dict[str, Any]]:
@@ -239,8 +239,8 @@ def test_what_a_judge_of_a_folder_started_ends_with_it_by_its_watcher_or_the_nex
         kill(p)
         time.sleep(1.0)
         assert sorted(living(report)) == sorted(map(int, report["pids"]))  # nothing else ends them
-        subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from arena.sandbox import reaper; "
-                        "reaper.claim(Path(sys.argv[1]))", str(tmp_path / "b")], cwd=ROOT, check=True)
+        subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from arena.sandbox import judge; "
+                        "judge.claim(Path(sys.argv[1]))", str(tmp_path / "b")], cwd=ROOT, check=True)
         assert living(report) == []
         assert len(living(other_report)) == 2  # another folder's live judge keeps its own
     finally:

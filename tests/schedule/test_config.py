@@ -48,6 +48,22 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     assert any(ln.startswith(f"{cfg}: entries: Field required") and "'entires'" in ln for ln in lines)
 
 
+def test_each_problem_is_also_a_field_and_a_message(tmp_path: Path) -> None:
+    """``ConfigError.problems``: what a caller acts on (the ladder retires the entry a problem names) without
+    reading the text; a message may itself hold ``entries.0:`` (a bot's name), which the field never confuses."""
+    tricky = tmp_path / "tricky"
+    tricky.mkdir()
+    (tricky / "bot.yaml").write_text("name: first\ncommand: [x]\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(write_config(tmp_path, entries=[str(FIRST), str(tmp_path / "nobot"), str(tricky)]))
+    fields = [f for f, _ in info.value.problems]
+    assert fields == ["entries.1", "entries.2"]
+    assert info.value.problems[1][1] == "bot name 'first' is already used by entries.0"
+    with pytest.raises(ConfigError) as info:
+        load_config(write_config(tmp_path, blocks=0, blokcs=3))
+    assert {f for f, _ in info.value.problems} == {"blocks", "blokcs"}
+
+
 def test_yaml_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
     cfg = tmp_path / "config.yaml"
     cfg.write_text("name: t\nentries: [a, b\nseed: 1\n")

@@ -37,7 +37,7 @@ def test_an_upload_is_queued_and_only_its_team_reads_it(live: Live) -> None:
     assert httpx.get(f"{live.url}/api/submissions/{sid}", headers=auth(live, "host")).status_code == 200
     assert "/api/submissions" in httpx.get(f"{live.url}/openapi.json").json()["paths"]
     # the unpacked folder is inside the competition folder
-    folder = Path(db.get_submission(live.svc.engine, sid)["folder"])  # type: ignore[index]
+    folder = Path(db.get_submission(live.svc.engine, sid).folder)  # type: ignore[union-attr]
     assert folder.is_relative_to(live.svc.folder) and (folder / "bot.yaml").exists()
 
 
@@ -181,7 +181,7 @@ def test_before_any_ladder_block_the_live_and_fault_answers_are_empty(live: Live
 
 
 def test_a_team_keeps_at_most_its_ten_newest_sessions(live: Live) -> None:
-    from arena.serve.app import MAX_SESSIONS
+    from arena.serve.pages import MAX_SESSIONS
 
     clients = [login(live, "red") for _ in range(MAX_SESSIONS + 2)]
     blue = login(live, "blue")
@@ -199,7 +199,7 @@ def test_the_front_page_names_the_time_mode_and_the_audit_is_private(live: Live)
 
 
 def test_an_open_competition_defaults_to_tempo_fixed(tmp_path: Path) -> None:
-    from arena.serve.app import _tempo_line
+    from arena.serve.pages import _tempo_line
     from arena.serve.config import CompetitionConfig
 
     cfg = CompetitionConfig.model_validate({"match": {"time": {"decision_ms": 200}}})
@@ -211,4 +211,4 @@ def test_an_open_competition_defaults_to_tempo_fixed(tmp_path: Path) -> None:
     class Svc:
         config = cfg
 
-    assert "tempo fixed: every answer is released 650 ms after its request" in _tempo_line(Svc())  # type: ignore[arg-type]
+    assert "tempo fixed: every answer is released 350 ms after its request" in _tempo_line(Svc())  # type: ignore[arg-type]

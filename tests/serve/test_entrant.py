@@ -21,7 +21,7 @@ from .test_api import auth, upload
 def accept_all(live: Live) -> None:
     """Record every queued submission accepted, as the worker would after a validation."""
     while (sub := db.claim_next(live.svc.engine)) is not None:
-        db.finish(live.svc.engine, sub["id"], True, "ok")
+        db.finish(live.svc.engine, sub.id, True, "ok")
 
 
 def test_a_team_lists_its_own_submissions_with_its_quota(live: Live) -> None:

@@ -24,7 +24,7 @@ def accept(comp: Path, team: str) -> int:
     db.add_submission(svc.engine, tid, str(comp / "f"), per_day=9)
     sub = db.claim_next(svc.engine)
     assert sub is not None
-    version = db.finish(svc.engine, sub["id"], True, "ok")
+    version = db.finish(svc.engine, sub.id, True, "ok")
     assert version is not None
     return version
 
@@ -55,7 +55,7 @@ def test_the_listing_reissue_retire_and_removal(comp: Path, capsys: pytest.Captu
     engine = open_service(comp).engine
     serve(comp, "--retire", "red:2")
     assert "red v2 retired" in capsys.readouterr().out
-    assert [s["version"] for s in db.accepted(engine)] == [1]  # the ranking falls back to v1
+    assert [s.version for s in db.accepted(engine)] == [1]  # the ranking falls back to v1
     serve(comp, "--teams")
     assert "v1,(v2)" in capsys.readouterr().out
 

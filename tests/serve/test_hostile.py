@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arena.serve import app as app_module
+from arena.serve import api as app_module
 from arena.serve import db
 from arena.serve.archive import pack
 from arena.sandbox.files import remove_tree
@@ -73,7 +73,7 @@ def test_an_archive_with_its_folder_at_the_top_is_taken_as_that_folder(live: Liv
     data = hostile.a_zip({p.name: p.read_bytes() for p in minimal.iterdir() if p.is_file()}, top="mybot/")
     r = upload(live, "red", data)
     assert r.status_code == 202, r.text
-    folder = Path(db.get_submission(live.svc.engine, r.json()["id"])["folder"])  # type: ignore[index]
+    folder = Path(db.get_submission(live.svc.engine, r.json()["id"]).folder)  # type: ignore[union-attr]
     assert sorted(p.name for p in folder.iterdir()) == ["bot.py", "bot.yaml"]
     assert [n for n in leftovers(live) if not n.startswith("upload-")] == []
 
@@ -104,7 +104,7 @@ def test_a_compiled_bots_executable_bit_survives_the_upload(live: Live, tmp_path
     bot = hostile.compiled_c_bot(tmp_path)
     r = upload(live, "red", pack(bot))
     assert r.status_code == 202, r.text
-    folder = Path(db.get_submission(live.svc.engine, r.json()["id"])["folder"])  # type: ignore[index]
+    folder = Path(db.get_submission(live.svc.engine, r.json()["id"]).folder)  # type: ignore[union-attr]
     assert stat.S_IMODE(os.stat(folder / "bot").st_mode) == 0o755
     assert stat.S_IMODE(os.stat(folder / "bot.c").st_mode) == 0o644
 
@@ -361,7 +361,7 @@ def test_a_rejected_upload_is_deleted_at_once_and_its_report_names_no_host_path(
     (bad / "bot.yaml").write_text('name: "two words"\ncommand: [x]\n')
     r = upload(live, "red", pack(bad))
     assert r.status_code == 202
-    folder = Path(db.get_submission(live.svc.engine, r.json()["id"])["folder"])  # type: ignore[index]
+    folder = Path(db.get_submission(live.svc.engine, r.json()["id"]).folder)  # type: ignore[union-attr]
     assert folder.is_dir()
     assert live.svc.work_once()
     got = httpx.get(f"{live.url}/api/submissions/{r.json()['id']}", headers=auth(live, "red")).json()

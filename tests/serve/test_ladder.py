@@ -114,12 +114,12 @@ def accept(svc: Service, team: str, folder: Path) -> None:
     """A submission accepted without its validation (the ladder only reads accepted ones)."""
     if team not in TEAMS[svc]:
         TOKENS[team] = db.add_team(svc.engine, team)
-        TEAMS[svc][team] = db.team_for_token(svc.engine, TOKENS[team])["id"]  # type: ignore[index]
+        TEAMS[svc][team] = db.team_for_token(svc.engine, TOKENS[team]).id  # type: ignore[union-attr]
     team_id = TEAMS[svc][team]
     db.add_submission(svc.engine, team_id, str(folder), per_day=10)
     sub = db.claim_next(svc.engine)
     assert sub is not None
-    db.finish(svc.engine, sub["id"], True, "ok")
+    db.finish(svc.engine, sub.id, True, "ok")
 
 
 TEAMS: dict[Service, dict[str, int]] = {}
@@ -214,13 +214,13 @@ def test_a_version_the_ladder_cannot_prepare_is_retired_and_the_others_play_on(t
     accept(svc, "violet", other)  # plays only a profile the competition no longer plays
     try:
         assert run_batch(svc) == 2  # red's first version and blue play
-        subs = {s["id"]: s for t in (1, 2, 3) for s in db.team_submissions(svc.engine, t)}
-        assert subs[3]["retired"].startswith("its folder could not be prepared for the ladder: bot folder refused:")
-        assert "names deep" in subs[3]["retired"] and str(tmp_path) not in subs[3]["retired"]
-        assert "aliases" in subs[4]["retired"] and str(tmp_path) not in subs[4]["retired"]
-        subs.update({s["id"]: s for s in db.team_submissions(svc.engine, 4)})
-        assert subs[5]["retired"].startswith("the ladder refused it: bot 'violet' (bot.yaml) plays only the rule profiles")
-        assert subs[1]["retired"] is None and subs[2]["retired"] is None
+        subs = {s.id: s for t in (1, 2, 3) for s in db.team_submissions(svc.engine, t)}
+        assert subs[3].retired.startswith("its folder could not be prepared for the ladder: bot folder refused:")
+        assert "names deep" in subs[3].retired and str(tmp_path) not in subs[3].retired
+        assert "aliases" in subs[4].retired and str(tmp_path) not in subs[4].retired
+        subs.update({s.id: s for s in db.team_submissions(svc.engine, 4)})
+        assert subs[5].retired.startswith("the ladder refused it: bot 'violet' (bot.yaml) plays only the rule profiles")
+        assert subs[1].retired is None and subs[2].retired is None
         assert sorted(p.name for p in (svc.folder / "ladder").iterdir()) == ["blue-v1", "red-v1", "violet-v1"]
         assert {x.pairing.split("~")[0].split("@")[0] for x in lines(svc.folder)} <= {"blue", "red"}
         # the team page says why; the public leaderboard ranks red's first version again
@@ -230,7 +230,7 @@ def test_a_version_the_ladder_cannot_prepare_is_retired_and_the_others_play_on(t
         page = login(Live(svc, url, {"red": TOKENS["red"]}), "red").get("/team").text
         server.should_exit = True  # type: ignore[attr-defined]
         assert "retired from the ladder: its folder could not be prepared" in page and str(tmp_path) not in page
-        assert [r["version"] for r in ranked(svc.engine)] == [1, 1]  # blue v1, red v1 again
+        assert [r.version for r in ranked(svc.engine)] == [1, 1]  # blue v1, red v1 again
     finally:
         remove_tree(deep)
 

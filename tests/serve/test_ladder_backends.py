@@ -19,7 +19,7 @@ import pytest
 from arena.bench.raycluster import LoopbackCluster, session_pids
 from arena.commands import main
 from arena.schedule.lock import FolderLock
-from arena.serve import app as app_module
+from arena.serve import service as service_module
 from arena.serve import db
 from arena.serve.serve import SERVE_LOCK, open_service
 from arena.serve.validate import Verdict
@@ -43,10 +43,10 @@ def accepted(folder: Path, teams: int = TEAMS, extra: str = "") -> Path:
         token = db.add_team(svc.engine, f"team{i:02d}")
         team = db.team_for_token(svc.engine, token)
         assert team is not None
-        db.add_submission(svc.engine, team["id"], str(ROOT / "bots" / "minimal"), per_day=10)
+        db.add_submission(svc.engine, team.id, str(ROOT / "bots" / "minimal"), per_day=10)
         sub = db.claim_next(svc.engine)
         assert sub is not None
-        db.finish(svc.engine, sub["id"], True, "ok")
+        db.finish(svc.engine, sub.id, True, "ok")
     svc.engine.dispose()
     return folder
 
@@ -179,7 +179,7 @@ def test_validations_run_in_parallel_one_per_team_in_upload_order(tmp_path: Path
     for name in ("red", "blue"):
         team = db.team_for_token(svc.engine, db.add_team(svc.engine, name))
         assert team is not None
-        ids[name] = team["id"]
+        ids[name] = team.id
     subs = [db.add_submission(svc.engine, ids[t], str(tmp_path / f"{t}{i}"), per_day=10)
             for t, i in (("red", 1), ("red", 2), ("blue", 1))]
     together = threading.Barrier(2, timeout=120)  # broken (the test fails) unless two validations overlap
@@ -191,11 +191,11 @@ def test_validations_run_in_parallel_one_per_team_in_upload_order(tmp_path: Path
             together.wait()
         return Verdict(True, "ok")
 
-    monkeypatch.setattr(app_module, "validate", fake)
+    monkeypatch.setattr(service_module, "validate", fake)
     threads = svc.start_workers()
     try:
         end = time.monotonic() + 120
-        while not all(db.get_submission(svc.engine, s)["status"] == "accepted" for s in subs):  # type: ignore[index]
+        while not all(db.get_submission(svc.engine, s).status == "accepted" for s in subs):  # type: ignore[union-attr]
             assert time.monotonic() < end and not together.broken
             time.sleep(0.05)
     finally:
@@ -204,7 +204,7 @@ def test_validations_run_in_parallel_one_per_team_in_upload_order(tmp_path: Path
         for t in threads:
             t.join(10)
     assert sorted(seen[:2]) == ["blue1", "red1"] and seen[2] == "red2"
-    versions = {db.get_submission(svc.engine, s)["folder"]: db.get_submission(svc.engine, s)["version"]  # type: ignore[index]
+    versions = {db.get_submission(svc.engine, s).folder: db.get_submission(svc.engine, s).version  # type: ignore[union-attr]
                 for s in subs}
     assert versions[str(tmp_path / "red1")] == 1 and versions[str(tmp_path / "red2")] == 2
 

@@ -115,8 +115,8 @@ def test_kill_9_while_checking_then_restart_loses_and_duplicates_nothing(comp: P
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
     engine = db.connect(database_url(comp, db_url))
-    assert [s["version"] for s in db.team_submissions(engine, 1)] == [1, 2, 3]
-    assert [s["status"] for s in db.team_submissions(engine, 1)] == ["accepted"] * 3
+    assert [s.version for s in db.team_submissions(engine, 1)] == [1, 2, 3]
+    assert [s.status for s in db.team_submissions(engine, 1)] == ["accepted"] * 3
 
 
 SIGNAL_VALIDATOR = """\
@@ -173,7 +173,7 @@ def test_two_teams_at_once_and_a_validator_hung_or_killed_by_its_bot(comp: Path,
             assert (v["status"], v["version"]) == ("accepted", 1), v
         assert len(set(ids.values())) == 2
         # the stopped validator was killed with everything in its session: no process left holding the folder
-        folder = str(db.get_submission(svc.engine, hung)["folder"])  # type: ignore[index]
+        folder = str(db.get_submission(svc.engine, hung).folder)  # type: ignore[union-attr]
         left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and folder.encode() in _cmdline(p)]
         assert left == []
     finally:
@@ -272,7 +272,7 @@ def test_the_validation_child_ends_with_the_server(comp: Path, tmp_path: Path) -
         while validators(comp):
             assert time.monotonic() < end, "the validation child outlived the server"
             time.sleep(0.05)
-        assert db.get_submission(db.connect(database_url(comp, None)), sid)["status"] == "checking"  # type: ignore[index]
+        assert db.get_submission(db.connect(database_url(comp, None)), sid).status == "checking"  # type: ignore[union-attr]
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)

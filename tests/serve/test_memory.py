@@ -53,7 +53,7 @@ def test_a_batch_leaves_nothing_behind_and_holds_one_copy_of_the_store(tmp_path:
         db.add_submission(svc.engine, tid, str(dest), per_day=9)
         sub = db.claim_next(svc.engine)
         assert sub is not None
-        db.finish(svc.engine, sub["id"], True, "ok")
+        db.finish(svc.engine, sub.id, True, "ok")
     alive_at_publish: list[int] = []
     real_publish = ladder.publish
 

@@ -29,7 +29,7 @@ def test_migrations_run_once_and_tokens_are_stored_only_as_hashes(tmp_path: Path
     assert "red" in every_value(engine) and token not in every_value(engine)
     if db_url is None:
         assert token.encode() not in (tmp_path / "competition.sqlite").read_bytes()
-    assert db.team_for_token(engine, token)["name"] == "red"  # type: ignore[index]
+    assert db.team_for_token(engine, token).name == "red"  # type: ignore[union-attr]
     assert db.team_for_token(engine, token + "x") is None
     with pytest.raises(ValueError, match="exists already"):
         db.add_team(engine, "red")
@@ -43,14 +43,14 @@ def test_a_verdict_is_recorded_once_and_a_crash_in_checking_is_requeued(tmp_path
     db.add_team(engine, "red")
     a = db.add_submission(engine, 1, "a", per_day=5)
     b = db.add_submission(engine, 1, "b", per_day=5)
-    assert db.claim_next(engine)["id"] == a  # type: ignore[index]
+    assert db.claim_next(engine).id == a  # type: ignore[union-attr]
     # the server dies here; on start the submission goes back to the queue, nothing else moves
     assert db.requeue_unfinished(engine) == 1
-    assert db.claim_next(engine)["id"] == a  # type: ignore[index]
+    assert db.claim_next(engine).id == a  # type: ignore[union-attr]
     assert db.finish(engine, a, True, "ok") == 1
     assert db.finish(engine, a, False, "again") == 1  # a second verdict changes nothing
-    assert db.get_submission(engine, a)["status"] == "accepted"  # type: ignore[index]
-    assert db.claim_next(engine)["id"] == b  # type: ignore[index]
+    assert db.get_submission(engine, a).status == "accepted"  # type: ignore[union-attr]
+    assert db.claim_next(engine).id == b  # type: ignore[union-attr]
     assert db.finish(engine, b, True, "ok") == 2  # the team's next version
     assert db.claim_next(engine) is None and db.requeue_unfinished(engine) == 0
 
@@ -77,13 +77,13 @@ def test_a_first_schema_database_is_migrated_with_its_rows(tmp_path: Path, db_ur
     engine = db.connect(url)
     assert db.schema_version(engine) == len(db.MIGRATIONS) == 5
     sub = db.get_submission(engine, 1)
-    assert sub is not None and (sub["status"], sub["version"], sub["report"], sub["attempts"], sub["retired"]) == (
+    assert sub is not None and (sub.status, sub.version, sub.report, sub.attempts, sub.retired) == (
         "accepted", 1, "ok", 0, None)
     sid = db.add_submission(engine, 1, "g", per_day=5)
-    assert db.claim_next(engine)["attempts"] == 1  # type: ignore[index]
+    assert db.claim_next(engine).attempts == 1  # type: ignore[union-attr]
     db.requeue_unfinished(engine)
-    assert db.claim_next(engine)["attempts"] == 2  # type: ignore[index]
-    assert db.get_submission(engine, sid)["attempts"] == 2  # type: ignore[index]
+    assert db.claim_next(engine).attempts == 2  # type: ignore[union-attr]
+    assert db.get_submission(engine, sid).attempts == 2  # type: ignore[union-attr]
 
 
 def test_an_upload_cut_off_before_it_was_recorded_is_swept_and_recorded_ones_kept(comp: Path,
@@ -97,7 +97,7 @@ def test_an_upload_cut_off_before_it_was_recorded_is_swept_and_recorded_ones_kep
     for d in (kept, dead):
         d.mkdir(parents=True)
         (d / "bot.yaml").write_text("name: x\n")
-    db.add_submission(svc.engine, db.team_for_token(svc.engine, team)["id"], str(kept), per_day=5)  # type: ignore[index]
+    db.add_submission(svc.engine, db.team_for_token(svc.engine, team).id, str(kept), per_day=5)  # type: ignore[union-attr]
     assert svc.sweep_uploads() == [dead]
     assert kept.is_dir() and not dead.exists() and svc.sweep_uploads() == []
 

@@ -1,13 +1,14 @@
 """Inline SVG charts, each with a text alternative (the pages also carry the numbers as tables).
 
-Pure functions of numbers to markup: no scripts, no external files, and
-fixed formatting, so the same numbers always give the same bytes.
+Pure functions of numbers to geometry: each returns a small object of positions (already formatted, so the
+same numbers always give the same bytes) that a macro of ``templates/site/charts.html`` draws. No scripts,
+no external files.
 """
 
 from __future__ import annotations
 
-import html
 import math
+from dataclasses import dataclass, field
 from typing import Sequence
 
 PALETTE = ("#1a4f80", "#c0392b", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#7f8c8d", "#2c3e50")
@@ -29,7 +30,7 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     return out
 
 
-def scale_for(values: Sequence[float]) -> tuple[float, float]:
+def scale_for(values: Sequence[float | None]) -> tuple[float, float]:
     """A shared scale that always shows zero (the anchor line), padded a little."""
     vals = [v for v in values if v is not None and math.isfinite(v)] + [0.0]
     lo, hi = min(vals), max(vals)
@@ -37,6 +38,10 @@ def scale_for(values: Sequence[float]) -> tuple[float, float]:
         lo, hi = lo - 50, hi + 50
     pad = (hi - lo) * 0.04
     return lo - pad, hi + pad
+
+
+def _f(v: float) -> str:
+    return f"{v:.1f}"
 
 
 class Axis:
@@ -47,33 +52,39 @@ class Axis:
         return self.margin + (v - self.lo) / (self.hi - self.lo) * (self.width - 2 * self.margin)
 
 
-def interval_bar(rating: float, lo: float | None, hi: float | None, axis: Axis, label: str) -> str:
-    """One bot's interval as a bar, its rating as a tick, the zero line dashed."""
-    w = axis.width
-    e = html.escape(label)
-    parts = [f'<svg class="bar" width="{w}" height="16" role="img" aria-label="{e}"><title>{e}</title>',
-             f'<line x1="{axis.margin}" y1="8" x2="{w - axis.margin}" y2="8" stroke="#e4e4e4"/>',
-             f'<line x1="{axis.x(0):.1f}" y1="0" x2="{axis.x(0):.1f}" y2="16" stroke="#888" stroke-dasharray="2,2"/>']
-    if lo is not None and hi is not None:
-        parts.append(f'<rect x="{axis.x(lo):.1f}" y="4" width="{max(axis.x(hi) - axis.x(lo), 1):.1f}" height="8" '
-                     'fill="#9cc3e6"/>')
-    parts.append(f'<rect x="{axis.x(rating) - 1:.1f}" y="1" width="2" height="14" fill="#1a4f80"/></svg>')
-    return "".join(parts)
+@dataclass(frozen=True)
+class Bar:
+    """One interval bar: its rating as a tick, its interval (if any) as a band, the zero line dashed."""
+
+    width: int
+    margin: int
+    label: str
+    zero: str
+    tick: str
+    lo: str | None = None
+    span: str | None = None
 
 
-def axis_svg(axis: Axis, label: str = "Elo", quantity: str = "rating") -> str:
-    """The scale under the bars: ticks, their values and the zero line."""
-    w = axis.width
+def interval_bar(rating: float, lo: float | None, hi: float | None, axis: Axis, label: str) -> Bar:
+    """One bot's interval as a bar on ``axis`` (``charts.html``: ``bar``)."""
+    band = (_f(axis.x(lo)), _f(max(axis.x(hi) - axis.x(lo), 1))) if lo is not None and hi is not None else (None, None)
+    return Bar(axis.width, axis.margin, label, _f(axis.x(0)), _f(axis.x(rating) - 1), *band)
+
+
+@dataclass(frozen=True)
+class Ticks:
+    """The scale under the bars: its ticks (x, value) and what it measures (``charts.html``: ``axis``)."""
+
+    width: int
+    margin: int
+    label: str
+    ticks: list[tuple[str, str]]
+
+
+def axis_svg(axis: Axis, label: str = "Elo", quantity: str = "rating") -> Ticks:
     unit = f" {label}" if label else ""
-    parts = [f'<svg class="axis" width="{w}" height="24" role="img" aria-label="{quantity} axis from {axis.lo:.0f} '
-             f'to {axis.hi:.0f}{unit}, dashed line at 0">',
-             f'<line x1="{axis.margin}" y1="2" x2="{w - axis.margin}" y2="2" stroke="#333"/>']
-    for t in nice_ticks(axis.lo, axis.hi):
-        x = axis.x(t)
-        parts.append(f'<line x1="{x:.1f}" y1="2" x2="{x:.1f}" y2="7" stroke="#333"/>'
-                     f'<text x="{x:.1f}" y="18" text-anchor="middle">{t:g}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    return Ticks(axis.width, axis.margin, f"{quantity} axis from {axis.lo:.0f} to {axis.hi:.0f}{unit}, dashed line at 0",
+                 [(_f(axis.x(t)), f"{t:g}") for t in nice_ticks(axis.lo, axis.hi)])
 
 
 LABEL_GAP = 12  # px between two series' names at the chart's right edge (the font is 10 px)
@@ -97,14 +108,43 @@ def spread(ys: Sequence[float], lo: float, hi: float, gap: float = LABEL_GAP) ->
     return pos
 
 
+@dataclass(frozen=True)
+class Series:
+    """One bot's line: its colour, its points, and where its name stands at the right (with a leader line)."""
+
+    name: str
+    colour: str
+    points: list[tuple[str, str]]
+    end: tuple[str, str] | None = None
+    at: tuple[str, str, str, str] | None = None  # the leader line's end (x, y), the name's (x, y)
+
+
+@dataclass
+class History:
+    """The rating-history chart (``charts.html``: ``history``)."""
+
+    width: int
+    height: int
+    caption: str
+    box: tuple[int, int, int, int]  # left, top, right end, bottom of the plot area
+    zero: str
+    yticks: list[tuple[str, str, str]]  # y of the tick, y of its text, its value
+    xticks: list[tuple[str, str]]
+    x_title: tuple[str, str, str]  # x, y, text
+    y_title: tuple[str, str]  # y of its centre, text
+    series: list[Series] = field(default_factory=list)
+
+
 def history_svg(series: dict[str, list[float | None]], runs: Sequence[int], *, width: int = 600,
-                caption: str = "rating history") -> str:
+                caption: str = "rating history", x_title: str = "run",
+                names: dict[str, str] | None = None) -> History | None:
     """Ratings after each run shown (``runs``: their numbers, on a linear axis), one line per bot; gaps
     where a bot had not entered yet. Both axes are titled, the run axis carries as many tick labels as fit
-    without touching, and the series' names at the right are spread so that none overlaps another."""
+    without touching, and the series' names at the right are spread so that none overlaps another.
+    ``names``: what to call each series (default its key)."""
     vals = [v for s in series.values() for v in s if v is not None]
     if not vals or not runs:
-        return ""
+        return None
     lo, hi = scale_for(vals)
     named = [k for k, s in series.items() if any(v is not None for v in s)]
     left, right, top, bottom = 58, 116, 10, 40
@@ -119,15 +159,7 @@ def history_svg(series: dict[str, list[float | None]], runs: Sequence[int], *, w
     def y(v: float) -> float:
         return top + (hi - v) / (hi - lo) * yh
 
-    e = html.escape(caption)
-    parts = [f'<svg class="history" width="{width}" height="{height}" role="img" aria-label="{e}; the table below '
-             f'gives the same numbers"><title>{e}</title>',
-             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + yh}" stroke="#333"/>',
-             f'<line x1="{left}" y1="{top + yh}" x2="{left + xw}" y2="{top + yh}" stroke="#333"/>',
-             f'<line x1="{left}" y1="{y(0):.1f}" x2="{left + xw}" y2="{y(0):.1f}" stroke="#888" stroke-dasharray="3,3"/>']
-    for t in nice_ticks(lo, hi, max(2, min(6, yh // 30))):
-        parts.append(f'<line x1="{left - 3}" y1="{y(t):.1f}" x2="{left}" y2="{y(t):.1f}" stroke="#333"/>'
-                     f'<text class="tick" x="{left - 5}" y="{y(t) + 3:.1f}" text-anchor="end">{t:g}</text>')
+    yticks = [(_f(y(t)), _f(y(t) + 3), f"{t:g}") for t in nice_ticks(lo, hi, max(2, min(6, yh // 30)))]
     label_w = 7 * len(str(last)) + 8  # a run number's width in px at 10 px, with room around it
     if last == first:
         xt: list[float] = [float(first)]
@@ -136,46 +168,42 @@ def history_svg(series: dict[str, list[float | None]], runs: Sequence[int], *, w
               if t == int(t) and first <= t <= last]
         if not xt:
             xt = [float(first), float(last)]
-    for t in xt:
-        parts.append(f'<line x1="{x(t):.1f}" y1="{top + yh}" x2="{x(t):.1f}" y2="{top + yh + 3}" stroke="#333"/>'
-                     f'<text class="tick" x="{x(t):.1f}" y="{top + yh + 14}" text-anchor="middle">{int(t)}</text>')
-    parts.append(f'<text class="axis-title" x="{left + xw / 2:.1f}" y="{height - 6}" text-anchor="middle">run</text>')
-    parts.append(f'<text class="axis-title" transform="translate(12 {top + yh / 2:.1f}) rotate(-90)" '
-                 'text-anchor="middle">rating (Elo)</text>')
-    ends: list[tuple[str, str, float, float]] = []
+    chart = History(width, height, caption, (left, top, left + xw, top + yh), _f(y(0)), yticks,
+                    [(_f(x(t)), str(int(t))) for t in xt], (_f(left + xw / 2), str(height - 6), x_title),
+                    (_f(top + yh / 2), "rating (Elo)"))
+    drawn: list[tuple[str, str, list[tuple[float, float]]]] = []
     for k, (name, s) in enumerate(series.items()):
-        colour = PALETTE[k % len(PALETTE)]
         pts = [(x(runs[i]), y(v)) for i, v in enumerate(s) if v is not None]
-        if len(pts) > 1:
-            parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="'
-                         + " ".join(f"{a:.1f},{b:.1f}" for a, b in pts) + '"/>')
-        parts += [f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3" fill="{colour}"/>' for a, b in pts]
-        if pts:
-            ends.append((name, colour, pts[-1][0], pts[-1][1]))
-    at = spread([b for _, _, _, b in ends], top + 4, top + yh)
+        drawn.append(((names or {}).get(name, name), PALETTE[k % len(PALETTE)], pts))
+    ends = [pts[-1][1] for _, _, pts in drawn if pts]
+    at = iter(spread(ends, top + 4, top + yh))
     lx = left + xw + 8
-    for (name, colour, a, b), ly in zip(ends, at):
-        parts.append(f'<line x1="{a:.1f}" y1="{b:.1f}" x2="{lx - 2}" y2="{ly:.1f}" stroke="{colour}" stroke-width="0.6"/>'
-                     f'<text class="series" x="{lx}" y="{ly + 3:.1f}" fill="{colour}">{html.escape(name[:16])}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    for name, colour, pts in drawn:
+        end = (pts[-1] if pts else None)
+        ly = next(at) if end else 0.0
+        chart.series.append(Series(name[:16], colour, [(_f(a), _f(b)) for a, b in pts],
+                                   (_f(end[0]), _f(end[1])) if end else None, (str(lx - 2), _f(ly), str(lx), _f(ly + 3)) if end else None))
+    return chart
 
 
-def histogram_svg(counts: Sequence[tuple[str, int]], *, width: int = 420, caption: str = "distribution") -> str:
+@dataclass(frozen=True)
+class Histogram:
+    """Horizontal bars of labelled counts (``charts.html``: ``histogram``)."""
+
+    width: int
+    height: int
+    caption: str
+    rows: list[tuple[int, str, str, str, int]]  # y, label, bar width, x of the count, count
+
+
+def histogram_svg(counts: Sequence[tuple[str, int]], *, width: int = 420, caption: str = "distribution") -> Histogram | None:
     """Horizontal bars of labelled counts (e.g. contracts by bid level)."""
     if not counts:
-        return ""
+        return None
     top = max(c for _, c in counts) or 1
     row = 16
-    h = row * len(counts) + 4
-    e = html.escape(caption)
-    parts = [f'<svg class="hist" width="{width}" height="{h}" role="img" aria-label="{e}; the table gives the same '
-             f'numbers"><title>{e}</title>']
+    rows = []
     for i, (label, c) in enumerate(counts):
-        yy = 2 + i * row
         bw = (width - 90) * c / top
-        parts.append(f'<text x="40" y="{yy + 11}" text-anchor="end">{html.escape(label)}</text>'
-                     f'<rect x="46" y="{yy + 2}" width="{bw:.1f}" height="{row - 4}" fill="#9cc3e6"/>'
-                     f'<text x="{50 + bw:.1f}" y="{yy + 11}">{c}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+        rows.append((2 + i * row, label, _f(bw), _f(50 + bw), c))
+    return Histogram(width, row * len(counts) + 4, caption, rows)

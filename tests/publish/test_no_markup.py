@@ -1,0 +1,39 @@
+"""HTML is written only as templates (arena/publish/templates): no tag in a Python string under arena/publish."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+PUBLISH = Path(__file__).resolve().parents[2] / "arena" / "publish"
+TAGS = ("a abbr b body br caption circle code details div em h1 h2 h3 h4 h5 h6 head header html img input label li "
+        "line link main meta nav noscript ol option p path polyline pre rect script section select small span strong "
+        "style summary svg table tbody td text textarea th thead title tr ul").split()
+TAG = re.compile(r"<\s*/?\s*(?:" + "|".join(TAGS) + r")(?:\s[^<>]*)?/?>|<!DOCTYPE", re.IGNORECASE)
+
+
+def tags_in(source: str) -> list[str]:
+    """Every HTML tag written in a string literal (f-strings included) of ``source``, docstrings aside."""
+    tree = ast.parse(source)
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    found = sorted((n.lineno, n.col_offset, m) for n in ast.walk(tree)
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+                   for m in TAG.findall(n.value))
+    return [f"line {line}: {m}" for line, _, m in found]
+
+
+def test_the_detector_finds_markup_in_every_kind_of_string() -> None:
+    src = ('"""Module: matchups/<a>--<b>.html."""\na = "<td class=\\"l\\">"\nb = f"</tr>{x}"\n'
+           'c = """\n<svg width="3">\n"""\nd = "bots/<bot>.html"\n')
+    assert [t.split(": ", 1)[1] for t in tags_in(src)] == ['<td class="l">', "</tr>", '<svg width="3">']
+
+
+def test_no_python_file_of_publish_writes_markup() -> None:
+    files = sorted(PUBLISH.rglob("*.py"))
+    assert len(files) > 10
+    found = {str(p.relative_to(PUBLISH)): t for p in files if (t := tags_in(p.read_text()))}
+    assert found == {}, "HTML belongs in arena/publish/templates, rendered by arena.publish.render"
+    assert not [p for p in files if "html.escape" in p.read_text()], "autoescape does the escaping"

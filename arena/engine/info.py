@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .cards import Card
-from .deal import Deal
+from .deal import STAGES, Deal
 from .profile import RuleProfile, point_cards
 
 DECISION_KINDS = ("bid", "take_widow", "trump", "discard", "rob", "call", "play")
@@ -28,7 +28,7 @@ class ProfileInfo:
     name: str
     players: int
     sides: str  # "pairs", "each" or "called" (RuleProfile.sides)
-    decision_kinds: frozenset[str]  # of DECISION_KINDS: the kinds a seat can be asked under the profile
+    decision_kinds: frozenset[str]  # of DECISION_KINDS, and of the registered kinds its deals ask: what a seat can be asked
     dark_bid: bool  # a round of bids in the dark before the cards are dealt
     suited_bids: bool  # each bid names its trump: no trump decision
     dealer_must_bid: bool  # after three passes the dealer may not pass
@@ -86,11 +86,12 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
         kinds.add("call")
     if p.widow:
         kinds.add("take_widow")
+    kinds |= {s.name for s in STAGES if s.asked_in(p)}  # kinds registered at run time that its deals ask
     forced = p.dealer_forced_bid is not None and not p.forced_bid_any and not p.bid_suits
     points = tuple((name, v) for name, v in p.points.model_dump().items() if v)
     actions = ((n if p.dark_bid is not None else 0) + _max_bids(p) + (n if p.widow else 0) + 1 + n + (p.rob != "none")
                + (p.call is not None)
-               + n * p.hand_size)
+               + n * p.hand_size + sum(s.most(p) for s in STAGES if s.asked_in(p)))
     return ProfileInfo(
         name=p.name,
         players=p.players,

@@ -278,6 +278,32 @@ def parse_line(obj: Any) -> PairsLine | TableLine:
     return RESULT_LINE.validate_python(obj)
 
 
+def trusted_line(obj: dict[str, Any], shared: dict[Any, Any]) -> PairsLine | TableLine:
+    """A line this code wrote itself from a line it had checked (a site's ledger), built without the checks:
+    thousands of them are read at every rebuild. Equal seats are one ``BotRef`` across the lines sharing
+    ``shared`` (a ledger of 10,000 lines would otherwise hold 20,000 copies of each bot's seat)."""
+    def ref(d: dict[str, Any]) -> BotRef:
+        key = (d["bot"], d["digest"])
+        got = shared.get(key)
+        if got is None:
+            got = shared[key] = BotRef.model_construct(bot=d["bot"], digest=d["digest"])
+        return got
+
+    def game(g: dict[str, Any]) -> GameLine:
+        return GameLine.model_construct(**{**g, "seats": [ref(s) for s in g["seats"]],
+                                           "faults": [Fault.model_construct(**f) for f in g["faults"]]})
+
+    top = {k: v for k, v in obj.items() if k != "schema"}
+    top["schema_"] = obj.get("schema", SCHEMA_VERSION)
+    top["games"] = [game(g) for g in obj["games"]]
+    top["run"] = RunInfo.model_construct(**obj.get("run") or {})
+    if obj.get("table") is not None:
+        top["table"] = [ref(s) for s in obj["table"]]
+        return TableLine.model_construct(**top)
+    top["side_a"], top["side_b"] = [ref(s) for s in obj["side_a"]], [ref(s) for s in obj["side_b"]]
+    return PairsLine.model_construct(**top)
+
+
 def seatings(line: PairsLine | TableLine) -> Iterable[Seating]:
     """Every game of the line, as its ``Seating``."""
     return (line.seating(h) for h in range(len(line.games)))

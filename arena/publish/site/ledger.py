@@ -36,11 +36,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+import orjson
+
 from ...engine import decision_kind
 from ...match.game import settings_profile
 from ...match.show import seat_names
-from ...results import (GameLine, ResultLine, ResultsError, ResultsScan, RunInfo, line_digest, parse_line, seatings,
-                        stored_line)
+from ...results import (GameLine, ResultLine, ResultsError, ResultsScan, RunInfo, line_digest, seatings, stored_line,
+                        trusted_line)
 from ...schedule.ladder import read_runs_from
 from ..load import BotInfo, _ref, block_score, game_contests
 from .stats import BotStats, HONOURS, TimeUse, add_deal, add_time_use, record_profile
@@ -180,10 +182,39 @@ class Entry:
                            "f": self.faults}, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, raw: bytes) -> "Entry":
-        d = json.loads(raw)
-        line = None if d["l"] is None else parse_line(d["l"])
+    def from_json(cls, raw: bytes, memo: dict[Any, Any] | None = None) -> "Entry":
+        """An entry as ``to_json`` wrote it; with ``memo`` (one per ledger read), the parts lines repeat
+        (seats, sides, rule profiles) are one object each across the ledger (``results.trusted_line``,
+        ``_one``): the ledger is this code's own, written from lines checked when read."""
+        try:
+            d = orjson.loads(raw)  # several times faster than json on the ledger's lines, the same values
+        except orjson.JSONDecodeError:  # NaN or Infinity (json writes them; orjson does not read them)
+            d = json.loads(raw)
+        line = None
+        if d["l"] is not None:
+            memo = {} if memo is None else memo
+            for g in d["l"]["games"]:
+                if isinstance(g["record"].get("profile"), dict):
+                    g["record"]["profile"] = _one(g["record"]["profile"], memo)
+            line = trusted_line(d["l"], memo)
         return cls(d["s"], d["at"], d["o"], d["n"], d["d"], (d["k"][0], d["k"][1]), line, d["f"])
+
+
+def _frozen(v: Any) -> Any:
+    """A hashable twin of a JSON value (what ``_one`` keys on)."""
+    if isinstance(v, dict):
+        return tuple((k, _frozen(x)) for k, x in v.items())
+    if isinstance(v, list):
+        return ("\0list", *map(_frozen, v))
+    if isinstance(v, (bool, float)):  # True == 1 == 1.0: equal keys, other JSON
+        return (type(v).__name__, v)
+    return v
+
+
+def _one(v: Any, memo: dict[Any, Any]) -> Any:
+    if not isinstance(v, dict):
+        return v
+    return memo.setdefault(_frozen(v), v)
 
 
 @dataclass
@@ -297,7 +328,8 @@ class SiteState:
             data = f.read(cache["ledger_bytes"])
         if len(data) != cache["ledger_bytes"]:
             raise Rebuild("the ledger is shorter than its cache says")
-        self.entries = [Entry.from_json(raw) for raw in data.splitlines()]
+        memo: dict[Any, Any] = {}
+        self.entries = [Entry.from_json(raw, memo) for raw in data.splitlines()]
         if len(self.entries) != cache["entries"]:
             raise Rebuild("the ledger does not match its cache")
         self.sources, self.ledger_bytes = sources, len(data)

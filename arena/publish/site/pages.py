@@ -90,7 +90,8 @@ class SiteView:
     def __init__(self, m: SiteModel, naming: Naming, live: bool = False) -> None:
         self.m, self.naming, self.live = m, naming, live
         self.words = naming
-        self.names = {b.id: naming.labels[k] for k, b in m.comp.bots.items() if k in naming.labels}
+        self.names = ({b.id: naming.labels[k] for k, b in m.comp.bots.items() if k in naming.labels}
+                      if naming.labels else {})
         self.title = naming.title or m.doc["provenance"].get("config_name") or m.comp.sources[0].parent.name
 
     def slug(self, bot: str) -> str | None:

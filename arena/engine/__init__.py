@@ -35,7 +35,7 @@ from .deal import Deal
 from .dealfile import DealFile, FileSource
 from .game import DEFAULT_MAX_DEALS, Game
 from .kinds import AUCTION_PHASES, SUIT_NAME, DecisionKind, Narrator, ReplayWriter, cards_text, decision_kind, event_kind, option_text, register_kind, unregister_kind
-from .prose import rules_text
+from .prose import RULES, Rule, forced_bid, rules_text
 from .info import DECISION_KINDS, DealFacts, PointCapture, ProfileInfo, deal_facts, profile_info
 from .profile import PROFILES, PointValues, RuleProfile, get_profile, profile_names, register_profile, variant
 from .record import (
@@ -52,7 +52,7 @@ from .record import (
 from .view import DealSummary, TrickView, View
 
 __all__ = [
-    "rules_text", "AUCTION_PHASES", "SUIT_NAME", "DecisionKind", "Narrator", "ReplayWriter", "cards_text", "decision_kind", "event_kind", "option_text", "register_kind", "unregister_kind",
+    "RULES", "Rule", "forced_bid", "rules_text", "AUCTION_PHASES", "SUIT_NAME", "DecisionKind", "Narrator", "ReplayWriter", "cards_text", "decision_kind", "event_kind", "option_text", "register_kind", "unregister_kind",
     "DECISION_KINDS", "DealFacts", "PointCapture", "ProfileInfo", "deal_facts", "profile_info",
     "Action", "Bid", "BidChoice", "Card", "Choice", "DEFAULT_MAX_DEALS", "Deal", "DealFile", "DealSummary", "JOKER",
     "Call", "CallChoice", "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",

@@ -19,6 +19,7 @@ from typing import Any, Mapping
 import yaml
 from markupsafe import Markup
 
+from ...engine import forced_bid
 from ...match.show import profile_text, seat_names
 from ...results import GameLine
 from .. import leaderboard as lb
@@ -307,9 +308,8 @@ def _luck_chart(doc: dict[str, Any]) -> str:
 
 
 def _forced_label(p: Any) -> str:
-    """What a forced dealer bid is under profile ``p``."""
-    amount = f"{p.dealer_forced_bid} or more" if p.forced_bid_any else str(p.dealer_forced_bid)
-    return f"forced dealer bids (the dealer must bid {amount} after three passes)"
+    """What a forced dealer bid is under profile ``p`` (the amount in the engine's words, ``forced_bid``)."""
+    return f"forced dealer bids (the dealer must bid {forced_bid(p)} after three passes)"
 
 
 @dataclass(frozen=True)

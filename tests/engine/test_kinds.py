@@ -360,6 +360,8 @@ def test_a_registered_kind_is_played_checked_shown_told_and_replayed_unchanged(b
     data = viewer_data(record, id="toy")
     said = " ".join(f.get("text", "") for f in frames.unpack(data["frames"]))
     assert data["warnings"] == [] and said.count("rings the bell.") + said.count("keeps quiet.") == 8
+    # the rules line (the engine's rules_text) tells the kind in its own words, after the profile's clauses
+    assert data["rules"].endswith("(bidder goes out from 55); bell: whether to ring the bell before the first card.")
 
     report = check_entry(minimal, settings)
     assert report.ok and "bell" in report.probes, report.summary()

@@ -19,7 +19,9 @@ from typing import Any, Mapping
 import yaml
 from markupsafe import Markup
 
+from ...engine import forced_bid
 from ...match.show import profile_text, seat_names
+from ...results import GameLine
 from .. import leaderboard as lb
 from ..render import environment, render
 from ..versions import earlier, ranked
@@ -326,9 +328,8 @@ def _luck_chart(doc: dict[str, Any]) -> str:
 
 
 def _forced_label(p: Any) -> str:
-    """What a forced dealer bid is under profile ``p``."""
-    amount = f"{p.dealer_forced_bid} or more" if p.forced_bid_any else str(p.dealer_forced_bid)
-    return f"forced dealer bids (the dealer must bid {amount} after three passes)"
+    """What a forced dealer bid is under profile ``p`` (the amount in the engine's words, ``forced_bid``)."""
+    return f"forced dealer bids (the dealer must bid {forced_bid(p)} after three passes)"
 
 
 @dataclass(frozen=True)
@@ -463,23 +464,23 @@ def bot_page(m: SiteModel, bot: str, naming: Naming = Naming()) -> str:
 # ------------------------------------------------------------ matchups and games
 
 
-def _result_text(g: dict[str, Any], side: int) -> str:
+def _result_text(g: GameLine, side: int) -> str:
     """The game's result for engine side ``side``."""
-    if g.get("forfeit_by") is not None:
-        return "won (forfeit)" if g["forfeit_by"] % 2 != side else "lost (forfeit)"
-    w = g.get("winner")
+    if g.forfeit_by is not None:
+        return "won (forfeit)" if g.forfeit_by % 2 != side else "lost (forfeit)"
+    w = g.winner
     if w is None:
-        return "unfinished (cap)" if g.get("end") == "cap" else "draw"
+        return "unfinished (cap)" if g.end == "cap" else "draw"
     return "won" if w == side else "lost"
 
 
-def _seat_result(g: dict[str, Any], seat: int) -> str:
+def _seat_result(g: GameLine, seat: int) -> str:
     """At a table of n seats: the game's result for ``seat``."""
-    if g.get("forfeit_by") is not None:
-        return "forfeited" if g["forfeit_by"] == seat else "no winner (another seat forfeited)"
-    w = g.get("winner")
+    if g.forfeit_by is not None:
+        return "forfeited" if g.forfeit_by == seat else "no winner (another seat forfeited)"
+    w = g.winner
     if w is None:
-        return "unfinished (cap)" if g.get("end") == "cap" else "no winner (level)"
+        return "unfinished (cap)" if g.end == "cap" else "no winner (level)"
     return "won" if w == seat else "lost"
 
 
@@ -532,16 +533,16 @@ def matchup_page(m: SiteModel, a: str, b: str, naming: Naming = Naming()) -> str
         if tables:
             from ..load import table_game
 
-            tg = table_game(g, m.comp.bots, gid)
+            tg = table_game(m.seating(ref), m.comp.bots)
             names = seat_names(len(ref.bots))
             games.append(MatchupGame(gid, ref.block, " ".join(f"{names[s]} {site.name(x)}" for s, x in enumerate(ref.bots)),
                                      FINISH[tg.finish(ref.bots.index(a), ref.bots.index(b))],
-                                     " : ".join(str(x) for x in g["scores"]), deal_count(g), list(ref.twins)))
+                                     " : ".join(str(x) for x in g.scores), deal_count(g), list(ref.twins)))
         else:
             side = next(s % 2 for s in range(4) if ref.bots[s] == a and ref.bots[(s + 1) % 4] == b
                         or ref.bots[s] == a and ref.bots[(s + 3) % 4] == b)
             games.append(MatchupGame(gid, ref.block, " ".join(map(site.name, ref.bots)), _result_text(g, side),
-                                     f"{g['scores'][0]} : {g['scores'][1]}", deal_count(g), [ref.twin]))
+                                     f"{g.scores[0]} : {g.scores[1]}", deal_count(g), [ref.twin]))
     view = {"a": a, "b": b, "count": len(c.games), "score": f"{c.score:g}", "pct": pct(c.pct),
             "other": matchup_name(m, b, a), "games": games}
     na, nb = site.name(a), site.name(b)
@@ -570,7 +571,7 @@ class SeatRow:
 def game_page(m: SiteModel, ref: GameRef, naming: Naming = Naming()) -> str:
     site = SiteView(m, naming)
     g = m.game_line(ref)
-    rec = g.get("record") or {}
+    rec = g.record
     names = ref.bots
     n = len(names)
     seats = seat_names(n)
@@ -578,21 +579,21 @@ def game_page(m: SiteModel, ref: GameRef, naming: Naming = Naming()) -> str:
         w = GameWords(f"rotation {ref.half + 1} of {n}: the same deals are played {n} times with the entrants rotated "
                       "through the seats, so each holds every seat's cards once; the other rotations are ", ".",
                       "final score", "other rotations")
-        rows = [SeatRow(seats[s], names[s], g["scores"][s], _seat_result(g, s)) for s in range(n)]
-        final = ", ".join(f"{seats[s]} {g['scores'][s]}" for s in range(n))
+        rows = [SeatRow(seats[s], names[s], g.scores[s], _seat_result(g, s)) for s in range(n)]
+        final = ", ".join(f"{seats[s]} {g.scores[s]}" for s in range(n))
         links = list(ref.twins)
     else:
         w = GameWords(f"game {ref.half + 1} of 2; its duplicate twin (the same deals, partnerships swapped) is ", ".",
                       "side", "twin")
         rows = [SeatRow(seats[s], names[s], "N+S" if s % 2 == 0 else "E+W", _result_text(g, s % 2)) for s in range(4)]
-        final = f"N+S {g['scores'][0]}, E+W {g['scores'][1]}"
+        final = f"N+S {g.scores[0]}, E+W {g.scores[1]}"
         links = [ref.twin]
     mine = m.game_faults.get(ref.id, [])
     fl = [f for b in [names[0], *sorted(set(names[1:]) - {names[0]})] for f in mine if f.bot == b]
     view = {"id": ref.id, "block": ref.block, "pairing": ref.pairing, "links": links, "twins": ref.twins,
             "seats": rows, "profile": (rec.get("profile") or {}).get("name", "unknown"),
             "profile_text": profile_text(rec.get("profile")).partition(" (")[2].rstrip(")") or "no parameters recorded",
-            "final": final, "end": g.get("end"), "deals": deal_count(g), "key": rec.get("key"), "seat_count": n,
+            "final": final, "end": g.end, "deals": deal_count(g), "key": rec.get("key"), "seat_count": n,
             "faults": [_fault_view(f, m.private) for f in fl]}
     return _page("site/game.html", site, title=f"Game {ref.id}", root="../", script=True, v=view, w=w)
 

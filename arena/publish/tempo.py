@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from ..engine.record import replay
+from ..results import ResultLine
 
 #: Flag at a mean idle time on move of at least this (ms per decision) that is also at least
 #: IDLE_SHARE of its latency: the baselines idle well under 1 ms a decision, a bot that sleeps
@@ -156,28 +157,28 @@ def _public(event: dict[str, Any]) -> str:
     return kind if amount is None else f"{kind} {amount}"
 
 
-def collect(lines: Iterable[dict[str, Any]]) -> dict[tuple[str, int], SeatTempo]:
+def collect(lines: Iterable[ResultLine]) -> dict[tuple[str, int], SeatTempo]:
     """Per (bot name, seat), the rows of every asked decision in the results lines that carry run timings."""
     from ..engine.cards import CARD_NAMES
 
     seats_of: dict[tuple[str, int], SeatTempo] = {}
     for line in lines:
-        runs = (line.get("run") or {}).get("games") or []
-        for half, game in enumerate(line.get("games") or []):
+        runs = line.run.games
+        for half, game in enumerate(line.games):
             if half >= len(runs):
                 continue
             players = runs[half].get("players") or []
             try:
-                dealt = [[[CARD_NAMES[c] for c in hand] for hand in d.dealt] for d in replay(game["record"]).deals]
+                dealt = [[[CARD_NAMES[c] for c in hand] for hand in d.dealt] for d in replay(game.record).deals]
             except Exception:  # noqa: BLE001 - a record that does not replay has no audit; check says why
                 continue
             asked: dict[int, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
-            for d in game["record"].get("deals") or []:
+            for d in game.record.get("deals") or []:
                 for e in d.get("events") or []:
                     if e.get("type") != "reshuffle" and not e.get("forced"):
                         asked[int(e["seat"])].append((int(d["index"]), e))
-            for seat, entry in enumerate(game.get("seats") or []):
-                one = seats_of.setdefault((entry["bot"], seat), SeatTempo(entry["bot"], seat))
+            for seat, entry in enumerate(game.seats):
+                one = seats_of.setdefault((entry.bot, seat), SeatTempo(entry.bot, seat))
                 one.games += 1
                 if seat >= len(players):
                     continue
@@ -192,7 +193,7 @@ def collect(lines: Iterable[dict[str, Any]]) -> dict[tuple[str, int], SeatTempo]
     return seats_of
 
 
-def audit(lines: Iterable[dict[str, Any]], seed: int = 0) -> dict[str, Any]:
+def audit(lines: Iterable[ResultLine], seed: int = 0) -> dict[str, Any]:
     """The tempo audit of results lines: ``{"seats": [figures per bot and seat, by bot then seat],
     "flagged": [names of bots with a flagged seat]}``."""
     figures = [s.figures(seed) for _, s in sorted(collect(lines).items())]

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from . import db
 from .archive import ArchiveRefused, UnpackFailed
-from .deps import ApiTeam, ServiceDep, UploadTeam, private_to, refused
+from .deps import ApiTeam, ReaderTeam, ServiceDep, UploadTeam, private_to, refused
 from .final import frozen
 from .ladder import read_ratings
 from .service import SameVersion, Service, label
@@ -204,8 +204,9 @@ async def post_submission(svc: ServiceDep, team: UploadTeam, request: Request) -
 
 
 @router.get("/submissions")
-def list_submissions(svc: ServiceDep, team: ApiTeam) -> Submissions:
-    """Private: your team's submissions, oldest first, with the daily quota (what is left, when a slot frees)."""
+def list_submissions(svc: ServiceDep, team: ReaderTeam) -> Submissions:
+    """Private: your team's submissions, oldest first, with the daily quota (what is left, when a slot frees).
+    The team page's script reads it with the page's session."""
     subs = db.team_submissions(svc.engine, team.id)
     return Submissions(team=team.name, quota=quota_of(svc, team.id), submissions=[report(x, team.name) for x in subs])
 

@@ -29,5 +29,6 @@ def make_app(svc: Service) -> FastAPI:
     for kind, handler in pages.HANDLERS.items():
         app.add_exception_handler(kind, handler)
     # Every body's size judged before the app reads it (uploads: the archive limit plus the form).
-    app.add_middleware(BodyCap, upload_paths=api.UPLOAD_PATHS, upload_cap=svc.body_cap)
+    app.add_middleware(BodyCap, upload_paths=api.UPLOAD_PATHS, upload_cap=svc.body_cap,
+                       page=pages.refusal_page)
     return app

@@ -89,11 +89,24 @@ PageSession = Annotated[Session | None, Depends(session)]
 def session_team(s: PageSession) -> db.Team:
     """The logged-in team (401 without a live session)."""
     if s is None:
-        raise HTTPException(401, "log in with your team's token")
+        raise HTTPException(401, SESSION_ENDED)
     return s.team
 
 
 PageTeam = Annotated[db.Team, Depends(session_team)]
+
+
+def reading_team(svc: ServiceDep, s: PageSession,
+                 authorization: Annotated[str | None, Header()] = None) -> db.Team:
+    """``bearer_team``, or without a token the browser's session: the team page's script reads its own
+    submissions (a read only; whatever changes something takes a token or the session's CSRF field)."""
+    if authorization is None and s is not None:
+        return s.team
+    return bearer_team(svc, authorization)
+
+
+ReaderTeam = Annotated[db.Team, Depends(reading_team)]
+SESSION_ENDED = "your session has ended (or you have not logged in): log in with your team's token"
 
 
 def private_to(team: db.Team) -> str | None:

@@ -6,17 +6,16 @@ the ladder stops; the server plays the final evaluation instead: ``final_blocks`
 (or table) of the final versions, with a seed derived from the ladder's, no adaptive choice, into its own
 results store FOLDER/final/results (resumable like any run, kill -9 safe). When it is complete the final
 leaderboard (FOLDER/final/leaderboard) and site (FOLDER/final/public) are written and FOLDER/final/done.json
-publishes the final standings and both seeds; every page of the server then says so (``banner``).
+publishes the final standings and both seeds; every page of the server then says so (``closed_sentence``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import logging
 import os
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,9 +24,9 @@ from ..publish.leaderboard import main_table
 from ..publish.rate import PublishError, rate_results
 from ..publish.site import build_site
 from ..results import ResultsError
-from ..schedule import ConfigError, RunOptions, RunRefused, run_tournament
+from ..schedule import ConfigError, RunOptions, RunRefused, read_meta, run_tournament
 from . import db
-from .ladder import build_ladder, ranked, waiting_for
+from .ladder import build_ladder, ranked, site_naming, waiting_for
 
 if TYPE_CHECKING:
     from .app import Service
@@ -115,7 +114,9 @@ def run_final(svc: Service) -> bool:
     try:
         board = rate_results(out, svc.folder / FINAL / "leaderboard", bootstrap=c.site_bootstrap)
         build_site([out], svc.folder / FINAL / "public", bootstrap=c.site_bootstrap, history_bootstrap=0,
-                   state=svc.folder / FINAL / "site-state")
+                   state=svc.folder / FINAL / "site-state",
+                   naming=replace(site_naming(f"{svc.config.competition.name}: final evaluation", read_meta(out) or {}),
+                                  run="run", runs="runs"))
     except (PublishError, ResultsError, OSError) as e:
         log.error("final evaluation played, not published yet: %s", e)
         return False
@@ -132,38 +133,28 @@ def _publish(svc: Service, seeds: dict[str, str], doc: dict[str, Any] | None, no
     log.info("final standings published: %s", note or ", ".join(str(s["bot"]) for s in standings))
 
 
-def banner(svc: Service) -> str:
-    """The line every page shows once the competition is frozen (HTML; empty while it is open)."""
+def closed_sentence(svc: Service) -> str | None:
+    """The line every page shows once the competition is frozen (None while it is open)."""
     doc = frozen(svc)
     if doc is None:
-        return ""
-    done = result(svc)
-    if done is None:
-        said = (f"The competition is closed (frozen at {doc['frozen_at']}): uploads have stopped and the final"
+        return None
+    if result(svc) is None:
+        return (f"The competition is closed (frozen at {doc['frozen_at']}): uploads have stopped and the final"
                 " evaluation among the final versions is playing.")
-    else:
-        said = (f"The competition is closed (frozen at {doc['frozen_at']}): the final standings and the seeds are"
-                " published.")
-    return (f"<p id=final-banner style=\"background:#fff3c4;padding:.4rem\">{html.escape(said)}"
-            " <a href=/final/>final evaluation</a></p>")
+    return f"The competition is closed (frozen at {doc['frozen_at']}): the final standings and the seeds are published."
 
 
-def final_page(svc: Service) -> str:
-    """The body of /final/: the freeze, the final versions, and the final standings with the seeds once
-    published (the ladder's seed is secret until then)."""
+@dataclass(frozen=True)
+class FinalView:
+    """What /final/ shows: the freeze (None: open), the final versions, and once published the standings
+    (``done``: FOLDER/final/done.json, with the seeds; the ladder's seed is secret until then)."""
+    frozen: dict[str, Any] | None
+    versions: list[dict[str, Any]]
+    blocks: int
+    done: dict[str, Any] | None
+
+
+def final_view(svc: Service) -> FinalView:
     doc = frozen(svc)
-    if doc is None:
-        return "<p id=final-state>The competition is open: no final evaluation yet.</p>"
-    versions = "".join(f"<li>{html.escape(s['name'])} v{s['version']}</li>" for s in doc["versions"])
-    done = result(svc)
-    if done is None:
-        return (f"<p id=final-state>Final evaluation playing: {svc.config.competition.final_blocks} blocks of every"
-                f" pairing among the final versions.</p><h2>final versions</h2><ul>{versions}</ul>")
-    seeds = done["seeds"]
-    table = (f"<pre id=final-standings>{html.escape(done['table'])}</pre>" if done.get("table")
-             else f"<p id=final-standings>{html.escape(done.get('note') or '')}</p>")
-    site = "<p><a href=/final/site/>the final evaluation's site (games, replays)</a></p>" if done.get("table") else ""
-    return (f"<p id=final-state>Final standings, published {html.escape(done['finished_at'])}.</p>{table}{site}"
-            f"<h2>seeds</h2><p id=seeds>ladder: <code>{html.escape(seeds['ladder'])}</code>; final evaluation:"
-            f" <code>{html.escape(seeds['final'])}</code> (derived from the ladder's)</p>"
-            f"<h2>final versions</h2><ul>{versions}</ul>")
+    return FinalView(doc, list(doc["versions"]) if doc else [], svc.config.competition.final_blocks,
+                     result(svc) if doc else None)

@@ -105,8 +105,10 @@ class BodyCap:
     """ASGI middleware: a request whose body is larger than its path allows (or of unknown length where
     only a small body is taken) is answered 413/411 before the app reads a byte."""
 
-    def __init__(self, app: ASGIApp, upload_paths: frozenset[str], upload_cap: int) -> None:
+    def __init__(self, app: ASGIApp, upload_paths: frozenset[str], upload_cap: int,
+                 page: Callable[[Scope, int, str], str | None] | None = None) -> None:
         self.app, self.upload_paths, self.upload_cap = app, upload_paths, upload_cap
+        self.page = page  # the refusal as a page for a browser (None: JSON)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -123,7 +125,8 @@ class BodyCap:
             except ValueError:
                 n = cap + 1
             if n > cap:
-                await refuse(send, 413, f"the request body is {n} bytes, over the limit of {cap} for this path")
+                sentence = f"the request body is {n} bytes, over the limit of {cap} for this path"
+                await refuse(send, 413, sentence, self.page(scope, 413, sentence) if self.page else None)
                 return
         elif chunked and not upload:
             await refuse(send, 411, "give the body's Content-Length")
@@ -131,12 +134,14 @@ class BodyCap:
         await self.app(scope, receive, send)
 
 
-async def refuse(send: Send, status: int, sentence: str) -> None:
-    """Answer ``{"detail": sentence}`` and close the connection (its body is never read)."""
+async def refuse(send: Send, status: int, sentence: str, page: str | None = None) -> None:
+    """Answer ``{"detail": sentence}`` (or the refusal's ``page``, for a browser) and close the connection
+    (its body is never read)."""
     import json
 
-    body = json.dumps({"detail": sentence}).encode()
+    body = json.dumps({"detail": sentence}).encode() if page is None else page.encode()
+    kind = b"application/json" if page is None else b"text/html; charset=utf-8"
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})

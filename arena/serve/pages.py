@@ -9,104 +9,90 @@ is a page with its sentence and a way back for a browser, JSON for everything el
 from __future__ import annotations
 
 import hmac
-import html
 import secrets
+from dataclasses import dataclass
 from typing import Annotated, Any, Mapping
 
 from fastapi import APIRouter, Cookie, Form, Header, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Scope
+
+from ..publish.render import environment, render
 
 from . import db
-from .api import MULTIPART_DOC, BlockNumber, Pairing, block_line, leaderboard_rows, receive
-from .deps import SESSION, PageSession, PageTeam, ServiceDep, private_to, refused
-from .final import banner, final_page
-from .service import SameVersion, Service
+from .api import (MULTIPART_DOC, BlockNumber, LeaderboardRow, Pairing, block_line, leaderboard_rows, quota_of, receive,
+                  when_free)
+from .deps import SESSION, SESSION_ENDED, PageSession, PageTeam, ServiceDep, private_to, refused
+from .ladder import read_ratings
+from .final import closed_sentence, final_view
+from .service import SameVersion, Service, label
 
 LOGIN = "arena_login"  # the front page's login-form token (a cookie and a hidden field: login CSRF)
 MAX_SESSIONS = 10  # per team: a new login past this ends the team's oldest session
 router = APIRouter()
 
 
-#: The server's own pages (front page, team page) are few and plain; this keeps them readable on any
-#: screen without a stylesheet to serve (a report's or stderr's long lines wrap instead of widening the page).
-_STYLE = ("body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem}"
-          "pre{white-space:pre-wrap;background:#f4f4f4;padding:.4rem;font-size:13px}"
-          "table{border-collapse:collapse}td{padding:.15rem .6rem;border-bottom:1px solid #ddd}"
-          "li{margin:.4rem 0}.status{font-weight:600}")
+templates = Jinja2Templates(env=environment(), context_processors=[lambda request: common(request)])
 
 
-def head(title: str) -> str:
-    return (f"<!doctype html><html lang=en><meta charset=utf-8>"
-            f"<meta name=viewport content=\"width=device-width,initial-scale=1\">"
-            f"<title>{html.escape(title)}</title><style>{_STYLE}</style>")
+def common(request: Request) -> dict[str, Any]:
+    """What every page shows: the competition's name and, once it is frozen, its end."""
+    svc: Service = request.app.state.svc
+    return {"competition": svc.config.competition.name, "closed": closed_sentence(svc)}
 
 
-def refusal(request: Request, status: int, sentence: str, headers: Mapping[str, str] | None,
-            top: str = "") -> Response:
+def page(request: Request, name: str, status: int = 200, headers: Mapping[str, str] | None = None,
+         **context: Any) -> HTMLResponse:
+    """One page of ``arena/publish/templates/serve``."""
+    return templates.TemplateResponse(request, f"serve/{name}", context, status_code=status, headers=headers)
+
+
+def banner(svc: Service, scope: Scope) -> str:
+    """The competition's end as a line of HTML (empty while it is open): the sites' pages get it on top."""
+    closed = closed_sentence(svc)
+    return render("serve/banner.html", request=Request(scope), closed=closed) if closed else ""
+
+
+def _wants_page(request: Request) -> bool:
+    """A browser at the server's own forms (which sends Accept: text/html), not the API or a client."""
+    return not request.url.path.startswith("/api/") and "text/html" in request.headers.get("accept", "")
+
+
+def _refusal_context(request: Request, status: int, sentence: str) -> dict[str, Any]:
+    """The refusal page's sentence and its way back: the login form when the session is missing or ended
+    (the team page would refuse again), else the page whose form was sent."""
+    ended = status == 401 or sentence == SESSION_ENDED
+    back = "team_page" if request.url.path.startswith("/team") and not ended else "index"
+    return {"status_code": status, "sentence": sentence, "back": request.url_for(back).path, "login": ended}
+
+
+def refusal(request: Request, status: int, sentence: str, headers: Mapping[str, str] | None) -> Response:
     """A refusal in the shape its asker reads: JSON ``{"detail": ...}`` for the API and for clients, a page
-    with the sentence and a way back for a browser at the server's own forms (which sends Accept: text/html)."""
-    if request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", ""):
+    with the sentence and a way back for a browser."""
+    if not _wants_page(request):
         return JSONResponse({"detail": sentence}, status_code=status, headers=headers)
-    back = "/team" if request.url.path.startswith("/team") else "/"
-    return HTMLResponse(head(f"{status}: refused") + top + f"<h1>refused</h1><p id=refusal>{html.escape(sentence)}</p>"
-                        f"<p><a href={back}>back</a></p>", status_code=status, headers=headers)
+    return page(request, "refusal.html", status, headers, **_refusal_context(request, status, sentence))
 
 
-def _submission_row(sub: db.Submission) -> str:
-    version = f" as version {sub.version}" if sub.version else ""
-    retired = (f"<p class=retired>retired from the ladder: {html.escape(sub.retired)}</p>"
-               if sub.retired else "")
-    return (f"<li id=sub-{sub.id}>#{sub.id} <span class=status>{sub.status}</span>{version}{retired}"
-            f"<pre>{html.escape(sub.report or '')}</pre></li>")
-
-
-def _fault_rows(faults: list[dict[str, Any]]) -> str:
-    if not faults:
-        return "<p id=no-faults>no faults in ladder games</p>"
-    rows = []
-    for f in faults:
-        link = f"/team/block.jsonl?pairing={html.escape(f['pairing'])}&amp;block={f['block']}"
-        rows.append(f"<li class=fault>game {html.escape(f['game_id'])} (seat {f['seat']}): {html.escape(f['kind'])}:"
-                    f" {html.escape(f['message'])}<pre class=stderr>{html.escape(f['stderr'])}</pre>"
-                    f"reproduce: <code>{html.escape(f['command'] or '')}</code> with <a href=\"{link}\">this block's"
-                    " results line</a> as results.jsonl and your bot's folder as BOT_FOLDER</li>")
-    return "<ul id=faults>" + "".join(rows) + "</ul>"
-
-
-def _ladder_line(svc: Service) -> str:
-    """The ladder's state in one line on the front page, when it plays nothing (too few teams for a unit)."""
-    return f"<p id=ladder-status>{html.escape(svc.ladder_waiting)}</p>" if svc.ladder_waiting else ""
+def refusal_page(scope: Scope, status: int, sentence: str) -> str | None:
+    """``refusal``'s page for a refusal made before the app (``guard.BodyCap``); None: the asker reads JSON."""
+    request = Request(scope)
+    if not _wants_page(request):
+        return None
+    return render("serve/refusal.html", request=request, **common(request),
+                  **_refusal_context(request, status, sentence))
 
 
 def _tempo_line(svc: Service) -> str:
     """The time mode on the front page: entrants must know whether their timing is seen."""
     t = svc.config.match.time
     if t.fixed:
-        text = (f"tempo fixed: every answer is released {t.slot_s * 1000:.0f} ms after its request, so no seat can"
+        return (f"tempo fixed: every answer is released {t.slot_s * 1000:.0f} ms after its request, so no seat can"
                 " signal by how long it takes (a bot idle on move past its slot is faulted)")
-    else:
-        text = "tempo free: answers go to the game as they come, so every seat sees how long the others take"
-    return f"<p id=tempo>{html.escape(text)}</p>"
-
-
-def _tempo_rows(figures: list[dict[str, Any]]) -> str:
-    if not figures:
-        return "<p id=no-tempo>no timed ladder games yet</p>"
-    head = ("<tr><th>bot</th><th>seat</th><th>games</th><th>decisions</th><th>idle ms (mean)</th>"
-            "<th>idle ms (p90)</th><th>idle share</th><th>bits on its hand</th><th>by chance</th><th>flag</th></tr>")
-
-    def cell(x: Any) -> str:
-        return "n/a" if x is None else html.escape(str(x))
-
-    rows = "".join(
-        f"<tr><td>{cell(f['bot'])}</td><td>{f['seat']}</td><td>{f['games']}</td><td>{f['decisions']}</td>"
-        f"<td>{cell(f['idle_ms_mean'])}</td>"
-        f"<td>{cell(f['idle_ms_p90'])}</td><td>{cell(f['idle_share'])}</td><td>{cell(f['mi_bits'])}</td>"
-        f"<td>{cell(f['mi_null_bits'])}</td><td>{'flagged: ' + cell(f['why']) if f['flagged'] else 'no'}</td></tr>"
-        for f in figures)
-    return f"<table id=tempo-audit>{head}{rows}</table>"
+    return "tempo free: answers go to the game as they come, so every seat sees how long the others take"
 
 
 def _one_sentence(exc: RequestValidationError) -> str:
@@ -122,13 +108,13 @@ def _one_sentence(exc: RequestValidationError) -> str:
 async def on_invalid(request: Request, exc: Exception) -> Response:
     """FastAPI's validation errors as a refusal of one sentence."""
     assert isinstance(exc, RequestValidationError)
-    return refusal(request, 422, _one_sentence(exc), None, banner(request.app.state.svc))
+    return refusal(request, 422, _one_sentence(exc), None)
 
 
 async def on_refused(request: Request, exc: Exception) -> Response:
     """Every HTTP error as a refusal in the shape its asker reads."""
     assert isinstance(exc, StarletteHTTPException)
-    return refusal(request, exc.status_code, str(exc.detail), exc.headers, banner(request.app.state.svc))
+    return refusal(request, exc.status_code, str(exc.detail), exc.headers)
 
 
 HANDLERS = {RequestValidationError: on_invalid, StarletteHTTPException: on_refused}
@@ -149,30 +135,22 @@ def cookie(svc: Service, resp: Response, name: str, value: str) -> None:
 
 
 @router.get("/", response_class=HTMLResponse)
-def index(svc: ServiceDep) -> HTMLResponse:
-    rows = "".join(f"<tr><td>{html.escape(r.team)}</td><td>v{r.version}</td></tr>" for r in leaderboard_rows(svc))
+def index(svc: ServiceDep, request: Request) -> HTMLResponse:
     login_token = secrets.token_urlsafe(16)
-    resp = HTMLResponse(
-        head(svc.config.competition.name)
-        + f"{banner(svc)}<h1>{html.escape(svc.config.competition.name)}</h1>{_ladder_line(svc)}{_tempo_line(svc)}"
-        f"<table id=leaderboard>{rows}</table>"
-        f"<form method=post action=/login><input type=hidden name=login value={login_token}>"
-        "<input name=token type=password><button>team login</button></form><p><a href=/site/>ratings, bot"
-        " pages and replays</a>; <a href=/live/>live standings while the ladder plays</a></p>")
+    resp = page(request, "index.html", rows=leaderboard_rows(svc), login_token=login_token,
+                waiting=svc.ladder_waiting, tempo=_tempo_line(svc))
     cookie(svc, resp, LOGIN, login_token)  # SameSite=Strict: a foreign page's form cannot send it
     return resp
 
 
 @router.get("/final/", response_class=HTMLResponse)
-def final(svc: ServiceDep) -> str:
+def final(svc: ServiceDep, request: Request) -> HTMLResponse:
     """Public: the freeze, the final versions, and after the final evaluation its standings and seeds."""
-    name = html.escape(svc.config.competition.name)
-    return head(f"{svc.config.competition.name}: final evaluation") + banner(svc) + \
-        f"<h1>{name}: final evaluation</h1>" + final_page(svc) + "<p><a href=/>back</a></p>"
+    return page(request, "final.html", view=final_view(svc))
 
 
 @router.post("/login")
-def login(svc: ServiceDep, token: Annotated[str, Form(max_length=256)],
+def login(svc: ServiceDep, request: Request, token: Annotated[str, Form(max_length=256)],
           login: Annotated[str, Form(max_length=64)] = "", arena_login: Annotated[str | None, Cookie()] = None,
           sec_fetch_site: Annotated[str | None, Header()] = None) -> RedirectResponse:
     """Log in from the front page's form: its hidden token must match the cookie the page set, so a
@@ -190,23 +168,40 @@ def login(svc: ServiceDep, token: Annotated[str, Form(max_length=256)],
         for k in mine[:max(0, len(mine) - MAX_SESSIONS + 1)]:
             del svc.sessions[k]  # sessions live in memory: logins must not grow it without end
         svc.sessions[sid] = (team.id, secrets.token_urlsafe(16), team.token_sha256)
-    resp = RedirectResponse("/team", status_code=303)
+    resp = RedirectResponse(request.url_for("team_page").path, status_code=303)
     cookie(svc, resp, SESSION, sid)
     resp.delete_cookie(LOGIN)
     return resp
 
 
+@dataclass(frozen=True)
+class Standing:
+    """A team's ranked version on its page: the leaderboard's row, among how many, its bot page on the
+    site (a path under /site/, None before the site's first build) and its rating after each batch."""
+    row: LeaderboardRow
+    of: int
+    page: str | None
+    history: list[dict[str, Any]]
+
+
+def standing(svc: Service, team: db.Team) -> Standing | None:
+    """The team's ranked version's figures (None: none accepted, or none playing)."""
+    rows = leaderboard_rows(svc)
+    mine = next((r for r in rows if r.team == team.name), None)
+    if mine is None:
+        return None
+    extra = read_ratings(svc.folder).get((mine.team, mine.version), {})
+    return Standing(mine, sum(r.rank is not None for r in rows), extra.get("page"), list(extra.get("history") or []))
+
+
 @router.get("/team", response_class=HTMLResponse)
-def team_page(svc: ServiceDep, team: PageTeam, s: PageSession) -> str:
+def team_page(svc: ServiceDep, team: PageTeam, s: PageSession, request: Request) -> HTMLResponse:
     assert s is not None  # PageTeam: a live session
-    rows = "".join(_submission_row(x) for x in db.team_submissions(svc.engine, team.id))
-    return (head(f"team {team.name}") + banner(svc)
-            + f"<h1>team {html.escape(team.name)}</h1><h2>submissions</h2><ul id=submissions>{rows}</ul>"
-            "<form method=post action=/team/upload enctype=multipart/form-data>"
-            f"<input type=hidden name=csrf value={s.csrf}><input type=file name=archive>"
-            "<button>upload</button></form><h2>faults in ladder games</h2>"
-            + _fault_rows(svc.faults.of(private_to(team)))
-            + "<h2>tempo audit</h2>" + _tempo_rows(svc.faults.tempo(private_to(team))))
+    quota = quota_of(svc, team.id)
+    return page(request, "team.html", team=team, csrf=s.csrf, submissions=db.team_submissions(svc.engine, team.id),
+                faults=svc.faults.of(private_to(team)), tempo=svc.faults.tempo(private_to(team)), quota=quota,
+                frees=when_free("", quota.next_slot_at).removeprefix("; ") if not quota.remaining else None,
+                standing=standing(svc, team), label=label)
 
 
 @router.post("/team/upload", openapi_extra=MULTIPART_DOC)
@@ -214,9 +209,24 @@ async def team_upload(svc: ServiceDep, s: PageSession, request: Request) -> Redi
     """The team page's upload form: the session is checked before the body is read, its CSRF field
     (which the form sends before the file) before a byte of the archive is stored."""
     if s is None:
-        raise refused(403, "the form's CSRF token does not match the session")
+        raise refused(403, SESSION_ENDED)
     try:
         await receive(svc, s.team, request, lambda value: hmac.compare_digest(s.csrf, value))
     except SameVersion:
         pass  # nothing queued: the page lists the version it repeats
-    return RedirectResponse("/team", status_code=303)
+    return RedirectResponse(request.url_for("team_page").path, status_code=303)
+
+
+@router.post("/logout")
+def logout(svc: ServiceDep, s: PageSession, request: Request,
+           csrf: Annotated[str, Form(max_length=64)] = "") -> RedirectResponse:
+    """End this browser's session (its form carries the session's CSRF token: a foreign page cannot log a
+    visitor out) and go back to the front page."""
+    if s is not None:
+        if not hmac.compare_digest(s.csrf, csrf):
+            raise HTTPException(403, "the form's CSRF token does not match the session: reload the page")
+        with svc.sessions_lock:
+            svc.sessions.pop(s.sid, None)
+    resp = RedirectResponse(request.url_for("index").path, status_code=303)
+    resp.delete_cookie(SESSION)
+    return resp

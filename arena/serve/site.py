@@ -11,14 +11,14 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from ..publish.site import replay_on_demand
-from .final import FINAL, banner
+from .final import FINAL
 from .ladder import SITE_STATE
-from .pages import head
+from .pages import banner, page
 from .service import Service
 
 
@@ -55,7 +55,7 @@ class _Site(StaticFiles):
                 body = fh.read()
         except FileNotFoundError:
             return PlainTextResponse("Not Found", status_code=404)
-        line = self.banner() if self.banner is not None and str(full_path).endswith(".html") else ""
+        line = self.banner(scope) if self.banner is not None and str(full_path).endswith(".html") else ""
         if line:  # the page as served changes with the banner: no validators of the file's own
             at = body.find(b"<body")
             at = body.find(b">", at) + 1 if at >= 0 else 0
@@ -87,8 +87,8 @@ def router(svc: Service) -> APIRouter:
     r = APIRouter(include_in_schema=False)
     if _docs_assets() is None:
         @r.get("/docs")
-        def no_docs() -> HTMLResponse:
-            return HTMLResponse(head(title) + "<p>The API's schema: <a href=/openapi.json>/openapi.json</a></p>")
+        def no_docs(request: Request) -> HTMLResponse:
+            return page(request, "no_docs.html", title=title)
         return r
 
     @r.get("/docs")
@@ -107,7 +107,7 @@ def router(svc: Service) -> APIRouter:
 
 def mounts(svc: Service) -> list[tuple[str, StaticFiles, str]]:
     """(path, files, name) of each static folder the app mounts."""
-    said = lambda: banner(svc)  # noqa: E731 - the competition's end, on every page
+    said = lambda scope: banner(svc, scope)  # noqa: E731 - the competition's end, on every page
     replay = lambda gid: replay_on_demand(svc.folder / "public", svc.folder / SITE_STATE, gid)  # noqa: E731
     assets = _docs_assets()
     return [

@@ -55,7 +55,7 @@ async def receive_archive(request: Request, folder: Path, cap: int,
     form = _Form(check_field)
     try:
         parser = MultipartParser(boundary, form.callbacks())  # type: ignore[arg-type]
-        got = 0
+        got = stored = 0
         async for chunk in request.stream():
             got += len(chunk)
             if got > cap:
@@ -63,10 +63,17 @@ async def receive_archive(request: Request, folder: Path, cap: int,
             parser.write(chunk)
             if form.pending:
                 data, form.pending = b"".join(form.pending), []
+                stored += len(data)
                 await anyio.to_thread.run_sync(out.write, data)  # disk writes off the event loop
         parser.finalize()
+        if form.pending:
+            data, form.pending = b"".join(form.pending), []
+            stored += len(data)
+            await anyio.to_thread.run_sync(out.write, data)
         if not form.archive_done:
             raise UploadRefused(400, "the form has no file in the field 'archive'")
+        if not stored:  # a browser's form sent without a file chosen: an empty part
+            raise UploadRefused(400, "no file was sent: choose a .tar.gz or .zip of your bot, then upload")
         await anyio.to_thread.run_sync(out.close)
         return path
     except FormParserError:

@@ -173,7 +173,8 @@ def test_tempo_channel(tmp_path: Path, level: str, tempo: str) -> None:
     assert t.sent >= 12, t  # the sender did send
     # the host's tempo audit flags the colluder (its sender sleeps on move, in either mode), not its opponent
     from arena.publish.tempo import audit
-    lines = [json.loads(raw) for raw in (out / "results.jsonl").read_text().splitlines()]
+    from arena.results import parse_line
+    lines = [parse_line(json.loads(raw)) for raw in (out / "results.jsonl").read_text().splitlines()]
     report = audit(lines)
     print(json.dumps(report["seats"]))
     assert report["flagged"] == ["collude"], report

@@ -99,6 +99,10 @@ def test_a_team_uploads_through_the_form_and_appears_on_the_leaderboard(comp: Pa
         goto(browser, f"{url}/")
         until(browser, f"{url}/", "[...document.querySelectorAll('#leaderboard td')].some(td => td.textContent"
                                   " === 'red')")
+        end = time.monotonic() + WAIT  # the site is a 404 until the ladder's first build: the browser would log it
+        while httpx.get(f"{url}/site/").status_code != 200:
+            assert time.monotonic() < end, "the ladder's site was never built"
+            time.sleep(0.5)
         until(browser, f"{url}/site/", "[...document.querySelectorAll('#ratings tbody tr')].map(r => r.textContent)"
                                        ".join(' ').includes('red')")
         assert "blue" in browser.js("document.querySelector('#ratings').textContent")

@@ -159,3 +159,32 @@ def test_the_tempo_audit_reaches_each_team_for_its_own_bots_only(played: Any) ->
         assert httpx.get(f"{url}/api/tempo").status_code == 401
     finally:
         server.should_exit = True  # type: ignore[attr-defined]
+
+
+def test_the_team_pages_fault_link_opens_its_results_line_in_a_browser(played: Any) -> None:
+    """The link is followed as a browser resolves it: a pairing key holds '+', which a query string reads as
+    a space unless the link encodes it (the team page once escaped it for HTML only, and the link was a 404)."""
+    from tests.publish.site.browser import Browser, find_browser
+
+    from .test_browser import goto, submit
+
+    exe = find_browser()
+    if exe is None:
+        pytest.skip("no Chromium: install it with `apt-get install chromium` (.ci/run does)")
+    svc, _, _ = played
+    url, server = start(svc, worker=False)
+    b = Browser(exe)
+    try:
+        goto(b, f"{url}/")
+        b.js(f"document.querySelector('input[name=token]').value = {TOKENS['red']!r}")
+        submit(b, "form[action='/login']")
+        link = b.js("document.querySelector('#faults a').href")
+        assert b.js(f"fetch({link!r}).then(r => r.status)") == 200, link
+        line = json.loads(b.js(f"fetch({link!r}).then(r => r.text())"))
+        assert "+" in line["pairing"]  # what the link must carry through the query string
+        want = httpx.get(f"{url}/api/faults", headers={"Authorization": f"Bearer {TOKENS['red']}"}).json()[0]
+        assert (line["pairing"], line["block"]) == (want["pairing"], want["block"]) and line["run"] == {}
+        assert b.problems() == []
+    finally:
+        b.close()
+        server.should_exit = True  # type: ignore[attr-defined]

@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from ..sandbox import proctree
+from ..results import ResultLine
 from ..schedule import RunObserver, build_tournament, run_tournament
 from ..schedule.oversubscribe import cores
 
@@ -44,8 +45,8 @@ class _Clock(RunObserver):
     def started(self, capacity: int) -> None:
         self.up, self.capacity = time.monotonic(), capacity
 
-    def line(self, line: dict[str, Any]) -> None:
-        self.stored.append((time.monotonic(), len(line.get("games") or [])))
+    def line(self, line: ResultLine) -> None:
+        self.stored.append((time.monotonic(), len(line.games)))
 
     def steady(self) -> float | None:
         """Games a second from the first stored block to the last (the workers' start and the first

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from ..engine.record import replay
+from ..results import ResultLine
 
 #: Flag at a mean idle time on move of at least this (ms per decision) that is also at least
 #: IDLE_SHARE of its latency: the baselines idle well under 1 ms a decision, a bot that sleeps
@@ -150,28 +151,28 @@ def _public(event: dict[str, Any]) -> str:
     return kind if amount is None else f"{kind} {amount}"
 
 
-def collect(lines: Iterable[dict[str, Any]]) -> dict[str, BotTempo]:
+def collect(lines: Iterable[ResultLine]) -> dict[str, BotTempo]:
     """Per bot name, the rows of every asked decision in the results lines that carry run timings."""
     from ..engine.cards import CARD_NAMES
 
     bots: dict[str, BotTempo] = {}
     for line in lines:
-        runs = (line.get("run") or {}).get("games") or []
-        for half, game in enumerate(line.get("games") or []):
+        runs = line.run.games
+        for half, game in enumerate(line.games):
             if half >= len(runs):
                 continue
             players = runs[half].get("players") or []
             try:
-                dealt = [[[CARD_NAMES[c] for c in hand] for hand in d.dealt] for d in replay(game["record"]).deals]
+                dealt = [[[CARD_NAMES[c] for c in hand] for hand in d.dealt] for d in replay(game.record).deals]
             except Exception:  # noqa: BLE001 - a record that does not replay has no audit; check says why
                 continue
             asked: dict[int, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
-            for d in game["record"].get("deals") or []:
+            for d in game.record.get("deals") or []:
                 for e in d.get("events") or []:
                     if e.get("type") != "reshuffle" and not e.get("forced"):
                         asked[int(e["seat"])].append((int(d["index"]), e))
-            seats = game.get("seats") or []
-            for name in {e["bot"] for e in seats}:
+            seats = game.seats
+            for name in {e.bot for e in seats}:
                 bots.setdefault(name, BotTempo(name)).games += 1
             for seat, entry in enumerate(seats):
                 if seat >= len(players):
@@ -179,7 +180,7 @@ def collect(lines: Iterable[dict[str, Any]]) -> dict[str, BotTempo]:
                 p = players[seat]
                 lat, cpu = p.get("latency_ms") or [], p.get("cpu_ms") or []
                 wait = p.get("wait_ms") or [0.0] * len(lat)
-                bot = bots[entry["bot"]]
+                bot = bots[entry.bot]
                 for (deal, e), la, cp, wa in zip(asked[seat], lat, cpu, wait):
                     if deal >= len(dealt) or seat >= len(dealt[deal]):
                         continue
@@ -188,7 +189,7 @@ def collect(lines: Iterable[dict[str, Any]]) -> dict[str, BotTempo]:
     return bots
 
 
-def audit(lines: Iterable[dict[str, Any]], seed: int = 0) -> dict[str, Any]:
+def audit(lines: Iterable[ResultLine], seed: int = 0) -> dict[str, Any]:
     """The tempo audit of results lines: ``{"bots": [figures per bot], "flagged": [names]}``."""
     figures = [b.figures(seed) for _, b in sorted(collect(lines).items())]
     return {"thresholds": {"idle_ms": IDLE_FLAG_MS, "idle_share": IDLE_SHARE, "mi_z": MI_FLAG_Z,

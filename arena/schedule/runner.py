@@ -30,7 +30,7 @@ from ..match.check import CheckReport, check_entry
 from ..match.keys import block_key
 from ..players import BotEntry
 from ..players.manifest import file_digests
-from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, results_path
+from ..results import SCHEMA_VERSION, ResultLine, ResultsError, ResultsStore, results_path
 from ..sandbox import judge
 from .backends import make_backend
 from .oversubscribe import fixed_tempo_workers
@@ -124,7 +124,7 @@ class Plan:
 
     tasks: list[BlockTask]
     todo: list[BlockTask]
-    stored: list[dict[str, Any]]  # this tournament's lines already in the store
+    stored: list[ResultLine]  # this tournament's lines already in the store
     playing: list[BotEntry]  # entries with a block to play
     feed: InOrderFeed | None  # the stopping rule's feed, primed with what is stored
 
@@ -170,7 +170,7 @@ class RunObserver(LoopEvents):
 class RunResult:
     tournament: Tournament
     tasks: list[BlockTask]
-    lines: list[dict[str, Any]]  # this tournament's stored lines, in key order
+    lines: list[ResultLine]  # this tournament's stored lines, in key order
     outcome: RunOutcome | None
     complete: bool
     wall_s: float
@@ -481,7 +481,7 @@ def summarize(t: Tournament, admission: Admission, p: Plan, played: Played,
         "blocks_total": len(p.tasks),
         "blocks_wanted": len(wanted),
         "blocks_done": len(mine),
-        "games": sum(len(ln.get("games") or ()) for ln in mine),
+        "games": sum(len(ln.games) for ln in mine),
         "played_now": outcome.played if outcome else 0,
         "retries": outcome.retries if outcome else 0,
         "harness_failures": [{"pairing": k[0], "block": k[1], "error": why} for k, why in (outcome.failures if outcome else [])],

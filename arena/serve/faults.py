@@ -18,7 +18,7 @@ from typing import Any
 
 from ..publish.site.model import public_command
 from ..publish.tempo import audit
-from ..results import ResultsError, ResultsScan, comparable, results_path
+from ..results import ResultsError, ResultsScan, comparable, results_path, stored_line
 
 
 class FaultIndex:
@@ -56,15 +56,15 @@ class FaultIndex:
         faults, at = list(self._faults), dict(self._at)
         try:
             for ln, off, n in scan:
-                for r in (ln.get("run") or {}).get("reproduce") or []:
-                    game = ln["games"][r["game"]]
+                for r in ln.run.reproduce:
+                    game = ln.games[r["game"]]
                     faults.append({
-                        "team": r["bot"], "pairing": ln["pairing"], "block": ln["block"], "game_id": r["game_id"],
-                        "digest": game["seats"][r["seat"]].get("digest"), "seat": r["seat"], "kind": r["kind"],
+                        "team": r["bot"], "pairing": ln.pairing, "block": ln.block, "game_id": r["game_id"],
+                        "digest": game.seats[r["seat"]].digest, "seat": r["seat"], "kind": r["kind"],
                         "message": r.get("message", ""), "stderr": r.get("stderr") or "",
                         "command": public_command(r.get("command")),
                     })
-                at[(ln["pairing"], ln["block"])] = (off, n)
+                at[ln.task_key] = (off, n)
         except ResultsError:
             return  # keep what was read last; the ladder's next batch repairs or reports the store
         with open(path, "rb") as f:
@@ -101,5 +101,5 @@ class FaultIndex:
                 return None
             with open(results_path(self.results), "rb") as f:
                 f.seek(where[0])
-                line = json.loads(f.read(where[1]))
+                line = stored_line(f.read(where[1]))
             return {**comparable(line), "run": {}}

@@ -18,6 +18,7 @@ provisional leaderboard page in FOLDER/live), rewritten after each stored block.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -33,11 +34,11 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from ..players import ManifestError
-from ..players.manifest import MANIFEST_NAME, read_manifest
+from ..players.manifest import MANIFEST_NAME, load_entry, read_manifest
 from ..publish.rate import PublishError
-from ..publish.site import build_site, write_provisional
+from ..publish.site import Naming, build_site, write_provisional
 from ..publish.site.model import SiteModel
-from ..results import ResultsError, ResultsScan, ResultsStore, results_path, standings
+from ..results import ResultLine, ResultsError, ResultsScan, ResultsStore, results_path, standings, without_records
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
     Admission,
@@ -57,6 +58,7 @@ from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
 from .config import Competition
 from .choice import Block, pairwise, pick_batch, pick_continuous, strength_order
+from .service import label
 from .validate import hide_paths
 
 if TYPE_CHECKING:
@@ -71,7 +73,7 @@ class Chosen:
     def __init__(self, keys: Sequence[tuple[str, int]]) -> None:
         self.keys = set(keys)
 
-    def add(self, task: BlockTask, line: dict[str, Any]) -> None:
+    def add(self, task: BlockTask, line: ResultLine) -> None:
         pass
 
     def wants(self, task: BlockTask) -> bool:
@@ -90,7 +92,7 @@ _VERSION_DIR = re.compile(r"-v(\d+)$")  # entry_dir's folder name: TEAM-vN
 LIVE_STATE = "live-state"
 
 
-def write_standings(folder: Path, lines: Sequence[dict[str, Any]], *, batch: tuple[int, int] | None) -> None:
+def write_standings(folder: Path, lines: Sequence[ResultLine], *, batch: tuple[int, int] | None) -> None:
     """FOLDER/standings.json: each bot's score rate over its stored games (``arena.results.standings``,
     a progress figure, not the rating) and the batch playing, if any, as (blocks played, blocks chosen)."""
     doc = {"updated": round(time.time(), 3), "blocks_stored": len(lines),
@@ -108,9 +110,9 @@ class Live(RunObserver):
     provisional leaderboard page in FOLDER/live (the page ``arena run --site`` keeps while it runs; public: no
     path, no stderr). A failure here is logged and never stops the games."""
 
-    def __init__(self, folder: Path, chosen: int) -> None:
-        self.folder, self.chosen = folder, chosen
-        self.lines: list[dict[str, Any]] = []
+    def __init__(self, folder: Path, chosen: int, name: str | None = None) -> None:
+        self.folder, self.chosen, self.name = folder, chosen, name  # name: the competition's, for the page
+        self.lines: list[ResultLine] = []
         self.stored = self.total = 0
         self.played = 0
 
@@ -122,13 +124,14 @@ class Live(RunObserver):
         self.stored = len(p.stored)  # the ladder's blocks between ranked versions
         self.total = self.stored + self.chosen  # the ladder has no end while open: stored and this batch
 
-    def line(self, line: dict[str, Any]) -> None:
+    def line(self, line: ResultLine) -> None:
         self.lines.append(line)
         self.played += 1
         self._write()
         try:
+            naming = None if self.name is None else site_naming(self.name, read_meta(self.folder / "results") or {})
             write_provisional(self.folder / "results", self.folder / LIVE, done=self.stored + self.played,
-                              total=self.total, state=self.folder / LIVE_STATE)
+                              total=self.total, state=self.folder / LIVE_STATE, naming=naming)
         except (PublishError, ResultsError, OSError) as e:
             log.warning("ladder: live page not written (the games go on): %s", e)
 
@@ -296,7 +299,7 @@ def _block(task: BlockTask) -> Block:
     return Block(task.pairing, task.block, tuple(task.idents), task.games)
 
 
-def ranking(t: Tournament, lines: Sequence[dict[str, Any]]) -> list[str]:
+def ranking(t: Tournament, lines: Sequence[ResultLine]) -> list[str]:
     """The ranked versions' idents, best first by a Bradley-Terry fit of their games with each other
     (``choice.strength_order``), ties by name."""
     by_name = {e.name: e.ident for e in t.entries}
@@ -374,7 +377,7 @@ def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[i
     released on return."""
     result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
                                                   halt=svc.stop, records=False),
-                            stop=Chosen(chosen), observer=Live(svc.folder, len(chosen)))
+                            stop=Chosen(chosen), observer=Live(svc.folder, len(chosen), svc.config.competition.name))
     played = result.outcome.played if result.outcome else 0
     for key, why in result.outcome.failures if result.outcome else []:
         log.warning("ladder: block %s failed in the harness: %s", key, why)
@@ -384,23 +387,69 @@ def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[i
     return played, result.interrupted
 
 
-def _standing_part(line: dict[str, Any]) -> dict[str, Any]:
-    """What ``standings`` reads of a results line (seats, winner, faults), so the standings after a batch
-    hold that much of each stored line, not the lines."""
-    return {"table": line.get("table"), "games": [
-        {"seats": [{"name": x.get("name", x.get("bot")), "digest": x.get("digest", "")} for x in g.get("seats") or []],
-         "winner": g.get("winner"), "faults": [{"seat": f.get("seat"), "bot": f.get("bot")} for f in g.get("faults") or []]}
-        for g in line.get("games") or []]}
+def _standing_part(line: ResultLine) -> ResultLine:
+    """What ``standings`` reads of a results line (seats, winner, faults: ``without_records``), so the standings
+    after a batch hold that much of each stored line, not the lines."""
+    return without_records(line)
 
 
 def publish(svc: Service) -> None:
-    """The public site of the store (no host path, no stderr); the site ranks each name's latest version."""
+    """The public site of the store (no host path, no stderr); the site ranks each name's latest version
+    that is not retired (``retired_refs``). One build at a time (FOLDER/site.lock): the host's ``--retire``
+    rebuilds it from its own process, at once, while the server may be building it after a batch."""
     # rebuilt in place, each page replaced whole: only what the batch changed is read and written; the
     # site's state (``publish.site.ledger``) is kept beside the folder, which is served
     # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
-    built = build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
-                       history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False)
-    write_ratings(svc.folder, built.model.doc, read_meta(svc.folder / "results") or {}, built.model)
+    import fcntl
+
+    with open(svc.folder / SITE_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        meta = read_meta(svc.folder / "results") or {}
+        built = build_site([svc.folder / "results"], svc.folder / "public",
+                           bootstrap=svc.config.competition.site_bootstrap, history_bootstrap=0,
+                           state=svc.folder / SITE_STATE, replays=False, retire_played=retired_refs(svc),
+                           naming=site_naming(svc.config.competition.name, meta))
+        write_ratings(svc.folder, built.model.doc, meta, built.model)
+
+
+SITE_LOCK = "site.lock"
+
+
+def retired_refs(svc: Service) -> list[tuple[str, str]]:
+    """(name, digest) of each accepted version taken out of the ladder (by the host, with its team, or as
+    unplayable) whose ladder copy exists: the public site leaves them out of its ratings and ranking."""
+    out = []
+    for s in db.retired(svc.engine):
+        d = svc.folder / "ladder" / f"{s['name']}-v{s['version']}"
+        if d.is_dir():
+            try:
+                out.append((str(s["name"]), _digest(str(d))))
+            except (ManifestError, OSError):
+                continue  # a copy the ladder could not read never played
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _digest(folder: str) -> str:
+    """A ladder copy's identity digest (the copy is whole or absent, and never changes)."""
+    return load_entry(folder).digest
+
+
+def versions_of(meta: Mapping[str, Any]) -> dict[tuple[str, str], int]:
+    """(name, digest) -> team version, for each entry of a ladder's tournament (its folder says: TEAM-vN)."""
+    out: dict[tuple[str, str], int] = {}
+    for e in meta.get("entries") or []:
+        m = _VERSION_DIR.search(str(e.get("dir") or "").rstrip("/"))
+        if m:
+            out[(str(e.get("name")), str(e.get("digest")))] = int(m.group(1))
+    return out
+
+
+def site_naming(name: str, meta: Mapping[str, Any]) -> Naming:
+    """What the public site calls things: the competition by its ``name``, each version of the ladder's
+    tournament (``meta``) as every page of the server does (``red v3``), and the ladder's batches as batches."""
+    labels = {k: label(k[0], v) or k[0] for k, v in versions_of(meta).items()}
+    return Naming(name, labels, "batch", "batches")
 
 
 def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any],
@@ -409,11 +458,7 @@ def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any],
     entries say which folder, hence which team version, a name and digest are), by team and version, with
     the figures an entrant reads; with the site's ``model``, also its bot page (relative to the site) and
     its rating after each batch the site's history shows. Written whole (a reader never sees half a file)."""
-    version_of: dict[tuple[str, str], int] = {}
-    for e in meta.get("entries") or []:
-        m = _VERSION_DIR.search(str(e.get("dir") or "").rstrip("/"))
-        if m:
-            version_of[(str(e.get("name")), str(e.get("digest")))] = int(m.group(1))
+    version_of = versions_of(meta)
     rows = []
     for b in doc.get("bots") or []:
         v = version_of.get((str(b.get("name")), str(b.get("digest"))))

@@ -30,7 +30,7 @@ from .actions import (
     action_to_dict,
 )
 from .cards import JOKER, SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
-from .chance import DeckSource, KeyedSource, derive_key
+from .chance import DealKey, DeckSource, KeyedSource, derive_key
 from .deal import Deal
 from .dealfile import DealFile, FileSource
 from .game import DEFAULT_MAX_DEALS, Game
@@ -58,6 +58,6 @@ __all__ = [
     "Call", "CallChoice", "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
     "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile", "SuitBidChoice",
     "SUITS", "TakeWidow", "TrickView", "TrumpChoice", "View", "WidowChoice", "action_from_dict", "action_to_dict", "card_str", "cards_str",
-    "deal_record", "deal_sides", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",
+    "deal_record", "deal_sides", "DealKey", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",
     "parse_suit", "recorded_decisions", "recorded_source", "replay", "variant",
 ]

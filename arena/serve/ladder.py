@@ -38,7 +38,7 @@ from ..players.manifest import MANIFEST_NAME, load_entry, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import Naming, build_site, write_provisional
 from ..publish.site.model import SiteModel
-from ..results import ResultsError, ResultsStore, results_path
+from ..results import ResultLine, ResultsError, results_path
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
     Admission,
@@ -50,14 +50,14 @@ from ..schedule import (
     Tournament,
     build_tournament,
     keep_played_restart,
-    plan,
+    plan_tasks,
     read_meta,
     run_tournament,
 )
 from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
 from .config import Competition
-from .choice import Block, pairwise, pick_batch, pick_continuous, strength_order
+from .choice import Block, Contest, pairwise_of, pick_batch, pick_continuous, strength_order
 from .service import label
 from .tally import Index, Tally
 from .validate import hide_paths
@@ -74,7 +74,7 @@ class Chosen:
     def __init__(self, keys: Sequence[tuple[str, int]]) -> None:
         self.keys = set(keys)
 
-    def add(self, task: BlockTask, line: dict[str, Any]) -> None:
+    def add(self, task: BlockTask, line: ResultLine) -> None:
         pass
 
     def wants(self, task: BlockTask) -> bool:
@@ -136,7 +136,7 @@ class Live(RunObserver):
         self.stored = len(p.stored)  # the ladder's blocks between ranked versions
         self.total = self.stored + self.chosen  # the ladder has no end while open: stored and this batch
 
-    def line(self, line: dict[str, Any]) -> None:
+    def line(self, line: ResultLine) -> None:
         self.tally.take(line)
         self.played += 1
         self._write()
@@ -315,27 +315,30 @@ def _block(task: BlockTask) -> Block:
     return Block(task.pairing, task.block, tuple(task.idents), task.games)
 
 
-def ranking(t: Tournament, lines: Sequence[dict[str, Any]]) -> list[str]:
+def ranking(t: Tournament, wins: Mapping[tuple[str, str], float]) -> list[str]:
     """The ranked versions' idents, best first by a Bradley-Terry fit of their games with each other
-    (``choice.strength_order``), ties by name."""
+    (``choice.strength_order`` of ``choice.pairwise``'s wins), ties by name."""
     by_name = {e.name: e.ident for e in t.entries}
-    return [by_name[n] for n in strength_order(list(by_name), pairwise(lines))]
+    return [by_name[n] for n in strength_order(list(by_name), wins)]
 
 
-def choose(t: Tournament, store: ResultsStore, c: Competition, failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
+def choose(t: Tournament, stored: Mapping[tuple[str, int], Sequence[Contest]], c: Competition,
+           failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
     """The next batch: the minimum of every unit first (``pick_batch``), then continuous play
-    (``pick_continuous``); ``t`` must have room for every unit's next ``ladder_blocks`` blocks."""
-    p = plan(t, store)
-    stored = [_block(x) for x in p.tasks if x.key in store.lines]
+    (``pick_continuous``); ``t`` must have room for every unit's next ``ladder_blocks`` blocks. ``stored``:
+    each stored block's games as ``choice.contests`` gives them (``tally.Index``)."""
+    tasks = plan_tasks(t)
+    done = [_block(x) for x in tasks if x.key in stored]
     games: dict[str, int] = {}
-    for b in stored:
+    for b in done:
         for ident in b.idents:
             games[ident] = games.get(ident, 0) + b.games
-    below = [_block(x) for x in p.todo if x.block < c.ladder_pairing_blocks]
+    todo = [x for x in tasks if x.key not in stored]
+    below = [_block(x) for x in todo if x.block < c.ladder_pairing_blocks]
     if below:
         return pick_batch(below, games, c.ladder_blocks, failed)
-    lines = [store.lines[x.key] for x in p.tasks if x.key in store.lines]
-    return pick_continuous([_block(x) for x in p.todo], stored, ranking(t, lines), c.ladder_blocks, failed)
+    wins = pairwise_of(g for x in tasks if x.key in stored for g in stored[x.key])
+    return pick_continuous([_block(x) for x in todo], done, ranking(t, wins), c.ladder_blocks, failed)
 
 
 def room(out: Path, c: Competition) -> int:
@@ -387,9 +390,7 @@ def _choose_from_store(folder: Path, t: Tournament, c: Competition,
     since the last batch is read."""
     index = Index.load(folder).catch_up(folder / "results")
     index.save(folder)
-    store = ResultsStore(folder / "results", records=False)
-    store.lines = index.stored(t.config_hash())
-    return choose(t, store, c, failed)
+    return choose(t, index.stored(t.config_hash()), c, failed)
 
 
 def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[int, bool]:

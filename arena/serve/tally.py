@@ -12,8 +12,8 @@ from its start. Two summaries:
 * ``Tally``: each version's games, points and faults, added in the store's
   order as ``results.standings`` adds them, so FOLDER/standings.json gives
   the same figures to the last bit;
-* ``Index``: each stored block's key with its games' seat names and winners
-  (what the ladder's choice reads: which blocks are stored, who beat whom),
+* ``Index``: each stored block's key with its games as the ladder's choice
+  reads them (``choice.contests``: which blocks are stored, who beat whom),
   and the config hashes seen.
 """
 
@@ -26,8 +26,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from ..results import ResultsError, ResultsScan, results_path
-from ..results.standings import Standing, seat_ref
+from ..results import ResultLine, ResultsError, ResultsScan, results_path, seatings
+from ..results.standings import Standing
+from .choice import Contest, contests
 
 FORMAT = 1
 F = TypeVar("F", bound="Follow")
@@ -95,7 +96,7 @@ class Follow:
         scan = ResultsScan(path, start=me.offset, line=me.lines)
         last = None
         for line, at, n in scan:
-            k = _key(str(line.get("pairing")), int(line.get("block", 0)))
+            k = _key(line.pairing, line.block)
             if k in me.seen:  # ResultsScan skips a key repeated within this read; this, one read before
                 continue
             me.seen.add(k)
@@ -108,12 +109,12 @@ class Follow:
         me.offset, me.lines = scan.end, scan.lines
         return me
 
-    def take(self, line: dict[str, Any]) -> None:
+    def take(self, line: ResultLine) -> None:
         """Count one more stored line (its key not read before)."""
         self.blocks += 1
         self.add(line)
 
-    def add(self, line: dict[str, Any]) -> None:
+    def add(self, line: ResultLine) -> None:
         raise NotImplementedError
 
 
@@ -127,28 +128,21 @@ class Tally(Follow):
     sums: dict[str, list[Any]] = field(default_factory=dict)  # "name\0digest" -> [games, points, faults]
     odd: dict[str, int] = field(default_factory=dict)
 
-    def add(self, line: dict[str, Any]) -> None:
-        """One stored line's games, as ``results.standings`` counts them."""
-        table = line.get("table") is not None
-        for g in line["games"]:
-            refs = ["\0".join(seat_ref(s)) for s in g["seats"]]
-            if table:
-                for s, r in enumerate(refs):
+    def add(self, line: ResultLine) -> None:
+        """One stored line's games, as ``results.standings`` counts them (by version: an id names one)."""
+        for st in seatings(line):
+            refs = ["\0".join(s.ref) for s in st.seats]
+            for side, members in enumerate(st.sides):
+                for r in dict.fromkeys(refs[s] for s in members):
                     row = self.sums.setdefault(r, [0, 0.0, 0])
                     row[0] += 1
-                    row[1] += 1.0 / len(refs) if g["winner"] is None else float(g["winner"] == s)
-            for side in () if table else (0, 1):
-                pts = 0.5 if g["winner"] is None else float(g["winner"] == side)
-                for r in dict.fromkeys((refs[side], refs[side + 2])):
-                    row = self.sums.setdefault(r, [0, 0.0, 0])
-                    row[0] += 1
-                    row[1] += pts
-            for f in g["faults"]:
-                seat = f.get("seat")
-                if isinstance(seat, int) and 0 <= seat < len(refs):
+                    row[1] += st.points(side)
+            for f in st.game.faults:
+                seat = st.fault_seat(f)
+                if seat is not None:
                     self.sums.setdefault(refs[seat], [0, 0.0, 0])[2] += 1
                 else:
-                    self.odd[str(f["bot"])] = self.odd.get(str(f["bot"]), 0) + 1
+                    self.odd[f.bot] = self.odd.get(f.bot, 0) + 1
 
     def standings(self) -> list[Standing]:
         """``results.standings`` of the lines read: bots by their ids, by score rate, ties by id."""
@@ -172,28 +166,19 @@ class Index(Follow):
 
     STATE: ClassVar[str] = "ladder-index.json"
 
-    rows: list[list[Any]] = field(default_factory=list)  # [pairing, block, table?, [[names...], winner], ...]
+    rows: list[list[Any]] = field(default_factory=list)  # [pairing, block, its games' ``choice.contests``]
     hashes: list[str] = field(default_factory=list)  # the config hashes of the lines read
 
-    def add(self, line: dict[str, Any]) -> None:
-        games = [[[str(x.get("name", x.get("bot", ""))) for x in g.get("seats") or []], g.get("winner")]
-                 for g in line.get("games") or []]
-        self.rows.append([str(line["pairing"]), int(line["block"]), line.get("table") is not None, *games])
-        h = str(line.get("config_hash"))
-        if h not in self.hashes:
-            self.hashes.append(h)
+    def add(self, line: ResultLine) -> None:
+        self.rows.append([line.pairing, line.block, [[sides, w] for sides, w in contests(line)]])
+        if line.config_hash not in self.hashes:
+            self.hashes.append(line.config_hash)
 
-    def stored(self, expect_hash: str) -> dict[tuple[str, int], dict[str, Any]]:
-        """The stored blocks as the ladder's choice reads them (``plan``'s keys; ``choice.pairwise``'s seats
-        and winners), each seat one shared object; ResultsError for a line of another config, as the store's
-        own load says it."""
+    def stored(self, expect_hash: str) -> dict[tuple[str, int], list[Contest]]:
+        """Each stored block's key with its games as ``choice.pairwise_of`` reads them; ResultsError for a
+        line of another config, as the store's own load says it."""
         other = [h for h in self.hashes if h != expect_hash]
         if other:
             raise ResultsError(f"the ladder's results hold blocks produced with config hash {other[0]}, but this"
                                f" config hashes to {expect_hash}: seed, match settings or deal files changed")
-        seat: dict[str, dict[str, str]] = {}
-        out: dict[tuple[str, int], dict[str, Any]] = {}
-        for pairing, block, table, *games in self.rows:
-            out[(pairing, block)] = {"table": {} if table else None, "games": [
-                {"seats": [seat.setdefault(n, {"name": n}) for n in names], "winner": w} for names, w in games]}
-        return out
+        return {(pairing, block): [(sides, w) for sides, w in games] for pairing, block, games in self.rows}

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from arena.results import ResultsScan, standings
+from arena.results.schema import trusted_line
 from arena.serve.ladder import STANDINGS, run_batch
 from arena.serve.tally import Tally
 
@@ -21,21 +22,22 @@ def seat(name: str, digest: str) -> dict[str, str]:
     return {"bot": name, "digest": digest}
 
 
-def pair_line(rng: random.Random, bots: list[tuple[str, str]]) -> dict[str, Any]:
+def pair_line(rng: random.Random, bots: list[tuple[str, str]], block: int) -> dict[str, Any]:
     a, b = rng.sample(bots, 2)
     games = []
     for half in range(2):
         x, y = (a, b) if half == 0 else (b, a)
         faults = [{"seat": rng.choice([0, 1, 7, None]), "bot": x[0]}] if rng.random() < 0.2 else []
         games.append({"seats": [seat(*x), seat(*y), seat(*x), seat(*y)], "winner": rng.choice([0, 1, None]),
-                      "faults": faults})
-    return {"games": games}
+                      "faults": faults, "side_a": half})
+    return {"pairing": "p", "block": block, "side_a": [seat(*a)] * 2, "side_b": [seat(*b)] * 2, "games": games}
 
 
-def table_line(rng: random.Random, bots: list[tuple[str, str]]) -> dict[str, Any]:
+def table_line(rng: random.Random, bots: list[tuple[str, str]], block: int) -> dict[str, Any]:
     at = [rng.choice(bots) for _ in range(5)]
-    return {"table": {"seats": 5}, "games": [{"seats": [seat(*x) for x in at], "winner": rng.choice([0, 3, None]),
-                                              "faults": []}]}
+    return {"pairing": "t", "block": block, "table": [seat(*x) for x in at],
+            "games": [{"seats": [seat(*x) for x in at[r:] + at[:r]], "winner": rng.choice([0, 3, None]),
+                       "faults": [], "side_a": None} for r in range(5)]}
 
 
 def figures(rows: list[Any]) -> list[tuple[str, int, float, int]]:
@@ -46,7 +48,9 @@ def test_the_tally_counts_as_standings_does_to_the_last_bit() -> None:
     rng = random.Random(7)
     # red has two versions (ids red@...), blue one; a fault on a seat no game has is blamed by name
     bots = [("red", "a" * 64), ("red", "b" * 64), ("blue", "c" * 64), ("green", "d" * 64)]
-    lines = [table_line(rng, bots) if rng.random() < 0.3 else pair_line(rng, bots) for _ in range(300)]
+    shared: dict[Any, Any] = {}
+    lines = [trusted_line((table_line if rng.random() < 0.3 else pair_line)(rng, bots, i), shared)
+             for i in range(300)]
     t = Tally()
     for ln in lines:
         t.take(ln)
@@ -97,7 +101,7 @@ def test_after_each_batch_the_standings_read_only_the_new_lines_and_a_changed_st
 
 def test_the_ladder_chooses_from_its_index_as_from_the_whole_store(tmp_path: Path) -> None:
     from arena.results import ResultsError, ResultsStore
-    from arena.serve.choice import pairwise
+    from arena.serve.choice import contests, pairwise, pairwise_of
     from arena.serve.ladder import _choose_from_store, choose, ladder_tournament, room
     from arena.serve.tally import Index
 
@@ -112,10 +116,11 @@ def test_the_ladder_chooses_from_its_index_as_from_the_whole_store(tmp_path: Pat
         full = ResultsStore(svc.folder / "results", records=False)
         full.load(expect_hash=t.config_hash())
         failed = {(next(iter(full.lines))[0], 1): 1}
-        assert _choose_from_store(svc.folder, t, c, failed) == choose(t, full, c, failed)
+        whole = {k: contests(ln) for k, ln in full.lines.items()}
+        assert _choose_from_store(svc.folder, t, c, failed) == choose(t, whole, c, failed)
         kept = Index.load(svc.folder).stored(t.config_hash())
         assert kept.keys() == full.lines.keys()
         order = sorted(full.lines)
-        assert pairwise([kept[k] for k in order]) == pairwise([full.lines[k] for k in order])
+        assert pairwise_of(g for k in order for g in kept[k]) == pairwise([full.lines[k] for k in order])
     with pytest.raises(ResultsError, match="config hash"):
         Index.load(svc.folder).stored("another")

@@ -27,7 +27,7 @@ def test_every_page_names_the_competition(live: Live) -> None:
              "final": httpx.get(f"{live.url}/final/").text,
              "refusal": httpx.get(f"{live.url}/team", headers=HTML).text}
     for name, text in pages.items():
-        assert re.search(r"<p id=competition><a href=/>test cup</a>", text), name
+        assert re.search(r"<div id=competition><a href=/>test cup</a>", text), name
 
 
 def test_the_team_page_shows_its_rank_rating_history_bot_page_and_quota(live: Live) -> None:

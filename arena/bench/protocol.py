@@ -71,6 +71,19 @@ def _harness_batch(player: ProcessPlayer, request: dict[str, Any], n: int, each:
     return (time.perf_counter() - t0) / n
 
 
+def _thaw_freeze_p50_us(player: ProcessPlayer, n: int = 200) -> float:
+    """p50 of a thaw and a freeze of a seat at rest (both written, not waited for, as in a decision)."""
+    proc = player.proc
+    assert proc is not None and proc.paused
+    pairs = []
+    for _ in range(n):
+        t = time.perf_counter()
+        proc.resume()
+        proc.pause()
+        pairs.append(time.perf_counter() - t)
+    return round(statistics.median(pairs) * 1e6, 1)
+
+
 def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20, pin: bool = True) -> dict[str, Any]:
     """Measure pinned to one core (``pin``: the bots it starts inherit it), then give the
     calling process its cores back: a caller that goes on (a test session) must not
@@ -137,6 +150,8 @@ def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict[str, 
             one = sorted(each[(lvl, pause)])
             out[f"rtt_p50_us_{name}"] = round(one[len(one) // 2] * 1e6, 1)
             out[f"rtt_p99_us_{name}"] = round(one[min(len(one) - 1, int(0.99 * len(one)))] * 1e6, 1)
+            if pause:  # the freezer's share of a paused decision: a thaw and a freeze of the seat at rest
+                out[f"thaw_freeze_p50_us_{name}"] = _thaw_freeze_p50_us(players[(lvl, pause)])
     finally:
         for p in players.values():
             p.close()
@@ -160,8 +175,9 @@ def run(args: Any) -> int:
     for k, v in r.items():
         if k.startswith("harness_rtt_us_"):
             name = k.removeprefix("harness_rtt_us_")
+            thaw = f"; thaw and freeze p50 {r['thaw_freeze_p50_us_' + name]} us" if "thaw_freeze_p50_us_" + name in r else ""
             print(f"  harness {name:<14} {v:>8} us  ({r['ratio_' + name]}x raw; one decision p50 "
-                  f"{r['rtt_p50_us_' + name]} us, p99 {r['rtt_p99_us_' + name]} us)")
+                  f"{r['rtt_p50_us_' + name]} us, p99 {r['rtt_p99_us_' + name]} us{thaw})")
     print("start to first byte: " + ", ".join(f"{k.removeprefix('start_ms_')} {v} ms" for k, v in r.items() if k.startswith("start_ms_")))
     print(json.dumps(r))
     return 0

@@ -11,12 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import reaper
-from .cgroup import group_dirs
-from .image import launch_base
 
 
 def places() -> tuple[list[Path], Path]:
-    """This host's bot-group folders and gVisor launch-area folder."""
+    """This host's bot-group folders and gVisor launch-area folder (their modules load when first asked:
+    a command's start-up does not pay for the image code, tests/commands/test_startup.py)."""
+    from .cgroup import group_dirs
+    from .image import launch_base
+
     return group_dirs(), launch_base()
 
 

@@ -15,7 +15,7 @@ import hashlib
 import json
 import logging
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,9 +24,9 @@ from ..publish.leaderboard import main_table
 from ..publish.rate import PublishError, rate_results
 from ..publish.site import build_site
 from ..results import ResultsError
-from ..schedule import ConfigError, RunOptions, RunRefused, run_tournament
+from ..schedule import ConfigError, RunOptions, RunRefused, read_meta, run_tournament
 from . import db
-from .ladder import build_ladder, ranked, waiting_for
+from .ladder import build_ladder, ranked, site_naming, waiting_for
 
 if TYPE_CHECKING:
     from .app import Service
@@ -114,7 +114,9 @@ def run_final(svc: Service) -> bool:
     try:
         board = rate_results(out, svc.folder / FINAL / "leaderboard", bootstrap=c.site_bootstrap)
         build_site([out], svc.folder / FINAL / "public", bootstrap=c.site_bootstrap, history_bootstrap=0,
-                   state=svc.folder / FINAL / "site-state")
+                   state=svc.folder / FINAL / "site-state",
+                   naming=replace(site_naming(f"{svc.config.competition.name}: final evaluation", read_meta(out) or {}),
+                                  run="run", runs="runs"))
     except (PublishError, ResultsError, OSError) as e:
         log.error("final evaluation played, not published yet: %s", e)
         return False

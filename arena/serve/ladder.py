@@ -35,7 +35,7 @@ import yaml
 from ..players import ManifestError
 from ..players.manifest import MANIFEST_NAME, read_manifest
 from ..publish.rate import PublishError
-from ..publish.site import build_site, write_provisional
+from ..publish.site import Naming, build_site, write_provisional
 from ..publish.site.model import SiteModel
 from ..results import ResultsError, ResultsScan, ResultsStore, results_path, standings
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
@@ -57,6 +57,7 @@ from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
 from .config import Competition
 from .choice import Block, pairwise, pick_batch, pick_continuous, strength_order
+from .service import label
 from .validate import hide_paths
 
 if TYPE_CHECKING:
@@ -108,8 +109,8 @@ class Live(RunObserver):
     provisional leaderboard page in FOLDER/live (the page ``arena run --site`` keeps while it runs; public: no
     path, no stderr). A failure here is logged and never stops the games."""
 
-    def __init__(self, folder: Path, chosen: int) -> None:
-        self.folder, self.chosen = folder, chosen
+    def __init__(self, folder: Path, chosen: int, name: str | None = None) -> None:
+        self.folder, self.chosen, self.name = folder, chosen, name  # name: the competition's, for the page
         self.lines: list[dict[str, Any]] = []
         self.stored = self.total = 0
         self.played = 0
@@ -127,8 +128,9 @@ class Live(RunObserver):
         self.played += 1
         self._write()
         try:
+            naming = None if self.name is None else site_naming(self.name, read_meta(self.folder / "results") or {})
             write_provisional(self.folder / "results", self.folder / LIVE, done=self.stored + self.played,
-                              total=self.total, state=self.folder / LIVE_STATE)
+                              total=self.total, state=self.folder / LIVE_STATE, naming=naming)
         except (PublishError, ResultsError, OSError) as e:
             log.warning("ladder: live page not written (the games go on): %s", e)
 
@@ -374,7 +376,7 @@ def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[i
     released on return."""
     result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
                                                   halt=svc.stop, records=False),
-                            stop=Chosen(chosen), observer=Live(svc.folder, len(chosen)))
+                            stop=Chosen(chosen), observer=Live(svc.folder, len(chosen), svc.config.competition.name))
     played = result.outcome.played if result.outcome else 0
     for key, why in result.outcome.failures if result.outcome else []:
         log.warning("ladder: block %s failed in the harness: %s", key, why)
@@ -398,9 +400,28 @@ def publish(svc: Service) -> None:
     # rebuilt in place, each page replaced whole: only what the batch changed is read and written; the
     # site's state (``publish.site.ledger``) is kept beside the folder, which is served
     # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
+    meta = read_meta(svc.folder / "results") or {}
     built = build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
-                       history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False)
-    write_ratings(svc.folder, built.model.doc, read_meta(svc.folder / "results") or {}, built.model)
+                       history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False,
+                       naming=site_naming(svc.config.competition.name, meta))
+    write_ratings(svc.folder, built.model.doc, meta, built.model)
+
+
+def versions_of(meta: Mapping[str, Any]) -> dict[tuple[str, str], int]:
+    """(name, digest) -> team version, for each entry of a ladder's tournament (its folder says: TEAM-vN)."""
+    out: dict[tuple[str, str], int] = {}
+    for e in meta.get("entries") or []:
+        m = _VERSION_DIR.search(str(e.get("dir") or "").rstrip("/"))
+        if m:
+            out[(str(e.get("name")), str(e.get("digest")))] = int(m.group(1))
+    return out
+
+
+def site_naming(name: str, meta: Mapping[str, Any]) -> Naming:
+    """What the public site calls things: the competition by its ``name``, each version of the ladder's
+    tournament (``meta``) as every page of the server does (``red v3``), and the ladder's batches as batches."""
+    labels = {k: label(k[0], v) or k[0] for k, v in versions_of(meta).items()}
+    return Naming(name, labels, "batch", "batches")
 
 
 def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any],
@@ -409,11 +430,7 @@ def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any],
     entries say which folder, hence which team version, a name and digest are), by team and version, with
     the figures an entrant reads; with the site's ``model``, also its bot page (relative to the site) and
     its rating after each batch the site's history shows. Written whole (a reader never sees half a file)."""
-    version_of: dict[tuple[str, str], int] = {}
-    for e in meta.get("entries") or []:
-        m = _VERSION_DIR.search(str(e.get("dir") or "").rstrip("/"))
-        if m:
-            version_of[(str(e.get("name")), str(e.get("digest")))] = int(m.group(1))
+    version_of = versions_of(meta)
     rows = []
     for b in doc.get("bots") or []:
         v = version_of.get((str(b.get("name")), str(b.get("digest"))))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ TINY = {
 }
 KEYS = {
     "engine": {"deals_per_s", "deals"},
-    "protocol": {"raw_rtt_us"},
+    "protocol": {"raw_rtt_us", "thaw_freeze_p50_us_rlimit_paused"},
     "scheduler": {"games_per_s_1", "games_per_s_2", "speedup", "cores_busy_1", "cores_busy_2", "speedup_bound"},
     "fairtime": {"timeouts", "decisions"},
     "bots": {"pairings"},
@@ -44,25 +45,34 @@ KEYS = {
 SLOW = {"fairtime", "scheduler", "serve", "startup"}
 
 
+@pytest.fixture(scope="module")
+def protocol_run() -> tuple[Any, set[int] | None, set[int] | None]:
+    """One tiny `arena bench protocol` for the tests of this module (it starts a seat at every level,
+    gvisor's too), with this process's cores before and after it."""
+    cores = getattr(os, "sched_getaffinity", None)
+    before = cores(0) if cores else None
+    ran = arena("bench", "protocol", *TINY["protocol"])
+    return ran, before, cores(0) if cores else None
+
+
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(TINY)])
 def test_bench_runs_and_ends_with_one_json_object(name: str, request: pytest.FixtureRequest) -> None:
     if name in ("scheduler", "fairtime"):
         request.getfixturevalue("ray_session")  # the session's Ray instance, not one per bench
-    ran = arena("bench", name, *TINY[name])
+    ran = request.getfixturevalue("protocol_run")[0] if name == "protocol" else arena("bench", name, *TINY[name])
     assert ran.code == 0, ran.err
     last = json.loads(ran.out.strip().splitlines()[-1])
     assert KEYS[name] <= set(last), last
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this system")
-def test_the_protocol_bench_gives_the_caller_its_cores_back() -> None:
+def test_the_protocol_bench_gives_the_caller_its_cores_back(protocol_run: tuple[Any, set[int], set[int]]) -> None:
     """It pins itself to one core to measure; a test session (or script) that goes on
     must not stay pinned: everything it started later would share that core."""
-    before = os.sched_getaffinity(0)
-    ran = arena("bench", "protocol", *TINY["protocol"])
+    ran, before, after = protocol_run
     assert ran.code == 0, ran.err
     assert json.loads(ran.out.strip().splitlines()[-1])["pinned"] is True
-    assert os.sched_getaffinity(0) == before
+    assert after == before
 
 
 def test_an_unknown_bench_is_one_sentence() -> None:

@@ -163,6 +163,9 @@ def test_the_ladder_is_deterministic_resumes_and_keeps_a_retired_version(tmp_pat
     assert len(lines(svc.folder)) == 6
     index = (svc.folder / "public" / "index.html").read_text()
     assert "red" in index and "blue" in index
+    # as the server names them (issue 43): the competition, each version, the ladder's batches
+    assert "<title>competition</title>" in index and "red v2</a>" in index and "red v1</a>" in index
+    assert "@" not in index.split('id="ratings"')[1].split("</table>")[0] and "Batches covered" in index
     pages = sorted(x.name for x in (svc.folder / "public" / "bots").iterdir())
     assert pages[0] == "blue.html" and len(pages) == 3 and all(x.startswith("red_") for x in pages[1:])  # both reds
     public = "".join(x.read_text(errors="replace") for x in (svc.folder / "public").rglob("*") if x.is_file())

@@ -41,6 +41,7 @@ from .collect import Competition, competition, source_paths
 from .frames import game_data, replay_js
 from .ledger import FRAMES_CODE, REPLAY_OF, STATE, STATE_CODE, Rebuild, SiteState, code_digest, refkey
 from .model import SiteModel, build_model
+from .pages import Naming
 from .stats import BotStats, game_facts
 
 ASSETS = ("site.css", "viewer.js")
@@ -168,18 +169,22 @@ def replay_on_demand(out: str | os.PathLike[str], state: str | os.PathLike[str],
     return dest
 
 
-def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path, replays: bool = True) -> SiteBuild:
+def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path, replays: bool = True,
+               naming: Naming = Naming()) -> SiteBuild:
     """Write what changed: the new games' pages and replays, those of games whose bots' ids or page names
     changed, the crosstable cells that changed, every bot page and the leaderboard. Each new game is replayed
     by the engine once: its replay gives the viewer's frames and the statistics' facts. ``replays`` False:
     a game's replay file is left to ``replay_on_demand`` (the state keeps where its record is, and a replay
-    whose bots were renamed is removed), and the facts come from the engine's replay alone."""
+    whose bots were renamed is removed), and the facts come from the engine's replay alone. ``naming``: what
+    the host calls the competition, its versions and its runs (a version given another name is a renamed bot:
+    its pages are written again)."""
     comp = m.comp
     w = _Writer(out)
     w.put(MARKER, "built by arena site; files here are replaced on every build\n")
     for name in ASSETS:
         w.put(name, asset(name))
-    ids = {refkey(k): [b.id, m.slugs[b.id]] for k, b in comp.bots.items()}
+    ids = {refkey(k): [b.id, m.slugs[b.id], *([naming.labels[k]] if k in naming.labels else [])]
+           for k, b in comp.bots.items()}
     named = {r for r, v in ids.items() if state.ids.get(r) != v}  # every bot when the state is new
     renamed = {r for r, v in ids.items() if (state.ids.get(r) or [""])[0] != v[0]}
     fresh = set(new)
@@ -218,10 +223,10 @@ def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path, re
             if is_new:  # None: it does not replay as recorded
                 state.count_stats(e_index, h, record, None if game is None else game_facts(None, game))
     m.stats = _stats_by_id(m, state)
-    w.put("index.html", pages.leaderboard_page(m))
-    w.put("viewer.html", pages.viewer_page())
+    w.put("index.html", pages.leaderboard_page(m, naming=naming))
+    w.put("viewer.html", pages.viewer_page(pages.SiteView(m, naming).title))
     for bot in m.slugs:
-        w.put(f"bots/{m.slugs[bot]}.html", pages.bot_page(m, bot))
+        w.put(f"bots/{m.slugs[bot]}.html", pages.bot_page(m, bot, naming))
     rk = {refkey(k): b.id for k, b in comp.bots.items()}
     cells = state.changed_cells | {k for k in state.cells if k[0] in named or k[1] in named}
     if renamed:
@@ -229,13 +234,13 @@ def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path, re
     for (a, b) in sorted(state.cells, key=lambda k: (rk[k[0]], rk[k[1]])):
         rel = f"matchups/{pages.matchup_name(m, rk[a], rk[b])}"
         if (a, b) in cells:
-            w.put(rel, pages.matchup_page(m, rk[a], rk[b]))
+            w.put(rel, pages.matchup_page(m, rk[a], rk[b], naming))
         else:
             w.names.add(rel)
     for i in lines:
         for h in range(len(comp.lines[i]["games"])):
             ref = comp.game_ref(i, h)
-            w.put(f"games/{ref.id}.html", pages.game_page(m, ref))
+            w.put(f"games/{ref.id}.html", pages.game_page(m, ref, naming))
     for gid in comp.where:
         w.names.add(f"games/{gid}.html")
         w.names.add(f"replays/{gid}.js")
@@ -263,7 +268,7 @@ def _state_dir(out: Path, state: str | os.PathLike[str] | None) -> Path:
 
 
 def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, private: bool,
-          time_use: bool, state_dir: Path) -> tuple[SiteState, list[int], Competition]:
+          time_use: bool, state_dir: Path, naming: Naming = Naming()) -> tuple[SiteState, list[int], Competition]:
     """The folder's state brought up to date with the results: (state, its new entries, the competition).
 
     A state kept outside the site (``state_dir``) names the site's folder, and counts only while that folder
@@ -272,6 +277,8 @@ def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, priva
         paths = source_paths(results)
         bank_ms = _bank_ms(next((m for m in map(read_meta, paths) if m), None))
         key: dict[str, Any] = {"mode": mode, "code": code_digest(STATE_CODE), "private": private, "bank_ms": bank_ms}
+        if (naming.title, naming.run, naming.runs) != (None, "run", "runs"):  # every page names the competition and its runs: another title writes them all
+            key["naming"] = [naming.title, naming.run, naming.runs]
         if state_dir != out / STATE:
             key["site"] = str(out.resolve())
         state = (SiteState.open(state_dir, key, paths) if (out / MARKER).is_file()
@@ -292,7 +299,8 @@ def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, priva
 def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
                history_bootstrap: int = 200, retire: Sequence[str] = (), private: bool = False,
-               state: str | os.PathLike[str] | None = None, replays: bool = True) -> SiteBuild:
+               state: str | os.PathLike[str] | None = None, replays: bool = True,
+               naming: Naming | None = None) -> SiteBuild:
     """Bring the site in ``out`` up to date with the results: the library call after every batch of games.
 
     Only what was appended since the folder's last build is read (its state, ``ledger``), and only the files
@@ -301,7 +309,8 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     (bot folders, the host's reproduce commands) and no bot's stderr on any page; ``private`` is the host's
     copy with both. ``state``: where the state is kept (default ``out/.cinch-state``; a server keeps it
     outside the folder it serves). ``replays`` False: each game's replay file is made when it is first asked
-    for (``replay_on_demand``, which a server calls), not by the build.
+    for (``replay_on_demand``, which a server calls), not by the build. ``naming``: what the host calls the
+    competition, each version and a run (``pages.Naming``; a server: its name, ``red v3``, batches).
     """
     dest = Path(out)
     _check_out(dest)
@@ -313,14 +322,15 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     gc.disable()
     try:
         # a state of the other replay mode is no use: its folder lacks replays, or its pointers are stale
+        nm = naming or Naming()
         st, new, comp = _open(results, dest, "site" if replays else "site, replays on demand", private, True,
-                              _state_dir(dest, state))
+                              _state_dir(dest, state), nm)
         m = build_model(comp, st, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap,
                         retire=retire, private=private)
         dest.mkdir(parents=True, exist_ok=True)
         if st.fresh and st.dir is not None:  # what an earlier state said of the games' records is of no use
             shutil.rmtree(st.dir / REPLAY_OF, ignore_errors=True)
-        b = write_site(m, st, new, dest, replays)
+        b = write_site(m, st, new, dest, replays, nm)
         st.save()
         return b
     except OSError as e:
@@ -331,8 +341,8 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
 
 
 def write_provisional(results: str | os.PathLike[str], out: str | os.PathLike[str], *, done: int, total: int,
-                      anchor: tuple[str, float] | None = None, state: str | os.PathLike[str] | None = None
-                      ) -> SiteModel:
+                      anchor: tuple[str, float] | None = None, state: str | os.PathLike[str] | None = None,
+                      naming: Naming | None = None) -> SiteModel:
     """During a run: the leaderboard page alone, from the blocks finished so far, marked provisional.
 
     No bootstrap (a point estimate each time a block finishes) and no links
@@ -341,13 +351,14 @@ def write_provisional(results: str | os.PathLike[str], out: str | os.PathLike[st
     """
     dest = Path(out)
     _check_out(dest)
-    st, _, comp = _open([results], dest, "live", False, False, _state_dir(dest, state))
+    nm = naming or Naming()
+    st, _, comp = _open([results], dest, "live", False, False, _state_dir(dest, state), nm)
     m = build_model(comp, st, anchor=anchor, bootstrap=0, history_bootstrap=0,
                     provisional=f"{done} of {total} blocks played so far.")
     dest.mkdir(parents=True, exist_ok=True)
     w = _Writer(dest)
     w.put(MARKER, "built by arena site; files here are replaced on every build\n")
     w.put("site.css", asset("site.css"))
-    w.put("index.html", pages.leaderboard_page(m, live=True))
+    w.put("index.html", pages.leaderboard_page(m, live=True, naming=nm))
     st.save()
     return m

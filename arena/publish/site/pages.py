@@ -5,14 +5,16 @@ template of ``arena/publish/templates/site`` through the shared environment (``p
 here. Real tables with headers and captions, headings in order, links for every bot, matchup and game, and
 every chart next to a table of the same numbers. Pages below the root link back with ``../``, so the site
 works from disk and from any web server path. Where pairs and tables differ, a words object is chosen once
-per page (``PairWords``/``TableWords``) and one template takes either.
+per page (``MatchupWords``, ``GameWords``) and one template takes either; ``Naming`` says what a host
+calls the competition, its versions and its runs (a server: ``red v3``, batches).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 import yaml
 from markupsafe import Markup
@@ -59,9 +61,16 @@ def matchup_name(m: SiteModel, a: str, b: str) -> str:
 
 
 @dataclass(frozen=True)
-class Words:
-    """What the site calls one step of the competition's history (a run of ``arena run``)."""
+class Naming:
+    """How the site names what its host knows better than the results do.
 
+    ``title``: the competition's name, the front page's title and heading (default: the run's config name and
+    "leaderboard"); ``labels``: (name, digest) -> what to call that version (a server's ``red v3``; default the
+    bot's id); ``run``/``runs``: one step of the history (a ladder's batch; default a run of ``arena run``).
+    """
+
+    title: str | None = None
+    labels: Mapping[tuple[str, str], str] = field(default_factory=dict)
     run: str = "run"
     runs: str = "runs"
 
@@ -69,25 +78,40 @@ class Words:
     def Runs(self) -> str:  # noqa: N802 (the word at the start of a caption)
         return self.runs[:1].upper() + self.runs[1:]
 
+    def key(self) -> str:
+        """What a page written under this naming depends on (a site's state keeps it)."""
+        return json.dumps([self.title, sorted([*k, v] for k, v in self.labels.items()), self.run, self.runs])
 
-@dataclass(frozen=True)
+
 class SiteView:
     """What every page asks of the site: a bot's page (None: not linked) and its name."""
 
-    m: SiteModel
-    live: bool = False
-    words: Words = field(default_factory=Words)
+    def __init__(self, m: SiteModel, naming: Naming, live: bool = False) -> None:
+        self.m, self.naming, self.live = m, naming, live
+        self.words = naming
+        self.names = {b.id: naming.labels[k] for k, b in m.comp.bots.items() if k in naming.labels}
+        self.title = naming.title or m.doc["provenance"].get("config_name") or m.comp.sources[0].parent.name
 
     def slug(self, bot: str) -> str | None:
         return None if self.live else self.m.slugs.get(bot)
 
     def name(self, bot: str) -> str:
-        return bot
+        return self.names.get(bot, bot)
+
+    def relabel(self, text: str | None) -> str | None:
+        """``text`` (the ratings' own words) with each bot id given its name."""
+        if not text or not self.names:
+            return text
+        ids = sorted(self.names, key=len, reverse=True)  # a longer id first: one id may start another
+        return re.sub("|".join(map(re.escape, ids)), lambda m: self.names[m.group(0)], text)
+
+    def ref_name(self, name: str, digest: str, fallback: str) -> str:
+        """A version named by (name, digest), as the labels call it, else ``fallback``."""
+        return self.naming.labels.get((name, digest), fallback)
 
 
-def _page(template: str, m: SiteModel, *, title: str, root: str = "", script: bool = False, live: bool = False,
-          **context: Any) -> str:
-    return render(template, site=SiteView(m, live), title=title, root=root, script=script, **context)
+def _page(template: str, site: SiteView, *, title: str, root: str = "", script: bool = False, **context: Any) -> str:
+    return render(template, site=site, title=title, root=root, script=script, **context)
 
 
 # ------------------------------------------------------------ leaderboard
@@ -155,22 +179,27 @@ class LosView:
     rows: list[tuple[str, list[str]]]
 
 
-def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
+#: the ratings table's interval bars, in px (the table fits a 1280 px window beside its twelve other columns)
+BAR_WIDTH = 200
+
+
+def leaderboard_page(m: SiteModel, *, live: bool = False, naming: Naming = Naming()) -> str:
     doc = m.doc
     p = doc["provenance"]
-    name = p.get("config_name") or m.comp.sources[0].parent.name
+    site = SiteView(m, naming, live)
+    heading = site.title if naming.title else f"{site.title}: leaderboard"
     level = int(round(100 * doc["rating"]["interval_level"]))
     dates = [r.date for r in m.comp.runs if r.date]
     tbl = doc.get("table")
-    words = Words()
+    words = naming
     n_runs = len(m.comp.runs)
     vals = [v for b in doc["bots"] for v in (b["rating"], b["ci_low"], b["ci_high"]) if v is not None]
-    axis = Axis(*scale_for(vals), width=260)
+    axis = Axis(*scale_for(vals), width=BAR_WIDTH)
     rows = []
     for b in ranked(doc):
         iv = lb._bot_interval(doc, b)
         ci = (b["ci_low"], b["ci_high"]) if iv.startswith("[") else (None, None)
-        label = f"{b['bot']}: rating {lb.fixed(b['rating'])}" + (
+        label = f"{site.name(b['bot'])}: rating {lb.fixed(b['rating'])}" + (
             f", {level}% interval {lb.fixed(ci[0])} to {lb.fixed(ci[1])}"
             if ci[0] is not None and ci[1] is not None else f", interval: {iv}")
         rows.append(RatingRow(b["rank"], b["bot"], lb.fixed(b["rating"]), plusminus(doc, b), iv,
@@ -193,27 +222,28 @@ def leaderboard_page(m: SiteModel, *, live: bool = False) -> str:
     runs = m.comp.runs
     shown = [runs[n - 1] for n in m.history_runs] if m.history_runs else runs
     view = {
-        "heading": f"{name}: leaderboard", "profile": lb.profile_line(doc), "provisional": m.provisional,
+        "heading": heading, "profile": lb.profile_line(doc), "provisional": m.provisional,
         "date": dates[-1] if dates else "an unrecorded date", "games": doc["games"],
         "blocks": (f"{doc['blocks']} blocks by rotation at tables of {tbl['seats']}" if tbl
                    else f"{doc['blocks']} duplicate blocks"),
         "runs_count": f"{n_runs} {words.run if n_runs == 1 else words.runs}", "incomplete": p.get("complete") is False,
-        "interval_note": doc["rating"].get("interval_note"), "anchor_text": doc["rating"]["anchor_text"],
+        "interval_note": site.relabel(doc["rating"].get("interval_note")), "anchor_text": doc["rating"]["anchor_text"],
         "level": level, "axis": axis_svg(axis), "rows": rows,
         "earlier": [EarlierRow(b["bot"], lb.fixed(b["rating"]), b["games"], pct(b["score_pct"]), b["superseded_by"])
                     for b in earlier(doc)],
-        "retired": [f"{r['name']}@{r['version'] or r['digest'][:12]}" for r in doc.get("retired") or []],
+        "retired": [site.ref_name(r["name"], r["digest"], f"{r['name']}@{r['version'] or r['digest'][:12]}")
+                    for r in doc.get("retired") or []],
         "table_note": lb.table_note(doc) if tbl else None, "fitted": lb.ratings_text(doc) if tbl else None,
         "maker": lb.maker_text(doc) if tbl else None,
         "cross_where": ("by where it finished against the column bot in the games they played together" if tbl
                         else "(games where they sat on opposite sides)"),
-        "names": names, "cross": cross, "history": _history(m, names, chart=names[:CHART_SERIES]),
+        "names": names, "cross": cross, "history": _history(site, names, chart=names[:CHART_SERIES]),
         "luck_chart": _luck_chart(doc), "luck": lb._luck_text(doc).split("\n\n"), "block_results": _block_results(m),
         "los": los, "runs": shown,
         "runs_which": "" if len(shown) == len(runs) else f" ({len(shown)} of {len(runs)}: those the rating history shows)",
         "provenance": lb.provenance_lines(doc),
     }
-    return _page("site/leaderboard.html", m, title=f"{name}: leaderboard", live=live, v=view)
+    return _page("site/leaderboard.html", site, title=heading, v=view)
 
 
 def _block_results(m: SiteModel) -> BlockResults | None:
@@ -231,15 +261,18 @@ def _block_results(m: SiteModel) -> BlockResults | None:
 CHART_SERIES = 8
 
 
-def _history(m: SiteModel, bots: list[str], chart: list[str] | None = None) -> HistoryView:
+def _history(site: SiteView, bots: list[str], chart: list[str] | None = None) -> HistoryView:
     """The rating as of each run shown (``model.history_runs``): a chart of ``chart`` (default ``bots``) and a
     table of every bot in ``bots``."""
+    m, words = site.m, site.naming
     runs = m.history_runs or list(range(1, len(m.history) + 1))
     drawn = bots if chart is None else chart
     series = {b: [h[b]["rating"] if b in h else None for h in m.history] for b in drawn}
     total = len(m.comp.runs)
-    what = ", ".join(drawn) if len(drawn) == len(bots) else f"the {len(drawn)} best ranked (the table has all {len(bots)})"
-    plot = history_svg(series, runs, caption=f"rating after each run: {what}") if total > 1 else None
+    what = (", ".join(map(site.name, drawn)) if len(drawn) == len(bots)
+            else f"the {len(drawn)} best ranked (the table has all {len(bots)})")
+    plot = history_svg(series, runs, caption=f"rating after each {words.run}: {what}", x_title=words.run,
+                       names={b: site.name(b) for b in drawn}) if total > 1 else None
     rows: list[tuple[str, list[tuple[str, str] | None]]] = []
     for b in bots:
         cells: list[tuple[str, str] | None] = []
@@ -374,12 +407,16 @@ class Opponent:
     href: str
 
 
-def bot_page(m: SiteModel, bot: str) -> str:
+def bot_page(m: SiteModel, bot: str, naming: Naming = Naming()) -> str:
     doc = m.doc
+    site = SiteView(m, naming)
     row = next((b for b in doc["bots"] if b["bot"] == bot), None)
     info = next((b for b in m.comp.bots.values() if b.id == bot), None)
     ent = m.entries.get(bot, {})
-    identity = [("name", info.name if info else bot), ("version", ent.get("version") or "not recorded"),
+    version = ent.get("version") or "not recorded"
+    if bot in site.names:  # the host's name for it first, the manifest's own version after it
+        version = f"{site.name(bot)} (bot.yaml: {version})"
+    identity = [("name", info.name if info else bot), ("version", version),
                 ("digest", info.digest if info else "?"),
                 ("folder", ent.get("dir") or ("not recorded" if m.private else PRIVATE))]
     manifest = ent.get("manifest")
@@ -395,11 +432,11 @@ def bot_page(m: SiteModel, bot: str) -> str:
     view = {
         "bot": bot, "identity": identity, "files": [(k, str(v)[:16]) for k, v in sorted((ent.get("files") or {}).items())],
         "manifest": yaml.safe_dump(manifest, sort_keys=True) if isinstance(manifest, dict) else None,
-        "row": row, "standing": standing, "history": _history(m, [bot]), "opponents": opponents, "stats": stats,
+        "row": row, "standing": standing, "history": _history(site, [bot]), "opponents": opponents, "stats": stats,
         "time": _time_rows(m, bot), "faults": fl, "evidence_cap": EVIDENCE_PER_BOT,
         "evidence": [_fault_view(f, m.private) for f in fl[:EVIDENCE_PER_BOT]],
     }
-    return _page("site/bot.html", m, title=f"{bot}: bot", root="../", v=view)
+    return _page("site/bot.html", site, title=f"{site.name(bot)}: bot", root="../", v=view)
 
 
 # ------------------------------------------------------------ matchups and games
@@ -462,7 +499,8 @@ def _table_words(a: str, b: str, c: Any) -> MatchupWords:
                          ("deals", False), ("other rotations", True)], True)
 
 
-def matchup_page(m: SiteModel, a: str, b: str) -> str:
+def matchup_page(m: SiteModel, a: str, b: str, naming: Naming = Naming()) -> str:
+    site = SiteView(m, naming)
     c = m.matrix[(a, b)]
     refs = {g: m.comp.ref(g) for g in c.games}
     tables = any(refs[g].table for g in c.games)
@@ -475,18 +513,19 @@ def matchup_page(m: SiteModel, a: str, b: str) -> str:
 
             tg = table_game(g, m.comp.bots, gid)
             names = seat_names(len(ref.bots))
-            games.append(MatchupGame(gid, ref.block, " ".join(f"{names[s]} {x}" for s, x in enumerate(ref.bots)),
+            games.append(MatchupGame(gid, ref.block, " ".join(f"{names[s]} {site.name(x)}" for s, x in enumerate(ref.bots)),
                                      FINISH[tg.finish(ref.bots.index(a), ref.bots.index(b))],
                                      " : ".join(str(x) for x in g["scores"]), deal_count(g), list(ref.twins)))
         else:
             side = next(s % 2 for s in range(4) if ref.bots[s] == a and ref.bots[(s + 1) % 4] == b
                         or ref.bots[s] == a and ref.bots[(s + 3) % 4] == b)
-            games.append(MatchupGame(gid, ref.block, " ".join(ref.bots), _result_text(g, side),
+            games.append(MatchupGame(gid, ref.block, " ".join(map(site.name, ref.bots)), _result_text(g, side),
                                      f"{g['scores'][0]} : {g['scores'][1]}", deal_count(g), [ref.twin]))
     view = {"a": a, "b": b, "count": len(c.games), "score": f"{c.score:g}", "pct": pct(c.pct),
             "other": matchup_name(m, b, a), "games": games}
-    return _page("site/matchup.html", m, title=f"{a} against {b}", root="../", v=view,
-                 w=(_table_words if tables else _pair_words)(a, b, c))
+    na, nb = site.name(a), site.name(b)
+    return _page("site/matchup.html", site, title=f"{na} against {nb}", root="../", v=view,
+                 w=(_table_words if tables else _pair_words)(na, nb, c))
 
 
 @dataclass(frozen=True)
@@ -507,7 +546,8 @@ class SeatRow:
     result: str
 
 
-def game_page(m: SiteModel, ref: GameRef) -> str:
+def game_page(m: SiteModel, ref: GameRef, naming: Naming = Naming()) -> str:
+    site = SiteView(m, naming)
     g = m.game_line(ref)
     rec = g.get("record") or {}
     names = ref.bots
@@ -533,8 +573,9 @@ def game_page(m: SiteModel, ref: GameRef) -> str:
             "profile_text": profile_text(rec.get("profile")).partition(" (")[2].rstrip(")") or "no parameters recorded",
             "final": final, "end": g.get("end"), "deals": deal_count(g), "key": rec.get("key"), "seat_count": n,
             "faults": [_fault_view(f, m.private) for f in fl]}
-    return _page("site/game.html", m, title=f"Game {ref.id}", root="../", script=True, v=view, w=w)
+    return _page("site/game.html", site, title=f"Game {ref.id}", root="../", script=True, v=view, w=w)
 
 
-def viewer_page() -> str:
-    return render("site/viewer.html")
+def viewer_page(title: str | None = None) -> str:
+    """The page that opens a record file from disk (``title``: the competition's name for its header)."""
+    return render("site/viewer.html", competition=title, title="Open a game", root="", script=True)

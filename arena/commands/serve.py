@@ -8,8 +8,12 @@ import time
 import urllib.request
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser
+
+if TYPE_CHECKING:
+    from ..serve.app import Service
 
 
 def main(argv: list[str]) -> int:
@@ -62,15 +66,18 @@ def main(argv: list[str]) -> int:
             return EXIT_OK
         if args.remove_team:
             n = db.remove_team(svc.engine, args.remove_team)
+            _republish(svc)
             print(f"team {args.remove_team} removed: its token opens nothing, {n} version{'s' * (n != 1)} left the"
-                  " ladder (their games stay in the results)")
+                  " ladder and the site's ranking (their games stay in the results)")
             return EXIT_OK
         if args.retire:
             team, _, v = args.retire.rpartition(":")
             if not team or not v.removeprefix("v").isdigit():
                 raise CommandError(f"--retire {args.retire}: give TEAM:VERSION, e.g. red:3")
             db.retire_version(svc.engine, team, int(v.removeprefix("v")))
-            print(f"{team} v{int(v.removeprefix('v'))} retired: it leaves the ranking at the ladder's next batch;"
+            rebuilt = _republish(svc)
+            print(f"{team} v{int(v.removeprefix('v'))} retired: it leaves the ranking"
+                  f" {'now (the public site is rebuilt)' if rebuilt else 'when the ladder next rebuilds the site'};"
                   " its games stay in history")
             return EXIT_OK
     except ValueError as e:  # a bad or unknown name (db.NoSuchTeam is one)
@@ -96,6 +103,18 @@ def main(argv: list[str]) -> int:
     finally:
         lock.release()
     return EXIT_OK
+
+
+def _republish(svc: Service) -> bool:
+    """The public site rebuilt without the versions just retired (the server's next batch would do it
+    later); False when there is no site yet (nothing stored: nothing to take out)."""
+    from ..publish.site.build import MARKER
+    from ..serve.ladder import publish
+
+    if not (svc.folder / "public" / MARKER).is_file():
+        return False
+    publish(svc)
+    return True
 
 
 def _explain_token(name: str, admin: bool, reissued: bool, host: str, port: int) -> None:

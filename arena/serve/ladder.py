@@ -18,6 +18,7 @@ provisional leaderboard page in FOLDER/live), rewritten after each stored block.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from ..players import ManifestError
-from ..players.manifest import MANIFEST_NAME, read_manifest
+from ..players.manifest import MANIFEST_NAME, load_entry, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import Naming, build_site, write_provisional
 from ..publish.site.model import SiteModel
@@ -396,15 +397,45 @@ def _standing_part(line: dict[str, Any]) -> dict[str, Any]:
 
 
 def publish(svc: Service) -> None:
-    """The public site of the store (no host path, no stderr); the site ranks each name's latest version."""
+    """The public site of the store (no host path, no stderr); the site ranks each name's latest version
+    that is not retired (``retired_refs``). One build at a time (FOLDER/site.lock): the host's ``--retire``
+    rebuilds it from its own process, at once, while the server may be building it after a batch."""
     # rebuilt in place, each page replaced whole: only what the batch changed is read and written; the
     # site's state (``publish.site.ledger``) is kept beside the folder, which is served
     # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
-    meta = read_meta(svc.folder / "results") or {}
-    built = build_site([svc.folder / "results"], svc.folder / "public", bootstrap=svc.config.competition.site_bootstrap,
-                       history_bootstrap=0, state=svc.folder / SITE_STATE, replays=False,
-                       naming=site_naming(svc.config.competition.name, meta))
-    write_ratings(svc.folder, built.model.doc, meta, built.model)
+    import fcntl
+
+    with open(svc.folder / SITE_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        meta = read_meta(svc.folder / "results") or {}
+        built = build_site([svc.folder / "results"], svc.folder / "public",
+                           bootstrap=svc.config.competition.site_bootstrap, history_bootstrap=0,
+                           state=svc.folder / SITE_STATE, replays=False, retire_played=retired_refs(svc),
+                           naming=site_naming(svc.config.competition.name, meta))
+        write_ratings(svc.folder, built.model.doc, meta, built.model)
+
+
+SITE_LOCK = "site.lock"
+
+
+def retired_refs(svc: Service) -> list[tuple[str, str]]:
+    """(name, digest) of each accepted version taken out of the ladder (by the host, with its team, or as
+    unplayable) whose ladder copy exists: the public site leaves them out of its ratings and ranking."""
+    out = []
+    for s in db.retired(svc.engine):
+        d = svc.folder / "ladder" / f"{s['name']}-v{s['version']}"
+        if d.is_dir():
+            try:
+                out.append((str(s["name"]), _digest(str(d))))
+            except (ManifestError, OSError):
+                continue  # a copy the ladder could not read never played
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _digest(folder: str) -> str:
+    """A ladder copy's identity digest (the copy is whole or absent, and never changes)."""
+    return load_entry(folder).digest
 
 
 def versions_of(meta: Mapping[str, Any]) -> dict[tuple[str, str], int]:

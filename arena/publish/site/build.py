@@ -300,7 +300,7 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
                anchor: tuple[str, float] | None = None, bootstrap: int = 1000,
                history_bootstrap: int = 200, retire: Sequence[str] = (), private: bool = False,
                state: str | os.PathLike[str] | None = None, replays: bool = True,
-               naming: Naming | None = None) -> SiteBuild:
+               retire_played: Sequence[tuple[str, str]] = (), naming: Naming | None = None) -> SiteBuild:
     """Bring the site in ``out`` up to date with the results: the library call after every batch of games.
 
     Only what was appended since the folder's last build is read (its state, ``ledger``), and only the files
@@ -309,8 +309,11 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     (bot folders, the host's reproduce commands) and no bot's stderr on any page; ``private`` is the host's
     copy with both. ``state``: where the state is kept (default ``out/.cinch-state``; a server keeps it
     outside the folder it serves). ``replays`` False: each game's replay file is made when it is first asked
-    for (``replay_on_demand``, which a server calls), not by the build. ``naming``: what the host calls the
-    competition, each version and a run (``pages.Naming``; a server: its name, ``red v3``, batches).
+    for (``replay_on_demand``, which a server calls), not by the build. ``retire_played``: versions, as
+    (name, digest), retired as ``retire`` does once they are in the results (a server's retired versions,
+    some of which never played: a ``retire`` spec naming no version is an error). ``naming``: what the
+    host calls the competition, each version and a run (``pages.Naming``; a server: its name, ``red v3``,
+    batches).
     """
     dest = Path(out)
     _check_out(dest)
@@ -325,8 +328,9 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
         nm = naming or Naming()
         st, new, comp = _open(results, dest, "site" if replays else "site, replays on demand", private, True,
                               _state_dir(dest, state), nm)
+        played = [f"{n}@{d}" for n, d in retire_played if (n, d) in comp.bots]
         m = build_model(comp, st, anchor=anchor, bootstrap=bootstrap, history_bootstrap=history_bootstrap,
-                        retire=retire, private=private)
+                        retire=[*retire, *played], private=private)
         dest.mkdir(parents=True, exist_ok=True)
         if st.fresh and st.dir is not None:  # what an earlier state said of the games' records is of no use
             shutil.rmtree(st.dir / REPLAY_OF, ignore_errors=True)

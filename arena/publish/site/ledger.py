@@ -36,6 +36,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+import orjson
+
 from ...engine import decision_kind
 from ...match.game import settings_profile
 from ...match.show import seat_names
@@ -186,9 +188,50 @@ class Entry:
                            "k": list(self.key), "l": self.line, "f": self.faults}, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, raw: bytes) -> "Entry":
-        d = json.loads(raw)
+    def from_json(cls, raw: bytes, memo: dict[Any, Any] | None = None) -> "Entry":
+        """An entry as ``to_json`` wrote it; with ``memo`` (one per ledger read), the parts lines repeat
+        (seats, sides, rule profiles) are one object each across the ledger (``_share``)."""
+        try:
+            d = orjson.loads(raw)  # several times faster than json on the ledger's lines, the same values
+        except orjson.JSONDecodeError:  # NaN or Infinity (json writes them; orjson does not read them)
+            d = json.loads(raw)
+        if memo is not None and isinstance(d["l"], dict):
+            _share(d["l"], memo)
         return cls(d["s"], d["at"], d["o"], d["n"], d["d"], (d["k"][0], d["k"][1]), d["l"], d["f"])
+
+
+def _frozen(v: Any) -> Any:
+    """A hashable twin of a JSON value (what ``_share`` keys on)."""
+    if isinstance(v, dict):
+        return tuple((k, _frozen(x)) for k, x in v.items())
+    if isinstance(v, list):
+        return ("\0list", *map(_frozen, v))
+    if isinstance(v, (bool, float)):  # True == 1 == 1.0: equal keys, other JSON
+        return (type(v).__name__, v)
+    return v
+
+
+def _one(v: Any, memo: dict[Any, Any]) -> Any:
+    if not isinstance(v, dict):
+        return v
+    return memo.setdefault(_frozen(v), v)
+
+
+def _share(line: dict[str, Any], memo: dict[Any, Any]) -> None:
+    """Make a kept line's repeated parts (its seats and sides, its games' rule profiles) the objects ``memo``
+    already holds when they are equal: read whole, a ledger of 10,000 lines held 20,000 copies of one
+    profile and of each bot's seat, about two thirds of its memory. Nothing changes a kept line."""
+    for side in ("side_a", "side_b"):
+        if isinstance(line.get(side), list):
+            line[side] = [_one(x, memo) for x in line[side]]
+    for g in line.get("games") or []:
+        if not isinstance(g, dict):
+            continue
+        if isinstance(g.get("seats"), list):
+            g["seats"] = [_one(x, memo) for x in g["seats"]]
+        rec = g.get("record")
+        if isinstance(rec, dict) and isinstance(rec.get("profile"), dict):
+            rec["profile"] = _one(rec["profile"], memo)
 
 
 @dataclass
@@ -302,7 +345,8 @@ class SiteState:
             data = f.read(cache["ledger_bytes"])
         if len(data) != cache["ledger_bytes"]:
             raise Rebuild("the ledger is shorter than its cache says")
-        self.entries = [Entry.from_json(raw) for raw in data.splitlines()]
+        memo: dict[Any, Any] = {}
+        self.entries = [Entry.from_json(raw, memo) for raw in data.splitlines()]
         if len(self.entries) != cache["entries"]:
             raise Rebuild("the ledger does not match its cache")
         self.sources, self.ledger_bytes = sources, len(data)

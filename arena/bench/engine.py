@@ -15,7 +15,7 @@ import platform
 import random
 import time
 
-from arena.engine import Deal, KeyedSource, RuleProfile, deal_record, get_profile, profile_names
+from arena.engine import Deal, DealKey, KeyedSource, RuleProfile, deal_record, get_profile, profile_names
 
 
 def play_deal(deal: Deal, rng: random.Random) -> dict[str, Any]:
@@ -37,7 +37,7 @@ def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | Non
     passed, under profiles that redeal) counts as a deal: it is one.
     """
     profile = profile or RuleProfile()
-    source = KeyedSource(f"bench-{seed}")
+    source = KeyedSource(DealKey(f"bench-{seed}"))
     rng = random.Random(seed)
     seats, scores = profile.players, (0,) * profile.score_slots
     deals = 0

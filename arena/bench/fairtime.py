@@ -67,15 +67,15 @@ def run(args: Any) -> int:
             os.kill(h.pid, 9)
             h.wait()
     wall = time.monotonic() - t0
-    faults = [f for ln in lines for g in ln["games"] for f in g["faults"]]
-    players = [p for ln in lines for g in ln["run"]["games"] for p in g["players"]]
+    faults = [f for ln in lines for g in ln.games for f in g.faults]
+    players = [p for ln in lines for g in ln.run.games for p in g["players"]]
     cpu = sorted(x for p in players for x in p["cpu_ms"])
     lat = sorted(x for p in players for x in p["latency_ms"])
     def pct(xs: list[float], q: float) -> float | None:
         return round(xs[min(len(xs) - 1, int(q * len(xs)))], 1) if xs else None
 
     result = {
-        "timeouts": sum(f["kind"] == "timeout" for f in faults),
+        "timeouts": sum(f.kind == "timeout" for f in faults),
         "faults": len(faults),
         "decisions": len(cpu),
         "games": 2 * len(lines),
@@ -90,7 +90,7 @@ def run(args: Any) -> int:
         "wall_s": round(wall, 2),
     }
     for f in faults:
-        print(f"fault: seat {f['seat']} deal {f['deal']} decision {f['decision']}: {f['kind']}: {f['message']}", file=sys.stderr)
+        print(f"fault: seat {f.seat} deal {f.deal} decision {f.decision}: {f.kind}: {f.message}", file=sys.stderr)
     print(f"{result['decisions']} decisions, {result['timeouts']} timeouts; bot CPU p50 {result['cpu_ms_p50']} ms,"
           f" wall p50 {result['wall_ms_p50']} ms, max {result['wall_ms_max']} ms", file=sys.stderr)
     print(json.dumps(result))

@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..engine import Game, PlayChoice
+from ..engine import DealKey, Game, PlayChoice
 from ..match.settings import MatchSettings
 from ..players import load_entry
 from ..players.process import ProcessPlayer
@@ -40,7 +40,7 @@ MINIMAL = Path(__file__).resolve().parents[2] / "bots" / "minimal"
 
 def _request() -> dict[str, Any]:
     """A realistic mid-game decide message (second trick, full view)."""
-    game = Game(key="bench-protocol")
+    game = Game(key=DealKey("bench-protocol"))
     rng = random.Random(1)
     while not (isinstance(game.choice, PlayChoice) and len(game.deal.tricks) == 2):
         game.apply(game.choice.sample(rng))

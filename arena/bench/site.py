@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.engine import Game, game_record
+from arena.engine import DealKey, Game, game_record
 from arena.match.keys import Seed, block_key
 from arena.publish.site import build_site
 from arena.results import game_id
@@ -30,7 +30,7 @@ def _seat(name: str) -> dict[str, str]:
 
 
 def _game(names: list[str], key: str, rng: random.Random, side_a: int, max_deals: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    g = Game(key=key, max_deals=max_deals)
+    g = Game(key=DealKey(key), max_deals=max_deals)
     decisions = [0, 0, 0, 0]
     while not g.over:
         decisions[g.to_act] += 1

@@ -19,7 +19,7 @@ import random
 import time
 from typing import Any
 
-from arena.engine import Deal, KeyedSource, PlayChoice, get_profile
+from arena.engine import Deal, DealKey, KeyedSource, PlayChoice, get_profile
 from arena.engine.view import deal_view
 from arena.match.keys import bot_seed, child_key
 from arena.match.game import play_game
@@ -46,7 +46,7 @@ def positions(profile_name: str, tricks_left: int, count: int, seed: str) -> lis
     out: list[Any] = []
     k = 0
     while len(out) < count and k < 50 * count:
-        deal = Deal(profile, k, k % 4, (0,) * profile.score_slots, KeyedSource(seed))
+        deal = Deal(profile, k, k % 4, (0,) * profile.score_slots, KeyedSource(DealKey(seed)))
         k += 1
         while not deal.done and not (deal.phase == "play" and not deal.tricks[-1].plays
                                      and len(deal.tricks) - 1 == profile.hand_size - tricks_left):

@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any, Callable, TextIO
 
-from ..results import standings
+from ..results import ResultLine, standings
 from ..schedule.scheduler import LoopEvents
 from ..schedule.unit import Unit
 
@@ -36,10 +36,10 @@ def clock(seconds: float) -> str:
 
 
 class Progress(LoopEvents):
-    def __init__(self, total: int, already: list[dict[str, Any]], stream: TextIO | None = None,
+    def __init__(self, total: int, already: list[ResultLine], stream: TextIO | None = None,
                  period: float = 5.0, *, parallel: int = 1, now: Callable[[], float] = time.monotonic,
                  listener: Callable[[int, int], None] | None = None,
-                 table: Callable[[list[dict[str, Any]]], str] | None = None,
+                 table: Callable[[list[ResultLine]], str] | None = None,
                  table_period: float = TABLE_PERIOD_S,
                  size: Callable[[], tuple[int, int]] | None = None) -> None:
         self.total = total
@@ -74,7 +74,7 @@ class Progress(LoopEvents):
     def done(self) -> int:
         return len(self.lines)
 
-    def line(self, line: dict[str, Any]) -> None:
+    def line(self, line: ResultLine) -> None:
         self.lines.append(line)
         if self.first_at is None:
             self.first_at = self.now()
@@ -113,8 +113,8 @@ class Progress(LoopEvents):
         elapsed = self.now() - self.t0
         new = self.done - self.start_done
         rate = new / elapsed if elapsed > 0 else 0.0
-        faults = sum(len(g["faults"]) for ln in self.lines for g in ln["games"])
-        per_block = sum(len(ln["games"]) for ln in self.lines) / len(self.lines) if self.lines else 2  # n at a table
+        faults = sum(len(g.faults) for ln in self.lines for g in ln.games)
+        per_block = sum(len(ln.games) for ln in self.lines) / len(self.lines) if self.lines else 2  # n at a table
         parts = [
             f"{self.done}/{self.total} blocks",
             f"ETA {self.eta()}",

@@ -15,10 +15,10 @@ from typing import Any, Callable
 
 from ..match.check import describe_evidence
 from ..players import Fault
-from ..results import ResultsError, read_results
+from ..results import ResultLine, ResultsError, read_results
 from ..schedule import load_config
 from ..schedule.runner import EntriesFailed, RunOptions, RunRefused, RunResult, run_tournament
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommandError, parse, parser, tempo_option
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommandError, parse, parser, time_from_args, time_options
 from .running import RunDisplay, refusal_text
 
 SHOW_FAULTS = 10
@@ -42,7 +42,7 @@ def build_parser() -> Any:
     ap.add_argument("--retire", action="append", metavar="NAME@VERSION", help="leave this version of a bot out of the"
                     " ratings (the manifest's version or a digest prefix; repeatable; joins the config's retire: list)")
     ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check before the first game")
-    tempo_option(ap)
+    time_options(ap)
     ap.add_argument("--site", help="write the static site here at the end, with provisional standings while it runs"
                                    " (default: the config's site)")
     ap.add_argument("--no-rate", action="store_true", help="do not rate the results at the end")
@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
     overrides = {
         "workers": args.workers, "blocks": args.blocks, "seed": args.seed, "out": args.out,
         "backend": args.backend, "ray_address": args.ray_address, "leaderboard": args.leaderboard,
-        "site": args.site, "retire": args.retire, "tempo": args.tempo,
+        "site": args.site, "retire": args.retire, "time": time_from_args(args) or None,
     }
     t = load_config(args.config, overrides)
     stop = None
@@ -96,11 +96,11 @@ def main(argv: list[str]) -> int:
     return code
 
 
-def lazy_live_table(results: Path, entrants: list[str]) -> Callable[[list[dict[str, Any]]], str]:
+def lazy_live_table(results: Path, entrants: list[str]) -> Callable[[list[ResultLine]], str]:
     """The live standings' renderer, its publishing code loaded at the first table it draws."""
-    made: list[Callable[[list[dict[str, Any]]], str]] = []
+    made: list[Callable[[list[ResultLine]], str]] = []
 
-    def table(lines: list[dict[str, Any]]) -> str:
+    def table(lines: list[ResultLine]) -> str:
         if not made:
             from ..publish.live import live_renderer
 
@@ -110,7 +110,7 @@ def lazy_live_table(results: Path, entrants: list[str]) -> Callable[[list[dict[s
     return table
 
 
-def show_standings(results: Path, table: Callable[[list[dict[str, Any]]], str], err: Any) -> None:
+def show_standings(results: Path, table: Callable[[list[ResultLine]], str], err: Any) -> None:
     """The standings the leaderboard would show, when no leaderboard is written: the whole results file (every
     version, every earlier run), the same fit and table as the leaderboard, without its intervals."""
     try:
@@ -187,7 +187,7 @@ def publish_step(results: Path, dest: Path, err: Any) -> int:
 def report_run(result: RunResult, err: Any) -> None:
     """Every fault with its evidence and reproduce command, and what is missing (the standings are the
     leaderboard's, printed by the rating step or ``show_standings``)."""
-    repros = [r for ln in result.lines for r in (ln.get("run") or {}).get("reproduce", [])]
+    repros = [r for ln in result.lines for r in ln.run.reproduce]
     for r in repros[:SHOW_FAULTS]:
         evidence = describe_evidence(Fault(r["kind"], r.get("message", ""), None, r.get("reply"), r.get("stderr")))
         print(f"arena run: fault: {r['bot']} {r['kind']} in game {r.get('game_id', r['game'])} (seat {r['seat']}):"

@@ -25,6 +25,7 @@ from ..schedule.runner import (
 from ..schedule.config import Tournament
 from ..schedule.unit import Unit
 from ..players import BotEntry
+from ..results import ResultLine
 from .progress import Progress
 
 
@@ -61,7 +62,7 @@ class RunDisplay(RunObserver):
 
     def __init__(self, command: str, say: Callable[[str], None], stream: TextIO, *,
                  listener: Callable[[int, int], None] | None = None,
-                 table: Callable[[list[dict[str, Any]]], str] | None = None) -> None:
+                 table: Callable[[list[ResultLine]], str] | None = None) -> None:
         self.command, self.say, self.stream = command, say, stream
         self.listener, self.table = listener, table
         self.progress: Progress | None = None
@@ -97,7 +98,7 @@ class RunDisplay(RunObserver):
             self.progress.parallel = max(1, capacity)
             self.progress.t0 = self.progress.now()
 
-    def line(self, line: dict[str, Any]) -> None:
+    def line(self, line: ResultLine) -> None:
         if self.progress is not None:
             self.progress.line(line)
 

@@ -30,12 +30,12 @@ from .actions import (
     action_to_dict,
 )
 from .cards import JOKER, SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
-from .chance import DeckSource, KeyedSource, derive_key
+from .chance import DealKey, DeckSource, KeyedSource, derive_key
 from .deal import Deal
 from .dealfile import DealFile, FileSource
 from .game import DEFAULT_MAX_DEALS, Game
 from .kinds import AUCTION_PHASES, SUIT_NAME, DecisionKind, Narrator, ReplayWriter, cards_text, decision_kind, event_kind, option_text, register_kind, unregister_kind
-from .prose import rules_text
+from .prose import RULES, Rule, forced_bid, rules_text
 from .info import DECISION_KINDS, DealFacts, PointCapture, ProfileInfo, deal_facts, profile_info
 from .profile import PROFILES, PointValues, RuleProfile, get_profile, profile_names, register_profile, variant
 from .record import (
@@ -52,12 +52,12 @@ from .record import (
 from .view import DealSummary, TrickView, View
 
 __all__ = [
-    "rules_text", "AUCTION_PHASES", "SUIT_NAME", "DecisionKind", "Narrator", "ReplayWriter", "cards_text", "decision_kind", "event_kind", "option_text", "register_kind", "unregister_kind",
+    "RULES", "Rule", "forced_bid", "rules_text", "AUCTION_PHASES", "SUIT_NAME", "DecisionKind", "Narrator", "ReplayWriter", "cards_text", "decision_kind", "event_kind", "option_text", "register_kind", "unregister_kind",
     "DECISION_KINDS", "DealFacts", "PointCapture", "ProfileInfo", "deal_facts", "profile_info",
     "Action", "Bid", "BidChoice", "Card", "Choice", "DEFAULT_MAX_DEALS", "Deal", "DealFile", "DealSummary", "JOKER",
     "Call", "CallChoice", "DeckSource", "Discard", "DiscardChoice", "FileSource", "Game", "IllegalAction", "KeyedSource", "NameTrump", "PASS", "PROFILES", "Pass",
     "Play", "PlayChoice", "PointValues", "RECORD_VERSION", "ReplayMismatch", "Rob", "RobChoice", "RuleProfile", "SuitBidChoice",
     "SUITS", "TakeWidow", "TrickView", "TrumpChoice", "View", "WidowChoice", "action_from_dict", "action_to_dict", "card_str", "cards_str",
-    "deal_record", "deal_sides", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",
+    "deal_record", "deal_sides", "DealKey", "derive_key", "game_record", "get_profile", "profile_names", "register_profile", "load_record", "parse_card", "parse_cards",
     "parse_suit", "recorded_decisions", "recorded_source", "replay", "variant",
 ]

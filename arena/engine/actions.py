@@ -647,7 +647,48 @@ def action_from_dict(d: dict[str, Any]) -> Action:
             return Call(parse_card(_need(d, kind, "card")))  # type: ignore[arg-type]
         if kind in ("take_widow", "leave_widow"):
             return TakeWidow(kind == "take_widow")
+        registered = _FROM_DICT.get(kind) if type(kind) is str else None
+        if registered is not None:  # a decision kind registered at run time reads its own
+            action: Action = registered(d)
+            return action
     except (AttributeError, TypeError):
         shown = {k: v for k, v in d.items() if v is not None}
         raise ValueError(f"malformed {kind!r} action: {shown!r}") from None
-    raise ValueError(f"unknown action type {kind!r} (expected pass, bid, trump, discard, rob, call, take_widow, leave_widow or play)")
+    expected = ", ".join((*CORE_ACTION_TYPES[:-1], *_FROM_DICT)) + f" or {CORE_ACTION_TYPES[-1]}"
+    raise ValueError(f"unknown action type {kind!r} (expected {expected})")
+
+
+#: The action types of the decision kinds the engine's own deal machine asks (the record's and the
+#: protocol's ``type``), in the order its messages list them.
+CORE_ACTION_TYPES = ("pass", "bid", "trump", "discard", "rob", "call", "take_widow", "leave_widow", "play")
+_FROM_DICT: dict[str, Callable[[dict[str, Any]], Any]] = {}
+
+
+def register_action(cls: type, types: Sequence[str], to_dict: Callable[[Any], dict[str, Any]],
+                    from_dict: Callable[[dict[str, Any]], Any]) -> None:
+    """Make the actions of a decision kind registered at run time (``kinds.register_kind``) readable and
+    writable in their JSON form: ``cls`` is written by ``to_dict``, each of ``types`` read by ``from_dict``."""
+    clash = [t for t in types if t in CORE_ACTION_TYPES]
+    if clash or cls in _TO_DICT and cls not in _REGISTERED_CLASSES:
+        raise ValueError(f"action types {clash or [cls.__name__]} are the engine's own")
+    _TO_DICT[cls] = to_dict
+    _REGISTERED_CLASSES.add(cls)
+    for t in types:
+        _FROM_DICT[t] = from_dict
+
+
+def unregister_action(cls: type, types: Sequence[str]) -> None:
+    """Forget what ``register_action`` registered (a test's toy kind)."""
+    if cls in _REGISTERED_CLASSES:
+        _REGISTERED_CLASSES.discard(cls)
+        _TO_DICT.pop(cls, None)
+    for t in types:
+        _FROM_DICT.pop(t, None)
+
+
+def action_types() -> tuple[str, ...]:
+    """Every action type an action's JSON form may have: the core ones, then those registered."""
+    return CORE_ACTION_TYPES + tuple(_FROM_DICT)
+
+
+_REGISTERED_CLASSES: set[type] = set()

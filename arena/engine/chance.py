@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NewType, Protocol
 
 from .cards import NUM_CARDS, Card
 
@@ -66,6 +66,11 @@ def deck(key: object, k: int, cards: int = NUM_CARDS) -> list[Card]:
 def reshuffle(key: object, k: int, j: int, pile: Sequence[Card]) -> list[Card]:
     """The j-th reshuffle of the discard pile in deal k; top card first."""
     return _shuffle(sorted(pile), "reshuffle", (key, k, j))
+
+
+#: The key a game deals from (docs/rules.md section 3): a block's key (``match.keys.block_key``), or one
+#: given by hand. Text: every function of chance reads its key through ``str``.
+DealKey = NewType("DealKey", str)
 
 
 def derive_key(*parts: object) -> str:
@@ -106,8 +111,8 @@ class DeckSource(Protocol):
 class KeyedSource:
     """The seeded stream of docs/rules.md section 3."""
 
-    def __init__(self, key: object) -> None:
-        self.key = str(key)
+    def __init__(self, key: DealKey) -> None:
+        self.key = DealKey(str(key))
 
     def first_dealer(self, players: int = 4) -> int:
         return first_dealer(self.key, players)

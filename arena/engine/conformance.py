@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from .actions import PASS, Action, BidChoice, Choice, Discard, DiscardChoice, Play, Rob, RobChoice, SuitBidChoice
 from .deal import Deal
+from .chance import DealKey
 from .game import Game
 from .profile import RuleProfile
 from .record import deal_record, game_record, load_record, recorded_decisions, replay
@@ -97,7 +98,7 @@ def _fail(report: ConformanceReport, key: str, deal: Deal, what: str) -> None:
 
 
 def _check_game(profile: RuleProfile, key: str, rng: random.Random, max_deals: int, report: ConformanceReport) -> None:
-    game = Game(profile, key=key, max_deals=max_deals)
+    game = Game(profile, key=DealKey(key), max_deals=max_deals)
     seen: list[set[int]] = [set() for _ in range(profile.players)]
     current = -1
     in_deal = 0

@@ -8,7 +8,7 @@ filling involve no choice and happen when the trump is named.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from collections.abc import Sequence
 from functools import lru_cache
@@ -41,6 +41,35 @@ from .profile import RuleProfile
 
 DARK, BID, TRUMP, DISCARD, ROB, CALL, PLAY, DONE = "dark", "bid", "trump", "discard", "rob", "call", "play", "done"
 WIDOW = "take_widow"  # a seat that has just bid or passed takes up its widow or leaves it (monterey-widow)
+
+
+class Stage(Protocol):
+    """A decision kind registered at run time that the deal asks itself (``kinds.DecisionKind``
+    overriding ``asked_in``): where its profiles have it, it is asked before the deal's own next
+    decision (any but a card after the first of the deal), as often as ``ask`` returns one."""
+
+    name: str
+    action_type: type | None
+
+    def asked_in(self, profile: RuleProfile) -> bool:
+        """Whether deals under ``profile`` ask this kind."""
+        ...
+
+    def ask(self, deal: "Deal") -> Choice | None:
+        """The decision of this kind the deal asks now, before its own; None: none (now)."""
+        ...
+
+    def take(self, deal: "Deal", seat: int, action: Any, forced: bool) -> None:
+        """Apply ``seat``'s legal answer to ``deal`` (its event is already in ``deal.events``)."""
+        ...
+
+    def most(self, profile: RuleProfile) -> int:
+        """The most decisions of this kind (forced ones included) one deal under ``profile`` asks."""
+        ...
+
+
+#: The stages registered (``kinds.register_kind``); a deal keeps those its profile has.
+STAGES: list[Stage] = []
 
 @lru_cache(maxsize=1024)
 def _suit_bids(lo: int, hi: int, above: int, order: str) -> tuple[Bid, ...]:
@@ -134,7 +163,7 @@ class Deal:
         "made", "scores_after", "phase", "to_act", "_choice", "_pointless", "_card_points", "_esuit",
         "_strength", "redeal", "shown", "out", "lost", "_bid_order", "_bid_pos", "_passed", "_queue", "_in_trick",
         "bid_suits", "_high_key", "kitty", "widows", "dark", "in_dark", "_tricks", "_is_trump", "_power",
-        "n", "side_of", "called", "partner", "alone", "_must", "widows_dealt", "left_widows",
+        "n", "side_of", "called", "partner", "alone", "_must", "widows_dealt", "left_widows", "_stages", "_held",
     )
 
     def __init__(
@@ -234,6 +263,9 @@ class Deal:
         self._card_points: tuple[int, ...] = ()
         self._esuit: tuple[int, ...] = ()
         self._strength: tuple[tuple[int, ...], ...] = ()
+        # decision kinds registered at run time that this profile's deals ask (none for the engine's profiles)
+        self._stages: tuple[Stage, ...] = tuple(s for s in STAGES if s.asked_in(profile)) if STAGES else ()
+        self._held = -1  # the seat the deal's own next decision is for, while a stage's seat is on move
         self._advance()
 
     def _deal_cards(self) -> None:
@@ -325,6 +357,16 @@ class Deal:
         """Find the next real decision, applying forced ones on the way."""
         while True:
             phase = self.phase
+            if self._stages and phase is not DONE:
+                staged = self._staged()
+                if staged is not None:
+                    only = staged.only()
+                    if only is None:
+                        self._choice = staged
+                        return
+                    self.events.append(("act", staged.seat, only, True))
+                    self._do(staged.seat, only, True)
+                    continue
             if phase is PLAY:
                 self._tricks(self, self.to_act, None, False)
                 return
@@ -338,6 +380,20 @@ class Deal:
                 return
             self.events.append(("act", choice.seat, only, True))
             self._do(choice.seat, only, True)
+
+    def _staged(self) -> Choice | None:
+        """A stage's decision to ask before the deal's own (its seat on move), else None (the deal's
+        own seat back on move)."""
+        for stage in self._stages:
+            choice = stage.ask(self)
+            if choice is not None:
+                if self._held < 0:
+                    self._held = self.to_act
+                self.to_act = choice.seat
+                return choice
+        if self._held >= 0:
+            self.to_act, self._held = self._held, -1
+        return None
 
     def _make_choice(self) -> Choice:
         phase = self.phase
@@ -409,6 +465,10 @@ class Deal:
             case TakeWidow(take=take):
                 self._take_widow(seat, take)
             case _:
+                for stage in self._stages:  # a kind registered at run time applies its own answer
+                    if type(action) is stage.action_type:
+                        stage.take(self, seat, action, forced)
+                        return
                 raise RuntimeError(f"internal: {action!r} reached the deal in phase {self.phase}")
 
     def _spoken(self, seat: int) -> None:

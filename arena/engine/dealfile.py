@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .cards import ALL_CARDS, JOKER, NUM_CARDS, Card, cards_str, parse_cards
+from .chance import DealKey
 from .chance import deck as keyed_deck
 from .chance import first_dealer as keyed_first_dealer
 from .chance import reshuffle as keyed_reshuffle
@@ -64,7 +65,7 @@ class DealFile(BaseModel):
         return v
 
     @classmethod
-    def from_key(cls, key: object, n: int, cards: int = NUM_CARDS) -> "DealFile":
+    def from_key(cls, key: DealKey, n: int, cards: int = NUM_CARDS) -> "DealFile":
         """Export the first ``n`` deals of a key's seeded stream (``cards``: 53 for
         profiles with the joker, see ``RuleProfile.shuffled_cards``)."""
         return cls(
@@ -93,9 +94,9 @@ class DealFile(BaseModel):
 class FileSource:
     """Decks from a deal file; past its end, the game's own key takes over."""
 
-    def __init__(self, dealfile: DealFile, key: object) -> None:
+    def __init__(self, dealfile: DealFile, key: DealKey) -> None:
         self.file = dealfile
-        self.key = str(key)
+        self.key = DealKey(str(key))
         self._decks = [parse_cards(d.deck) for d in dealfile.deals]
 
     def first_dealer(self, players: int = 4) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .actions import Action, Choice
-from .chance import DeckSource, KeyedSource
+from .chance import DealKey, DeckSource, KeyedSource
 from .deal import Deal
 from .profile import RuleProfile
 
@@ -22,7 +22,7 @@ class Game:
     def __init__(
         self,
         profile: RuleProfile | None = None,
-        key: object = 0,
+        key: DealKey = DealKey("0"),
         source: DeckSource | None = None,
         max_deals: int = DEFAULT_MAX_DEALS,
         fixed_deals: int | None = None,

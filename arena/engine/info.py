@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .cards import Card
-from .deal import Deal
-from .profile import RuleProfile, point_cards
+from .deal import STAGES, Deal
+from .profile import PointValues, RuleProfile, point_cards
 
 DECISION_KINDS = ("bid", "take_widow", "trump", "discard", "rob", "call", "play")
 
@@ -28,7 +28,7 @@ class ProfileInfo:
     name: str
     players: int
     sides: str  # "pairs", "each" or "called" (RuleProfile.sides)
-    decision_kinds: frozenset[str]  # of DECISION_KINDS: the kinds a seat can be asked under the profile
+    decision_kinds: frozenset[str]  # of DECISION_KINDS, and of the registered kinds its deals ask: what a seat can be asked
     dark_bid: bool  # a round of bids in the dark before the cards are dealt
     suited_bids: bool  # each bid names its trump: no trump decision
     dealer_must_bid: bool  # after three passes the dealer may not pass
@@ -51,10 +51,40 @@ class ProfileInfo:
     point_cards: tuple[tuple[str, int], ...]  # (PointValues field, value) of every card that scores
     deal_points: int
     max_deal_actions: int  # no deal has more action events than this (forced ones included)
+    call: bool = False  # the maker calls its partner (sides "called")
+    trumps_leave_play: bool = False  # a trump can be out of play when the tricks begin (discarded, shown, left)
+
+    def lacks(self, feature: str) -> str | None:
+        """Why the profile has no ``feature``, in the words a page shows instead of a figure (None: it has it).
+        ``feature``: a ``PointValues`` field (a point card: "joker" is the card's points), ``"pedros"``, or a
+        mechanism of ``ABSENT``."""
+        scoring = {name for name, _ in self.point_cards}
+        if feature in PointValues.model_fields:
+            return None if feature in scoring else f"{feature.replace('_', '-').capitalize()} carries no points"
+        if feature == "pedros":
+            return None if scoring & {"right_pedro", "left_pedro"} else "the pedros carry no points"
+        if feature not in ABSENT:
+            raise KeyError(f"no feature {feature!r} of a profile (known: {', '.join([*ABSENT, 'pedros'])} and point cards)")
+        return None if getattr(self, feature) else ABSENT[feature]
 
     def max_game_actions(self, max_deals: int) -> int:
         """No game of at most ``max_deals`` deals has more action events than this."""
         return self.max_deal_actions * max_deals
+
+
+#: What a profile without a mechanism says where a figure of it would stand (``ProfileInfo.lacks``):
+#: the mechanism's ``ProfileInfo`` field -> the words, written once here for every page.
+ABSENT: dict[str, str] = {
+    "dealer_must_bid": "nobody must bid: four passes void the deal",
+    "redeal": "the dealer must bid after three passes, so no deal is void",
+    "trumps_leave_play": "no trump leaves play before the tricks",
+    "dark_bid": "nobody may bid in the dark",
+    "widow": "no seat is dealt a widow",
+    "kitty": "no kitty is dealt",
+    "call": "the maker calls no partner",
+    "second_deal": "no cards are dealt once trump is named",
+    "sit_out": "every seat plays every trick",
+}
 
 
 def _max_bids(p: RuleProfile) -> int:
@@ -86,11 +116,12 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
         kinds.add("call")
     if p.widow:
         kinds.add("take_widow")
+    kinds |= {s.name for s in STAGES if s.asked_in(p)}  # kinds registered at run time that its deals ask
     forced = p.dealer_forced_bid is not None and not p.forced_bid_any and not p.bid_suits
     points = tuple((name, v) for name, v in p.points.model_dump().items() if v)
     actions = ((n if p.dark_bid is not None else 0) + _max_bids(p) + (n if p.widow else 0) + 1 + n + (p.rob != "none")
                + (p.call is not None)
-               + n * p.hand_size)
+               + n * p.hand_size + sum(s.most(p) for s in STAGES if s.asked_in(p)))
     return ProfileInfo(
         name=p.name,
         players=p.players,
@@ -121,6 +152,10 @@ def profile_info(profile: RuleProfile) -> ProfileInfo:
         point_cards=points,
         deal_points=p.deal_points,
         max_deal_actions=actions,
+        call=p.call is not None,
+        # discarded, shown, left by a free rob, or in a widow left (monterey-widow); a discard that keeps every
+        # trump (to the hand's size, extras played under: five-hand) lays none away
+        trumps_leave_play=p.discard in ("choose", "keep") or p.rob == "free" or p.extra_trumps == "discard" or p.widow > 0,
     )
 
 

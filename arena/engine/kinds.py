@@ -10,16 +10,21 @@ typed by number or name, and its events are told as "seat type".
 
 The prompt and the parser read the legal choice in its wire form (the dict of
 ``arena.protocol.choice_to_dict``), which is all a seat is ever shown.
-Adding a decision kind: a ``Choice`` subclass and its action (``actions``),
-its wire form (the protocol's codec and models), and, for better words than
-the defaults, a ``DecisionKind`` registered here (docs/architecture.md).
+Adding a decision kind is registering one ``DecisionKind`` (``register_kind``):
+besides its words it names its action's class and JSON form
+(``action_type``, ``action_to_dict``, ``action_from_dict``: records, replies
+and ``action_from_dict`` then read it) and, for a kind the deal machine does
+not ask itself, where deals ask it (``asked_in``, ``ask``, ``take``: the
+deal's ``Stage``). docs/architecture.md says what that leaves unchanged.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .actions import register_action, unregister_action
 from .cards import JOKER, card_str, cards_str
+from .deal import STAGES
 from .info import deal_facts, profile_info
 from .profile import RuleProfile
 
@@ -99,6 +104,34 @@ class DecisionKind:
 
     #: Probes of check-bot that stand for this kind's plain one as well (``probe name -> kind name``).
     probe_aliases: dict[str, str] = {}
+
+    #: A kind the engine's core does not know: the class of its actions (whose JSON form its
+    #: ``action_to_dict`` and ``action_from_dict`` write and read, one ``type`` per event type).
+    action_type: type | None = None
+
+    def action_to_dict(self, action: Any) -> dict[str, Any]:
+        """The JSON form of one of the kind's actions (``action_type``), as records and bots have it."""
+        raise NotImplementedError(f"the {self.name} kind names no action_type")
+
+    def action_from_dict(self, d: dict[str, Any]) -> Any:
+        """The action of a JSON form whose ``type`` is one of the kind's events; ValueError says why not."""
+        raise NotImplementedError(f"the {self.name} kind names no action_type")
+
+    def asked_in(self, profile: RuleProfile) -> bool:
+        """Whether deals under ``profile`` ask this kind themselves through ``ask`` (a kind registered at
+        run time; the engine's own kinds are asked by the deal machine: False)."""
+        return False
+
+    def ask(self, deal: "Deal") -> "Choice | None":
+        """The decision of this kind a deal that has it asks now, before its own next one (None: none now)."""
+        return None
+
+    def take(self, deal: "Deal", seat: int, action: Any, forced: bool) -> None:
+        """Apply a legal answer to ``deal`` (the event is recorded already): by default nothing more."""
+
+    def most(self, profile: RuleProfile) -> int:
+        """The most decisions of this kind one deal under ``profile`` asks (with ``asked_in``)."""
+        return 0
 
     def situation(self, choice: "Choice", deal: "Deal") -> str:
         """The check-bot probe a position of this kind stands for: an edge case's name, else the kind's."""
@@ -375,10 +408,18 @@ _EVENTS: dict[str, DecisionKind] = {}
 
 
 def register_kind(kind: DecisionKind) -> DecisionKind:
-    """Make ``kind`` the one its name and its event types are looked up as (a later one replaces it)."""
+    """Make ``kind`` the one its name and its event types are looked up as (a later one replaces it);
+    a kind with an ``action_type`` has its actions' JSON form registered, one ``asked_in`` some profile
+    is asked by the deals of those profiles from now on."""
+    unregister_kind(kind.name)
+    if kind.action_type is not None:
+        register_action(kind.action_type, kind.events, kind.action_to_dict, kind.action_from_dict)
     _KINDS[kind.name] = kind
     for e in kind.events:
         _EVENTS[e] = kind
+    if type(kind).asked_in is not DecisionKind.asked_in:
+        STAGES.append(kind)
+    profile_info.cache_clear()  # a profile's decision kinds include the stages it has
     return kind
 
 
@@ -389,6 +430,11 @@ def unregister_kind(name: str) -> None:
         for e in kind.events:
             if _EVENTS.get(e) is kind:
                 del _EVENTS[e]
+        if kind.action_type is not None:
+            unregister_action(kind.action_type, kind.events)
+        if kind in STAGES:
+            STAGES.remove(kind)
+        profile_info.cache_clear()
 
 
 def decision_kind(name: str) -> DecisionKind:

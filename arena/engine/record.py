@@ -11,11 +11,12 @@ bump ``RECORD_VERSION`` on any change of shape and keep reading the old ones.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
-from .actions import Action, Play, action_from_dict, action_to_dict
+from .actions import Action, Play, action_from_dict, action_to_dict, action_types
 from .cards import CARD_NAMES, SUITS, Card, cards_str, parse_cards
 from .chance import reshuffle as keyed_reshuffle
 from .deal import Deal
@@ -123,9 +124,18 @@ def game_record(game: Game) -> dict[str, Any]:
 # -- validation at the boundary -------------------------------------------
 
 
+def _event_type(value: str) -> str:
+    """An event's type: a reshuffle, or an action type the engine reads (``actions.action_types``)."""
+    known = (*action_types(), "reshuffle")
+    if value not in known:
+        expected = ", ".join(f"'{t}'" for t in known[:-1]) + f" or '{known[-1]}'"
+        raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+    return value
+
+
 class EventModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "call", "take_widow", "leave_widow", "reshuffle"]
+    type: Annotated[str, AfterValidator(_event_type)]  # an action type (the core ones, or a registered kind's), or "reshuffle"
     seat: int | None = Field(None, ge=0, le=5)
     forced: bool | None = None
     amount: int | None = None

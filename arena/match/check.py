@@ -136,16 +136,16 @@ def _expected_probes(profile: RuleProfile) -> set[str]:
 
 
 @lru_cache(maxsize=64)
-def _scanned(profile: RuleProfile) -> dict[str, tuple[str, int]]:
+def _scanned(profile: RuleProfile) -> dict[str, tuple[DealKey, int]]:
     """(key, decisions before it) of one seeded random position per probe, under ``profile``.
 
     Besides the named edge cases, every decision kind the profile offers gets
     a probe, so a profile that adds a kind is checked without a change here.
     """
-    found: dict[str, tuple[str, int]] = {}
+    found: dict[str, tuple[DealKey, int]] = {}
     wanted = _expected_probes(profile)
     for i in range(_MAX_SCAN):
-        key = f"probe-{i}"
+        key = DealKey(f"probe-{i}")
         game = Game(profile, key=key)
         n = 0
         while not game.over and len(game.deals) == 1:
@@ -173,7 +173,7 @@ def _scan_action(game: Game, rng: random.Random) -> Action:
     return choice.sample(rng)
 
 
-def _scanned_position(profile: RuleProfile, key: str, n: int) -> Game:
+def _scanned_position(profile: RuleProfile, key: DealKey, n: int) -> Game:
     game = Game(profile, key=key)
     for i in range(n):
         game.apply(_scan_action(game, random.Random(f"{key}/{i}")))
@@ -196,7 +196,7 @@ def _reshuffle_position(profile: RuleProfile) -> Game:
         for seat in (1, 2, 3, 0):
             deck += hands[seat][3 * r : 3 * r + 3]
     deck += stock
-    source = FileSource(DealFile(first_dealer=0, deals=[FileDeal(deck=cards_str(deck), reshuffle_key="probe")]), "probe")
+    source = FileSource(DealFile(first_dealer=0, deals=[FileDeal(deck=cards_str(deck), reshuffle_key="probe")]), DealKey("probe"))
     game = Game(profile, source=source)
     for action in (Bid(profile.min_bid), PASS, PASS, PASS, NameTrump(parse_suit("H"))):
         game.apply(action)

@@ -23,12 +23,11 @@ from __future__ import annotations
 
 from typing import NewType
 
+from ..engine import DealKey as DealKey  # the engine's key type, named here with the keys derived from a seed
 from ..engine import derive_key
 
 #: A tournament's seed: text (secret while it runs, published after).
 Seed = NewType("Seed", str)
-#: The key a game deals from (docs/rules.md section 3): a block's key, or one given by hand.
-DealKey = NewType("DealKey", str)
 
 SEED_LIMIT = 2**53  # bots' seeds stay exact in every JSON reader (JavaScript's numbers included)
 

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from ..engine import load_record, recorded_decisions, recorded_source
 from ..players import BotEntry, Decision, Fault, Player, PlayerReport
+from ..results import ResultLine
 from .game import GameResult, close_all, play_game
 from .keys import DealKey
 from .settings import MatchSettings
@@ -83,7 +84,7 @@ def reproduce_fault(
     return result, players[seat]
 
 
-def fault_commands(line: Any, results: Path, bot_dirs: Mapping[str, str], settings: Any) -> list[dict[str, Any]]:
+def fault_commands(line: ResultLine, results: Path, bot_dirs: Mapping[str, str], settings: Any) -> list[dict[str, Any]]:
     """Each fault of a block line with the shell command that replays it on this machine (``arena reproduce``,
     or ``arena check-bot`` for a bot that failed before its first decision) and its evidence: stored in the
     line's ``run.reproduce``, where the run's report and the host's private site read it."""
@@ -91,19 +92,22 @@ def fault_commands(line: Any, results: Path, bot_dirs: Mapping[str, str], settin
     for half, game in enumerate(line.games):
         runf = {(f["seat"], f["decision"]): f for f in (line.run.games[half].get("faults") or [])}
         for f in game.faults:
-            ref = game.seats[f["seat"]]
-            bot_dir = shlex.quote(bot_dirs.get(f"{ref.bot}@{ref.digest[:12]}", f["bot"]))
+            if f.seat is None:  # the judge names every fault's seat: nothing to replay otherwise
+                continue
+            ref = game.seats[f.seat]
+            bot_dir = shlex.quote(bot_dirs.get(f"{ref.bot}@{ref.digest[:12]}", f.bot))
             opts = f"--sandbox {settings.sandbox.value} --decision-ms {settings.time.decision_ms}"
-            if f["decision"] == 0:  # failed before its first decision: the start-up is what to check
+            if f.decision == 0:  # failed before its first decision: the start-up is what to check
                 cmd = f"arena check-bot {bot_dir} {opts} --games 0"
             else:
                 cmd = (
                     f"arena reproduce {shlex.quote(str(results))} --bot {bot_dir} --game {game.id}"
-                    f" --decision {f['decision']} {opts}"
+                    f" --decision {f.decision} {opts}"
                 )
-            out.append({"game": half, "game_id": game.id, "seat": f["seat"], "bot": f["bot"], "kind": f["kind"],
-                        "message": _with_measured(f["message"], runf.get((f["seat"], f["decision"]))),
-                        "reply": f.get("reply"), "stderr": (runf.get((f["seat"], f["decision"])) or {}).get("stderr"),
+            run_fault = runf.get((f.seat, f.decision))
+            out.append({"game": half, "game_id": game.id, "seat": f.seat, "bot": f.bot, "kind": f.kind,
+                        "message": _with_measured(f.message, run_fault),
+                        "reply": f.reply, "stderr": (run_fault or {}).get("stderr"),
                         "command": cmd})
     return out
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.record import RECORD_FORMAT
-from ..results import ResultsError, game_id, read_results
+from ..results import ResultLine, ResultsError, game_id, read_results
 from .show import SAVED_GAME
 
 KINDS = "a game record, a file from arena play --save, or a results.jsonl"
@@ -39,6 +39,16 @@ class StoredGame:
     title: str | None = None
     label: str = ""  # how a listing names it
     twins: tuple[str, ...] = ()  # every other game of its block: the twin, or a table's other rotations
+
+
+def line_games(line: ResultLine) -> list[StoredGame]:
+    """The games of one (read) results line."""
+    ids = [str(g.id or game_id(line.pairing, line.block, h)) for h, g in enumerate(line.games)]
+    return [StoredGame(g.record, ids[h], [s.bot or "?" for s in g.seats],
+                       ids[(h + 1) % len(ids)] if len(ids) > 1 else None, g.forfeit_by,
+                       label=f"game {ids[h]}: {line.pairing} block {line.block}",
+                       twins=tuple(ids[(h + k) % len(ids)] for k in range(1, len(ids))))
+            for h, g in enumerate(line.games)]
 
 
 def games_of(data: Any) -> list[StoredGame]:
@@ -73,7 +83,7 @@ def read_games(path: str | os.PathLike[str]) -> list[StoredGame]:
     p = Path(path)
     try:
         if p.is_dir():
-            games = games_of(read_results(p).lines)
+            games = [g for ln in read_results(p).lines for g in line_games(ln)]
         else:
             try:
                 text = p.read_text()
@@ -84,7 +94,7 @@ def read_games(path: str | os.PathLike[str]) -> list[StoredGame]:
             try:
                 doc = json.loads(text)
             except json.JSONDecodeError:  # JSON lines: a results file, checked as one
-                games = games_of(read_results(p).lines)
+                games = [g for ln in read_results(p).lines for g in line_games(ln)]
             else:
                 games = games_of(doc)
     except ResultsError as e:

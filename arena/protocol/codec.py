@@ -10,10 +10,12 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from ..engine import (
     SUITS, BidChoice, Choice, DiscardChoice, PlayChoice, RobChoice, SuitBidChoice, TrumpChoice, action_to_dict, cards_str,
 )
-from .replies import ActionReply, FromBot, HelloReply
+from ..engine.actions import CORE_ACTION_TYPES, action_types
+from .replies import ActionMsg, ActionReply, FromBot, HelloReply, OtherActionReply
 
 _from_bot: TypeAdapter[HelloReply | ActionReply] = TypeAdapter(FromBot)
 _validate_json = _from_bot.validator.validate_json  # the core validator: no wrapper call per message
+_validate_other = TypeAdapter(OtherActionReply).validator.validate_json
 
 
 class MalformedMessage(ValueError):
@@ -31,10 +33,28 @@ def decode_from_bot(line: bytes) -> HelloReply | ActionReply:
         return reply
     except ValidationError as e:
         first = e.errors()[0]
+        if first["loc"] == ("action", "action", "type") and first["type"] == "literal_error":
+            other = _registered_action(line, first["input"])
+            if other is not None:
+                return other
         if first["type"] == "json_invalid":
             raise MalformedMessage(f"not valid JSON: {first['msg']}") from None
         where = ".".join(str(p) for p in first["loc"]) or "message"
         raise MalformedMessage(f"invalid message at {where}: {first['msg']}") from None
+
+
+def _registered_action(line: bytes, type_: object) -> ActionReply | None:
+    """The reply, when its action's type is one a decision kind registered at run time names (the
+    engine's ``action_types`` beyond the core ones); else None. Read only after the core model refused
+    the line, so the replies of the core kinds pay nothing for it."""
+    if type_ in CORE_ACTION_TYPES or type_ not in action_types():
+        return None
+    try:
+        other = _validate_other(line)  # the same fields, any type
+    except ValidationError:
+        return None  # refused as it was: the error the core model gave
+    action = ActionMsg.model_construct(**other.action.model_dump())  # (validated above, field for field)
+    return ActionReply.model_construct(type="action", id=other.id, action=action)
 
 
 #: The decision kinds every bot of protocol v1 must know; rule profiles may add others.

@@ -29,8 +29,9 @@ class HelloReply(_Msg):
     version: str = Field("", max_length=100)
 
 
-class ActionMsg(_Msg):
-    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "call", "take_widow", "leave_widow"]
+class _ActionFields(_Msg):
+    """The fields an action may carry (each decision kind uses some)."""
+
     alone: bool | None = None
     amount: int | None = None
     suit: str | None = None
@@ -40,10 +41,27 @@ class ActionMsg(_Msg):
     under: list[str] | None = None
 
 
+class ActionMsg(_ActionFields):
+    type: Literal["pass", "bid", "trump", "discard", "rob", "play", "call", "take_widow", "leave_widow"]
+
+
 class ActionReply(_Msg):
     type: Literal["action"]
     id: int
     action: ActionMsg
+
+
+class OtherActionMsg(_ActionFields):
+    """An action of a decision kind registered at run time (``arena.engine.register_kind``): the codec
+    reads it with this model once its ``type`` is one the engine registered, and only then."""
+
+    type: str
+
+
+class OtherActionReply(_Msg):
+    type: Literal["action"]
+    id: int
+    action: OtherActionMsg
 
 
 FromBot = Annotated[Union[HelloReply, ActionReply], Field(discriminator="type")]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..results import LoadedResults
+from ..results import LoadedResults, ResultLine
 from . import leaderboard
 from .provenance import read_meta
 from .rate import PublishError, rate_loaded
@@ -30,7 +30,7 @@ class _InMemory(LoadedResults):
         return "not computed (live standings)"
 
 
-def live_table(lines: Sequence[dict[str, Any]], *, path: Path = Path("results.jsonl"),
+def live_table(lines: Sequence[ResultLine], *, path: Path = Path("results.jsonl"),
                meta: dict[str, Any] | None = None, entrants: Sequence[str] = ()) -> str:
     """The provisional ratings table of ``lines`` (plain text, several lines).
 
@@ -57,6 +57,6 @@ def live_table(lines: Sequence[dict[str, Any]], *, path: Path = Path("results.js
     return out
 
 
-def live_renderer(results: Path, *, entrants: Sequence[str] = ()) -> Callable[[list[dict[str, Any]]], str]:
+def live_renderer(results: Path, *, entrants: Sequence[str] = ()) -> Callable[[list[ResultLine]], str]:
     """``live_table`` bound to one tournament's results folder, in the shape ``Progress`` takes."""
     return lambda lines: live_table(lines, path=results, meta=read_meta(results), entrants=entrants)

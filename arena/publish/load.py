@@ -35,15 +35,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable, Sequence
 
 from ..engine import deal_sides
 from ..match.game import settings_profile
 from ..ratings import BlockOutcome, GameOutcome
 from ..ratings.data import TableBlock, TableGame
 from ..ratings.tables import deal_contests, finish_contests
-from ..results import LoadedResults, ResultsError, read_results
-from ..results import bot_ids as shared_ids, seat_ref
+from ..results import BotRef, GameLine, LoadedResults, PairsLine, ResultLine, ResultsError, Seating, TableLine, read_results
+from ..results import bot_ids as shared_ids
 
 
 @dataclass
@@ -64,106 +64,111 @@ class Conversion:
     formats: set[str] = field(default_factory=set)  # match formats seen ("game", "deals")
 
 
-def _ref(seat: dict[str, Any]) -> tuple[str, str]:
-    """(name, digest) of a seat entry; accepts ``name`` or ``bot`` for the name."""
-    name, digest = seat_ref(seat)
-    if not name:
-        raise ResultsError(f"seat without a bot name: {seat!r}")
-    return name, digest
+def _ref(seat: BotRef) -> tuple[str, str]:
+    """(name, digest) of a seat; a seat without a name is refused, naming it."""
+    if not seat.bot:
+        raise ResultsError(f"seat without a bot name: {seat.model_dump()!r}")
+    return seat.ref
 
 
-def bot_ids(lines: Iterable[dict[str, Any]]) -> dict[tuple[str, str], BotInfo]:
+def bot_ids(lines: Iterable[ResultLine]) -> dict[tuple[str, str], BotInfo]:
     """Id for every (name, digest) in the lines: the name when it is unambiguous (the one rule
     of ``arena.results.bot_ids``, which the runner's standings use too)."""
     lines = list(lines)
     for line in lines:
-        for g in line.get("games", []):
-            for s in g.get("seats", []):
+        for g in line.games:
+            for s in g.seats:
                 _ref(s)  # a seat without a name is refused, naming the seat
     return {(n, d): BotInfo(bid, n, d) for (n, d), bid in shared_ids(lines).items()}
 
 
-def _flag_for_draw(g: dict[str, Any]) -> str:
-    end = g.get("end")
-    if end == "cap" or (g.get("unfinished") and end != "deals"):
+def _flag_for_draw(g: GameLine) -> str:
+    if g.end == "cap" or (g.unfinished and g.end != "deals"):
         return "capped"
-    if end == "deals":
+    if g.end == "deals":
         return "drawn_deals"
     return "draw"
 
 
-def game_outcome(g: dict[str, Any], ids: dict[tuple[str, str], BotInfo], where: str = "") -> GameOutcome:
-    """One results game -> ``GameOutcome`` with side A = engine side 0."""
-    seats = g.get("seats")
-    if not isinstance(seats, list) or len(seats) != 4:
-        raise ResultsError(f"{where}: a game needs 4 seats")
-    bots = [ids[_ref(s)].id for s in seats]
+def _faults(st: Seating, bots: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """(bot id, kind) of each fault: the bot at the seat it names, else the name it gives."""
+    out = []
+    for f in st.game.faults:
+        seat = st.fault_seat(f)
+        out.append((bots[seat] if seat is not None else f.bot, f.kind))
+    return tuple(out)
+
+
+def game_outcome(st: Seating, ids: dict[tuple[str, str], BotInfo]) -> GameOutcome:
+    """One game of two pairs -> ``GameOutcome`` with side A = engine side 0."""
+    g = st.game
+    bots = [ids[_ref(s)].id for s in g.seats]
     side0, side1 = (bots[0], bots[2]), (bots[1], bots[3])
-    winner = g.get("winner")
-    forfeit_seat = g.get("forfeit_by")
     forfeit_bot: str | None = None
     flag: str | None = None
-    if forfeit_seat is not None:
-        if not (isinstance(forfeit_seat, int) and 0 <= forfeit_seat <= 3):
-            raise ResultsError(f"{where}: forfeit_by must be a seat 0..3, got {forfeit_seat!r}")
-        forfeit_bot = bots[forfeit_seat]
-        score = 0.0 if forfeit_seat % 2 == 0 else 1.0  # the forfeiting side loses
+    if g.forfeit_by is not None:
+        forfeit_bot = bots[g.forfeit_by]
+        score = 0.0 if st.side_of(g.forfeit_by) == 0 else 1.0  # the forfeiting side loses
         flag = "forfeit"
-    elif winner is None:
+    elif g.winner is None:
         score = 0.5
         flag = _flag_for_draw(g)
-    elif winner in (0, 1):
-        score = 1.0 if winner == 0 else 0.0
     else:
-        raise ResultsError(f"{where}: winner must be 0, 1 or null, got {winner!r}")
+        score = st.points(0)
     points: float | None = None
-    scores = g.get("scores")
-    if _is_deals(g) and isinstance(scores, list) and len(scores) == 2:
-        points = float(scores[0]) - float(scores[1])
-    faults = []
-    for f in g.get("faults") or []:
-        seat = f.get("seat")
-        bot = bots[seat] if isinstance(seat, int) and 0 <= seat <= 3 else str(f.get("bot", "?"))
-        faults.append((bot, str(f.get("kind", "unknown"))))
+    if _is_deals(g):
+        points = float(g.scores[0]) - float(g.scores[1])
     return GameOutcome(side0, side1, score, flag=flag, forfeit_by=forfeit_bot, points_diff=points,
-                       faults=tuple(faults))
+                       faults=_faults(st, bots))
 
 
-def _is_deals(g: dict[str, Any]) -> bool:
+def game_contests(st: Seating, ids: dict[tuple[str, str], BotInfo]) -> tuple[list[tuple[str, list[str]]],
+                                                                              list[tuple[str, str, float]]]:
+    """What a crosstable counts of one game, whatever its shape: each bot with the bots it played against
+    (a bot partnering itself once), and each (row, column, row's score) of two bots on different sides: at
+    two pairs the partnership's result (a forfeit loses), at a table where the two finished
+    (``TableGame.finish``). Lists in a fixed order (the site folds them in it)."""
+    if st.side_a is None:
+        tg = table_game(st, ids)
+        groups = [(x, [y for j, y in enumerate(tg.seats) if j != i]) for i, x in enumerate(tg.seats)]
+        return groups, [(x, y, tg.finish(i, j)) for i, x in enumerate(tg.seats) for j, y in enumerate(tg.seats)
+                        if x != y]
+    out = game_outcome(st, ids)
+    sides = [sorted(set(out.side_a)), sorted(set(out.side_b))]
+    groups = [(b, list(out.side_a if s == 1 else out.side_b)) for s in (0, 1) for b in sides[s]]
+    cells: list[tuple[str, str, float]] = []
+    for x in sides[0]:
+        for y in sides[1]:
+            if x != y:
+                cells += [(x, y, out.score_a), (y, x, 1.0 - out.score_a)]
+    return groups, cells
+
+
+def block_score(line: ResultLine) -> float | None:
+    """Partnership A's score over a block of two pairs (0, 0.5, ..., 2); None at a table."""
+    return line.score_a if isinstance(line, PairsLine) else None
+
+
+def _is_deals(g: GameLine) -> bool:
     """Deals format: the record says fixed deals, or the game ended on the deal count."""
-    rec = g.get("record") or {}
-    return bool(rec.get("fixed_deals")) or g.get("end") == "deals"
+    return bool(g.record.get("fixed_deals")) or g.end == "deals"
 
 
-def table_game(g: dict[str, Any], ids: dict[tuple[str, str], BotInfo], where: str = "") -> TableGame:
+def table_game(st: Seating, ids: dict[tuple[str, str], BotInfo]) -> TableGame:
     """One game of a table's line -> ``TableGame`` with its contests."""
-    seats = g.get("seats")
-    if not isinstance(seats, list) or not 2 <= len(seats) <= 6:
-        raise ResultsError(f"{where}: a table's game needs 2 to 6 seats")
-    n = len(seats)
-    bots = tuple(ids[_ref(s)].id for s in seats)
-    scores = g.get("scores")
-    if not (isinstance(scores, list) and len(scores) == n):
-        raise ResultsError(f"{where}: a table's game needs one score per seat")
-    forfeit, winner = g.get("forfeit_by"), g.get("winner")
-    for name, seat in (("forfeit_by", forfeit), ("winner", winner)):
-        if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
-            raise ResultsError(f"{where}: {name} must be a seat 0..{n - 1}, got {seat!r}")
+    g = st.game
+    n = len(g.seats)
+    bots = tuple(ids[_ref(s)].id for s in g.seats)
+    forfeit, winner = g.forfeit_by, g.winner
     flag = "forfeit" if forfeit is not None else _flag_for_draw(g) if winner is None else None
-    faults = []
-    for f in g.get("faults") or []:
-        seat = f.get("seat")
-        faults.append((bots[seat] if isinstance(seat, int) and 0 <= seat < n else str(f.get("bot", "?")),
-                       str(f.get("kind", "unknown"))))
-    rec = g.get("record") or {}
-    players, sides = settings_profile(rec)
+    players, sides = settings_profile(g.record)
     if players != n:
-        raise ResultsError(f"{where}: the record's profile seats {players}, the game {n}")
-    base = TableGame(bots, None if forfeit is not None else winner, tuple(float(x) for x in scores), (), flag,
-                     forfeit, tuple(faults), unfinished=g.get("end") == "cap")
+        raise ResultsError(f"the record's profile seats {players}, the game {n}")
+    base = TableGame(bots, None if forfeit is not None else winner, tuple(float(x) for x in g.scores), (), flag,
+                     forfeit, _faults(st, bots), unfinished=g.end == "cap")
     if sides == "called":
         deals = []
-        for d in rec.get("deals") or []:
+        for d in g.record.get("deals") or []:
             side = deal_sides(d, n, sides)
             if side is not None:
                 deals.append((side, [a - b for a, b in zip(d["scores_after"], d["scores_before"])], int(d["maker"])))
@@ -173,62 +178,52 @@ def table_game(g: dict[str, Any], ids: dict[tuple[str, str], BotInfo], where: st
     return TableGame(base.seats, base.winner, base.scores, contests, flag, forfeit, base.faults, base.unfinished)
 
 
-def table_block(line: dict[str, Any], ids: dict[tuple[str, str], BotInfo]) -> TableBlock:
+def table_block(line: TableLine, ids: dict[tuple[str, str], BotInfo]) -> TableBlock:
     """One table's line (a block by rotation) -> ``TableBlock``."""
-    where = f"{line.get('pairing')}#{line.get('block')}"
-    games = line.get("games")
-    if not isinstance(games, list) or len(games) != len(line.get("table") or ()):
-        raise ResultsError(f"{where}: a table's block has one game per seat of the table")
     try:
-        return TableBlock(where, str(line.get("pairing")), tuple(table_game(g, ids, where) for g in games))
+        return TableBlock(line.where, line.pairing, tuple(table_game(line.seating(h), ids)
+                                                          for h in range(len(line.games))))
     except ValueError as e:
-        raise ResultsError(f"{where}: {e}") from None
+        raise ResultsError(f"{line.where}: {e}") from None
 
 
-def block_outcome(line: dict[str, Any], ids: dict[tuple[str, str], BotInfo]) -> BlockOutcome:
+def block_outcome(line: PairsLine, ids: dict[tuple[str, str], BotInfo]) -> BlockOutcome:
     """One results line (a duplicate block) -> ``BlockOutcome``."""
-    where = f"{line.get('pairing')}#{line.get('block')}"
-    games = line.get("games")
-    if not isinstance(games, list) or len(games) != 2:
-        raise ResultsError(f"{where}: a block needs exactly two games")
-    outs = [game_outcome(g, ids, where) for g in games]
-    _check_sides(line, games, ids, where)
+    outs = [game_outcome(line.seating(h), ids) for h in (0, 1)]
+    _check_sides(line, ids)
     try:
-        return BlockOutcome(f"{where}", str(line.get("pairing")), (outs[0], outs[1]))
+        return BlockOutcome(line.where, line.pairing, (outs[0], outs[1]))
     except ValueError as e:
-        raise ResultsError(f"{where}: {e}") from None
+        raise ResultsError(f"{line.where}: {e}") from None
 
 
-def _check_sides(line: dict[str, Any], games: list[dict[str, Any]], ids: dict[tuple[str, str], BotInfo],
-                 where: str) -> None:
-    """Partnership A must sit on each game's ``side_a`` (when the line names it)."""
-    if "side_a" not in line:
-        return
-    want = sorted(ids[_ref(s)].id for s in line["side_a"])
-    for h, g in enumerate(games):
-        side = g.get("side_a")
-        if side not in (0, 1):
-            raise ResultsError(f"{where}: game {h} side_a must be 0 or 1")
-        got = sorted(ids[_ref(g["seats"][s])].id for s in (side, side + 2))
+def _check_sides(line: PairsLine, ids: dict[tuple[str, str], BotInfo]) -> None:
+    """Partnership A must sit on each game's ``side_a``."""
+    want = sorted(ids[_ref(s)].id for s in line.side_a)
+    for h in (0, 1):
+        st = line.seating(h)
+        assert st.side_a is not None  # a pairs line's game names it (the schema)
+        got = sorted(ids[_ref(s)].id for s in st.bots(st.side_a))
         if got != want:
-            raise ResultsError(f"{where}: game {h}: partnership A {want} is not at engine side {side} ({got})")
+            raise ResultsError(f"{line.where}: game {h}: partnership A {want} is not at engine side {st.side_a} ({got})")
 
 
-def convert(lines: list[dict[str, Any]], ids: dict[tuple[str, str], BotInfo] | None = None) -> Conversion:
+def convert(lines: Sequence[ResultLine], ids: dict[tuple[str, str], BotInfo] | None = None) -> Conversion:
     """All lines -> blocks, in a stable order (pairing, block).
 
     ``ids``: the bot ids of a larger set of lines these are taken from (a
     retired version's blocks left out), so a bot keeps the id it has there.
     """
     ids = bot_ids(lines) if ids is None else ids
-    ordered = sorted(lines, key=lambda ln: (str(ln.get("pairing")), int(ln.get("block", 0))))
-    tables = [ln for ln in ordered if ln.get("table") is not None]
-    if tables and len(tables) != len(ordered):
+    ordered = sorted(lines, key=lambda ln: ln.task_key)
+    tables = [ln for ln in ordered if isinstance(ln, TableLine)]
+    pairs = [ln for ln in ordered if isinstance(ln, PairsLine)]
+    if tables and pairs:
         raise ResultsError("the results mix blocks of two pairs and blocks of tables of n seats: rate each apart")
     blocks: list[BlockOutcome] | list[TableBlock] = (
-        [table_block(ln, ids) for ln in ordered] if tables else [block_outcome(ln, ids) for ln in ordered])
-    formats = {"deals" if _is_deals(g) else "game" for ln in lines for g in ln.get("games", [])}
-    used = {_ref(s) for ln in lines for g in ln.get("games", []) for s in g.get("seats", [])}
+        [table_block(ln, ids) for ln in tables] if tables else [block_outcome(ln, ids) for ln in pairs])
+    formats = {"deals" if _is_deals(g) else "game" for ln in lines for g in ln.games}
+    used = {_ref(s) for ln in lines for g in ln.games for s in g.seats}
     return Conversion(blocks, {b.id: b for k, b in ids.items() if k in used}, formats)
 
 

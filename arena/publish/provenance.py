@@ -21,10 +21,11 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from .. import __version__
 from ..engine import RuleProfile
+from ..results import ResultLine
 from .load import BotInfo
 
 META_NAME = "tournament.json"
@@ -101,13 +102,13 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     }
 
 
-def _from_records(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+def _from_records(lines: Sequence[ResultLine]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Every distinct rule profile the game records carry, and their deal limits (None if they disagree)."""
     profiles: dict[str, dict[str, Any]] = {}
     formats: dict[str, dict[str, Any]] = {}
     for ln in lines:
-        for g in ln.get("games", []):
-            rec = g.get("record") or {}
+        for g in ln.games:
+            rec = g.record
             if isinstance(rec.get("profile"), dict):
                 profiles[json.dumps(rec["profile"], sort_keys=True)] = rec["profile"]
             if "max_deals" in rec or "fixed_deals" in rec:
@@ -129,7 +130,7 @@ def _in_full(profile: dict[str, Any] | None) -> dict[str, Any] | None:
         return profile
 
 
-def gather(lines: list[dict[str, Any]], bots: dict[str, BotInfo], *, meta: dict[str, Any] | None = None,
+def gather(lines: Sequence[ResultLine], bots: dict[str, BotInfo], *, meta: dict[str, Any] | None = None,
            config: dict[str, Any] | None = None) -> Provenance:
     """Merge the sources (see module docstring) into one ``Provenance``."""
     pv = Provenance()
@@ -143,7 +144,7 @@ def gather(lines: list[dict[str, Any]], bots: dict[str, BotInfo], *, meta: dict[
         return None
 
     pv.config_name = first("name")
-    pv.config_hashes = sorted({str(ln.get("config_hash")) for ln in lines if ln.get("config_hash")})
+    pv.config_hashes = sorted({ln.config_hash for ln in lines if ln.config_hash})
     seed = first("seed")
     pv.tournament_seed = None if seed is None else str(seed)
     pv.complete = meta.get("complete") if meta else None
@@ -163,7 +164,7 @@ def gather(lines: list[dict[str, Any]], bots: dict[str, BotInfo], *, meta: dict[
     pv.schedule = first("schedule")
     pv.blocks = len(lines)
     pv.blocks_per_pairing = first("blocks")
-    pv.pairings = len({ln.get("pairing") for ln in lines})
+    pv.pairings = len({ln.pairing for ln in lines})
     pv.deal_files = first("deal_files")
     pv.harness_version = first("harness_version") or first("harness")
     versions: dict[tuple[str, str], str] = {}

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+from ..results import ResultLine
 from .load import _ref
 
 Ref = tuple[str, str]  # (name, digest)
@@ -41,9 +42,9 @@ class Versions:
         live = [d for d in self.order.get(name, []) if (name, d) not in self.retired]
         return live[-1] if live else None
 
-    def keeps(self, line: dict[str, Any]) -> bool:
+    def keeps(self, line: ResultLine) -> bool:
         """False for a block a retired version played in."""
-        return not any(_ref(s) in self.retired for g in line.get("games", []) for s in g.get("seats", []))
+        return not any(_ref(s) in self.retired for g in line.games for s in g.seats)
 
 
 def entry_versions(sources: Iterable[dict[str, Any] | None]) -> dict[Ref, str]:
@@ -56,7 +57,7 @@ def entry_versions(sources: Iterable[dict[str, Any] | None]) -> dict[Ref, str]:
     return out
 
 
-def find_versions(lines: Sequence[dict[str, Any]], *, specs: Iterable[str] = (),
+def find_versions(lines: Sequence[ResultLine], *, specs: Iterable[str] = (),
                   sources: Iterable[dict[str, Any] | None] = (), strict: bool = True) -> Versions:
     """The versions of every bot in ``lines`` and the set the ``specs`` retire.
 
@@ -65,8 +66,8 @@ def find_versions(lines: Sequence[dict[str, Any]], *, specs: Iterable[str] = (),
     """
     order: dict[str, list[str]] = {}
     for line in lines:
-        for g in line.get("games", []):
-            for s in g.get("seats", []):
+        for g in line.games:
+            for s in g.seats:
                 name, digest = _ref(s)
                 seen = order.setdefault(name, [])
                 if digest not in seen:

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator
 
 from pydantic import ValidationError
 
-from .schema import ResultLine, game_id
+from .schema import ResultLine, game_id, parse_line
 
 RESULTS_NAME = "results.jsonl"
 STDERR_DIR = "stderr"
@@ -31,13 +31,30 @@ class ResultsError(ValueError):
     """A results file that cannot be used as it is (unreadable, corrupt, or from another config)."""
 
 
-def comparable(line: dict[str, Any]) -> dict[str, Any]:
-    """A line without its run-dependent part, for comparing two runs."""
-    return {k: v for k, v in line.items() if k != "run"}
+def comparable(line: ResultLine | dict[str, Any]) -> dict[str, Any]:
+    """A line (or its JSON object) without its run-dependent part, for comparing two runs."""
+    obj = line if isinstance(line, dict) else line.to_dict()
+    return {k: v for k, v in obj.items() if k != "run"}
 
 
-def line_key(obj: dict[str, Any]) -> tuple[str, int]:
-    return (str(obj.get("pairing")), int(obj.get("block", -1)))
+def line_key(line: ResultLine) -> tuple[str, int]:
+    return line.task_key
+
+
+def stored_line(raw: bytes | str) -> ResultLine:
+    """One stored line's text as a results line, each game named by its ``game_id`` (a line written before
+    games had ids names none); ``ValueError`` (or pydantic's ``ValidationError``) when it is not one."""
+    obj = json.loads(raw)
+    if not isinstance(obj, dict):
+        raise ValueError("not a JSON object")
+    games = obj.get("games")
+    if isinstance(games, list) and any(isinstance(g, dict) and not g.get("id") for g in games):
+        pairing, block = obj.get("pairing"), obj.get("block")
+        if isinstance(pairing, str) and isinstance(block, int):
+            for half, g in enumerate(games):
+                if isinstance(g, dict) and not g.get("id"):
+                    g["id"] = game_id(pairing, block, half)
+    return parse_line(obj)
 
 
 @dataclass
@@ -45,7 +62,7 @@ class LoadedResults:
     """A parsed results file: its whole lines (first of each key, file order) and what was skipped."""
 
     path: Path
-    lines: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[ResultLine] = field(default_factory=list)
     torn_bytes: int = 0  # bytes after the last whole line (a write cut short)
     duplicates: int = 0  # lines whose (pairing, block) key was already seen
 
@@ -57,8 +74,8 @@ class LoadedResults:
     def sha256(self) -> str:
         return scored_digest(self.lines)
 
-    def by_key(self) -> dict[tuple[str, int], dict[str, Any]]:
-        return {line_key(x): x for x in self.lines}
+    def by_key(self) -> dict[tuple[str, int], ResultLine]:
+        return {x.task_key: x for x in self.lines}
 
 
 def results_path(path: str | os.PathLike[str]) -> Path:
@@ -67,13 +84,13 @@ def results_path(path: str | os.PathLike[str]) -> Path:
     return p / RESULTS_NAME if p.is_dir() else p
 
 
-def read_results(path: str | os.PathLike[str], *, validate: bool = True) -> LoadedResults:
+def read_results(path: str | os.PathLike[str]) -> LoadedResults:
     """Read a results file without modifying it (see the module docstring).
 
-    ``validate`` checks every line against the results schema, so a line
-    that is JSON but not a results line is reported, naming the line.
+    Every line is checked against the results schema (``parse_line``), so a
+    line that is JSON but not a results line is reported, naming the line.
     """
-    scan = ResultsScan(path, validate=validate)
+    scan = ResultsScan(path)
     out = LoadedResults(scan.path)
     out.lines = [obj for obj, _, _ in scan]
     out.torn_bytes, out.duplicates = scan.torn_bytes, scan.duplicates
@@ -93,16 +110,15 @@ class ResultsScan:
     (for messages naming a line).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, start: int = 0, line: int = 0, validate: bool = True,
+    def __init__(self, path: str | os.PathLike[str], *, start: int = 0, line: int = 0,
                  seen: set[tuple[str, int]] | None = None) -> None:
         self.path = results_path(path)
         self.start, self.end, self.lines = start, start, line
-        self.validate = validate
         self.seen: set[tuple[str, int]] = set() if seen is None else seen
         self.torn_bytes = 0
         self.duplicates = 0
 
-    def __iter__(self) -> Iterator[tuple[dict[str, Any], int, int]]:
+    def __iter__(self) -> Iterator[tuple[ResultLine, int, int]]:
         try:
             f = open(self.path, "rb")
         except OSError as e:
@@ -123,25 +139,18 @@ class ResultsScan:
                     self.end = pos
                     continue
                 try:
-                    obj = json.loads(raw)
-                    if not isinstance(obj, dict):
-                        raise ValueError("not a JSON object")
-                    if self.validate:
-                        ResultLine.model_validate(obj)
+                    line = stored_line(raw)
+                    key = line.task_key
                 except (ValueError, ValidationError) as e:
                     bad = (self.lines, e)
                     self.lines -= 1
                     continue
                 self.end = pos
-                key = line_key(obj)
                 if key in self.seen:
                     self.duplicates += 1
                     continue
                 self.seen.add(key)
-                for half, g in enumerate(obj.get("games") or []):
-                    if isinstance(g, dict) and not g.get("id"):
-                        g["id"] = game_id(key[0], key[1], half)
-                yield obj, at, len(raw)
+                yield line, at, len(raw)
             size = f.seek(0, os.SEEK_END)
         self.torn_bytes = size - self.end
 
@@ -153,9 +162,9 @@ def _why(e: Exception) -> str:
     return str(e) or type(e).__name__
 
 
-def line_digest(obj: dict[str, Any]) -> str:
+def line_digest(line: ResultLine | dict[str, Any]) -> str:
     """SHA-256 of one line's scored content (``run`` dropped), canonical JSON."""
-    return hashlib.sha256(json.dumps(comparable(obj), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(comparable(line), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def combined_digest(keyed: Iterable[tuple[tuple[str, int], str]]) -> str:
@@ -167,26 +176,22 @@ def combined_digest(keyed: Iterable[tuple[tuple[str, int], str]]) -> str:
     return h.hexdigest()
 
 
-def scored_digest(lines: Iterable[dict[str, Any]]) -> str:
+def scored_digest(lines: Iterable[ResultLine]) -> str:
     """The digest of the lines' scored content: each line's ``line_digest``, combined in key order.
 
     Two runs of the same tournament (any worker count, any order of
     completion) name the same data, and a leaderboard names exactly the data
     it was computed from.
     """
-    return combined_digest((line_key(x), line_digest(x)) for x in lines)
+    return combined_digest((x.task_key, line_digest(x)) for x in lines)
 
 
-def without_records(line: dict[str, Any]) -> dict[str, Any]:
-    """A line without the bulk only a replay or the timings need: its games' ``record`` and its run's per-game
-    facts (``run.games``: each decision's latency). What is left scores, rates and names the block: about a
-    twentieth of a line of full games."""
-    out = dict(line)
-    out["games"] = [{k: v for k, v in g.items() if k != "record"} if isinstance(g, dict) else g
-                    for g in line.get("games") or []]
-    if isinstance(line.get("run"), dict):
-        out["run"] = {k: v for k, v in line["run"].items() if k != "games"}
-    return out
+def without_records(line: ResultLine) -> ResultLine:
+    """A line without the bulk only a replay or the timings need: its games' ``record`` (left empty) and its
+    run's per-game facts (``run.games``: each decision's latency). What is left scores, rates and names the
+    block: about a twentieth of a line of full games."""
+    games = [g.model_copy(update={"record": {}}) for g in line.games]
+    return line.model_copy(update={"games": games, "run": line.run.model_copy(update={"games": []})})
 
 
 class ResultsStore:
@@ -200,11 +205,11 @@ class ResultsStore:
         self.out = Path(out)
         self.path = self.out / RESULTS_NAME
         self.records = records
-        self.lines: dict[tuple[str, int], dict[str, Any]] = {}
+        self.lines: dict[tuple[str, int], ResultLine] = {}
         self.repaired_bytes = 0
         self.duplicates = 0
 
-    def load(self, expect_hash: str | None = None) -> dict[tuple[str, int], dict[str, Any]]:
+    def load(self, expect_hash: str | None = None) -> dict[tuple[str, int], ResultLine]:
         """Read finished blocks, cut off a torn last line, check the config hash (``read_results``'s rules,
         read one line at a time)."""
         self.lines = {}
@@ -212,13 +217,13 @@ class ResultsStore:
             return self.lines
         scan = ResultsScan(self.path)
         for line, _, _ in scan:
-            if expect_hash is not None and line.get("config_hash") != expect_hash:
+            if expect_hash is not None and line.config_hash != expect_hash:
                 raise ResultsError(
-                    f"{self.path}: block {line.get('block')} of {line.get('pairing')} was produced with config hash"
-                    f" {line.get('config_hash')}, but this config hashes to {expect_hash}: seed, match settings or"
+                    f"{self.path}: block {line.block} of {line.pairing} was produced with config hash"
+                    f" {line.config_hash}, but this config hashes to {expect_hash}: seed, match settings or"
                     " deal files changed. Use a new 'out' folder."
                 )
-            self.lines[line_key(line)] = line if self.records else without_records(line)
+            self.lines[line.task_key] = line if self.records else without_records(line)
         self.duplicates = scan.duplicates
         if scan.torn_bytes:
             self.repaired_bytes = scan.torn_bytes
@@ -243,11 +248,10 @@ class ResultsStore:
             os.fsync(fd)
         finally:
             os.close(fd)
-        obj = json.loads(text)
-        self.lines[line.task_key] = obj if self.records else without_records(obj)
+        self.lines[line.task_key] = line if self.records else without_records(line)
         return True
 
-    def sorted_lines(self) -> list[dict[str, Any]]:
+    def sorted_lines(self) -> list[ResultLine]:
         return [self.lines[k] for k in sorted(self.lines)]
 
 

@@ -30,10 +30,11 @@ from ..match.check import CheckReport, check_entry
 from ..match.keys import block_key
 from ..players import BotEntry
 from ..players.manifest import file_digests
-from ..results import SCHEMA_VERSION, ResultsError, ResultsStore, results_path
+from ..results import SCHEMA_VERSION, ResultLine, ResultsError, ResultsStore, results_path
 from ..sandbox import judge
 from .backends import make_backend
 from .oversubscribe import fixed_tempo_workers
+from .lineage import make_units
 from .config import ScheduleSpec, Tournament
 from .ladder import record_run
 from .lock import FolderLock
@@ -124,7 +125,7 @@ class Plan:
 
     tasks: list[BlockTask]
     todo: list[BlockTask]
-    stored: list[dict[str, Any]]  # this tournament's lines already in the store
+    stored: list[ResultLine]  # this tournament's lines already in the store
     playing: list[BotEntry]  # entries with a block to play
     feed: InOrderFeed | None  # the stopping rule's feed, primed with what is stored
 
@@ -170,7 +171,7 @@ class RunObserver(LoopEvents):
 class RunResult:
     tournament: Tournament
     tasks: list[BlockTask]
-    lines: list[dict[str, Any]]  # this tournament's stored lines, in key order
+    lines: list[ResultLine]  # this tournament's stored lines, in key order
     outcome: RunOutcome | None
     complete: bool
     wall_s: float
@@ -416,17 +417,17 @@ def check(t: Tournament, entries: list[BotEntry]) -> list[tuple[str, CheckReport
     return [(ident, r) for ident, r in reports if not r.ok]
 
 
-def choose_backend(t: Tournament) -> BackendChoice:
+def choose_backend(t: Tournament, units: int | None = None) -> BackendChoice:
     """The config's backend; on a cluster ``workers`` caps the blocks at once only when it was given.
 
     With a fixed tempo and no ``workers`` given, an embedded instance plays more blocks at once than
-    there are cores (``oversubscribe``): its games mostly wait."""
+    there are cores (``oversubscribe``): its games mostly wait; never more than the ``units`` to play."""
     address = t.config.ray_address or os.environ.get("RAY_ADDRESS") or None
     given = "workers" in t.config.model_fields_set
     cap = t.config.workers if given else None
     workers, why = t.config.workers, None
     if t.settings.time.fixed and not given and address is None and t.config.backend == "ray":
-        workers, why = fixed_tempo_workers(t.settings.sandbox.value)
+        workers, why = fixed_tempo_workers(t.settings.sandbox.value, units=units)
     return BackendChoice(t.config.backend, workers, address, cap, why)
 
 
@@ -439,7 +440,7 @@ def play(t: Tournament, admission: Admission, p: Plan, *, stop: StoppingRule | N
     t0 = time.monotonic()
     if not p.todo:
         return Played(None, False, 0.0)
-    choice = choice or choose_backend(t)
+    choice = choice or choose_backend(t, units=len(make_units(p.todo)))
     observer.starting(choice)
     backend = make_backend(choice.kind, {e.ident: e for e in p.playing}, choice.workers, choice.address,
                            cap=choice.cap, halt=halt)
@@ -481,7 +482,7 @@ def summarize(t: Tournament, admission: Admission, p: Plan, played: Played,
         "blocks_total": len(p.tasks),
         "blocks_wanted": len(wanted),
         "blocks_done": len(mine),
-        "games": sum(len(ln.get("games") or ()) for ln in mine),
+        "games": sum(len(ln.games) for ln in mine),
         "played_now": outcome.played if outcome else 0,
         "retries": outcome.retries if outcome else 0,
         "harness_failures": [{"pairing": k[0], "block": k[1], "error": why} for k, why in (outcome.failures if outcome else [])],

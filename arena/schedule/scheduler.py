@@ -42,7 +42,7 @@ from .unit import BatchTask, BlockHook, BlockTask, Unit, blocks_of
 class StoppingRule(Protocol):
     """Decides, from the blocks seen so far, what is still worth playing."""
 
-    def add(self, task: BlockTask, line: dict[str, Any]) -> None:
+    def add(self, task: BlockTask, line: ResultLine) -> None:
         """One finished block; for each pairing, called in block order."""
 
     def wants(self, task: BlockTask) -> bool:
@@ -60,7 +60,7 @@ class NoCapacity(HarnessError):
 class LoopEvents:
     """What the loop reports as it goes (progress displays subclass it)."""
 
-    def line(self, line: dict[str, Any]) -> None: ...
+    def line(self, line: ResultLine) -> None: ...
 
     def notice(self, text: str) -> None:
         """Something about where blocks run (a node refused, lost, joined)."""
@@ -82,7 +82,7 @@ class InOrderFeed:
     """Feeds a stopping rule each pairing's lines in block order, starting with those already stored."""
 
     def __init__(self, rule: StoppingRule, tasks: Sequence[BlockTask],
-                 stored: Mapping[tuple[str, int], dict[str, Any]]) -> None:
+                 stored: Mapping[tuple[str, int], ResultLine]) -> None:
         self.rule = rule
         self.order: dict[str, list[BlockTask]] = {}
         for t in tasks:
@@ -90,12 +90,12 @@ class InOrderFeed:
         for ts in self.order.values():
             ts.sort(key=lambda t: t.block)
         self.next = {p: 0 for p in self.order}
-        self.ready: dict[tuple[str, int], dict[str, Any]] = {}
+        self.ready: dict[tuple[str, int], ResultLine] = {}
         for t in tasks:
             if t.key in stored:
                 self.offer(t, stored[t.key])
 
-    def wants_after(self, lines: Sequence[tuple[BlockTask, dict[str, Any]]], task: BlockTask) -> bool:
+    def wants_after(self, lines: Sequence[tuple[BlockTask, ResultLine]], task: BlockTask) -> bool:
         """Would ``task`` still be wanted once ``lines`` were offered? Nothing changes here.
 
         For a batch that asks after each block whether to go on. ``lines``
@@ -111,7 +111,7 @@ class InOrderFeed:
             return True
         return bool(probe(fresh, task))
 
-    def offer(self, task: BlockTask, line: dict[str, Any]) -> None:
+    def offer(self, task: BlockTask, line: ResultLine) -> None:
         self.ready[task.key] = line
         ts = self.order[task.pairing]
         while self.next[task.pairing] < len(ts) and not self.rule.done:
@@ -175,11 +175,11 @@ def run_tasks(
         """A batch stops at the block after which the stopping rule no longer wants the next one."""
         if feed is None or not isinstance(unit, BatchTask) or unit.key in whole:
             return None
-        seen: list[tuple[BlockTask, dict[str, Any]]] = []
+        seen: list[tuple[BlockTask, ResultLine]] = []
         later = {b.block: nxt for b, nxt in zip(unit.blocks, unit.blocks[1:])}
 
         def go_on(block: BlockTask, line: ResultLine) -> bool:
-            seen.append((block, json.loads(line.to_json())))
+            seen.append((block, line.model_copy(deep=True)))  # a snapshot: the batch goes on
             return feed.wants_after(seen, later[block.block])
         return go_on
 

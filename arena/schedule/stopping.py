@@ -13,7 +13,7 @@ import copy
 from typing import Any, Callable
 
 from ..ratings import PairingGain, SPRTRun, pairing_gain
-from ..results import side_a_halves, side_a_sample
+from ..results import ResultLine, side_a_halves, side_a_sample
 from .config import Tournament
 from .pairings import matchup_of
 from .unit import BlockTask
@@ -37,7 +37,7 @@ class SPRTStop:
                                mode=spec.mode, min_blocks=spec.min_blocks, matchups=t.config.schedule.matchups)
         return cls(run, on_block)
 
-    def add(self, task: BlockTask, line: dict[str, Any]) -> None:
+    def add(self, task: BlockTask, line: ResultLine) -> None:
         m = matchup_of(task.pairing)
         if m is None or m not in self.run.pending():
             return
@@ -54,7 +54,7 @@ class SPRTStop:
         groups = {m: [h for h in hs if h is not None] for m, hs in self.halves.items()}
         return pairing_gain(groups, "points" if mode == "points" else "score")
 
-    def wants_after(self, lines: list[tuple[BlockTask, dict[str, Any]]], task: BlockTask) -> bool:
+    def wants_after(self, lines: list[tuple[BlockTask, ResultLine]], task: BlockTask) -> bool:
         """Whether ``task`` would still be wanted after ``lines`` (the next blocks of their pairings, in
         order): the tests are tried on a copy, this rule is not changed."""
         run = copy.deepcopy(self.run)

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 from ..engine import DeckSource, FileSource
 from ..match import BlockResult, BlockSpec, MatchSettings, PlayerFactory, play_blocks, play_table_blocks
 from ..players import BotEntry
-from ..results import SCHEMA_VERSION, ResultLine, game_id
+from ..results import SCHEMA_VERSION, ResultLine, game_id, parse_line
 from .lineage import check_plan
 from .unit import BatchTask, BlockHook, BlockTask, Unit, blocks_of
 
@@ -135,7 +135,7 @@ def _line(task: BlockTask, result: BlockResult, attempt: int, backend: str, wall
         {"table": [_ref(e) for e in result.table]} if result.table else
         {"side_a": [_ref(e) for e in result.side_a], "side_b": [_ref(e) for e in result.side_b],
          "score_a": result.score_a()})
-    return ResultLine.model_validate(
+    return parse_line(
         {
             "schema": SCHEMA_VERSION,
             "config_hash": task.config_hash,

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from ..results import ResultLine, seatings
+
 #: The ridge on the information matrix: a hundredth of a block against an average version.
 PRIOR = 0.01
 
@@ -65,7 +67,7 @@ def pick_batch(missing: Sequence[Block], games: Mapping[str, int], n: int,
     return out
 
 
-def pairwise(lines: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], float]:
+def pairwise(lines: Sequence[ResultLine]) -> dict[tuple[str, str], float]:
     """Wins of each bot name over each other, from results lines: a game of two pairs gives the winning
     side's bots a win over each bot of the other side, a table's winner one over every other seat; a game
     nobody won gives each such pair half a win each way. A bot partnering itself counts once."""
@@ -76,13 +78,9 @@ def pairwise(lines: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], float]
             wins[(a, b)] = wins.get((a, b), 0.0) + w
 
     for line in lines:
-        for g in line.get("games") or []:
-            seats = [str(x.get("name", x.get("bot", ""))) for x in g.get("seats") or []]
-            winner = g.get("winner")
-            if line.get("table") is not None:
-                groups = [{x} for x in seats]
-            else:
-                groups = [{seats[0], seats[2]}, {seats[1], seats[3]}] if len(seats) == 4 else []
+        for st in seatings(line):
+            winner = st.winner
+            groups = [{b.bot for b in st.bots(side)} for side in range(len(st.sides))]
             for i, gi in enumerate(groups):
                 for j, gj in enumerate(groups):
                     if i == j:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..publish.site.model import public_command
 from ..publish.tempo import audit
-from ..results import ResultsError, ResultsScan, comparable, results_path
+from ..results import ResultsError, ResultsScan, comparable, results_path, stored_line
 
 
 class FaultIndex:
@@ -56,15 +56,15 @@ class FaultIndex:
         faults, at = list(self._faults), dict(self._at)
         try:
             for ln, off, n in scan:
-                for r in (ln.get("run") or {}).get("reproduce") or []:
-                    game = ln["games"][r["game"]]
+                for r in ln.run.reproduce:
+                    game = ln.games[r["game"]]
                     faults.append({
-                        "team": r["bot"], "pairing": ln["pairing"], "block": ln["block"], "game_id": r["game_id"],
-                        "digest": game["seats"][r["seat"]].get("digest"), "seat": r["seat"], "kind": r["kind"],
+                        "team": r["bot"], "pairing": ln.pairing, "block": ln.block, "game_id": r["game_id"],
+                        "digest": game.seats[r["seat"]].digest, "seat": r["seat"], "kind": r["kind"],
                         "message": r.get("message", ""), "stderr": r.get("stderr") or "",
                         "command": public_command(r.get("command")),
                     })
-                at[(ln["pairing"], ln["block"])] = (off, n)
+                at[ln.task_key] = (off, n)
         except ResultsError:
             return  # keep what was read last; the ladder's next batch repairs or reports the store
         with open(path, "rb") as f:
@@ -79,7 +79,8 @@ class FaultIndex:
             return [f for f in self._faults if team is None or f["team"] == team]
 
     def tempo(self, team: str | None) -> list[dict[str, Any]]:
-        """The tempo audit's figures of ``team``'s bots (``arena.publish.tempo``; every team's for the host)."""
+        """The tempo audit's figures of ``team``'s bots, a row per bot and seat (``arena.publish.tempo``;
+        every team's for the host)."""
         with self._lock:
             self._load()
             if self._tempo is None:
@@ -87,7 +88,7 @@ class FaultIndex:
                     self._tempo = audit(line for line, _, _ in ResultsScan(self.results)) if self._seen else audit([])
                 except ResultsError:  # a line the ladder's next batch repairs or reports: nothing to show yet
                     return []
-            return [f for f in self._tempo["bots"] if team is None or f["bot"] == team]
+            return [f for f in self._tempo["seats"] if team is None or f["bot"] == team]
 
     def block_line(self, team: str | None, pairing: str, block: int) -> dict[str, Any] | None:
         """The block's results line with an empty ``run``, if ``team`` has a fault in it (None for the host: any)."""
@@ -101,5 +102,5 @@ class FaultIndex:
                 return None
             with open(results_path(self.results), "rb") as f:
                 f.seek(where[0])
-                line = json.loads(f.read(where[1]))
+                line = stored_line(f.read(where[1]))
             return {**comparable(line), "run": {}}

@@ -38,7 +38,7 @@ from ..players.manifest import MANIFEST_NAME, load_entry, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import Naming, build_site, write_provisional
 from ..publish.site.model import SiteModel
-from ..results import ResultsError, ResultsScan, ResultsStore, results_path, standings
+from ..results import ResultLine, ResultsError, ResultsScan, ResultsStore, results_path, standings, without_records
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
     Admission,
@@ -73,7 +73,7 @@ class Chosen:
     def __init__(self, keys: Sequence[tuple[str, int]]) -> None:
         self.keys = set(keys)
 
-    def add(self, task: BlockTask, line: dict[str, Any]) -> None:
+    def add(self, task: BlockTask, line: ResultLine) -> None:
         pass
 
     def wants(self, task: BlockTask) -> bool:
@@ -92,7 +92,7 @@ _VERSION_DIR = re.compile(r"-v(\d+)$")  # entry_dir's folder name: TEAM-vN
 LIVE_STATE = "live-state"
 
 
-def write_standings(folder: Path, lines: Sequence[dict[str, Any]], *, batch: tuple[int, int] | None) -> None:
+def write_standings(folder: Path, lines: Sequence[ResultLine], *, batch: tuple[int, int] | None) -> None:
     """FOLDER/standings.json: each bot's score rate over its stored games (``arena.results.standings``,
     a progress figure, not the rating) and the batch playing, if any, as (blocks played, blocks chosen)."""
     doc = {"updated": round(time.time(), 3), "blocks_stored": len(lines),
@@ -112,7 +112,7 @@ class Live(RunObserver):
 
     def __init__(self, folder: Path, chosen: int, name: str | None = None) -> None:
         self.folder, self.chosen, self.name = folder, chosen, name  # name: the competition's, for the page
-        self.lines: list[dict[str, Any]] = []
+        self.lines: list[ResultLine] = []
         self.stored = self.total = 0
         self.played = 0
 
@@ -124,7 +124,7 @@ class Live(RunObserver):
         self.stored = len(p.stored)  # the ladder's blocks between ranked versions
         self.total = self.stored + self.chosen  # the ladder has no end while open: stored and this batch
 
-    def line(self, line: dict[str, Any]) -> None:
+    def line(self, line: ResultLine) -> None:
         self.lines.append(line)
         self.played += 1
         self._write()
@@ -299,7 +299,7 @@ def _block(task: BlockTask) -> Block:
     return Block(task.pairing, task.block, tuple(task.idents), task.games)
 
 
-def ranking(t: Tournament, lines: Sequence[dict[str, Any]]) -> list[str]:
+def ranking(t: Tournament, lines: Sequence[ResultLine]) -> list[str]:
     """The ranked versions' idents, best first by a Bradley-Terry fit of their games with each other
     (``choice.strength_order``), ties by name."""
     by_name = {e.name: e.ident for e in t.entries}
@@ -387,13 +387,10 @@ def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[i
     return played, result.interrupted
 
 
-def _standing_part(line: dict[str, Any]) -> dict[str, Any]:
-    """What ``standings`` reads of a results line (seats, winner, faults), so the standings after a batch
-    hold that much of each stored line, not the lines."""
-    return {"table": line.get("table"), "games": [
-        {"seats": [{"name": x.get("name", x.get("bot")), "digest": x.get("digest", "")} for x in g.get("seats") or []],
-         "winner": g.get("winner"), "faults": [{"seat": f.get("seat"), "bot": f.get("bot")} for f in g.get("faults") or []]}
-        for g in line.get("games") or []]}
+def _standing_part(line: ResultLine) -> ResultLine:
+    """What ``standings`` reads of a results line (seats, winner, faults: ``without_records``), so the standings
+    after a batch hold that much of each stored line, not the lines."""
+    return without_records(line)
 
 
 def publish(svc: Service) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from arena.commands.progress import TABLE_SHARE, Progress
+from arena.results import BotRef, Fault, GameLine, PairsLine
 
 
 class Clock:
@@ -37,11 +38,12 @@ class Table:
         return "\n".join([f"TABLE of {len(lines)} blocks"] + [f"row {i}" for i in range(self.rows)])
 
 
-def block(faults: int = 0) -> dict[str, Any]:
-    """The fields of a results line the progress line reads."""
-    seats = [{"bot": n} for n in ("a", "b", "a", "b")]
-    return {"games": [{"seats": seats, "winner": 0, "faults": [{"bot": "a"}] * faults},
-                      {"seats": seats, "winner": None, "faults": []}]}
+def block(faults: int = 0) -> PairsLine:
+    """The fields of a results line the progress line reads (built without the schema's checks)."""
+    seats = [BotRef(bot=n, digest="") for n in ("a", "b", "a", "b")]
+    return PairsLine.model_construct(games=[
+        GameLine.model_construct(seats=seats, winner=0, faults=[Fault.model_construct(bot="a")] * faults),
+        GameLine.model_construct(seats=seats, winner=None, faults=[])])
 
 
 def screen(raw: str) -> list[str]:

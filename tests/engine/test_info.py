@@ -95,3 +95,35 @@ def test_a_forced_dealer_bid_and_a_reshuffle_are_in_the_facts():
         if seen_forced and seen_rebuilt:
             break
     assert seen_forced and seen_rebuilt
+
+
+@pytest.mark.parametrize("name", profile_names())
+def test_a_profile_says_in_words_what_it_lacks(name: str) -> None:
+    """``lacks`` is None exactly where the profile has the mechanism or the point card, else a sentence
+    (the words a page shows instead of a figure): never a blank."""
+    from arena.engine.info import ABSENT
+
+    p = get_profile(name)
+    info = profile_info(p)
+    for feature in ABSENT:
+        words = info.lacks(feature)
+        assert (words is None) == bool(getattr(info, feature)), feature
+        assert words is None or len(words) > 10
+    points = p.points.model_dump()
+    for card, value in points.items():
+        assert (info.lacks(card) is None) == (value != 0), card
+    assert (info.lacks("pedros") is None) == bool(points["right_pedro"] or points["left_pedro"])
+    with pytest.raises(KeyError, match="no feature 'widows'"):
+        info.lacks("widows")
+
+
+def test_what_a_profile_lacks_reads_its_rules() -> None:
+    pagat, widow, five = (profile_info(get_profile(n)) for n in ("pagat62", "monterey-widow", "five-hand"))
+    assert pagat.lacks("widow") == "no seat is dealt a widow" and widow.lacks("widow") is None
+    assert pagat.lacks("call") == "the maker calls no partner" and five.lacks("call") is None
+    assert pagat.lacks("trumps_leave_play") == "no trump leaves play before the tricks"
+    assert widow.lacks("trumps_leave_play") is None  # a widow left lays its cards away
+    assert five.lacks("trumps_leave_play") is not None  # its discard keeps every trump
+    assert pagat.lacks("king") == "King carries no points" and pagat.lacks("off_jack") == "Off-jack carries no points"
+    assert profile_info(get_profile("sixty-three-joker")).lacks("joker") is None
+    assert profile_info(get_profile("foster1897")).lacks("dealer_must_bid") == "nobody must bid: four passes void the deal"

@@ -11,7 +11,7 @@ import random
 from pathlib import Path
 from typing import Any, Sequence
 
-from arena.results import BotRef, ResultLine
+from arena.results import BotRef, ResultLine, parse_line
 
 #: the schema's key for a bot's name ("bot"; older drafts said "name")
 NAME_KEY = "bot" if "bot" in BotRef.model_fields else "name"
@@ -57,7 +57,12 @@ def line(a: Sequence[str], b: Sequence[str], block: int, g0: dict[str, Any], g1:
         "side_a": [seat(x) for x in a], "side_b": [seat(x) for x in b],
         "score_a": total(g0) + total(g1), "games": [g0, g1], "run": {"wall_s": 1.0},
     }
-    return ResultLine.model_validate(obj).model_dump(mode="json", by_alias=True)
+    return parse_line(obj).model_dump(mode="json", by_alias=True)
+
+
+def typed(lines: Sequence[dict[str, Any]]) -> list[ResultLine]:
+    """Hand-built lines as the results store gives them to its readers."""
+    return [parse_line(x) for x in lines]
 
 
 def block(a: Sequence[str], b: Sequence[str], idx: int, w0: int | None, w1: int | None, **kw: Any) -> dict[str, Any]:

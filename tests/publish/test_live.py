@@ -14,7 +14,7 @@ from arena.publish.live import LATER, live_renderer, live_table
 from arena.publish.rate import rate_loaded
 from arena.results import LoadedResults
 
-from .helpers import block, game, line, meta, tournament, write
+from .helpers import block, game, line, meta, tournament, typed, write
 
 
 def rows(table: str) -> list[list[str]]:
@@ -26,9 +26,9 @@ def rows(table: str) -> list[list[str]]:
 
 def test_the_live_table_is_the_final_table_with_intervals_left_for_the_end() -> None:
     lines = tournament(random.Random(3), {"x": 0.0, "y": 150.0, "z": -80.0}, blocks=6)
-    final, _, _ = rate_loaded(LoadedResults(path=Path("r.jsonl"), lines=lines), bootstrap=40)
+    final, _, _ = rate_loaded(LoadedResults(path=Path("r.jsonl"), lines=typed(lines)), bootstrap=40)
     want = rows(main_table(final, "simple"))
-    got = rows(live_table(lines))
+    got = rows(live_table(typed(lines)))
     assert [r[:3] + r[4:] for r in got] == [r[:3] + r[4:] for r in want]  # rank, bot, rating, games .. faults
     assert all(r[3] == LATER for r in got) and all(r[3].startswith("[") for r in want)
     ratings = [int(r[2]) for r in got]
@@ -42,7 +42,7 @@ def test_the_live_table_is_the_final_table_with_intervals_left_for_the_end() -> 
     (0, 0, "50.0%", "1-0-1"),  # one win each
 ])
 def test_one_block_of_one_pair(w0: int | None, w1: int | None, pct: str, wdl: str) -> None:
-    got = rows(live_table([block(("a", "a"), ("b", "b"), 0, w0, w1)]))
+    got = rows(live_table(typed([block(("a", "a"), ("b", "b"), 0, w0, w1)])))
     assert len(got) == 2 and got[0][4] == "2" and got[0][5] == pct and got[0][6] == wdl
     assert all(r[3] == LATER for r in got) and all(re.fullmatch(r"-?\d+", r[2]) for r in got)
     if pct == "50.0%":
@@ -51,7 +51,7 @@ def test_one_block_of_one_pair(w0: int | None, w1: int | None, pct: str, wdl: st
 
 def test_no_blocks_and_bots_without_games_are_said_not_ranked() -> None:
     assert live_table([]) == "(no blocks finished yet)"
-    text = live_table([block(("a", "a"), ("b", "b"), 0, 0, 1)], entrants=["a", "b", "c", "c"])
+    text = live_table(typed([block(("a", "a"), ("b", "b"), 0, 0, 1)]), entrants=["a", "b", "c", "c"])
     assert text.endswith("no games yet: c") and [r[1] for r in rows(text)] == ["a", "b"]
 
 
@@ -60,17 +60,17 @@ def test_an_anchor_without_games_yet_leaves_the_mean_as_the_anchor_and_says_so(t
     write(out / "results.jsonl", [])
     (out / "tournament.json").write_text(json.dumps(meta(anchor="c")))
     show = live_renderer(out, entrants=["a", "b", "c"])
-    text = show([block(("a", "a"), ("b", "b"), 0, 0, 1)])
+    text = show(typed([block(("a", "a"), ("b", "b"), 0, 0, 1)]))
     assert "the anchor c has no games yet" in text and "no games yet: c" in text
     got = rows(text)
     assert int(got[0][2]) == -int(got[1][2]) > 0  # relative to the mean
-    later = show([block(("a", "a"), ("c", "c"), 0, 0, 1), block(("b", "b"), ("c", "c"), 0, 1, 0)])
+    later = show(typed([block(("a", "a"), ("c", "c"), 0, 0, 1), block(("b", "b"), ("c", "c"), 0, 1, 0)]))
     assert "anchor" in [r[3] for r in rows(later) if r[1] == "c"] and "no games yet" not in later
 
 
 def test_lines_the_fit_cannot_take_are_said_in_one_line() -> None:
     broken = line(("a", "a"), ("b", "b"), 0, game(["a", "b", "a", "b"], 0, 0), game(["a", "b", "a", "b"], 0, 0))
-    text = live_table([broken])
+    text = live_table(typed([broken]))
     assert text.startswith("(no ratings yet: ") and "\n" not in text
 
 
@@ -86,6 +86,6 @@ def test_the_provisional_site_copes_with_an_anchor_without_games_as_the_table_do
     write_provisional(out, tmp_path / "site", done=1, total=3)
     page = (tmp_path / "site" / "index.html").read_text()
     assert "the anchor c has no games yet" in page and "1 of 3 blocks played so far" in page
-    assert "the anchor c has no games yet" in live_renderer(out)([block(("a", "a"), ("b", "b"), 0, 0, 1)])
+    assert "the anchor c has no games yet" in live_renderer(out)(typed([block(("a", "a"), ("b", "b"), 0, 0, 1)]))
     with pytest.raises(PublishError, match="anchor 'c' is not a bot"):
         rate_results(out, tmp_path / "lb", bootstrap=0)

@@ -37,3 +37,12 @@ def test_no_python_file_of_publish_writes_markup() -> None:
     found = {str(p.relative_to(PUBLISH)): t for p in files if (t := tags_in(p.read_text()))}
     assert found == {}, "HTML belongs in arena/publish/templates, rendered by arena.publish.render"
     assert not [p for p in files if "html.escape" in p.read_text()], "autoescape does the escaping"
+
+
+def test_every_value_in_a_site_link_goes_through_urlencode() -> None:
+    """A page name or id placed in an href or src is percent-encoded (``root`` is the page's own ``../``)."""
+    links = [a for t in sorted((PUBLISH / "templates" / "site").glob("*.html"))
+             for a in re.findall(r'(?:href|src)="([^"]*)"', t.read_text())]
+    assert len(links) > 5
+    values = [v.strip() for a in links for v in re.findall(r"\{\{(.*?)\}\}", a)]
+    assert values and all(v == "root" or v.endswith("| urlencode") for v in values), values

@@ -11,6 +11,7 @@ from arena.match import MatchSettings
 from arena.publish.load import convert
 from arena.publish.rate import PublishError, rate_results
 from arena.ratings.data import TableBlock
+from arena.results import parse_line
 from arena.schedule import block_key, run_block
 from arena.schedule.unit import BlockTask
 
@@ -44,7 +45,7 @@ def _write(folder: Path, lines: list[dict]) -> Path:
 @pytest.mark.parametrize("profile,contests", [("five-hand", "deal"), ("cutthroat-3", "finish")])
 def test_a_table_leaderboard_rates_every_entrant(tmp_path: Path, profile: str, contests: str) -> None:
     lines = table_lines(profile, 4)
-    conv = convert(lines)
+    conv = convert([parse_line(x) for x in lines])
     assert all(isinstance(b, TableBlock) for b in conv.blocks)
     n = len(lines[0]["table"])
     pub = rate_results(_write(tmp_path / "r", lines), tmp_path / "lb", bootstrap=40)
@@ -85,5 +86,5 @@ def test_live_standings_at_a_table_the_provisional_site_and_the_terminal_table(t
     html = (tmp_path / "site" / "index.html").read_text()
     assert "Provisional" in html and "2 of 8 blocks" in html and "tables of 5" in html
     assert len(m.doc["bots"]) == 5 and m.doc["table"]["seats"] == 5
-    text = live_table(lines, entrants=[*NAMES, "late"])
+    text = live_table([parse_line(x) for x in lines], entrants=[*NAMES, "late"])
     assert all(n in text for n in NAMES) and "at the end" in text and "no games yet: late" in text

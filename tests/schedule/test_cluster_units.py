@@ -124,7 +124,7 @@ def test_loop_keeps_in_flight_work_bounded_and_refusals_spend_no_attempt(tmp_pat
     assert backend.max_inflight <= 4  # never more than the capacity, whatever the number of blocks
     assert outcome.played == 400 and not outcome.failures and outcome.retries == 1  # the lost worker only
     assert sorted(store.lines) == sorted(x.key for x in plan_tasks(t))  # every block once
-    attempts = {k: ln["run"]["attempt"] for k, ln in store.lines.items()}
+    attempts = {k: ln.run.attempt for k, ln in store.lines.items()}
     assert [k for k, a in attempts.items() if a != 1] == [(plan_tasks(t)[0].pairing, 7)]  # the lost one, once more
     assert backend.sent == 402 and attempts[(plan_tasks(t)[0].pairing, 7)] == 2  # + the refused and the lost one
     assert "cluster: node bad refused" in events.stream.getvalue()

@@ -119,7 +119,7 @@ def test_block_lost_with_its_worker_is_retried_once(tmp_path: Path, ray_session)
     backend.close()
     assert marker.exists() and outcome.retries == 1 and not outcome.failures
     (line,) = store.lines.values()
-    assert line["run"]["attempt"] == 2 and not any(g["faults"] for g in line["games"])
+    assert line.run.attempt == 2 and not any(g.faults for g in line.games)
 
 
 @pytest.mark.slow

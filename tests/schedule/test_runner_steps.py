@@ -23,6 +23,8 @@ from arena.schedule import (
     run_tournament,
 )
 
+from arena.results import ResultLine
+
 from .conftest import FIRST, write_config
 
 SCHEDULE = Path(__file__).resolve().parents[2] / "arena" / "schedule"
@@ -44,8 +46,8 @@ class Recorder(RunObserver):
     def started(self, capacity: int) -> None:
         self.seen.append(("started", capacity))
 
-    def line(self, line: dict[str, Any]) -> None:
-        self.seen.append(("line", line["block"]))
+    def line(self, line: ResultLine) -> None:
+        self.seen.append(("line", line.block))
 
     def finished(self) -> None:
         self.seen.append(("finished",))

@@ -81,7 +81,7 @@ def test_the_final_evaluation_plays_in_the_library_and_the_ladder_stops(tmp_path
     svc.ladder_wake.set()
     t.join(60)
     assert len(lines(folder)) == ladder_lines  # the ladder played no more after the freeze
-    final = read_results(folder / "final" / "results").lines
+    final = [ln.to_dict() for ln in read_results(folder / "final" / "results").lines]
     assert sorted((ln["pairing"], ln["block"]) for ln in final) == sorted(
         (p, b) for p in {ln["pairing"] for ln in final} for b in range(2)) and len(final) == 3 * 2
     meta = json.loads((folder / "final" / "results" / "tournament.json").read_text())
@@ -138,7 +138,7 @@ def test_arena_serve_freeze_runs_the_final_evaluation_end_to_end_and_every_page_
     finally:
         code, err = stop(p, signal.SIGTERM)
     assert code == 130, err
-    final = read_results(folder / "final" / "results").lines
+    final = [ln.to_dict() for ln in read_results(folder / "final" / "results").lines]
     assert len(final) == 3 and {ln["block"] for ln in final} == {0}
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arena.results import comparable, read_results
+from arena.results import ResultLine, comparable, read_results
 from arena.serve import db
 from arena.serve.app import Service
 from arena.serve.ladder import ranked, run_batch
@@ -50,7 +50,7 @@ def submit_both(url: str, tokens: dict[str, str]) -> None:
         assert wait_verdict(url, token, sid)["status"] == "accepted"
 
 
-def lines(comp: Path) -> list[dict]:  # type: ignore[type-arg]
+def lines(comp: Path) -> list[ResultLine]:
     if not (comp / "results" / "results.jsonl").exists():
         return []
     return read_results(comp / "results").lines
@@ -83,7 +83,7 @@ def test_two_teams_submit_the_ladder_plays_and_the_public_site_lists_both(comp: 
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
-    keys = [(ln["pairing"], ln["block"]) for ln in lines(comp)]
+    keys = [(ln.pairing, ln.block) for ln in lines(comp)]
     assert len(keys) >= 5 and sorted(k[1] for k in keys) == list(range(len(keys)))  # each block once, none skipped
 
 
@@ -105,7 +105,7 @@ def test_kill_9_mid_ladder_then_restart_ends_with_every_block_once(comp: Path) -
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
     got = lines(comp)
-    keys = [(ln["pairing"], ln["block"]) for ln in got]
+    keys = [(ln.pairing, ln.block) for ln in got]
     assert at_kill < 6  # the restarted server played the rest
     assert len(keys) >= 8 and sorted(k[1] for k in keys) == list(range(len(keys)))  # each block once
     assert all(comparable(x) for x in got)
@@ -190,7 +190,7 @@ def test_a_ladder_played_per_game_goes_on_per_game(tmp_path: Path) -> None:
     assert again.config.match.restart == "per-lineage"
     TEAMS[again] = TEAMS[svc]
     assert batches(again, 1) == [1]
-    assert len(lines(again.folder)) == 3 and len({x["config_hash"] for x in lines(again.folder)}) == 1
+    assert len(lines(again.folder)) == 3 and len({x.config_hash for x in lines(again.folder)}) == 1
     assert json.loads((again.folder / "results" / "tournament.json").read_text())["match"]["restart"] == "per-game"
 
 
@@ -225,7 +225,7 @@ def test_a_version_the_ladder_cannot_prepare_is_retired_and_the_others_play_on(t
         assert subs[5].retired.startswith("the ladder refused it: bot 'violet' (bot.yaml) plays only the rule profiles")
         assert subs[1].retired is None and subs[2].retired is None
         assert sorted(p.name for p in (svc.folder / "ladder").iterdir()) == ["blue-v1", "red-v1", "violet-v1"]
-        assert {x["pairing"].split("~")[0].split("@")[0] for x in lines(svc.folder)} <= {"blue", "red"}
+        assert {x.pairing.split("~")[0].split("@")[0] for x in lines(svc.folder)} <= {"blue", "red"}
         # the team page says why; the public leaderboard ranks red's first version again
         from .test_api import login
 

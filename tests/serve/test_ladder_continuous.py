@@ -22,7 +22,7 @@ def play(folder: Path, batches: list[int]) -> list[str]:
     yaml_path.write_text(yaml_path.read_text().replace("ladder_blocks: 8", "ladder_blocks: 2"))
     svc = open_service(folder)
     assert [run_batch(svc) for _ in batches] == batches
-    got = read_results(folder / "results").lines
+    got = [ln.to_dict() for ln in read_results(folder / "results").lines]
     per: dict[str, list[int]] = {}
     for ln in got:
         per.setdefault(ln["pairing"], []).append(ln["block"])

@@ -130,15 +130,14 @@ def test_the_ranking_accounts_for_whom_each_version_met() -> None:
 
 
 def test_pairwise_wins_from_results_lines_of_pairs_and_tables() -> None:
+    from arena.results import BotRef, GameLine, PairsLine, TableLine
     from arena.serve.choice import pairwise
 
-    def seats(*names: str) -> list[dict[str, str]]:
-        return [{"name": n} for n in names]
+    def game(names: str, winner: int | None) -> GameLine:  # the fields pairwise reads, built without the checks
+        return GameLine.model_construct(seats=[BotRef.model_construct(bot=n) for n in names], winner=winner)
 
-    lines = [{"games": [{"seats": seats("a", "b", "a", "b"), "winner": 0},
-                        {"seats": seats("b", "a", "b", "a"), "winner": None}]},
-             {"table": "t", "games": [{"seats": seats("a", "b", "c"), "winner": 2},
-                                      {"seats": seats("c", "a", "b"), "winner": None}]}]
+    lines = [PairsLine.model_construct(games=[game("abab", 0), game("baba", None)]),
+             TableLine.model_construct(games=[game("abc", 2), game("cab", None)])]
     got = pairwise(lines)
     assert got[("a", "b")] == 1.0 + 0.5 + 0.5 and got[("b", "a")] == 0.5 + 0.5
     assert got[("c", "a")] == 1.0 + 0.5 and got[("a", "c")] == 0.5 and got[("c", "b")] == 1.5

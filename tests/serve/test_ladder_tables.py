@@ -55,7 +55,7 @@ def test_five_teams_at_a_five_hand_table_play_rate_and_publish(tmp_path: Path) -
     svc = five_hand(tmp_path / "c", 5)
     assert run_batch(svc) == 1  # the one table's minimum (one block of five games by rotation)
     assert run_batch(svc) == 2  # and on: the table's next blocks
-    got = read_results(svc.folder / "results").lines
+    got = [ln.to_dict() for ln in read_results(svc.folder / "results").lines]
     assert [ln["block"] for ln in got] == [0, 1, 2] and all(len(ln["games"]) == 5 for ln in got)
     assert svc.ladder_waiting is None
     index = (svc.folder / "public" / "index.html").read_text()

@@ -32,7 +32,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
-from ...results import ResultsError
+from ...results import ResultLine, ResultsError, stored_line
 from ..load import _ref
 from ..provenance import read_meta
 from ..rate import PublishError
@@ -119,8 +119,8 @@ def _check_out(out: Path) -> None:
         raise PublishError(f"{out}: the folder is not empty and holds no site; give --out an empty or new folder")
 
 
-def _refs(line: dict[str, Any]) -> set[str]:
-    return {refkey(_ref(x)) for g in line["games"] for x in g["seats"]}
+def _refs(line: ResultLine) -> set[str]:
+    return {refkey(_ref(x)) for g in line.games for x in g.seats}
 
 
 def _head(record: dict[str, Any], args: dict[str, Any], code: str) -> str:
@@ -150,8 +150,8 @@ def replay_on_demand(out: str | os.PathLike[str], state: str | os.PathLike[str],
         where = json.loads(text)
         with open(where["path"], "rb") as f:
             f.seek(where["offset"])
-            line = json.loads(f.read(where["length"]))
-        record = line["games"][where["half"]].get("record") or {}
+            line = stored_line(f.read(where["length"]))
+        record = line.games[where["half"]].record
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         return None
     _, body, _ = _replay_file(record, where["args"], code_digest(FRAMES_CODE))
@@ -191,7 +191,7 @@ def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path, re
     line_of = {e: i for i, e in enumerate(comp.entry_of)}
     lines = sorted({line_of[e] for e in fresh if e in line_of}
                    | ({i for i, ln in enumerate(comp.lines) if _refs(ln) & named} if named else set()))
-    pages_of = {comp.lines[i]["games"][h]["id"] for i in lines for h in range(len(comp.lines[i]["games"]))}
+    pages_of = {g.id for i in lines for g in comp.lines[i].games}
     code = code_digest(FRAMES_CODE)
     for i in lines:
         e_index = comp.entry_of[i]
@@ -199,10 +199,10 @@ def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path, re
         if not is_new and not _refs(comp.lines[i]) & renamed:
             continue  # a page name changed, not a bot id: the replay stays as it is
         raw = state.raw_line(state.entries[e_index])
-        for h, g in enumerate(raw["games"]):
+        for h, g in enumerate(raw.games):
             ref = comp.game_ref(i, h)
-            record = g.get("record") or {}
-            args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.get("forfeit_by")}
+            record = g.record
+            args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.forfeit_by}
             if ref.table:  # a table's other rotations (a pair's replay data stays as it was)
                 args["twins"] = ref.twins
             head = _head(record, args, code)
@@ -238,7 +238,7 @@ def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path, re
         else:
             w.names.add(rel)
     for i in lines:
-        for h in range(len(comp.lines[i]["games"])):
+        for h in range(len(comp.lines[i].games)):
             ref = comp.game_ref(i, h)
             w.put(f"games/{ref.id}.html", pages.game_page(m, ref, naming))
     for gid in comp.where:

@@ -88,6 +88,12 @@ def axis_svg(axis: Axis, label: str = "Elo", quantity: str = "rating") -> Ticks:
 
 
 LABEL_GAP = 12  # px between two series' names at the chart's right edge (the font is 10 px)
+CHAR_W = 7  # px a character of a series' name may take at 10 px (wider than most: room to spare)
+NAME_MAX = 32  # a series' name longer than this is cut, with an ellipsis
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= NAME_MAX else name[:NAME_MAX - 1] + "\u2026"
 
 
 def spread(ys: Sequence[float], lo: float, hi: float, gap: float = LABEL_GAP) -> list[float]:
@@ -140,16 +146,20 @@ def history_svg(series: dict[str, list[float | None]], runs: Sequence[int], *, w
                 names: dict[str, str] | None = None) -> History | None:
     """Ratings after each run shown (``runs``: their numbers, on a linear axis), one line per bot; gaps
     where a bot had not entered yet. Both axes are titled, the run axis carries as many tick labels as fit
-    without touching, and the series' names at the right are spread so that none overlaps another.
+    without touching, and the series' names at the right are spread so that none overlaps another; the
+    chart is as wide as its longest name needs (up to ``NAME_MAX`` characters, whole).
     ``names``: what to call each series (default its key)."""
     vals = [v for s in series.values() for v in s if v is not None]
     if not vals or not runs:
         return None
     lo, hi = scale_for(vals)
     named = [k for k, s in series.items() if any(v is not None for v in s)]
-    left, right, top, bottom = 58, 116, 10, 40
+    shown = {k: _short((names or {}).get(k, k)) for k in series}
+    left, top, bottom = 58, 10, 40
+    right = max(116, 16 + CHAR_W * max((len(shown[k]) for k in named), default=0))  # room for the longest name
     height = max(220, top + bottom + LABEL_GAP * (len(named) + 1))
-    xw = width - left - right
+    xw = width - 58 - 116  # the plot keeps its size; a long name widens the chart
+    width = left + xw + right
     yh = height - top - bottom
     first, last = runs[0], runs[-1]
 
@@ -174,14 +184,14 @@ def history_svg(series: dict[str, list[float | None]], runs: Sequence[int], *, w
     drawn: list[tuple[str, str, list[tuple[float, float]]]] = []
     for k, (name, s) in enumerate(series.items()):
         pts = [(x(runs[i]), y(v)) for i, v in enumerate(s) if v is not None]
-        drawn.append(((names or {}).get(name, name), PALETTE[k % len(PALETTE)], pts))
+        drawn.append((shown[name], PALETTE[k % len(PALETTE)], pts))
     ends = [pts[-1][1] for _, _, pts in drawn if pts]
     at = iter(spread(ends, top + 4, top + yh))
     lx = left + xw + 8
     for name, colour, pts in drawn:
         end = (pts[-1] if pts else None)
         ly = next(at) if end else 0.0
-        chart.series.append(Series(name[:16], colour, [(_f(a), _f(b)) for a, b in pts],
+        chart.series.append(Series(name, colour, [(_f(a), _f(b)) for a, b in pts],
                                    (_f(end[0]), _f(end[1])) if end else None, (str(lx - 2), _f(ly), str(lx), _f(ly + 3)) if end else None))
     return chart
 

@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
 
-from ...results import LoadedResults, ResultsError, combined_digest, line_key, results_path
+from ...results import LoadedResults, ResultLine, ResultsError, combined_digest, line_key, results_path
 from ..load import BotInfo, _ref, bot_ids
 from ..provenance import read_meta
 from .ledger import SiteState
@@ -66,7 +66,7 @@ class SlimResults(LoadedResults):
 @dataclass
 class Competition:
     sources: list[Path]
-    lines: list[dict[str, Any]]  # each kept line as the site keeps it (``ledger.slim_line``)
+    lines: list[ResultLine]  # each kept line as the site keeps it (``ledger.slim_line``)
     metas: list[dict[str, Any] | None]
     runs: list[Run]
     torn: bool
@@ -88,16 +88,16 @@ class Competition:
 
     def game_ref(self, i: int, half: int) -> GameRef:
         ln = self.lines[i]
-        gs = ln["games"]
-        ids = [str(g["id"]) for g in gs]
+        st = ln.seating(half)
+        ids = [str(g.id) for g in ln.games]
         others = [ids[(half + k) % len(ids)] for k in range(1, len(ids))]
-        return GameRef(ids[half], i, half, others[0], [self.bots[_ref(s)].id for s in gs[half]["seats"]],
-                       str(ln["pairing"]), int(ln["block"]), others, ln.get("table") is not None)
+        return GameRef(ids[half], i, half, others[0], [self.bots[_ref(s)].id for s in st.seats],
+                       ln.pairing, ln.block, others, st.table)
 
     @cached_property
     def where(self) -> dict[str, tuple[int, int]]:
         """Game id -> (line, half)."""
-        return {str(g["id"]): (i, h) for i, ln in enumerate(self.lines) for h, g in enumerate(ln["games"])}
+        return {str(g.id): (i, h) for i, ln in enumerate(self.lines) for h, g in enumerate(ln.games)}
 
     def ref(self, gid: str) -> GameRef:
         return self.game_ref(*self.where[gid])
@@ -105,7 +105,7 @@ class Competition:
     @property
     def games(self) -> list[GameRef]:
         """Every game, in file order."""
-        return [self.game_ref(i, h) for i, ln in enumerate(self.lines) for h in range(len(ln["games"]))]
+        return [self.game_ref(i, h) for i, ln in enumerate(self.lines) for h in range(len(ln.games))]
 
     @property
     def game_count(self) -> int:
@@ -118,7 +118,7 @@ def utc(ts: float) -> str:
 
 def competition(state: SiteState) -> Competition:
     """The competition the state has read: its kept lines, runs (per file, in the order given), bots."""
-    lines: list[dict[str, Any]] = []
+    lines: list[ResultLine] = []
     digests: list[str] = []
     entry_of: list[int] = []
     runs: list[Run] = []

@@ -41,9 +41,10 @@ import orjson
 from ...engine import decision_kind
 from ...match.game import settings_profile
 from ...match.show import seat_names
-from ...results import ResultsError, ResultsScan, game_id, line_digest, line_key
+from ...results import (GameLine, ResultLine, ResultsError, ResultsScan, RunInfo, line_digest, seatings, stored_line,
+                        trusted_line)
 from ...schedule.ladder import read_runs_from
-from ..load import BotInfo, _ref, game_outcome, table_game
+from ..load import BotInfo, _ref, block_score, game_contests
 from .stats import BotStats, HONOURS, TimeUse, add_deal, add_time_use, record_profile
 
 STATE = ".cinch-state"
@@ -93,33 +94,28 @@ def _slim_deal(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def slim_game(g: dict[str, Any], table: bool) -> dict[str, Any]:
-    """A game without its record's deals (their number kept as ``deal_count``); the deals' sides stay where the
-    ratings count a table's contests by deal."""
-    out = {k: v for k, v in g.items() if k not in ("record", "seeds")}
-    rec = g.get("record") or {}
-    kept = {k: rec[k] for k in RECORD_KEPT if k in rec}
+def slim_game(g: GameLine) -> GameLine:
+    """A game without its record's deals (their number kept as the record's ``deal_count``); the deals' sides
+    stay where the ratings count a table's contests by deal (a called-partner table)."""
+    rec = g.record
+    kept: dict[str, Any] = {k: rec[k] for k in RECORD_KEPT if k in rec}
     deals = rec.get("deals") or []
-    if table and settings_profile(rec)[1] == "called":
+    if len(g.seats) != 4 and settings_profile(rec)[1] == "called":
         kept["deals"] = [_slim_deal(d) for d in deals if isinstance(d, dict)]
-    out["record"] = kept
-    out["deal_count"] = len(deals)
-    return out
+    kept["deal_count"] = len(deals)
+    return g.model_copy(update={"record": kept})
 
 
-def slim_line(line: dict[str, Any]) -> dict[str, Any]:
+def slim_line(line: ResultLine) -> ResultLine:
     """A results line as the ratings, the provenance and the pages read it: without ``run`` and the deals."""
-    table = line.get("table") is not None
-    out = {k: v for k, v in line.items() if k not in ("games", "run")}
-    out["games"] = [slim_game(g, table) for g in line.get("games") or []]
-    return out
+    return line.model_copy(update={"games": [slim_game(g) for g in line.games], "run": RunInfo()})
 
 
-def deal_count(g: dict[str, Any]) -> int:
+def deal_count(g: GameLine) -> int:
     """Deals in a game, full or slim."""
-    if "deal_count" in g:
-        return int(g["deal_count"])
-    return len((g.get("record") or {}).get("deals") or [])
+    if "deal_count" in g.record:
+        return int(g.record["deal_count"])
+    return len(g.record.get("deals") or [])
 
 
 def public_command(cmd: str | None) -> str | None:
@@ -138,31 +134,28 @@ def public_command(cmd: str | None) -> str | None:
     return shlex.join(out)
 
 
-def fault_rows(line: dict[str, Any], half: int, gid: str, private: bool) -> list[dict[str, Any]]:
+def fault_rows(line: ResultLine, half: int, private: bool) -> list[dict[str, Any]]:
     """One game's faults as the pages show them; public: no stderr, reproduce commands without host paths."""
-    g = line["games"][half]
-    run = line.get("run") or {}
-    run_games = run.get("games") or []
-    repro = [r for r in run.get("reproduce") or [] if r.get("game") == half]
-    own = run_games[half] if half < len(run_games) and isinstance(run_games[half], dict) else {}
+    st = line.seating(half)
+    run = line.run
+    repro = [r for r in run.reproduce if r.get("game") == half]
+    own = run.games[half] if half < len(run.games) and isinstance(run.games[half], dict) else {}
     tails = {(f.get("seat"), f.get("decision")): f.get("stderr") for f in own.get("faults") or []}
-    n = len(g.get("seats") or [])
-    where = seat_names(n)
+    where = seat_names(len(st.seats))
     rows = []
-    for f in g.get("faults") or []:
-        seat = f.get("seat")
-        cmd = next((r.get("command") for r in repro if r.get("seat") == seat and r.get("kind") == f.get("kind")), None)
-        stderr = tails.get((seat, f.get("decision")))
+    for f in st.game.faults:
+        seat, at = f.seat, st.fault_seat(f)
+        cmd = next((r.get("command") for r in repro if r.get("seat") == seat and r.get("kind") == f.kind), None)
+        stderr = tails.get((seat, f.decision))
         if stderr is None:
             stderr = next((r.get("stderr") for r in repro if r.get("seat") == seat), None)
         if not private:
             stderr, cmd = None, public_command(cmd)
-        ok = isinstance(seat, int) and 0 <= seat < n
-        rows.append({"game": gid, "seat": seat if isinstance(seat, int) else -1, "at": seat if ok else None,
-                     "bot": str(f.get("bot")), "kind": str(f.get("kind")), "message": str(f.get("message", "")),
-                     "decision": f.get("decision"), "deal": f.get("deal"), "request": f.get("request"),
-                     "reply": f.get("reply"), "stderr": stderr, "command": cmd,
-                     "seat_name": where[seat] if ok and seat < len(where) else "?"})
+        rows.append({"game": str(st.game.id), "seat": -1 if seat is None else seat, "at": at,
+                     "bot": f.bot, "kind": f.kind, "message": f.message,
+                     "decision": f.decision, "deal": f.deal, "request": f.request,
+                     "reply": f.reply, "stderr": stderr, "command": cmd,
+                     "seat_name": where[at] if at is not None and at < len(where) else "?"})
     return rows
 
 
@@ -180,28 +173,35 @@ class Entry:
     length: int
     digest: str
     key: tuple[str, int]
-    line: dict[str, Any] | None
+    line: ResultLine | None
     faults: list[list[dict[str, Any]]] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps({"s": self.src, "at": self.at, "o": self.offset, "n": self.length, "d": self.digest,
-                           "k": list(self.key), "l": self.line, "f": self.faults}, separators=(",", ":"))
+                           "k": list(self.key), "l": None if self.line is None else self.line.to_dict(),
+                           "f": self.faults}, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, raw: bytes, memo: dict[Any, Any] | None = None) -> "Entry":
         """An entry as ``to_json`` wrote it; with ``memo`` (one per ledger read), the parts lines repeat
-        (seats, sides, rule profiles) are one object each across the ledger (``_share``)."""
+        (seats, sides, rule profiles) are one object each across the ledger (``results.trusted_line``,
+        ``_one``): the ledger is this code's own, written from lines checked when read."""
         try:
             d = orjson.loads(raw)  # several times faster than json on the ledger's lines, the same values
         except orjson.JSONDecodeError:  # NaN or Infinity (json writes them; orjson does not read them)
             d = json.loads(raw)
-        if memo is not None and isinstance(d["l"], dict):
-            _share(d["l"], memo)
-        return cls(d["s"], d["at"], d["o"], d["n"], d["d"], (d["k"][0], d["k"][1]), d["l"], d["f"])
+        line = None
+        if d["l"] is not None:
+            memo = {} if memo is None else memo
+            for g in d["l"]["games"]:
+                if isinstance(g["record"].get("profile"), dict):
+                    g["record"]["profile"] = _one(g["record"]["profile"], memo)
+            line = trusted_line(d["l"], memo)
+        return cls(d["s"], d["at"], d["o"], d["n"], d["d"], (d["k"][0], d["k"][1]), line, d["f"])
 
 
 def _frozen(v: Any) -> Any:
-    """A hashable twin of a JSON value (what ``_share`` keys on)."""
+    """A hashable twin of a JSON value (what ``_one`` keys on)."""
     if isinstance(v, dict):
         return tuple((k, _frozen(x)) for k, x in v.items())
     if isinstance(v, list):
@@ -215,23 +215,6 @@ def _one(v: Any, memo: dict[Any, Any]) -> Any:
     if not isinstance(v, dict):
         return v
     return memo.setdefault(_frozen(v), v)
-
-
-def _share(line: dict[str, Any], memo: dict[Any, Any]) -> None:
-    """Make a kept line's repeated parts (its seats and sides, its games' rule profiles) the objects ``memo``
-    already holds when they are equal: read whole, a ledger of 10,000 lines held 20,000 copies of one
-    profile and of each bot's seat, about two thirds of its memory. Nothing changes a kept line."""
-    for side in ("side_a", "side_b"):
-        if isinstance(line.get(side), list):
-            line[side] = [_one(x, memo) for x in line[side]]
-    for g in line.get("games") or []:
-        if not isinstance(g, dict):
-            continue
-        if isinstance(g.get("seats"), list):
-            g["seats"] = [_one(x, memo) for x in g["seats"]]
-        rec = g.get("record")
-        if isinstance(rec, dict) and isinstance(rec.get("profile"), dict):
-            rec["profile"] = _one(rec["profile"], memo)
 
 
 @dataclass
@@ -432,7 +415,7 @@ class SiteState:
         per_file: list[set[tuple[str, int]]] = [set() for _ in self.sources]
         for e in self.entries:
             if e.line is not None:
-                seen[line_key(e.line)] = (e.src, e.digest)
+                seen[e.line.task_key] = (e.src, e.digest)
         for e in self.entries:
             per_file[e.src].add(e.key)
         new: list[int] = []
@@ -459,11 +442,11 @@ class SiteState:
             s.runs += [[int(r["lines"]), int(r.get("played", 0))] for r in rows]
         return new
 
-    def _take(self, si: int, obj: dict[str, Any], off: int, n: int, seen: dict[tuple[str, int], tuple[int, str]],
+    def _take(self, si: int, obj: ResultLine, off: int, n: int, seen: dict[tuple[str, int], tuple[int, str]],
               private: bool, bank_ms: float | None, time_use: bool) -> None:
         digest = line_digest(obj)
-        key = line_key(obj)
-        at = float((obj.get("run") or {}).get("finished_at") or 0)
+        key = obj.task_key
+        at = float(obj.run.finished_at or 0)
         if key in seen:
             other, old = seen[key]
             if old != digest:
@@ -473,14 +456,14 @@ class SiteState:
             self.entries.append(Entry(si, at, off, n, digest, key, None))
             return
         seen[key] = (si, digest)
-        games = obj.get("games") or []
-        faults = [fault_rows(obj, h, str(g.get("id")), private) for h, g in enumerate(games)]
+        games = obj.games
+        faults = [fault_rows(obj, h, private) for h in range(len(games))]
         self.entries.append(Entry(si, at, off, n, digest, key, slim_line(obj), faults))
         if time_use:
-            run_games = (obj.get("run") or {}).get("games") or []
+            run_games = obj.run.games
             for h, g in enumerate(games):
                 if h < len(run_games) and isinstance(run_games[h], dict):
-                    refs = [refkey(_ref(s)) for s in g.get("seats") or []]
+                    refs = [refkey(_ref(s)) for s in g.seats]
                     tu: dict[str, TimeUse] = {}
                     add_time_use(run_games[h], refs, bank_ms, tu)
                     for r, t in tu.items():
@@ -501,15 +484,12 @@ class SiteState:
         tmp.write_text(text)
         os.replace(tmp, d / f"{gid}.json")
 
-    def raw_line(self, e: Entry) -> dict[str, Any]:
+    def raw_line(self, e: Entry) -> ResultLine:
         """The whole results line of an entry, read again from its file."""
         with open(self.sources[e.src].path, "rb") as f:
             f.seek(e.offset)
-            obj: dict[str, Any] = json.loads(f.read(e.length))
-        for half, g in enumerate(obj.get("games") or []):
-            if isinstance(g, dict) and not g.get("id"):
-                g["id"] = game_id(str(obj["pairing"]), int(obj["block"]), half)
-        return obj
+            raw = f.read(e.length)
+        return stored_line(raw)
 
     # ---------------------------------------------------------- folds
 
@@ -530,33 +510,20 @@ class SiteState:
         self.folded = len(self.entries)
         self.changed_cells = {k for k, v in self.cells.items() if before is None or before.get(k) != len(v[0])}
 
-    def _fold_line(self, line: dict[str, Any], retired: set[str], ids: dict[Ref, BotInfo]) -> None:
-        sc = float(line.get("score_a", -1))
+    def _fold_line(self, line: ResultLine, retired: set[str], ids: dict[Ref, BotInfo]) -> None:
+        sc = block_score(line)
         if sc in (0.0, 0.5, 1.0, 1.5, 2.0):
             self.blocks[repr(sc)] = self.blocks.get(repr(sc), 0) + 1
-        for g in line["games"]:
-            gid = str(g["id"])
-            seats = [refkey(_ref(s)) for s in g["seats"]]
+        for st in seatings(line):
+            gid = str(st.game.id)
+            seats = [refkey(_ref(s)) for s in st.seats]
             if retired & set(seats):
                 continue
-            if line.get("table") is not None:
-                tg = table_game(g, ids, gid)
-                for i, x in enumerate(tg.seats):
-                    self._opponents(x, [y for j, y in enumerate(tg.seats) if j != i])
-                    for j, y in enumerate(tg.seats):
-                        if x != y:
-                            self._count(x, y, tg.finish(i, j), gid)
-            else:
-                out = game_outcome(g, ids, gid)
-                sides = [sorted(set(out.side_a)), sorted(set(out.side_b))]
-                for s in (0, 1):
-                    for b in sides[s]:
-                        self._opponents(b, list(out.side_a if s == 1 else out.side_b))
-                for x in sides[0]:
-                    for y in sides[1]:
-                        if x != y:
-                            self._count(x, y, out.score_a, gid)
-                            self._count(y, x, 1.0 - out.score_a, gid)
+            groups, cells = game_contests(st, ids)
+            for b, opp in groups:
+                self._opponents(b, opp)
+            for x, y, sc in cells:
+                self._count(x, y, sc, gid)
 
     def _count(self, row: str, col: str, sc: float, gid: str) -> None:
         c = self.cells.setdefault((row, col), [[], 0.0, 0, 0, 0])
@@ -574,8 +541,7 @@ class SiteState:
         """One game's Cinch statistics (its deals' facts from the engine's replay; None: it does not replay)."""
         e = self.entries[e_index]
         assert e.line is not None
-        g = e.line["games"][half]
-        bot_at = [refkey(_ref(s)) for s in g["seats"]]
+        bot_at = [refkey(_ref(s)) for s in e.line.games[half].seats]
         profile = record_profile(record)
         text = json.dumps(record.get("profile") or {}, sort_keys=True)
         into: dict[str, BotStats] = {}
@@ -620,8 +586,8 @@ def _identity_ids(entries: Sequence[Entry]) -> dict[Ref, BotInfo]:
     for e in entries:
         if e.line is None:
             continue
-        for g in e.line["games"]:
-            for s in g["seats"]:
+        for g in e.line.games:
+            for s in g.seats:
                 ref = _ref(s)
                 if ref not in out:
                     out[ref] = BotInfo(refkey(ref), *ref)

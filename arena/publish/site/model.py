@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ...results import LoadedResults
+from ...results import GameLine, LoadedResults, Seating
 from ..load import _ref
 from ..rate import NothingToRate, rate_loaded
 from .collect import Competition, GameRef
@@ -82,10 +82,13 @@ class SiteModel:
         """Bot ids in rank order."""
         return [b["bot"] for b in self.doc["bots"]]
 
-    def game_line(self, ref: GameRef) -> dict[str, Any]:
+    def game_line(self, ref: GameRef) -> GameLine:
         """The game as the site keeps it (``ledger.slim_game``: its record without the deals)."""
-        game: dict[str, Any] = self.comp.lines[ref.line]["games"][ref.half]
-        return game
+        return self.comp.lines[ref.line].games[ref.half]
+
+    def seating(self, ref: GameRef) -> Seating:
+        """The game's ``Seating`` (who sat where, the sides, each one's result)."""
+        return self.comp.lines[ref.line].seating(ref.half)
 
 
 def slug(text: str, used: set[str]) -> str:
@@ -193,7 +196,7 @@ def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float
         for h, rows_ in enumerate(e.faults):
             if not rows_:
                 continue
-            seats = [by_ref[_ref(s)] for s in e.line["games"][h]["seats"]]
+            seats = [by_ref[_ref(s)] for s in e.line.games[h].seats]
             for f in rows_:
                 bot = seats[f["at"]] if f["at"] is not None else f["bot"]
                 row = FaultRow(f["game"], f["seat"], f["kind"], f["message"], f["decision"], f["deal"], f["request"],

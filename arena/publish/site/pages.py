@@ -19,7 +19,9 @@ from typing import Any, Mapping
 import yaml
 from markupsafe import Markup
 
+from ...engine import forced_bid
 from ...match.show import profile_text, seat_names
+from ...results import GameLine
 from .. import leaderboard as lb
 from ..render import environment, render
 from ..versions import earlier, ranked
@@ -89,7 +91,8 @@ class SiteView:
     def __init__(self, m: SiteModel, naming: Naming, live: bool = False) -> None:
         self.m, self.naming, self.live = m, naming, live
         self.words = naming
-        self.names = {b.id: naming.labels[k] for k, b in m.comp.bots.items() if k in naming.labels}
+        self.names = ({b.id: naming.labels[k] for k, b in m.comp.bots.items() if k in naming.labels}
+                      if naming.labels else {})
         self.title = naming.title or m.doc["provenance"].get("config_name") or m.comp.sources[0].parent.name
 
     def slug(self, bot: str) -> str | None:
@@ -190,7 +193,6 @@ def leaderboard_page(m: SiteModel, *, live: bool = False, naming: Naming = Namin
     heading = site.title if naming.title else f"{site.title}: leaderboard"
     level = int(round(100 * doc["rating"]["interval_level"]))
     dates = [r.date for r in m.comp.runs if r.date]
-    tbl = doc.get("table")
     words = naming
     n_runs = len(m.comp.runs)
     vals = [v for b in doc["bots"] for v in (b["rating"], b["ci_low"], b["ci_high"]) if v is not None]
@@ -224,8 +226,6 @@ def leaderboard_page(m: SiteModel, *, live: bool = False, naming: Naming = Namin
     view = {
         "heading": heading, "profile": lb.profile_line(doc), "provisional": m.provisional,
         "date": dates[-1] if dates else "an unrecorded date", "games": doc["games"],
-        "blocks": (f"{doc['blocks']} blocks by rotation at tables of {tbl['seats']}" if tbl
-                   else f"{doc['blocks']} duplicate blocks"),
         "runs_count": f"{n_runs} {words.run if n_runs == 1 else words.runs}", "incomplete": p.get("complete") is False,
         "interval_note": site.relabel(doc["rating"].get("interval_note")), "anchor_text": doc["rating"]["anchor_text"],
         "level": level, "axis": axis_svg(axis), "rows": rows,
@@ -233,17 +233,40 @@ def leaderboard_page(m: SiteModel, *, live: bool = False, naming: Naming = Namin
                     for b in earlier(doc)],
         "retired": [site.ref_name(r["name"], r["digest"], f"{r['name']}@{r['version'] or r['digest'][:12]}")
                     for r in doc.get("retired") or []],
-        "table_note": lb.table_note(doc) if tbl else None, "fitted": lb.ratings_text(doc) if tbl else None,
-        "maker": lb.maker_text(doc) if tbl else None,
-        "cross_where": ("by where it finished against the column bot in the games they played together" if tbl
-                        else "(games where they sat on opposite sides)"),
         "names": names, "cross": cross, "history": _history(site, names, chart=names[:CHART_SERIES]),
         "luck_chart": _luck_chart(doc), "luck": lb._luck_text(doc).split("\n\n"), "block_results": _block_results(m),
         "los": los, "runs": shown,
         "runs_which": "" if len(shown) == len(runs) else f" ({len(shown)} of {len(runs)}: those the rating history shows)",
         "provenance": lb.provenance_lines(doc),
     }
-    return _page("site/leaderboard.html", site, title=heading, v=view)
+    return _page("site/leaderboard.html", site, title=heading, v=view,
+                 w=(_table_board if doc.get("table") else _pair_board)(doc))
+
+
+@dataclass(frozen=True)
+class BoardWords:
+    """The words of a leaderboard: duplicate blocks of two pairs, or blocks by rotation at a table of n seats."""
+
+    blocks: str  # what the games were played in
+    notes: list[tuple[str | None, str]]  # (id, text) of the small print under the ratings
+    cross_where: str  # which games a crosstable cell counts
+
+
+def _pair_board(doc: dict[str, Any]) -> BoardWords:
+    return BoardWords(f"{doc['blocks']} duplicate blocks", [
+        (None, "\u00b1: distance from the rating to the ends of its interval. Average opponent: mean rating of the "
+               "opposing partnership over the bot's games. Draws: share of its games with no winner (capped games, "
+               "level deals-format games).")], "(games where they sat on opposite sides)")
+
+
+def _table_board(doc: dict[str, Any]) -> BoardWords:
+    maker = lb.maker_text(doc)
+    return BoardWords(
+        f"{doc['blocks']} blocks by rotation at tables of {doc['table']['seats']}",
+        [(None, "\u00b1: distance from the rating to the ends of its interval. Average opponent: mean rating of the "
+                f"other seats over the bot's games. {lb.table_note(doc)} Draws: share of its games nobody won."),
+         ("fitted", f"Ratings: {lb.ratings_text(doc)}."), *([("maker", maker)] if maker else [])],
+        "by where it finished against the column bot in the games they played together")
 
 
 def _block_results(m: SiteModel) -> BlockResults | None:
@@ -305,9 +328,8 @@ def _luck_chart(doc: dict[str, Any]) -> str:
 
 
 def _forced_label(p: Any) -> str:
-    """What a forced dealer bid is under profile ``p``."""
-    amount = f"{p.dealer_forced_bid} or more" if p.forced_bid_any else str(p.dealer_forced_bid)
-    return f"forced dealer bids (the dealer must bid {amount} after three passes)"
+    """What a forced dealer bid is under profile ``p`` (the amount in the engine's words, ``forced_bid``)."""
+    return f"forced dealer bids (the dealer must bid {forced_bid(p)} after three passes)"
 
 
 @dataclass(frozen=True)
@@ -442,23 +464,23 @@ def bot_page(m: SiteModel, bot: str, naming: Naming = Naming()) -> str:
 # ------------------------------------------------------------ matchups and games
 
 
-def _result_text(g: dict[str, Any], side: int) -> str:
+def _result_text(g: GameLine, side: int) -> str:
     """The game's result for engine side ``side``."""
-    if g.get("forfeit_by") is not None:
-        return "won (forfeit)" if g["forfeit_by"] % 2 != side else "lost (forfeit)"
-    w = g.get("winner")
+    if g.forfeit_by is not None:
+        return "won (forfeit)" if g.forfeit_by % 2 != side else "lost (forfeit)"
+    w = g.winner
     if w is None:
-        return "unfinished (cap)" if g.get("end") == "cap" else "draw"
+        return "unfinished (cap)" if g.end == "cap" else "draw"
     return "won" if w == side else "lost"
 
 
-def _seat_result(g: dict[str, Any], seat: int) -> str:
+def _seat_result(g: GameLine, seat: int) -> str:
     """At a table of n seats: the game's result for ``seat``."""
-    if g.get("forfeit_by") is not None:
-        return "forfeited" if g["forfeit_by"] == seat else "no winner (another seat forfeited)"
-    w = g.get("winner")
+    if g.forfeit_by is not None:
+        return "forfeited" if g.forfeit_by == seat else "no winner (another seat forfeited)"
+    w = g.winner
     if w is None:
-        return "unfinished (cap)" if g.get("end") == "cap" else "no winner (level)"
+        return "unfinished (cap)" if g.end == "cap" else "no winner (level)"
     return "won" if w == seat else "lost"
 
 
@@ -511,16 +533,16 @@ def matchup_page(m: SiteModel, a: str, b: str, naming: Naming = Naming()) -> str
         if tables:
             from ..load import table_game
 
-            tg = table_game(g, m.comp.bots, gid)
+            tg = table_game(m.seating(ref), m.comp.bots)
             names = seat_names(len(ref.bots))
             games.append(MatchupGame(gid, ref.block, " ".join(f"{names[s]} {site.name(x)}" for s, x in enumerate(ref.bots)),
                                      FINISH[tg.finish(ref.bots.index(a), ref.bots.index(b))],
-                                     " : ".join(str(x) for x in g["scores"]), deal_count(g), list(ref.twins)))
+                                     " : ".join(str(x) for x in g.scores), deal_count(g), list(ref.twins)))
         else:
             side = next(s % 2 for s in range(4) if ref.bots[s] == a and ref.bots[(s + 1) % 4] == b
                         or ref.bots[s] == a and ref.bots[(s + 3) % 4] == b)
             games.append(MatchupGame(gid, ref.block, " ".join(map(site.name, ref.bots)), _result_text(g, side),
-                                     f"{g['scores'][0]} : {g['scores'][1]}", deal_count(g), [ref.twin]))
+                                     f"{g.scores[0]} : {g.scores[1]}", deal_count(g), [ref.twin]))
     view = {"a": a, "b": b, "count": len(c.games), "score": f"{c.score:g}", "pct": pct(c.pct),
             "other": matchup_name(m, b, a), "games": games}
     na, nb = site.name(a), site.name(b)
@@ -549,7 +571,7 @@ class SeatRow:
 def game_page(m: SiteModel, ref: GameRef, naming: Naming = Naming()) -> str:
     site = SiteView(m, naming)
     g = m.game_line(ref)
-    rec = g.get("record") or {}
+    rec = g.record
     names = ref.bots
     n = len(names)
     seats = seat_names(n)
@@ -557,21 +579,21 @@ def game_page(m: SiteModel, ref: GameRef, naming: Naming = Naming()) -> str:
         w = GameWords(f"rotation {ref.half + 1} of {n}: the same deals are played {n} times with the entrants rotated "
                       "through the seats, so each holds every seat's cards once; the other rotations are ", ".",
                       "final score", "other rotations")
-        rows = [SeatRow(seats[s], names[s], g["scores"][s], _seat_result(g, s)) for s in range(n)]
-        final = ", ".join(f"{seats[s]} {g['scores'][s]}" for s in range(n))
+        rows = [SeatRow(seats[s], names[s], g.scores[s], _seat_result(g, s)) for s in range(n)]
+        final = ", ".join(f"{seats[s]} {g.scores[s]}" for s in range(n))
         links = list(ref.twins)
     else:
         w = GameWords(f"game {ref.half + 1} of 2; its duplicate twin (the same deals, partnerships swapped) is ", ".",
                       "side", "twin")
         rows = [SeatRow(seats[s], names[s], "N+S" if s % 2 == 0 else "E+W", _result_text(g, s % 2)) for s in range(4)]
-        final = f"N+S {g['scores'][0]}, E+W {g['scores'][1]}"
+        final = f"N+S {g.scores[0]}, E+W {g.scores[1]}"
         links = [ref.twin]
     mine = m.game_faults.get(ref.id, [])
     fl = [f for b in [names[0], *sorted(set(names[1:]) - {names[0]})] for f in mine if f.bot == b]
     view = {"id": ref.id, "block": ref.block, "pairing": ref.pairing, "links": links, "twins": ref.twins,
             "seats": rows, "profile": (rec.get("profile") or {}).get("name", "unknown"),
             "profile_text": profile_text(rec.get("profile")).partition(" (")[2].rstrip(")") or "no parameters recorded",
-            "final": final, "end": g.get("end"), "deals": deal_count(g), "key": rec.get("key"), "seat_count": n,
+            "final": final, "end": g.end, "deals": deal_count(g), "key": rec.get("key"), "seat_count": n,
             "faults": [_fault_view(f, m.private) for f in fl]}
     return _page("site/game.html", site, title=f"Game {ref.id}", root="../", script=True, v=view, w=w)
 

@@ -88,18 +88,12 @@ class BotStats:
         return self.defender_points / self.defender_deals if self.defender_deals else None
 
     def applies(self) -> dict[str, str | None]:
-        """Why a statistic means nothing under this profile (None: it applies)."""
-        p = self.profile
-        info = profile_info(p)  # what the rules can make, as the engine declares it
-        pts = p.points.model_dump()
-        why: dict[str, str | None] = {
-            "forced": None if info.dealer_must_bid else "nobody must bid: four passes void the deal",
-            "void_deals": None if info.redeal else "the dealer must bid after three passes, so no deal is void",
-            "pedros_laid_away": None if _cards_leave_play(p) else "no trump leaves play before the tricks",
-            "pedros": None if pts["right_pedro"] or pts["left_pedro"] else "the pedros carry no points",
-        }
+        """Why a statistic means nothing under this profile (None: it applies), in the words the engine
+        declares for a profile without the mechanism or the point card (``ProfileInfo.lacks``)."""
+        lacks = profile_info(self.profile).lacks
+        why: dict[str, str | None] = {stat: lacks(feature) for stat, feature in _NEEDS.items()}
         for h in HONOURS:
-            why[h] = None if pts[h] else f"{h.replace('_', '-').capitalize()} carries no points"
+            why[h] = lacks(h)
         return why
 
     def to_dict(self) -> dict[str, Any]:
@@ -116,11 +110,9 @@ class BotStats:
         }
 
 
-def _cards_leave_play(p: RuleProfile) -> bool:
-    """Whether a trump can be out of play when the tricks begin (discarded, shown, left by the rob, in a
-    widow left: monterey-widow); a discard that keeps every trump (to the hand's size, extras played under:
-    five-hand) lays none away."""
-    return p.discard in ("choose", "keep") or p.rob == "free" or p.extra_trumps == "discard" or p.widow > 0
+#: The mechanism of the profile (``ProfileInfo``) each statistic counts, beyond the point cards.
+_NEEDS = {"forced": "dealer_must_bid", "void_deals": "redeal", "pedros_laid_away": "trumps_leave_play",
+          "pedros": "pedros"}
 
 
 Plays = list[tuple[int, str, tuple[str, ...]]]

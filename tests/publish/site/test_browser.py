@@ -33,7 +33,7 @@ MAIN = "document.querySelector('#replay .panel')"
 
 def longest_game(competition: Path) -> dict[str, Any]:
     """The finished game with the most deals (a whole game to step through)."""
-    games = [g for ln in read_results(competition).lines for g in ln["games"] if g["forfeit_by"] is None]
+    games = [g for ln in [ln.to_dict() for ln in read_results(competition).lines] for g in ln["games"] if g["forfeit_by"] is None]
     return max(games, key=lambda g: (len(g["record"]["deals"]), g["id"]))
 
 
@@ -192,7 +192,7 @@ def frames_file(tmp: Path, source: Path, *args: str) -> Path:
 
 def test_viewer_page_opens_a_users_results_file(browser: Browser, site: Path, competition: Path, tmp_path: Path) -> None:
     _open_file(browser, site, frames_file(tmp_path, competition / "results.jsonl"))
-    lines = read_results(competition).lines
+    lines = [ln.to_dict() for ln in read_results(competition).lines]
     assert browser.js("document.querySelectorAll('#record-pick option').length") == 2 * len(lines)
     browser.js("cinchViewer.viewers[0].go(cinchViewer.viewers[0].frames.length - 1)")
     first = lines[0]["games"][0]
@@ -229,7 +229,7 @@ def test_viewer_page_opens_a_saved_game_and_flags_a_doctored_record(browser: Bro
 
 
 def test_a_forfeited_game_replays_up_to_the_fault(browser: Browser, site: Path, competition: Path) -> None:
-    g = next(g for ln in read_results(competition).lines for g in ln["games"] if g["forfeit_by"] is not None)
+    g = next(g for ln in [ln.to_dict() for ln in read_results(competition).lines] for g in ln["games"] if g["forfeit_by"] is not None)
     browser.events.clear()
     open_game(browser, site, g["id"])
     browser.key("End")

@@ -67,5 +67,8 @@ def test_the_leaderboard_and_a_bot_page_fit_a_1280_px_window(window: Browser, tm
         if versions > 1:  # a history: its axes are titled, in the ladder's words when the server names them
             titles = window.js("[...document.querySelectorAll('svg.history text.axis-title')].map(t => t.textContent)")
             assert titles == ["batch" if named else "run", "rating (Elo)"]
+            drawn = window.js("[...document.querySelectorAll('svg.history text.series')].map(t => t.textContent)")
+            rows = window.js("[...document.querySelectorAll('table.history th[scope=row]')].map(t => t.textContent)")
+            assert drawn and set(drawn) <= set(rows)  # each line named in full, as in the table
         window.screenshot(ARTIFACTS / f"scale-{teams}x{versions}-{'named' if named else 'ids'}-{page.stem[:20]}.png")
     assert window.problems() == []

@@ -67,7 +67,7 @@ def test_a_table_site_loads_and_every_link_resolves(browser: Browser, five: tupl
 
 def test_five_seats_each_see_what_the_engine_lets_them(browser: Browser, five: tuple[Path, Path]) -> None:
     out, site = five
-    lines = read_results(out).lines
+    lines = [ln.to_dict() for ln in read_results(out).lines]
     g = max((g for g in lines[0]["games"]), key=lambda x: (len(x["record"]["deals"]), x["id"]))
     browser.events.clear()
     open_game(browser, site, g["id"])
@@ -95,7 +95,7 @@ def test_five_seats_each_see_what_the_engine_lets_them(browser: Browser, five: t
 
 def test_the_rotations_open_side_by_side(browser: Browser, five: tuple[Path, Path]) -> None:
     out, site = five
-    g = read_results(out).lines[0]["games"][0]
+    g = [ln.to_dict() for ln in read_results(out).lines][0]["games"][0]
     open_game(browser, site, g["id"])
     browser.key("t")
     browser.wait_for("cinchViewer.viewers.length === 5")

@@ -31,7 +31,7 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 def test_every_page_kind_is_written_and_every_link_resolves(site: Path, competition: Path) -> None:
-    lines = read_results(competition).lines
+    lines = [ln.to_dict() for ln in read_results(competition).lines]
     ids = {g["id"] for ln in lines for g in ln["games"]}
     assert {p.stem for p in (site / "games").iterdir()} == ids
     assert {p.name for p in (site / "replays").iterdir()} == {f"{i}.js" for i in ids}
@@ -46,7 +46,7 @@ def test_every_page_kind_is_written_and_every_link_resolves(site: Path, competit
 
 
 def test_game_pages_stay_small_and_replays_load_on_demand(site: Path, competition: Path) -> None:
-    line = read_results(competition).lines[0]
+    line = [ln.to_dict() for ln in read_results(competition).lines][0]
     g = line["games"][0]
     page = (site / "games" / f"{g['id']}.html").read_text()
     assert len(page) < 20_000 and '"frames"' not in page  # the replay is not inlined
@@ -76,7 +76,7 @@ def test_leaderboard_numbers(site: Path, competition: Path) -> None:
     assert "As of 20" in html  # the date of the last block, from the results
     blocks = html[html.index("Blocks by partnership A's score</caption>"):]
     shown = re.findall(r"<tr><td>([\d.]+)</td><td>(\d+)</td>", blocks[:blocks.index("</table>")])
-    lines = read_results(competition).lines
+    lines = [ln.to_dict() for ln in read_results(competition).lines]
     assert {float(x): int(n) for x, n in shown} == {x: sum(ln["score_a"] == x for ln in lines)
                                                     for x in (0.0, 0.5, 1.0, 1.5, 2.0)}
 
@@ -199,7 +199,7 @@ def test_a_site_under_another_profile_names_it_and_says_what_does_not_apply(club
     results, site = club
     index = (site / "index.html").read_text()
     assert '<p id="profile">Rule profile: <strong>foster1897</strong>' in index
-    lines = read_results(results).lines
+    lines = [ln.to_dict() for ln in read_results(results).lines]
     games = [g for ln in lines for g in ln["games"]]
     page = (site / "games" / f"{games[0]['id']}.html").read_text()
     assert "Rule profile: <strong>foster1897</strong>" in page and "scoring=difference" in page
@@ -242,7 +242,7 @@ def test_the_luck_is_drawn_with_a_text_alternative_only_where_it_was_measured(si
 
 def _host_facts(competition: Path) -> tuple[list[str], list[str]]:
     """The host paths (results and bot folders) and the stderr lines the competition's results hold."""
-    lines = read_results(competition).lines
+    lines = [ln.to_dict() for ln in read_results(competition).lines]
     meta = json.loads((competition / "tournament.json").read_text())
     paths = [str(competition.parent), str(competition)] + [e["dir"] for e in meta["entries"]]
     tails = [r.get("stderr") or "" for ln in lines for r in (ln.get("run") or {}).get("reproduce") or []]

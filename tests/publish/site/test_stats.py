@@ -267,3 +267,37 @@ def test_a_record_that_does_not_replay_is_left_out_and_counted() -> None:
     alone = under(cinch_stats([(good, ["a", "b", "a", "b"])]), "foster1897")
     assert st["a"].unreplayable == st["b"].unreplayable == 1
     assert st["a"].to_dict() | {"unreplayable": 0} == alone["a"].to_dict()  # nothing of the bad game is counted
+
+
+@pytest.mark.parametrize("profile", profile_names() + ["no-pedros"])
+def test_a_figure_the_profile_lacks_says_why_never_a_zero_or_a_blank(profile: str) -> None:
+    """A bot page's statistics under a profile without a mechanism or a point card (a degenerate one too:
+    pedros worth nothing) show the engine's words for it, with every count still 0."""
+    from arena.engine import PointValues, profile_info, variant
+    from arena.publish.site.pages import _stats_view
+
+    p = (variant("pagat62", name="no-pedros", points=PointValues(right_pedro=0, left_pedro=0, high=5, low=5), max_bid=12)
+         if profile == "no-pedros" else get_profile(profile))
+    st = BotStats(p, deals=3)
+    rows = dict(_stats_view(p.name, st).rows)
+    why = st.applies()
+    lacks = profile_info(p).lacks
+    assert why["forced"] == lacks("dealer_must_bid") and why["void_deals"] == lacks("redeal")
+    assert why["pedros_laid_away"] == lacks("trumps_leave_play") and why["pedros"] == lacks("pedros")
+    for label, value in rows.items():
+        assert value not in ("", None) and str(value).strip(), label
+    shown = {str(v) for v in rows.values()}
+    for key, words in why.items():
+        if words is None:
+            continue
+        assert words.strip()
+        gone = key in ("off_jack", "king", "queen", "nine", "three", "joker")  # such a row is left out
+        first = why["pedros"] if key == "pedros_laid_away" and why["pedros"] else words  # pedros worth nothing say so first
+        assert gone or f"does not apply under {p.name}: {first}" in shown, key
+    pedro_rows = [v for k, v in rows.items() if k.startswith("pedros ")]
+    if why["pedros"]:
+        assert pedro_rows == [f"does not apply under {p.name}: the pedros carry no points"] * 3
+    else:
+        assert pedro_rows[:2] == [0, 0]
+    if profile == "no-pedros":
+        assert not any(k.startswith("deals its side scored") and "does not apply" in str(v) for k, v in rows.items())

@@ -114,7 +114,7 @@ def test_game_pages_of_a_competition_under_another_profile(browser: Browser, clu
     from arena.results import read_results
 
     results, site = club
-    games = [g for ln in read_results(results).lines for g in ln["games"]]
+    games = [g for ln in [ln.to_dict() for ln in read_results(results).lines] for g in ln["games"]]
     browser.events.clear()
     for g in games:
         browser.open(site / "games" / f"{g['id']}.html")

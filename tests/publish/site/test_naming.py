@@ -69,6 +69,8 @@ def test_a_ladders_batches_are_not_called_runs(named: tuple[Path, Path]) -> None
     index = text(site / "index.html")
     assert f"over {VERSIONS} batches" in index and "Batches covered" in index
     assert "rating after each batch" in (site / "index.html").read_text()
+    # built without resampling the earlier batches (as a server builds it): no "0 bootstrap resamples"
+    assert "earlier batches without intervals (not resampled)" in index and "0 bootstrap" not in index
 
 
 def test_a_renamed_competition_is_written_again_and_in_place_rebuilds_equal_a_fresh_build(

@@ -173,8 +173,9 @@ def test_tempo_channel(tmp_path: Path, level: str, tempo: str) -> None:
     assert t.sent >= 12, t  # the sender did send
     # the host's tempo audit flags the colluder (its sender sleeps on move, in either mode), not its opponent
     from arena.publish.tempo import audit
-    lines = [json.loads(raw) for raw in (out / "results.jsonl").read_text().splitlines()]
-    report = audit(lines)
+    from arena.results import read_results
+
+    report = audit(read_results(out).lines)  # the typed lines, as the store gives them
     print(json.dumps(report["bots"]))
     assert report["flagged"] == ["collude"], report
     if tempo == "free":

@@ -89,6 +89,13 @@ class GameLine(BaseModel):
     faults: list[Fault]
     record: dict[str, Any] = Field(description="the engine's game record: every deal's deck, events, points")
 
+    def to_dict(self, table: bool = False) -> dict[str, Any]:
+        """The game as stored, its record the object read (not a copy: a copy of every deal's events would
+        double a digest's cost); at a table without ``side_a``."""
+        out = self.model_dump(exclude=_GAME_TABLE if table else _GAME_PAIRS)
+        out["record"] = self.record
+        return out
+
 
 class RunInfo(BaseModel):
     """Run-dependent facts: timings, host, worker, attempt. Never scored."""
@@ -206,8 +213,8 @@ class PairsLine(_Block):
         return Seating(self.games[half], half, PAIR_SIDES, self.games[half].side_a)
 
     def to_dict(self) -> dict[str, Any]:
-        """The line as stored (``json.loads`` of ``to_json``)."""
-        return self.model_dump(by_alias=True)
+        """The line as stored (``json.loads`` of ``to_json``), the games' records as read."""
+        return _line_dict(self, False)
 
     def to_json(self) -> str:
         """The line as stored: a pairs line names no table."""
@@ -239,8 +246,8 @@ class TableLine(_Block):
         return Seating(self.games[half], half, TABLE_SIDES[n], None)
 
     def to_dict(self) -> dict[str, Any]:
-        """The line as stored (``json.loads`` of ``to_json``)."""
-        return self.model_dump(by_alias=True, exclude=_TABLE_EXCLUDE)
+        """The line as stored (``json.loads`` of ``to_json``), the games' records as read."""
+        return _line_dict(self, True)
 
     def to_json(self) -> str:
         """The line as stored: a table's line names no partnerships."""
@@ -259,6 +266,20 @@ def _check_seats(games: list[GameLine], sides: int, seats: int) -> None:
 PAIR_SIDES: tuple[tuple[int, ...], ...] = ((0, 2), (1, 3))
 TABLE_SIDES: dict[int, tuple[tuple[int, ...], ...]] = {n: tuple((s,) for s in range(n)) for n in range(2, 7)}
 _TABLE_EXCLUDE: Any = {"games": {"__all__": {"side_a"}}}
+_GAME_PAIRS, _GAME_TABLE = {"record"}, {"record", "side_a"}
+
+
+def _line_dict(line: PairsLine | TableLine, table: bool, run: bool = True) -> dict[str, Any]:
+    out = line.model_dump(by_alias=True, exclude={"games", "run"})
+    out["games"] = [g.to_dict(table) for g in line.games]
+    if run:
+        out["run"] = line.run.model_dump()
+    return out
+
+
+def scored_dict(line: PairsLine | TableLine) -> dict[str, Any]:
+    """The line as stored without its run-dependent part (``run``): what two runs of a tournament share."""
+    return _line_dict(line, isinstance(line, TableLine), run=False)
 
 
 def _shape(v: Any) -> str:

@@ -48,9 +48,19 @@ class BotRef(BaseModel):
         return (self.bot, self.digest)
 
 
-class Fault(BaseModel):
-    """One fault of a game, as the judge recorded it (``match.game.SeatFault.to_dict``). It is stored
-    with exactly the keys it was given (a hand-written line's fault may name fewer)."""
+class _AsGiven(BaseModel):
+    """A record stored with exactly the keys it was given (a hand-written line may name fewer): its
+    defaults are for reading, never written."""
+
+    @model_serializer(mode="wrap")
+    def _as_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        given, fields = self.model_fields_set, type(self).model_fields
+        return {k: v for k, v in out.items() if k in given or k not in fields}
+
+
+class Fault(_AsGiven):
+    """One fault of a game, as the judge recorded it (``match.game.SeatFault.to_dict``)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
     seat: int | None = None
@@ -63,11 +73,21 @@ class Fault(BaseModel):
     reply: Any = None
     substituted: str | None = None
 
-    @model_serializer(mode="wrap")
-    def _as_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        out: dict[str, Any] = handler(self)
-        given = self.model_fields_set
-        return {k: v for k, v in out.items() if k in given or k not in Fault.model_fields}
+
+class Reproduce(_AsGiven):
+    """One fault with what replays it on the host that ran it (``match.reproduce.fault_commands``): under
+    ``run``, never scored (a host's paths, its stderr tail)."""
+
+    model_config = ConfigDict(extra="allow")
+    game: int = Field(description="the game of the block (its half, or a table's rotation)")
+    game_id: str | None = None
+    seat: int
+    bot: str
+    kind: str
+    message: str = ""
+    reply: Any = None
+    stderr: str | None = None
+    command: str | None = None
 
 
 class GameLine(BaseModel):
@@ -108,7 +128,7 @@ class RunInfo(BaseModel):
     wall_s: float = 0.0
     finished_at: float = 0.0
     games: list[dict[str, Any]] = Field(default_factory=list, description="BlockResult.game_run(half)")
-    reproduce: list[dict[str, Any]] = Field(
+    reproduce: list[Reproduce] = Field(
         default_factory=list, description="per fault: a shell command that replays it on this machine"
     )
 
@@ -317,7 +337,9 @@ def trusted_line(obj: dict[str, Any], shared: dict[Any, Any]) -> PairsLine | Tab
     top = {k: v for k, v in obj.items() if k != "schema"}
     top["schema_"] = obj.get("schema", SCHEMA_VERSION)
     top["games"] = [game(g) for g in obj["games"]]
-    top["run"] = RunInfo.model_construct(**obj.get("run") or {})
+    run = dict(obj.get("run") or {})
+    run["reproduce"] = [Reproduce.model_construct(**r) for r in run.get("reproduce") or []]
+    top["run"] = RunInfo.model_construct(**run)
     if obj.get("table") is not None:
         top["table"] = [ref(s) for s in obj["table"]]
         return TableLine.model_construct(**top)

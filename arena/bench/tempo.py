@@ -4,13 +4,14 @@ A fixed tempo holds every answer to its slot, so a game takes about ``slot_ms`` 
 wall time and little CPU; the scheduler plays more blocks at once than there are cores to make up
 for it (``arena.schedule.oversubscribe``). Both modes play the same round robin (four copies of
 one bot under other names, so there are six pairings to spread) through the real runner on an
-embedded Ray instance: free with one block a core, fixed with the scheduler's own number. Games
-per second count from the moment the workers are up to the last stored block (``games_per_s``:
-what a run of this size gets, the start of Ray's workers included, more of them with a fixed
-tempo), and from the first stored block to the last (``steady_games_per_s``: the rate of a long
-run, once its workers are up). While the fixed run
+embedded Ray instance: free with one block a core, fixed with the scheduler's own number. Each
+mode plays twice, half the blocks each time, in the order free, fixed, fixed, free: a machine whose
+load drifts over the run (other work) weighs on both modes alike. Games per second count from the
+moment the workers are up to the last stored block (``games_per_s``: what runs of this size get, the
+start of Ray's workers included, more of them with a fixed tempo), and from the first stored block
+to the last (``steady_games_per_s``: the rate of a long run, once its workers are up). While a run
 plays, the memory of this process's whole tree (Ray's workers and every sandbox, proportional set
-size) is sampled: its peak over the blocks at once is the memory a concurrent block takes.
+size) is sampled every 2 s: its peak over the blocks at once is the memory a concurrent block takes.
 """
 
 from __future__ import annotations
@@ -48,12 +49,12 @@ class _Clock(RunObserver):
     def line(self, line: ResultLine) -> None:
         self.stored.append((time.monotonic(), len(line.games)))
 
-    def steady(self) -> float | None:
-        """Games a second from the first stored block to the last (the workers' start and the first
+    def steady(self) -> tuple[int, float]:
+        """(games, seconds) from the first stored block to the last (the workers' start and the first
         blocks' launches left out): the rate once the run is going."""
-        if len(self.stored) < 2 or self.stored[-1][0] <= self.stored[0][0]:
-            return None
-        return sum(g for _, g in self.stored[1:]) / (self.stored[-1][0] - self.stored[0][0])
+        if len(self.stored) < 2:
+            return 0, 0.0
+        return sum(g for _, g in self.stored[1:]), self.stored[-1][0] - self.stored[0][0]
 
 
 def _tree_pss_mb() -> float:
@@ -98,8 +99,8 @@ def _play(entries: list[Path], level: str, tempo: str, blocks: int, deals: int, 
     peak = [0.0]
     done = threading.Event()
 
-    def sample() -> None:
-        while not done.wait(0.5):
+    def sample() -> None:  # every 2 s: reading smaps of a hundred processes is work the games wait for
+        while not done.wait(2.0):
             peak[0] = max(peak[0], _tree_pss_mb())
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -118,26 +119,50 @@ def _play(entries: list[Path], level: str, tempo: str, blocks: int, deals: int, 
                            + "".join(f"; {m}" for ln in lines for g in ln["run"]["games"] for m in
                                      [f"measured {x.get('measured')}" for x in g["faults"]][:3]))
     lat = [x for ln in lines for g in ln["run"]["games"] for p in g["players"] for x in p["latency_ms"]]
-    late = sum(1 for x in lat if x > SLOT_MS) / max(1, len(lat))
-    steady = clock.steady()
-    return {"games": games, "wall_s": round(wall, 2), "games_per_s": round(games / wall, 3),
-            "steady_games_per_s": None if steady is None else round(steady, 3),
-            "latency_ms_mean": round(sum(lat) / max(1, len(lat)), 2), "after_slot_share": round(late, 3),
-            "load_after": [round(x, 2) for x in os.getloadavg()],
-            "blocks_at_once": clock.capacity, "peak_tree_mb": round(peak[0]),
-            "mb_per_block": round(peak[0] / max(1, clock.capacity))}
+    steady_games, steady_s = clock.steady()
+    return {"games": games, "wall_s": wall, "steady_games": steady_games, "steady_s": steady_s,
+            "latency_ms_sum": sum(lat), "answers": len(lat), "late": sum(1 for x in lat if x > SLOT_MS),
+            "load_after": [round(x, 2) for x in os.getloadavg()], "blocks_at_once": clock.capacity,
+            "peak_tree_mb": peak[0]}
+
+
+def _combined(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One mode's runs as one: games over the sum of their times, the largest peak per block."""
+    games, wall = sum(r["games"] for r in runs), sum(r["wall_s"] for r in runs)
+    sg, ss = sum(r["steady_games"] for r in runs), sum(r["steady_s"] for r in runs)
+    answers = sum(r["answers"] for r in runs)
+    at_once = max(r["blocks_at_once"] for r in runs)
+    peak = max(r["peak_tree_mb"] for r in runs)
+    return {"games": games, "wall_s": round(wall, 2), "games_per_s": round(games / wall, 3) if wall > 0 else None,
+            "steady_games_per_s": round(sg / ss, 3) if ss > 0 else None,
+            "latency_ms_mean": round(sum(r["latency_ms_sum"] for r in runs) / max(1, answers), 2),
+            "after_slot_share": round(sum(r["late"] for r in runs) / max(1, answers), 3),
+            "load_after": [r["load_after"] for r in runs], "blocks_at_once": at_once, "peak_tree_mb": round(peak),
+            "mb_per_block": round(peak / max(1, at_once))}
+
+
+#: The order the modes play in: a load that drifts over the run weighs on both alike.
+ORDER = ("free", "fixed", "fixed", "free")
 
 
 def measure_tempo(bot: Path, level: str, blocks: int = 2, deals: int = 2, tmp: Path | None = None) -> dict[str, Any]:
-    """Both modes on the same round robin: games per second, and fixed's as a share of free's."""
+    """Both modes on the same round robin, each twice with half the ``blocks`` (ABBA): games per second,
+    and fixed's as a share of free's."""
     import tempfile
 
+    half = max(1, blocks // 2)
+    runs: dict[str, list[dict[str, Any]]] = {"free": [], "fixed": []}
     with tempfile.TemporaryDirectory(prefix="arena-bench-tempo-") as scratch:
         root = tmp or Path(scratch)
         entries = _copies(bot, root)
-        free = _play(entries, level, "free", blocks, deals, root / "free")
-        fixed = _play(entries, level, "fixed", blocks, deals, root / "fixed")
+        for i, mode in enumerate(ORDER):
+            runs[mode].append(_play(entries, level, mode, half, deals, root / f"{mode}-{i}"))
+    free, fixed = _combined(runs["free"]), _combined(runs["fixed"])
     a, b = fixed["steady_games_per_s"], free["steady_games_per_s"]
     return {"bot": bot.name, "level": level, "decision_ms": DECISION_MS, "slot_ms": SLOT_MS, "deals": deals,
-            "free": free, "fixed": fixed, "fixed_vs_free": round(fixed["games_per_s"] / free["games_per_s"], 3),
-            "fixed_vs_free_steady": round(a / b, 3) if a and b else None}
+            "free": free, "fixed": fixed, "blocks_per_pairing": 2 * half, "order": list(ORDER),
+            "fixed_vs_free": _ratio(fixed["games_per_s"], free["games_per_s"]), "fixed_vs_free_steady": _ratio(a, b)}
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 3) if a and b else None

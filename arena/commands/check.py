@@ -10,7 +10,8 @@ from ..match import MatchSettings
 from ..match.check import check_entry
 from ..players import BotEntry, load_entry
 from ..players.manifest import command_entry
-from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
+from .common import (EXIT_FAILED, EXIT_OK, CommandError, decision_ms_option, parse, parser, profile_from_args, profile_option,
+                     sandbox_option)
 
 
 def settings_from_args(args: Any, profile: RuleProfile | None = None) -> MatchSettings:
@@ -30,7 +31,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--name", default="cli-bot", help="name for a bot given as a command")
     sandbox_option(ap)
     profile_option(ap)
-    ap.add_argument("--decision-ms", type=int, default=1000)
+    decision_ms_option(ap, 1000)
     ap.add_argument("--games", type=int, default=2, help="full games with the bot in every seat (default 2)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parse(ap, argv)

@@ -55,11 +55,29 @@ def sandbox_option(p: argparse.ArgumentParser, default: str = "bwrap") -> None:
                    help=f"isolation level (default {default}; see docs/sandbox.md)")
 
 
-def tempo_option(p: argparse.ArgumentParser, default: str | None = None) -> None:
-    p.add_argument("--tempo", choices=["free", "fixed"], default=default,
+def decision_ms_option(p: argparse.ArgumentParser, default: int | None = None) -> None:
+    p.add_argument("--decision-ms", type=int, default=default, metavar="MS",
+                   help="CPU time a decision may take (match.time.decision_ms; default "
+                        + (f"{default})" if default else "the config's, else 1000)"))
+
+
+def time_options(p: argparse.ArgumentParser, tempo: str | None = None) -> None:
+    """The time control of the games a command plays (match.time), parsed alike by `arena run` and `arena sprt`:
+    what is given replaces the config's field, what is not keeps it (``time_from_args``)."""
+    p.add_argument("--tempo", choices=["free", "fixed"], default=tempo,
                    help="fixed: every answer is released a slot after its request, so no seat can signal by how"
                         " long it takes (docs/sandbox.md, Tempo); free: at once"
-                        + (f" (default {default})" if default else " (default: the config's, else free)"))
+                        + (f" (default {tempo})" if tempo else " (default: the config's, else free)"))
+    decision_ms_option(p)
+    p.add_argument("--slot-ms", type=int, metavar="MS",
+                   help="with --tempo fixed: wall ms from a request to the release of its answer, above"
+                        " --decision-ms (default: the config's, else 3 x decision_ms + 50)")
+
+
+def time_from_args(args: Any) -> dict[str, Any]:
+    """The match.time fields the command line gave (validated with the rest of the config)."""
+    given = {"tempo": args.tempo, "decision_ms": args.decision_ms, "slot_ms": args.slot_ms}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def profile_option(p: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from ..match.reproduce import reproduce_fault
 from ..players import Fault, load_entry
 from ..results import GameLine, ResultLine, read_results
 from .check import settings_from_args
-from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser, sandbox_option
+from .common import EXIT_FAILED, EXIT_OK, CommandError, decision_ms_option, parse, parser, sandbox_option
 
 
 def find_game(results: str, game: str, block: str | None = None) -> tuple[ResultLine, GameLine]:
@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--block", help="block key or index (only with --game 0 or 1)")
     ap.add_argument("--decision", type=int, required=True)
     sandbox_option(ap)
-    ap.add_argument("--decision-ms", type=int, default=1000)
+    decision_ms_option(ap, 1000)
     args = parse(ap, argv)
     _, game = find_game(args.results, args.game, args.block)
     fault = next((f for f in game.faults if f.decision == args.decision and f.seat is not None), None)

@@ -18,7 +18,7 @@ from ..players import Fault
 from ..results import ResultLine, ResultsError, read_results
 from ..schedule import load_config
 from ..schedule.runner import EntriesFailed, RunOptions, RunRefused, RunResult, run_tournament
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommandError, parse, parser, tempo_option
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommandError, parse, parser, time_from_args, time_options
 from .running import RunDisplay, refusal_text
 
 SHOW_FAULTS = 10
@@ -42,7 +42,7 @@ def build_parser() -> Any:
     ap.add_argument("--retire", action="append", metavar="NAME@VERSION", help="leave this version of a bot out of the"
                     " ratings (the manifest's version or a digest prefix; repeatable; joins the config's retire: list)")
     ap.add_argument("--skip-check", action="store_true", help="do not run the conformance check before the first game")
-    tempo_option(ap)
+    time_options(ap)
     ap.add_argument("--site", help="write the static site here at the end, with provisional standings while it runs"
                                    " (default: the config's site)")
     ap.add_argument("--no-rate", action="store_true", help="do not rate the results at the end")
@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
     overrides = {
         "workers": args.workers, "blocks": args.blocks, "seed": args.seed, "out": args.out,
         "backend": args.backend, "ray_address": args.ray_address, "leaderboard": args.leaderboard,
-        "site": args.site, "retire": args.retire, "tempo": args.tempo,
+        "site": args.site, "retire": args.retire, "time": time_from_args(args) or None,
     }
     t = load_config(args.config, overrides)
     stop = None

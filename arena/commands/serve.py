@@ -107,13 +107,18 @@ def main(argv: list[str]) -> int:
 
 def _republish(svc: Service) -> bool:
     """The public site rebuilt without the versions just retired (the server's next batch would do it
-    later); False when there is no site yet (nothing stored: nothing to take out)."""
+    later); False when there is no site yet (nothing stored: nothing to take out), or when every stored
+    block has a retired version in it (nothing left to rate until the ladder plays again)."""
+    from ..publish.rate import NothingToRate
     from ..publish.site.build import MARKER
     from ..serve.ladder import publish
 
     if not (svc.folder / "public" / MARKER).is_file():
         return False
-    publish(svc)
+    try:
+        publish(svc)
+    except NothingToRate:
+        return False
     return True
 
 

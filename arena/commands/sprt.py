@@ -16,12 +16,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..players import load_entry
+from ..players import TimeSettings, load_entry
 from ..ratings import EXIT_ERROR, MATCHUP_LABELS, format_gain, format_status
 from ..schedule.config import build_tournament
 from ..schedule.runner import RunOptions, RunRefused, run_tournament
 from ..schedule.stopping import SPRTStop
-from .common import CommandError, parse, parser, profile_from_args, profile_option, sandbox_option, tempo_option
+from .common import (CommandError, parse, parser, profile_from_args, profile_option, sandbox_option, time_from_args,
+                     time_options)
 from .run import report_run
 from .running import RunDisplay, refusal_text
 
@@ -46,7 +47,7 @@ def build_parser() -> Any:
     ap.add_argument("--deals", type=int, default=8, help="deals per game in the deals format (default 8)")
     profile_option(ap)
     sandbox_option(ap)
-    tempo_option(ap, "free")
+    time_options(ap, "free")
     ap.add_argument("--restart", choices=["per-game", "per-lineage"],
                     help="one bot process per lineage kept up over a batch of blocks, or a fresh one every game"
                          " (docs/tournaments.md, Lineages; default per-lineage, and per-game for a folder"
@@ -91,7 +92,7 @@ def main(argv: list[str]) -> int:
         "blocks": args.max_blocks,
         "seed": seed,
         "match": {"format": fmt, "deals": args.deals, "sandbox": args.sandbox, "profile": profile_from_args(args).name,
-                  **({"time": {"tempo": "fixed"}} if args.tempo == "fixed" else {}),
+                  "time": time_from_args(args),
                   **({"restart": args.restart} if args.restart else {}),
                   **({"lineage_blocks": args.lineage_blocks} if args.lineage_blocks is not None else {})},
         **({"workers": args.workers} if args.workers is not None else {}),
@@ -110,8 +111,8 @@ def main(argv: list[str]) -> int:
     stop = SPRTStop.for_tournament(t, on_block)
     if not args.quiet:
         print(f"arena sprt: candidate {cand.ident} vs baseline {base.ident}; seed {seed}; format {fmt}"
-              f"{f' ({args.deals} deals)' if fmt == 'deals' else ''}; sandbox {args.sandbox}; results in {out}",
-              file=out_s)
+              f"{f' ({args.deals} deals)' if fmt == 'deals' else ''}; sandbox {args.sandbox};"
+              f" {time_text(t.settings.time)}; results in {out}", file=out_s)
         unit = "points per block" if args.points else "Elo"
         for m, test in stop.run.tests.items():
             print(f"  {MATCHUP_LABELS[m]}: per-bot {unit} [{test.bot_elo0:g}, {test.bot_elo1:g}] -> matchup {unit}"
@@ -150,6 +151,7 @@ def main(argv: list[str]) -> int:
             "candidate": {"name": cand.name, "version": cand.manifest.version, "digest": cand.digest},
             "baseline": {"name": base.name, "version": base.manifest.version, "digest": base.digest},
             "match_format": fmt, "deals": args.deals if fmt == "deals" else None, "sandbox": args.sandbox,
+            "time": t.settings.time.model_dump(mode="json"),
             "profile": t.settings.profile.model_dump(mode="json"),
             "mode": "points" if args.points else "pentanomial", "alpha": args.alpha, "beta": args.beta,
             "elo0": args.elo0, "elo1": args.elo1, "max_blocks": args.max_blocks, "results": str(out),
@@ -159,6 +161,14 @@ def main(argv: list[str]) -> int:
         Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json_out).write_text(json.dumps(doc, indent=1, default=str) + "\n")
     return code
+
+
+def time_text(t: TimeSettings) -> str:
+    """The time control in words, for the run's header line."""
+    if t.fixed:
+        return (f"tempo fixed ({t.decision_ms} ms CPU a decision, answers released {t.slot_s * 1000:.0f} ms after"
+                " their request)")
+    return f"tempo free ({t.decision_ms} ms CPU a decision)"
 
 
 def _stored_seed(out: Path) -> str | None:

@@ -1,9 +1,11 @@
-"""The tempo audit: per bot, how long it sat idle on move and what its timing says about its hand.
+"""The tempo audit: per seat of each bot, how long it sat idle on move and what its timing says about its hand.
 
 A partner can read a hand from how long a seat takes (docs/sandbox.md, Tempo); ``tempo: fixed``
 closes that, and this audit shows the host who tried, in either mode. From each game's record
 (the seat's asked decisions, its dealt hands) and run facts (latency, CPU and wait for a core per
-decision), per bot:
+decision), per bot and seat of the game it sat at (0 to n-1: in a pairs game one copy of a bot
+may send while its partner, the same bot at the other seat, only reads, and pooling the two would
+halve what the sender shows):
 
 * ``idle``: time on move that was neither its CPU nor a wait for a core (latency - cpu - wait):
   an honest program computes (CPU) or waits for the machine; a signalling one sleeps.
@@ -13,8 +15,9 @@ decision), per bot:
   (``mi_null_bits``, the bias of a finite sample, and its spread): ``mi_z`` standard deviations
   above chance says its timing tells of its hand beyond its public actions.
 
-A bot is flagged when either is far outside what the baseline bots show (thresholds below,
-measured over round robins of random, heuristic, montecarlo and pimc): the figures say why.
+A seat is flagged when either is far outside what the baseline bots show (thresholds below,
+measured over round robins of random, heuristic, montecarlo and pimc), and a bot when any of its
+seats is: the figures say why.
 Timings are run facts: the audit is the host's (``arena rate`` writes it as ``tempo.json``
 beside the leaderboard, the server shows each team its own), never part of the scored results.
 """
@@ -57,8 +60,11 @@ class _Row:
 
 
 @dataclass
-class BotTempo:
+class SeatTempo:
+    """One bot at one seat number, over every game it sat there."""
+
     bot: str
+    seat: int
     rows: list[_Row] = field(default_factory=list)
     games: int = 0
 
@@ -67,7 +73,7 @@ class BotTempo:
         idle = [r.idle for r in self.rows]
         lat = [r.latency for r in self.rows]
         total_lat = sum(lat)
-        out: dict[str, Any] = {"bot": self.bot, "games": self.games, "decisions": n}
+        out: dict[str, Any] = {"bot": self.bot, "seat": self.seat, "games": self.games, "decisions": n}
         if not n:
             return {**out, "idle_ms_mean": None, "idle_ms_p90": None, "idle_share": None, "mi_bits": None,
                     "mi_null_bits": None, "mi_z": None, "flagged": False, "why": None}
@@ -151,11 +157,11 @@ def _public(event: dict[str, Any]) -> str:
     return kind if amount is None else f"{kind} {amount}"
 
 
-def collect(lines: Iterable[ResultLine]) -> dict[str, BotTempo]:
-    """Per bot name, the rows of every asked decision in the results lines that carry run timings."""
+def collect(lines: Iterable[ResultLine]) -> dict[tuple[str, int], SeatTempo]:
+    """Per (bot name, seat), the rows of every asked decision in the results lines that carry run timings."""
     from ..engine.cards import CARD_NAMES
 
-    bots: dict[str, BotTempo] = {}
+    seats_of: dict[tuple[str, int], SeatTempo] = {}
     for line in lines:
         runs = line.run.games
         for half, game in enumerate(line.games):
@@ -171,27 +177,26 @@ def collect(lines: Iterable[ResultLine]) -> dict[str, BotTempo]:
                 for e in d.get("events") or []:
                     if e.get("type") != "reshuffle" and not e.get("forced"):
                         asked[int(e["seat"])].append((int(d["index"]), e))
-            seats = game.seats
-            for name in {e.bot for e in seats}:
-                bots.setdefault(name, BotTempo(name)).games += 1
-            for seat, entry in enumerate(seats):
+            for seat, entry in enumerate(game.seats):
+                one = seats_of.setdefault((entry.bot, seat), SeatTempo(entry.bot, seat))
+                one.games += 1
                 if seat >= len(players):
                     continue
                 p = players[seat]
                 lat, cpu = p.get("latency_ms") or [], p.get("cpu_ms") or []
                 wait = p.get("wait_ms") or [0.0] * len(lat)
-                bot = bots[entry.bot]
                 for (deal, e), la, cp, wa in zip(asked[seat], lat, cpu, wait):
                     if deal >= len(dealt) or seat >= len(dealt[deal]):
                         continue
-                    bot.rows.append(_Row((str(e.get("type")), _public(e)), max(0.0, la - cp - wa), la,
+                    one.rows.append(_Row((str(e.get("type")), _public(e)), max(0.0, la - cp - wa), la,
                                          _points(dealt[deal][seat])))
-    return bots
+    return seats_of
 
 
 def audit(lines: Iterable[ResultLine], seed: int = 0) -> dict[str, Any]:
-    """The tempo audit of results lines: ``{"bots": [figures per bot], "flagged": [names]}``."""
-    figures = [b.figures(seed) for _, b in sorted(collect(lines).items())]
+    """The tempo audit of results lines: ``{"seats": [figures per bot and seat, by bot then seat],
+    "flagged": [names of bots with a flagged seat]}``."""
+    figures = [s.figures(seed) for _, s in sorted(collect(lines).items())]
     return {"thresholds": {"idle_ms": IDLE_FLAG_MS, "idle_share": IDLE_SHARE, "mi_z": MI_FLAG_Z,
                            "mi_excess_bits": MI_EXCESS_BITS, "min_decisions": MIN_DECISIONS},
-            "bots": figures, "flagged": [f["bot"] for f in figures if f["flagged"]]}
+            "seats": figures, "flagged": sorted({f["bot"] for f in figures if f["flagged"]})}

@@ -252,10 +252,10 @@ def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None =
     for k, v in (overrides or {}).items():
         if v is None:
             continue
-        if k == "tempo":  # a match setting: match.time.tempo
+        if k == "time":  # match settings: the fields given replace the config's match.time fields
             match = data.setdefault("match", {}) if isinstance(data.get("match", {}), dict) else {}
             if isinstance(match.setdefault("time", {}), dict):
-                match["time"]["tempo"] = v
+                match["time"].update(v)
         elif k == "retire":  # the command line's versions join the config's
             data[k] = [*(data.get(k) or []), *v] if isinstance(data.get(k) or [], list) else data.get(k)
         else:

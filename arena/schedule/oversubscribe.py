@@ -36,13 +36,19 @@ def available_mb() -> int | None:
     return None
 
 
-def fixed_tempo_workers(level: str, n_cores: int | None = None, budget_mb: int | None = None) -> tuple[int, str]:
-    """(blocks at once, the sentence that says why) for a fixed-tempo run on this machine."""
+def fixed_tempo_workers(level: str, n_cores: int | None = None, budget_mb: int | None = None,
+                        units: int | None = None) -> tuple[int, str]:
+    """(blocks at once, the sentence that says why) for a fixed-tempo run on this machine; ``units``: the
+    units of work the run has to play, which bound it (a Ray worker that would get nothing costs its
+    start, about a second of CPU, all the same)."""
     n_cores = n_cores or cores()
     if budget_mb is None:
         avail = available_mb()
         budget_mb = avail // 2 if avail is not None else n_cores * BLOCK_MB.get(level, BLOCK_MB["gvisor"])
     per = BLOCK_MB.get(level, BLOCK_MB["gvisor"])
     n = max(n_cores, min(n_cores * PER_CORE, budget_mb // per))
+    few = units is not None and 0 < units < n
+    n = units if few and units is not None else n
     return n, (f"tempo fixed: {n} blocks at once on {n_cores} cores (seats off move are frozen; memory budget"
-               f" {budget_mb} MB at about {per} MB a block at level {level})")
+               f" {budget_mb} MB at about {per} MB a block at level {level}"
+               + (f"; the run has {units} units to play)" if few else ")"))

@@ -34,6 +34,7 @@ from ..results import SCHEMA_VERSION, ResultLine, ResultsError, ResultsStore, re
 from ..sandbox import judge
 from .backends import make_backend
 from .oversubscribe import fixed_tempo_workers
+from .lineage import make_units
 from .config import ScheduleSpec, Tournament
 from .ladder import record_run
 from .lock import FolderLock
@@ -416,17 +417,17 @@ def check(t: Tournament, entries: list[BotEntry]) -> list[tuple[str, CheckReport
     return [(ident, r) for ident, r in reports if not r.ok]
 
 
-def choose_backend(t: Tournament) -> BackendChoice:
+def choose_backend(t: Tournament, units: int | None = None) -> BackendChoice:
     """The config's backend; on a cluster ``workers`` caps the blocks at once only when it was given.
 
     With a fixed tempo and no ``workers`` given, an embedded instance plays more blocks at once than
-    there are cores (``oversubscribe``): its games mostly wait."""
+    there are cores (``oversubscribe``): its games mostly wait; never more than the ``units`` to play."""
     address = t.config.ray_address or os.environ.get("RAY_ADDRESS") or None
     given = "workers" in t.config.model_fields_set
     cap = t.config.workers if given else None
     workers, why = t.config.workers, None
     if t.settings.time.fixed and not given and address is None and t.config.backend == "ray":
-        workers, why = fixed_tempo_workers(t.settings.sandbox.value)
+        workers, why = fixed_tempo_workers(t.settings.sandbox.value, units=units)
     return BackendChoice(t.config.backend, workers, address, cap, why)
 
 
@@ -439,7 +440,7 @@ def play(t: Tournament, admission: Admission, p: Plan, *, stop: StoppingRule | N
     t0 = time.monotonic()
     if not p.todo:
         return Played(None, False, 0.0)
-    choice = choice or choose_backend(t)
+    choice = choice or choose_backend(t, units=len(make_units(p.todo)))
     observer.starting(choice)
     backend = make_backend(choice.kind, {e.ident: e for e in p.playing}, choice.workers, choice.address,
                            cap=choice.cap, halt=halt)

@@ -79,7 +79,8 @@ class FaultIndex:
             return [f for f in self._faults if team is None or f["team"] == team]
 
     def tempo(self, team: str | None) -> list[dict[str, Any]]:
-        """The tempo audit's figures of ``team``'s bots (``arena.publish.tempo``; every team's for the host)."""
+        """The tempo audit's figures of ``team``'s bots, a row per bot and seat (``arena.publish.tempo``;
+        every team's for the host)."""
         with self._lock:
             self._load()
             if self._tempo is None:
@@ -87,7 +88,7 @@ class FaultIndex:
                     self._tempo = audit(line for line, _, _ in ResultsScan(self.results)) if self._seen else audit([])
                 except ResultsError:  # a line the ladder's next batch repairs or reports: nothing to show yet
                     return []
-            return [f for f in self._tempo["bots"] if team is None or f["bot"] == team]
+            return [f for f in self._tempo["seats"] if team is None or f["bot"] == team]
 
     def block_line(self, team: str | None, pairing: str, block: int) -> dict[str, Any] | None:
         """The block's results line with an empty ``run``, if ``team`` has a fault in it (None for the host: any)."""

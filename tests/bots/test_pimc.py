@@ -183,7 +183,6 @@ def test_the_compiled_core_loads_inside_the_sandbox(tmp_path):
     it checks itself against) must be readable there, or pimc would silently run a hundred
     times slower. This bot refuses to start on the pure-Python twin."""
     from arena.match import MatchSettings
-    from arena.match.check import check_entry
     from arena.players import load_entry
 
     if not solver_module.compiled():
@@ -198,5 +197,9 @@ def test_the_compiled_core_loads_inside_the_sandbox(tmp_path):
         "        return random_legal(legal, kind, self.rng)\n"
         "run(B())\n")
     (tmp_path / "bot.yaml").write_text('name: core\ncommand: ["{python}", "bot.py"]\nlibraries: [sdk]\n')
-    report = check_entry(load_entry(tmp_path), MatchSettings(sandbox="bwrap"), games=0)
-    assert report.ok, report.summary()
+    player = MatchSettings(sandbox="bwrap").player(load_entry(tmp_path), 1)  # its handshake says the core loaded
+    try:
+        fault = player.start()
+    finally:
+        report = player.close()
+    assert fault is None, (fault, report.stderr)

@@ -75,6 +75,14 @@ def test_bad_input_is_one_line_with_its_exit_code(argv: list[str], code: int, fr
     assert "Traceback" not in ran.err
 
 
+def test_the_run_time_options_are_checked_as_the_config_is(tmp_path: Path) -> None:
+    """`arena run --tempo/--decision-ms/--slot-ms` (parsed as `arena sprt`'s) are the config's match.time fields."""
+    ran = arena("run", write_config(tmp_path), "--tempo", "fixed", "--decision-ms", "300", "--slot-ms", "200")
+    assert ran.code == 2 and "match.time" in ran.err and "slot_ms (200) must be above decision_ms (300)" in ran.err, ran
+    ran = arena("run", write_config(tmp_path), "--decision-ms", "0")
+    assert ran.code == 2 and "match.time.decision_ms" in ran.err and "Traceback" not in ran.err, ran
+
+
 def test_help_and_version() -> None:
     assert arena("--help").code == 0 and "check-bot" in arena("--help").out
     assert arena().code == 2

@@ -28,6 +28,10 @@ def _sprt(argv: list[str]) -> tuple[int, str, str]:
     (["--candidate", RANDOM, "--baseline", RANDOM, "--max-blocks", "0"], "blocks: Input should be greater than or equal to 1"),
     (["--candidate", RANDOM, "--baseline", RANDOM, "--sandbox", "docker"], "invalid choice"),
     (["--candidate", "/nonexistent/bot", "--baseline", RANDOM, "--sandbox", "none"], "no bot manifest"),
+    (["--candidate", RANDOM, "--baseline", RANDOM, "--decision-ms", "0"], "match.time.decision_ms: Input should be greater than 0"),
+    (["--candidate", RANDOM, "--baseline", RANDOM, "--tempo", "fixed", "--decision-ms", "200", "--slot-ms", "150"],
+     "slot_ms (150) must be above decision_ms (200)"),
+    (["--candidate", RANDOM, "--baseline", RANDOM, "--decision-ms", "fast"], "invalid int value"),
 ])
 def test_cli_errors_exit_3(argv: list[str], msg: str) -> None:
     code, _, err = _sprt(argv)
@@ -51,6 +55,24 @@ def test_end_to_end_random_vs_itself_is_inconclusive(tmp_path) -> None:
     doc = json.loads(out_json.read_text())
     assert doc["verdict"] == "inconclusive" and doc["exit"] == 2 and doc["seed"] == "e2e"
     assert {m: sum(v["pentanomial"]) for m, v in doc["matchups"].items()} == {"pair": 2, "mixed": 2}
+
+
+def test_the_time_options_set_the_games_time_control(tmp_path) -> None:
+    """--tempo, --decision-ms and --slot-ms are the run's match.time (as `arena run`'s): the header and the JSON
+    say them, and the games are played with them. (At rlimit, where the bot's CPU is measured: at level none the
+    limit is judged on the wall clock, which a loaded machine stretches past 50 ms.)"""
+    out_json = tmp_path / "sprt.json"
+    code, out, err = _sprt(["--candidate", RANDOM, "--baseline", RANDOM, "--sandbox", "rlimit", "--max-blocks", "1",
+                            "--min-blocks", "1", "--matchups", "pair", "--format", "deals", "--deals", "1",
+                            "--tempo", "fixed", "--decision-ms", "50", "--slot-ms", "70", "--seed", "t", "--skip-check",
+                            "--json", str(out_json), "--out", str(tmp_path / "r")])
+    assert code == 2, err
+    assert "tempo fixed (50 ms CPU a decision, answers released 70 ms after their request)" in out
+    doc = json.loads(out_json.read_text())
+    assert doc["time"]["tempo"] == "fixed" and doc["time"]["decision_ms"] == 50 and doc["time"]["slot_ms"] == 70
+    (line,) = [json.loads(x) for x in (tmp_path / "r" / "results.jsonl").read_text().splitlines()]
+    lat = [x for g in line["run"]["games"] for p in g["players"] for x in p["latency_ms"]]
+    assert lat and not [f for g in line["games"] for f in g["faults"]]
 
 
 @pytest.mark.slow

@@ -101,7 +101,11 @@ def test_engine_library_is_importable_in_the_sandbox(tmp_path):
     (without / "bot.py").write_text((tmp_path / "bot.py").read_text())
     (without / "bot.yaml").write_text('name: eng\ncommand: ["{python}", "bot.py"]\n')
     st = MatchSettings(sandbox="bwrap")
-    assert check_entry(load_entry(tmp_path), st).ok
+    player = st.player(load_entry(tmp_path), 1)  # its handshake comes after the import: one start says it
+    try:
+        assert player.start() is None
+    finally:
+        player.close()
     report = check_entry(load_entry(without), st)
     assert not report.ok and report.violations[0].fault.kind == "crash"
 

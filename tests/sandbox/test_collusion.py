@@ -173,10 +173,14 @@ def test_tempo_channel(tmp_path: Path, level: str, tempo: str) -> None:
     assert t.sent >= 12, t  # the sender did send
     # the host's tempo audit flags the colluder (its sender sleeps on move, in either mode), not its opponent
     from arena.publish.tempo import audit
-    lines = [json.loads(raw) for raw in (out / "results.jsonl").read_text().splitlines()]
+    from arena.results import parse_line
+    lines = [parse_line(json.loads(raw)) for raw in (out / "results.jsonl").read_text().splitlines()]
     report = audit(lines)
-    print(json.dumps(report["bots"]))
+    print(json.dumps(report["seats"]))
     assert report["flagged"] == ["collude"], report
+    # per seat: the sender (the pair's lower seat, 0 or 1) is flagged, its partner (2 or 3) only reads
+    flagged = {(f["bot"], f["seat"]) for f in report["seats"] if f["flagged"]}
+    assert flagged == {("collude", 0), ("collude", 1)}, report
     if tempo == "free":
         assert t.symbols >= 6 and t.symbols_right >= t.symbols // 2, t
         assert t.exact >= 1, f"{t}; receiver's stderr: {t.stderr[:1]}"

@@ -156,10 +156,18 @@ def test_a_deal_file_of_the_wrong_size_for_the_profile_is_refused(tmp_path: Path
     assert len(t.deal_files) == 1
 
 
-def test_the_command_line_tempo_sets_the_match_time(tmp_path: Path) -> None:
-    """`arena run --tempo fixed` (issue 41) is the config's match.time.tempo, checked the same way."""
-    t = load_config(write_config(tmp_path, match={**FAST_MATCH, "time": {"decision_ms": 100}}), {"tempo": "fixed"})
+def test_the_command_line_time_sets_the_match_time(tmp_path: Path) -> None:
+    """`arena run --tempo fixed --decision-ms --slot-ms` (issue 41) replace the config's match.time fields they
+    give, keep the others, and are checked the same way (the field named)."""
+    t = load_config(write_config(tmp_path, match={**FAST_MATCH, "time": {"decision_ms": 100}}), {"time": {"tempo": "fixed"}})
     assert t.settings.time.tempo == "fixed" and t.settings.time.decision_ms == 100
-    assert load_config(write_config(tmp_path), {"tempo": None}).settings.time.tempo == "free"
+    t = load_config(write_config(tmp_path, match={**FAST_MATCH, "time": {"decision_ms": 100, "bank_ms": 9000}}),
+                    {"time": {"decision_ms": 300, "slot_ms": 450, "tempo": "fixed"}})
+    assert (t.settings.time.decision_ms, t.settings.time.slot_ms, t.settings.time.bank_ms) == (300, 450, 9000)
+    assert load_config(write_config(tmp_path), {"time": None}).settings.time.tempo == "free"
     with pytest.raises(ConfigError, match="match.time.tempo"):
-        load_config(write_config(tmp_path), {"tempo": "sometimes"})
+        load_config(write_config(tmp_path), {"time": {"tempo": "sometimes"}})
+    with pytest.raises(ConfigError, match=r"match.time.*slot_ms \(300\) must be above decision_ms \(300\)"):
+        load_config(write_config(tmp_path), {"time": {"decision_ms": 300, "slot_ms": 300}})
+    with pytest.raises(ConfigError, match="match.time.decision_ms"):
+        load_config(write_config(tmp_path), {"time": {"decision_ms": 0}})

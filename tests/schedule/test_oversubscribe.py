@@ -19,6 +19,15 @@ def test_the_budget_and_the_cores_bound_the_blocks_at_once() -> None:
     assert why.startswith(f"tempo fixed: {n} blocks at once on 2 cores") and "memory budget 1000 MB" in why
 
 
+def test_never_more_blocks_at_once_than_units_to_play() -> None:
+    """A Ray worker that would get no unit costs its start all the same: a run of 3 units starts 3."""
+    n, why = fixed_tempo_workers("gvisor", 2, budget_mb=100_000, units=3)
+    assert n == 3 and why.endswith("; the run has 3 units to play)")
+    assert fixed_tempo_workers("gvisor", 2, budget_mb=100_000, units=1)[0] == 1
+    assert fixed_tempo_workers("gvisor", 2, budget_mb=100_000, units=50)[0] == 2 * PER_CORE
+    assert fixed_tempo_workers("gvisor", 2, budget_mb=100_000, units=0)[0] == 2 * PER_CORE  # nothing known
+
+
 def test_only_a_fixed_tempo_on_an_embedded_instance_without_workers_given(tmp_path: Path) -> None:
     def choice(**fields: object):
         cfg = {k: v for k, v in {"backend": "ray", **fields}.items()}

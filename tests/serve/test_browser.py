@@ -130,3 +130,38 @@ def test_a_team_uploads_through_the_form_and_appears_on_the_leaderboard(comp: Pa
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
+
+
+def test_a_verdict_appears_on_the_team_page_without_a_reload(comp: Path, tmp_path: Path, browser: Browser) -> None:
+    """The upload stays queued (no validation worker) until the test validates it; the page the form led to
+    shows the verdict and the uploads left without being loaded again."""
+    from arena.serve import db
+    from arena.serve.serve import open_service
+
+    from .conftest import start
+
+    svc = open_service(comp)
+    token = db.add_team(svc.engine, "red")
+    url, server = start(svc, worker=False)
+    archive = tmp_path / "bot.tar.gz"
+    archive.write_bytes(pack(ROOT / "bots" / "minimal"))
+    try:
+        goto(browser, f"{url}/")
+        browser.js(f"document.querySelector('input[name=token]').value = {token!r}")
+        submit(browser, "form[action='/login']")
+        root = browser.call("DOM.getDocument")["root"]["nodeId"]
+        node = browser.call("DOM.querySelector", nodeId=root, selector="input[type=file]")["nodeId"]
+        browser.call("DOM.setFileInputFiles", nodeId=node, files=[str(archive)])
+        submit(browser, "form[action='/team/upload']")
+        mine = "document.querySelector('#submissions li')"
+        assert browser.js(f"{mine}.querySelector('.status').textContent") == "queued"
+        assert browser.js("document.querySelector('#quota-left').textContent") == "2"
+        browser.js("window.notReloaded = true")
+        assert svc.work_once()  # the validation, as the worker runs it
+        browser.wait_for(f"window.notReloaded && {mine}.querySelector('.status').textContent === 'accepted'")
+        assert "as version 1 (red v1)" in browser.js(f"{mine}.textContent")
+        assert "CONFORMS" in browser.js(f"{mine}.querySelector('pre').textContent")
+        assert browser.problems() == []
+    finally:
+        server.should_exit = True  # type: ignore[attr-defined]
+        svc.engine.dispose()

@@ -153,8 +153,14 @@ def test_the_tempo_audit_reaches_each_team_for_its_own_bots_only(played: Any) ->
     try:
         for team in ("red", "blue"):
             mine = httpx.get(f"{url}/api/tempo", headers=bearer[team]).json()
-            assert [f["bot"] for f in mine] == [team], mine
-            assert mine[0]["games"] >= 1 and mine[0]["flagged"] is False
+            assert {f["bot"] for f in mine} == {team}, mine  # a row per seat its bot sat at, no other team's
+            assert sorted(f["seat"] for f in mine) == [0, 1, 2, 3], mine  # pairs: both copies, both games
+            assert all(f["games"] >= 1 and f["flagged"] is False for f in mine)
+            page = login(url, team).get("/team").text  # the team page: the same rows, a seat column
+            table = page[page.index("<table id=tempo-audit>"):]
+            table = table[:table.index("</table>")]
+            assert "<th>seat</th>" in table and table.count("<tr><td>") == 4
+            assert [int(x) for x in re.findall(rf"<tr><td>{team}</td><td>(\d)</td>", table)] == [0, 1, 2, 3]
         assert httpx.get(f"{url}/api/tempo").status_code == 401
     finally:
         server.should_exit = True  # type: ignore[attr-defined]

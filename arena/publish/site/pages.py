@@ -182,6 +182,9 @@ class LosView:
     rows: list[tuple[str, list[str]]]
 
 
+#: the ratings' notes (one per bot that won or lost every game, ...) shown open up to this many; more are folded
+NOTES_OPEN = 3
+
 #: the ratings table's interval bars, in px (the table fits a 1280 px window beside its twelve other columns)
 BAR_WIDTH = 200
 
@@ -193,7 +196,6 @@ def leaderboard_page(m: SiteModel, *, live: bool = False, naming: Naming = Namin
     heading = site.title if naming.title else f"{site.title}: leaderboard"
     level = int(round(100 * doc["rating"]["interval_level"]))
     dates = [r.date for r in m.comp.runs if r.date]
-    tbl = doc.get("table")
     words = naming
     n_runs = len(m.comp.runs)
     vals = [v for b in doc["bots"] for v in (b["rating"], b["ci_low"], b["ci_high"]) if v is not None]
@@ -227,26 +229,48 @@ def leaderboard_page(m: SiteModel, *, live: bool = False, naming: Naming = Namin
     view = {
         "heading": heading, "profile": lb.profile_line(doc), "provisional": m.provisional,
         "date": dates[-1] if dates else "an unrecorded date", "games": doc["games"],
-        "blocks": (f"{doc['blocks']} blocks by rotation at tables of {tbl['seats']}" if tbl
-                   else f"{doc['blocks']} duplicate blocks"),
         "runs_count": f"{n_runs} {words.run if n_runs == 1 else words.runs}", "incomplete": p.get("complete") is False,
-        "interval_note": site.relabel(doc["rating"].get("interval_note")), "anchor_text": doc["rating"]["anchor_text"],
+        "notes": (site.relabel(doc["rating"].get("interval_note")) or "").split("; ") if doc["rating"].get(
+            "interval_note") else [], "notes_open": NOTES_OPEN, "anchor_text": doc["rating"]["anchor_text"],
         "level": level, "axis": axis_svg(axis), "rows": rows,
         "earlier": [EarlierRow(b["bot"], lb.fixed(b["rating"]), b["games"], pct(b["score_pct"]), b["superseded_by"])
                     for b in earlier(doc)],
         "retired": [site.ref_name(r["name"], r["digest"], f"{r['name']}@{r['version'] or r['digest'][:12]}")
                     for r in doc.get("retired") or []],
-        "table_note": lb.table_note(doc) if tbl else None, "fitted": lb.ratings_text(doc) if tbl else None,
-        "maker": lb.maker_text(doc) if tbl else None,
-        "cross_where": ("by where it finished against the column bot in the games they played together" if tbl
-                        else "(games where they sat on opposite sides)"),
         "names": names, "cross": cross, "history": _history(site, names, chart=names[:CHART_SERIES]),
         "luck_chart": _luck_chart(doc), "luck": lb._luck_text(doc).split("\n\n"), "block_results": _block_results(m),
         "los": los, "runs": shown,
         "runs_which": "" if len(shown) == len(runs) else f" ({len(shown)} of {len(runs)}: those the rating history shows)",
         "provenance": lb.provenance_lines(doc),
     }
-    return _page("site/leaderboard.html", site, title=heading, v=view)
+    return _page("site/leaderboard.html", site, title=heading, v=view,
+                 w=(_table_board if doc.get("table") else _pair_board)(doc))
+
+
+@dataclass(frozen=True)
+class BoardWords:
+    """The words of a leaderboard: duplicate blocks of two pairs, or blocks by rotation at a table of n seats."""
+
+    blocks: str  # what the games were played in
+    notes: list[tuple[str | None, str]]  # (id, text) of the small print under the ratings
+    cross_where: str  # which games a crosstable cell counts
+
+
+def _pair_board(doc: dict[str, Any]) -> BoardWords:
+    return BoardWords(f"{doc['blocks']} duplicate blocks", [
+        (None, "\u00b1: distance from the rating to the ends of its interval. Average opponent: mean rating of the "
+               "opposing partnership over the bot's games. Draws: share of its games with no winner (capped games, "
+               "level deals-format games).")], "(games where they sat on opposite sides)")
+
+
+def _table_board(doc: dict[str, Any]) -> BoardWords:
+    maker = lb.maker_text(doc)
+    return BoardWords(
+        f"{doc['blocks']} blocks by rotation at tables of {doc['table']['seats']}",
+        [(None, "\u00b1: distance from the rating to the ends of its interval. Average opponent: mean rating of the "
+                f"other seats over the bot's games. {lb.table_note(doc)} Draws: share of its games nobody won."),
+         ("fitted", f"Ratings: {lb.ratings_text(doc)}."), *([("maker", maker)] if maker else [])],
+        "by where it finished against the column bot in the games they played together")
 
 
 def _block_results(m: SiteModel) -> BlockResults | None:

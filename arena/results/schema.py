@@ -53,10 +53,9 @@ class _AsGiven(BaseModel):
     defaults are for reading, never written."""
 
     @model_serializer(mode="wrap")
-    def _as_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        out: dict[str, Any] = handler(self)
+    def _as_given(self, handler: SerializerFunctionWrapHandler) -> Any:
         given, fields = self.model_fields_set, type(self).model_fields
-        return {k: v for k, v in out.items() if k in given or k not in fields}
+        return {k: v for k, v in handler(self).items() if k in given or k not in fields}
 
 
 class Fault(_AsGiven):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 import urllib.request
 import uuid
@@ -41,7 +42,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--secure-cookies", action="store_true",
                     help="mark the session cookies Secure (behind a TLS proxy: browsers send them over https only)")
     ap.add_argument("--workers", type=int, metavar="N",
-                    help="ladder blocks and validations at once (competition.workers); more than 1 plays on Ray")
+                    help="ladder blocks and validations at once (competition.workers; default: every core, as arena"
+                         " run); more than 1 plays on Ray")
     ap.add_argument("--ray-address", metavar="ADDR", help="play the ladder on this Ray cluster (docs/cluster.md)")
     ap.add_argument("--freeze", action="store_true",
                     help="close the competition: stop uploads, play the final evaluation, publish the final standings")
@@ -82,6 +84,10 @@ def main(argv: list[str]) -> int:
             return EXIT_OK
     except ValueError as e:  # a bad or unknown name (db.NoSuchTeam is one)
         raise CommandError(str(e)) from None
+    c = svc.config.competition
+    if "workers" not in c.model_fields_set and c.ray_address is None:  # as arena run: every core
+        svc = open_service(Path(args.folder), args.database, secure_cookies=args.secure_cookies,
+                           competition={**over, "workers": os.cpu_count() or 1})
     try:
         lock = FolderLock(svc.folder, name=SERVE_LOCK).acquire()
     except FolderBusy as e:
@@ -107,13 +113,18 @@ def main(argv: list[str]) -> int:
 
 def _republish(svc: Service) -> bool:
     """The public site rebuilt without the versions just retired (the server's next batch would do it
-    later); False when there is no site yet (nothing stored: nothing to take out)."""
+    later); False when there is no site yet (nothing stored: nothing to take out), or when every stored
+    block has a retired version in it (nothing left to rate until the ladder plays again)."""
+    from ..publish.rate import NothingToRate
     from ..publish.site.build import MARKER
     from ..serve.ladder import publish
 
     if not (svc.folder / "public" / MARKER).is_file():
         return False
-    publish(svc)
+    try:
+        publish(svc)
+    except NothingToRate:
+        return False
     return True
 
 

@@ -11,8 +11,9 @@ shown as text, and answers in a short form:
 * rob, discard: the cards, separated by spaces (``-`` for none)
 * a decision that lists its answers (``take_widow``): the answer's number
   or its name (``1``, ``leave_widow``)
-* any decision: ``any`` (one legal action, the harness's) or ``?`` (the
-  choice again)
+* a decision whose legal choice names one legal action (the kinds a rule
+  profile adds: ``take_widow``, ``discard``, ``call``, ...): ``any`` for it
+* any decision: ``?`` (the choice again)
 
 A reply that is not legal is explained and asked again: a person is never
 faulted for a typo. End of input resigns the game (a ``crash`` fault, as
@@ -80,7 +81,9 @@ def show_legal(kind: str, legal: dict[str, Any]) -> str:
 def parse_reply(kind: str, legal: dict[str, Any], text: str) -> dict[str, Any]:
     """The typed reply as a protocol action; ValueError says why it is not legal."""
     upper = [w.upper() for w in text.replace(",", " ").split()]
-    if upper == ["ANY"] and legal.get("any") is not None:
+    if upper == ["ANY"]:
+        if legal.get("any") is None:
+            raise ValueError("this decision names no 'any': type a choice (? shows it again)")
         return dict(legal["any"])
     if not upper:
         raise ValueError("type a choice (? shows it again)")

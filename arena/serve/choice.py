@@ -19,7 +19,7 @@ arithmetic on its arguments in a fixed order: the same store, ranking and failur
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -67,28 +67,40 @@ def pick_batch(missing: Sequence[Block], games: Mapping[str, int], n: int,
     return out
 
 
+#: one game as ``pairwise`` reads it: each side's bot names (sorted, each once) and the side that won
+Contest = tuple[list[list[str]], int | None]
+
+
+def contests(line: ResultLine) -> list[Contest]:
+    """The line's games as ``pairwise`` reads them (what the ladder's index keeps of a stored block)."""
+    return [([sorted({b.bot for b in st.bots(side)}) for side in range(len(st.sides))], st.winner)
+            for st in seatings(line)]
+
+
 def pairwise(lines: Sequence[ResultLine]) -> dict[tuple[str, str], float]:
     """Wins of each bot name over each other, from results lines: a game of two pairs gives the winning
     side's bots a win over each bot of the other side, a table's winner one over every other seat; a game
     nobody won gives each such pair half a win each way. A bot partnering itself counts once."""
+    return pairwise_of(c for line in lines for c in contests(line))
+
+
+def pairwise_of(games: Iterable[Contest]) -> dict[tuple[str, str], float]:
+    """``pairwise`` of the games given as ``contests``, in their order."""
     wins: dict[tuple[str, str], float] = {}
 
     def add(a: str, b: str, w: float) -> None:
         if a != b:
             wins[(a, b)] = wins.get((a, b), 0.0) + w
 
-    for line in lines:
-        for st in seatings(line):
-            winner = st.winner
-            groups = [{b.bot for b in st.bots(side)} for side in range(len(st.sides))]
-            for i, gi in enumerate(groups):
-                for j, gj in enumerate(groups):
-                    if i == j:
-                        continue
-                    w = 0.5 if winner is None else float(winner == i)
-                    for a in sorted(gi):
-                        for b in sorted(gj):
-                            add(a, b, w)
+    for groups, winner in games:
+        for i, gi in enumerate(groups):
+            for j, gj in enumerate(groups):
+                if i == j:
+                    continue
+                w = 0.5 if winner is None else float(winner == i)
+                for a in gi:
+                    for b in gj:
+                        add(a, b, w)
     return wins
 
 

@@ -38,7 +38,7 @@ from ..players.manifest import MANIFEST_NAME, load_entry, read_manifest
 from ..publish.rate import PublishError
 from ..publish.site import Naming, build_site, write_provisional
 from ..publish.site.model import SiteModel
-from ..results import ResultLine, ResultsError, ResultsScan, ResultsStore, results_path, standings, without_records
+from ..results import ResultLine, ResultsError, results_path
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
 from ..schedule import (
     Admission,
@@ -50,19 +50,20 @@ from ..schedule import (
     Tournament,
     build_tournament,
     keep_played_restart,
-    plan,
+    plan_tasks,
     read_meta,
     run_tournament,
 )
 from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
 from .config import Competition
-from .choice import Block, pairwise, pick_batch, pick_continuous, strength_order
+from .choice import Block, Contest, pairwise_of, pick_batch, pick_continuous, strength_order
 from .service import label
+from .tally import Index, Tally
 from .validate import hide_paths
 
 if TYPE_CHECKING:
-    from .app import Service
+    from .service import Service
 
 log = logging.getLogger("arena.serve.ladder")
 
@@ -92,17 +93,25 @@ _VERSION_DIR = re.compile(r"-v(\d+)$")  # entry_dir's folder name: TEAM-vN
 LIVE_STATE = "live-state"
 
 
-def write_standings(folder: Path, lines: Sequence[ResultLine], *, batch: tuple[int, int] | None) -> None:
+def write_standings(folder: Path, tally: Tally, *, batch: tuple[int, int] | None) -> None:
     """FOLDER/standings.json: each bot's score rate over its stored games (``arena.results.standings``,
-    a progress figure, not the rating) and the batch playing, if any, as (blocks played, blocks chosen)."""
-    doc = {"updated": round(time.time(), 3), "blocks_stored": len(lines),
+    a progress figure, not the rating, summed by ``tally``) and the batch playing, if any, as (blocks
+    played, blocks chosen)."""
+    doc = {"updated": round(time.time(), 3), "blocks_stored": tally.blocks,
            "batch": {"played": batch[0], "of": batch[1]} if batch else None,
            "standings": [{"bot": s.bot, "games": s.games, "faults": s.faults,
                           "score_rate": round(s.rate, 4) if s.games else None}
-                         for s in standings(lines)]}
+                         for s in tally.standings()]}
     tmp = folder / (STANDINGS + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1) + "\n")
     os.replace(tmp, folder / STANDINGS)
+
+
+def stored_tally(folder: Path) -> Tally:
+    """The standings' sums over the store, brought up to date (only what it gained is read) and kept."""
+    tally = Tally.load(folder).catch_up(folder / "results")
+    tally.save(folder)
+    return tally
 
 
 class Live(RunObserver):
@@ -112,12 +121,15 @@ class Live(RunObserver):
 
     def __init__(self, folder: Path, chosen: int, name: str | None = None) -> None:
         self.folder, self.chosen, self.name = folder, chosen, name  # name: the competition's, for the page
-        self.lines: list[ResultLine] = []
+        self.tally = Tally()
         self.stored = self.total = 0
         self.played = 0
 
     def admitted(self, admission: Admission) -> None:
-        self.lines = list(admission.store.lines.values())
+        try:
+            self.tally = stored_tally(self.folder)  # each block this batch stores is added in memory
+        except (ResultsError, OSError) as e:
+            log.warning("ladder: live standings not read (the games go on): %s", e)
         self._write()
 
     def planned(self, t: Tournament, p: Plan) -> None:
@@ -125,7 +137,7 @@ class Live(RunObserver):
         self.total = self.stored + self.chosen  # the ladder has no end while open: stored and this batch
 
     def line(self, line: ResultLine) -> None:
-        self.lines.append(line)
+        self.tally.take(line)
         self.played += 1
         self._write()
         try:
@@ -137,7 +149,7 @@ class Live(RunObserver):
 
     def _write(self) -> None:
         try:
-            write_standings(self.folder, self.lines, batch=(self.played, self.chosen))
+            write_standings(self.folder, self.tally, batch=(self.played, self.chosen))
         except OSError as e:
             log.warning("ladder: live standings not written (the games go on): %s", e)
 
@@ -227,7 +239,11 @@ def build_ladder(svc: Service, subs: Sequence[db.Entrant], *, out: Path, seed: s
     data: dict[str, Any] = {
         "name": name, "entries": [str(entry_dir(svc.folder, s)) for s in subs],
         "match": svc.config.match.model_dump(mode="json", exclude_unset=True), "schedule": _schedule(svc, len(subs)),
-        "blocks": blocks, "seed": seed, "nice": None, "out": str(out), **backend_fields(c)}
+        "blocks": blocks, "seed": seed, "out": str(out), **backend_fields(c)}
+    if data["backend"] == "serial":  # the blocks play in the server's own process: its priority is left alone
+        data["nice"] = None
+    # on Ray, the runner's default priority, as arena run: Ray starts its workers at nice 15, and any other
+    # load on the machine then took their CPU (2 workers played 0.3x the blocks of 1, which is serial)
     return build_tournament(data, svc.folder, "ladder")
 
 
@@ -299,27 +315,30 @@ def _block(task: BlockTask) -> Block:
     return Block(task.pairing, task.block, tuple(task.idents), task.games)
 
 
-def ranking(t: Tournament, lines: Sequence[ResultLine]) -> list[str]:
+def ranking(t: Tournament, wins: Mapping[tuple[str, str], float]) -> list[str]:
     """The ranked versions' idents, best first by a Bradley-Terry fit of their games with each other
-    (``choice.strength_order``), ties by name."""
+    (``choice.strength_order`` of ``choice.pairwise``'s wins), ties by name."""
     by_name = {e.name: e.ident for e in t.entries}
-    return [by_name[n] for n in strength_order(list(by_name), pairwise(lines))]
+    return [by_name[n] for n in strength_order(list(by_name), wins)]
 
 
-def choose(t: Tournament, store: ResultsStore, c: Competition, failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
+def choose(t: Tournament, stored: Mapping[tuple[str, int], Sequence[Contest]], c: Competition,
+           failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
     """The next batch: the minimum of every unit first (``pick_batch``), then continuous play
-    (``pick_continuous``); ``t`` must have room for every unit's next ``ladder_blocks`` blocks."""
-    p = plan(t, store)
-    stored = [_block(x) for x in p.tasks if x.key in store.lines]
+    (``pick_continuous``); ``t`` must have room for every unit's next ``ladder_blocks`` blocks. ``stored``:
+    each stored block's games as ``choice.contests`` gives them (``tally.Index``)."""
+    tasks = plan_tasks(t)
+    done = [_block(x) for x in tasks if x.key in stored]
     games: dict[str, int] = {}
-    for b in stored:
+    for b in done:
         for ident in b.idents:
             games[ident] = games.get(ident, 0) + b.games
-    below = [_block(x) for x in p.todo if x.block < c.ladder_pairing_blocks]
+    todo = [x for x in tasks if x.key not in stored]
+    below = [_block(x) for x in todo if x.block < c.ladder_pairing_blocks]
     if below:
         return pick_batch(below, games, c.ladder_blocks, failed)
-    lines = [store.lines[x.key] for x in p.tasks if x.key in store.lines]
-    return pick_continuous([_block(x) for x in p.todo], stored, ranking(t, lines), c.ladder_blocks, failed)
+    wins = pairwise_of(g for x in tasks if x.key in stored for g in stored[x.key])
+    return pick_continuous([_block(x) for x in todo], done, ranking(t, wins), c.ladder_blocks, failed)
 
 
 def room(out: Path, c: Competition) -> int:
@@ -341,7 +360,7 @@ def run_batch(svc: Service) -> int:
         return 0
     if keep_played_restart(t):  # a ladder played before per-lineage was the default
         log.info("ladder: %s was played per-game and goes on per-game", out)
-    chosen = _choose_from_store(t, out, c, svc.ladder_failures)
+    chosen = _choose_from_store(svc.folder, t, c, svc.ladder_failures)
     played = 0
     if chosen:
         held = (read_meta(out) or {}).get("blocks")
@@ -356,20 +375,22 @@ def run_batch(svc: Service) -> int:
     if played or (store.exists() and (not index.exists() or index.stat().st_mtime < store.stat().st_mtime)):
         publish(svc)
     if store.exists() and (played or not (svc.folder / STANDINGS).exists()):
-        write_standings(svc.folder, [_standing_part(x) for x, _, _ in ResultsScan(out)], batch=None)
+        write_standings(svc.folder, stored_tally(svc.folder), batch=None)
     return played
 
 
 # The steps of a batch each load what they need of the store and let it go before the next starts: the
-# copies (the choice's store, the run's store and its result's lines, the site build, the standings) never
-# live at once, so the server's peak, which its RSS keeps, is one step's, not their sum.
+# copies (the choice's store, the run's store and its result's lines, the site build) never live at once,
+# so the server's peak, which its RSS keeps, is one step's, not their sum; the standings read only what
+# the store gained (``tally``).
 
-def _choose_from_store(t: Tournament, out: Path, c: Competition,
+def _choose_from_store(folder: Path, t: Tournament, c: Competition,
                        failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
-    """``choose`` on the store, loaded here and released on return."""
-    store = ResultsStore(out, records=False)
-    store.load(expect_hash=t.config_hash())
-    return choose(t, store, c, failed)
+    """``choose`` on the store as the ladder's index (``tally.Index``) holds it: only what the store gained
+    since the last batch is read."""
+    index = Index.load(folder).catch_up(folder / "results")
+    index.save(folder)
+    return choose(t, index.stored(t.config_hash()), c, failed)
 
 
 def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[int, bool]:
@@ -385,12 +406,6 @@ def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[i
     log.info("ladder: batch of %d block%s played (%d chosen)%s", played, "s" * (played != 1), len(chosen),
              " and interrupted: the server is stopping" if result.interrupted else "")
     return played, result.interrupted
-
-
-def _standing_part(line: ResultLine) -> ResultLine:
-    """What ``standings`` reads of a results line (seats, winner, faults: ``without_records``), so the standings
-    after a batch hold that much of each stored line, not the lines."""
-    return without_records(line)
 
 
 def publish(svc: Service) -> None:
@@ -488,21 +503,3 @@ def read_ratings(folder: Path) -> dict[tuple[str, int], dict[str, Any]]:
         return {(str(r["team"]), int(r["version"])): r for r in rows}
     except (OSError, ValueError, KeyError, TypeError):
         return {}
-
-
-def loop(svc: Service) -> None:
-    """Batches while the competition is open (waiting for teams when too few can play, a minute at most);
-    once it is frozen, the final evaluation (``final``), then nothing more."""
-    from .final import frozen, run_final
-
-    while not svc.stop.is_set():
-        try:
-            played = 0 if frozen(svc) is not None else run_batch(svc)
-            if not played and frozen(svc) is not None and run_final(svc):
-                svc.stop.wait()  # published: nothing more to play
-        except Exception:  # a broken batch must not end the server; it is logged and tried again later
-            log.exception("ladder batch failed")
-            played = 0
-        if not played:
-            svc.ladder_wake.wait(60.0)
-            svc.ladder_wake.clear()

@@ -12,6 +12,8 @@ from ..sandbox import judge, reaper
 from . import db
 from .app import Service, make_app
 from .config import load
+from .final import frozen, run_final
+from .ladder import run_batch, start_backend
 from .guard import Timeouts, guarded_protocol
 
 
@@ -45,6 +47,22 @@ def uvicorn_config(svc: Service, host: str, port: int) -> Any:
                           h11_max_incomplete_event_size=16 << 10, access_log=False)
 
 
+def loop(svc: Service) -> None:
+    """Batches while the competition is open (waiting for teams when too few can play, a minute at most);
+    once it is frozen, the final evaluation (``final``), then nothing more."""
+    while not svc.stop.is_set():
+        try:
+            played = 0 if frozen(svc) is not None else run_batch(svc)
+            if not played and frozen(svc) is not None and run_final(svc):
+                svc.stop.wait()  # published: nothing more to play
+        except Exception:  # a broken batch must not end the server; it is logged and tried again later
+            log.exception("ladder batch failed")
+            played = 0
+        if not played:
+            svc.ladder_wake.wait(60.0)
+            svc.ladder_wake.clear()
+
+
 STOP_WAIT_S = 15.0  # on Ctrl-C or SIGTERM, how long the ladder may take to end its batch's loop
 
 
@@ -56,8 +74,6 @@ def run(svc: Service, host: str, port: int) -> None:
     """Serve until Ctrl-C or SIGTERM; then stop the validations and the ladder (its blocks in flight on Ray
     are cancelled, what is stored stays) and the Ray instance this server started, if any."""
     import uvicorn
-
-    from .ladder import loop, start_backend
 
     # this server is the judge of its folder: what an earlier server of it left (sandboxes frozen
     # when it was killed, with their watcher) ends now, and no other judge's is touched

@@ -263,8 +263,9 @@ CHECKS: dict[tuple[str, str], Callable[..., None] | str] = {
     ("server.md", "competition:"): competition_yaml_is_valid,
     ("server.md", "arena serve winter --add-admin host    # prints the host's token, once"):
         "tests/serve/test_lifecycle.py runs --add-team, serve and submit against a real server",
-    ("server.md", "mkdir -p winter && printf 'competition:\\n  name: winter cup\\n  check_games: 0\\nmatch:\\n  sandbox: none\\n' > winter/competition.yaml"):
-        "tests/serve/test_walkthrough.py runs it line by line against a real server",
+    ("server.md", "mkdir -p winter && printf 'competition:\\n  name: winter cup\\n  check_games: 0\\nmatch:\\n  sandbox: none\\n"
+                  "  format: deals\\n  deals: 1\\n' > winter/competition.yaml"):
+        "tests/serve/test_walkthrough.py runs it line by line against a real server, and its browser steps",
     ("leaderboards.md", "arena sprt --candidate bots/heuristic --baseline bots/random --elo0 0 --elo1 150 \\"):
         sprt_example_passes,
 }

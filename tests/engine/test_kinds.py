@@ -365,3 +365,12 @@ def test_a_registered_kind_is_played_checked_shown_told_and_replayed_unchanged(b
 
     report = check_entry(minimal, settings)
     assert report.ok and "bell" in report.probes, report.summary()
+
+
+def test_a_record_of_a_kind_no_longer_registered_does_not_load(bell: Any) -> None:
+    record = game_record(_played(TOY_PROFILE))
+    assert _bell_events(record)
+    unregister_kind("bell")
+    assert "bell" not in profile_info(bell).decision_kinds and _bell_events(game_record(_played(TOY_PROFILE))) == []
+    with pytest.raises(ValueError, match="Input should be .* or 'reshuffle'"):
+        replay(record)

@@ -29,6 +29,7 @@ competition:
   submissions_per_day: 3
   check_games: 0
   check_timeout_s: 60
+  workers: 1
 match:
   sandbox: none
 """

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import struct
 import time
 from pathlib import Path
 
@@ -130,3 +131,57 @@ def test_a_team_uploads_through_the_form_and_appears_on_the_leaderboard(comp: Pa
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
+
+
+def test_a_verdict_appears_on_the_team_page_without_a_reload(comp: Path, tmp_path: Path, browser: Browser) -> None:
+    """The upload stays queued (no validation worker) until the test validates it; the page the form led to
+    shows the verdict and the uploads left without being loaded again."""
+    from arena.serve import db
+    from arena.serve.serve import open_service
+
+    from .conftest import start
+
+    svc = open_service(comp)
+    token = db.add_team(svc.engine, "red")
+    url, server = start(svc, worker=False)
+    archive = tmp_path / "bot.tar.gz"
+    archive.write_bytes(pack(ROOT / "bots" / "minimal"))
+    try:
+        goto(browser, f"{url}/")
+        browser.js(f"document.querySelector('input[name=token]').value = {token!r}")
+        submit(browser, "form[action='/login']")
+        root = browser.call("DOM.getDocument")["root"]["nodeId"]
+        node = browser.call("DOM.querySelector", nodeId=root, selector="input[type=file]")["nodeId"]
+        browser.call("DOM.setFileInputFiles", nodeId=node, files=[str(archive)])
+        submit(browser, "form[action='/team/upload']")
+        mine = "document.querySelector('#submissions li')"
+        assert browser.js(f"{mine}.querySelector('.status').textContent") == "queued"
+        assert browser.js("document.querySelector('#quota-left').textContent") == "2"
+        browser.js("window.notReloaded = true")
+        assert svc.work_once()  # the validation, as the worker runs it
+        browser.wait_for(f"window.notReloaded && {mine}.querySelector('.status').textContent === 'accepted'")
+        assert "as version 1 (red v1)" in browser.js(f"{mine}.textContent")
+        assert "CONFORMS" in browser.js(f"{mine}.querySelector('pre').textContent")
+        # at 20 versions, one with a report of long unbroken lines, and 20 teams: still within a 1280 px window
+        team_id = db.team_for_token(svc.engine, token).id  # type: ignore[union-attr]
+        for i in range(19):
+            sid = db.add_submission(svc.engine, team_id, str(tmp_path / f"v{i}"), per_day=100)
+            assert db.claim_next(svc.engine) is not None
+            db.finish(svc.engine, sid, True, "x" * 400 + " " + "latency ms: n 8, p50 2.65 " * 20)
+        for i in range(19):
+            other = db.team_for_token(svc.engine, db.add_team(svc.engine, f"team-with-a-long-name-{i:02d}"))
+            sid = db.add_submission(svc.engine, other.id, str(tmp_path / f"t{i}"), per_day=100)  # type: ignore[union-attr]
+            assert db.claim_next(svc.engine) is not None
+            db.finish(svc.engine, sid, True, "ok")
+        browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
+        for page in ("team", ""):
+            goto(browser, f"{url}/{page}")
+            assert browser.js("document.querySelectorAll('#submissions li, #leaderboard td').length") >= 20
+            assert browser.js("document.documentElement.scrollWidth") <= 1280, page
+            shot = ARTIFACTS / f"at-20-versions-{page or 'front'}.png"
+            browser.screenshot(shot)
+            assert struct.unpack(">I", shot.read_bytes()[16:20])[0] <= 1280, page
+        assert browser.problems() == []
+    finally:
+        server.should_exit = True  # type: ignore[attr-defined]
+        svc.engine.dispose()

@@ -17,7 +17,7 @@ import pytest
 from arena.results import read_results
 from arena.serve import db
 from arena.serve.final import final_seed, freeze, frozen, result, run_final
-from arena.serve.ladder import loop
+from arena.serve.serve import loop
 from arena.serve.serve import open_service
 
 from .conftest import ROOT, bot_archive, start

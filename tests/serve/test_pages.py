@@ -27,7 +27,7 @@ def test_every_page_names_the_competition(live: Live) -> None:
              "final": httpx.get(f"{live.url}/final/").text,
              "refusal": httpx.get(f"{live.url}/team", headers=HTML).text}
     for name, text in pages.items():
-        assert re.search(r"<p id=competition><a href=/>test cup</a>", text), name
+        assert re.search(r"<div id=competition><a href=/>test cup</a>", text), name
 
 
 def test_the_team_page_shows_its_rank_rating_history_bot_page_and_quota(live: Live) -> None:
@@ -49,6 +49,10 @@ def test_the_team_page_shows_its_rank_rating_history_bot_page_and_quota(live: Li
     site = SimpleNamespace(slugs={"red": "red", "blue": "blue"}, history_runs=[1, 2],
                            history=[{"red": {"rating": -12.5}}, {"red": {"rating": -40.0}, "blue": {"rating": 40.0}}])
     write_ratings(live.svc.folder, doc, meta, site)  # type: ignore[arg-type]
+    front = httpx.get(f"{live.url}/").text  # the same figures for everyone, best first
+    cells = [re.findall(r"<td>([^<]*)</td>", row) for row in re.findall(r"<tr>(<td>.*?)</tr>", front)]
+    assert cells == [["1", "blue", "v1", "+40", "+10 to +70", "8", "75%", "0"],
+                     ["2", "red", "v1", "-40", "-70 to -10", "8", "25%", "1"]]
     page = red.get("/team").text
     assert "rank <b id=rank>2</b> of 2, rating <b id=rating>-40</b> (95% interval -70 to -10)" in page
     assert "<span id=games>8</span> games, score 25%, 1 fault." in page
@@ -96,3 +100,10 @@ def test_refusals_a_person_meets_are_pages_that_lead_on(live: Live) -> None:
     assert f"over the limit of {cap}" in big.text and "<a href=/team>back</a>" in big.text
     api = httpx.post(f"{live.url}/api/submissions", content=b"x" * (cap + 1), headers={"Authorization": "Bearer x"})
     assert api.status_code == 413 and "over the limit" in api.json()["detail"]
+
+
+def test_the_faults_answer_is_typed_in_the_schema(live: Live) -> None:
+    schema = httpx.get(f"{live.url}/openapi.json").json()
+    fault = schema["components"]["schemas"]["Fault"]["properties"]
+    assert {"pairing", "block", "stderr", "command", "seat", "kind"} <= set(fault)
+    assert httpx.get(f"{live.url}/api/faults", headers={"Authorization": f"Bearer {live.tokens['red']}"}).json() == []

@@ -56,3 +56,16 @@ def test_retiring_before_any_site_says_when_it_leaves(tmp_path: Path, capsys: py
     assert main(["serve", str(svc.folder), "--retire", "red:1"]) == 0
     assert "when the ladder next rebuilds the site" in capsys.readouterr().out
     assert not (svc.folder / "public").exists()
+
+
+def test_retiring_one_of_two_teams_leaves_nothing_to_rate_and_still_succeeds(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Every stored block has the retired version in it: the rebuild has nothing to rate, and the retire
+    (already recorded) is said, not failed (the hosting walk-through met this)."""
+    svc = library_comp(tmp_path / "c")
+    accept(svc, "red", ROOT / "bots" / "minimal")
+    accept(svc, "blue", ROOT / "bots" / "minimal")
+    assert run_batch(svc) == 2
+    assert main(["serve", str(svc.folder), "--retire", "red:1"]) == 0
+    assert "red v1 retired: it leaves the ranking when the ladder next rebuilds the site" in capsys.readouterr().out
+    assert main(["serve", str(svc.folder), "--remove-team", "blue"]) == 0

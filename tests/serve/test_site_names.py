@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
+from arena.serve import db
 from arena.serve.ladder import publish, site_naming
 
 from tests.publish.site.many import ladder_store
@@ -15,8 +16,8 @@ from tests.publish.site.many import ladder_store
 
 def test_the_ladders_site_uses_the_servers_names(tmp_path: Path) -> None:
     ladder_store(tmp_path / "results", 3, 2)  # its entries' folders are the ladder's: TEAM-vN
-    svc = SimpleNamespace(folder=tmp_path, config=SimpleNamespace(competition=SimpleNamespace(
-        name="Spring <Cinch> Cup", site_bootstrap=0)))
+    svc = SimpleNamespace(folder=tmp_path, engine=db.connect(f"sqlite:///{tmp_path / 'c.sqlite'}"),  # none retired
+                          config=SimpleNamespace(competition=SimpleNamespace(name="Spring <Cinch> Cup", site_bootstrap=0)))
     publish(svc)  # type: ignore[arg-type]
     index = (tmp_path / "public" / "index.html").read_text()
     assert "<title>Spring &lt;Cinch&gt; Cup</title>" in index and "<h1>Spring &lt;Cinch&gt; Cup</h1>" in index

@@ -182,6 +182,9 @@ class LosView:
     rows: list[tuple[str, list[str]]]
 
 
+#: the ratings' notes (one per bot that won or lost every game, ...) shown open up to this many; more are folded
+NOTES_OPEN = 3
+
 #: the ratings table's interval bars, in px (the table fits a 1280 px window beside its twelve other columns)
 BAR_WIDTH = 200
 
@@ -227,7 +230,8 @@ def leaderboard_page(m: SiteModel, *, live: bool = False, naming: Naming = Namin
         "heading": heading, "profile": lb.profile_line(doc), "provisional": m.provisional,
         "date": dates[-1] if dates else "an unrecorded date", "games": doc["games"],
         "runs_count": f"{n_runs} {words.run if n_runs == 1 else words.runs}", "incomplete": p.get("complete") is False,
-        "interval_note": site.relabel(doc["rating"].get("interval_note")), "anchor_text": doc["rating"]["anchor_text"],
+        "notes": (site.relabel(doc["rating"].get("interval_note")) or "").split("; ") if doc["rating"].get(
+            "interval_note") else [], "notes_open": NOTES_OPEN, "anchor_text": doc["rating"]["anchor_text"],
         "level": level, "axis": axis_svg(axis), "rows": rows,
         "earlier": [EarlierRow(b["bot"], lb.fixed(b["rating"]), b["games"], pct(b["score_pct"]), b["superseded_by"])
                     for b in earlier(doc)],

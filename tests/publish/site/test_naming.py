@@ -69,6 +69,8 @@ def test_a_ladders_batches_are_not_called_runs(named: tuple[Path, Path]) -> None
     index = text(site / "index.html")
     assert f"over {VERSIONS} batches" in index and "Batches covered" in index
     assert "rating after each batch" in (site / "index.html").read_text()
+    # built without resampling the earlier batches (as a server builds it): no "0 bootstrap resamples"
+    assert "earlier batches without intervals (not resampled)" in index and "0 bootstrap" not in index
 
 
 def test_a_renamed_competition_is_written_again_and_in_place_rebuilds_equal_a_fresh_build(
@@ -113,3 +115,32 @@ def test_retired_versions_are_folded_away(tmp_path: Path) -> None:
     assert "team01 v1" not in outside.split('<details id="earlier">')[0]
     crosstable = index[index.index('id="crosstable"'):].split("</table>")[0]
     assert "team01 v1" not in crosstable and "team01 v2" in crosstable
+
+
+def test_the_live_page_of_a_ladder_uses_the_servers_names_and_links_nowhere(tmp_path: Path) -> None:
+    from arena.publish.site import write_provisional
+
+    store = ladder_store(tmp_path / "r", 3, 2)
+    write_provisional(store, tmp_path / "live", done=5, total=9,
+                      naming=Naming("Spring Cinch", labels(3, 2), "batch", "batches"))
+    index = (tmp_path / "live" / "index.html").read_text()
+    assert "<title>Spring Cinch</title>" in index and "5 of 9 blocks played so far" in index
+    assert "team01 v2" in index and not re.search(r"team\d\d@", text(tmp_path / "live" / "index.html"))
+    assert 'href="bots/' not in index and 'href="matchups/' not in index
+
+
+def test_many_notes_on_the_ratings_are_folded(tmp_path: Path) -> None:
+    store = ladder_store(tmp_path / "many", 12, 2, opponents=1)  # 4 games a version: many won or lost them all
+    build_site([store], tmp_path / "site", bootstrap=0, history_bootstrap=0, replays=False,
+               naming=Naming("Spring Cinch", labels(12, 2), "batch", "batches"))
+    index = (tmp_path / "site" / "index.html").read_text()
+    fold = re.search(r'<details class="note" id="notes"><summary>Note: (.*?); and (\d+) more</summary><ul>(.*?)</ul>',
+                     index, re.S)
+    assert fold, "a ladder of few games per version has a note for each version that won or lost every game"
+    items = re.findall(r"<li>(.*?)</li>", fold.group(3))
+    assert len(items) == int(fold.group(2)) >= 3 and all(re.match(r"team\d\d v\d (won|lost) all its", i) for i in items)
+
+
+def test_a_few_notes_stay_open(named: tuple[Path, Path]) -> None:
+    index = (named[1] / "index.html").read_text()
+    assert 'id="notes"' not in index and re.search(r'<p class="note">Note: team0\d v\d (won|lost) all its', index)

@@ -174,7 +174,8 @@ class _DealForms:
         self.played = 0  # cards played to the finished tricks (each one event of the deal)
         self.bids: list[dict[str, Any]] = []
         self.dealt: dict[int, tuple[tuple[Card, ...], list[str]]] = {}
-        self.views: dict[int, tuple[tuple[str, int], dict[str, Any]]] = {}
+        #: seat -> (key, its view less what card play changes, the keys of that view's lists)
+        self.views: dict[int, tuple[tuple[str, int], dict[str, Any], tuple[str, ...]]] = {}
 
 
 class ViewMemo:
@@ -245,20 +246,17 @@ class ViewMemo:
         key = (deal.phase, len(deal.events) - played)
         last = forms.views.get(seat)
         if last is None or last[0] != key:
-            last = forms.views[seat] = (key, self._settled(deal, forms, seat, index))
+            settled = self._settled(deal, forms, seat, index)
+            last = forms.views[seat] = (key, settled, tuple(k for k in _LISTS if settled.get(k) is not None))
         d = last[1].copy()
+        for k in last[2]:  # the kept view's own lists stay its own
+            d[k] = d[k][:]
         sides, partner = _known_sides(deal, seat)
         d["partner"] = partner
         d["hand"] = cards_str(deal.hands[seat])
         d["tricks"] = trick_list
-        for k in _LISTS:  # the kept view's own lists stay its own
-            v = d[k]
-            if v is not None:
-                d[k] = v[:]
         if "shown" in d:
             d["shown"] = [cards_str(c) for c in deal.shown]
-        if "dark" in d:
-            d["dark"] = d["dark"][:]
         if sides is not None:
             d["sides"] = list(sides)
         return d
@@ -328,9 +326,9 @@ class ViewMemo:
         return d
 
 
-#: The lists of a kept view (``ViewMemo._settled``) that each view copies (None where absent).
+#: The lists of a kept view (``ViewMemo._settled``) that each view copies (where present, not None).
 _LISTS = ("scores", "dealt", "discarded", "received", "bids", "discard_counts", "receive_counts", "rob_stock",
-          "rob_taken", "previous", "points", "scores_after")
+          "rob_taken", "previous", "points", "scores_after", "dark")
 
 
 def summary_dict(d: DealSummary) -> dict[str, Any]:

@@ -56,7 +56,7 @@ def _verdict(url: str, token: str, sid: int) -> str:
 def _serve(svc: Service, ladder: bool) -> tuple[str, Any, list[threading.Thread]]:
     import uvicorn
 
-    from arena.serve.ladder import loop
+    from arena.serve.serve import loop
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

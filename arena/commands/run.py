@@ -189,9 +189,9 @@ def report_run(result: RunResult, err: Any) -> None:
     leaderboard's, printed by the rating step or ``show_standings``)."""
     repros = [r for ln in result.lines for r in ln.run.reproduce]
     for r in repros[:SHOW_FAULTS]:
-        evidence = describe_evidence(Fault(r["kind"], r.get("message", ""), None, r.get("reply"), r.get("stderr")))
-        print(f"arena run: fault: {r['bot']} {r['kind']} in game {r.get('game_id', r['game'])} (seat {r['seat']}):"
-              f" {r.get('message', '')}{evidence}\n    reproduce: {r['command']}", file=err)
+        evidence = describe_evidence(Fault(r.kind, r.message, None, r.reply, r.stderr))
+        print(f"arena run: fault: {r.bot} {r.kind} in game {r.game if r.game_id is None else r.game_id} (seat {r.seat}):"
+              f" {r.message}{evidence}\n    reproduce: {r.command}", file=err)
     if len(repros) > SHOW_FAULTS:
         print(f"arena run: ... {len(repros) - SHOW_FAULTS} more faults; each results line's run.reproduce lists them",
               file=err)

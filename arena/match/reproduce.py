@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from ..engine import load_record, recorded_decisions, recorded_source
 from ..players import BotEntry, Decision, Fault, Player, PlayerReport
-from ..results import ResultLine
+from ..results import Reproduce, ResultLine
 from .game import GameResult, close_all, play_game
 from .keys import DealKey
 from .settings import MatchSettings
@@ -84,11 +84,11 @@ def reproduce_fault(
     return result, players[seat]
 
 
-def fault_commands(line: ResultLine, results: Path, bot_dirs: Mapping[str, str], settings: Any) -> list[dict[str, Any]]:
+def fault_commands(line: ResultLine, results: Path, bot_dirs: Mapping[str, str], settings: Any) -> list[Reproduce]:
     """Each fault of a block line with the shell command that replays it on this machine (``arena reproduce``,
     or ``arena check-bot`` for a bot that failed before its first decision) and its evidence: stored in the
     line's ``run.reproduce``, where the run's report and the host's private site read it."""
-    out: list[dict[str, Any]] = []
+    out: list[Reproduce] = []
     for half, game in enumerate(line.games):
         runf = {(f["seat"], f["decision"]): f for f in (line.run.games[half].get("faults") or [])}
         for f in game.faults:
@@ -105,10 +105,9 @@ def fault_commands(line: ResultLine, results: Path, bot_dirs: Mapping[str, str],
                     f" --decision {f.decision} {opts}"
                 )
             run_fault = runf.get((f.seat, f.decision))
-            out.append({"game": half, "game_id": game.id, "seat": f.seat, "bot": f.bot, "kind": f.kind,
-                        "message": _with_measured(f.message, run_fault),
-                        "reply": f.reply, "stderr": (run_fault or {}).get("stderr"),
-                        "command": cmd})
+            out.append(Reproduce(game=half, game_id=game.id, seat=f.seat, bot=f.bot, kind=f.kind,
+                                 message=_with_measured(f.message, run_fault), reply=f.reply,
+                                 stderr=(run_fault or {}).get("stderr"), command=cmd))
     return out
 
 

@@ -162,6 +162,7 @@ def provenance_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
     else:
         mf_text = f"game (to the target; cap {_f(mf.get('max_deals'), 'd')} deals)"
     sched = p.get("schedule")
+    w = words(doc)
     bots = "; ".join(f"{b['name']} {b['version'] or 'version unknown'} ({b['digest'][:12] or 'no digest'})"
                      for b in p.get("bots", []))
     r = doc["results"]
@@ -175,8 +176,8 @@ def provenance_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
         ("sandbox", p.get("sandbox") or UNKNOWN),
         ("fault policy", _kv(p.get("fault_policy"))),
         ("schedule", _kv(sched)),
-        ("blocks", f"{p.get('blocks')} in {p.get('pairings')} {'tables' if doc.get('table') else 'pairings'}"
-                   f" ({_f(p.get('blocks_per_pairing'), 'd')} per {'table' if doc.get('table') else 'pairing'} configured)"),
+        ("blocks", f"{p.get('blocks')} in {p.get('pairings')} {w.units}"
+                   f" ({_f(p.get('blocks_per_pairing'), 'd')} per {w.unit} configured)"),
         ("bots", bots or UNKNOWN),
         ("harness (games)", p.get("harness_version") or UNKNOWN),
         ("harness (rating)", p.get("rated_with") or UNKNOWN),
@@ -208,34 +209,100 @@ def _luck_text(doc: dict[str, Any]) -> str:
     lines = [_luck_line(doc["luck"])]
     if doc.get("luck_points"):
         lines.append(_luck_line(doc["luck_points"]))
-    if doc.get("table"):
-        n = doc["luck"].get("rotations") or doc["table"]["seats"]
-        return ("\n\n".join(lines) + f"\n\n(rho: mean correlation of one bot's {n} results in a block, the same deals "
-                f"with the bots rotated through the seats, from results centred within each table and bot; rotation "
-                f"needs 1/(1+{n - 1}rho) times fewer games than independent deals for the same precision.)")
-    return ("\n\n".join(lines) + "\n\n(rho: correlation of a partnership's results in the two games of a block, "
-            "from results centred within each pairing; the paired design needs 1/(1+rho) times fewer blocks than "
-            "unpaired deals for the same precision.)")
+    return "\n\n".join(lines) + "\n\n" + words(doc).luck_note()
+
+
+class PairWords:
+    """What a leaderboard says where duplicate blocks of two pairs and tables of n seats differ: the one
+    place that knows (``words`` chooses once per document, as an output factory does)."""
+
+    unit, units, who = "pairing", "pairings", "partnership"
+    cross_heads = ["partnership", "vs", "games", "W-D-L", "score %"]
+    cross_intro: list[str] = []  # Markdown lines above the crosstable
+    cross_note = "Row partnership's score against the column partnership (W-D-L below)."
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+
+    def luck_note(self) -> str:
+        return ("(rho: correlation of a partnership's results in the two games of a block, from results centred "
+                "within each pairing; the paired design needs 1/(1+rho) times fewer blocks than unpaired deals for "
+                "the same precision.)")
+
+    def table_note(self) -> str | None:
+        return None
+
+    def maker(self) -> str | None:
+        return None
+
+    def fitted(self) -> str:
+        return f"Bradley-Terry over all {self.doc['games']} games ({self.doc['blocks']} duplicate blocks)"
+
+    def bootstrap_unit(self, unit: str) -> str:
+        return _UNIT_TEXT.get(unit, "of blocks")
+
+
+class TableWords(PairWords):
+    """The words of a leaderboard of tables of n seats (a document with a ``table`` section)."""
+
+    unit, units, who = "table", "tables", "bot"
+    cross_heads = ["bot", "vs", "games together", "ahead-level-behind", "score %"]
+    cross_intro = ["How often the row bot finished ahead of the column bot in the games they played together.", ""]
+    cross_note = ("How often the row bot finished ahead of the column bot in the games they played together "
+                  "(ahead-level-behind below).")
+
+    @property
+    def t(self) -> Any:
+        """The document's ``table`` section: seats, contests, the maker's advantage."""
+        return self.doc["table"]
+
+    def luck_note(self) -> str:
+        n = self.doc["luck"].get("rotations") or self.t["seats"]
+        return (f"(rho: mean correlation of one bot's {n} results in a block, the same deals with the bots rotated "
+                "through the seats, from results centred within each table and bot; rotation needs "
+                f"1/(1+{n - 1}rho) times fewer games than independent deals for the same precision.)")
+
+    def table_note(self) -> str:
+        """How a table's columns count (games, W-D-L and score % differ from two pairs')."""
+        return (f"At tables of {self.t['seats']}: W-D-L counts games won, games nobody won and games another seat "
+                "won (or the bot forfeited); score % is the share of the other seats the bot finished ahead of "
+                "(level counts half).")
+
+    def maker(self) -> str | None:
+        """The maker's side's fitted advantage at a called-partner table, or None."""
+        m = self.t.get("maker_advantage")
+        if not m:
+            return None
+        iv = f"interval withheld: {m['withheld']}" if m.get("withheld") else _interval(m["ci_low"], m["ci_high"])
+        return f"Maker's side advantage (fitted with the ratings, Elo): {fixed(m['rating'])} {iv}."
+
+    def fitted(self) -> str:
+        t, doc = self.t, self.doc
+        what = ("one between every two seats of each game, by their finish" if t["contests"] == "finish" else
+                "one per scored deal, the maker and its called partner against the rest, by what each side gained")
+        return (f"Bradley-Terry over {t['contest_count']} contests ({what}; a side rated the mean of its bots) from "
+                f"{doc['games']} games at tables of {t['seats']} ({doc['blocks']} blocks by rotation of {t['seats']}"
+                " games)")
+
+    def bootstrap_unit(self, unit: str) -> str:
+        if unit in ("key", "pairing"):
+            return "of whole deal keys (block i of every table together)" if unit == "key" else "of blocks within each table"
+        return super().bootstrap_unit(unit)
+
+
+def words(doc: dict[str, Any]) -> PairWords:
+    """The document's words, chosen once: a ``table`` section is a leaderboard of tables of n seats."""
+    return TableWords(doc) if doc.get("table") else PairWords(doc)
 
 
 def maker_text(doc: dict[str, Any]) -> str | None:
     """The maker's side's fitted advantage at a called-partner table, or None."""
-    m = (doc.get("table") or {}).get("maker_advantage")
-    if not m:
-        return None
-    iv = f"interval withheld: {m['withheld']}" if m.get("withheld") else _interval(m["ci_low"], m["ci_high"])
-    return f"Maker's side advantage (fitted with the ratings, Elo): {fixed(m['rating'])} {iv}."
+    return words(doc).maker()
 
 
 def ratings_text(doc: dict[str, Any]) -> str:
     """What the ratings were fitted from (games and blocks, or a table's contests)."""
-    t = doc.get("table")
-    if not t:
-        return f"Bradley-Terry over all {doc['games']} games ({doc['blocks']} duplicate blocks)"
-    what = ("one between every two seats of each game, by their finish" if t["contests"] == "finish" else
-            "one per scored deal, the maker and its called partner against the rest, by what each side gained")
-    return (f"Bradley-Terry over {t['contest_count']} contests ({what}; a side rated the mean of its bots) from "
-            f"{doc['games']} games at tables of {t['seats']} ({doc['blocks']} blocks by rotation of {t['seats']} games)")
+    return words(doc).fitted()
 
 
 def _bot_interval(doc: dict[str, Any], b: dict[str, Any], missing: str = "n/a") -> str:
@@ -286,9 +353,7 @@ def versions_text(doc: dict[str, Any]) -> list[str]:
 def crosstable_md(doc: dict[str, Any]) -> str:
     rows = [[c["first"], c["second"], c["games"], f"{c['wins']}-{c['draws']}-{c['losses']}", _pct(c["score_pct"])]
             for c in doc["crosstable"]]
-    heads = (["bot", "vs", "games together", "ahead-level-behind", "score %"] if doc.get("table") else
-             ["partnership", "vs", "games", "W-D-L", "score %"])
-    return str(tabulate(rows, headers=heads, tablefmt="github", disable_numparse=True))
+    return str(tabulate(rows, headers=words(doc).cross_heads, tablefmt="github", disable_numparse=True))
 
 
 #: What the LOS matrix shows, said above it.
@@ -328,10 +393,7 @@ _UNIT_TEXT = {"key": "of whole deal keys (block i of every pairing together)",
 
 def unit_text(doc: dict[str, Any]) -> str:
     """What a bootstrap resample draws, in words."""
-    unit = doc["rating"]["bootstrap_unit"]
-    if doc.get("table") and unit in ("key", "pairing"):
-        return "of whole deal keys (block i of every table together)" if unit == "key" else "of blocks within each table"
-    return _UNIT_TEXT.get(unit, "of blocks")
+    return words(doc).bootstrap_unit(doc["rating"]["bootstrap_unit"])
 
 
 def profile_line(doc: dict[str, Any]) -> tuple[str, str]:
@@ -369,15 +431,14 @@ def render_markdown(doc: dict[str, Any]) -> str:
     ]
     if rt.get("interval_note"):
         out += [f"Note: {rt['interval_note']}.", ""]
-    if doc.get("table"):
-        out += [table_note(doc), ""] + ([maker_text(doc) or "", ""] if maker_text(doc) else [])
+    w = words(doc)
+    out += [x for note in (w.table_note(), w.maker()) if note for x in (note, "")]
     out += [
         f"Games without a winner or ended by a fault: {flags}.",
         "",
         "## Crosstable",
         "",
-        *(["How often the row bot finished ahead of the column bot in the games they played together.", ""]
-          if doc.get("table") else []),
+        *w.cross_intro,
         crosstable_md(doc),
         "",
         "## Likelihood of superiority",
@@ -399,9 +460,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
 
 def table_note(doc: dict[str, Any]) -> str:
     """How a table's columns count (games, W-D-L and score % differ from two pairs')."""
-    return (f"At tables of {doc['table']['seats']}: W-D-L counts games won, games nobody won and games another seat "
-            "won (or the bot forfeited); score % is the share of the other seats the bot finished ahead of (level "
-            "counts half).")
+    return TableWords(doc).table_note()
 
 
 # ------------------------------------------------------------ HTML
@@ -445,18 +504,14 @@ def render_html(doc: dict[str, Any]) -> str:
         other = None if c["score_pct"] is None else 1 - c["score_pct"]
         cell[(c["second"], c["first"])] = (_pct(other), f"{c['losses']}-{c['draws']}-{c['wins']}")
     names = [b["bot"] for b in doc["bots"]]
-    rt = doc["rating"]
+    rt, w = doc["rating"], words(doc)
     view = {
         "name": doc["provenance"].get("config_name") or UNKNOWN, "profile": profile_line(doc),
         "level": int(round(100 * rt["interval_level"])), "scale": (fixed(vmin), fixed(vmax)), "rows": rows,
         "versions": versions_text(doc), "anchor": rt["anchor_text"], "bootstrap": rt["bootstrap"],
         "unit": unit_text(doc), "seed": rt["seed"], "flags": ", ".join(f"{k} {v}" for k, v in doc["flags"].items()) or "none",
         "interval_note": rt.get("interval_note"), "fitted": ratings_text(doc),
-        "table_note": table_note(doc) if doc.get("table") else None, "maker": maker_text(doc) if doc.get("table") else None,
-        "who": "bot" if doc.get("table") else "partnership",
-        "cross_note": ("How often the row bot finished ahead of the column bot in the games they played together "
-                       "(ahead-level-behind below)." if doc.get("table") else
-                       "Row partnership's score against the column partnership (W-D-L below)."),
+        "table_note": w.table_note(), "maker": w.maker(), "who": w.who, "cross_note": w.cross_note,
         "parts": parts, "cross": [(a, [cell.get((a, b)) for b in parts]) for a in parts],
         "names": names, "los": [(a, [los_cell(doc, a, b) for b in names]) for a in names] if doc["los"] else None,
         "los_text": LOS_TEXT, "los_note": los_withheld_note(doc),

@@ -48,9 +48,18 @@ class BotRef(BaseModel):
         return (self.bot, self.digest)
 
 
-class Fault(BaseModel):
-    """One fault of a game, as the judge recorded it (``match.game.SeatFault.to_dict``). It is stored
-    with exactly the keys it was given (a hand-written line's fault may name fewer)."""
+class _AsGiven(BaseModel):
+    """A record stored with exactly the keys it was given (a hand-written line may name fewer): its
+    defaults are for reading, never written."""
+
+    @model_serializer(mode="wrap")
+    def _as_given(self, handler: SerializerFunctionWrapHandler) -> Any:
+        given, fields = self.model_fields_set, type(self).model_fields
+        return {k: v for k, v in handler(self).items() if k in given or k not in fields}
+
+
+class Fault(_AsGiven):
+    """One fault of a game, as the judge recorded it (``match.game.SeatFault.to_dict``)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
     seat: int | None = None
@@ -63,11 +72,21 @@ class Fault(BaseModel):
     reply: Any = None
     substituted: str | None = None
 
-    @model_serializer(mode="wrap")
-    def _as_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        out: dict[str, Any] = handler(self)
-        given = self.model_fields_set
-        return {k: v for k, v in out.items() if k in given or k not in Fault.model_fields}
+
+class Reproduce(_AsGiven):
+    """One fault with what replays it on the host that ran it (``match.reproduce.fault_commands``): under
+    ``run``, never scored (a host's paths, its stderr tail)."""
+
+    model_config = ConfigDict(extra="allow")
+    game: int = Field(description="the game of the block (its half, or a table's rotation)")
+    game_id: str | None = None
+    seat: int
+    bot: str
+    kind: str
+    message: str = ""
+    reply: Any = None
+    stderr: str | None = None
+    command: str | None = None
 
 
 class GameLine(BaseModel):
@@ -89,6 +108,13 @@ class GameLine(BaseModel):
     faults: list[Fault]
     record: dict[str, Any] = Field(description="the engine's game record: every deal's deck, events, points")
 
+    def to_dict(self, table: bool = False) -> dict[str, Any]:
+        """The game as stored, its record the object read (not a copy: a copy of every deal's events would
+        double a digest's cost); at a table without ``side_a``."""
+        out = self.model_dump(exclude=_GAME_TABLE if table else _GAME_PAIRS)
+        out["record"] = self.record
+        return out
+
 
 class RunInfo(BaseModel):
     """Run-dependent facts: timings, host, worker, attempt. Never scored."""
@@ -101,7 +127,7 @@ class RunInfo(BaseModel):
     wall_s: float = 0.0
     finished_at: float = 0.0
     games: list[dict[str, Any]] = Field(default_factory=list, description="BlockResult.game_run(half)")
-    reproduce: list[dict[str, Any]] = Field(
+    reproduce: list[Reproduce] = Field(
         default_factory=list, description="per fault: a shell command that replays it on this machine"
     )
 
@@ -206,8 +232,8 @@ class PairsLine(_Block):
         return Seating(self.games[half], half, PAIR_SIDES, self.games[half].side_a)
 
     def to_dict(self) -> dict[str, Any]:
-        """The line as stored (``json.loads`` of ``to_json``)."""
-        return self.model_dump(by_alias=True)
+        """The line as stored (``json.loads`` of ``to_json``), the games' records as read."""
+        return _line_dict(self, False)
 
     def to_json(self) -> str:
         """The line as stored: a pairs line names no table."""
@@ -239,8 +265,8 @@ class TableLine(_Block):
         return Seating(self.games[half], half, TABLE_SIDES[n], None)
 
     def to_dict(self) -> dict[str, Any]:
-        """The line as stored (``json.loads`` of ``to_json``)."""
-        return self.model_dump(by_alias=True, exclude=_TABLE_EXCLUDE)
+        """The line as stored (``json.loads`` of ``to_json``), the games' records as read."""
+        return _line_dict(self, True)
 
     def to_json(self) -> str:
         """The line as stored: a table's line names no partnerships."""
@@ -259,6 +285,20 @@ def _check_seats(games: list[GameLine], sides: int, seats: int) -> None:
 PAIR_SIDES: tuple[tuple[int, ...], ...] = ((0, 2), (1, 3))
 TABLE_SIDES: dict[int, tuple[tuple[int, ...], ...]] = {n: tuple((s,) for s in range(n)) for n in range(2, 7)}
 _TABLE_EXCLUDE: Any = {"games": {"__all__": {"side_a"}}}
+_GAME_PAIRS, _GAME_TABLE = {"record"}, {"record", "side_a"}
+
+
+def _line_dict(line: PairsLine | TableLine, table: bool, run: bool = True) -> dict[str, Any]:
+    out = line.model_dump(by_alias=True, exclude={"games", "run"})
+    out["games"] = [g.to_dict(table) for g in line.games]
+    if run:
+        out["run"] = line.run.model_dump()
+    return out
+
+
+def scored_dict(line: PairsLine | TableLine) -> dict[str, Any]:
+    """The line as stored without its run-dependent part (``run``): what two runs of a tournament share."""
+    return _line_dict(line, isinstance(line, TableLine), run=False)
 
 
 def _shape(v: Any) -> str:
@@ -296,7 +336,9 @@ def trusted_line(obj: dict[str, Any], shared: dict[Any, Any]) -> PairsLine | Tab
     top = {k: v for k, v in obj.items() if k != "schema"}
     top["schema_"] = obj.get("schema", SCHEMA_VERSION)
     top["games"] = [game(g) for g in obj["games"]]
-    top["run"] = RunInfo.model_construct(**obj.get("run") or {})
+    run = dict(obj.get("run") or {})
+    run["reproduce"] = [Reproduce.model_construct(**r) for r in run.get("reproduce") or []]
+    top["run"] = RunInfo.model_construct(**run)
     if obj.get("table") is not None:
         top["table"] = [ref(s) for s in obj["table"]]
         return TableLine.model_construct(**top)

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import orjson
 from pydantic import ValidationError
 
-from .schema import ResultLine, game_id, parse_line
+from .schema import ResultLine, game_id, parse_line, scored_dict
 
 RESULTS_NAME = "results.jsonl"
 STDERR_DIR = "stderr"
@@ -33,8 +34,9 @@ class ResultsError(ValueError):
 
 def comparable(line: ResultLine | dict[str, Any]) -> dict[str, Any]:
     """A line (or its JSON object) without its run-dependent part, for comparing two runs."""
-    obj = line if isinstance(line, dict) else line.to_dict()
-    return {k: v for k, v in obj.items() if k != "run"}
+    if not isinstance(line, dict):
+        return scored_dict(line)
+    return {k: v for k, v in line.items() if k != "run"}
 
 
 def line_key(line: ResultLine) -> tuple[str, int]:
@@ -44,7 +46,10 @@ def line_key(line: ResultLine) -> tuple[str, int]:
 def stored_line(raw: bytes | str) -> ResultLine:
     """One stored line's text as a results line, each game named by its ``game_id`` (a line written before
     games had ids names none); ``ValueError`` (or pydantic's ``ValidationError``) when it is not one."""
-    obj = json.loads(raw)
+    try:
+        obj = orjson.loads(raw)  # faster than json on lines of whole records, the same values
+    except orjson.JSONDecodeError:  # what orjson does not read (NaN, integers past 64 bits): json's rules
+        obj = json.loads(raw)
     if not isinstance(obj, dict):
         raise ValueError("not a JSON object")
     games = obj.get("games")

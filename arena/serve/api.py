@@ -72,6 +72,20 @@ class Submissions(BaseModel):
     submissions: list[SubmissionReport]
 
 
+class Fault(BaseModel):
+    """A fault of one of the team's bots in a ladder game, with what it needs to reproduce it."""
+    team: str
+    pairing: str = Field(description="the block's pairing key (with ``block``: GET /api/faults/block.jsonl)")
+    block: int
+    game_id: str
+    digest: str = Field(description="the faulting version's bot digest")
+    seat: int
+    kind: str
+    message: str
+    stderr: str = Field(description="the tail of the bot's stderr the harness kept")
+    command: str | None = Field(description="the reproduce command, with results.jsonl and BOT_FOLDER for the host's paths")
+
+
 class LeaderboardRow(BaseModel):
     """A team's ranked version with the ladder's figures (null until the site's first build rates it)."""
     rank: int | None = Field(description="1 = best by rating; null until rated")
@@ -246,10 +260,10 @@ def tempo(svc: ServiceDep, team: ApiTeam) -> list[dict[str, Any]]:
 
 
 @router.get("/faults")
-def faults(svc: ServiceDep, team: ApiTeam) -> list[dict[str, Any]]:
+def faults(svc: ServiceDep, team: ApiTeam) -> list[Fault]:
     """Private: the faults of your team's bots in ladder games, with stderr and reproduce command (the
     host's admin token reads every team's)."""
-    return svc.faults.of(private_to(team))
+    return [Fault.model_validate(f) for f in svc.faults.of(private_to(team))]
 
 
 def block_line(svc: Service, team: db.Team, pairing: str, block: int) -> PlainTextResponse:

@@ -57,12 +57,12 @@ class FaultIndex:
         try:
             for ln, off, n in scan:
                 for r in ln.run.reproduce:
-                    game = ln.games[r["game"]]
+                    game = ln.games[r.game]
                     faults.append({
-                        "team": r["bot"], "pairing": ln.pairing, "block": ln.block, "game_id": r["game_id"],
-                        "digest": game.seats[r["seat"]].digest, "seat": r["seat"], "kind": r["kind"],
-                        "message": r.get("message", ""), "stderr": r.get("stderr") or "",
-                        "command": public_command(r.get("command")),
+                        "team": r.bot, "pairing": ln.pairing, "block": ln.block, "game_id": r.game_id,
+                        "digest": game.seats[r.seat].digest, "seat": r.seat, "kind": r.kind,
+                        "message": r.message, "stderr": r.stderr or "",
+                        "command": public_command(r.command),
                     })
                 at[ln.task_key] = (off, n)
         except ResultsError:

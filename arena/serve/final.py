@@ -29,7 +29,7 @@ from . import db
 from .ladder import build_ladder, ranked, site_naming, waiting_for
 
 if TYPE_CHECKING:
-    from .app import Service
+    from .service import Service
 
 log = logging.getLogger("arena.serve.final")
 

@@ -63,7 +63,7 @@ from .tally import Index, Tally
 from .validate import hide_paths
 
 if TYPE_CHECKING:
-    from .app import Service
+    from .service import Service
 
 log = logging.getLogger("arena.serve.ladder")
 
@@ -503,21 +503,3 @@ def read_ratings(folder: Path) -> dict[tuple[str, int], dict[str, Any]]:
         return {(str(r["team"]), int(r["version"])): r for r in rows}
     except (OSError, ValueError, KeyError, TypeError):
         return {}
-
-
-def loop(svc: Service) -> None:
-    """Batches while the competition is open (waiting for teams when too few can play, a minute at most);
-    once it is frozen, the final evaluation (``final``), then nothing more."""
-    from .final import frozen, run_final
-
-    while not svc.stop.is_set():
-        try:
-            played = 0 if frozen(svc) is not None else run_batch(svc)
-            if not played and frozen(svc) is not None and run_final(svc):
-                svc.stop.wait()  # published: nothing more to play
-        except Exception:  # a broken batch must not end the server; it is logged and tried again later
-            log.exception("ladder batch failed")
-            played = 0
-        if not played:
-            svc.ladder_wake.wait(60.0)
-            svc.ladder_wake.clear()

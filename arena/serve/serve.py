@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ from ..sandbox import judge, reaper
 from . import db
 from .app import Service, make_app
 from .config import load
+from .final import FINAL, FREEZE, frozen, run_final
+from .ladder import run_batch, start_backend
 from .guard import Timeouts, guarded_protocol
 
 
@@ -45,6 +48,37 @@ def uvicorn_config(svc: Service, host: str, port: int) -> Any:
                           h11_max_incomplete_event_size=16 << 10, access_log=False)
 
 
+def loop(svc: Service) -> None:
+    """Batches while the competition is open (waiting for teams when too few can play, a minute at most);
+    once it is frozen, the final evaluation (``final``), then nothing more."""
+    while not svc.stop.is_set():
+        try:
+            played = 0 if frozen(svc) is not None else run_batch(svc)
+            if not played and frozen(svc) is not None and run_final(svc):
+                svc.stop.wait()  # published: nothing more to play
+        except Exception:  # a broken batch must not end the server; it is logged and tried again later
+            log.exception("ladder batch failed")
+            played = 0
+        if not played:
+            _idle(svc)
+
+
+IDLE_S = 60.0  # nothing to play: look again after this long, or at once when woken
+FREEZE_POLL_S = 2.0  # while idle, how often the freeze file is looked for (the host's --freeze runs in another process)
+
+
+def _idle(svc: Service) -> None:
+    """Wait until woken (an upload, a verdict, this process's freeze), a freeze written by another process
+    (`arena serve FOLDER --freeze` on a served folder) while this wait lasts, or IDLE_S."""
+    end = time.monotonic() + IDLE_S
+    path = svc.folder / FINAL / FREEZE
+    was_frozen = path.exists()
+    while not svc.stop.is_set() and time.monotonic() < end:
+        if svc.ladder_wake.wait(FREEZE_POLL_S) or (not was_frozen and path.exists()):
+            break
+    svc.ladder_wake.clear()
+
+
 STOP_WAIT_S = 15.0  # on Ctrl-C or SIGTERM, how long the ladder may take to end its batch's loop
 
 
@@ -56,8 +90,6 @@ def run(svc: Service, host: str, port: int) -> None:
     """Serve until Ctrl-C or SIGTERM; then stop the validations and the ladder (its blocks in flight on Ray
     are cancelled, what is stored stays) and the Ray instance this server started, if any."""
     import uvicorn
-
-    from .ladder import loop, start_backend
 
     # this server is the judge of its folder: what an earlier server of it left (sandboxes frozen
     # when it was killed, with their watcher) ends now, and no other judge's is touched

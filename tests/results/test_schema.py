@@ -109,3 +109,20 @@ def test_without_records_keeps_what_scores(pairs: PairsLine) -> None:
     assert all(g.record == {} for g in light.games) and light.run.games == []
     assert [s.bot for s in standings([light])] == [s.bot for s in standings([pairs])]
     assert pairs.games[0].record  # the line it came from is left whole
+
+
+def test_faults_and_their_commands_are_stored_with_the_keys_they_were_given(pairs: PairsLine) -> None:
+    obj = pairs.to_dict()
+    obj["games"][0]["faults"] = [{"seat": 1, "bot": "bob", "kind": "timeout", "stderr_extra": "x"}]
+    obj["run"]["reproduce"] = [{"game": 0, "seat": 1, "bot": "bob", "kind": "timeout", "command": "arena reproduce"}]
+    line = parse_line(obj)
+    f, r = line.games[0].faults[0], line.run.reproduce[0]
+    assert (f.seat, f.kind, f.message, f.decision) == (1, "timeout", "", None)  # defaults to read
+    assert (r.game, r.command, r.stderr, r.game_id) == (0, "arena reproduce", None, None)
+    stored = json.loads(line.to_json())
+    assert stored["games"][0]["faults"] == obj["games"][0]["faults"]  # nothing added on the way out
+    assert stored["run"]["reproduce"] == obj["run"]["reproduce"]
+    again = trusted_line(stored, {})
+    assert again == line and again.run.reproduce[0].command == "arena reproduce"
+    with pytest.raises(ValidationError, match="seat"):
+        parse_line({**obj, "run": {"reproduce": [{"game": 0, "bot": "bob", "kind": "x"}]}})

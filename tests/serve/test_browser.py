@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import struct
 import time
 from pathlib import Path
 
@@ -161,6 +162,25 @@ def test_a_verdict_appears_on_the_team_page_without_a_reload(comp: Path, tmp_pat
         browser.wait_for(f"window.notReloaded && {mine}.querySelector('.status').textContent === 'accepted'")
         assert "as version 1 (red v1)" in browser.js(f"{mine}.textContent")
         assert "CONFORMS" in browser.js(f"{mine}.querySelector('pre').textContent")
+        # at 20 versions, one with a report of long unbroken lines, and 20 teams: still within a 1280 px window
+        team_id = db.team_for_token(svc.engine, token).id  # type: ignore[union-attr]
+        for i in range(19):
+            sid = db.add_submission(svc.engine, team_id, str(tmp_path / f"v{i}"), per_day=100)
+            assert db.claim_next(svc.engine) is not None
+            db.finish(svc.engine, sid, True, "x" * 400 + " " + "latency ms: n 8, p50 2.65 " * 20)
+        for i in range(19):
+            other = db.team_for_token(svc.engine, db.add_team(svc.engine, f"team-with-a-long-name-{i:02d}"))
+            sid = db.add_submission(svc.engine, other.id, str(tmp_path / f"t{i}"), per_day=100)  # type: ignore[union-attr]
+            assert db.claim_next(svc.engine) is not None
+            db.finish(svc.engine, sid, True, "ok")
+        browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
+        for page in ("team", ""):
+            goto(browser, f"{url}/{page}")
+            assert browser.js("document.querySelectorAll('#submissions li, #leaderboard td').length") >= 20
+            assert browser.js("document.documentElement.scrollWidth") <= 1280, page
+            shot = ARTIFACTS / f"at-20-versions-{page or 'front'}.png"
+            browser.screenshot(shot)
+            assert struct.unpack(">I", shot.read_bytes()[16:20])[0] <= 1280, page
         assert browser.problems() == []
     finally:
         server.should_exit = True  # type: ignore[attr-defined]

@@ -100,3 +100,10 @@ def test_refusals_a_person_meets_are_pages_that_lead_on(live: Live) -> None:
     assert f"over the limit of {cap}" in big.text and "<a href=/team>back</a>" in big.text
     api = httpx.post(f"{live.url}/api/submissions", content=b"x" * (cap + 1), headers={"Authorization": "Bearer x"})
     assert api.status_code == 413 and "over the limit" in api.json()["detail"]
+
+
+def test_the_faults_answer_is_typed_in_the_schema(live: Live) -> None:
+    schema = httpx.get(f"{live.url}/openapi.json").json()
+    fault = schema["components"]["schemas"]["Fault"]["properties"]
+    assert {"pairing", "block", "stderr", "command", "seat", "kind"} <= set(fault)
+    assert httpx.get(f"{live.url}/api/faults", headers={"Authorization": f"Bearer {live.tokens['red']}"}).json() == []

@@ -138,17 +138,17 @@ def fault_rows(line: ResultLine, half: int, private: bool) -> list[dict[str, Any
     """One game's faults as the pages show them; public: no stderr, reproduce commands without host paths."""
     st = line.seating(half)
     run = line.run
-    repro = [r for r in run.reproduce if r.get("game") == half]
+    repro = [r for r in run.reproduce if r.game == half]
     own = run.games[half] if half < len(run.games) and isinstance(run.games[half], dict) else {}
     tails = {(f.get("seat"), f.get("decision")): f.get("stderr") for f in own.get("faults") or []}
     where = seat_names(len(st.seats))
     rows = []
     for f in st.game.faults:
         seat, at = f.seat, st.fault_seat(f)
-        cmd = next((r.get("command") for r in repro if r.get("seat") == seat and r.get("kind") == f.kind), None)
+        cmd = next((r.command for r in repro if r.seat == seat and r.kind == f.kind), None)
         stderr = tails.get((seat, f.decision))
         if stderr is None:
-            stderr = next((r.get("stderr") for r in repro if r.get("seat") == seat), None)
+            stderr = next((r.stderr for r in repro if r.seat == seat), None)
         if not private:
             stderr, cmd = None, public_command(cmd)
         rows.append({"game": str(st.game.id), "seat": -1 if seat is None else seat, "at": at,

@@ -206,8 +206,9 @@ def run(args: Any) -> int:
             r = lad[name]
             if r is not None:
                 print(f"ladder of {lad['teams']} teams on {what}: {r['games_per_s']} games/s of play"
-                      f" ({r['games_per_s_with_rebuild']} with the site rebuilds; {r['games']} games)")
-        print(f"2 workers over 1: {lad['speedup_2']}x")
+                      f" ({r['games_per_s_with_rebuild']} with the site rebuilds; {r['games']} games;"
+                      f" {r['cpu_s']} s of CPU, {r['games_per_cpu_s']} games per CPU second)")
+        print(f"2 workers over 1: {lad['speedup_2']}x the games per second, {lad['per_cpu_2']}x per CPU second")
     out["load"] = [load0, os.getloadavg()[0]]
     print(json.dumps(out))
     return 0

@@ -8,7 +8,9 @@ serve`` starts its backend) one batch to start the workers, then
 ``batches`` batches of the ladder's default size timed: games stored per
 second of the batches' play (each batch's wall time less its site rebuild,
 which runs in the server's process whatever the backend), and per second of
-the whole batches.
+the whole batches; and the CPU seconds of the server and everything it
+started (its bots, its Ray instance: ``tree_cpu``) over the timed batches,
+so a machine that other work loads can be read too (games per CPU second).
 """
 
 from __future__ import annotations
@@ -25,6 +27,35 @@ from .raycluster import LoopbackCluster
 from .serve_scale import setup
 
 BACKENDS = ("1", "2", "cluster")
+
+
+def tree_cpu(root: int | None = None) -> float:
+    """CPU seconds (user and system) of a process and all its descendants alive now, with what each has
+    reaped (a bot's processes, a Ray worker's tasks): the server's, its bots' and its Ray instance's, which
+    ``time.process_time`` (this process alone) misses. Linux /proc only."""
+    root = os.getpid() if root is None else root
+    tick = os.sysconf("SC_CLK_TCK")
+    parent: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        parent[int(d)] = int(fields[1])
+        cpu[int(d)] = sum(int(x) for x in fields[11:15]) / tick  # utime stime cutime cstime
+    kids: dict[int, list[int]] = {}
+    for pid, ppid in parent.items():
+        kids.setdefault(ppid, []).append(pid)
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += cpu.get(pid, 0.0)
+        todo += kids.get(pid, [])
+    return total
 
 
 def server_batches(folder: Path, batches: int) -> dict[str, Any]:
@@ -46,13 +77,14 @@ def server_batches(folder: Path, batches: int) -> dict[str, Any]:
     try:
         ladder.run_batch(svc)  # the workers start, the bots are shipped
         rebuild[0] = 0.0
-        w0 = time.perf_counter()
+        w0, c0 = time.perf_counter(), tree_cpu()
         played = sum(ladder.run_batch(svc) for _ in range(batches))
-        wall = time.perf_counter() - w0
+        wall, cpu = time.perf_counter() - w0, tree_cpu() - c0
     finally:
         if ray is not None:
             ray.shutdown()
     return {"games": 2 * played, "wall_s": round(wall, 3), "rebuild_wall_s": round(rebuild[0], 3),
+            "cpu_s": round(cpu, 2), "games_per_cpu_s": round(2 * played / cpu, 3) if played and cpu else None,
             "games_per_s": round(2 * played / (wall - rebuild[0]), 3) if played else None,
             "games_per_s_with_rebuild": round(2 * played / wall, 3) if played else None}
 
@@ -88,6 +120,8 @@ def run_ladder(root: Path, *, teams: int, batches: int, sandbox: str, cluster: b
                          "nodes": 2, "cluster_start_s": round(started, 1)}
     one, two = out["1"]["games_per_s"], out["2"]["games_per_s"]
     out["speedup_2"] = round(two / one, 3) if one and two else None
+    one, two = out["1"]["games_per_cpu_s"], out["2"]["games_per_cpu_s"]
+    out["per_cpu_2"] = round(two / one, 3) if one and two else None  # 2 workers' games per CPU second over 1's
     return out
 
 

@@ -4,7 +4,7 @@ A competition of ``teams`` accepted teams (each a copy of bots/minimal) gets
 its results store synthesised (``bench.synth``: real engine games, reused
 under the pairings' names) up to each of the ``stored`` game counts in turn,
 with the public site and the live page brought up to date (timed apart, as
-"catch-up"); then the server (a child process: the ladder's ``run_batch``
+"catch-up", with the ladder's index and standings tally); then the server (a child process: the ladder's ``run_batch``
 with the web app loaded, so its memory is a server's) plays one batch of
 ``ladder_blocks`` (4) real blocks and rebuilds the site. Measured: the
 batch's and the rebuild's CPU and wall time, and the server's peak and final
@@ -28,8 +28,9 @@ from arena.results import ResultsStore
 from arena.results.store import RESULTS_NAME
 from arena.schedule import plan
 from arena.serve import db
-from arena.serve.ladder import LIVE, LIVE_STATE, ladder_tournament, publish
+from arena.serve.ladder import LIVE, LIVE_STATE, ladder_tournament, publish, stored_tally
 from arena.serve.serve import open_service
+from arena.serve.tally import Index
 
 from . import synth
 
@@ -85,6 +86,8 @@ def catch_up(folder: Path) -> dict[str, float]:
     c0, w0 = time.process_time(), time.perf_counter()
     publish(svc)
     write_provisional(folder / "results", folder / LIVE, done=0, total=0, state=folder / LIVE_STATE)
+    stored_tally(folder)  # the standings' tally and the choice's index, as each batch keeps them
+    Index.load(folder).catch_up(folder / "results").save(folder)
     return {"catch_up_cpu_s": round(time.process_time() - c0, 2), "catch_up_wall_s": round(time.perf_counter() - w0, 2)}
 
 

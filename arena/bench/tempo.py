@@ -4,9 +4,9 @@ A fixed tempo holds every answer to its slot, so a game takes about ``slot_ms`` 
 wall time and little CPU; the scheduler plays more blocks at once than there are cores to make up
 for it (``arena.schedule.oversubscribe``). Both modes play the same round robin (four copies of
 one bot under other names, so there are six pairings to spread) through the real runner on an
-embedded Ray instance: free with one block a core, fixed with the scheduler's own number. Each
-mode plays twice, half the blocks each time, in the order free, fixed, fixed, free: a machine whose
-load drifts over the run (other work) weighs on both modes alike. Games per second count from the
+embedded Ray instance: free with one block a core, fixed with the scheduler's own number. Free
+plays half its blocks before the fixed run and half after, so a machine whose load drifts over the
+run (other work) weighs on both modes alike, and fixed starts its workers once, as a run does. Games per second count from the
 moment the workers are up to the last stored block (``games_per_s``: what runs of this size get, the
 start of Ray's workers included, more of them with a fixed tempo), and from the first stored block
 to the last (``steady_games_per_s``: the rate of a long run, once its workers are up). While a run
@@ -31,8 +31,11 @@ from ..results import ResultLine
 from ..schedule import RunObserver, build_tournament, run_tournament
 from ..schedule.oversubscribe import cores
 
-#: The time control of both modes: the CPU limit, and the fixed mode's slot above it.
-DECISION_MS, SLOT_MS = 100, 150
+#: The time control of both modes: the CPU limit, and the fixed mode's slot above it. As a server's
+#: defaults are (docs/server.md, "Time mode and format"), what the bot needs: the heuristic bot uses
+#: at most 2 ms of CPU a decision at gvisor, and a fixed-tempo game costs its decisions x the slot.
+#: (With 100 and 150 ms, fixed ran 0.27-0.60x free's games per second; docs/benchmarks.md.)
+DECISION_MS, SLOT_MS = 40, 80
 
 
 class _Clock(RunObserver):
@@ -141,13 +144,14 @@ def _combined(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "mb_per_block": round(peak / max(1, at_once))}
 
 
-#: The order the modes play in: a load that drifts over the run weighs on both alike.
-ORDER = ("free", "fixed", "fixed", "free")
+#: The order the modes play in, with the share of the blocks each plays: a load that drifts
+#: over the run weighs on both alike.
+ORDER = (("free", 0.5), ("fixed", 1.0), ("free", 0.5))
 
 
 def measure_tempo(bot: Path, level: str, blocks: int = 2, deals: int = 2, tmp: Path | None = None) -> dict[str, Any]:
-    """Both modes on the same round robin, each twice with half the ``blocks`` (ABBA): games per second,
-    and fixed's as a share of free's."""
+    """Both modes on the same round robin of ``blocks`` blocks a pairing (free's in two halves around
+    fixed's, ``ORDER``): games per second, and fixed's as a share of free's."""
     import tempfile
 
     half = max(1, blocks // 2)
@@ -155,12 +159,13 @@ def measure_tempo(bot: Path, level: str, blocks: int = 2, deals: int = 2, tmp: P
     with tempfile.TemporaryDirectory(prefix="arena-bench-tempo-") as scratch:
         root = tmp or Path(scratch)
         entries = _copies(bot, root)
-        for i, mode in enumerate(ORDER):
-            runs[mode].append(_play(entries, level, mode, half, deals, root / f"{mode}-{i}"))
+        for i, (mode, share) in enumerate(ORDER):
+            n = half if share < 1 else 2 * half
+            runs[mode].append(_play(entries, level, mode, n, deals, root / f"{mode}-{i}"))
     free, fixed = _combined(runs["free"]), _combined(runs["fixed"])
     a, b = fixed["steady_games_per_s"], free["steady_games_per_s"]
     return {"bot": bot.name, "level": level, "decision_ms": DECISION_MS, "slot_ms": SLOT_MS, "deals": deals,
-            "free": free, "fixed": fixed, "blocks_per_pairing": 2 * half, "order": list(ORDER),
+            "free": free, "fixed": fixed, "blocks_per_pairing": 2 * half, "order": [m for m, _ in ORDER],
             "fixed_vs_free": _ratio(fixed["games_per_s"], free["games_per_s"]), "fixed_vs_free_steady": _ratio(a, b)}
 
 

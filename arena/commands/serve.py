@@ -46,7 +46,8 @@ def main(argv: list[str]) -> int:
                          " run); more than 1 plays on Ray")
     ap.add_argument("--ray-address", metavar="ADDR", help="play the ladder on this Ray cluster (docs/cluster.md)")
     ap.add_argument("--freeze", action="store_true",
-                    help="close the competition: stop uploads, play the final evaluation, publish the final standings")
+                    help="close the competition: stop uploads, play the final evaluation, publish the final standings"
+                         " (on a folder being served: freeze it and exit, the running server plays the final)")
     args = parse(ap, argv)
     if args.workers is not None and args.workers < 1:
         raise CommandError("--workers must be at least 1")
@@ -91,6 +92,14 @@ def main(argv: list[str]) -> int:
     try:
         lock = FolderLock(svc.folder, name=SERVE_LOCK).acquire()
     except FolderBusy as e:
+        if args.freeze:  # the running server reads the freeze before each batch and at each upload
+            from ..serve.final import freeze
+
+            doc = freeze(svc)
+            print(f"arena serve: {svc.folder} frozen at {doc['frozen_at']} with {len(doc['versions'])} final"
+                  f" versions; the running server ({e.holder}) stops taking uploads and plays the final evaluation"
+                  " after its current batch")
+            return EXIT_OK
         raise CommandError(f"{svc.folder} is already served by another arena serve ({e.holder}); stop it first"
                            " or serve another folder") from None
     if args.freeze:

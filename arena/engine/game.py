@@ -139,9 +139,7 @@ class Game:
     def view_dict(self, seat: int, index: int | None = None) -> dict[str, Any]:
         """``view(seat, index).to_dict()``, what no earlier view changed taken as it was made
         (``ViewMemo``): the request of every decision, at the cost of what changed."""
-        i = len(self.deals) - 1 if index is None else index
-        memo = self._memo
-        return deal_view(self.deals[i], seat, memo.previous(self.deals, i), memo=memo).to_dict(memo)
+        return self._memo.view_dict(self.deals, len(self.deals) - 1 if index is None else index, seat)
 
 
 def _end_of_seats(p: RuleProfile, deal: Deal, after: tuple[int, ...]) -> tuple[str, int] | None:

@@ -9,10 +9,10 @@ every card a view names against what the seat could have seen.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Sequence
 
 from .cards import SUITS, Card, card_str, cards_str
-from .deal import BID, DARK, DONE, PLAY, ROB, Deal
+from .deal import BID, DARK, DONE, PLAY, ROB, Deal, Trick
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +89,9 @@ class View:
                 out.update(under)
         return out
 
-    def to_dict(self, memo: ViewMemo | None = None) -> dict[str, Any]:
-        """JSON form with cards as text, as sent to bots; with a ``memo`` (``Game.view_dict``), the
-        earlier deals and finished tricks it already holds in that form are taken from it."""
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form with cards as text, as sent to bots (``ViewMemo.view_dict`` builds the same
+        dict straight from the deal, for the requests of a game in play)."""
         d: dict[str, Any] = {
             "seat": self.seat,
             "partner": self.partner,
@@ -119,14 +119,8 @@ class View:
             "reshuffles": self.reshuffles,
             "rob_stock": None if self.rob_stock is None else cards_str(self.rob_stock),
             "rob_taken": None if self.rob_taken is None else cards_str(self.rob_taken),
-            "tricks": (
-                [trick_dict(t) for t in self.tricks] if memo is None
-                else _reuse(self.tricks, *memo.trick_forms(self.deal_index), trick_dict)
-            ),
-            "previous": (
-                [summary_dict(p) for p in self.previous] if memo is None
-                else _reuse(self.previous, memo.summaries, memo.summary_dicts, summary_dict)
-            ),
+            "tricks": [trick_dict(t) for t in self.tricks],
+            "previous": [summary_dict(p) for p in self.previous],
             "points": None if self.points is None else list(self.points),
             "scores_after": None if self.scores_after is None else list(self.scores_after),
         }
@@ -151,34 +145,59 @@ def trick_dict(t: TrickView) -> dict[str, Any]:
     }
 
 
-_T = TypeVar("_T")
+def _bid_dict(bid: tuple[int, int, bool], suit: int | None | bool) -> dict[str, Any]:
+    """One bid event in wire form; ``suit``: False where bids name none, else the suit or None (a pass)."""
+    s, a, f = bid
+    if suit is False:
+        return {"seat": s, "amount": a, "forced": f}
+    return {"seat": s, "amount": a, "forced": f, **({"suit": SUITS[suit]} if suit is not None else {})}
 
 
-def _reuse(items: Sequence[_T], made: Sequence[_T], forms: Sequence[dict[str, Any]],
-           convert: Callable[[_T], dict[str, Any]]) -> list[dict[str, Any]]:
-    """``[convert(x) for x in items]``, taking the form already made of each item that is one of ``made``."""
-    k = len(made)
-    return [forms[i] if i < k and made[i] is x else convert(x) for i, x in enumerate(items)]
+def _trick_form(t: Trick) -> dict[str, Any]:
+    """``trick_dict`` of the engine's trick as it stands."""
+    return {
+        "leader": t.leader,
+        "plays": [{"seat": s, "card": card_str(c), **({"under": cards_str(u)} if u else {})} for s, c, u in t.plays],
+        "winner": t.winner,
+    }
+
+
+class _DealForms:
+    """One deal's parts in wire form, each made once: its finished tricks and bids so far (public, the
+    same for every seat; the engine only appends to both), each seat's dealt hand (a tuple the deal
+    replaces whole), and each seat's last view with the key of what it was made from (``_settled``)."""
+
+    __slots__ = ("tricks", "played", "bids", "dealt", "views")
+
+    def __init__(self) -> None:
+        self.tricks: list[dict[str, Any]] = []
+        self.played = 0  # cards played to the finished tricks (each one event of the deal)
+        self.bids: list[dict[str, Any]] = []
+        self.dealt: dict[int, tuple[tuple[Card, ...], list[str]]] = {}
+        #: seat -> (key, its view less what card play changes, the keys of that view's lists)
+        self.views: dict[int, tuple[tuple[str, int], dict[str, Any], tuple[str, ...]]] = {}
 
 
 class ViewMemo:
-    """The parts of a game's views that never change once made, each made once (``Game`` keeps one).
+    """A game's views in wire form, each request built at the cost of what changed (``Game`` keeps one).
 
-    A finished deal's summary, and a finished trick of a deal still being
-    viewed (tricks are public: the same for every seat), are kept both as
-    the view's objects and in wire form; a view built with the memo shares
-    those objects, and its ``to_dict(memo)`` takes their wire form from here
-    instead of converting them again. So a request costs what changed since
-    the last one, not the whole game so far.
+    ``view_dict`` builds the dict ``deal_view(...).to_dict()`` would, straight
+    from the deal (no ``View`` in between), taking from here what no later
+    action changed, made once: a finished deal's summary, a deal's finished
+    tricks and bids (public: the same for every seat), a seat's dealt hand,
+    and the rest of the seat's last view while only cards were played since
+    (``_settled``). The dict and its lists are new on every call (a player
+    adds to it, an in-process bot may change it, a fault keeps it); the
+    memo's own dicts inside (tricks, bids, summaries) are shared, never changed.
     """
 
-    __slots__ = ("summaries", "summary_dicts", "_tricks")
+    __slots__ = ("summaries", "summary_dicts", "_deals")
 
     def __init__(self) -> None:
         self.summaries: list[DealSummary] = []
         self.summary_dicts: list[dict[str, Any]] = []
-        #: deal index -> its finished tricks, as TrickViews and in wire form (the last two deals only)
-        self._tricks: dict[int, tuple[list[TrickView], list[dict[str, Any]]]] = {}
+        #: deal index -> its parts in wire form (the last two deals only: no view of older ones is asked again)
+        self._deals: dict[int, _DealForms] = {}
 
     def previous(self, deals: Sequence[Deal], index: int) -> tuple[DealSummary, ...]:
         """The summaries of the deals before ``index`` (all finished), made once each."""
@@ -188,23 +207,128 @@ class ViewMemo:
             self.summary_dicts.append(summary_dict(done))
         return tuple(self.summaries[:index])
 
-    def tricks(self, deal: Deal) -> tuple[TrickView, ...]:
-        """The deal's tricks as views: the finished ones made once, the one being played anew."""
-        made = self._tricks.get(deal.index)
-        if made is None:
-            for old in [i for i in self._tricks if i < deal.index - 1]:  # no view of those is asked again
-                del self._tricks[old]
-            made = self._tricks[deal.index] = ([], [])
-        views, forms = made
-        tricks = deal.tricks
-        while len(views) < len(tricks) and tricks[len(views)].winner is not None:
-            t = tricks[len(views)]
-            views.append(TrickView(t.leader, tuple(t.plays), t.winner))
-            forms.append(trick_dict(views[-1]))
-        return (*views, *(TrickView(t.leader, tuple(t.plays), t.winner) for t in tricks[len(views):]))
+    def _forms(self, index: int) -> _DealForms:
+        forms = self._deals.get(index)
+        if forms is None:
+            for old in [i for i in self._deals if i < index - 1]:
+                del self._deals[old]
+            forms = self._deals[index] = _DealForms()
+        return forms
 
-    def trick_forms(self, deal_index: int) -> tuple[Sequence[TrickView], Sequence[dict[str, Any]]]:
-        return self._tricks.get(deal_index, ((), ()))
+    def view_dict(self, deals: Sequence[Deal], index: int, seat: int) -> dict[str, Any]:
+        """``deal_view(deals[index], seat, previous).to_dict()``, the same dict, made from what changed.
+
+        Card play changes a view's hand, tricks, the cards laid face up and
+        (a called partner revealed) its sides, nothing else: every other
+        change of a deal comes with an event that is not a card (a bid, a
+        discard, a reshuffle, a registered kind's answer ...) or a new phase.
+        So the rest of a seat's last view is kept under the key (phase,
+        events that are not cards) and taken again while that key holds
+        (tests/engine/test_view_memo.py holds every profile's views to the
+        view built from scratch).
+        """
+        if len(self.summaries) < index:
+            self.previous(deals, index)
+        deal = deals[index]
+        forms = self._forms(index)
+        tricks, trick_forms = deal.tricks, forms.tricks
+        while len(trick_forms) < len(tricks) and tricks[len(trick_forms)].winner is not None:
+            t = tricks[len(trick_forms)]
+            trick_forms.append(_trick_form(t))
+            forms.played += len(t.plays)
+        done = len(trick_forms)
+        if done < len(tricks):
+            open_tricks = tricks[done:]
+            played = forms.played + sum(len(t.plays) for t in open_tricks)
+            trick_list = trick_forms + [_trick_form(t) for t in open_tricks]
+        else:
+            played, trick_list = forms.played, trick_forms[:]
+        key = (deal.phase, len(deal.events) - played)
+        last = forms.views.get(seat)
+        if last is None or last[0] != key:
+            settled = self._settled(deal, forms, seat, index)
+            last = forms.views[seat] = (key, settled, tuple(k for k in _LISTS if settled.get(k) is not None))
+        d = last[1].copy()
+        for k in last[2]:  # the kept view's own lists stay its own
+            d[k] = d[k][:]
+        sides, partner = _known_sides(deal, seat)
+        d["partner"] = partner
+        d["hand"] = cards_str(deal.hands[seat])
+        d["tricks"] = trick_list
+        if "shown" in d:
+            d["shown"] = [cards_str(c) for c in deal.shown]
+        if sides is not None:
+            d["sides"] = list(sides)
+        return d
+
+    def _settled(self, deal: Deal, forms: _DealForms, seat: int, index: int) -> dict[str, Any]:
+        """The seat's view with what card play leaves as it is, in the wire's key order (the rest:
+        placeholders that ``view_dict`` fills)."""
+        profile = deal.profile
+        phase = deal.phase
+        rob_stock: list[str] | None = None
+        rob_taken: list[str] | None = None
+        if seat == deal.dealer:
+            if phase == ROB:  # the dealer looks through the stock to decide
+                rob_stock, rob_taken = cards_str(deal.rob_pool()), []
+            elif phase == PLAY or phase == DONE:
+                rob_stock, rob_taken = cards_str(deal.rob_stock), cards_str(deal.rob_taken)
+        bidding_over = phase != BID and phase != DARK
+        done = phase == DONE
+        dealt_src = deal.dealt[seat]
+        dealt = forms.dealt.get(seat)
+        if dealt is None or dealt[0] is not dealt_src:
+            dealt = forms.dealt[seat] = (dealt_src, cards_str(dealt_src))
+        bids, bid_forms = deal.bids, forms.bids
+        n_bids = len(bids) if not profile.bid_suits else min(len(bids), len(deal.bid_suits))  # (as View.to_dict zips)
+        if len(bid_forms) < n_bids:
+            suits: Sequence[int | None | bool] = deal.bid_suits if profile.bid_suits else [False] * n_bids
+            bid_forms.extend(_bid_dict(bids[i], suits[i]) for i in range(len(bid_forms), n_bids))
+        trump = deal.trump
+        points = deal.points if done else None
+        after = deal.scores_after if done else None
+        d: dict[str, Any] = {
+            "seat": seat,
+            "partner": None,
+            "dealer": deal.dealer,
+            "deal_index": deal.index,
+            "phase": phase,
+            "scores": list(deal.scores_before),
+            "hand": None,
+            "dealt": dealt[1],
+            "discarded": cards_str(deal.discarded[seat]),
+            "received": cards_str(deal.received[seat]),
+            "bids": bid_forms[:n_bids],
+            "maker": deal.maker if bidding_over else None,
+            "bid": deal.high if bidding_over else None,
+            "trump": None if trump is None else SUITS[trump],
+            "discard_counts": list(map(len, deal.discarded)),
+            "receive_counts": list(map(len, deal.received)),
+            "reshuffles": deal.reshuffles,
+            "rob_stock": rob_stock,
+            "rob_taken": rob_taken,
+            "tricks": None,
+            "previous": self.summary_dicts[:index],
+            "points": None if points is None else list(points),
+            "scores_after": None if after is None else list(after),
+        }
+        if profile.may_lose_points:
+            d["shown"] = None
+        if profile.dark_bid is not None:
+            d["dark"] = [{"seat": s, "amount": a} for s, a in deal.dark]
+        if profile.sides != "pairs":  # a table of other than fixed pairs
+            d["players"] = deal.n
+            d["sides"] = None
+            called = deal.called
+            if called is not None or deal.alone:
+                d["called"] = None if called is None else card_str(called)
+                d["alone"] = deal.alone
+        return d
+
+
+#: The lists of a kept view (``ViewMemo._settled``) that each view copies (where present, not None).
+_LISTS = ("scores", "dealt", "discarded", "received", "bids", "discard_counts", "receive_counts", "rob_stock",
+          "rob_taken", "previous", "points", "scores_after", "dark")
 
 
 def summary_dict(d: DealSummary) -> dict[str, Any]:
@@ -247,8 +371,8 @@ def summarize(deal: Deal) -> DealSummary:
     )
 
 
-def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = (), memo: ViewMemo | None = None) -> View:
-    """What ``seat`` may know of ``deal``; ``memo``: a game's memo, whose finished tricks it shares."""
+def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = ()) -> View:
+    """What ``seat`` may know of ``deal``."""
     rob_stock: tuple[Card, ...] | None = None
     rob_taken: tuple[Card, ...] | None = None
     if seat == deal.dealer:
@@ -279,8 +403,7 @@ def deal_view(deal: Deal, seat: int, previous: tuple[DealSummary, ...] = (), mem
         reshuffles=deal.reshuffles,
         rob_stock=rob_stock,
         rob_taken=rob_taken,
-        tricks=(tuple(TrickView(t.leader, tuple(t.plays), t.winner) for t in deal.tricks) if memo is None
-                else memo.tricks(deal)),
+        tricks=tuple(TrickView(t.leader, tuple(t.plays), t.winner) for t in deal.tricks),
         previous=previous,
         points=deal.points if done else None,
         scores_after=deal.scores_after if done else None,

@@ -148,6 +148,10 @@ class ProcessPlayer(Player):
         self._dead: Fault | None = None
         self._cpu_mark = 0.0
         self._write_timeout = max(self.t.decision_ms / 1000, 1.0)
+        # the time settings each decision reads, read once (TimeSettings computes slot_s and fixed)
+        self._fixed = self.t.fixed
+        self._slot_s = self.t.slot_s
+        self._decision_s = self.t.decision_ms / 1000
         self._report = PlayerReport(self.name, self.version)
         #: What the bot left that resisted cleanup (BotProcess.trouble): evidence against it.
         self.cleanup_trouble: list[str] = []
@@ -269,8 +273,8 @@ class ProcessPlayer(Player):
         """
         t0 = time.monotonic()
         answer = self._decide(request, t0)
-        if self.t.fixed:
-            slot = self.t.slot_s
+        if self._fixed:
+            slot = self._slot_s
             release = t0 + slot * max(1, math.ceil((time.monotonic() - t0) / slot - 1e-9))
             while (left := release - time.monotonic()) > 0:
                 time.sleep(left)
@@ -280,9 +284,9 @@ class ProcessPlayer(Player):
         if self._dead or self.proc is None:
             return Decision(None, Fault("crash", "the bot is no longer running", request))
         proc = self.proc
-        limit = min(self.t.decision_ms / 1000, self.bank_s)
-        fixed = self.t.fixed
-        slot = self.t.slot_s
+        limit = min(self._decision_s, self.bank_s)
+        fixed = self._fixed
+        slot = self._slot_s
         ceiling = limit * self.t.wall_factor + WALL_MARGIN_MS / 1000
         request["time_left_ms"] = int(self.bank_s * 1000)
         request["decision_ms"] = self.t.decision_ms

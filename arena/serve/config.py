@@ -99,6 +99,18 @@ class CompetitionConfig(BaseModel):
         return competition_match(v) if isinstance(v, dict) else v
 
 
+def time_line(match: MatchSettings) -> str:
+    """The games' time control in one sentence, for the front page: entrants must know whether their
+    timing is seen, and what each decision may take."""
+    t = match.time
+    if t.fixed:
+        return (f"tempo fixed: every answer is released {t.slot_s * 1000:.0f} ms after its request, so no seat can"
+                f" signal by how long it takes; a decision may use {t.decision_ms} ms of CPU (a bot idle on move"
+                " past its slot is faulted)")
+    return (f"tempo free: answers go to the game as they come, so every seat sees how long the others take;"
+            f" a decision may use {t.decision_ms} ms of CPU")
+
+
 class CompetitionConfigError(ValueError):
     """competition.yaml is missing or wrong; the message names the field."""
 

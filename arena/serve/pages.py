@@ -26,6 +26,7 @@ from . import db
 from .api import (MULTIPART_DOC, BlockNumber, LeaderboardRow, Pairing, block_line, leaderboard_rows, quota_of, receive,
                   when_free)
 from .deps import SESSION, SESSION_ENDED, PageSession, PageTeam, ServiceDep, private_to, refused
+from .config import time_line
 from .ladder import read_ratings
 from .final import closed_sentence, final_view
 from .service import SameVersion, Service, label
@@ -87,12 +88,8 @@ def refusal_page(scope: Scope, status: int, sentence: str) -> str | None:
 
 
 def _tempo_line(svc: Service) -> str:
-    """The time mode on the front page: entrants must know whether their timing is seen."""
-    t = svc.config.match.time
-    if t.fixed:
-        return (f"tempo fixed: every answer is released {t.slot_s * 1000:.0f} ms after its request, so no seat can"
-                " signal by how long it takes (a bot idle on move past its slot is faulted)")
-    return "tempo free: answers go to the game as they come, so every seat sees how long the others take"
+    """The time mode on the front page (``config.time_line``)."""
+    return time_line(svc.config.match)
 
 
 def _one_sentence(exc: RequestValidationError) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from ..sandbox import judge, reaper
 from . import db
 from .app import Service, make_app
 from .config import load
-from .final import frozen, run_final
+from .final import FINAL, FREEZE, frozen, run_final
 from .ladder import run_batch, start_backend
 from .guard import Timeouts, guarded_protocol
 
@@ -59,8 +60,23 @@ def loop(svc: Service) -> None:
             log.exception("ladder batch failed")
             played = 0
         if not played:
-            svc.ladder_wake.wait(60.0)
-            svc.ladder_wake.clear()
+            _idle(svc)
+
+
+IDLE_S = 60.0  # nothing to play: look again after this long, or at once when woken
+FREEZE_POLL_S = 2.0  # while idle, how often the freeze file is looked for (the host's --freeze runs in another process)
+
+
+def _idle(svc: Service) -> None:
+    """Wait until woken (an upload, a verdict, this process's freeze), a freeze written by another process
+    (`arena serve FOLDER --freeze` on a served folder) while this wait lasts, or IDLE_S."""
+    end = time.monotonic() + IDLE_S
+    path = svc.folder / FINAL / FREEZE
+    was_frozen = path.exists()
+    while not svc.stop.is_set() and time.monotonic() < end:
+        if svc.ladder_wake.wait(FREEZE_POLL_S) or (not was_frozen and path.exists()):
+            break
+    svc.ladder_wake.clear()
 
 
 STOP_WAIT_S = 15.0  # on Ctrl-C or SIGTERM, how long the ladder may take to end its batch's loop

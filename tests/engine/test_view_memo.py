@@ -37,15 +37,22 @@ def test_the_memo_view_is_the_view_from_scratch_at_every_decision(name: str) -> 
     assert checked > 40
 
 
-def test_a_memo_view_is_a_new_dict_each_time() -> None:
-    """A caller that changes the dict it got (as a player adds its time figures) changes no later view."""
-    game = Game(key="memo-fresh")
+@pytest.mark.parametrize("name", ["pagat62", "railroad", "sixty-three"])
+def test_a_memo_view_is_a_new_dict_each_time(name: str) -> None:
+    """A caller that changes the dict it got (as a player adds its time figures, or an in-process bot
+    edits its view) changes no later view: in the middle of play, where a seat's view is kept."""
+    profile = get_profile(name)
+    game = Game(profile, key="memo-fresh")
     rng = random.Random(3)
-    while len(game.deals) < 3 or not game.deal.tricks:
+    while len(game.deals) < 3 or len(game.deal.tricks) < 2:
         game.apply(game.choice.sample(rng))
     seat = game.to_act
     first = game.view_dict(seat)
-    first["previous"].clear()
-    first["tricks"].append("junk")
+    again = game.view_dict(seat)
+    assert first == again and first is not again
+    for key, value in first.items():
+        if isinstance(value, list):
+            value.append("junk")
+    first["maker"] = "junk"
     assert game.view_dict(seat) == _from_scratch(game, seat, len(game.deals) - 1)
     assert len(game.view_dict(seat)["previous"]) == 2

@@ -192,7 +192,8 @@ def test_a_team_keeps_at_most_its_ten_newest_sessions(live: Live) -> None:
 def test_the_front_page_names_the_time_mode_and_the_audit_is_private(live: Live) -> None:
     """Level none (this test server's) keeps tempo free; the page says so; before any ladder game
     the tempo audit is empty, and it needs a token."""
-    assert "tempo free" in httpx.get(f"{live.url}/").text
+    front = httpx.get(f"{live.url}/").text
+    assert "tempo free" in front and "a decision may use 1000 ms of CPU" in front
     assert httpx.get(f"{live.url}/api/tempo").status_code == 401
     assert httpx.get(f"{live.url}/api/tempo", headers=auth(live, "red")).json() == []
     assert "id=no-tempo" in login(live, "red").get("/team").text
@@ -212,3 +213,4 @@ def test_an_open_competition_defaults_to_tempo_fixed(tmp_path: Path) -> None:
         config = cfg
 
     assert "tempo fixed: every answer is released 350 ms after its request" in _tempo_line(Svc())  # type: ignore[arg-type]
+    assert "a decision may use 200 ms of CPU" in _tempo_line(Svc())  # type: ignore[arg-type]

@@ -51,6 +51,42 @@ def test_a_competition_frozen_with_one_team_refuses_uploads_and_says_no_final_co
         server.should_exit = True  # type: ignore[attr-defined]
 
 
+def test_freeze_on_a_served_folder_freezes_it_and_a_running_idle_ladder_plays_the_final(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's --freeze while a server holds the folder: the command freezes and exits (no restart), and the
+    server's ladder, idle with too few teams, notices the file another process wrote and plays the final."""
+    import threading
+
+    from arena.commands import main
+    from arena.schedule.lock import FolderLock
+    from arena.serve import serve as serve_module
+    from arena.serve.serve import SERVE_LOCK
+
+    folder = accepted(tmp_path / "c", teams=1)
+    svc = open_service(folder)
+    monkeypatch.setattr(serve_module, "IDLE_S", 3600.0)  # only the freeze can end this wait
+    t = threading.Thread(target=loop, args=(svc,), daemon=True)
+    t.start()
+    try:
+        with FolderLock(folder, SERVE_LOCK):  # as the running server holds it
+            assert main(["serve", str(folder), "--freeze"]) == 0
+            out = capsys.readouterr().out
+            assert "frozen at" in out and "1 final versions" in out and "the running server" in out
+            assert main(["serve", str(folder), "--freeze"]) == 0  # once: the same freeze again
+            assert capsys.readouterr().out == out
+        end = time.monotonic() + 300
+        while result(svc) is None:  # the loop's own Service was never told: it read the file
+            assert t.is_alive() and time.monotonic() < end
+            time.sleep(0.2)
+    finally:
+        svc.stop.set()
+        svc.ladder_wake.set()
+        t.join(60)
+    done = result(svc)
+    assert done is not None and done["note"].startswith("no final evaluation:")
+    assert not t.is_alive()
+
+
 def test_closes_at_freezes_the_competition_by_itself(tmp_path: Path) -> None:
     past = (datetime.now(timezone.utc) - timedelta(minutes=1)).isoformat()
     folder = accepted(tmp_path / "c", teams=2, extra=f"  closes_at: '{past}'\n")

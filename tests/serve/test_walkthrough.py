@@ -130,14 +130,10 @@ def test_the_hosting_walk_through_runs_as_written(tmp_path: Path) -> None:
         for line in lines:
             if line.startswith("#"):
                 next(steps)(b, url, *([tmp_path] if "upload" in line else []))
-            elif line == "kill %1":
-                assert server is not None
-                os.killpg(server.pid, signal.SIGTERM)
-                server.wait(60)
             elif line.endswith("&"):
                 server = subprocess.Popen(line.rstrip("&").strip(), shell=True, cwd=tmp_path, env=arena_env(),
                                           text=True, start_new_session=True)
-                until("the server answers", lambda: _answers(url))
+                until("the server answers", lambda: _answers(url, server, tmp_path / "server.log"))
             else:
                 said[line] = run(line, tmp_path).stdout
         assert next(steps, None) is None  # every browser step was in the walk-through
@@ -148,7 +144,8 @@ def test_the_hosting_walk_through_runs_as_written(tmp_path: Path) -> None:
         assert mine["team"] == "red" and mine["quota"]["remaining"] == 4
         assert {r["name"] for r in json.loads(out[7])} == {"red v1", "blue v1"}
         assert "red " in out[8] and "accepted as v1" in out[8]
-        assert "red v1 retired" in out[9] and "blue removed" in out[11]
+        assert "red v1 retired" in out[9] and "blue removed" in out[12]
+        assert "with 1 final versions" in out[11] and "the running server" in out[11]  # no restart
         log = (tmp_path / "server.log").read_text()
         assert f"at http://127.0.0.1:{port}/" in log and "upload: team red, submission #1 queued" in log
         assert "verdict: submission #1 of team red accepted as red v1" in log
@@ -158,14 +155,25 @@ def test_the_hosting_walk_through_runs_as_written(tmp_path: Path) -> None:
                          ).status_code == 401  # removed
     finally:
         b.close()
-        if server is not None and server.poll() is None:
+        if server is not None and _alive(server.pid):  # the shell may be gone and the server still there
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(60)
+            until("the server's end", lambda: not _alive(server.pid))
 
 
-def _answers(url: str) -> bool:
+def _alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def _answers(url: str, server: subprocess.Popen[str], log: Path) -> bool:
     try:
         httpx.get(f"{url}/api/leaderboard")
         return True
     except httpx.TransportError:
+        said = log.read_text()[-2000:] if log.exists() else ""
+        assert server.poll() is None, f"the server exited ({server.returncode}): {said}"
         return False

@@ -78,10 +78,15 @@ def main(argv: list[str]) -> int:
             if not team or not v.removeprefix("v").isdigit():
                 raise CommandError(f"--retire {args.retire}: give TEAM:VERSION, e.g. red:3")
             db.retire_version(svc.engine, team, int(v.removeprefix("v")))
-            rebuilt = _republish(svc)
-            print(f"{team} v{int(v.removeprefix('v'))} retired: it leaves the ranking"
-                  f" {'now (the public site is rebuilt)' if rebuilt else 'when the ladder next rebuilds the site'};"
-                  " its games stay in history")
+            from ..publish.site.build import MARKER
+
+            built = (svc.folder / "public" / MARKER).is_file()
+            rated = built and _republish(svc)
+            when = ("now (the public site is rebuilt)" if rated else
+                    "now (nothing is left to rate: the ranking is empty until the ladder plays again)" if built else
+                    "when the ladder next rebuilds the site")
+            print(f"{team} v{int(v.removeprefix('v'))} retired: it leaves the ranking {when}; its games stay in"
+                  " history")
             return EXIT_OK
     except ValueError as e:  # a bad or unknown name (db.NoSuchTeam is one)
         raise CommandError(str(e)) from None
@@ -123,18 +128,13 @@ def main(argv: list[str]) -> int:
 def _republish(svc: Service) -> bool:
     """The public site rebuilt without the versions just retired (the server's next batch would do it
     later); False when there is no site yet (nothing stored: nothing to take out), or when every stored
-    block has a retired version in it (nothing left to rate until the ladder plays again)."""
-    from ..publish.rate import NothingToRate
+    block has a retired version in it (the ranking is emptied: nothing left to rate until the ladder plays)."""
     from ..publish.site.build import MARKER
     from ..serve.ladder import publish
 
     if not (svc.folder / "public" / MARKER).is_file():
         return False
-    try:
-        publish(svc)
-    except NothingToRate:
-        return False
-    return True
+    return publish(svc)
 
 
 def _explain_token(name: str, admin: bool, reissued: bool, host: str, port: int) -> None:

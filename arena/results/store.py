@@ -22,7 +22,7 @@ from typing import Any, Iterable, Iterator
 import orjson
 from pydantic import ValidationError
 
-from .schema import ResultLine, game_id, parse_line, scored_dict
+from .schema import BotRef, ResultLine, game_id, parse_line, scored_dict
 
 RESULTS_NAME = "results.jsonl"
 STDERR_DIR = "stderr"
@@ -191,12 +191,22 @@ def scored_digest(lines: Iterable[ResultLine]) -> str:
     return combined_digest((x.task_key, line_digest(x)) for x in lines)
 
 
-def without_records(line: ResultLine) -> ResultLine:
+def without_records(line: ResultLine, shared: dict[tuple[str, str], BotRef] | None = None) -> ResultLine:
     """A line without the bulk only a replay or the timings need: its games' ``record`` (left empty) and its
     run's per-game facts (``run.games``: each decision's latency). What is left scores, rates and names the
-    block: about a twentieth of a line of full games."""
-    games = [g.model_copy(update={"record": {}}) for g in line.games]
-    return line.model_copy(update={"games": games, "run": line.run.model_copy(update={"games": []})})
+    block: about a twentieth of a line of full games. With ``shared`` (one per store), equal seats are one
+    ``BotRef`` across the lines kept."""
+    refs: dict[tuple[str, str], BotRef] = {} if shared is None else shared
+
+    def one(seats: list[BotRef]) -> list[BotRef]:
+        return [refs.setdefault(s.ref, s) for s in seats]
+
+    games = [g.model_copy(update={"record": {}, "seats": one(g.seats)}) for g in line.games]
+    update: dict[str, object] = {"games": games, "run": line.run.model_copy(update={"games": []})}
+    for side in ("side_a", "side_b", "table"):
+        if getattr(line, side, None) is not None:
+            update[side] = one(getattr(line, side))
+    return line.model_copy(update=update)
 
 
 class ResultsStore:
@@ -211,6 +221,7 @@ class ResultsStore:
         self.path = self.out / RESULTS_NAME
         self.records = records
         self.lines: dict[tuple[str, int], ResultLine] = {}
+        self._refs: dict[tuple[str, str], BotRef] = {}  # one BotRef per bot version across the lines kept
         self.repaired_bytes = 0
         self.duplicates = 0
 
@@ -228,7 +239,7 @@ class ResultsStore:
                     f" {line.config_hash}, but this config hashes to {expect_hash}: seed, match settings or"
                     " deal files changed. Use a new 'out' folder."
                 )
-            self.lines[line.task_key] = line if self.records else without_records(line)
+            self.lines[line.task_key] = line if self.records else without_records(line, self._refs)
         self.duplicates = scan.duplicates
         if scan.torn_bytes:
             self.repaired_bytes = scan.torn_bytes
@@ -253,7 +264,7 @@ class ResultsStore:
             os.fsync(fd)
         finally:
             os.close(fd)
-        self.lines[line.task_key] = line if self.records else without_records(line)
+        self.lines[line.task_key] = line if self.records else without_records(line, self._refs)
         return True
 
     def sorted_lines(self) -> list[ResultLine]:

@@ -35,7 +35,7 @@ import yaml
 
 from ..players import ManifestError
 from ..players.manifest import MANIFEST_NAME, load_entry, read_manifest
-from ..publish.rate import PublishError
+from ..publish.rate import NothingToRate, PublishError
 from ..publish.site import Naming, build_site, write_provisional
 from ..publish.site.model import SiteModel
 from ..results import ResultLine, ResultsError, results_path
@@ -408,10 +408,12 @@ def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[i
     return played, result.interrupted
 
 
-def publish(svc: Service) -> None:
+def publish(svc: Service) -> bool:
     """The public site of the store (no host path, no stderr); the site ranks each name's latest version
     that is not retired (``retired_refs``). One build at a time (FOLDER/site.lock): the host's ``--retire``
-    rebuilds it from its own process, at once, while the server may be building it after a batch."""
+    rebuilds it from its own process, at once, while the server may be building it after a batch.
+    False when every stored block has a retired version in it: nothing is left to rate, so the front page
+    and ``GET /api/leaderboard`` rank no one (the site stays as last built) until the ladder plays again."""
     # rebuilt in place, each page replaced whole: only what the batch changed is read and written; the
     # site's state (``publish.site.ledger``) is kept beside the folder, which is served
     # a game's replay file is made when first asked for (``app``: ``replay_on_demand``), not by every build
@@ -420,11 +422,19 @@ def publish(svc: Service) -> None:
     with open(svc.folder / SITE_LOCK, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         meta = read_meta(svc.folder / "results") or {}
-        built = build_site([svc.folder / "results"], svc.folder / "public",
-                           bootstrap=svc.config.competition.site_bootstrap, history_bootstrap=0,
-                           state=svc.folder / SITE_STATE, replays=False, retire_played=retired_refs(svc),
-                           naming=site_naming(svc.config.competition.name, meta))
+        try:
+            built = build_site([svc.folder / "results"], svc.folder / "public",
+                               bootstrap=svc.config.competition.site_bootstrap, history_bootstrap=0,
+                               state=svc.folder / SITE_STATE, replays=False, retire_played=retired_refs(svc),
+                               naming=site_naming(svc.config.competition.name, meta))
+        except NothingToRate:
+            if read_ratings(svc.folder):  # said once, when the ranking empties
+                log.info("nothing left to rate: every stored block has a retired version in it; the ranking is"
+                         " empty until the ladder plays again")
+            write_ratings(svc.folder, {}, meta)
+            return False
         write_ratings(svc.folder, built.model.doc, meta, built.model)
+        return True
 
 
 SITE_LOCK = "site.lock"

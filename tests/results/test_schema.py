@@ -109,6 +109,9 @@ def test_without_records_keeps_what_scores(pairs: PairsLine) -> None:
     assert all(g.record == {} for g in light.games) and light.run.games == []
     assert [s.bot for s in standings([light])] == [s.bot for s in standings([pairs])]
     assert pairs.games[0].record  # the line it came from is left whole
+    shared: dict = {}
+    one, two = without_records(pairs, shared), without_records(pairs, shared)
+    assert one == light and one.games[0].seats[0] is two.games[1].seats[1] is two.side_a[0]  # one per version
 
 
 def test_faults_and_their_commands_are_stored_with_the_keys_they_were_given(pairs: PairsLine) -> None:

@@ -58,14 +58,23 @@ def test_retiring_before_any_site_says_when_it_leaves(tmp_path: Path, capsys: py
     assert not (svc.folder / "public").exists()
 
 
-def test_retiring_one_of_two_teams_leaves_nothing_to_rate_and_still_succeeds(tmp_path: Path,
-                                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    """Every stored block has the retired version in it: the rebuild has nothing to rate, and the retire
-    (already recorded) is said, not failed (the hosting walk-through met this)."""
+def test_retiring_one_of_two_teams_leaves_nothing_to_rate_and_still_succeeds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    """Every stored block has the retired version in it: the rebuild has nothing to rate. The retire (already
+    recorded) is said, not failed (the hosting walk-through met this); the ranking empties at once (the front
+    page and the API rank no one), and the ladder's later batches do not fail on it every minute."""
     svc = library_comp(tmp_path / "c")
     accept(svc, "red", ROOT / "bots" / "minimal")
     accept(svc, "blue", ROOT / "bots" / "minimal")
     assert run_batch(svc) == 2
+    assert rated_rows(svc.folder) == [("blue", 1), ("red", 1)]
     assert main(["serve", str(svc.folder), "--retire", "red:1"]) == 0
-    assert "red v1 retired: it leaves the ranking when the ladder next rebuilds the site" in capsys.readouterr().out
+    assert "red v1 retired: it leaves the ranking now (nothing is left to rate" in capsys.readouterr().out
+    assert rated_rows(svc.folder) == []
+    caplog.set_level("INFO", logger="arena")
+    again = open_service(svc.folder)
+    TEAMS[again] = TEAMS[svc]
+    assert run_batch(again) == 0  # one team left: nothing to play, and no error either
+    assert rated_rows(svc.folder) == []
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "WARNING")], caplog.text
     assert main(["serve", str(svc.folder), "--remove-team", "blue"]) == 0

@@ -202,8 +202,8 @@ def test_a_server_playing_on_ray_killed_leaves_nothing_of_it(tmp_path: Path, lev
         assert left() == []
         wait_lines(comp, at_kill + 1, timeout=1800)  # the ladder goes on (a bound on a hang only)
         stored = lines(comp)
-        assert len({(ln["pairing"], ln["block"]) for ln in stored}) == len(stored)  # no block twice
-        assert all(g["faults"] == [] and g["forfeit_by"] is None for ln in stored for g in ln["games"])  # none blamed
+        assert len({(ln.pairing, ln.block) for ln in stored}) == len(stored)  # no block twice
+        assert all(g.faults == [] and g.forfeit_by is None for ln in stored for g in ln.games)  # none blamed
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()

@@ -19,6 +19,7 @@ from ..ratings import RatingFitError, RatingReport, rate
 from ..ratings.memo import ResampleMemo
 from ..results import LoadedResults, ResultsError, read_results
 from . import leaderboard
+from .board import Leaderboard
 from .load import bot_ids, convert
 from .provenance import Provenance, gather, read_config, read_meta
 from .tempo import TEMPO_FILE
@@ -36,7 +37,7 @@ class NothingToRate(PublishError):
 
 @dataclass
 class Published:
-    doc: dict[str, Any]
+    doc: Leaderboard
     report: RatingReport
     results: LoadedResults
     out: Path
@@ -102,7 +103,7 @@ def rate_results(
 def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, config: dict[str, Any] | None = None,
                 anchor: tuple[str, float] | None = None, bootstrap: int = 1000, seed: int = 0,
                 prior: bool = True, early: bool = False, retire: Sequence[str] = (),
-                memo: ResampleMemo | None = None) -> tuple[dict[str, Any], RatingReport, Provenance]:
+                memo: ResampleMemo | None = None) -> tuple[Leaderboard, RatingReport, Provenance]:
     """Rate loaded results into the leaderboard document (``arena rate``, the site and the live table share this).
 
     ``early``: the results are a run's first blocks (live standings, the
@@ -149,15 +150,15 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
     doc = leaderboard.build(report, prov, res, anchor=anchor)
     mark(doc, versions)
     if pending is not None:
-        doc["rating"]["anchor_pending"] = pending
-        doc["rating"]["anchor_text"] = f"{doc['rating']['anchor_text']} (the anchor {pending} has no games yet)"
+        doc.rating.anchor_pending = pending
+        doc.rating.anchor_text = f"{doc.rating.anchor_text} (the anchor {pending} has no games yet)"
     return doc, report, prov
 
 
-def write_leaderboard(doc: dict[str, Any], out: Path) -> None:
+def write_leaderboard(doc: Leaderboard, out: Path) -> None:
     """Write the three files; each is replaced atomically."""
     out.mkdir(parents=True, exist_ok=True)
-    for fname, text in (("leaderboard.json", leaderboard.to_json(doc)),
+    for fname, text in (("leaderboard.json", doc.to_json()),
                         ("leaderboard.md", leaderboard.render_markdown(doc)),
                         ("leaderboard.html", leaderboard.render_html(doc))):
         write_atomic(out / fname, text)

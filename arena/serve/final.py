@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..publish.board import Leaderboard
 from ..publish.leaderboard import main_table
 from ..publish.rate import PublishError, rate_results
 from ..publish.site import build_site
@@ -124,9 +125,8 @@ def run_final(svc: Service) -> bool:
     return True
 
 
-def _publish(svc: Service, seeds: dict[str, str], doc: dict[str, Any] | None, note: str | None) -> None:
-    standings = [{"rank": i + 1, "bot": b.get("bot", b.get("name")), "rating": b.get("rating")}
-                 for i, b in enumerate((doc or {}).get("bots") or [])]
+def _publish(svc: Service, seeds: dict[str, str], doc: Leaderboard | None, note: str | None) -> None:
+    standings = [{"rank": i + 1, "bot": b.bot, "rating": b.rating} for i, b in enumerate(doc.bots if doc else [])]
     _write(svc.folder / FINAL / DONE, {
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "seeds": seeds,
         "standings": standings, "table": main_table(doc, "simple") if doc else None, "note": note})

@@ -22,7 +22,7 @@ from . import leaderboard
 from .board import Leaderboard
 from .load import bot_ids, convert
 from .provenance import Provenance, gather, read_config, read_meta
-from .tempo import TEMPO_FILE
+from .tempo import TEMPO_FILE, TempoAudit
 from .tempo import audit as tempo_audit
 from .versions import RetireError, find_versions, mark
 
@@ -41,7 +41,7 @@ class Published:
     report: RatingReport
     results: LoadedResults
     out: Path
-    tempo: dict[str, Any] | None = None  # the host's tempo audit (``arena.publish.tempo``), written as tempo.json
+    tempo: TempoAudit | None = None  # the host's tempo audit (``arena.publish.tempo``), written as tempo.json
 
 
 def parse_anchor(text: str) -> tuple[str, float]:
@@ -94,7 +94,7 @@ def rate_results(
     audit = tempo_audit(res.lines)
     try:
         write_leaderboard(doc, dest)
-        write_atomic(dest / TEMPO_FILE, json.dumps(audit, indent=1) + "\n")
+        write_atomic(dest / TEMPO_FILE, audit.to_json())
     except OSError as e:
         raise PublishError(f"cannot write {dest}: {e.strerror}") from None
     return Published(doc, report, res, dest, audit)

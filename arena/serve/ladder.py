@@ -38,6 +38,7 @@ from ..players import ManifestError
 from ..players.manifest import MANIFEST_NAME, load_entry, read_manifest
 from ..publish.rate import NothingToRate, PublishError
 from ..publish.site import Naming, build_site, write_provisional
+from ..publish.board import BotRow
 from ..publish.site.model import SiteModel
 from ..results import ResultLine, ResultsError, results_path
 from ..sandbox.files import FolderRefused, copy_listing, remove_tree, walk_folder
@@ -466,9 +467,9 @@ def publish(svc: Service) -> bool:
             if read_ratings(svc.folder):  # said once, when the ranking empties
                 log.info("nothing left to rate: every stored block has a retired version in it; the ranking is"
                          " empty until the ladder plays again")
-            write_ratings(svc.folder, {}, meta)
+            write_ratings(svc.folder, [], meta)
             return False
-        write_ratings(svc.folder, built.model.doc, meta, built.model)
+        write_ratings(svc.folder, built.model.doc.bots, meta, built.model)
         return True
 
 
@@ -512,7 +513,7 @@ def site_naming(name: str, meta: Mapping[str, Any]) -> Naming:
     return Naming(name, labels, "batch", "batches")
 
 
-def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any],
+def write_ratings(folder: Path, board: Sequence[BotRow], meta: Mapping[str, Any],
                   model: SiteModel | None = None) -> None:
     """FOLDER/ratings.json: each row of the site's leaderboard that is a ladder version (the tournament's
     entries say which folder, hence which team version, a name and digest are), by team and version, with
@@ -520,13 +521,12 @@ def write_ratings(folder: Path, doc: Mapping[str, Any], meta: Mapping[str, Any],
     its rating after each batch the site's history shows. Written whole (a reader never sees half a file)."""
     version_of = versions_of(meta)
     rows = []
-    for b in doc.get("bots") or []:
-        v = version_of.get((str(b.get("name")), str(b.get("digest"))))
+    for b in board:
+        v = version_of.get((b.name, str(b.digest)))
         if v is None:
             continue
-        rows.append({"team": b["name"], "version": v, "rating": b.get("rating"), "ci_low": b.get("ci_low"),
-                     "ci_high": b.get("ci_high"), "games": b.get("games") or 0, "score_pct": b.get("score_pct"),
-                     "faults": b.get("faults_total") or 0, **_site_part(model, str(b.get("bot")))})
+        rows.append({"team": b.name, "version": v, "rating": b.rating, "ci_low": b.ci_low, "ci_high": b.ci_high,
+                     "games": b.games, "score_pct": b.score_pct, "faults": b.faults_total, **_site_part(model, b.bot)})
     tmp = folder / (RATINGS + ".tmp")
     tmp.write_text(json.dumps({"updated": time.time(), "rows": rows}))
     os.replace(tmp, folder / RATINGS)
@@ -536,8 +536,7 @@ def _site_part(model: SiteModel | None, bot: str) -> dict[str, Any]:
     """A bot's page on the site and its rating history (batch, rating), as the site's build has them."""
     if model is None or bot not in model.slugs:
         return {}
-    history = [{"batch": n, "rating": h[bot]["rating"]} for n, h in zip(model.history_runs, model.history)
-               if bot in h and h[bot].get("rating") is not None]
+    history = [{"batch": n, "rating": h[bot].rating} for n, h in zip(model.history_runs, model.history) if bot in h]
     return {"page": f"bots/{model.slugs[bot]}.html", "history": history}
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..ratings import RatingFitError, RatingReport, rate
+from ..ratings.memo import ResampleMemo
 from ..results import LoadedResults, ResultsError, read_results
 from . import leaderboard
 from .board import Leaderboard
@@ -101,8 +102,8 @@ def rate_results(
 
 def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, config: dict[str, Any] | None = None,
                 anchor: tuple[str, float] | None = None, bootstrap: int = 1000, seed: int = 0,
-                prior: bool = True, early: bool = False,
-                retire: Sequence[str] = ()) -> tuple[Leaderboard, RatingReport, Provenance]:
+                prior: bool = True, early: bool = False, retire: Sequence[str] = (),
+                memo: ResampleMemo | None = None) -> tuple[Leaderboard, RatingReport, Provenance]:
     """Rate loaded results into the leaderboard document (``arena rate``, the site and the live table share this).
 
     ``early``: the results are a run's first blocks (live standings, the
@@ -113,7 +114,8 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
 
     Versions (``arena.publish.versions``): each name's latest version is
     ranked, earlier ones follow unranked; ``retire`` (with the run's
-    ``retired`` and the config's ``retire``) leaves versions out of the fit.
+    ``retired`` and the config's ``retire``) leaves versions out of the fit. ``memo``: the bootstrap's sums
+    of the last rating of these results, before they grew (``ratings.memo``: the same numbers, less work).
     """
     specs = [*((meta or {}).get("retired") or []), *((config or {}).get("retire") or []), *retire]
     try:
@@ -142,7 +144,7 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
         else:
             raise PublishError(f"anchor {anchor[0]!r} is not a bot in these results (bots: {', '.join(sorted(conv.bots))})")
     try:
-        report = rate(conv.blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed)
+        report = rate(conv.blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed, memo=memo)
     except RatingFitError as e:
         raise PublishError(f"cannot fit ratings: {e}") from None
     doc = leaderboard.build(report, prov, res, anchor=anchor)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Sequence
 
+from ...ratings.memo import ResampleMemo
 from ...results import GameLine, LoadedResults, Seating
 from ..load import _ref
 from ..board import BotRow, Leaderboard
@@ -110,9 +111,9 @@ def slug(text: str, used: set[str]) -> str:
 
 
 def rate_doc(res: LoadedResults, comp: Competition, anchor: tuple[str, float] | None, bootstrap: int, early: bool,
-             retire: Sequence[str]) -> Leaderboard:
+             retire: Sequence[str], memo: ResampleMemo | None = None) -> Leaderboard:
     doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0, early=early,
-                            retire=retire)
+                            retire=retire, memo=memo)
     return doc
 
 
@@ -150,7 +151,8 @@ def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float
     keeps them, for the host's own copy. The history's earlier runs are fitted once and kept in the state.
     """
     # a provisional page is a run's first blocks, as the live table is: the anchor may not have played yet
-    doc = rate_doc(comp.loaded(), comp, anchor, bootstrap, early=provisional is not None, retire=retire)
+    doc = rate_doc(comp.loaded(), comp, anchor, bootstrap, early=provisional is not None, retire=retire,
+                   memo=state.memo)
     by_ref = {(b.name, b.digest): b.id for b in comp.bots.values()}
     rk = {refkey(k): v for k, v in by_ref.items()}
     shown = history_runs(len(comp.runs))

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..sandbox.proctree import tree_cpu_seconds
 from .raycluster import LoopbackCluster
 from .serve_scale import setup
 
@@ -30,32 +31,10 @@ BACKENDS = ("1", "2", "cluster")
 
 
 def tree_cpu(root: int | None = None) -> float:
-    """CPU seconds (user and system) of a process and all its descendants alive now, with what each has
-    reaped (a bot's processes, a Ray worker's tasks): the server's, its bots' and its Ray instance's, which
-    ``time.process_time`` (this process alone) misses. Linux /proc only."""
-    root = os.getpid() if root is None else root
-    tick = os.sysconf("SC_CLK_TCK")
-    parent: dict[int, int] = {}
-    cpu: dict[int, float] = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # ended meanwhile
-        parent[int(d)] = int(fields[1])
-        cpu[int(d)] = sum(int(x) for x in fields[11:15]) / tick  # utime stime cutime cstime
-    kids: dict[int, list[int]] = {}
-    for pid, ppid in parent.items():
-        kids.setdefault(ppid, []).append(pid)
-    total, todo = 0.0, [root]
-    while todo:
-        pid = todo.pop()
-        total += cpu.get(pid, 0.0)
-        todo += kids.get(pid, [])
-    return total
+    """CPU seconds of a process (default this one) and its descendants alive now, with what each has
+    reaped (``proctree.tree_cpu_seconds``, every reaped child counted): the server's, its bots' and its Ray
+    instance's, which ``time.process_time`` (this process alone) misses. Linux /proc only."""
+    return tree_cpu_seconds(os.getpid() if root is None else root, every_reaped=True)
 
 
 def server_batches(folder: Path, batches: int) -> dict[str, Any]:

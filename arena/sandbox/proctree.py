@@ -54,8 +54,11 @@ def children(pid: int) -> list[int]:
     return out
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """utime+stime of the live tree, plus what the root collected from reaped children."""
+def tree_cpu_seconds(root: int, *, every_reaped: bool = False) -> float:
+    """utime+stime of the live tree, plus what the root collected from reaped children; with
+    ``every_reaped``, what every process of the tree collected (a server's bots and Ray tasks, reaped by
+    its live workers). The judge times a bot with the root's alone: what its live children reaped is
+    theirs to count once they are reaped in turn."""
     total = 0
     for pid in descendants(root):
         fields = _stat_fields(pid)
@@ -63,7 +66,7 @@ def tree_cpu_seconds(root: int) -> float:
             continue
         # fields[0] is state; utime, stime, cutime, cstime are stat fields 14-17.
         total += int(fields[11]) + int(fields[12])
-        if pid == root:
+        if every_reaped or pid == root:
             total += int(fields[13]) + int(fields[14])
     return total / _CLK_TCK
 

@@ -1,4 +1,5 @@
-"""HTML is written only as templates (arena/publish/templates): no tag in a Python string under arena/publish."""
+"""HTML is written only as templates (arena/publish/templates): no tag in a Python string of the packages that
+write pages (arena/publish, and the server's arena/serve), one check parameterised by package."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import ast
 import re
 from pathlib import Path
 
-PUBLISH = Path(__file__).resolve().parents[2] / "arena" / "publish"
+import pytest
+
+ARENA = Path(__file__).resolve().parents[2] / "arena"
+PUBLISH = ARENA / "publish"
 TAGS = ("a abbr b body br caption circle code details div em h1 h2 h3 h4 h5 h6 head header html img input label li "
         "line link main meta nav noscript ol option p path polyline pre rect script section select small span strong "
         "style summary svg table tbody td text textarea th thead title tr ul").split()
@@ -31,10 +35,12 @@ def test_the_detector_finds_markup_in_every_kind_of_string() -> None:
     assert [t.split(": ", 1)[1] for t in tags_in(src)] == ['<td class="l">', "</tr>", '<svg width="3">']
 
 
-def test_no_python_file_of_publish_writes_markup() -> None:
-    files = sorted(PUBLISH.rglob("*.py"))
+@pytest.mark.parametrize("package", ["publish", "serve"])
+def test_no_python_file_of_a_page_writing_package_writes_markup(package: str) -> None:
+    folder = ARENA / package
+    files = sorted(folder.rglob("*.py"))
     assert len(files) > 10
-    found = {str(p.relative_to(PUBLISH)): t for p in files if (t := tags_in(p.read_text()))}
+    found = {str(p.relative_to(folder)): t for p in files if (t := tags_in(p.read_text()))}
     assert found == {}, "HTML belongs in arena/publish/templates, rendered by arena.publish.render"
     assert not [p for p in files if "html.escape" in p.read_text()], "autoescape does the escaping"
 

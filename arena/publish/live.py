@@ -47,10 +47,10 @@ def live_table(lines: Sequence[ResultLine], *, path: Path = Path("results.jsonl"
         doc, _, _ = rate_loaded(res, meta=meta, bootstrap=0, early=True)
     except PublishError as e:
         return f"(no ratings yet: {e})"
-    pending = doc["rating"].get("anchor_pending")
+    pending = doc.rating.anchor_pending
     note = f"\nratings relative to the mean of these bots: the anchor {pending} has no games yet" if pending else ""
     out = leaderboard.main_table(doc, "simple", missing_interval=LATER) + note
-    seen = {b["name"] for b in doc["bots"]} | {b["bot"] for b in doc["bots"]}
+    seen = {b.name for b in doc.bots} | {b.bot for b in doc.bots}
     waiting = [n for n in dict.fromkeys(entrants) if n not in seen]
     if waiting:
         out += f"\nno games yet: {', '.join(waiting)}"

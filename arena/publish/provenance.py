@@ -19,52 +19,64 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from pydantic import BaseModel, ConfigDict
+
 from .. import __version__
 from ..engine import RuleProfile
-from ..results import ResultLine
+from ..results import JsonObject, ResultLine
 from .load import BotInfo
 
 META_NAME = "tournament.json"
 
 
-@dataclass
-class BotProvenance:
+class _Facts(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BotProvenance(_Facts):
     id: str
     name: str
     version: str | None
     digest: str
 
 
-@dataclass
-class Provenance:
-    """Reproducibility facts of one leaderboard (``None`` = unknown)."""
+class MatchFormat(_Facts):
+    """How long a game lasts: to the target (``game``, capped at ``max_deals``) or a fixed number of deals."""
+
+    format: str  # "game" or "deals"
+    deals: int | None
+    max_deals: int | None
+
+
+class Provenance(_Facts):
+    """Reproducibility facts of one leaderboard (``None`` = unknown): the document's ``provenance``.
+
+    The settings are kept as the run's files wrote them (``JsonObject``): a leaderboard prints them as
+    found, and an older run's files may hold fields this harness no longer knows.
+    """
 
     config_name: str | None = None
-    config_hashes: list[str] = field(default_factory=list)
+    config_hashes: list[str] = []
     tournament_seed: str | None = None
     complete: bool | None = None
-    rule_profile: dict[str, Any] | None = None
-    mixed_profiles: list[str] = field(default_factory=list)  # the profiles' names when the records name several
-    match_format: dict[str, Any] | None = None  # format, deals, max_deals
-    time_control: dict[str, Any] | None = None
+    rule_profile: JsonObject | None = None
+    mixed_profiles: list[str] = []  # the profiles' names when the records name several
+    match_format: MatchFormat | None = None
+    time_control: JsonObject | None = None
     sandbox: str | None = None
-    fault_policy: dict[str, Any] | None = None
-    schedule: dict[str, Any] | None = None
+    fault_policy: JsonObject | None = None
+    schedule: JsonObject | None = None
     blocks: int = 0  # blocks in the results file
     blocks_per_pairing: int | None = None
     pairings: int = 0
     deal_files: list[str] | None = None
-    bots: list[BotProvenance] = field(default_factory=list)
+    bots: list[BotProvenance] = []
     harness_version: str | None = None  # the harness that played the games
     rated_with: str = __version__
-    sources: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    sources: list[str] = []
 
 
 def read_meta(results_path: Path) -> dict[str, Any] | None:
@@ -102,10 +114,10 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     }
 
 
-def _from_records(lines: Sequence[ResultLine]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+def _from_records(lines: Sequence[ResultLine]) -> tuple[list[dict[str, Any]], MatchFormat | None]:
     """Every distinct rule profile the game records carry, and their deal limits (None if they disagree)."""
     profiles: dict[str, dict[str, Any]] = {}
-    formats: dict[str, dict[str, Any]] = {}
+    formats: dict[str, MatchFormat] = {}
     for ln in lines:
         for g in ln.games:
             rec = g.record
@@ -113,8 +125,8 @@ def _from_records(lines: Sequence[ResultLine]) -> tuple[list[dict[str, Any]], di
                 profiles[json.dumps(rec["profile"], sort_keys=True)] = rec["profile"]
             if "max_deals" in rec or "fixed_deals" in rec:
                 fixed = rec.get("fixed_deals")
-                fm = {"format": "deals" if fixed else "game", "deals": fixed, "max_deals": rec.get("max_deals")}
-                formats[json.dumps(fm, sort_keys=True)] = fm
+                fm = MatchFormat(format="deals" if fixed else "game", deals=fixed, max_deals=rec.get("max_deals"))
+                formats[fm.model_dump_json()] = fm
     fmt = next(iter(formats.values())) if len(formats) == 1 else None
     return list(profiles.values()), fmt
 
@@ -154,8 +166,8 @@ def gather(lines: Sequence[ResultLine], bots: dict[str, BotInfo], *, meta: dict[
     if pv.rule_profile is None and len(found) > 1:  # results of several rule sets in one file: say which, do not pick one
         pv.mixed_profiles = sorted({str(p.get("name")) for p in found})
     if match.get("format"):
-        pv.match_format = {"format": match["format"], "deals": match.get("deals") if match["format"] == "deals" else None,
-                           "max_deals": match.get("max_deals")}
+        pv.match_format = MatchFormat(format=match["format"], deals=match.get("deals") if match["format"] == "deals"
+                                      else None, max_deals=match.get("max_deals"))
     else:
         pv.match_format = rec_format
     pv.time_control = match.get("time")
@@ -172,6 +184,6 @@ def gather(lines: Sequence[ResultLine], bots: dict[str, BotInfo], *, meta: dict[
         for e in s.get("entries") or []:
             if isinstance(e, dict) and e.get("version") is not None:
                 versions.setdefault((str(e.get("name", e.get("bot"))), str(e.get("digest"))), str(e["version"]))
-    pv.bots = [BotProvenance(b.id, b.name, versions.get((b.name, b.digest)), b.digest)
+    pv.bots = [BotProvenance(id=b.id, name=b.name, version=versions.get((b.name, b.digest)), digest=b.digest)
                for b in sorted(bots.values(), key=lambda b: b.id)]
     return pv

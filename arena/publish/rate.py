@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..ratings import RatingFitError, RatingReport, rate
+from ..ratings.memo import ResampleMemo
 from ..results import LoadedResults, ResultsError, read_results
 from . import leaderboard
+from .board import Leaderboard
 from .load import bot_ids, convert
 from .provenance import Provenance, gather, read_config, read_meta
-from .tempo import TEMPO_FILE
+from .tempo import TEMPO_FILE, TempoAudit
 from .tempo import audit as tempo_audit
 from .versions import RetireError, find_versions, mark
 
@@ -35,11 +37,11 @@ class NothingToRate(PublishError):
 
 @dataclass
 class Published:
-    doc: dict[str, Any]
+    doc: Leaderboard
     report: RatingReport
     results: LoadedResults
     out: Path
-    tempo: dict[str, Any] | None = None  # the host's tempo audit (``arena.publish.tempo``), written as tempo.json
+    tempo: TempoAudit | None = None  # the host's tempo audit (``arena.publish.tempo``), written as tempo.json
 
 
 def parse_anchor(text: str) -> tuple[str, float]:
@@ -92,7 +94,7 @@ def rate_results(
     audit = tempo_audit(res.lines)
     try:
         write_leaderboard(doc, dest)
-        write_atomic(dest / TEMPO_FILE, json.dumps(audit, indent=1) + "\n")
+        write_atomic(dest / TEMPO_FILE, audit.to_json())
     except OSError as e:
         raise PublishError(f"cannot write {dest}: {e.strerror}") from None
     return Published(doc, report, res, dest, audit)
@@ -100,8 +102,8 @@ def rate_results(
 
 def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, config: dict[str, Any] | None = None,
                 anchor: tuple[str, float] | None = None, bootstrap: int = 1000, seed: int = 0,
-                prior: bool = True, early: bool = False,
-                retire: Sequence[str] = ()) -> tuple[dict[str, Any], RatingReport, Provenance]:
+                prior: bool = True, early: bool = False, retire: Sequence[str] = (),
+                memo: ResampleMemo | None = None) -> tuple[Leaderboard, RatingReport, Provenance]:
     """Rate loaded results into the leaderboard document (``arena rate``, the site and the live table share this).
 
     ``early``: the results are a run's first blocks (live standings, the
@@ -112,7 +114,8 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
 
     Versions (``arena.publish.versions``): each name's latest version is
     ranked, earlier ones follow unranked; ``retire`` (with the run's
-    ``retired`` and the config's ``retire``) leaves versions out of the fit.
+    ``retired`` and the config's ``retire``) leaves versions out of the fit. ``memo``: the bootstrap's sums
+    of the last rating of these results, before they grew (``ratings.memo``: the same numbers, less work).
     """
     specs = [*((meta or {}).get("retired") or []), *((config or {}).get("retire") or []), *retire]
     try:
@@ -141,21 +144,21 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
         else:
             raise PublishError(f"anchor {anchor[0]!r} is not a bot in these results (bots: {', '.join(sorted(conv.bots))})")
     try:
-        report = rate(conv.blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed)
+        report = rate(conv.blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed, memo=memo)
     except RatingFitError as e:
         raise PublishError(f"cannot fit ratings: {e}") from None
     doc = leaderboard.build(report, prov, res, anchor=anchor)
     mark(doc, versions)
     if pending is not None:
-        doc["rating"]["anchor_pending"] = pending
-        doc["rating"]["anchor_text"] = f"{doc['rating']['anchor_text']} (the anchor {pending} has no games yet)"
+        doc.rating.anchor_pending = pending
+        doc.rating.anchor_text = f"{doc.rating.anchor_text} (the anchor {pending} has no games yet)"
     return doc, report, prov
 
 
-def write_leaderboard(doc: dict[str, Any], out: Path) -> None:
+def write_leaderboard(doc: Leaderboard, out: Path) -> None:
     """Write the three files; each is replaced atomically."""
     out.mkdir(parents=True, exist_ok=True)
-    for fname, text in (("leaderboard.json", leaderboard.to_json(doc)),
+    for fname, text in (("leaderboard.json", doc.to_json()),
                         ("leaderboard.md", leaderboard.render_markdown(doc)),
                         ("leaderboard.html", leaderboard.render_html(doc))):
         write_atomic(out / fname, text)

@@ -225,7 +225,26 @@ def retire_version(engine: Engine, name: str, version: int) -> None:
                   .values(retired="retired by the host"))
 
 
-def team_listing(engine: Engine) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Upload:
+    """A submission as the host's listing names it: its id, its status and the version it was accepted as."""
+    id: int
+    status: str
+    version: int | None
+
+
+@dataclass(frozen=True)
+class TeamListing:
+    """One line of the host's listing of the teams."""
+    team: str
+    token_issued: float | None
+    removed: float | None
+    versions: list[int]  # accepted, oldest first
+    playing: list[int]  # of those, the ones not retired
+    latest: Upload | None  # its last submission, whatever became of it
+
+
+def team_listing(engine: Engine) -> list[TeamListing]:
     """For the host: each team (not the admin) with its accepted versions, those that play, its latest
     submission (id, status, version) and when its token was issued."""
     with engine.connect() as c:
@@ -234,12 +253,12 @@ def team_listing(engine: Engine) -> list[dict[str, Any]]:
                                    submissions.c.version, submissions.c.retired)
                          .order_by(submissions.c.id)).mappings().all()
     out = []
-    for t in ts:
-        mine = [s for s in subs if s["team_id"] == t["id"]]
-        out.append({"team": t["name"], "token_issued": t["token_issued"], "removed": t["removed"],
-                    "versions": [s["version"] for s in mine if s["status"] == "accepted"],
-                    "playing": [s["version"] for s in mine if s["status"] == "accepted" and s["retired"] is None],
-                    "latest": dict(mine[-1]) if mine else None})
+    for t in map(Team.of, ts):
+        mine = [s for s in subs if s["team_id"] == t.id]
+        out.append(TeamListing(
+            t.name, t.token_issued, t.removed, [int(s["version"]) for s in mine if s["status"] == "accepted"],
+            [int(s["version"]) for s in mine if s["status"] == "accepted" and s["retired"] is None],
+            Upload(int(mine[-1]["id"]), str(mine[-1]["status"]), mine[-1]["version"]) if mine else None))
     return out
 
 

@@ -88,8 +88,8 @@ Text = Annotated[str | None, BeforeValidator(_text)]
 
 
 def _objects(v: object) -> object:
-    """A list of the JSON objects in ``v`` (another kind of item cannot be read as an entry)."""
-    return [e for e in v if isinstance(e, dict)] if isinstance(v, list) else []
+    """The entries of ``v`` and its JSON objects (another kind of item cannot be read as an entry)."""
+    return [e for e in v if isinstance(e, (dict, EntryFacts))] if isinstance(v, list) else []
 
 
 class EntryFacts(BaseModel):

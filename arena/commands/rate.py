@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
         print(leaderboard.main_table(pub.doc))
         print(f"\nanchor: {pub.report.anchor}; written to {pub.out}/leaderboard.{{md,json,html}}"
               f" and the tempo audit to {pub.out}/tempo.json")
-    for f in (pub.tempo or {}).get("seats", []):
-        if f["flagged"]:  # the host must hear of it even with --quiet
-            print(f"arena rate: tempo audit flags {f['bot']} at seat {f['seat']}: {f['why']}", file=sys.stderr)
+    for f in pub.tempo.seats if pub.tempo else []:
+        if f.flagged:  # the host must hear of it even with --quiet
+            print(f"arena rate: tempo audit flags {f.bot} at seat {f.seat}: {f.why}", file=sys.stderr)
     return EXIT_OK

@@ -15,6 +15,7 @@ from .common import EXIT_FAILED, EXIT_OK, CommandError, parse, parser
 
 if TYPE_CHECKING:
     from ..serve.app import Service
+    from ..serve.db import TeamListing
 
 
 def main(argv: list[str]) -> int:
@@ -101,7 +102,7 @@ def main(argv: list[str]) -> int:
             from ..serve.final import freeze
 
             doc = freeze(svc)
-            print(f"arena serve: {svc.folder} frozen at {doc['frozen_at']} with {len(doc['versions'])} final"
+            print(f"arena serve: {svc.folder} frozen at {doc.frozen_at} with {len(doc.versions)} final"
                   f" versions; the running server ({e.holder}) stops taking uploads and plays the final evaluation"
                   " after its current batch")
             return EXIT_OK
@@ -111,7 +112,7 @@ def main(argv: list[str]) -> int:
         from ..serve.final import freeze
 
         doc = freeze(svc)
-        print(f"arena serve: {svc.folder} frozen at {doc['frozen_at']} with {len(doc['versions'])} final versions;"
+        print(f"arena serve: {svc.folder} frozen at {doc.frozen_at} with {len(doc.versions)} final versions;"
               " serving while the final evaluation plays")
     # the server's log: its own lines (the ladder, validations, uploads) at INFO on stderr, others' warnings
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
@@ -153,24 +154,20 @@ def _explain_token(name: str, admin: bool, reissued: bool, host: str, port: int)
     print("\n".join(lines), file=sys.stderr)
 
 
-def _team_table(rows: list[dict[str, object]]) -> str:
+def _team_table(rows: list[TeamListing]) -> str:
     """The host's listing, one line a team: versions (those that play), its latest upload's verdict and
     when its token was issued."""
     if not rows:
         return "no teams yet: add one with --add-team NAME"
     out = [f"{'team':<16} {'versions':<16} {'latest upload':<28} token issued"]
     for r in rows:
-        versions, playing = r["versions"], r["playing"]
-        assert isinstance(versions, list) and isinstance(playing, list)
-        shown = ",".join(f"v{v}" if v in playing else f"(v{v})" for v in versions) or "-"
-        latest = r["latest"]
-        if isinstance(latest, dict):
-            say = f"#{latest['id']} {latest['status']}" + (f" as v{latest['version']}" if latest["version"] else "")
-        else:
-            say = "none"
-        issued = r["token_issued"]
-        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(issued)) if isinstance(issued, float) else "unknown"
-        name = f"{r['team']}" + (" (removed)" if r["removed"] is not None else "")
+        shown = ",".join(f"v{v}" if v in r.playing else f"(v{v})" for v in r.versions) or "-"
+        latest = r.latest
+        say = "none" if latest is None else (f"#{latest.id} {latest.status}"
+                                             + (f" as v{latest.version}" if latest.version else ""))
+        issued = r.token_issued
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(issued)) if issued is not None else "unknown"
+        name = f"{r.team}" + (" (removed)" if r.removed is not None else "")
         out.append(f"{name:<16} {shown:<16} {say:<28} {when}")
     return "\n".join(out) + "\n(vN): retired, out of the ranking"
 

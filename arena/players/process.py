@@ -9,7 +9,9 @@ a sandboxed process by default, a scripted ``MockTransport`` in tests.
 from __future__ import annotations
 
 import math
+import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -165,6 +167,9 @@ class ProcessPlayer(Player):
         #: Notices for a paused bot, delivered with its next request (it stays frozen until then).
         self._held: list[bytes] = []
         self._held_first: dict[str, Any] | None = None
+        #: tempo fixed: the tree's wait for a core read at the end of the last decision, just before the
+        #: seat was frozen; a frozen seat waits for no core, so it is the next decision's start as well.
+        self._tree_wait: float | None = None
 
     @property
     def alive(self) -> bool:
@@ -293,10 +298,15 @@ class ProcessPlayer(Player):
         # CPU the bot used since its last reply (pondering) is charged here; a
         # wall clock (level none) only runs against the bot while it is on move.
         cpu0 = self._cpu_mark if proc.measures_cpu else proc.cpu_time()
-        # tempo fixed: the whole tree's wait for a core (read while it is still frozen), so that
-        # lateness is judged on the bot's own time, whatever its threads and the machine's load.
-        wait: Callable[[], float] = (lambda: proc.tree_run_delay() + _harness_wait()) if fixed else proc.run_delay
-        wait0 = wait()
+        # tempo fixed: the whole tree's wait for a core (read while it is still frozen: kept from the
+        # end of its last decision if it has been frozen since), so that lateness is judged on the bot's
+        # own time, whatever its threads and the machine's load; and the judge's own wait.
+        bot: Callable[[], float] = proc.tree_run_delay if fixed else proc.run_delay
+        kept = self._tree_wait if fixed and proc.paused else None
+        bot0, judge0 = (kept if kept is not None else bot()), (_JUDGES.wait() if fixed else 0.0)
+
+        def wait() -> float:
+            return bot() - bot0 + (_JUDGES.wait() - judge0 if fixed else 0.0)
         fault = self._send(request)
         if fault:
             return Decision(None, self._die(fault))
@@ -312,7 +322,7 @@ class ProcessPlayer(Player):
                 wall = time.monotonic() - t0
                 # Time the bot spent runnable but waiting for a core is the
                 # machine's doing, not the bot's: it does not count against it.
-                own = wall - (wait() - wait0) - (sent if fixed else 0.0)
+                own = wall - wait() - (sent if fixed else 0.0)
                 if used > limit or wall >= (slot if fixed else ceiling) * _HARD_WALL_FACTOR:
                     return Decision(None, self._die(self._timeout(request, used, wall, limit)))
                 if (own > slot) if fixed else (own >= ceiling):
@@ -322,7 +332,9 @@ class ProcessPlayer(Player):
                 return Decision(None, self._die(self._io_fault(e, request)))
         wall = time.monotonic() - t0
         now = proc.cpu_time()
-        waited = max(0.0, wait() - wait0)
+        bot1 = bot()
+        waited = max(0.0, bot1 - bot0 + (_JUDGES.wait() - judge0 if fixed else 0.0))
+        self._tree_wait = bot1 if fixed else None
         used = now - cpu0
         self._cpu_mark = now
         self._pause()
@@ -462,14 +474,49 @@ class ProcessPlayer(Player):
         return Fault("crash", f"the bot exited ({detail})", msg)
 
 
-def _harness_wait() -> float:
-    """Seconds this thread (the game loop's) has waited for a core: a harness starved on a busy
-    machine sees a reply late, which is no more the bot's doing than its own wait."""
-    try:
-        with open("/proc/thread-self/schedstat", "rb") as fh:
-            return int(fh.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
+class _JudgeWaits:
+    """Seconds the judge threads of this process (each game loop's) have waited for a core, together:
+    a harness starved on a busy machine sees a reply late, which is no more the bot's doing than its
+    own wait. Together, because a worker may play several games at once in threads (a fixed tempo):
+    a game loop kept from its reply by another holding the interpreter lock while that one waits for
+    a core waits on the machine too. Each thread's file is kept open; a thread's wait stays counted
+    after it ends, so the sum never goes back."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._fds: dict[int, int] = {}  # judge thread id -> its schedstat, open
+        self._last: dict[int, int] = {}  # judge thread id -> its wait in ns, as last read
+        self._gone = 0  # ns waited by judge threads that have ended
+        self._mine = threading.local()
+
+    def wait(self) -> float:
+        if not getattr(self._mine, "known", False):
+            self._mine.known = True
+            try:
+                fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return 0.0
+            with self._lock:
+                tid = threading.get_native_id()
+                if tid in self._fds:  # an ended thread's id, reused
+                    os.close(self._fds.pop(tid))
+                    self._gone += self._last.pop(tid, 0)
+                self._fds[tid] = fd
+        with self._lock:
+            total = self._gone
+            for tid, fd in list(self._fds.items()):
+                try:
+                    self._last[tid] = int(os.pread(fd, 128, 0).split()[1])
+                except (OSError, IndexError, ValueError):  # the thread has ended
+                    os.close(self._fds.pop(tid))
+                    self._gone += self._last.get(tid, 0)
+                    total += self._last.pop(tid, 0)
+                    continue
+                total += self._last[tid]
+        return total / 1e9
+
+
+_JUDGES = _JudgeWaits()
 
 
 def _quote(line: bytes, keep: int = 120) -> str:

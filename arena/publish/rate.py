@@ -13,14 +13,16 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..ratings import RatingFitError, RatingReport, rate
+from ..ratings.memo import ResampleMemo
 from ..results import LoadedResults, ResultsError, read_results
 from . import leaderboard
+from .board import Leaderboard
 from .load import bot_ids, convert
-from .provenance import Provenance, gather, read_config, read_meta
-from .tempo import TEMPO_FILE
+from .provenance import Provenance, RunFacts, gather, read_config, read_facts
+from .tempo import TEMPO_FILE, TempoAudit
 from .tempo import audit as tempo_audit
 from .versions import RetireError, find_versions, mark
 
@@ -35,11 +37,11 @@ class NothingToRate(PublishError):
 
 @dataclass
 class Published:
-    doc: dict[str, Any]
+    doc: Leaderboard
     report: RatingReport
     results: LoadedResults
     out: Path
-    tempo: dict[str, Any] | None = None  # the host's tempo audit (``arena.publish.tempo``), written as tempo.json
+    tempo: TempoAudit | None = None  # the host's tempo audit (``arena.publish.tempo``), written as tempo.json
 
 
 def parse_anchor(text: str) -> tuple[str, float]:
@@ -84,7 +86,7 @@ def rate_results(
             cfg = read_config(config)
         except Exception as e:  # noqa: BLE001 - ConfigError and whatever loading a bot folder raises
             raise PublishError(str(e)) from None
-    meta = read_meta(res.path)
+    meta = read_facts(res.path)
     doc, report, prov = rate_loaded(res, meta=meta, config=cfg, anchor=anchor, bootstrap=bootstrap, seed=seed,
                                     prior=prior, retire=retire)
     name = prov.config_name or safe_name(res.path.resolve().parent.name)
@@ -92,16 +94,17 @@ def rate_results(
     audit = tempo_audit(res.lines)
     try:
         write_leaderboard(doc, dest)
-        write_atomic(dest / TEMPO_FILE, json.dumps(audit, indent=1) + "\n")
+        write_atomic(dest / TEMPO_FILE, audit.to_json())
     except OSError as e:
         raise PublishError(f"cannot write {dest}: {e.strerror}") from None
     return Published(doc, report, res, dest, audit)
 
 
-def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, config: dict[str, Any] | None = None,
+def rate_loaded(res: LoadedResults, *, meta: RunFacts | Mapping[str, object] | None = None,
+                config: RunFacts | None = None,
                 anchor: tuple[str, float] | None = None, bootstrap: int = 1000, seed: int = 0,
-                prior: bool = True, early: bool = False,
-                retire: Sequence[str] = ()) -> tuple[dict[str, Any], RatingReport, Provenance]:
+                prior: bool = True, early: bool = False, retire: Sequence[str] = (),
+                memo: ResampleMemo | None = None) -> tuple[Leaderboard, RatingReport, Provenance]:
     """Rate loaded results into the leaderboard document (``arena rate``, the site and the live table share this).
 
     ``early``: the results are a run's first blocks (live standings, the
@@ -112,9 +115,11 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
 
     Versions (``arena.publish.versions``): each name's latest version is
     ranked, earlier ones follow unranked; ``retire`` (with the run's
-    ``retired`` and the config's ``retire``) leaves versions out of the fit.
+    ``retired`` and the config's ``retire``) leaves versions out of the fit. ``memo``: the bootstrap's sums
+    of the last rating of these results, before they grew (``ratings.memo``: the same numbers, less work).
     """
-    specs = [*((meta or {}).get("retired") or []), *((config or {}).get("retire") or []), *retire]
+    meta = RunFacts.of(meta)  # ``meta``: tournament.json (read as ``RunFacts`` if it is its JSON)
+    specs = [*(meta.retired if meta else []), *(config.retire if config else []), *retire]
     try:
         versions = find_versions(res.lines, specs=specs, sources=(meta, config), strict=not early)
     except (RetireError, ResultsError) as e:
@@ -128,8 +133,9 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
         raise NothingToRate(f"{res.path}: no finished blocks to rate" + (" (once the retired versions' blocks are"
                                                                        " left out)" if versions.retired else ""))
     prov = gather(lines, conv.bots, meta=meta, config=config)
-    if anchor is None and ((meta or {}).get("anchor") or (config or {}).get("anchor")):
-        anchor = (str((meta or {}).get("anchor") or (config or {}).get("anchor")), 0.0)
+    named = (meta.anchor if meta else None) or (config.anchor if config else None)
+    if anchor is None and named:
+        anchor = (named, 0.0)
     pending: str | None = None
     if anchor is not None and anchor[0] not in conv.bots:
         # a name stands for its ranked (latest) version
@@ -141,21 +147,21 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
         else:
             raise PublishError(f"anchor {anchor[0]!r} is not a bot in these results (bots: {', '.join(sorted(conv.bots))})")
     try:
-        report = rate(conv.blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed)
+        report = rate(conv.blocks, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed, memo=memo)
     except RatingFitError as e:
         raise PublishError(f"cannot fit ratings: {e}") from None
     doc = leaderboard.build(report, prov, res, anchor=anchor)
     mark(doc, versions)
     if pending is not None:
-        doc["rating"]["anchor_pending"] = pending
-        doc["rating"]["anchor_text"] = f"{doc['rating']['anchor_text']} (the anchor {pending} has no games yet)"
+        doc.rating.anchor_pending = pending
+        doc.rating.anchor_text = f"{doc.rating.anchor_text} (the anchor {pending} has no games yet)"
     return doc, report, prov
 
 
-def write_leaderboard(doc: dict[str, Any], out: Path) -> None:
+def write_leaderboard(doc: Leaderboard, out: Path) -> None:
     """Write the three files; each is replaced atomically."""
     out.mkdir(parents=True, exist_ok=True)
-    for fname, text in (("leaderboard.json", leaderboard.to_json(doc)),
+    for fname, text in (("leaderboard.json", doc.to_json()),
                         ("leaderboard.md", leaderboard.render_markdown(doc)),
                         ("leaderboard.html", leaderboard.render_html(doc))):
         write_atomic(out / fname, text)

@@ -24,12 +24,15 @@ beside the leaderboard, the server shows each team its own), never part of the s
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
+
+from pydantic import BaseModel, Field
 
 from ..engine.record import replay
 from ..results import ResultLine
@@ -59,6 +62,46 @@ class _Row:
     hand: int  # high-card points of the hand dealt that deal
 
 
+class TempoSeat(BaseModel):
+    """One bot at one seat number: its figures, and whether (and why) it is flagged. ``None``: no
+    decision to measure."""
+
+    bot: str
+    seat: int
+    games: int
+    decisions: int
+    idle_ms_mean: float | None = Field(description="mean idle time on move, ms a decision (latency - cpu - wait)")
+    idle_ms_p90: float | None
+    idle_share: float | None = Field(description="idle time over the time on move")
+    mi_bits: float | None = Field(description="bits its idle time tells of its hand, within kinds and actions")
+    mi_null_bits: float | None = Field(description="the same with the hands shuffled: what chance gives")
+    mi_z: float | None = Field(description="standard deviations of mi_bits above chance (None: infinitely many)")
+    flagged: bool
+    why: str | None
+
+
+class TempoThresholds(BaseModel):
+    """Where a seat is flagged (the module's constants, written with the audit)."""
+
+    idle_ms: float
+    idle_share: float
+    mi_z: float
+    mi_excess_bits: float
+    min_decisions: int
+
+
+class TempoAudit(BaseModel):
+    """``tempo.json``: the thresholds, the figures per bot and seat (by bot, then seat) and the names of the
+    bots with a flagged seat."""
+
+    thresholds: TempoThresholds
+    seats: list[TempoSeat]
+    flagged: list[str]
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), indent=1) + "\n"
+
+
 @dataclass
 class SeatTempo:
     """One bot at one seat number, over every game it sat there."""
@@ -68,15 +111,15 @@ class SeatTempo:
     rows: list[_Row] = field(default_factory=list)
     games: int = 0
 
-    def figures(self, seed: int = 0) -> dict[str, Any]:
+    def figures(self, seed: int = 0) -> TempoSeat:
         n = len(self.rows)
         idle = [r.idle for r in self.rows]
         lat = [r.latency for r in self.rows]
         total_lat = sum(lat)
-        out: dict[str, Any] = {"bot": self.bot, "seat": self.seat, "games": self.games, "decisions": n}
         if not n:
-            return {**out, "idle_ms_mean": None, "idle_ms_p90": None, "idle_share": None, "mi_bits": None,
-                    "mi_null_bits": None, "mi_z": None, "flagged": False, "why": None}
+            return TempoSeat(bot=self.bot, seat=self.seat, games=self.games, decisions=n, idle_ms_mean=None,
+                             idle_ms_p90=None, idle_share=None, mi_bits=None, mi_null_bits=None, mi_z=None,
+                             flagged=False, why=None)
         mean_idle = statistics.fmean(idle)
         share = sum(idle) / total_lat if total_lat > 0 else 0.0
         mi, null_mean, null_sd = _mi_against_chance(self.rows, seed)
@@ -89,9 +132,10 @@ class SeatTempo:
             if z >= MI_FLAG_Z and mi - null_mean >= MI_EXCESS_BITS:
                 why.append(f"its idle time tells of its hand: {mi:.3f} bits against {null_mean:.3f} by chance"
                            f" ({z:.1f} sd)")
-        return {**out, "idle_ms_mean": round(mean_idle, 3), "idle_ms_p90": round(_quantile(idle, 0.9), 3),
-                "idle_share": round(share, 4), "mi_bits": round(mi, 4), "mi_null_bits": round(null_mean, 4),
-                "mi_z": None if math.isinf(z) else round(z, 2), "flagged": bool(why), "why": "; ".join(why) or None}
+        return TempoSeat(bot=self.bot, seat=self.seat, games=self.games, decisions=n,
+                         idle_ms_mean=round(mean_idle, 3), idle_ms_p90=round(_quantile(idle, 0.9), 3),
+                         idle_share=round(share, 4), mi_bits=round(mi, 4), mi_null_bits=round(null_mean, 4),
+                         mi_z=None if math.isinf(z) else round(z, 2), flagged=bool(why), why="; ".join(why) or None)
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -193,10 +237,10 @@ def collect(lines: Iterable[ResultLine]) -> dict[tuple[str, int], SeatTempo]:
     return seats_of
 
 
-def audit(lines: Iterable[ResultLine], seed: int = 0) -> dict[str, Any]:
-    """The tempo audit of results lines: ``{"seats": [figures per bot and seat, by bot then seat],
-    "flagged": [names of bots with a flagged seat]}``."""
+def audit(lines: Iterable[ResultLine], seed: int = 0) -> TempoAudit:
+    """The tempo audit of results lines: the figures per bot and seat (by bot, then seat) and the names of
+    the bots with a flagged seat."""
     figures = [s.figures(seed) for _, s in sorted(collect(lines).items())]
-    return {"thresholds": {"idle_ms": IDLE_FLAG_MS, "idle_share": IDLE_SHARE, "mi_z": MI_FLAG_Z,
-                           "mi_excess_bits": MI_EXCESS_BITS, "min_decisions": MIN_DECISIONS},
-            "seats": figures, "flagged": sorted({f["bot"] for f in figures if f["flagged"]})}
+    return TempoAudit(thresholds=TempoThresholds(idle_ms=IDLE_FLAG_MS, idle_share=IDLE_SHARE, mi_z=MI_FLAG_Z,
+                                                 mi_excess_bits=MI_EXCESS_BITS, min_decisions=MIN_DECISIONS),
+                      seats=figures, flagged=sorted({f.bot for f in figures if f.flagged}))

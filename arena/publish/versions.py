@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from ..results import ResultLine
+from .board import BotRow, Leaderboard, RetiredRow
+from .provenance import RunFacts, entry_versions
 from .load import _ref
 
 Ref = tuple[str, str]  # (name, digest)
@@ -47,18 +49,8 @@ class Versions:
         return not any(_ref(s) in self.retired for g in line.games for s in g.seats)
 
 
-def entry_versions(sources: Iterable[dict[str, Any] | None]) -> dict[Ref, str]:
-    """(name, digest) -> manifest version, from tournament.json-like ``entries`` lists."""
-    out: dict[Ref, str] = {}
-    for s in sources:
-        for e in (s or {}).get("entries") or []:
-            if isinstance(e, dict) and e.get("version") is not None:
-                out.setdefault((str(e.get("name", e.get("bot"))), str(e.get("digest"))), str(e["version"]))
-    return out
-
-
 def find_versions(lines: Sequence[ResultLine], *, specs: Iterable[str] = (),
-                  sources: Iterable[dict[str, Any] | None] = (), strict: bool = True) -> Versions:
+                  sources: Iterable[RunFacts | None] = (), strict: bool = True) -> Versions:
     """The versions of every bot in ``lines`` and the set the ``specs`` retire.
 
     ``strict`` False (a run's first blocks) skips a spec naming a version
@@ -100,36 +92,27 @@ def _resolve(spec: str, order: dict[str, list[str]], labels: dict[Ref, str | Non
     return found
 
 
-def mark(doc: dict[str, Any], versions: Versions) -> None:
+def mark(doc: Leaderboard, versions: Versions) -> None:
     """Rank each name's latest version alone; earlier versions follow, unranked, linked to the latest.
 
-    Adds to every row ``latest`` and ``superseded_by`` (the ranked version's
-    id, or None), and to the document ``retired`` (versions left out).
+    Sets on every row ``latest`` and ``superseded_by`` (the ranked version's
+    id, or None), and on the document ``retired`` (versions left out).
     """
-    rows = doc["bots"]
-    id_of = {(r["name"], r["digest"]): r["bot"] for r in rows}
-    top: list[dict[str, Any]] = []
-    older: list[dict[str, Any]] = []
+    rows = doc.bots
+    id_of = {(r.name, r.digest): r.bot for r in rows}
+    top: list[BotRow] = []
+    older: list[BotRow] = []
     for r in rows:
-        newest = versions.latest(r["name"])
-        r["latest"] = r["digest"] == newest
-        r["superseded_by"] = None if r["latest"] else id_of.get((r["name"], newest or ""))
-        (top if r["latest"] else older).append(r)
+        newest = versions.latest(r.name)
+        r.latest = r.digest == newest
+        r.superseded_by = None if r.latest else id_of.get((r.name, newest or ""))
+        (top if r.latest else older).append(r)
     for i, r in enumerate(top, 1):
-        r["rank"] = i
+        r.rank = i
     age = {(n, d): i for n, ds in versions.order.items() for i, d in enumerate(ds)}
-    older.sort(key=lambda r: (r["name"], age.get((r["name"], r["digest"]), 0)))
+    older.sort(key=lambda r: (r.name, age.get((r.name, r.digest or ""), 0)))
     for r in older:
-        r["rank"] = None
-    doc["bots"] = top + older
-    doc["retired"] = [{"name": n, "digest": d, "version": versions.labels.get((n, d))}
-                      for n, d in sorted(versions.retired, key=lambda x: (x[0], age.get(x, 0)))]
-
-
-def ranked(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows the ranking shows (every row of a document written before versions were marked)."""
-    return [r for r in doc["bots"] if r.get("latest", True)]
-
-
-def earlier(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in doc["bots"] if not r.get("latest", True)]
+        r.rank = None
+    doc.bots = top + older
+    doc.retired = [RetiredRow(name=n, digest=d, version=versions.labels.get((n, d)))
+                   for n, d in sorted(versions.retired, key=lambda x: (x[0], age.get(x, 0)))]

@@ -24,6 +24,7 @@ only on these sums, which is what makes bootstrap refits cheap.
 from __future__ import annotations
 
 import math
+from operator import mul
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -98,8 +99,13 @@ def build_design(games: Iterable[GameOutcome], bots: Sequence[str] | None = None
     index = {b: i for i, b in enumerate([*bots, *terms])}
     pos: dict[tuple[tuple[str, float], ...], int] = {}
     design = Design(list(bots), [], [], [], terms)
+    keys: dict[tuple[tuple[str, ...], tuple[str, ...], bool], tuple[tuple[tuple[str, float], ...], bool]] = {}
     for g in games:
-        key, flipped = matchup_key(g.side_a, g.side_b, g.maker_a)
+        sides = (g.side_a, g.side_b, g.maker_a)  # a store repeats few sides: each one's key made once
+        kf = keys.get(sides)
+        if kf is None:
+            kf = keys[sides] = matchup_key(*sides)
+        key, flipped = kf
         if not key:
             continue
         m = pos.get(key)
@@ -127,37 +133,46 @@ def _sigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
-def solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
-    """Solve a small dense system by Gaussian elimination with partial pivoting."""
+def cholesky_solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """Solve ``a x = b`` for a symmetric positive definite ``a`` (Cholesky, rows of L grown in place: about
+    half the work of an elimination with pivoting, which a definite matrix does not need). A pivot that is
+    not clearly positive means the ratings are not identified."""
     n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
-    scale = max((abs(x) for row in a for x in row), default=0.0) or 1.0
-    for col in range(n):
-        piv = max(range(col, n), key=lambda r: abs(m[r][col]))
-        if abs(m[piv][col]) <= 1e-13 * scale:
+    scale = max((a[i][i] for i in range(n)), default=0.0) or 1.0
+    low: list[list[float]] = []  # row i of L: its i + 1 entries
+    for i in range(n):
+        ai = a[i]
+        li: list[float] = []
+        for j in range(i):
+            lj = low[j]
+            li.append((ai[j] - sum(map(mul, li, lj))) / lj[j])  # map stops at len(li) == j
+        d = ai[i] - sum(map(mul, li, li))
+        if d <= 1e-13 * scale:
             raise RatingFitError(
                 "ratings are not identified: the bots do not form one connected "
                 "comparison graph (enable the prior or add games)"
             )
-        if piv != col:
-            m[col], m[piv] = m[piv], m[col]
-        pivot_row = m[col]
-        inv = 1.0 / pivot_row[col]
-        tail = pivot_row[col:]
-        for r in range(col + 1, n):
-            row = m[r]
-            f = row[col] * inv
-            if f:  # row[k] - f * pivot_row[k] for k >= col, as one list (the same operations, in less time)
-                row[col:] = [a - f * b for a, b in zip(row[col:], tail)]
+        li.append(math.sqrt(d))
+        low.append(li)
+    y: list[float] = []
+    for i in range(n):
+        li = low[i]
+        y.append((b[i] - sum(map(mul, li, y))) / li[i])
     x = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        row = m[r]
-        s = row[n] - sum(row[k] * x[k] for k in range(r + 1, n))
-        x[r] = s / row[r]
+    for i in range(n - 1, -1, -1):  # L^T x = y, column by column
+        li = low[i]
+        xi = x[i] = y[i] / li[i]
+        if xi:
+            y[:i] = [yk - lk * xi for yk, lk in zip(y, li)]
     return x
 
 
-def prior_rows(k: int) -> list[tuple[tuple[int, ...], tuple[float, ...], float, float]]:
+Row = tuple[tuple[int, ...], tuple[float, ...], float, float]
+#: a row of two bots with coefficients +1 and -1 (all a ladder of pairs has): (i, j, games, score of i)
+Pair = tuple[int, int, float, float]
+
+
+def prior_rows(k: int) -> list[Row]:
     """The symmetric prior as virtual games: (indices, coefficients, games, score).
 
     Each bot gets one virtual draw in total, split evenly over the other
@@ -171,15 +186,36 @@ def prior_rows(k: int) -> list[tuple[tuple[int, ...], tuple[float, ...], float, 
     return [((i, j), (1.0, -1.0), w, 0.5 * w) for i in range(k) for j in range(i + 1, k)]
 
 
-def _rows(design: Design, prior: bool, games: Sequence[float], scores: Sequence[float]
-          ) -> list[tuple[tuple[int, ...], tuple[float, ...], float, float]]:
+def _rows(design: Design, prior: bool, games: Sequence[float], scores: Sequence[float]) -> list[Row]:
     # the prior's virtual draws are between bots, plus one for each term (the maker's side drawing with the
     # rest at equal strength: it keeps a maker's side that won or lost every contest finite, as the bots')
     rows = [(idx, cf, n, s) for (idx, cf), n, s in zip(design.matchups, games, scores) if n > 0.0]
     if not prior:
         return rows
     k = len(design.bots)
-    return rows + prior_rows(k) + [((k + t,), (1.0,), 1.0, 0.5) for t in range(len(design.terms))]
+    return rows + prior_rows(k) + [((k + t,), (1.0, ), 1.0, 0.5) for t in range(len(design.terms))]
+
+
+def _split(rows: Sequence[Row]) -> tuple[list[Pair], list[Row]]:
+    """The rows of two parameters with coefficients +1 and -1, merged per pair (the likelihood is linear in
+    a row's games and score, so a pairing's games and the prior's virtual draw between the same two bots are
+    one row), and the rest as they are."""
+    pairs: dict[tuple[int, int], list[float]] = {}
+    rest: list[Row] = []
+    for idx, cf, n, s in rows:
+        if len(idx) == 2 and cf[0] == 1.0 and cf[1] == -1.0:
+            i, j = idx
+            if i > j:
+                i, j, s = j, i, n - s
+            acc = pairs.get((i, j))
+            if acc is None:
+                pairs[(i, j)] = [n, s]
+            else:
+                acc[0] += n
+                acc[1] += s
+        else:
+            rest.append((idx, cf, n, s))
+    return [(i, j, n, s) for (i, j), (n, s) in pairs.items()], rest
 
 
 def log_likelihood(design: Design, r: Sequence[float], prior: bool,
@@ -187,17 +223,22 @@ def log_likelihood(design: Design, r: Sequence[float], prior: bool,
     """Log-likelihood (natural log) of ratings ``r`` incl. the virtual draws."""
     rows = _rows(design, prior, design.games if games is None else games,
                  design.scores if scores is None else scores)
-    return _ll(rows, r)
+    return _ll(*_split(rows), r)
 
 
-def _ll(rows: Sequence[tuple[tuple[int, ...], tuple[float, ...], float, float]], r: Sequence[float]) -> float:
+def _ll(pairs: Sequence[Pair], rest: Sequence[Row], r: Sequence[float]) -> float:
     ll = 0.0
-    for idx, cf, n, s in rows:
-        if len(idx) == 2:  # a pair's row (most rows): the sum below, written out
-            x = C * (0.0 + cf[0] * r[idx[0]] + cf[1] * r[idx[1]])
-        else:
-            x = C * sum(c * r[i] for i, c in zip(idx, cf))
+    exp, log1p = math.exp, math.log1p
+    for i, j, n, s in pairs:
+        x = C * (r[i] - r[j])
         # _log_sigmoid(x) and _log_sigmoid(-x), which share log1p(exp(-|x|)): the same values, one exp
+        lg = log1p(exp(-abs(x)))
+        if x >= 0:
+            ll += s * -lg + (n - s) * (-x - lg)
+        else:
+            ll += s * (x - lg) + (n - s) * -lg
+    for idx, cf, n, s in rest:
+        x = C * sum(c * r[i] for i, c in zip(idx, cf))
         lg = math.log1p(math.exp(-abs(x)))
         if x >= 0:
             ll += s * -lg + (n - s) * (-x - lg)
@@ -244,35 +285,34 @@ def fit(
     r = list(start) if start is not None else [0.0] * k
     mean = sum(r[:nb]) / nb
     r = [x - mean for x in r[:nb]] + r[nb:]
-    rows = _rows(design, prior, games, scores)
-    ll = _ll(rows, r)
+    pairs, rest = _split(_rows(design, prior, games, scores))
+    ll = _ll(pairs, rest, r)
+    cc, exp = C * C, math.exp
     for _ in range(max_iter):
         grad = [0.0] * k
-        hess = [[0.0] * k for _ in range(k)]
-        for idx, cf, n, s in rows:
-            if len(idx) == 2:  # a pair's row (most rows): the general loop below, written out (same operations)
-                i0, i1 = idx
-                c0, c1 = cf
-                p = _sigmoid(C * (0.0 + c0 * r[i0] + c1 * r[i1]))
-                g = C * (s - n * p)
-                w = C * C * n * p * (1.0 - p)
-                grad[i0] += c0 * g
-                hrow = hess[i0]
-                wc = w * c0
-                hrow[i0] += wc * c0
-                hrow[i1] += wc * c1
-                grad[i1] += c1 * g
-                hrow = hess[i1]
-                wc = w * c1
-                hrow[i0] += wc * c0
-                hrow[i1] += wc * c1
-                continue
+        hess = [[0.0] * k for _ in range(k)]  # minus the Hessian; its lower triangle is what is solved
+        for i, j, n, s in pairs:  # i < j: the row's terms at (i, i), (j, j) and (j, i)
+            x = C * (r[i] - r[j])
+            if x >= 0:  # _sigmoid(x), written out
+                p = 1.0 / (1.0 + exp(-x))
+            else:
+                e = exp(x)
+                p = e / (1.0 + e)
+            g = C * (s - n * p)
+            w = cc * n * p * (1.0 - p)
+            grad[i] += g
+            grad[j] -= g
+            hess[i][i] += w
+            hj = hess[j]
+            hj[j] += w
+            hj[i] -= w
+        for idx, cf, n, s in rest:
             x = 0.0
             for i, c in zip(idx, cf):
                 x += c * r[i]
             p = _sigmoid(C * x)
             g = C * (s - n * p)
-            w = C * C * n * p * (1.0 - p)
+            w = cc * n * p * (1.0 - p)
             for a_pos, i in enumerate(idx):
                 ci = cf[a_pos]
                 grad[i] += ci * g
@@ -280,15 +320,16 @@ def fit(
                 wc = w * ci
                 for j, cj in zip(idx, cf):
                     hrow[j] += wc * cj
-        # Newton step on the surface mean(bot ratings) = 0 (a Lagrange row; the terms are free).
-        held = [1.0] * nb + [0.0] * (k - nb)
-        kkt = [hess[i][:] + [held[i]] for i in range(k)] + [held + [0.0]]
-        step = solve_linear(kkt, grad + [0.0])[:k]
+        # The likelihood depends on the bots' rating differences only: the Newton step with the first bot
+        # held still, then moved to the surface mean(bot ratings) = 0 (the terms are free).
+        sol = cholesky_solve([row[1:] for row in hess[1:]], grad[1:])
+        shift = sum(sol[:nb - 1]) / nb
+        step = [-shift] + [x - shift for x in sol[:nb - 1]] + sol[nb - 1:]
         # Backtracking line search keeps the (concave) likelihood increasing.
         t = 1.0
         while True:
             cand = [ri + t * si for ri, si in zip(r, step)]
-            ll_new = _ll(rows, cand)
+            ll_new = _ll(pairs, rest, cand)
             if ll_new >= ll - 1e-12 * (1.0 + abs(ll)) or t < 1e-8:
                 break
             t *= 0.5

@@ -5,14 +5,18 @@ Everything here is a pure function of ``list[BlockOutcome]`` plus a seed.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
+from array import array
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from functools import partial
+from typing import Any, Iterable, Sequence
 
 from . import bt, luck
 from .data import DRAW_FLAGS, BlockOutcome, GameOutcome, TableBlock
+from .memo import ResampleMemo
 from .tdist import t_cdf, t_quantile
 
 #: What a bootstrap resamples: a duplicate block of two pairs, or a table's rotation block.
@@ -207,9 +211,33 @@ def crosstable(blocks: Sequence[BlockOutcome]) -> list[CrossEntry]:
             for (a, b), r in sorted(table.items())]
 
 
-def _bot_stats(games: Sequence[GameOutcome], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
-    st: dict[str, dict[str, Any]] = {b: {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0,
-              "forfeits": 0, "faults": Counter()} for b in bots}
+@dataclass
+class BotTally:
+    """One bot's counts over its games, as its leaderboard row shows them (two pairs and tables count
+    into the same tally: ``add`` each game's result)."""
+
+    games: int = 0
+    score: float = 0.0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    forfeits: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+
+    def add(self, score: float, result: str) -> None:
+        """One game: the bot's score in it and whether it was a win, a draw or a loss."""
+        self.games += 1
+        self.score += score
+        if result == "win":
+            self.wins += 1
+        elif result == "draw":
+            self.draws += 1
+        else:
+            self.losses += 1
+
+
+def _bot_stats(games: Sequence[GameOutcome], bots: Sequence[str]) -> dict[str, BotTally]:
+    st = {b: BotTally() for b in bots}
     for g in games:
         seats = [(b, g.score_a) for b in g.side_a] + [(b, 1.0 - g.score_a) for b in g.side_b]
         per: dict[str, list[float]] = {}
@@ -217,15 +245,12 @@ def _bot_stats(games: Sequence[GameOutcome], bots: Sequence[str]) -> dict[str, d
             per.setdefault(b, []).append(s)
         for b, ss in per.items():
             s = sum(ss) / len(ss)
-            d = st[b]
-            d["games"] += 1
-            d["score"] += s
-            d["wins" if s == 1.0 else "losses" if s == 0.0 else "draws"] += 1
+            st[b].add(s, "win" if s == 1.0 else "loss" if s == 0.0 else "draw")
         if g.forfeit_by is not None:
-            st[g.forfeit_by]["forfeits"] += 1
+            st[g.forfeit_by].forfeits += 1
         for b, kind in g.faults:
             if b in st:
-                st[b]["faults"][kind] += 1
+                st[b].faults[kind] += 1
     return st
 
 
@@ -233,18 +258,42 @@ def _bot_stats(games: Sequence[GameOutcome], bots: Sequence[str]) -> dict[str, d
 
 
 @dataclass
-class BootstrapFits:
-    """Full-data fit plus refits on resamples (same order as ``bots``).
+class Draws:
+    """What the resamples drew: ``weights[r][u]``, the weight of unit u in resample r (how often it was
+    drawn, times n/(n-1) for its stratum of n units: the rescaled bootstrap, see :func:`bootstrap_fits`),
+    and ``unit_of[i]``, block i's unit."""
 
-    ``multiplicities[r][i]`` is the weight of block i in resample r: how
-    often it was drawn, times n/(n-1) for its stratum of n units (the
-    rescaled bootstrap, see :func:`bootstrap_fits`).
-    """
+    weights: list[list[float]] = field(default_factory=list)
+    unit_of: list[int] = field(default_factory=list)
+
+    @classmethod
+    def per_block(cls, multiplicities: Sequence[Sequence[float]]) -> "Draws":
+        """Each block its own unit, weighed as given."""
+        return cls([list(m) for m in multiplicities], list(range(len(multiplicities[0]))) if multiplicities else [])
+
+    def multiplicities(self) -> list[list[float]]:
+        """``[r][i]``: the weight of block i in resample r."""
+        return [[w[u] for u in self.unit_of] for w in self.weights]
+
+    def columns(self) -> list[list[float]]:
+        """``[u][r]``: unit u's weight in each resample."""
+        return [list(col) for col in zip(*self.weights)] if self.weights else []
+
+    def digest(self) -> str:
+        """What a memo's sums depend on of the draws."""
+        flat = array("d", (x for w in self.weights for x in w))
+        return hashlib.blake2b(flat.tobytes() + repr(len(self.weights)).encode(), digest_size=16).hexdigest()
+
+
+@dataclass
+class BootstrapFits:
+    """Full-data fit plus refits on resamples (same order as ``bots``); ``draws``: what each kept resample
+    drew (``multiplicities``: per resample, each block's weight)."""
 
     bots: list[str]
     full: list[float]
     samples: list[list[float]]
-    multiplicities: list[list[float]]
+    draws: Draws
     failures: int
     resample: str = "key"
     terms: list[str] = field(default_factory=list)  # parameters after the bots' (the maker term)
@@ -254,6 +303,10 @@ class BootstrapFits:
     orbits: list[tuple[int, ...]] = field(default_factory=list)
     #: Degrees of freedom of the whole resampling (every unit): the luck figures'.
     total_df: int = 0
+
+    @property
+    def multiplicities(self) -> list[list[float]]:
+        return self.draws.multiplicities()
 
 
 def resample_unit(blocks: Sequence[Block], resample: str) -> str:
@@ -298,6 +351,14 @@ def parameter_df(strata: Sequence[Sequence[Sequence[int]]], informs: Sequence[bo
         m = sum(1 for u in units if any(informs[i] for i in u))
         total += min(m, len(units) - 1)
     return total
+
+
+def _units_df(sizes: Sequence[int], stratum_of: Sequence[int], units: Iterable[int]) -> int:
+    """``parameter_df`` from the units (numbered over the strata) that hold an informing block."""
+    m = [0] * len(sizes)
+    for u in units:
+        m[stratum_of[u]] += 1
+    return sum(min(k, n - 1) for k, n in zip(m, sizes))
 
 
 def _contest_key(g: GameOutcome, rename: dict[str, str]) -> tuple[object, float]:
@@ -380,6 +441,42 @@ def exchangeable(blocks: Sequence[Block], strata: Sequence[Sequence[Sequence[int
     return [tuple(groups[root(i)]) for i in range(n)]
 
 
+def draw(strata: Sequence[Sequence[Sequence[int]]], blocks: int, bootstrap: int, seed: int) -> Draws:
+    """The resamples' draws from ``random.Random(seed)``: in every stratum of n units, n - 1 of them with
+    replacement, each weighing n/(n-1) (one unit alone is kept, weighing 1)."""
+    rng = random.Random(seed)
+    unit_of = [0] * blocks
+    base = []
+    u = 0
+    for units in strata:
+        base.append(u)
+        for unit in units:
+            for i in unit:
+                unit_of[i] = u
+            u += 1
+    weights = []
+    for _ in range(bootstrap if blocks else 0):
+        w = [0.0] * u
+        for s, units in enumerate(strata):
+            n_u = len(units)
+            k, step = (n_u - 1, n_u / (n_u - 1)) if n_u > 1 else (1, 1.0)
+            for x in rng.choices(range(n_u), k=k):
+                w[base[s] + x] += step
+        weights.append(w)
+    return Draws(weights, unit_of)
+
+
+def _sums(columns: Sequence[Sequence[float]], items: Sequence[tuple[int, float]], size: int) -> list[list[float]]:
+    """A matchup's games and score in each resample: its contests' (unit, score) added in block order."""
+    n = [0.0] * size
+    s = [0.0] * size
+    for u, sc in items:
+        col = columns[u]
+        n = [a + c for a, c in zip(n, col)]
+        s = [a + c * sc for a, c in zip(s, col)]
+    return [n, s]
+
+
 def bootstrap_fits(
     blocks: Sequence[Block],
     *,
@@ -388,6 +485,7 @@ def bootstrap_fits(
     bootstrap: int = 1000,
     seed: int = 0,
     resample: str = "auto",
+    memo: ResampleMemo | None = None,
 ) -> BootstrapFits:
     """Fit all games, then refit ``bootstrap`` resamples.
 
@@ -397,7 +495,8 @@ def bootstrap_fits(
     ``"auto"`` (default) is ``"key"`` (``resample_unit``). Draws come from ``random.Random(seed)``. Each refit works on
     per-matchup aggregated counts, warm-started from the full fit. Resamples
     whose fit fails (possible only with ``prior=False``) are counted in
-    ``failures`` and left out.
+    ``failures`` and left out. ``memo``: the per-matchup sums of an earlier call, reused where a matchup's
+    blocks are the same (``memo.ResampleMemo``: the same numbers as summing again).
     """
     games = [g for blk in blocks for g in blk.contests]
     design = bt.build_design(games)
@@ -405,87 +504,131 @@ def bootstrap_fits(
     full = bt.fit(design, anchor=anchor, prior=prior)
     pos = {key: m for m, key in enumerate(design.matchups)}
     index = {b: i for i, b in enumerate([*bots, *design.terms])}
-    contrib: list[tuple[tuple[int, float], ...]] = []
-    for blk in blocks:
-        items = []
-        for g in blk.contests:
-            key, flipped = bt.matchup_key(g.side_a, g.side_b, g.maker_a)
-            if key:
-                m = pos[(tuple(index[b] for b, _ in key), tuple(c for _, c in key))]
-                items.append((m, (1.0 - g.score_a) if flipped else g.score_a))
-        contrib.append(tuple(items))
     strata = resampling_units(blocks, resample)
-    rng = random.Random(seed)
-    out = BootstrapFits(bots, full, [], [], 0, resample_unit(blocks, resample), list(design.terms))
+    drawn = draw(strata, len(blocks), bootstrap, seed)
+    items: list[list[tuple[int, float]]] = [[] for _ in design.matchups]  # per matchup: (unit, score) in block order
     params = [*bots, *design.terms]
-    moved = [[False] * len(blocks) for _ in params]  # moved[p][i]: block i holds a contest of parameter p
+    moved: list[set[int]] = [set() for _ in params]  # moved[p]: the units holding a contest of parameter p
+    where: dict[tuple[tuple[str, ...], tuple[str, ...], bool], tuple[int, bool, list[int]]] = {}
     for i, blk in enumerate(blocks):
+        u = drawn.unit_of[i]
         for g in blk.contests:
-            key, _ = bt.matchup_key(g.side_a, g.side_b, g.maker_a)
-            for b, _ in key:
-                moved[index[b]][i] = True
-    out.df = [parameter_df(strata, moved[p]) for p in range(len(params))]
-    out.total_df = parameter_df(strata, [True] * len(blocks))
+            sides = (g.side_a, g.side_b, g.maker_a)
+            at = where.get(sides)
+            if at is None:  # the matchup of these sides, whether they are seen from its other side, its parameters
+                key, flipped = bt.matchup_key(*sides)
+                m = pos[(tuple(index[b] for b, _ in key), tuple(c for _, c in key))] if key else -1
+                at = where[sides] = (m, flipped, [index[b] for b, _ in key])
+            m, flipped, ps = at
+            if m >= 0:
+                items[m].append((u, (1.0 - g.score_a) if flipped else g.score_a))
+            for x in ps:
+                moved[x].add(u)
+    out = BootstrapFits(bots, full, [], Draws([], drawn.unit_of), 0, resample_unit(blocks, resample),
+                        list(design.terms))
+    sizes = [len(units) for units in strata]
+    stratum_of = [s for s, n in enumerate(sizes) for _ in range(n)]
+    out.df = [_units_df(sizes, stratum_of, moved[p]) for p in range(len(params))]
+    out.total_df = _units_df(sizes, stratum_of, range(len(stratum_of)))
     out.orbits = [*exchangeable(blocks, strata, bots, full, anchor[0] if anchor else None),
                   *((len(bots) + t,) for t in range(len(design.terms)))]
-    nb, nm = len(blocks), len(design.matchups)
-    for _ in range(bootstrap if nb else 0):
-        mult = [0.0] * nb
-        for units in strata:
-            n_u = len(units)
-            k, w = (n_u - 1, n_u / (n_u - 1)) if n_u > 1 else (1, 1.0)
-            for unit in rng.choices(units, k=k):
-                for i in unit:
-                    mult[i] += w
-        n = [0.0] * nm
-        s = [0.0] * nm
-        for i, c in enumerate(mult):
-            if c:
-                for m, sc in contrib[i]:
-                    n[m] += c
-                    s[m] += c * sc
+    size = len(drawn.weights)
+    if not size:
+        return out
+    memo = memo if memo is not None else ResampleMemo()
+    columns = drawn.columns()
+    section = drawn.digest()
+    sums = [memo.get("fit", section, repr(([params[x] for x in idx], cf)), it, partial(_sums, columns, it, size))
+            for (idx, cf), it in zip(design.matchups, items)]
+    for r in range(size):
+        n = [c[0][r] for c in sums]
+        s = [c[1][r] for c in sums]
         try:
-            smp = bt.fit(design, anchor=anchor, prior=prior, games=n, scores=s, start=full)
+            smp = bt.fit(design, anchor=anchor, prior=prior, games=n, scores=s, start=full, tol=RESAMPLE_TOL)
         except bt.RatingFitError:
             out.failures += 1
             continue
         out.samples.append(smp)
-        out.multiplicities.append(mult)
+        out.draws.weights.append(drawn.weights[r])
     return out
+
+
+#: A resample's fit stops once a Newton step moves no rating by this much (Elo): the step taken already put
+#: it within about the square of that (Newton converges quadratically), far below what its spread measures.
+RESAMPLE_TOL = 1e-4
+
+
+def _group_sums(columns: Sequence[Sequence[float]], items: Sequence[tuple[int, float, float]],
+                size: int) -> list[list[float]]:
+    """A pairing's within-group sums of squares of T and D and its total weight in each resample
+    (``luck.sums_of_squares`` of the group alone, each block weighing its unit's weight)."""
+    wsum = [0.0] * size
+    at = [0.0] * size
+    ad = [0.0] * size
+    for u, a, b in items:
+        col = columns[u]
+        wsum = [x + c for x, c in zip(wsum, col)]
+        at = [x + c * (a + b) for x, c in zip(at, col)]
+        ad = [x + c * (a - b) for x, c in zip(ad, col)]
+    mt = [x / w if w > 0 else 0.0 for x, w in zip(at, wsum)]
+    md = [x / w if w > 0 else 0.0 for x, w in zip(ad, wsum)]
+    ss_t = [0.0] * size
+    ss_d = [0.0] * size
+    for u, a, b in items:
+        col = columns[u]
+        ss_t = [x + c * (a + b - m) ** 2 if c else x for x, c, m in zip(ss_t, col, mt)]
+        ss_d = [x + c * (a - b - m) ** 2 if c else x for x, c, m in zip(ss_d, col, md)]
+    return [ss_t, ss_d, wsum]
 
 
 def luck_summary(blocks: Sequence[BlockOutcome], statistic: str = "score",
                  multiplicities: Sequence[Sequence[float]] = (), level: float = 0.95,
-                 df: float = math.inf) -> LuckSummary | None:
+                 df: float = math.inf, draws: Draws | None = None, memo: ResampleMemo | None = None
+                 ) -> LuckSummary | None:
     """rho and 1/(1+rho) of ``statistic`` with a bootstrap interval (``centred_interval`` on ``df``
-    degrees of freedom, within rho's range [-1, 1]).
+    degrees of freedom, within rho's range [-1, 1]) over the resamples' ``draws`` (or their
+    ``multiplicities``); ``memo``: each pairing's sums of an earlier call, reused where its blocks are the same.
 
     None for "points" unless every block carries points differences.
     """
     per: list[tuple[tuple[str, str], tuple[float, float]] | None] = [luck.block_halves(b, statistic) for b in blocks]
     if statistic == "points" and (not per or any(x is None for x in per)):
         return None
+    if draws is None:
+        draws = Draws.per_block(multiplicities)
     order: dict[tuple[str, str], int] = {}
     groups: list[list[tuple[float, float]]] = []
-    where: list[tuple[int, int]] = []
-    for item in per:
+    items: list[list[tuple[int, float, float]]] = []  # per group: (unit, x1, x2) in block order
+    for i, item in enumerate(per):
         assert item is not None
         g, h = item
         gi = order.setdefault(g, len(order))
         if gi == len(groups):
             groups.append([])
-        where.append((gi, len(groups[gi])))
+            items.append([])
         groups[gi].append(h)
+        if draws.weights:
+            items[gi].append((draws.unit_of[i], h[0], h[1]))
     gain = luck.pairing_gain({i: g for i, g in enumerate(groups)}, statistic)
     rho_samples: list[float] = []
-    for mult in multiplicities:
-        w: list[list[float]] = [[0.0] * len(g) for g in groups]
-        for i, (gi, k) in enumerate(where):
-            w[gi][k] = float(mult[i])
-        ss_t, ss_d, df, _ = luck.sums_of_squares(groups, w)
-        r = luck.rho_from_sums(ss_t, ss_d) if df >= luck.MIN_DF else None
-        if r is not None:
-            rho_samples.append(r)
+    size = len(draws.weights)
+    if size:
+        memo = memo if memo is not None else ResampleMemo()
+        columns = draws.columns()
+        section = draws.digest()
+        sums = [memo.get(f"luck {statistic}", section, repr(g), it, partial(_group_sums, columns, it, size))
+                for g, it in zip(order, items)]
+        for r in range(size):
+            ss_t = ss_d = df_r = 0.0
+            for c in sums:  # summed over the pairings in their order, as luck.sums_of_squares does
+                w = c[2][r]
+                if w > 0:
+                    ss_t += c[0][r]
+                    ss_d += c[1][r]
+                    df_r += w - 1.0
+            rho = luck.rho_from_sums(ss_t, ss_d) if df_r >= luck.MIN_DF else None
+            if rho is not None:
+                rho_samples.append(rho)
     rho_ci = (centred_interval(gain.rho, rho_samples, df, level, (-1.0, 1.0))
               if rho_samples and gain.rho is not None else None)
     f_ci = (luck.factor_of(rho_ci[1]), luck.factor_of(rho_ci[0])) if rho_ci else None  # the map is decreasing
@@ -535,7 +678,7 @@ def los_table(bf: BootstrapFits) -> dict[str, dict[str, float | None]]:
     return los
 
 
-def bot_summaries(bf: BootstrapFits, stats: dict[str, dict[str, Any]], level: float) -> list[BotSummary]:
+def bot_summaries(bf: BootstrapFits, stats: dict[str, BotTally], level: float) -> list[BotSummary]:
     """Every bot's line, best first: its rating, interval (or why it is withheld) and counts."""
     out = []
     for i, b in enumerate(bf.bots):
@@ -544,8 +687,8 @@ def bot_summaries(bf: BootstrapFits, stats: dict[str, dict[str, Any]], level: fl
         d = stats[b]
         out.append(BotSummary(
             bot=b, rating=bf.full[i], ci_low=ci[0] if ci else None, ci_high=ci[1] if ci else None,
-            games=d["games"], score=d["score"], wins=d["wins"], draws=d["draws"], losses=d["losses"],
-            forfeits=d["forfeits"], faults=dict(sorted(d["faults"].items())), df=df,
+            games=d.games, score=d.score, wins=d.wins, draws=d.draws, losses=d.losses,
+            forfeits=d.forfeits, faults=dict(sorted(d.faults.items())), df=df,
             withheld=TOO_FEW_BLOCKS if df is not None and df < MIN_DF else None))
     out.sort(key=lambda x: (-x.rating, x.bot))
     return out
@@ -578,24 +721,31 @@ def rate_pairs(
     seed: int = 0,
     level: float = 0.95,
     resample: str = "auto",
+    memo: ResampleMemo | None = None,
 ) -> RatingReport:
     """Rate every bot from all games of the two-pair duplicate ``blocks``.
 
     Ratings: batch Bradley-Terry fit (see :mod:`arena.ratings.bt`).
     Intervals, LOS and the rho interval come from ``bootstrap`` resamples
     (``resample``: whole deal keys, single blocks, or "auto") drawn with
-    ``random.Random(seed)``; ``bootstrap=0`` skips them.
+    ``random.Random(seed)``; ``bootstrap=0`` skips them. ``memo``: what an earlier call on the same
+    draws summed per matchup and pairing (``memo.ResampleMemo``), brought up to date: the same report.
     """
     pairs = list(blocks)
     games = [g for blk in pairs for g in blk.games]
-    bf = bootstrap_fits(pairs, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed, resample=resample)
+    if memo is not None:
+        memo.begin()
+    bf = bootstrap_fits(pairs, anchor=anchor, prior=prior, bootstrap=bootstrap, seed=seed, resample=resample,
+                        memo=memo)
     nb = len(pairs)
 
     summaries = bot_summaries(bf, _bot_stats(games, bf.bots), level)
     los = los_table(bf)
-    luck_score = luck_summary(pairs, "score", bf.multiplicities, level, bf.total_df)
+    luck_score = luck_summary(pairs, "score", (), level, bf.total_df, bf.draws, memo)
     assert luck_score is not None
-    luck_pts = luck_summary(pairs, "points", bf.multiplicities, level, bf.total_df)
+    luck_pts = luck_summary(pairs, "points", (), level, bf.total_df, bf.draws, memo)
+    if memo is not None:
+        memo.end()
 
     note = interval_note(summaries, bool(bf.samples), level)
 

@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 from . import luck
 from .data import DRAW_FLAGS, GameOutcome, TableBlock, TableGame
-from .report import (MIN_DF, TOO_FEW_BLOCKS, CrossEntry, LuckSummary, RatingReport, bootstrap_fits, bot_summaries,
+from .report import (MIN_DF, TOO_FEW_BLOCKS, BotTally, CrossEntry, LuckSummary, RatingReport, bootstrap_fits, bot_summaries,
                      centred_interval, interval_note, los_table, parameter_interval)
 
 #: How the contests of a table are built, by the profile's ``sides``.
@@ -112,26 +112,18 @@ def rotation_luck(blocks: Sequence[TableBlock], statistic: str = "standing",
 # ------------------------------------------------------------ the report
 
 
-def _table_stats(blocks: Sequence[TableBlock], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
-    st: dict[str, dict[str, Any]] = {b: {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0,
-                                         "forfeits": 0, "faults": Counter()} for b in bots}
+def _table_stats(blocks: Sequence[TableBlock], bots: Sequence[str]) -> dict[str, BotTally]:
+    st = {b: BotTally() for b in bots}
     for blk in blocks:
         for g in blk.games:
             for s, b in enumerate(g.seats):
-                d = st.setdefault(b, {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0,
-                                      "forfeits": 0, "faults": Counter()})
-                d["games"] += 1
-                d["score"] += g.standing(s)
-                if g.winner == s:
-                    d["wins"] += 1
-                elif g.winner is not None or g.forfeit_by == s:
-                    d["losses"] += 1
-                else:
-                    d["draws"] += 1
-                d["forfeits"] += g.forfeit_by == s
+                d = st.setdefault(b, BotTally())
+                d.add(g.standing(s), "win" if g.winner == s else
+                      "loss" if g.winner is not None or g.forfeit_by == s else "draw")
+                d.forfeits += g.forfeit_by == s
             for b, kind in g.faults:
                 if b in st:
-                    st[b]["faults"][kind] += 1
+                    st[b].faults[kind] += 1
     return st
 
 

@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Collection, Iterable, Iterator
 
 import orjson
 from pydantic import ValidationError
@@ -209,38 +209,122 @@ def without_records(line: ResultLine, shared: dict[tuple[str, str], BotRef] | No
     return line.model_copy(update=update)
 
 
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+@dataclass
+class StoreIndex:
+    """What a runner needs of its stored lines to resume, without keeping them: each stored key with its
+    game count, each config hash read (with the first key that has it), and where the reading stopped (the
+    byte after the last whole line, and that line's place and digest, which the file must still hold there).
+
+    Kept in memory by whoever runs the same folder again and again (a server's ladder), it lets each
+    ``ResultsStore.load`` parse only what was appended since: ``parsed`` counts every line it ever parsed.
+    A file that no longer holds the last line read where it was read is read again from its start."""
+
+    offset: int = 0
+    lines: int = 0  # lines before ``offset`` (ResultsScan's count, blank ones too)
+    tail_at: int = 0
+    tail: str = ""
+    games: dict[tuple[str, int], int] = field(default_factory=dict)
+    hashes: dict[str, tuple[str, int]] = field(default_factory=dict)
+    parsed: int = 0
+
+    def holds(self, path: Path) -> bool:
+        """The file still holds the last line read where it was read."""
+        if not self.offset:
+            return True
+        try:
+            if path.stat().st_size < self.offset:
+                return False
+            with open(path, "rb") as f:
+                f.seek(self.tail_at)
+                return _digest(f.read(self.offset - self.tail_at)) == self.tail
+        except OSError:
+            return False
+
+    def reset(self) -> None:
+        """Nothing read (``parsed`` goes on counting)."""
+        self.offset = self.lines = self.tail_at = 0
+        self.tail = ""
+        self.games, self.hashes = {}, {}
+
+    def take(self, key: tuple[str, int], games: int, config_hash: str) -> None:
+        self.games[key] = games
+        self.hashes.setdefault(config_hash, key)
+
+    def moved_to(self, at: int, raw: bytes) -> None:
+        """The whole line ``raw`` at byte ``at`` is the last one read."""
+        self.tail_at, self.tail, self.offset = at, _digest(raw), at + len(raw)
+
+
 class ResultsStore:
     """The results file of one output folder, as its runner sees it.
 
-    ``records`` False keeps each line ``without_records`` (the whole lines stay in the file): a server's
-    ladder holds every stored block in memory between batches, and its store grows without end.
+    ``records`` False keeps each line ``without_records`` (the whole lines stay in the file). With an
+    ``index`` (``StoreIndex``) the store keeps no stored line at all: ``lines`` holds only those this store
+    appends, ``keys`` every stored one, and a load parses only what the index has not read (a server's
+    ladder: its store grows without end, and each batch needs only which blocks are stored).
     """
 
-    def __init__(self, out: str | os.PathLike[str], *, records: bool = True) -> None:
+    def __init__(self, out: str | os.PathLike[str], *, records: bool = True, index: StoreIndex | None = None) -> None:
         self.out = Path(out)
         self.path = self.out / RESULTS_NAME
         self.records = records
+        self.index = index
         self.lines: dict[tuple[str, int], ResultLine] = {}
         self._refs: dict[tuple[str, str], BotRef] = {}  # one BotRef per bot version across the lines kept
         self.repaired_bytes = 0
         self.duplicates = 0
 
+    @property
+    def keys(self) -> Collection[tuple[str, int]]:
+        """The key of every stored line (read or appended)."""
+        return self.lines.keys() if self.index is None else self.index.games.keys()
+
+    def games_of(self, key: tuple[str, int]) -> int:
+        """How many games the stored line of ``key`` has."""
+        return len(self.lines[key].games) if self.index is None else self.index.games[key]
+
     def load(self, expect_hash: str | None = None) -> dict[tuple[str, int], ResultLine]:
         """Read finished blocks, cut off a torn last line, check the config hash (``read_results``'s rules,
-        read one line at a time)."""
+        read one line at a time; with an index, only from where it stopped)."""
         self.lines = {}
+        ix = self.index
         if not self.path.exists():
+            if ix is not None:
+                ix.reset()
             return self.lines
-        scan = ResultsScan(self.path)
-        for line, _, _ in scan:
+        if ix is not None:
+            if not ix.holds(self.path):
+                ix.reset()
+            if expect_hash is not None:
+                for h, (pairing, block) in ix.hashes.items():
+                    if h != expect_hash:
+                        raise ResultsError(_other_hash(self.path, pairing, block, h, expect_hash))
+        scan = (ResultsScan(self.path) if ix is None
+                else ResultsScan(self.path, start=ix.offset, line=ix.lines, seen=set(ix.games)))
+        read: list[tuple[tuple[str, int], int, str]] = []
+        last: int | None = None
+        for line, at, _ in scan:
             if expect_hash is not None and line.config_hash != expect_hash:
-                raise ResultsError(
-                    f"{self.path}: block {line.block} of {line.pairing} was produced with config hash"
-                    f" {line.config_hash}, but this config hashes to {expect_hash}: seed, match settings or"
-                    " deal files changed. Use a new 'out' folder."
-                )
-            self.lines[line.task_key] = line if self.records else without_records(line, self._refs)
+                raise ResultsError(_other_hash(self.path, line.pairing, line.block, line.config_hash, expect_hash))
+            if ix is None:
+                self.lines[line.task_key] = line if self.records else without_records(line, self._refs)
+            else:
+                read.append((line.task_key, len(line.games), line.config_hash))  # taken once the scan is whole
+                ix.parsed += 1
+                last = at
         self.duplicates = scan.duplicates
+        if ix is not None:
+            for key, games, h in read:
+                ix.take(key, games, h)
+            if last is not None:
+                with open(self.path, "rb") as f:
+                    f.seek(last)
+                    ix.moved_to(last, f.read(scan.end - last))
+            ix.offset, ix.lines = scan.end, scan.lines
         if scan.torn_bytes:
             self.repaired_bytes = scan.torn_bytes
             with open(self.path, "r+b") as f:
@@ -251,13 +335,14 @@ class ResultsStore:
 
     def append(self, line: ResultLine) -> bool:
         """Write one finished block durably; False if its key is already stored."""
-        if line.task_key in self.lines:
+        if line.task_key in self.keys:
             return False
         text = line.to_json()
         self.out.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        payload = (text + "\n").encode()
         try:
-            payload = (text + "\n").encode()
+            at = os.lseek(fd, 0, os.SEEK_END)
             written = 0
             while written < len(payload):
                 written += os.write(fd, payload[written:])
@@ -265,10 +350,19 @@ class ResultsStore:
         finally:
             os.close(fd)
         self.lines[line.task_key] = line if self.records else without_records(line, self._refs)
+        if self.index is not None:
+            self.index.take(line.task_key, len(line.games), line.config_hash)
+            self.index.lines += 1
+            self.index.moved_to(at, payload)
         return True
 
     def sorted_lines(self) -> list[ResultLine]:
         return [self.lines[k] for k in sorted(self.lines)]
+
+
+def _other_hash(path: Path, pairing: str, block: int, got: str, expect: str) -> str:
+    return (f"{path}: block {block} of {pairing} was produced with config hash {got}, but this config hashes to"
+            f" {expect}: seed, match settings or deal files changed. Use a new 'out' folder.")
 
 
 def _safe(name: str) -> str:

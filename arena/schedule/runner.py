@@ -30,7 +30,7 @@ from ..match.check import CheckReport, check_entry
 from ..match.keys import block_key
 from ..players import BotEntry
 from ..players.manifest import file_digests
-from ..results import SCHEMA_VERSION, ResultLine, ResultsError, ResultsStore, results_path
+from ..results import SCHEMA_VERSION, ResultLine, ResultsError, ResultsStore, StoreIndex, results_path
 from ..sandbox import judge
 from .backends import make_backend
 from .oversubscribe import fixed_tempo_workers
@@ -102,6 +102,10 @@ class RunOptions:
     skip_check: bool = False
     halt: threading.Event | None = None  # set by another thread (a server stopping): the loop ends as on Ctrl-C
     records: bool = True  # keep the stored lines' game records in memory (``ResultsStore``; a server's ladder does not)
+    # keep no stored line in memory, only this index of them (``StoreIndex``), which the caller keeps between
+    # runs of the folder so each reads only what was appended (a server's ladder); the stopping rule must
+    # then read no stored line (``reads_stored`` False), and the result's ``lines`` are this run's only
+    index: StoreIndex | None = None
 
 
 @dataclass
@@ -125,9 +129,10 @@ class Plan:
 
     tasks: list[BlockTask]
     todo: list[BlockTask]
-    stored: list[ResultLine]  # this tournament's lines already in the store
+    stored: list[ResultLine]  # this tournament's lines already in the store (none kept: with an index)
     playing: list[BotEntry]  # entries with a block to play
     feed: InOrderFeed | None  # the stopping rule's feed, primed with what is stored
+    done: int = 0  # this tournament's blocks already in the store
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,7 @@ class BackendChoice:
     address: str | None
     cap: int | None  # at most this many blocks at once on a cluster (None: every CPU it has)
     why: str | None = None  # why ``workers`` is not the config's (a fixed tempo oversubscribes the cores)
+    threads: int = 1  # blocks one worker process plays at once (a fixed tempo: its games mostly wait)
 
 
 @dataclass
@@ -171,7 +177,7 @@ class RunObserver(LoopEvents):
 class RunResult:
     tournament: Tournament
     tasks: list[BlockTask]
-    lines: list[ResultLine]  # this tournament's stored lines, in key order
+    lines: list[ResultLine]  # this tournament's stored lines, in key order (with an index: this run's)
     outcome: RunOutcome | None
     complete: bool
     wall_s: float
@@ -392,7 +398,7 @@ def admit(t: Tournament, options: RunOptions) -> Admission:
             raise ExtensionNotAsked(out, added)
         current = {e.digest for e in t.entries}
         earlier = [e for e in old.get("entries") or [] if isinstance(e, dict) and e.get("digest") not in current]
-    store = ResultsStore(out, records=options.records)
+    store = ResultsStore(out, records=options.records, index=options.index)
     try:
         store.load(expect_hash=t.config_hash())
     except ResultsError as e:
@@ -402,13 +408,17 @@ def admit(t: Tournament, options: RunOptions) -> Admission:
 
 def plan(t: Tournament, store: ResultsStore, stop: StoppingRule | None = None) -> Plan:
     """Every block of ``t`` and those still to play: not in the store, and wanted by the stopping rule."""
+    if store.index is not None and stop is not None and getattr(stop, "reads_stored", True):
+        raise ValueError("a store with an index keeps no stored line: the stopping rule would not see them")
     tasks = plan_tasks(t)
     keys = {x.key for x in tasks}
     feed = InOrderFeed(stop, tasks, store.lines) if stop is not None else None  # what is stored counts first
-    todo = [x for x in tasks if x.key not in store.lines and (stop is None or stop.wants(x))]
+    stored_keys = store.keys
+    todo = [x for x in tasks if x.key not in stored_keys and (stop is None or stop.wants(x))]
     used = {i for x in todo for i in x.idents}
     stored = [ln for k, ln in store.lines.items() if k in keys]
-    return Plan(tasks, todo, stored, [e for e in t.entries if e.ident in used], feed)
+    return Plan(tasks, todo, stored, [e for e in t.entries if e.ident in used], feed,
+                sum(x.key in stored_keys for x in tasks))
 
 
 def check(t: Tournament, entries: list[BotEntry]) -> list[tuple[str, CheckReport]]:
@@ -421,14 +431,15 @@ def choose_backend(t: Tournament, units: int | None = None) -> BackendChoice:
     """The config's backend; on a cluster ``workers`` caps the blocks at once only when it was given.
 
     With a fixed tempo and no ``workers`` given, an embedded instance plays more blocks at once than
-    there are cores (``oversubscribe``): its games mostly wait; never more than the ``units`` to play."""
+    there are cores, several in each worker process (``oversubscribe``): its games mostly wait; never
+    more than the ``units`` to play."""
     address = t.config.ray_address or os.environ.get("RAY_ADDRESS") or None
     given = "workers" in t.config.model_fields_set
     cap = t.config.workers if given else None
-    workers, why = t.config.workers, None
     if t.settings.time.fixed and not given and address is None and t.config.backend == "ray":
-        workers, why = fixed_tempo_workers(t.settings.sandbox.value, units=units)
-    return BackendChoice(t.config.backend, workers, address, cap, why)
+        o = fixed_tempo_workers(t.settings.sandbox.value, units=units)
+        return BackendChoice(t.config.backend, o.workers, address, cap, o.why, o.threads)
+    return BackendChoice(t.config.backend, t.config.workers, address, cap)
 
 
 def play(t: Tournament, admission: Admission, p: Plan, *, stop: StoppingRule | None = None,
@@ -443,7 +454,7 @@ def play(t: Tournament, admission: Admission, p: Plan, *, stop: StoppingRule | N
     choice = choice or choose_backend(t, units=len(make_units(p.todo)))
     observer.starting(choice)
     backend = make_backend(choice.kind, {e.ident: e for e in p.playing}, choice.workers, choice.address,
-                           cap=choice.cap, halt=halt)
+                           cap=choice.cap, halt=halt, threads=choice.threads)
     outcome: RunOutcome | None = None
     interrupted = False
     try:
@@ -474,15 +485,16 @@ def summarize(t: Tournament, admission: Admission, p: Plan, played: Played,
     keys = {x.key for x in p.tasks}
     outcome = played.outcome
     mine = [store.lines[k] for k in sorted(store.lines) if k in keys]
-    wanted = [x for x in p.tasks if stop is None or x.key in store.lines or stop.wants(x)]
-    complete = not played.interrupted and (stop.done if stop is not None else len(mine) == len(p.tasks))
+    stored = [x.key for x in p.tasks if x.key in store.keys]
+    wanted = [x for x in p.tasks if stop is None or x.key in store.keys or stop.wants(x)]
+    complete = not played.interrupted and (stop.done if stop is not None else len(stored) == len(p.tasks))
     entries = _entries(t, admission)
     summary = {
         **tournament_meta(t, complete=complete, entries=entries),
         "blocks_total": len(p.tasks),
         "blocks_wanted": len(wanted),
-        "blocks_done": len(mine),
-        "games": sum(len(ln.games) for ln in mine),
+        "blocks_done": len(stored),
+        "games": sum(store.games_of(k) for k in stored),
         "played_now": outcome.played if outcome else 0,
         "retries": outcome.retries if outcome else 0,
         "harness_failures": [{"pairing": k[0], "block": k[1], "error": why} for k, why in (outcome.failures if outcome else [])],
@@ -491,7 +503,7 @@ def summarize(t: Tournament, admission: Admission, p: Plan, played: Played,
     write_json(out / META_NAME, tournament_meta(t, complete=complete, entries=entries))
     write_json(out / SUMMARY_NAME, summary)
     if outcome is not None and outcome.played:
-        record_run(out, lines=len(store.lines), played=outcome.played, complete=complete, entries=entries)
+        record_run(out, lines=len(store.keys), played=outcome.played, complete=complete, entries=entries)
     return RunResult(t, p.tasks, mine, outcome, complete, played.wall_s, played.interrupted, summary)
 
 

@@ -148,7 +148,7 @@ def run_tasks(
     events = events or LoopEvents()
     if stop is not None and feed is None:
         feed = InOrderFeed(stop, tasks, store.lines)
-    todo: deque[Unit] = deque(make_units(tasks, set(store.lines)))
+    todo: deque[Unit] = deque(make_units(tasks, set(store.keys)))
     again: deque[tuple[Unit, int]] = deque()  # (task, attempt) to send again, before new work
     outcome = RunOutcome()
     inflight = 0
@@ -214,7 +214,7 @@ def run_tasks(
         tell()
         if fin.output is not None:
             for blk, half, seat, bot, text in fin.output.stderr:
-                if (fin.task.pairing, blk) not in store.lines:  # a replayed batch's stored blocks keep theirs
+                if (fin.task.pairing, blk) not in store.keys:  # a replayed batch's stored blocks keep theirs
                     write_stderr(out, fin.task.pairing, blk, half, seat, bot, text)
             for btask, line in zip(blocks_of(fin.task), fin.output.lines):
                 if bot_dirs:

@@ -22,6 +22,8 @@ from pydantic import BaseModel, Field
 from . import db
 from .archive import ArchiveRefused, UnpackFailed
 from .deps import ApiTeam, ReaderTeam, ServiceDep, UploadTeam, private_to, refused
+from ..publish.tempo import TempoSeat
+from .faults import Fault
 from .final import frozen
 from .ladder import read_ratings
 from .service import SameVersion, Service, label
@@ -70,20 +72,6 @@ class Submissions(BaseModel):
     team: str
     quota: Quota
     submissions: list[SubmissionReport]
-
-
-class Fault(BaseModel):
-    """A fault of one of the team's bots in a ladder game, with what it needs to reproduce it."""
-    team: str
-    pairing: str = Field(description="the block's pairing key (with ``block``: GET /api/faults/block.jsonl)")
-    block: int
-    game_id: str
-    digest: str = Field(description="the faulting version's bot digest")
-    seat: int
-    kind: str
-    message: str
-    stderr: str = Field(description="the tail of the bot's stderr the harness kept")
-    command: str | None = Field(description="the reproduce command, with results.jsonl and BOT_FOLDER for the host's paths")
 
 
 class LeaderboardRow(BaseModel):
@@ -141,7 +129,7 @@ async def receive(svc: Service, team: db.Team, request: Request,
     identical re-upload). Every refusal a 4xx with one sentence."""
     closed = frozen(svc)
     if closed is not None:
-        raise refused(403, f"the competition is closed (frozen at {closed['frozen_at']}): uploads have stopped")
+        raise refused(403, f"the competition is closed (frozen at {closed.frozen_at}): uploads have stopped")
     await take_upload_slot(svc, team.id)
     try:
         spool = svc.folder / "submissions"
@@ -241,19 +229,38 @@ def leaderboard(svc: ServiceDep) -> list[LeaderboardRow]:
     return leaderboard_rows(svc)
 
 
+class BatchProgress(BaseModel):
+    played: int = Field(description="blocks of the batch stored so far")
+    of: int = Field(description="blocks the batch chose")
+
+
+class StandingRow(BaseModel):
+    bot: str
+    games: int
+    faults: int
+    score_rate: float | None = Field(description="points over games (null before its first game)")
+
+
+class LiveStandings(BaseModel):
+    """FOLDER/standings.json, as the ladder rewrites it after each stored block."""
+    updated: float | None = Field(None, description="when it was written (seconds since the epoch)")
+    blocks_stored: int = 0
+    batch: BatchProgress | None = None
+    standings: list[StandingRow] = []
+
+
 @router.get("/standings")
-def live_standings(svc: ServiceDep) -> dict[str, Any]:
+def live_standings(svc: ServiceDep) -> LiveStandings:
     """Public: each bot's score rate over its stored games, rewritten after each block a batch stores,
     and the batch playing (``{"played", "of"}``) or null. A progress figure; the ratings are on /site/."""
     try:
-        doc: dict[str, Any] = json.loads((svc.folder / "standings.json").read_text())
-        return doc
+        return LiveStandings.model_validate_json((svc.folder / "standings.json").read_bytes())
     except (OSError, ValueError):
-        return {"updated": None, "blocks_stored": 0, "batch": None, "standings": []}
+        return LiveStandings()
 
 
 @router.get("/tempo")
-def tempo(svc: ServiceDep, team: ApiTeam) -> list[dict[str, Any]]:
+def tempo(svc: ServiceDep, team: ApiTeam) -> list[TempoSeat]:
     """Private: the tempo audit of your team's bots in ladder games (idle time on move, what it says of
     the hand, flagged or not: docs/server.md, Tempo); the host's admin token reads every team's."""
     return svc.faults.tempo(private_to(team))
@@ -263,7 +270,7 @@ def tempo(svc: ServiceDep, team: ApiTeam) -> list[dict[str, Any]]:
 def faults(svc: ServiceDep, team: ApiTeam) -> list[Fault]:
     """Private: the faults of your team's bots in ladder games, with stderr and reproduce command (the
     host's admin token reads every team's)."""
-    return [Fault.model_validate(f) for f in svc.faults.of(private_to(team))]
+    return svc.faults.of(private_to(team))
 
 
 def block_line(svc: Service, team: db.Team, pairing: str, block: int) -> PlainTextResponse:

@@ -32,7 +32,8 @@ class Competition(BaseModel):
     check_games: int = Field(1, ge=0, description="full games in the validation, after the probes")
     check_timeout_s: float = Field(300.0, gt=0, description="a validation running longer is a rejection")
     seed: str = Field("competition", min_length=1, description="the ladder's seed: keep it secret while it runs")
-    ladder_blocks: int = Field(4, ge=1, description="blocks the ladder plays per batch, before rebuilding the site")
+    ladder_blocks: int = Field(4, ge=1, description="blocks the ladder plays per batch for each worker (a batch is "
+                               "ladder_blocks x workers), before rebuilding the site")
     ladder_pairing_blocks: int = Field(2, ge=1, description="duplicate blocks each pairing of ranked versions gets")
     site_bootstrap: int = Field(200, ge=0, description="bootstrap resamples for the public site's intervals")
     workers: int = Field(1, ge=1, description="ladder blocks at once: 1 plays in the server's process, more on an "

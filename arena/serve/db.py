@@ -225,7 +225,26 @@ def retire_version(engine: Engine, name: str, version: int) -> None:
                   .values(retired="retired by the host"))
 
 
-def team_listing(engine: Engine) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Upload:
+    """A submission as the host's listing names it: its id, its status and the version it was accepted as."""
+    id: int
+    status: str
+    version: int | None
+
+
+@dataclass(frozen=True)
+class TeamListing:
+    """One line of the host's listing of the teams."""
+    team: str
+    token_issued: float | None
+    removed: float | None
+    versions: list[int]  # accepted, oldest first
+    playing: list[int]  # of those, the ones not retired
+    latest: Upload | None  # its last submission, whatever became of it
+
+
+def team_listing(engine: Engine) -> list[TeamListing]:
     """For the host: each team (not the admin) with its accepted versions, those that play, its latest
     submission (id, status, version) and when its token was issued."""
     with engine.connect() as c:
@@ -234,12 +253,12 @@ def team_listing(engine: Engine) -> list[dict[str, Any]]:
                                    submissions.c.version, submissions.c.retired)
                          .order_by(submissions.c.id)).mappings().all()
     out = []
-    for t in ts:
-        mine = [s for s in subs if s["team_id"] == t["id"]]
-        out.append({"team": t["name"], "token_issued": t["token_issued"], "removed": t["removed"],
-                    "versions": [s["version"] for s in mine if s["status"] == "accepted"],
-                    "playing": [s["version"] for s in mine if s["status"] == "accepted" and s["retired"] is None],
-                    "latest": dict(mine[-1]) if mine else None})
+    for t in map(Team.of, ts):
+        mine = [s for s in subs if s["team_id"] == t.id]
+        out.append(TeamListing(
+            t.name, t.token_issued, t.removed, [int(s["version"]) for s in mine if s["status"] == "accepted"],
+            [int(s["version"]) for s in mine if s["status"] == "accepted" and s["retired"] is None],
+            Upload(int(mine[-1]["id"]), str(mine[-1]["status"]), mine[-1]["version"]) if mine else None))
     return out
 
 
@@ -407,14 +426,14 @@ def accepted(engine: Engine) -> list[Entrant]:
     return [Entrant(int(r["id"]), str(r["name"]), int(r["version"]), str(r["folder"])) for r in rows]
 
 
-def retired(engine: Engine) -> list[dict[str, Any]]:
-    """Accepted submissions taken out of the ladder (by the host, with their team, or as unplayable), with
-    their team's name: the public site leaves them out of its ranking."""
+def retired(engine: Engine) -> list[Entrant]:
+    """Accepted submissions taken out of the ladder (by the host, with their team, or as unplayable), as
+    ``Entrant`` rows (id, team, version, folder): the public site leaves them out of its ranking."""
     with engine.connect() as c:
         rows = c.execute(sa.select(submissions, teams.c.name).join(teams)
                          .where(submissions.c.status == "accepted", submissions.c.retired.is_not(None))
                          .order_by(submissions.c.id)).mappings().all()
-    return [dict(r) for r in rows]
+    return [Entrant(int(r["id"]), str(r["name"]), int(r["version"]), str(r["folder"])) for r in rows]
 
 
 def retire(engine: Engine, sid: int, reason: str) -> None:

@@ -16,9 +16,25 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from ..publish.site.model import public_command
-from ..publish.tempo import audit
+from ..publish.tempo import TempoAudit, TempoSeat, audit
 from ..results import ResultsError, ResultsScan, comparable, results_path, stored_line
+
+
+class Fault(BaseModel):
+    """A fault of one of the team's bots in a ladder game, with what it needs to reproduce it."""
+    team: str
+    pairing: str = Field(description="the block's pairing key (with ``block``: GET /api/faults/block.jsonl)")
+    block: int
+    game_id: str
+    digest: str = Field(description="the faulting version's bot digest")
+    seat: int
+    kind: str
+    message: str
+    stderr: str = Field(description="the tail of the bot's stderr the harness kept")
+    command: str | None = Field(description="the reproduce command, with results.jsonl and BOT_FOLDER for the host's paths")
 
 
 class FaultIndex:
@@ -29,12 +45,12 @@ class FaultIndex:
     def __init__(self, results: Path) -> None:
         self.results = results
         self._seen: tuple[int, int] | None = None
-        self._faults: list[dict[str, Any]] = []
+        self._faults: list[Fault] = []
         self._at: dict[tuple[str, int], tuple[int, int]] = {}  # each block's line: (offset, length)
         self._end = self._lines = 0
         self._keys: set[tuple[str, int]] = set()
         self._head = b""
-        self._tempo: dict[str, Any] | None = None  # the tempo audit of the lines, made when first asked
+        self._tempo: TempoAudit | None = None  # the tempo audit of the lines, made when first asked
         self._lock = threading.Lock()
 
     def _load(self) -> None:
@@ -58,12 +74,10 @@ class FaultIndex:
             for ln, off, n in scan:
                 for r in ln.run.reproduce:
                     game = ln.games[r.game]
-                    faults.append({
-                        "team": r.bot, "pairing": ln.pairing, "block": ln.block, "game_id": r.game_id,
-                        "digest": game.seats[r.seat].digest, "seat": r.seat, "kind": r.kind,
-                        "message": r.message, "stderr": r.stderr or "",
-                        "command": public_command(r.command),
-                    })
+                    faults.append(Fault(
+                        team=r.bot, pairing=ln.pairing, block=ln.block, game_id=r.game_id,
+                        digest=game.seats[r.seat].digest, seat=r.seat, kind=r.kind, message=r.message,
+                        stderr=r.stderr or "", command=public_command(r.command)))
                 at[ln.task_key] = (off, n)
         except ResultsError:
             return  # keep what was read last; the ladder's next batch repairs or reports the store
@@ -72,13 +86,13 @@ class FaultIndex:
         self._seen, self._faults, self._at, self._tempo = stamp, faults, at, None
         self._end, self._lines, self._keys = scan.end, scan.lines, scan.seen
 
-    def of(self, team: str | None) -> list[dict[str, Any]]:
+    def of(self, team: str | None) -> list[Fault]:
         """The faults of ``team``'s bots (every team's for None: the host)."""
         with self._lock:
             self._load()
-            return [f for f in self._faults if team is None or f["team"] == team]
+            return [f for f in self._faults if team is None or f.team == team]
 
-    def tempo(self, team: str | None) -> list[dict[str, Any]]:
+    def tempo(self, team: str | None) -> list[TempoSeat]:
         """The tempo audit's figures of ``team``'s bots, a row per bot and seat (``arena.publish.tempo``;
         every team's for the host)."""
         with self._lock:
@@ -88,13 +102,13 @@ class FaultIndex:
                     self._tempo = audit(line for line, _, _ in ResultsScan(self.results)) if self._seen else audit([])
                 except ResultsError:  # a line the ladder's next batch repairs or reports: nothing to show yet
                     return []
-            return [f for f in self._tempo["seats"] if team is None or f["bot"] == team]
+            return [f for f in self._tempo.seats if team is None or f.bot == team]
 
     def block_line(self, team: str | None, pairing: str, block: int) -> dict[str, Any] | None:
         """The block's results line with an empty ``run``, if ``team`` has a fault in it (None for the host: any)."""
         with self._lock:
             self._load()
-            if team is not None and not any(f["team"] == team and f["pairing"] == pairing and f["block"] == block
+            if team is not None and not any(f.team == team and f.pairing == pairing and f.block == block
                                             for f in self._faults):
                 return None
             where = self._at.get((pairing, block))

@@ -15,11 +15,14 @@ import hashlib
 import json
 import logging
 import os
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
+from pydantic import BaseModel
+
+from ..publish.board import Leaderboard
 from ..publish.leaderboard import main_table
 from ..publish.rate import PublishError, rate_results
 from ..publish.site import build_site
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
     from .service import Service
 
 log = logging.getLogger("arena.serve.final")
+M = TypeVar("M", bound=BaseModel)
 
 FINAL = "final"
 FREEZE = "freeze.json"
@@ -44,39 +48,69 @@ def final_seed(seed: str) -> str:
     return hashlib.sha256(f"cinch-arena final evaluation\0{seed}".encode()).hexdigest()[:32]
 
 
-def _write(path: Path, doc: dict[str, Any]) -> None:
+class Freeze(BaseModel):
+    """FOLDER/final/freeze.json: when the competition froze, why, and its final versions."""
+
+    frozen_at: str
+    why: str
+    versions: list[db.Entrant]
+
+
+class Seeds(BaseModel):
+    ladder: str
+    final: str
+
+
+class Standing(BaseModel):
+    rank: int
+    bot: str
+    rating: float
+
+
+class FinalResult(BaseModel):
+    """FOLDER/final/done.json: the final standings (or why there are none) and both seeds."""
+
+    finished_at: str
+    seeds: Seeds
+    standings: list[Standing]
+    table: str | None  # the leaderboard's ranking table, as the terminal prints it
+    note: str | None
+
+
+def _write(path: Path, doc: BaseModel) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    tmp.write_text(json.dumps(doc.model_dump(mode="json"), indent=1) + "\n")
     os.replace(tmp, path)
 
 
-def _read(path: Path) -> dict[str, Any] | None:
+def _read(path: Path, model: type[M]) -> M | None:
+    """The file as ``model``; None if it is missing or is not one (as if never written)."""
     try:
-        doc = json.loads(path.read_text())
+        return model.model_validate_json(path.read_bytes())
     except (OSError, ValueError):
         return None
-    return doc if isinstance(doc, dict) else None
 
 
-def freeze(svc: Service, why: str = "the host froze it") -> dict[str, Any]:
+def freeze(svc: Service, why: str = "the host froze it") -> Freeze:
     """Freeze the competition (once: a second call returns the first freeze): its final versions are each
     team's ranked version now."""
     path = svc.folder / FINAL / FREEZE
-    done = _read(path)
+    done = _read(path, Freeze)
     if done is not None:
         return done
-    subs = [asdict(s) for s in ranked(svc.engine)]
-    doc = {"frozen_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "why": why, "versions": subs}
+    doc = Freeze(frozen_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), why=why,
+                 versions=ranked(svc.engine))
     _write(path, doc)
-    log.info("competition frozen (%s): %d final versions; uploads stop, the final evaluation plays", why, len(subs))
+    log.info("competition frozen (%s): %d final versions; uploads stop, the final evaluation plays", why,
+             len(doc.versions))
     svc.ladder_wake.set()
     return doc
 
 
-def frozen(svc: Service) -> dict[str, Any] | None:
+def frozen(svc: Service) -> Freeze | None:
     """The freeze, if the competition is frozen; ``closes_at`` passing freezes it here."""
-    doc = _read(svc.folder / FINAL / FREEZE)
+    doc = _read(svc.folder / FINAL / FREEZE, Freeze)
     if doc is None:
         closes = svc.config.competition.closes_at
         if closes is not None and datetime.now(timezone.utc) >= closes:
@@ -84,9 +118,9 @@ def frozen(svc: Service) -> dict[str, Any] | None:
     return doc
 
 
-def result(svc: Service) -> dict[str, Any] | None:
+def result(svc: Service) -> FinalResult | None:
     """FOLDER/final/done.json once the final evaluation is published."""
-    return _read(svc.folder / FINAL / DONE)
+    return _read(svc.folder / FINAL / DONE, FinalResult)
 
 
 def run_final(svc: Service) -> bool:
@@ -97,14 +131,14 @@ def run_final(svc: Service) -> bool:
     assert doc is not None
     c = svc.config.competition
     out = svc.folder / FINAL / "results"
-    subs = [db.Entrant(**v) for v in doc["versions"]]
-    seeds = {"ladder": c.seed, "final": final_seed(c.seed)}
+    subs = list(doc.versions)
+    seeds = Seeds(ladder=c.seed, final=final_seed(c.seed))
     why = waiting_for(svc, len(subs))
     if why:
         _publish(svc, seeds, None, f"no final evaluation: {why.removeprefix('the ladder waits: ')}")
         return True
     try:
-        t = build_ladder(svc, subs, out=out, seed=seeds["final"], blocks=c.final_blocks, name="final")
+        t = build_ladder(svc, subs, out=out, seed=seeds.final, blocks=c.final_blocks, name="final")
         r = run_tournament(t, options=RunOptions(skip_check=True, halt=svc.stop))
     except (ConfigError, RunRefused) as e:
         log.error("final evaluation cannot run: %s", e)
@@ -124,13 +158,12 @@ def run_final(svc: Service) -> bool:
     return True
 
 
-def _publish(svc: Service, seeds: dict[str, str], doc: dict[str, Any] | None, note: str | None) -> None:
-    standings = [{"rank": i + 1, "bot": b.get("bot", b.get("name")), "rating": b.get("rating")}
-                 for i, b in enumerate((doc or {}).get("bots") or [])]
-    _write(svc.folder / FINAL / DONE, {
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "seeds": seeds,
-        "standings": standings, "table": main_table(doc, "simple") if doc else None, "note": note})
-    log.info("final standings published: %s", note or ", ".join(str(s["bot"]) for s in standings))
+def _publish(svc: Service, seeds: Seeds, doc: Leaderboard | None, note: str | None) -> None:
+    standings = [Standing(rank=i + 1, bot=b.bot, rating=b.rating) for i, b in enumerate(doc.bots if doc else [])]
+    _write(svc.folder / FINAL / DONE, FinalResult(
+        finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), seeds=seeds, standings=standings,
+        table=main_table(doc, "simple") if doc else None, note=note))
+    log.info("final standings published: %s", note or ", ".join(s.bot for s in standings))
 
 
 def closed_sentence(svc: Service) -> str | None:
@@ -139,22 +172,22 @@ def closed_sentence(svc: Service) -> str | None:
     if doc is None:
         return None
     if result(svc) is None:
-        return (f"The competition is closed (frozen at {doc['frozen_at']}): uploads have stopped and the final"
+        return (f"The competition is closed (frozen at {doc.frozen_at}): uploads have stopped and the final"
                 " evaluation among the final versions is playing.")
-    return f"The competition is closed (frozen at {doc['frozen_at']}): the final standings and the seeds are published."
+    return f"The competition is closed (frozen at {doc.frozen_at}): the final standings and the seeds are published."
 
 
 @dataclass(frozen=True)
 class FinalView:
     """What /final/ shows: the freeze (None: open), the final versions, and once published the standings
     (``done``: FOLDER/final/done.json, with the seeds; the ladder's seed is secret until then)."""
-    frozen: dict[str, Any] | None
-    versions: list[dict[str, Any]]
+    frozen: Freeze | None
+    versions: list[db.Entrant]
     blocks: int
-    done: dict[str, Any] | None
+    done: FinalResult | None
 
 
 def final_view(svc: Service) -> FinalView:
     doc = frozen(svc)
-    return FinalView(doc, list(doc["versions"]) if doc else [], svc.config.competition.final_blocks,
+    return FinalView(doc, list(doc.versions) if doc else [], svc.config.competition.final_blocks,
                      result(svc) if doc else None)

@@ -15,6 +15,7 @@ import anyio
 from sqlalchemy.engine import Engine
 
 from ..players.manifest import folder_digest
+from ..results import StoreIndex
 from ..sandbox import FolderRefused
 from ..sandbox.files import remove_tree
 from . import db
@@ -56,6 +57,7 @@ class Service:
         self.ladder_wake = threading.Event()  # set when a submission is accepted
         self.ladder_failures: dict[tuple[str, int], int] = {}  # block -> harness failures since the start
         self.ladder_waiting: str | None = None  # why the ladder plays nothing (too few teams for a unit)
+        self.ladder_store = StoreIndex()  # the ladder's stored blocks: each batch reads only what was appended
         c = config.competition
         self.limits = Limits(c.max_archive_bytes, c.max_files, c.max_unpacked_bytes, c.max_depth)
         self.faults = FaultIndex(folder / "results")

@@ -239,10 +239,11 @@ def test_a_tournament_of_a_profile_records_and_publishes_it(tmp_path, variant):
 
 def test_a_leaderboard_without_any_profile_says_so():
     from arena.publish.leaderboard import profile_line
+    from arena.publish.provenance import Provenance
 
-    assert profile_line({"provenance": {"rule_profile": None}})[0] == "unknown"
-    assert "neither" in profile_line({"provenance": {"rule_profile": None}})[1]
-    assert profile_line({"provenance": {"rule_profile": PARAMS}}) == (
+    assert profile_line(Provenance(rule_profile=None))[0] == "unknown"
+    assert "neither" in profile_line(Provenance(rule_profile=None))[1]
+    assert profile_line(Provenance(rule_profile=PARAMS)) == (
         "testvariant", " (all its parameters under Reproducibility)")
 
 

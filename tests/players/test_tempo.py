@@ -147,3 +147,35 @@ def test_the_judges_own_thaw_is_not_the_bots_time() -> None:
     assert d.fault is None, d.fault
     assert took >= 3 * SLOT_MS / 1000  # late (0.3 s of thaw): released at a whole number of slots
     p.close()
+
+
+def test_a_frozen_seats_wait_for_a_core_is_read_once_a_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading the wait of every thread of a gvisor seat costs about 0.4 ms: the reading that ends a
+    decision, taken just before the seat is frozen, starts its next (a frozen seat waits for no core),
+    and each decision's wait stays its own (the judge's own wait, this machine's, left out here)."""
+    from arena.players import process
+
+    class NoJudgeWait:
+        def wait(self) -> float:
+            return 0.0
+
+    monkeypatch.setattr(process, "_JUDGES", NoJudgeWait())
+
+    class Counting(MockTransport):
+        frozen_reads = 0
+
+        def tree_run_delay(self) -> float:
+            self.frozen_reads += self.paused
+            return super().tree_run_delay()
+
+    bot = Counting().expect("hello", HELLO)
+    for waited in (300, 0, 200):
+        bot.expect("decide", answer({"type": "pass"}), delay_ms=waited, waited_ms=waited, spin=False)
+    bot.expect("bye")
+    p = fixed(bot)
+    assert p.start() is None
+    for n in (1, 2, 3):
+        d = p.decide(request(n))
+        assert d.fault is None, d.fault
+    assert bot.frozen_reads == 1  # the first decision's start only
+    assert p.close().wait_ms == [300.0, 0.0, 200.0]

@@ -49,7 +49,7 @@ def test_a_table_leaderboard_rates_every_entrant(tmp_path: Path, profile: str, c
     assert all(isinstance(b, TableBlock) for b in conv.blocks)
     n = len(lines[0]["table"])
     pub = rate_results(_write(tmp_path / "r", lines), tmp_path / "lb", bootstrap=40)
-    doc = pub.doc
+    doc = pub.doc.model_dump()
     assert doc["table"]["seats"] == n and doc["table"]["contests"] == contests
     assert sorted(b["bot"] for b in doc["bots"]) == sorted(NAMES[:n])
     assert all(b["games"] == 4 * n for b in doc["bots"]) and doc["games"] == 4 * n and doc["blocks"] == 4
@@ -85,6 +85,6 @@ def test_live_standings_at_a_table_the_provisional_site_and_the_terminal_table(t
     m = write_provisional(res, tmp_path / "site", done=2, total=8)
     html = (tmp_path / "site" / "index.html").read_text()
     assert "Provisional" in html and "2 of 8 blocks" in html and "tables of 5" in html
-    assert len(m.doc["bots"]) == 5 and m.doc["table"]["seats"] == 5
+    assert len(m.doc.bots) == 5 and m.doc.table is not None and m.doc.table.seats == 5
     text = live_table([parse_line(x) for x in lines], entrants=[*NAMES, "late"])
     assert all(n in text for n in NAMES) and "at the end" in text and "no games yet: late" in text

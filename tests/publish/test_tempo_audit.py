@@ -17,10 +17,15 @@ import yaml
 from arena.engine import Game, game_record
 from arena.engine.cards import CARD_NAMES
 from arena.engine.record import replay
-from arena.publish.tempo import audit
-from arena.results import BotRef, GameLine, PairsLine, RunInfo
+from arena.publish.tempo import audit as typed_audit
+from arena.results import BotRef, GameLine, PairsLine, RunInfo, ResultLine
 
 POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1}
+
+
+def audit(lines: list[ResultLine]) -> dict:
+    """The audit as tempo.json holds it (``TempoAudit``'s JSON form)."""
+    return typed_audit(lines).model_dump(mode="json")
 #: (rng, hand points, seat) -> (latency, cpu, wait) in ms
 Timing = Callable[[random.Random, int, int], tuple[float, float, float]]
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.publish import Leaderboard
 from arena.publish.leaderboard import main_table
 from arena.publish.live import LATER, live_table
 from arena.publish.rate import PublishError, rate_loaded, rate_results
@@ -54,19 +55,19 @@ def versions_run(tmp_path: Path, retired: list[str] | None = None) -> Path:
 
 def test_each_bot_s_latest_version_is_ranked_and_earlier_ones_follow_linked(tmp_path: Path) -> None:
     pub = rate_results(versions_run(tmp_path), tmp_path / "lb", bootstrap=0)
-    rows = pub.doc["bots"]
-    ranked = [r for r in rows if r["rank"] is not None]
-    assert [r["name"] for r in ranked].count("cp") == 1 and len(ranked) == 3
-    new = next(r for r in rows if r["digest"] == NEW)
-    old = next(r for r in rows if r["digest"] == OLD)
-    assert new["latest"] and new["rank"] == 1 and new["superseded_by"] is None
-    assert not old["latest"] and old["rank"] is None and old["superseded_by"] == new["bot"]
+    rows = pub.doc.bots
+    ranked = [r for r in rows if r.rank is not None]
+    assert [r.name for r in ranked].count("cp") == 1 and len(ranked) == 3
+    new = next(r for r in rows if r.digest == NEW)
+    old = next(r for r in rows if r.digest == OLD)
+    assert new.latest and new.rank == 1 and new.superseded_by is None
+    assert not old.latest and old.rank is None and old.superseded_by == new.bot
     assert rows[-1] is old  # history after the ranking
-    assert old["games"] == 12 and old["score_pct"] == 0.0  # its games still count
+    assert old.games == 12 and old.score_pct == 0.0  # its games still count
     md = (tmp_path / "lb" / "leaderboard.md").read_text()
     table = md.split("\n\n")[2]
-    assert new["bot"] in table and f"| {old['bot']}" not in table
-    assert f"earlier versions (not ranked; their games count): {old['bot']}" in md and f"now {new['bot']}" in md
+    assert new.bot in table and f"| {old.bot}" not in table
+    assert f"earlier versions (not ranked; their games count): {old.bot}" in md and f"now {new.bot}" in md
 
 
 def test_terminal_live_table_and_leaderboard_are_one_computation(tmp_path: Path) -> None:
@@ -76,14 +77,14 @@ def test_terminal_live_table_and_leaderboard_are_one_computation(tmp_path: Path)
     live = live_table(pub.results.lines, meta=json.loads((out / "tournament.json").read_text()))
     assert live.splitlines() == main_table(pub.doc, "simple", missing_interval=LATER).splitlines()  # rows, versions
     doc, _, _ = rate_loaded(res, meta=json.loads((out / "tournament.json").read_text()), bootstrap=0)
-    assert [(r["bot"], r["rating"], r["games"]) for r in doc["bots"]] == \
-        [(r["bot"], r["rating"], r["games"]) for r in pub.doc["bots"]]
+    assert [(r.bot, r.rating, r.games) for r in doc.bots] == [(r.bot, r.rating, r.games) for r in pub.doc.bots]
 
 
 def test_a_retired_version_is_left_out_of_the_ratings(tmp_path: Path) -> None:
-    base = rate_results(versions_run(tmp_path / "a"), tmp_path / "a" / "lb", bootstrap=0).doc
+    base = rate_results(versions_run(tmp_path / "a"), tmp_path / "a" / "lb", bootstrap=0).doc.model_dump()
     for spec in ("cp@2", f"cp@{NEW[:8]}"):  # the manifest's version or a digest prefix
-        doc = rate_results(versions_run(tmp_path / spec), tmp_path / spec / "lb", bootstrap=0, retire=[spec]).doc
+        doc = rate_results(versions_run(tmp_path / spec), tmp_path / spec / "lb", bootstrap=0,
+                           retire=[spec]).doc.model_dump()
         assert doc["retired"] == [{"name": "cp", "digest": NEW, "version": "2"}]
         assert all(r["digest"] != NEW for r in doc["bots"])
         cp = next(r for r in doc["bots"] if r["name"] == "cp")
@@ -94,7 +95,7 @@ def test_a_retired_version_is_left_out_of_the_ratings(tmp_path: Path) -> None:
 
 
 def test_the_run_s_retired_list_applies_without_the_flag_and_a_typo_is_refused(tmp_path: Path) -> None:
-    doc = rate_results(versions_run(tmp_path / "r", retired=["cp@1"]), tmp_path / "lb", bootstrap=0).doc
+    doc = rate_results(versions_run(tmp_path / "r", retired=["cp@1"]), tmp_path / "lb", bootstrap=0).doc.model_dump()
     assert [r["version"] for r in doc["retired"]] == ["1"] and all(r["latest"] for r in doc["bots"])
     with pytest.raises(PublishError, match=r"names no version of cp.*versions: 1 \(digest aaaa.*2 \(digest bbbb"):
         rate_results(versions_run(tmp_path / "t"), tmp_path / "lb2", bootstrap=0, retire=["cp@3"])
@@ -126,7 +127,7 @@ def test_arena_run_ends_with_the_leaderboard_s_standings(tmp_path: Path) -> None
     out = versions_run(tmp_path)
     err = io.StringIO()
     assert publish_step(out, tmp_path / "lb", err) == 0
-    doc = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())
+    doc = Leaderboard.model_validate_json((tmp_path / "lb" / "leaderboard.json").read_text())
     assert main_table(doc, "simple") in err.getvalue() and "earlier versions" in err.getvalue()
     err = io.StringIO()
     show_standings(out, live_renderer(out), err)
@@ -139,7 +140,7 @@ def test_the_site_s_crosstable_leaves_a_retired_version_out_as_the_leaderboard_d
     new_id = f"cp@{NEW[:12]}"
     assert all(new_id not in pair for pair in b.model.matrix)
     old_id = f"cp@{OLD[:12]}"  # the id it has on every page: the results hold two versions of cp
-    assert {r["bot"] for r in b.model.doc["bots"]} == {old_id, "x", "y"} and old_id in b.model.slugs
+    assert {r.bot for r in b.model.doc.bots} == {old_id, "x", "y"} and old_id in b.model.slugs
     x_vs_cp = b.model.matrix[("x", old_id)]
     assert len(x_vs_cp.games) == 12  # cp v1's 6 blocks only
     assert "Retired by the host, left out of the ratings: cp@2." in (tmp_path / "site" / "index.html").read_text()

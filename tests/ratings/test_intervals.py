@@ -217,7 +217,7 @@ def test_without_pooling_the_per_table_draws_split_identical_records() -> None:
     bf = bootstrap_fits(_cutthroat(6, 1), bootstrap=150, seed=1, resample="pairing")
     i, j = bf.bots.index("a"), bf.bots.index("a2")
     assert bf.orbits[i] == bf.orbits[j] == (i, j)
-    raw = BootstrapFits(bf.bots, bf.full, bf.samples, bf.multiplicities, 0, bf.resample, bf.terms, bf.df)
+    raw = BootstrapFits(bf.bots, bf.full, bf.samples, bf.draws, 0, bf.resample, bf.terms, bf.df)
     ci, cj = parameter_interval(raw, i), parameter_interval(raw, j)
     assert ci is not None and cj is not None and abs(ci[0] - cj[0]) > 0.01
     assert los_table(raw)["a"]["a2"] == pytest.approx(0.5, abs=1e-6)  # equal ratings: the t form is 1/2 anyway

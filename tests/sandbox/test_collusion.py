@@ -175,7 +175,7 @@ def test_tempo_channel(tmp_path: Path, level: str, tempo: str) -> None:
     from arena.publish.tempo import audit
     from arena.results import parse_line
     lines = [parse_line(json.loads(raw)) for raw in (out / "results.jsonl").read_text().splitlines()]
-    report = audit(lines)
+    report = audit(lines).model_dump()
     print(json.dumps(report["seats"]))
     assert report["flagged"] == ["collude"], report
     # per seat: the sender (the pair's lower seat, 0 or 1) is flagged, its partner (2 or 3) only reads

@@ -15,6 +15,7 @@ from typing import Iterator
 
 import pytest
 
+from arena.publish import BotRow
 from arena.serve import db
 from arena.serve.app import Service
 from arena.serve.archive import pack
@@ -48,6 +49,14 @@ def bot_archive(folder: Path = ROOT / "bots" / "minimal", variant: str = "") -> 
         shutil.copytree(folder, copy)
         (copy / "variant.txt").write_text(variant)
         return pack(copy)
+
+
+def row(name: str, digest: str, rating: float, ci_low: float | None = None, ci_high: float | None = None,
+        games: int = 0, score_pct: float | None = None, faults: int = 0) -> BotRow:
+    """A leaderboard row with the figures a ladder's ratings show (the rest as a bot without faults has them)."""
+    return BotRow(rank=None, bot=name, name=name, version=None, digest=digest, rating=rating, ci_low=ci_low,
+                  ci_high=ci_high, interval_df=None, interval_withheld=None, games=games, score=0.0,
+                  score_pct=score_pct, wins=0, draws=0, losses=0, forfeits=0, faults={}, faults_total=faults)
 
 
 def free_port() -> int:

@@ -14,7 +14,7 @@ from arena.commands.serve import main_submit
 from arena.serve import db
 from arena.serve.ladder import write_ratings
 
-from .conftest import ROOT, Live, bot_archive
+from .conftest import ROOT, Live, bot_archive, row
 from .test_api import auth, upload
 
 
@@ -71,11 +71,8 @@ def test_the_leaderboard_is_ranked_by_rating_with_its_figures(live: Live) -> Non
                                                                                  ("red", None, None, 0)]
     meta = {"entries": [{"name": "red", "digest": "r1", "dir": str(live.svc.folder / "ladder" / "red-v1")},
                         {"name": "blue", "digest": "b1", "dir": str(live.svc.folder / "ladder" / "blue-v1")}]}
-    doc = {"bots": [{"name": "red", "digest": "r1", "rating": 40.0, "ci_low": 10.0, "ci_high": 70.0, "games": 8,
-                     "score_pct": 0.75, "faults_total": 1},
-                    {"name": "blue", "digest": "b1", "rating": -40.0, "ci_low": None, "ci_high": None, "games": 8,
-                     "score_pct": 0.25, "faults_total": 0},
-                    {"name": "gone", "digest": "g", "rating": 99.0}]}  # no ladder version: not shown
+    doc = [row("red", "r1", 40.0, 10.0, 70.0, 8, 0.75, 1), row("blue", "b1", -40.0, None, None, 8, 0.25, 0),
+           row("gone", "g", 99.0)]  # no ladder version: not shown
     write_ratings(live.svc.folder, doc, meta)
     board = httpx.get(f"{live.url}/api/leaderboard").json()
     assert [r["name"] for r in board] == ["red v1", "blue v1"]  # ranked, not alphabetical

@@ -31,12 +31,12 @@ def test_a_competition_frozen_with_one_team_refuses_uploads_and_says_no_final_co
     token = db.add_team(svc.engine, "late")
     assert frozen(svc) is None
     doc = freeze(svc)
-    assert [v["name"] for v in doc["versions"]] == ["team00"] and freeze(svc) == doc  # once
+    assert [v.name for v in doc.versions] == ["team00"] and freeze(svc) == doc  # once
     assert run_final(svc)
     done = result(svc)
-    assert done is not None and done["standings"] == [] and done["note"].startswith("no final evaluation:")
-    assert done["seeds"] == {"ladder": "backends", "final": final_seed("backends")} != {"ladder": "backends",
-                                                                                         "final": "backends"}
+    assert done is not None and done.standings == [] and (done.note or "").startswith("no final evaluation:")
+    assert done.seeds.model_dump() == {"ladder": "backends", "final": final_seed("backends")} != {
+        "ladder": "backends", "final": "backends"}
     url, server = start(svc, worker=False)
     try:
         r = httpx.post(f"{url}/api/submissions", headers={"Authorization": f"Bearer {token}"},
@@ -83,7 +83,7 @@ def test_freeze_on_a_served_folder_freezes_it_and_a_running_idle_ladder_plays_th
         svc.ladder_wake.set()
         t.join(60)
     done = result(svc)
-    assert done is not None and done["note"].startswith("no final evaluation:")
+    assert done is not None and (done.note or "").startswith("no final evaluation:")
     assert not t.is_alive()
 
 
@@ -92,7 +92,7 @@ def test_closes_at_freezes_the_competition_by_itself(tmp_path: Path) -> None:
     folder = accepted(tmp_path / "c", teams=2, extra=f"  closes_at: '{past}'\n")
     svc = open_service(folder)
     doc = frozen(svc)
-    assert doc is not None and doc["why"].startswith("closes_at ") and len(doc["versions"]) == 2
+    assert doc is not None and doc.why.startswith("closes_at ") and len(doc.versions) == 2
     future = (datetime.now(timezone.utc) + timedelta(days=1)).isoformat()
     open_folder = accepted(tmp_path / "d", teams=2, extra=f"  closes_at: '{future}'\n")
     assert frozen(open_service(open_folder)) is None
@@ -123,8 +123,8 @@ def test_the_final_evaluation_plays_in_the_library_and_the_ladder_stops(tmp_path
     meta = json.loads((folder / "final" / "results" / "tournament.json").read_text())
     assert meta["complete"] and meta["seed"] == final_seed("backends")
     done = result(svc)
-    assert done is not None and sorted(s["bot"] for s in done["standings"]) == ["team00", "team01", "team02"]
-    assert [s["rank"] for s in done["standings"]] == [1, 2, 3]
+    assert done is not None and sorted(s.bot for s in done.standings) == ["team00", "team01", "team02"]
+    assert [s.rank for s in done.standings] == [1, 2, 3]
 
 
 @pytest.mark.slow

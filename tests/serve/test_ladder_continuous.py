@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.results import comparable, read_results
-from arena.serve.ladder import run_batch
+from arena.serve.ladder import batch_blocks, choose, ladder_tournament, room, run_batch
 from arena.serve.serve import open_service
 
 from .test_ladder_backends import accepted
@@ -41,3 +41,20 @@ def test_past_the_minimum_each_batch_plays_on(tmp_path: Path) -> None:
 def test_two_folders_given_the_same_submissions_play_the_same_blocks(tmp_path: Path) -> None:
     one, two = (play(accepted(tmp_path / n, teams=3), [2, 1, 2]) for n in ("one", "two"))  # 3 pairings' minimum
     assert one == two
+
+
+def test_a_batch_is_ladder_blocks_for_each_worker_and_the_minimum_is_the_same_in_any_batching(tmp_path: Path) -> None:
+    """2 workers get a batch of twice the blocks (both busy to its end); until every pairing has its minimum
+    that batch is exactly one worker's two batches, in the same order."""
+    folder = accepted(tmp_path / "c", teams=4)  # 6 pairings, a block each to the minimum
+    one, two = (open_service(folder, competition={"workers": w, "ladder_blocks": 2}) for w in (1, 2))
+    assert batch_blocks(one.config.competition) == 2 and batch_blocks(two.config.competition) == 4
+    out = folder / "results"
+    t2 = ladder_tournament(two, room(out, two.config.competition))
+    t1 = ladder_tournament(one, room(out, one.config.competition))
+    assert t1 is not None and t2 is not None
+    together = choose(t2, {}, two.config.competition, {})
+    first = choose(t1, {}, one.config.competition, {})
+    second = choose(t1, {k: [] for k in first}, one.config.competition, {})
+    assert len(together) == 4 and first + second == together
+    assert len(set(together)) == 4 and {b for _, b in together} == {0}

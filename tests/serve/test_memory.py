@@ -75,6 +75,12 @@ def test_a_batch_leaves_nothing_behind_and_holds_one_copy_of_the_store(tmp_path:
     finally:
         tracemalloc.stop()
     assert alive_at_publish == [0] * BATCHES
+    # each resume read only what the store gained: every line was appended by this server itself
+    assert svc.ladder_store.parsed == 0 and len(svc.ladder_store.games) == blocks[-1]
+    again = open_service(tmp_path)  # a restarted server reads the store once, then only what it appends
+    assert ladder.run_batch(again) > 0 and ladder.run_batch(again) > 0
+    assert again.ladder_store.parsed == blocks[-1]
+    blocks.append(sum(1 for _ in ResultsScan(tmp_path / "results")))
     # a stored line is kilobytes (these are small: one deal a game); what the server keeps per block is
     # under 1 KiB (today ~0.7 KiB of the interpreter's own caches), so no cache of the lines slips in
     grew, more = retained[-1] - retained[2], blocks[-1] - blocks[2]
@@ -84,4 +90,4 @@ def test_a_batch_leaves_nothing_behind_and_holds_one_copy_of_the_store(tmp_path:
     doc = json.loads((tmp_path / "standings.json").read_text())
     assert [(s["bot"], s["games"], s["faults"]) for s in doc["standings"]] == \
         [(s.bot, s.games, s.faults) for s in standings(full)]
-    assert doc["blocks_stored"] == len(full) == blocks[-1]
+    assert doc["blocks_stored"] == len(full) == blocks[-1] == len(again.ladder_store.games)

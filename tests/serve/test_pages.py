@@ -10,7 +10,7 @@ import httpx
 
 from arena.serve.ladder import write_ratings
 
-from .conftest import Live, bot_archive
+from .conftest import Live, bot_archive, row
 from .test_api import login, upload
 from .test_entrant import accept_all
 
@@ -42,12 +42,10 @@ def test_the_team_page_shows_its_rank_rating_history_bot_page_and_quota(live: Li
     assert "as version 1 (red v1)" in page
     meta = {"entries": [{"name": "red", "digest": "r1", "dir": str(live.svc.folder / "ladder" / "red-v1")},
                         {"name": "blue", "digest": "b1", "dir": str(live.svc.folder / "ladder" / "blue-v1")}]}
-    doc = {"bots": [{"bot": "blue", "name": "blue", "digest": "b1", "rating": 40.0, "ci_low": 10.0, "ci_high": 70.0,
-                     "games": 8, "score_pct": 0.75, "faults_total": 0},
-                    {"bot": "red", "name": "red", "digest": "r1", "rating": -40.0, "ci_low": -70.0, "ci_high": -10.0,
-                     "games": 8, "score_pct": 0.25, "faults_total": 1}]}
+    doc = [row("blue", "b1", 40.0, 10.0, 70.0, 8, 0.75, 0), row("red", "r1", -40.0, -70.0, -10.0, 8, 0.25, 1)]
     site = SimpleNamespace(slugs={"red": "red", "blue": "blue"}, history_runs=[1, 2],
-                           history=[{"red": {"rating": -12.5}}, {"red": {"rating": -40.0}, "blue": {"rating": 40.0}}])
+                           history=[{"red": row("red", "r1", -12.5)},
+                                    {"red": row("red", "r1", -40.0), "blue": row("blue", "b1", 40.0)}])
     write_ratings(live.svc.folder, doc, meta, site)  # type: ignore[arg-type]
     front = httpx.get(f"{live.url}/").text  # the same figures for everyone, best first
     cells = [re.findall(r"<td>([^<]*)</td>", row) for row in re.findall(r"<tr>(<td>.*?)</tr>", front)]

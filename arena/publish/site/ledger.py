@@ -9,6 +9,9 @@ A site folder keeps, beside its pages, ``.cinch-state/``:
   them;
 * ``time/``: each bot version's decision latencies, start-up times and bank
   left, appended (the time-use percentiles need every value);
+* ``bootstrap-memo.bin``, rewritten by every build: the ratings' bootstrap
+  sums per matchup and pairing (``ratings.memo``), so a rebuild adds up
+  again only those of the pairings that gained blocks;
 * ``cache.json``, rewritten by every build: where each results file (and its
   runs file) was read up to, and what is folded over every game read: the
   statistics from the engine's replays, the crosstable cells, the average
@@ -43,6 +46,7 @@ from ...match.game import settings_profile
 from ...match.show import seat_names
 from ...results import (GameLine, ResultLine, ResultsError, ResultsScan, RunInfo, line_digest, seatings, stored_line,
                         trusted_line)
+from ...ratings.memo import ResampleMemo
 from ...schedule.ladder import read_runs_from
 from ..load import BotInfo, _ref, block_score, game_contests
 from .stats import BotStats, HONOURS, TimeUse, add_deal, add_time_use, record_profile
@@ -264,6 +268,8 @@ def _stats_from(profile_text: str, d: dict[str, Any]) -> BotStats:
 
 
 TIME_KINDS = ("latencies", "startup", "bank_left")
+#: the ratings' bootstrap sums (``ratings.memo``), rewritten by every build
+MEMO = "bootstrap-memo.bin"
 
 
 class SiteState:
@@ -290,6 +296,7 @@ class SiteState:
         self.fresh = True
         self._saved = 0  # entries the ledger on disk holds
         self._new_time: dict[str, dict[str, list[float]]] = {}
+        self.memo = ResampleMemo()  # the ratings' bootstrap sums of the last build (``ratings.memo``)
 
     # ---------------------------------------------------------- load and save
 
@@ -344,6 +351,10 @@ class SiteState:
         self.history = cache["history"]
         self.folded = cache["folded"]
         self.fresh, self._saved = False, len(self.entries)
+        try:  # any memo gives the same numbers (each sum is checked against what it was made from): none is fine
+            self.memo = ResampleMemo.from_bytes((self.dir / MEMO).read_bytes())
+        except (OSError, ValueError):
+            self.memo = ResampleMemo()
 
     def _check_prefix(self, s: Source) -> None:
         """The results file still starts with the lines read from it (append-only), else ``Rebuild``."""
@@ -370,7 +381,7 @@ class SiteState:
             import shutil
 
             shutil.rmtree(self.dir / "time", ignore_errors=True)
-            for name in ("cache.json", "cache.json.tmp", "ledger.jsonl"):
+            for name in ("cache.json", "cache.json.tmp", "ledger.jsonl", MEMO):
                 (self.dir / name).unlink(missing_ok=True)
         self.dir.mkdir(parents=True, exist_ok=True)
         new = b"".join(e.to_json().encode() + b"\n" for e in self.entries[self._saved:])
@@ -390,6 +401,9 @@ class SiteState:
                 lens[i] += len(kinds[kind])
             self.time[r] = lens
         self._new_time = {}
+        memo = self.dir / MEMO
+        memo.with_name(MEMO + ".tmp").write_bytes(self.memo.to_bytes())
+        os.replace(memo.with_name(MEMO + ".tmp"), memo)
         cache = {"format": FORMAT, "key": self.key, "sources": [s.to_dict() for s in self.sources],
                  "ledger_bytes": self.ledger_bytes, "entries": len(self.entries), "ids": self.ids,
                  "retired": self.retired, "cells": [[a, b, v] for (a, b), v in self.cells.items()],
@@ -439,7 +453,7 @@ class SiteState:
                     s.tail = _digest(f.read(scan.end - s.tail_at))
             s.offset, s.lines = scan.end, scan.lines
             rows, s.runs_offset = read_runs_from(Path(s.path).parent, s.runs_offset, s.runs[-1][0] if s.runs else -1)
-            s.runs += [[int(r["lines"]), int(r.get("played", 0))] for r in rows]
+            s.runs += [[r.lines, r.played] for r in rows]
         return new
 
     def _take(self, si: int, obj: ResultLine, off: int, n: int, seen: dict[tuple[str, int], tuple[int, str]],

@@ -14,10 +14,15 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Sequence
 
+from ...ratings.memo import ResampleMemo
 from ...results import GameLine, LoadedResults, Seating
 from ..load import _ref
+from ..board import BotRow, Leaderboard
+from ..leaderboard import PairWords, words
+from ..provenance import EntryFacts, RunFacts
 from ..rate import NothingToRate, rate_loaded
 from .collect import Competition, GameRef
 from .ledger import SiteState, refkey
@@ -60,8 +65,8 @@ class FaultRow:
 @dataclass
 class SiteModel:
     comp: Competition
-    doc: dict[str, Any]  # the leaderboard document (docs/leaderboards.md)
-    history: list[dict[str, dict[str, Any]]]  # per run shown: final bot id -> its row in that run's leaderboard
+    doc: Leaderboard  # the leaderboard document (docs/leaderboards.md)
+    history: list[dict[str, BotRow]]  # per run shown: final bot id -> its row in that run's leaderboard
     history_bootstrap: int
     slugs: dict[str, str]
     matrix: dict[tuple[str, str], Cell]
@@ -69,7 +74,7 @@ class SiteModel:
     stats: dict[str, dict[str, BotStats]]  # bot id -> rule profile name -> its statistics under that profile
     time_use: dict[str, dict[str, Any]]  # bot id -> ``TimeUse.summary()``
     faults: dict[str, list[FaultRow]]
-    entries: dict[str, dict[str, Any]]  # bot id -> tournament.json entry (version, folder, files)
+    entries: dict[str, EntryFacts]  # bot id -> tournament.json entry (version, folder, files, manifest)
     bank_ms: float | None
     provisional: str | None = None
     private: bool = False  # a host's own copy: bot folders, the host's reproduce commands and stderr tails shown
@@ -77,10 +82,15 @@ class SiteModel:
     blocks: dict[str, int] = field(default_factory=dict)  # partnership A's score over a block (repr) -> blocks
     game_faults: dict[str, list[FaultRow]] = field(default_factory=dict)  # game id -> its faults
 
+    @cached_property
+    def words(self) -> PairWords:
+        """The leaderboard's words, chosen once (two pairs or tables of n seats): every page asks them."""
+        return words(self.doc)
+
     @property
     def order(self) -> list[str]:
         """Bot ids in rank order."""
-        return [b["bot"] for b in self.doc["bots"]]
+        return [b.bot for b in self.doc.bots]
 
     def game_line(self, ref: GameRef) -> GameLine:
         """The game as the site keeps it (``ledger.slim_game``: its record without the deals)."""
@@ -102,9 +112,9 @@ def slug(text: str, used: set[str]) -> str:
 
 
 def rate_doc(res: LoadedResults, comp: Competition, anchor: tuple[str, float] | None, bootstrap: int, early: bool,
-             retire: Sequence[str]) -> dict[str, Any]:
+             retire: Sequence[str], memo: ResampleMemo | None = None) -> Leaderboard:
     doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0, early=early,
-                            retire=retire)
+                            retire=retire, memo=memo)
     return doc
 
 
@@ -126,11 +136,11 @@ def history_runs(n: int) -> list[int]:
 def history_key(comp: Competition, anchor: tuple[str, float] | None, history_bootstrap: int,
                 retire: Sequence[str]) -> str:
     """What an earlier run's fit depends on beyond its lines (and the code, which the state's key names)."""
-    meta = comp.meta or {}
-    specs = sorted({*map(str, meta.get("retired") or []), *map(str, retire)})
-    labels = [[e.get("name"), e.get("digest"), e.get("version")] for m in comp.metas for e in (m or {}).get("entries") or []
+    meta = comp.meta or RunFacts()
+    specs = sorted({*meta.retired, *map(str, retire)})
+    labels = [[e.name, e.digest, e.version] for m in comp.metas for e in (m.entries if m else [])
               if isinstance(e, dict)] if specs else None
-    return json.dumps([anchor, specs, history_bootstrap, meta.get("anchor"), labels], sort_keys=True)
+    return json.dumps([anchor, specs, history_bootstrap, meta.anchor, labels], sort_keys=True)
 
 
 def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float] | None = None,
@@ -142,7 +152,8 @@ def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float
     keeps them, for the host's own copy. The history's earlier runs are fitted once and kept in the state.
     """
     # a provisional page is a run's first blocks, as the live table is: the anchor may not have played yet
-    doc = rate_doc(comp.loaded(), comp, anchor, bootstrap, early=provisional is not None, retire=retire)
+    doc = rate_doc(comp.loaded(), comp, anchor, bootstrap, early=provisional is not None, retire=retire,
+                   memo=state.memo)
     by_ref = {(b.name, b.digest): b.id for b in comp.bots.values()}
     rk = {refkey(k): v for k, v in by_ref.items()}
     shown = history_runs(len(comp.runs))
@@ -150,30 +161,32 @@ def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float
     if state.history.get("key") != hkey:
         state.history = {"key": hkey, "runs": {}}
     kept: dict[str, Any] = {}
-    history: list[dict[str, dict[str, Any]]] = []
+    history: list[dict[str, BotRow]] = []
     for n in shown:
         run = comp.runs[n - 1]
         if n == len(comp.runs) and run.end == len(comp.lines):
-            rows = doc["bots"]
+            rows = doc.bots
         else:
             key = str(run.end)
             if key not in state.history["runs"]:
                 # an early run the anchor had not entered yet is fitted against the mean; one whose every
                 # block has a retired version in it has no ratings (its bots show as not entered)
                 try:
-                    state.history["runs"][key] = rate_doc(comp.loaded(run.end), comp, anchor, history_bootstrap,
-                                                          early=True, retire=retire)["bots"]
+                    state.history["runs"][key] = [r.model_dump() for r in rate_doc(
+                        comp.loaded(run.end), comp, anchor, history_bootstrap, early=True, retire=retire).bots]
                 except NothingToRate:
                     state.history["runs"][key] = []
-            rows = kept[key] = state.history["runs"][key]
-        history.append({by_ref[(r["name"], r["digest"])]: r for r in rows if (r["name"], r["digest"]) in by_ref})
+            kept[key] = state.history["runs"][key]  # the state keeps the rows as JSON
+            rows = [BotRow.model_validate(r) for r in kept[key]]
+        history.append({by_ref[(r.name, r.digest)]: r for r in rows if r.digest is not None
+                        and (r.name, r.digest) in by_ref})
     state.history["runs"] = kept  # a run no longer shown is never shown again (see history_runs)
     used: set[str] = set()
     slugs = {b: slug(b, used) for b in sorted(comp.bots[k].id for k in comp.bots)}
-    rating = {b["bot"]: b["rating"] for b in doc["bots"]}
+    rating = {b.bot: b.rating for b in doc.bots}
     # a retired version's games are left out of what the ratings show (crosstable, average opponent), as
     # the leaderboard leaves them out; its own page still lists its statistics, time use and faults
-    retired = {refkey((r["name"], r["digest"])) for r in doc.get("retired") or []}
+    retired = {refkey((r.name, r.digest)) for r in doc.retired}
     state.fold(retired)
     matrix = {(rk[a], rk[b]): Cell(list(v[0]), v[1], v[2], v[3], v[4]) for (a, b), v in state.cells.items()}
     opp_sum: dict[str, float] = {}
@@ -204,14 +217,15 @@ def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float
                 faults.setdefault(bot, []).append(row)
                 game_faults.setdefault(f["game"], []).append(row)
                 row.bot = bot
-    bank = ((comp.meta or {}).get("match") or {}).get("time", {}) or {}
-    bank_ms = float(bank["bank_ms"]) if isinstance(bank.get("bank_ms"), (int, float)) else None
-    entries: dict[str, dict[str, Any]] = {}
+    match = comp.meta.match if comp.meta else None
+    bank = ((match.time if match else None) or {}).get("bank_ms")
+    bank_ms = float(bank) if isinstance(bank, (int, float)) else None
+    entries: dict[str, EntryFacts] = {}
     for m in comp.metas:
-        for e_ in (m or {}).get("entries") or []:
-            bid = by_ref.get((str(e_.get("name")), str(e_.get("digest"))))
+        for e_ in m.entries if m else []:
+            bid = by_ref.get((str(e_.name), str(e_.digest)))
             if bid and bid not in entries:
-                entries[bid] = e_ if private else {k: v for k, v in e_.items() if k != "dir"}
+                entries[bid] = e_ if private else e_.model_copy(update={"dir": None})
     return SiteModel(comp, doc, history, history_bootstrap, slugs, matrix,
                      {b: (opp_sum[b] / opp_n[b] if opp_n.get(b) else None) for b in slugs},
                      stats, time_use, faults, entries, bank_ms, provisional, private,

@@ -23,8 +23,9 @@ from ...engine import forced_bid
 from ...match.show import profile_text, seat_names
 from ...results import GameLine
 from .. import leaderboard as lb
+from ..board import BotRow, Leaderboard, Luck
+from ..provenance import EntryFacts
 from ..render import environment, render
-from ..versions import earlier, ranked
 from .charts import Axis, Bar, Histogram, History, axis_svg, histogram_svg, history_svg, interval_bar, scale_for
 from .collect import GameRef
 from .ledger import deal_count
@@ -50,12 +51,12 @@ def signed(x: float) -> str:
     return lb.fixed(x, "+.0f").replace("-", "\u2212")
 
 
-def plusminus(doc: dict[str, Any], b: dict[str, Any]) -> str:
+def plusminus(doc: Leaderboard, b: BotRow) -> str:
     """+high / -low distances from the rating, or why there are none."""
     txt = lb._bot_interval(doc, b)
-    if not txt.startswith("["):
+    if not txt.startswith("[") or b.ci_low is None or b.ci_high is None:
         return txt
-    return f"+{lb.fixed(b['ci_high'] - b['rating'])} / \u2212{lb.fixed(b['rating'] - b['ci_low'])}"
+    return f"+{lb.fixed(b.ci_high - b.rating)} / \u2212{lb.fixed(b.rating - b.ci_low)}"
 
 
 def matchup_name(m: SiteModel, a: str, b: str) -> str:
@@ -93,7 +94,7 @@ class SiteView:
         self.words = naming
         self.names = ({b.id: naming.labels[k] for k, b in m.comp.bots.items() if k in naming.labels}
                       if naming.labels else {})
-        self.title = naming.title or m.doc["provenance"].get("config_name") or m.comp.sources[0].parent.name
+        self.title = naming.title or m.doc.provenance.config_name or m.comp.sources[0].parent.name
 
     def slug(self, bot: str) -> str | None:
         return None if self.live else self.m.slugs.get(bot)
@@ -122,7 +123,7 @@ def _page(template: str, site: SiteView, *, title: str, root: str = "", script: 
 
 @dataclass(frozen=True)
 class RatingRow:
-    rank: int
+    rank: int | None
     bot: str
     rating: str
     plusminus: str
@@ -191,27 +192,26 @@ BAR_WIDTH = 200
 
 def leaderboard_page(m: SiteModel, *, live: bool = False, naming: Naming = Naming()) -> str:
     doc = m.doc
-    p = doc["provenance"]
     site = SiteView(m, naming, live)
     heading = site.title if naming.title else f"{site.title}: leaderboard"
-    level = int(round(100 * doc["rating"]["interval_level"]))
+    level = int(round(100 * doc.rating.interval_level))
     dates = [r.date for r in m.comp.runs if r.date]
     words = naming
     n_runs = len(m.comp.runs)
-    vals = [v for b in doc["bots"] for v in (b["rating"], b["ci_low"], b["ci_high"]) if v is not None]
+    vals = [v for b in doc.bots for v in (b.rating, b.ci_low, b.ci_high) if v is not None]
     axis = Axis(*scale_for(vals), width=BAR_WIDTH)
     rows = []
-    for b in ranked(doc):
+    for b in doc.ranked():
         iv = lb._bot_interval(doc, b)
-        ci = (b["ci_low"], b["ci_high"]) if iv.startswith("[") else (None, None)
-        label = f"{site.name(b['bot'])}: rating {lb.fixed(b['rating'])}" + (
+        ci = (b.ci_low, b.ci_high) if iv.startswith("[") else (None, None)
+        label = f"{site.name(b.bot)}: rating {lb.fixed(b.rating)}" + (
             f", {level}% interval {lb.fixed(ci[0])} to {lb.fixed(ci[1])}"
             if ci[0] is not None and ci[1] is not None else f", interval: {iv}")
-        rows.append(RatingRow(b["rank"], b["bot"], lb.fixed(b["rating"]), plusminus(doc, b), iv,
-                              interval_bar(b["rating"], ci[0], ci[1], axis, label), b["games"], pct(b["score_pct"]),
-                              pct(b["draws"] / b["games"] if b["games"] else None), num(m.avg_opponent.get(b["bot"])),
-                              f"{b['wins']}-{b['draws']}-{b['losses']}", b["forfeits"], lb._faults_text(b)))
-    names = [b["bot"] for b in ranked(doc)]
+        rows.append(RatingRow(b.rank, b.bot, lb.fixed(b.rating), plusminus(doc, b), iv,
+                              interval_bar(b.rating, ci[0], ci[1], axis, label), b.games, pct(b.score_pct),
+                              pct(b.draws / b.games if b.games else None), num(m.avg_opponent.get(b.bot)),
+                              b.wdl, b.forfeits, lb._faults_text(b)))
+    names = [b.bot for b in doc.ranked()]
     cross = []
     for a in names:
         cells: list[CrossCell | None] = []
@@ -221,30 +221,31 @@ def leaderboard_page(m: SiteModel, *, live: bool = False, naming: Naming = Namin
                          CrossCell(f"{pct(c.pct)} ({len(c.games)})", None if live else matchup_name(m, a, b_)))
         cross.append((a, cells))
     los = None
-    if doc["los"]:
+    if doc.los:
         los = LosView(lb.LOS_TEXT, lb.los_withheld_note(doc),
                       [(a, [lb.los_cell(doc, a, b_) for b_ in names]) for a in names])
     runs = m.comp.runs
     shown = [runs[n - 1] for n in m.history_runs] if m.history_runs else runs
     view = {
-        "heading": heading, "profile": lb.profile_line(doc), "provisional": m.provisional,
-        "date": dates[-1] if dates else "an unrecorded date", "games": doc["games"],
-        "runs_count": f"{n_runs} {words.run if n_runs == 1 else words.runs}", "incomplete": p.get("complete") is False,
-        "notes": (site.relabel(doc["rating"].get("interval_note")) or "").split("; ") if doc["rating"].get(
-            "interval_note") else [], "notes_open": NOTES_OPEN, "anchor_text": doc["rating"]["anchor_text"],
+        "heading": heading, "profile": lb.profile_line(doc.provenance), "provisional": m.provisional,
+        "date": dates[-1] if dates else "an unrecorded date", "games": doc.games,
+        "runs_count": f"{n_runs} {words.run if n_runs == 1 else words.runs}",
+        "incomplete": doc.provenance.complete is False,
+        "notes": (site.relabel(doc.rating.interval_note) or "").split("; ") if doc.rating.interval_note else [],
+        "notes_open": NOTES_OPEN, "anchor_text": doc.rating.anchor_text,
         "level": level, "axis": axis_svg(axis), "rows": rows,
-        "earlier": [EarlierRow(b["bot"], lb.fixed(b["rating"]), b["games"], pct(b["score_pct"]), b["superseded_by"])
-                    for b in earlier(doc)],
-        "retired": [site.ref_name(r["name"], r["digest"], f"{r['name']}@{r['version'] or r['digest'][:12]}")
-                    for r in doc.get("retired") or []],
+        "earlier": [EarlierRow(b.bot, lb.fixed(b.rating), b.games, pct(b.score_pct), b.superseded_by)
+                    for b in doc.earlier()],
+        "retired": [site.ref_name(r.name, r.digest, f"{r.name}@{r.version or r.digest[:12]}") for r in doc.retired],
         "names": names, "cross": cross, "history": _history(site, names, chart=names[:CHART_SERIES]),
-        "luck_chart": _luck_chart(doc), "luck": lb._luck_text(doc).split("\n\n"), "block_results": _block_results(m),
+        "luck_chart": _luck_chart(doc.luck, doc.luck_points), "luck": lb._luck_text(doc).split("\n\n"), "block_results": _block_results(m),
         "los": los, "runs": shown,
         "runs_which": "" if len(shown) == len(runs) else f" ({len(shown)} of {len(runs)}: those the rating history shows)",
         "provenance": lb.provenance_lines(doc),
     }
+    w = m.words
     return _page("site/leaderboard.html", site, title=heading, v=view,
-                 w=(_table_board if doc.get("table") else _pair_board)(doc))
+                 w=BoardWords(w.blocks_played(), w.site_notes(), w.cross_where))
 
 
 @dataclass(frozen=True)
@@ -254,23 +255,6 @@ class BoardWords:
     blocks: str  # what the games were played in
     notes: list[tuple[str | None, str]]  # (id, text) of the small print under the ratings
     cross_where: str  # which games a crosstable cell counts
-
-
-def _pair_board(doc: dict[str, Any]) -> BoardWords:
-    return BoardWords(f"{doc['blocks']} duplicate blocks", [
-        (None, "\u00b1: distance from the rating to the ends of its interval. Average opponent: mean rating of the "
-               "opposing partnership over the bot's games. Draws: share of its games with no winner (capped games, "
-               "level deals-format games).")], "(games where they sat on opposite sides)")
-
-
-def _table_board(doc: dict[str, Any]) -> BoardWords:
-    maker = lb.maker_text(doc)
-    return BoardWords(
-        f"{doc['blocks']} blocks by rotation at tables of {doc['table']['seats']}",
-        [(None, "\u00b1: distance from the rating to the ends of its interval. Average opponent: mean rating of the "
-                f"other seats over the bot's games. {lb.table_note(doc)} Draws: share of its games nobody won."),
-         ("fitted", f"Ratings: {lb.ratings_text(doc)}."), *([("maker", maker)] if maker else [])],
-        "by where it finished against the column bot in the games they played together")
 
 
 def _block_results(m: SiteModel) -> BlockResults | None:
@@ -294,7 +278,7 @@ def _history(site: SiteView, bots: list[str], chart: list[str] | None = None) ->
     m, words = site.m, site.naming
     runs = m.history_runs or list(range(1, len(m.history) + 1))
     drawn = bots if chart is None else chart
-    series = {b: [h[b]["rating"] if b in h else None for h in m.history] for b in drawn}
+    series = {b: [h[b].rating if b in h else None for h in m.history] for b in drawn}
     total = len(m.comp.runs)
     what = (", ".join(map(site.name, drawn)) if len(drawn) == len(bots)
             else f"the {len(drawn)} best ranked (the table has all {len(bots)})")
@@ -306,24 +290,26 @@ def _history(site: SiteView, bots: list[str], chart: list[str] | None = None) ->
         for h in m.history:
             r = h.get(b)
             cells.append(None if r is None else
-                         (lb.fixed(r["rating"]), lb._bot_interval({"rating": {"anchor": {"bot": None}}}, r)))
+                         (lb.fixed(r.rating), lb.bot_interval(r)))
         rows.append((b, cells))
     return HistoryView(runs, rows, m.history_bootstrap, total, runs[1] - runs[0] if len(runs) > 2 else 1,
                        total > 1, plot)
 
 
-def _luck_chart(doc: dict[str, Any]) -> str:
+def _luck_chart(score: Luck, points: Luck | None) -> str:
     """rho of each tested statistic with its interval on the -1..1 scale (0: pairing neither helps nor hurts)."""
-    rows = [(name, doc[key]) for key, name in (("luck", "game results"), ("luck_points", "points"))
-            if isinstance(doc.get(key), dict) and doc[key].get("rho") is not None]
+    rows = [(name, luck) for luck, name in ((score, "game results"), (points, "points"))
+            if luck is not None and luck.rho is not None]
     if not rows:
         return ""
     axis = Axis(-1.0, 1.0, 360)
     bars = []
     for name, luck in rows:
-        lo, hi = (luck.get("rho_ci") or [None, None])[:2]
+        rho = luck.rho
+        assert rho is not None
+        lo, hi = luck.rho_ci or (None, None)
         span = f", interval {lb.fixed(lo, '.2f')} to {lb.fixed(hi, '.2f')}" if lo is not None and hi is not None else ""
-        bars.append((name, interval_bar(luck["rho"], lo, hi, axis, f"{name}: rho {lb.fixed(luck['rho'], '.3f')}{span}")))
+        bars.append((name, interval_bar(rho, lo, hi, axis, f"{name}: rho {lb.fixed(rho, '.3f')}{span}")))
     out: Markup = environment().get_template("site/parts.html").module.luck(bars, axis_svg(axis, "", "rho"))  # type: ignore[attr-defined]
     return out
 
@@ -436,18 +422,18 @@ class Opponent:
 def bot_page(m: SiteModel, bot: str, naming: Naming = Naming()) -> str:
     doc = m.doc
     site = SiteView(m, naming)
-    row = next((b for b in doc["bots"] if b["bot"] == bot), None)
+    row = doc.row(bot)
     info = next((b for b in m.comp.bots.values() if b.id == bot), None)
-    ent = m.entries.get(bot, {})
-    version = ent.get("version") or "not recorded"
+    ent = m.entries.get(bot) or EntryFacts()
+    version = ent.version or "not recorded"
     if bot in site.names:  # the host's name for it first, the manifest's own version after it
         version = f"{site.name(bot)} (bot.yaml: {version})"
     identity = [("name", info.name if info else bot), ("version", version),
                 ("digest", info.digest if info else "?"),
-                ("folder", ent.get("dir") or ("not recorded" if m.private else PRIVATE))]
-    manifest = ent.get("manifest")
+                ("folder", ent.dir or ("not recorded" if m.private else PRIVATE))]
+    manifest = ent.manifest
     standing = None if row is None else {
-        "rating": lb.fixed(row["rating"]), "score": pct(row["score_pct"]), "of": len(ranked(doc)),
+        "rating": lb.fixed(row.rating), "score": pct(row.score_pct), "of": len(doc.ranked()),
         "interval": lb._bot_interval(doc, row), "opponent": num(m.avg_opponent.get(bot))}
     opponents = [Opponent(other, len(c.games), f"{c.wins}-{c.draws}-{c.losses}", pct(c.pct), matchup_name(m, bot, other))
                  for other in m.order for c in [m.matrix.get((bot, other))] if c is not None]
@@ -456,7 +442,7 @@ def bot_page(m: SiteModel, bot: str, naming: Naming = Naming()) -> str:
              else [_stats_view(None, None)])
     fl = m.faults.get(bot, [])
     view = {
-        "bot": bot, "identity": identity, "files": [(k, str(v)[:16]) for k, v in sorted((ent.get("files") or {}).items())],
+        "bot": bot, "identity": identity, "files": [(k, str(v)[:16]) for k, v in sorted(ent.files.items())],
         "manifest": yaml.safe_dump(manifest, sort_keys=True) if isinstance(manifest, dict) else None,
         "row": row, "standing": standing, "history": _history(site, [bot]), "opponents": opponents, "stats": stats,
         "time": _time_rows(m, bot), "faults": fl, "evidence_cap": EVIDENCE_PER_BOT,

@@ -56,9 +56,9 @@ def test_the_leaderboard_and_a_bot_page_fit_a_1280_px_window(window: Browser, tm
     naming = Naming("Spring Cinch", labels(teams, versions), "batch", "batches") if named else None
     store = ladder_store(tmp_path / "results", teams, versions, opponents=1)
     built = build_site([store], tmp_path / "site", bootstrap=0, history_bootstrap=0, replays=False, naming=naming)
-    ranked = [b for b in built.model.doc["bots"] if b["rank"] is not None]
-    assert len(built.model.doc["bots"]) == teams * versions and len(ranked) == teams
-    bot = tmp_path / "site" / "bots" / f"{built.model.slugs[ranked[0]['bot']]}.html"
+    ranked = [b for b in built.model.doc.bots if b.rank is not None]
+    assert len(built.model.doc.bots) == teams * versions and len(ranked) == teams
+    bot = tmp_path / "site" / "bots" / f"{built.model.slugs[ranked[0].bot]}.html"
     for page in (tmp_path / "site" / "index.html", bot):
         window.open(page)
         width, inside = window.js("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")

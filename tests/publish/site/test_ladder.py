@@ -40,20 +40,20 @@ def test_adding_a_bot_plays_exactly_the_missing_games_and_equals_one_run(tmp_pat
     grown = sorted((comparable(x) for x in read_results(ladder).lines), key=key)
     once = sorted((comparable(x) for x in read_results(single).lines), key=key)
     assert grown == once
-    assert [r["lines"] for r in read_runs(ladder)] == [2, 6]
-    assert [r["played"] for r in read_runs(ladder)] == [2, 4]
+    assert [r.lines for r in read_runs(ladder)] == [2, 6]
+    assert [r.played for r in read_runs(ladder)] == [2, 4]
 
     comp = load_competition([ladder])
     assert [r.end for r in comp.runs] == [2, 6]
     site = build_site([ladder], tmp_path / "site", bootstrap=50, history_bootstrap=20)
     history = site.model.history
     assert set(history[0]) == {"alpha", "bravo"} and set(history[1]) == {"alpha", "bravo", "charlie"}
-    assert history[1]["alpha"] is next(r for r in site.model.doc["bots"] if r["bot"] == "alpha")
+    assert history[1]["alpha"] is next(r for r in site.model.doc.bots if r.bot == "alpha")
     html = (tmp_path / "site" / "index.html").read_text()
     assert "<td>not entered</td>" in html and "run 2</th>" in html and 'class="history"' in html
     # the site of the grown folder rates the same games as the single run's
     one = build_site([single], tmp_path / "site1", bootstrap=50)
-    assert site.model.doc["bots"] == one.model.doc["bots"]
+    assert site.model.doc.bots == one.model.doc.bots
 
 
 def test_a_new_version_plays_its_share_and_the_old_one_stays_rated(tmp_path: Path) -> None:
@@ -69,7 +69,7 @@ def test_a_new_version_plays_its_share_and_the_old_one_stays_rated(tmp_path: Pat
     lines = read_results(out).lines
     assert len(lines) == 2 and len(read_runs(out)) == 2
     site = build_site([out], tmp_path / "site", bootstrap=0, history_bootstrap=0)
-    ids = sorted(r["bot"] for r in site.model.doc["bots"])
+    ids = sorted(r.bot for r in site.model.doc.bots)
     assert len(ids) == 3 and all(i.startswith("alpha@") for i in ids[:2]) and ids[2] == "bravo"
     first_run = site.model.history[0]
     assert len(first_run) == 2 and "bravo" in first_run  # as of run 1: the old alpha and bravo
@@ -129,7 +129,7 @@ def test_after_a_new_version_the_terminal_leaderboard_and_site_agree_and_a_versi
         assert f" {r['games']} " in said.split(r["bot"], 1)[1].splitlines()[0]
     assert f"earlier versions (not ranked; their games count): {old['bot']}" in said
     site = build_site([out], tmp_path / "site", bootstrap=0, history_bootstrap=0)
-    assert [(r["bot"], r["games"]) for r in site.model.doc["bots"]] == [(r["bot"], r["games"]) for r in doc["bots"]]
+    assert [(r.bot, r.games) for r in site.model.doc.bots] == [(r["bot"], r["games"]) for r in doc["bots"]]
 
     ran = arena("run", cfg, "--skip-check", "--quiet", "--retire", "alpha@1")
     assert ran.code == 0, ran.err

@@ -226,18 +226,21 @@ def test_bot_page_shows_the_manifest_it_ran_with(site: Path, competition: Path) 
 
 
 def test_the_luck_is_drawn_with_a_text_alternative_only_where_it_was_measured(site: Path) -> None:
+    from arena.publish.board import Luck
     from arena.publish.site.pages import _luck_chart
+
+    def luck(rho: float | None, ci: tuple[float, float] | None = None) -> Luck:
+        return Luck(statistic="score", rho=rho, rho_ci=ci, factor=None, factor_ci=None, blocks=3, note=None,
+                    rotations=2)
 
     # the test competition's 3 blocks cannot carry a luck figure: the page says so and draws nothing
     page = (site / "index.html").read_text()
     assert '<table class="luck">' not in page and "too few to measure" in page
-    doc = {"luck": {"rho": -0.3636, "rho_ci": [-1.0, 0.0004]},
-           "luck_points": {"rho": -0.59, "rho_ci": [-0.8, -0.31]}}
-    chart = _luck_chart(doc)
+    chart = _luck_chart(luck(-0.3636, (-1.0, 0.0004)), luck(-0.59, (-0.8, -0.31)))
     labels = re.findall(r'aria-label="([^"]*)"', chart)
     assert labels[:2] == ["game results: rho -0.364, interval -1.00 to 0.00", "points: rho -0.590, interval -0.80 to -0.31"]
     assert "rho axis from -1 to 1" in labels[2]
-    assert _luck_chart({"luck": {"rho": None}, "luck_points": None}) == ""
+    assert _luck_chart(luck(None), None) == ""
 
 
 def _host_facts(competition: Path) -> tuple[list[str], list[str]]:

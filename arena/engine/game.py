@@ -141,6 +141,11 @@ class Game:
         (``ViewMemo``): the request of every decision, at the cost of what changed."""
         return self._memo.view_dict(self.deals, len(self.deals) - 1 if index is None else index, seat)
 
+    def view_bytes(self, seat: int, index: int | None = None) -> bytes:
+        """``view_dict(seat, index)`` as the JSON text a bot reads (``jsontext.dumps``), made from
+        parts encoded once (``ViewMemo.view_bytes``): no dict or list per request."""
+        return self._memo.view_bytes(self.deals, len(self.deals) - 1 if index is None else index, seat)
+
 
 def _end_of_seats(p: RuleProfile, deal: Deal, after: tuple[int, ...]) -> tuple[str, int] | None:
     """The end of a game of single scores (docs/rules.md 14): the one seat at the target

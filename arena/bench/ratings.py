@@ -162,9 +162,9 @@ def one_tournament(kind: str, entrants: int, blocks: int, t: int, *, bootstrap: 
     blks = table_tournament(true, blocks, rng, contests=contests, seats=seats, maker_edge=maker_edge,
                             eagerness=EAGERNESS if contests == "deal" else None)
     rep = rate(blks, bootstrap=bootstrap, seed=rng.randrange(1 << 30), resample=resample)
-    m = (rep.table or {}).get("maker_advantage")
+    m = rep.table.maker_advantage if rep.table else None
     return Outcome({b.bot: (b.rating, true[b.bot] - mean, b.ci_low, b.ci_high) for b in rep.bots},
-                   (m["rating"], m["ci_low"], m["ci_high"]) if m else None, rep.los.get("twin1", {}).get("twin2"))
+                   (m.rating, m.ci_low, m.ci_high) if m else None, rep.los.get("twin1", {}).get("twin2"))
 
 
 def study_cell(kind: str, entrants: int, blocks: int, tournaments: int, *, bootstrap: int = 200, seed: int = 0,

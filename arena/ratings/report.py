@@ -88,6 +88,28 @@ class LuckSummary:
     rotations: int = 2  # games per block: 2 for a duplicate block, n for a table's rotation block
 
 
+@dataclass(frozen=True)
+class MakerFit:
+    """The maker's side's fitted advantage at a called-partner table (Elo), its interval, or why withheld."""
+
+    rating: float
+    ci_low: float | None
+    ci_high: float | None
+    df: int | None
+    withheld: str | None
+
+
+@dataclass(frozen=True)
+class TableFit:
+    """What a fit of tables of n seats adds: the seats, what a contest is ("finish" or "deal"), how many
+    contests were fitted, and the maker's side's advantage (None without a fitted maker term)."""
+
+    seats: int
+    contests: str
+    contest_count: int
+    maker_advantage: MakerFit | None
+
+
 @dataclass
 class RatingReport:
     bots: list[BotSummary]
@@ -108,7 +130,7 @@ class RatingReport:
     interval_note: str | None = None
     #: At a table of n seats (``tables.rate_tables``): seats, contests ("finish" or "deal"), their
     #: count and the maker's side's fitted advantage (rating and interval); None for two pairs.
-    table: dict[str, Any] | None = None
+    table: TableFit | None = None
 
     def rating(self, bot: str) -> float:
         for b in self.bots:

@@ -14,6 +14,7 @@ from .actions import Action, Choice
 from .chance import DealKey, DeckSource, KeyedSource
 from .deal import Deal
 from .profile import RuleProfile
+from .forms import ViewForm
 
 DEFAULT_MAX_DEALS = 200
 
@@ -136,7 +137,7 @@ class Game:
         i = len(self.deals) - 1 if index is None else index
         return deal_view(self.deals[i], seat, self._memo.previous(self.deals, i))
 
-    def view_dict(self, seat: int, index: int | None = None) -> dict[str, Any]:
+    def view_dict(self, seat: int, index: int | None = None) -> ViewForm:
         """``view(seat, index).to_dict()``, what no earlier view changed taken as it was made
         (``ViewMemo``): the request of every decision, at the cost of what changed."""
         return self._memo.view_dict(self.deals, len(self.deals) - 1 if index is None else index, seat)

@@ -304,13 +304,13 @@ class ProcessPlayer(Player):
         cpu0 = self._cpu_mark if proc.measures_cpu else proc.cpu_time()
         # tempo fixed: the whole tree's wait for a core (read while it is still frozen: kept from the
         # end of its last decision if it has been frozen since), so that lateness is judged on the bot's
-        # own time, whatever its threads and the machine's load; and the judge's own wait.
+        # own time, whatever its threads and the machine's load; and the judge's own time (run or waited).
         bot: Callable[[], float] = proc.tree_run_delay if fixed else proc.run_delay
         kept = self._tree_wait if fixed and proc.paused else None
-        bot0, judge0 = (kept if kept is not None else bot()), (_JUDGES.wait() if fixed else 0.0)
+        bot0, judge0 = (kept if kept is not None else bot()), (_JUDGES.spent() if fixed else 0.0)
 
         def wait() -> float:
-            return bot() - bot0 + (_JUDGES.wait() - judge0 if fixed else 0.0)
+            return bot() - bot0 + (_JUDGES.spent() - judge0 if fixed else 0.0)
         fault = self._send(request)
         if fault:
             return Decision(None, self._die(fault))
@@ -337,7 +337,7 @@ class ProcessPlayer(Player):
         wall = time.monotonic() - t0
         now = proc.cpu_time()
         bot1 = bot()
-        waited = max(0.0, bot1 - bot0 + (_JUDGES.wait() - judge0 if fixed else 0.0))
+        waited = max(0.0, bot1 - bot0 + (_JUDGES.spent() - judge0 if fixed else 0.0))
         self._tree_wait = bot1 if fixed else None
         used = now - cpu0
         self._cpu_mark = now
@@ -490,22 +490,23 @@ class ProcessPlayer(Player):
         return Fault("crash", f"the bot exited ({detail})", msg)
 
 
-class _JudgeWaits:
-    """Seconds the judge threads of this process (each game loop's) have waited for a core, together:
-    a harness starved on a busy machine sees a reply late, which is no more the bot's doing than its
-    own wait. Together, because a worker may play several games at once in threads (a fixed tempo):
-    a game loop kept from its reply by another holding the interpreter lock while that one waits for
-    a core waits on the machine too. Each thread's file is kept open; a thread's wait stays counted
-    after it ends, so the sum never goes back."""
+class _JudgeTime:
+    """Seconds the judge threads of this process (each game loop's) have waited for a core or run,
+    together: a harness starved on a busy machine, or busy with its own work, sees a reply late, which
+    is no more the bot's doing than its own wait. Together, because a worker may play several games
+    at once in threads (a fixed tempo): a game loop kept from its reply by another that holds the
+    interpreter lock (running, collecting garbage, or waiting for a core with it) is kept by the
+    judge. Each thread's file is kept open (closed once the thread has ended, when another starts
+    judging); a thread's time stays counted after it ends, so the sum never goes back."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._fds: dict[int, int] = {}  # judge thread id -> its schedstat, open
-        self._last: dict[int, int] = {}  # judge thread id -> its wait in ns, as last read
-        self._gone = 0  # ns waited by judge threads that have ended
+        self._last: dict[int, int] = {}  # judge thread id -> its time run and waited in ns, as last read
+        self._gone = 0  # ns of judge threads that have ended
         self._mine = threading.local()
 
-    def wait(self) -> float:
+    def spent(self) -> float:
         if not getattr(self._mine, "known", False):
             self._mine.known = True
             try:
@@ -514,25 +515,25 @@ class _JudgeWaits:
                 return 0.0
             with self._lock:
                 tid = threading.get_native_id()
-                if tid in self._fds:  # an ended thread's id, reused
-                    os.close(self._fds.pop(tid))
-                    self._gone += self._last.pop(tid, 0)
+                live = {t.native_id for t in threading.enumerate()}
+                for old in [t for t in self._fds if t not in live or t == tid]:  # ended (an id may be reused)
+                    os.close(self._fds.pop(old))
+                    self._gone += self._last.pop(old, 0)
                 self._fds[tid] = fd
         with self._lock:
             total = self._gone
             for tid, fd in list(self._fds.items()):
                 try:
-                    self._last[tid] = int(os.pread(fd, 128, 0).split()[1])
-                except (OSError, IndexError, ValueError):  # the thread has ended
-                    os.close(self._fds.pop(tid))
-                    self._gone += self._last.get(tid, 0)
-                    total += self._last.pop(tid, 0)
+                    ran, waited = os.pread(fd, 128, 0).split()[:2]
+                    self._last[tid] = int(ran) + int(waited)
+                except (OSError, IndexError, ValueError):  # unreadable: its last reading stands
+                    total += self._last.get(tid, 0)
                     continue
                 total += self._last[tid]
         return total / 1e9
 
 
-_JUDGES = _JudgeWaits()
+_JUDGES = _JudgeTime()
 
 
 def _quote(line: bytes, keep: int = 120) -> str:

@@ -20,9 +20,11 @@ from dataclasses import dataclass
 #: machine) played no faster than 6 (13 blocks), with more memory and more Ray workers to start.
 PER_CORE = 6
 #: MB the four seats of one block in play take (peak proportional set size, shared pages counted
-#: once; the heuristic bot at gvisor: about 134 MB), with room to spare.
-SEATS_MB = {"gvisor": 150, "bwrap": 4 * 30, "rlimit": 4 * 30, "none": 4 * 30}
-#: MB one worker process takes (Ray's worker with the harness loaded), whatever blocks it plays.
+#: once; the heuristic bot at gvisor: the whole tree's peak with 13 blocks at once, 3.3 GB, less Ray's
+#: own processes and its workers, is about 220 MB a block, its seats' start-up included), with room to spare.
+SEATS_MB = {"gvisor": 250, "bwrap": 4 * 30, "rlimit": 4 * 30, "none": 4 * 30}
+#: MB one worker process takes (Ray's worker with the harness loaded: about 65 MB measured playing 6 blocks in threads,
+#: proportional set size), whatever blocks it plays, with room to spare.
 WORKER_MB = 150
 
 

@@ -457,7 +457,7 @@ class SiteState:
                     s.tail = _digest(f.read(scan.end - s.tail_at))
             s.offset, s.lines = scan.end, scan.lines
             rows, s.runs_offset = read_runs_from(Path(s.path).parent, s.runs_offset, s.runs[-1][0] if s.runs else -1)
-            s.runs += [[int(r["lines"]), int(r.get("played", 0))] for r in rows]
+            s.runs += [[r.lines, r.played] for r in rows]
         return new
 
     def _take(self, si: int, obj: ResultLine, off: int, n: int, seen: dict[tuple[str, int], tuple[int, str]],

@@ -63,7 +63,7 @@ QUICK_PROFILES = frozenset({
 })
 
 
-def quick_first(items: list[Any]) -> list[Any]:
-    """``items`` (profiles or their names) for a parametrize: those outside QUICK_PROFILES marked slow."""
-    return [x if getattr(x, "name", x) in QUICK_PROFILES else pytest.param(x, marks=pytest.mark.slow)
+def quick_first(items: list[Any], quick: frozenset[str] = QUICK_PROFILES) -> list[Any]:
+    """``items`` (profiles or their names) for a parametrize: those outside ``quick`` marked slow."""
+    return [x if getattr(x, "name", x) in quick else pytest.param(x, marks=pytest.mark.slow)
             for x in items]

@@ -8,7 +8,7 @@ per deal apart from the bots themselves.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import json
 import platform
@@ -18,15 +18,48 @@ import time
 from arena.engine import Deal, DealKey, KeyedSource, RuleProfile, deal_record, get_profile, profile_names
 
 
-def play_deal(deal: Deal, rng: random.Random) -> dict[str, Any]:
-    """Play ``deal`` to the end with random legal decisions; return its record."""
+class EngineFigures(TypedDict):
+    """One profile's figures (the JSON line of ``arena bench engine``)."""
+
+    bench: str
+    profile: str
+    deals: int
+    cpu_seconds: float
+    wall_seconds: float
+    deals_per_s: float
+    deals_per_wall_s: float
+    events_per_deal: float
+    python: str
+    implementation: str
+    machine: str
+    seed: int
+
+
+class ProfilesFigures(TypedDict):
+    """Every profile's rate, and the slowest (``--profile all``)."""
+
+    bench: str
+    profile: str
+    deals_per_s: dict[str, float]
+    slowest: str
+    slowest_deals_per_s: float
+    deals: int
+    python: str
+    implementation: str
+    machine: str
+    seed: int
+
+
+def play_deal(deal: Deal, rng: random.Random) -> int:
+    """Play ``deal`` to the end with random legal decisions; return its record's number of events
+    (the record is made, as every game's is)."""
     apply = deal.apply
     while not deal.done:
         apply(deal.choice.sample(rng))
-    return deal_record(deal)
+    return len(deal_record(deal)["events"])
 
 
-def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | None = None) -> dict[str, Any]:
+def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | None = None) -> EngineFigures:
     """Play random deals for about ``seconds`` of CPU time; return the figures.
 
     Deals are independent (deal ``k`` of key ``bench-<seed>``, dealer
@@ -49,8 +82,7 @@ def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | Non
     while cpu < deadline:
         for _ in range(100):  # check the clock only now and then
             deal = Deal(profile, deals, deals % seats, scores, source)
-            rec = play_deal(deal, rng)
-            events += len(rec["events"])
+            events += play_deal(deal, rng)
             deals += 1
         cpu = time.process_time()
     cpu_s = cpu - cpu0
@@ -71,7 +103,7 @@ def bench_engine(seconds: float = 3.0, seed: int = 0, profile: RuleProfile | Non
     }
 
 
-def bench_profiles(seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
+def bench_profiles(seconds: float = 3.0, seed: int = 0) -> ProfilesFigures:
     """``bench_engine`` for every registered profile, ``seconds`` each; the
     slowest profile is named, since the target holds for each of them."""
     results = {name: bench_engine(seconds, seed, get_profile(name)) for name in profile_names()}
@@ -90,7 +122,7 @@ def bench_profiles(seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
     }
 
 
-def _line(result: dict[str, Any]) -> str:
+def _line(result: EngineFigures) -> str:
     return (
         f"engine ({result['profile']}): {result['deals']} random deals in {result['cpu_seconds']} s of CPU ="
         f" {result['deals_per_s']:.0f} deals/s on one core"
@@ -102,14 +134,15 @@ def run(args: Any) -> int:
     """Measure with the options ``arena bench engine`` parsed; print a summary, then one JSON line."""
     name = getattr(args, "profile", "pagat62")
     if name == "all":
-        result = bench_profiles(args.seconds, args.seed)
-        for n, rate in result["deals_per_s"].items():
+        every = bench_profiles(args.seconds, args.seed)
+        for n, rate in every["deals_per_s"].items():
             print(f"engine ({n}): {rate:.0f} deals/s on one core")
-        print(f"slowest: {result['slowest']} at {result['slowest_deals_per_s']:.0f} deals/s"
-              f" (Python {result['python']} {result['implementation']}, {result['machine']})")
+        print(f"slowest: {every['slowest']} at {every['slowest_deals_per_s']:.0f} deals/s"
+              f" (Python {every['python']} {every['implementation']}, {every['machine']})")
+        print(json.dumps(every, sort_keys=True))
     else:
         result = bench_engine(args.seconds, args.seed, get_profile(name))
         print(_line(result) + f" (Python {result['python']} {result['implementation']}, {result['machine']})")
-    print(json.dumps(result, sort_keys=True))
+        print(json.dumps(result, sort_keys=True))
     return 0
 

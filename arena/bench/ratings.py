@@ -14,6 +14,7 @@ import json
 import math
 import random
 import time
+from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any, Sequence
 
@@ -114,8 +115,43 @@ def _game(seats: tuple[str, ...], shared: list[float], deal_seats: list[tuple[in
     return TableGame(seats, None, tuple(totals), deal_contests(seats, dl))
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One synthetic tournament rated: per bot (rating, truth, interval low, high), the maker term's (rating,
+    interval low, high) where fitted, and the twins' LOS."""
+
+    bots: dict[str, tuple[float, float, float | None, float | None]]
+    maker: tuple[float, float | None, float | None] | None
+    twin_los: float | None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of the study: how the intervals, the maker term and the twins' LOS fared over its
+    tournaments (shares as fractions; None where nothing was shown)."""
+
+    kind: str
+    entrants: int
+    blocks: int
+    tournaments: int
+    bootstrap: int
+    resample: str
+    bias: dict[str, float]
+    max_abs_bias: float
+    rmse: float
+    coverage: float | None
+    coverage_se: float | None
+    withheld: float
+    intervals_missing_their_estimate: int
+    maker_coverage: float | None
+    maker_withheld: float | None
+    twin_los_withheld: float
+    twin_los_beyond_95: float | None
+    twin_los_at_0_or_1: float | None
+
+
 def one_tournament(kind: str, entrants: int, blocks: int, t: int, *, bootstrap: int = 200, seed: int = 0,
-                   maker_edge: float = 120.0, resample: str = "auto") -> dict[str, Any]:
+                   maker_edge: float = 120.0, resample: str = "auto") -> Outcome:
     """Tournament ``t`` of a cell, rated as a leaderboard would be: per bot (rating - truth, interval
     or None), the maker term's (rating, interval) and the twins' LOS. Its own seed, so a cell's
     tournaments can be run in any order or split over processes and give the same figures."""
@@ -126,14 +162,13 @@ def one_tournament(kind: str, entrants: int, blocks: int, t: int, *, bootstrap: 
     blks = table_tournament(true, blocks, rng, contests=contests, seats=seats, maker_edge=maker_edge,
                             eagerness=EAGERNESS if contests == "deal" else None)
     rep = rate(blks, bootstrap=bootstrap, seed=rng.randrange(1 << 30), resample=resample)
-    m = (rep.table or {}).get("maker_advantage")
-    return {"bots": {b.bot: (b.rating, true[b.bot] - mean, b.ci_low, b.ci_high) for b in rep.bots},
-            "maker": (m["rating"], m["ci_low"], m["ci_high"]) if m else None,
-            "twin_los": rep.los.get("twin1", {}).get("twin2")}
+    m = rep.table.maker_advantage if rep.table else None
+    return Outcome({b.bot: (b.rating, true[b.bot] - mean, b.ci_low, b.ci_high) for b in rep.bots},
+                   (m.rating, m.ci_low, m.ci_high) if m else None, rep.los.get("twin1", {}).get("twin2"))
 
 
 def study_cell(kind: str, entrants: int, blocks: int, tournaments: int, *, bootstrap: int = 200, seed: int = 0,
-               maker_edge: float = 120.0, workers: int = 1, resample: str = "auto") -> dict[str, Any]:
+               maker_edge: float = 120.0, workers: int = 1, resample: str = "auto") -> Cell:
     """One cell of the study: ``tournaments`` synthetic tournaments of ``kind`` (a key of ``KINDS``) with
     ``entrants`` bots of ``STRENGTHS`` at ``blocks`` blocks, each rated as a leaderboard would be."""
     from functools import partial
@@ -153,7 +188,7 @@ def study_cell(kind: str, entrants: int, blocks: int, tournaments: int, *, boots
     mk_shown = mk_hit = mk_withheld = mk_total = 0
     twin_los: list[float | None] = []
     for r in results:
-        for b, (rating, truth, lo, hi) in r["bots"].items():
+        for b, (rating, truth, lo, hi) in r.bots.items():
             err[b].append(rating - truth)
             if lo is None or hi is None:
                 withheld += 1
@@ -161,51 +196,50 @@ def study_cell(kind: str, entrants: int, blocks: int, tournaments: int, *, boots
             shown += 1
             hit += lo <= truth <= hi
             missed_estimate += not lo <= rating <= hi
-        if r["maker"]:
-            rating, lo, hi = r["maker"]
+        if r.maker:
+            rating, lo, hi = r.maker
             mk_total += 1
-            if lo is None:
+            if lo is None or hi is None:
                 mk_withheld += 1
             else:
                 mk_shown += 1
                 mk_hit += lo <= maker_edge <= hi
                 missed_estimate += not lo <= rating <= hi
-        twin_los.append(r["twin_los"])
+        twin_los.append(r.twin_los)
     total = tournaments * len(bots)
     bias = {b: sum(e) / len(e) for b, e in err.items()}
     los = [x for x in twin_los if x is not None]
-    return {
-        "kind": kind, "entrants": entrants, "blocks": blocks, "tournaments": tournaments, "bootstrap": bootstrap,
-        "resample": resample,
-        "bias": {b: round(v, 1) for b, v in bias.items()},
-        "max_abs_bias": round(max(abs(v) for v in bias.values()), 1),
-        "rmse": round(math.sqrt(sum(x * x for e in err.values() for x in e) / total), 1),
-        "coverage": round(hit / shown, 4) if shown else None,
-        "coverage_se": round(math.sqrt(hit / shown * (1 - hit / shown) / shown), 4) if shown else None,
-        "withheld": round(withheld / total, 4),
-        "intervals_missing_their_estimate": missed_estimate,
-        "maker_coverage": round(mk_hit / mk_shown, 4) if mk_shown else None,
-        "maker_withheld": round(mk_withheld / mk_total, 4) if mk_total else None,
-        "twin_los_withheld": round(1 - len(los) / len(twin_los), 4),
-        "twin_los_beyond_95": round(sum(1 for x in los if x < 0.025 or x > 0.975) / len(los), 4) if los else None,
-        "twin_los_at_0_or_1": round(sum(1 for x in los if x <= 0.005 or x >= 0.995) / len(los), 4) if los else None,
-    }
+    return Cell(
+        kind=kind, entrants=entrants, blocks=blocks, tournaments=tournaments, bootstrap=bootstrap, resample=resample,
+        bias={b: round(v, 1) for b, v in bias.items()},
+        max_abs_bias=round(max(abs(v) for v in bias.values()), 1),
+        rmse=round(math.sqrt(sum(x * x for e in err.values() for x in e) / total), 1),
+        coverage=round(hit / shown, 4) if shown else None,
+        coverage_se=round(math.sqrt(hit / shown * (1 - hit / shown) / shown), 4) if shown else None,
+        withheld=round(withheld / total, 4),
+        intervals_missing_their_estimate=missed_estimate,
+        maker_coverage=round(mk_hit / mk_shown, 4) if mk_shown else None,
+        maker_withheld=round(mk_withheld / mk_total, 4) if mk_total else None,
+        twin_los_withheld=round(1 - len(los) / len(twin_los), 4),
+        twin_los_beyond_95=round(sum(1 for x in los if x < 0.025 or x > 0.975) / len(los), 4) if los else None,
+        twin_los_at_0_or_1=round(sum(1 for x in los if x <= 0.005 or x >= 0.995) / len(los), 4) if los else None,
+    )
 
 
-def cell_line(c: dict[str, Any]) -> str:
+def cell_line(c: Cell) -> str:
     """One line of the printed summary."""
-    def f(x: Any, pct: bool = True) -> str:
-        return "-" if x is None else (f"{100 * x:.1f}%" if pct else str(x))
-    return (f"{c['kind']:<11} {c['entrants']} entrants {c['blocks']:>2} blocks x{c['tournaments']}: "
-            f"coverage {f(c['coverage'])} (+-{f(c['coverage_se'])}), withheld {f(c['withheld'])}, "
-            f"maker coverage {f(c['maker_coverage'])} withheld {f(c['maker_withheld'])}, "
-            f"max |bias| {c['max_abs_bias']}, rmse {c['rmse']}, missing estimate {c['intervals_missing_their_estimate']}, "
-            f"twin LOS withheld {f(c['twin_los_withheld'])} beyond 2.5/97.5% {f(c['twin_los_beyond_95'])}")
+    def f(x: float | None) -> str:
+        return "-" if x is None else f"{100 * x:.1f}%"
+    return (f"{c.kind:<11} {c.entrants} entrants {c.blocks:>2} blocks x{c.tournaments}: "
+            f"coverage {f(c.coverage)} (+-{f(c.coverage_se)}), withheld {f(c.withheld)}, "
+            f"maker coverage {f(c.maker_coverage)} withheld {f(c.maker_withheld)}, "
+            f"max |bias| {c.max_abs_bias}, rmse {c.rmse}, missing estimate {c.intervals_missing_their_estimate}, "
+            f"twin LOS withheld {f(c.twin_los_withheld)} beyond 2.5/97.5% {f(c.twin_los_beyond_95)}")
 
 
 def study(kinds: Sequence[str], entrants: Sequence[int], blocks: Sequence[int], tournaments: int, *,
           bootstrap: int = 200, seed: int = 0, big: int | None = None, echo: bool = False,
-          workers: int = 1, resample: str = "auto") -> list[dict[str, Any]]:
+          workers: int = 1, resample: str = "auto") -> list[Cell]:
     """Every cell; ``big`` tournaments (default ``tournaments``) at 20 blocks, where coverage is promised."""
     out = []
     for kind in kinds:
@@ -224,6 +258,6 @@ def run(args: Any) -> int:
     cells = study(args.profiles.split(","), [int(x) for x in args.entrants.split(",")],
                   [int(x) for x in args.blocks.split(",")], args.tournaments, bootstrap=args.bootstrap,
                   seed=args.seed, big=args.big, echo=True, workers=args.workers, resample=args.resample)
-    print(json.dumps({"bench": "ratings", "wall_s": round(time.perf_counter() - t0, 1), "cells": cells},
-                     sort_keys=True))
+    print(json.dumps({"bench": "ratings", "wall_s": round(time.perf_counter() - t0, 1),
+                      "cells": [asdict(c) for c in cells]}, sort_keys=True))
     return 0

@@ -16,6 +16,7 @@ import platform
 import random
 import tempfile
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +77,28 @@ def generate(folder: Path, games: int, bots: int, seed: str = "bench-site", max_
     return n
 
 
+@dataclass(frozen=True)
+class SiteBench:
+    """``arena bench site``'s figures (its JSON line, in this order)."""
+
+    bench: str
+    games: int
+    bots: int
+    bootstrap: int
+    generate_seconds: float
+    build_cpu_seconds: float
+    build_wall_seconds: float
+    files: int
+    site_bytes: int
+    results_bytes: int
+    largest_file: str
+    largest_file_bytes: int
+    target_seconds: int
+    python: str
+
+
 def bench_site(games: int = 10_000, bots: int = 8, bootstrap: int = 1000, history_bootstrap: int = 200,
-               keep: Path | None = None) -> dict[str, Any]:
+               keep: Path | None = None) -> SiteBench:
     with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
         root = keep or Path(tmp)
         t0 = time.perf_counter()
@@ -88,17 +109,15 @@ def bench_site(games: int = 10_000, bots: int = 8, bootstrap: int = 1000, histor
         cpu_s, wall_s = time.process_time() - cpu0, time.perf_counter() - wall0
         total = sum(p.stat().st_size for p in (root / "site").rglob("*") if p.is_file())
         results_bytes = (root / "results" / "results.jsonl").stat().st_size
-    return {"bench": "site", "games": n, "bots": bots, "bootstrap": bootstrap, "generate_seconds": round(gen_s, 2),
-            "build_cpu_seconds": round(cpu_s, 2), "build_wall_seconds": round(wall_s, 2), "files": b.files,
-            "site_bytes": total, "results_bytes": results_bytes, "largest_file": b.largest[0],
-            "largest_file_bytes": b.largest[1], "target_seconds": 60, "python": platform.python_version()}
+    return SiteBench("site", n, bots, bootstrap, round(gen_s, 2), round(cpu_s, 2), round(wall_s, 2), b.files, total,
+                     results_bytes, b.largest[0], b.largest[1], 60, platform.python_version())
 
 
 def run(args: Any) -> int:
     r = bench_site(args.games, args.bots, args.bootstrap, args.history_bootstrap)
-    print(f"site of {r['games']} games ({r['bots']} bots, {r['results_bytes'] / 1e6:.0f} MB of results): "
-          f"built in {r['build_cpu_seconds']:.1f} s CPU ({r['build_wall_seconds']:.1f} s wall), {r['files']} files, "
-          f"{r['site_bytes'] / 1e6:.0f} MB; largest file {r['largest_file']} ({r['largest_file_bytes'] / 1e3:.0f} kB); "
-          f"target under {r['target_seconds']} s on one core")
-    print(json.dumps(r))
+    print(f"site of {r.games} games ({r.bots} bots, {r.results_bytes / 1e6:.0f} MB of results): "
+          f"built in {r.build_cpu_seconds:.1f} s CPU ({r.build_wall_seconds:.1f} s wall), {r.files} files, "
+          f"{r.site_bytes / 1e6:.0f} MB; largest file {r.largest_file} ({r.largest_file_bytes / 1e3:.0f} kB); "
+          f"target under {r.target_seconds} s on one core")
+    print(json.dumps(asdict(r)))
     return 0

@@ -17,9 +17,10 @@ import json
 import os
 import random
 import time
-from typing import Any
+from typing import Any, NotRequired, Required, TypedDict, cast
 
 from arena.engine import Deal, DealKey, KeyedSource, PlayChoice, get_profile
+from arena.engine.forms import ActionForm, LegalForm, ViewForm
 from arena.engine.view import deal_view
 from arena.match.keys import bot_seed, child_key
 from arena.match.game import play_game
@@ -58,15 +59,62 @@ def positions(profile_name: str, tricks_left: int, count: int, seed: str) -> lis
     return out
 
 
-def solve_speed(profile: str, count: int, twin: int) -> dict[str, Any]:
+class SpeedRow(TypedDict):
+    """The solver's speed at one number of tricks left."""
+
+    positions: int
+    positions_per_s: float | None
+    mean_ms: float
+    max_ms: float
+    nodes_per_position: int
+    nodes_per_s: int | None
+    twin_positions: NotRequired[int]
+    twin_slower: NotRequired[float | None]
+
+
+#: ``solve_speed``: whether the core is compiled, and a row per tricks left (None: no such position).
+SolveFigures = TypedDict("SolveFigures", {"compiled": bool, "6": SpeedRow | None, "5": SpeedRow | None,
+                                          "4": SpeedRow | None})
+
+
+class KindFigures(TypedDict):
+    n: int
+    max_ms: float
+
+
+class DecisionFigures(TypedDict):
+    """CPU milliseconds of pimc's decisions (``decision_times``)."""
+
+    games: int
+    decisions: int
+    p50_ms: float
+    p90_ms: float
+    p99_ms: float
+    max_ms: float
+    over_budget: int
+    by_kind: dict[str, KindFigures]
+
+
+class SolverReport(TypedDict, total=False):
+    """The JSON line of ``arena bench solver``."""
+
+    bench: Required[str]
+    profile: Required[str]
+    load_before: Required[list[float]]
+    solve: SolveFigures
+    decisions: DecisionFigures
+    load_after: list[float]
+
+
+def solve_speed(profile: str, count: int, twin: int) -> SolveFigures:
     """Per tricks left: positions a second, their mean and slowest time, nodes a second."""
     from cinch_bot.solver import compiled, solve_cards
 
-    out: dict[str, Any] = {"compiled": compiled()}
+    rows: dict[int, SpeedRow | None] = {}
     for left in (6, 5, 4):
         sts = positions(profile, left, count, f"bench-solver-{profile}-{left}")
         if not sts:
-            out[str(left)] = None
+            rows[left] = None
             continue
         times, nodes = [], 0
         for st in sts:
@@ -75,7 +123,7 @@ def solve_speed(profile: str, count: int, twin: int) -> dict[str, Any]:
             times.append(time.process_time() - t0)
             nodes += n
         total = sum(times)
-        row: dict[str, Any] = {
+        row: SpeedRow = {
             "positions": len(sts), "positions_per_s": round(len(sts) / total, 1) if total else None,
             "mean_ms": round(1000 * total / len(sts), 3), "max_ms": round(1000 * max(times), 3),
             "nodes_per_position": round(nodes / len(sts)), "nodes_per_s": round(nodes / total) if total else None,
@@ -92,21 +140,21 @@ def solve_speed(profile: str, count: int, twin: int) -> dict[str, Any]:
             core = time.process_time() - t0
             row["twin_positions"] = len(few)
             row["twin_slower"] = round(py / core, 1) if core else None
-        out[str(left)] = row
-    return out
+        rows[left] = row
+    return {"compiled": compiled(), "6": rows[6], "5": rows[5], "4": rows[4]}
 
 
-def decision_times(profile: str, decisions: int, key: str) -> dict[str, Any]:
+def decision_times(profile: str, decisions: int, key: str) -> DecisionFigures:
     """CPU milliseconds of each pimc decision in games against the heuristic bot."""
     pimc, heuristic = load_bot_class("pimc"), load_bot_class("heuristic")
     times: list[tuple[str, float]] = []
 
     class Timed(pimc):  # type: ignore[misc, valid-type]
-        def decide(self, kind: str, view: dict[str, Any], legal: dict[str, Any]) -> dict[str, Any]:
+        def decide(self, kind: str, view: ViewForm, legal: LegalForm) -> ActionForm:
             t0 = time.process_time()
             action = super().decide(kind, view, legal)
             times.append((kind, 1000 * (time.process_time() - t0)))
-            return dict(action)
+            return cast(ActionForm, dict(action))
 
     settings = MatchSettings(profile=profile)
     g = 0
@@ -132,13 +180,12 @@ def decision_times(profile: str, decisions: int, key: str) -> dict[str, Any]:
 
 def run(args: Any) -> int:
     load = os.getloadavg()
-    out: dict[str, Any] = {"bench": "solver", "profile": args.profile, "load_before": [round(x, 2) for x in load]}
+    out: SolverReport = {"bench": "solver", "profile": args.profile, "load_before": [round(x, 2) for x in load]}
     speed = solve_speed(args.profile, args.positions, args.twin)
     out["solve"] = speed
     print(f"solver ({'compiled core' if speed['compiled'] else 'pure Python: the core is not built'}), "
           f"{args.profile}, every legal card of the seat to act:", flush=True)
-    for left in ("6", "5", "4"):
-        r = speed[left]
+    for left, r in (("6", speed["6"]), ("5", speed["5"]), ("4", speed["4"])):
         if r is None:
             print(f"  {left} tricks left: no such position in {args.profile}")
             continue

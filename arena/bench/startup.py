@@ -10,7 +10,10 @@ how many modules were loaded and whether any of the heavy
 dependencies only some commands need (Ray, the server's stack, numpy) was
 among them. The one-block run is a real ``arena run`` of a serial one-block
 tournament at sandbox level ``none`` (Ray's own start-up, for the default
-backend, is a second or more and is not an import of the command's).
+backend, is a second or more and is not an import of the command's); its
+imports before the line it writes before the first game are its start-up,
+given apart from the whole run's (which adds the rating and the
+leaderboard's templates at the end).
 """
 
 from __future__ import annotations
@@ -40,11 +43,14 @@ class Imports:
     heavy: tuple[str, ...]
 
 
-def parse_importtime(text: str) -> Imports:
-    """The imports of ``-X importtime`` output: top-level cumulative times summed."""
+def parse_importtime(text: str, until: str | None = None) -> Imports:
+    """The imports of ``-X importtime`` output: top-level cumulative times summed; with ``until``, only those
+    before the first line that starts with it (what the process imported before it wrote that line)."""
     total_us = 0
     names: list[str] = []
     for line in text.splitlines():
+        if until is not None and line.startswith(until):
+            break
         if not line.startswith("import time:") or "[us]" in line:
             continue
         _, cumulative, name = line[len("import time:"):].split("|", 2)
@@ -61,11 +67,13 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def measure(runs: list[list[str]], cwd: Path) -> tuple[Imports, float]:
+def measure(runs: list[list[str]], cwd: Path, until: str | None = None) -> tuple[Imports, float, Imports | None]:
     """The least import time over fresh runs of ``python -X importtime ARGV``, one per argv of
-    ``runs``, the first a warm-up (bytecode compiled, files cached) not counted; and the least
-    CPU time (user + system, milliseconds) one whole process took."""
+    ``runs``, the first a warm-up (bytecode compiled, files cached) not counted; the least
+    CPU time (user + system, milliseconds) one whole process took; with ``until``, the least
+    import time before the process's first stderr line starting with it."""
     best: Imports | None = None
+    first: Imports | None = None
     best_cpu = float("inf")
     for i, argv in enumerate(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -78,9 +86,12 @@ def measure(runs: list[list[str]], cwd: Path) -> tuple[Imports, float]:
             continue
         got = parse_importtime(ran.stderr)
         best = got if best is None or got.ms < best.ms else best
+        if until is not None:
+            head = parse_importtime(ran.stderr, until)
+            first = head if first is None or head.ms < first.ms else first
         best_cpu = min(best_cpu, (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
     assert best is not None
-    return best, round(best_cpu, 1)
+    return best, round(best_cpu, 1), first
 
 
 def one_block_config(folder: Path) -> Path:
@@ -94,6 +105,9 @@ def one_block_config(folder: Path) -> Path:
     return cfg
 
 
+#: The line a run writes before its first game (RunDisplay's plan line): what is imported before it is the
+#: run's start-up; what comes after, the games' and the end's (the rating, the leaderboard's templates).
+RUN_STARTS = "arena run: one-block:"
 #: What each case runs, and how the summary names it.
 CASES = {"python": (["-c", "pass"], "python -c pass (the interpreter alone)"),
          "help": (["-m", "arena", "--help"], "arena --help"),
@@ -112,9 +126,11 @@ def bench_startup(repeat: int = 5) -> dict[str, Any]:
             # a run writes its folder: each one plays into a fresh one
             runs = [[cfg if a == "CONFIG" else a for a in argv] + (["--out", str(folder / f"{name}-{i}")]
                     if "CONFIG" in argv else []) for i in range(repeat + 1)]
-            imports, cpu = measure(runs, folder)
+            imports, cpu, start = measure(runs, folder, RUN_STARTS if "CONFIG" in argv else None)
             out[name] = {"import_ms": imports.ms, "modules": imports.modules, "arena_modules": imports.arena_modules,
                          "heavy": list(imports.heavy), "process_cpu_ms": cpu}
+            if start is not None:
+                out[name].update(start_import_ms=start.ms, start_modules=start.modules, start_heavy=list(start.heavy))
         for name in ("help", "run_module"):  # processes that only import: their CPU beyond the interpreter's own
             out[name]["import_cpu_ms"] = round(out[name]["process_cpu_ms"] - out["python"]["process_cpu_ms"], 1)
     out["load_avg"] = [round(load, 2), round(os.getloadavg()[0], 2)]
@@ -131,5 +147,8 @@ def run(args: Any) -> int:
         beyond = f" ({c['import_cpu_ms']:.0f} beyond the interpreter's)" if "import_cpu_ms" in c else ""
         print(f"  {label:<45} {c['import_ms']:7.1f} ms of imports, {c['modules']} modules ({c['arena_modules']} of"
               f" arena); heavy: {heavy}; the whole process {c['process_cpu_ms']:.0f} ms of CPU{beyond}")
+        if "start_import_ms" in c:
+            print(f"  {'  of which before its first game':<45} {c['start_import_ms']:7.1f} ms of imports,"
+                  f" {c['start_modules']} modules")
     print(json.dumps(r))
     return 0

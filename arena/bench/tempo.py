@@ -4,14 +4,17 @@ A fixed tempo holds every answer to its slot, so a game takes about ``slot_ms`` 
 wall time and little CPU; the scheduler plays more blocks at once than there are cores to make up
 for it (``arena.schedule.oversubscribe``). Both modes play the same round robin (four copies of
 one bot under other names, so there are six pairings to spread) through the real runner on an
-embedded Ray instance: free with one block a core, fixed with the scheduler's own number. Free
+embedded Ray instance: free with one block a core, fixed with the scheduler's own number (one
+worker process a core playing its blocks in threads). Free
 plays half its blocks before the fixed run and half after, so a machine whose load drifts over the
 run (other work) weighs on both modes alike, and fixed starts its workers once, as a run does. Games per second count from the
 moment the workers are up to the last stored block (``games_per_s``: what runs of this size get, the
 start of Ray's workers included, more of them with a fixed tempo), and from the first stored block
 to the last (``steady_games_per_s``: the rate of a long run, once its workers are up). While a run
 plays, the memory of this process's whole tree (Ray's workers and every sandbox, proportional set
-size) is sampled every 2 s: its peak over the blocks at once is the memory a concurrent block takes.
+size) is sampled every 2 s: its peak over the blocks at once is the memory a concurrent block takes
+(Ray's own processes and the workers included; a block plays its games one after the other, so it is
+also the memory of a concurrent game).
 """
 
 from __future__ import annotations

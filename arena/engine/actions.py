@@ -13,10 +13,11 @@ from math import comb
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, Union
 
 from .cards import ALL_CARDS, CARD_NAMES, SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
+from .forms import LegalForm
 
 T = TypeVar("T")
 
@@ -457,7 +458,7 @@ class CallChoice(Choice):
         i = int(rng.random() * (len(self.cards) + self.alone))  # (uniform as ``_pick``, without building every call)
         return Call(self.cards[i] if i < len(self.cards) else None)
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> LegalForm:
         """The legal call as a constraint: the cards that may be called, and whether alone is one."""
         return {"cards": cards_str(self.cards), "alone": self.alone}
 
@@ -596,14 +597,14 @@ _TO_DICT: dict[type, Callable[[Any], dict[str, Any]]] = {
 }
 
 
-def _need(d: dict[str, Any], kind: object, field: str) -> object:
+def _need(d: Mapping[str, object], kind: object, field: str) -> object:
     value = d.get(field)
     if value is None:
         raise ValueError(f"action of type {kind!r} is missing field {field!r}")
     return value
 
 
-def action_from_dict(d: dict[str, Any]) -> Action:
+def action_from_dict(d: Mapping[str, object]) -> Action:
     """Parse the JSON form; raise ValueError naming what is wrong.
 
     A field set to None counts as absent, so a validated protocol model's
@@ -661,11 +662,11 @@ def action_from_dict(d: dict[str, Any]) -> Action:
 #: The action types of the decision kinds the engine's own deal machine asks (the record's and the
 #: protocol's ``type``), in the order its messages list them.
 CORE_ACTION_TYPES = ("pass", "bid", "trump", "discard", "rob", "call", "take_widow", "leave_widow", "play")
-_FROM_DICT: dict[str, Callable[[dict[str, Any]], Any]] = {}
+_FROM_DICT: dict[str, Callable[[Mapping[str, object]], Any]] = {}
 
 
 def register_action(cls: type, types: Sequence[str], to_dict: Callable[[Any], dict[str, Any]],
-                    from_dict: Callable[[dict[str, Any]], Any]) -> None:
+                    from_dict: Callable[[Mapping[str, object]], Any]) -> None:
     """Make the actions of a decision kind registered at run time (``kinds.register_kind``) readable and
     writable in their JSON form: ``cls`` is written by ``to_dict``, each of ``types`` read by ``from_dict``."""
     clash = [t for t in types if t in CORE_ACTION_TYPES]

@@ -14,6 +14,7 @@ from .actions import Action, Choice
 from .chance import DealKey, DeckSource, KeyedSource
 from .deal import Deal
 from .profile import RuleProfile
+from .forms import ViewForm
 
 DEFAULT_MAX_DEALS = 200
 
@@ -136,10 +137,15 @@ class Game:
         i = len(self.deals) - 1 if index is None else index
         return deal_view(self.deals[i], seat, self._memo.previous(self.deals, i))
 
-    def view_dict(self, seat: int, index: int | None = None) -> dict[str, Any]:
+    def view_dict(self, seat: int, index: int | None = None) -> ViewForm:
         """``view(seat, index).to_dict()``, what no earlier view changed taken as it was made
         (``ViewMemo``): the request of every decision, at the cost of what changed."""
         return self._memo.view_dict(self.deals, len(self.deals) - 1 if index is None else index, seat)
+
+    def view_bytes(self, seat: int, index: int | None = None) -> bytes:
+        """``view_dict(seat, index)`` as the JSON text a bot reads (``jsontext.dumps``), made from
+        parts encoded once (``ViewMemo.view_bytes``): no dict or list per request."""
+        return self._memo.view_bytes(self.deals, len(self.deals) - 1 if index is None else index, seat)
 
 
 def _end_of_seats(p: RuleProfile, deal: Deal, after: tuple[int, ...]) -> tuple[str, int] | None:

@@ -20,11 +20,12 @@ deal's ``Stage``). docs/architecture.md says what that leaves unchanged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from .actions import register_action, unregister_action
 from .cards import JOKER, card_str, cards_str
 from .deal import STAGES
+from .forms import ActionForm, EventForm, LegalForm
 from .info import deal_facts, profile_info
 from .profile import RuleProfile
 
@@ -43,7 +44,7 @@ def cards_text(cards: list[str] | None) -> str:
     return " ".join(cards) if cards else "-"
 
 
-def option_text(option: dict[str, Any]) -> str:
+def option_text(option: ActionForm) -> str:
     """A listed option as it is typed: its type, then its other values ("take_widow")."""
     return " ".join([str(option.get("type")), *(str(v) for k, v in option.items() if k != "type")])
 
@@ -113,7 +114,7 @@ class DecisionKind:
         """The JSON form of one of the kind's actions (``action_type``), as records and bots have it."""
         raise NotImplementedError(f"the {self.name} kind names no action_type")
 
-    def action_from_dict(self, d: dict[str, Any]) -> Any:
+    def action_from_dict(self, d: Mapping[str, object]) -> Any:
         """The action of a JSON form whose ``type`` is one of the kind's events; ValueError says why not."""
         raise NotImplementedError(f"the {self.name} kind names no action_type")
 
@@ -142,7 +143,7 @@ class DecisionKind:
         (the kind is one of the profile's ``decision_kinds``)."""
         return {self.name}
 
-    def prompt(self, legal: dict[str, Any]) -> str:
+    def prompt(self, legal: LegalForm) -> str:
         """What may be answered, and how to type it."""
         options = legal.get("options")
         if options:  # listed answers: by number or by name
@@ -150,18 +151,18 @@ class DecisionKind:
             return f"{self.name}: type one of {listed}"
         return f"{self.name}: type any (one legal choice)"
 
-    def parse(self, legal: dict[str, Any], upper: list[str]) -> dict[str, Any]:
+    def parse(self, legal: LegalForm, upper: list[str]) -> ActionForm:
         """The typed words (upper case, at least one) as a protocol action; ValueError says why not."""
         options = legal.get("options")
         if options:
             typed = " ".join(upper)
             for i, o in enumerate(options, 1):
                 if typed in (str(i), option_text(o).upper()):
-                    return dict(o)
+                    return o.copy()
             raise ValueError(f"type one of {', '.join(f'{i} {option_text(o)}' for i, o in enumerate(options, 1))}")
         raise ValueError("type any")
 
-    def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
+    def replay(self, event: EventForm, out: ReplayWriter) -> None:
         """Write one of the kind's events (record form) into a text replay."""
         forced = " (forced)" if event.get("forced") else ""
         out.line(f"{out.label(event['seat'])} {event['type']}{forced}")
@@ -171,12 +172,14 @@ class DecisionKind:
         out.say(f"{_who(event, out)} {event['type']}{_forced(event)}.")
 
 
-def _forced(event: dict[str, Any]) -> str:
+def _forced(event: Mapping[str, object]) -> str:
+    """(An event in either of its forms: a record's, typed, or the site viewer's dict.)"""
     return " (forced)" if event.get("forced") else ""
 
 
-def _who(event: dict[str, Any], out: Narrator) -> str:
-    return out.name(event["seat"]) if event.get("seat") is not None else ""
+def _who(event: Mapping[str, object], out: Narrator) -> str:
+    seat = event.get("seat")
+    return out.name(seat) if isinstance(seat, int) else ""
 
 
 class _Bid(DecisionKind):
@@ -192,11 +195,11 @@ class _Bid(DecisionKind):
     def probes(self, profile: RuleProfile) -> set[str]:
         return {self.name, "top_bid"} | ({"dark_bid"} if profile_info(profile).dark_bid else set())
 
-    def prompt(self, legal: dict[str, Any]) -> str:
+    def prompt(self, legal: LegalForm) -> str:
         amounts = [f"{b['amount']}{b['suit']}" for b in legal.get("suited") or []] or [str(b) for b in legal["bids"]]
         return f"bid: {' '.join(amounts)}" + (" or pass" if legal["pass"] else "")
 
-    def parse(self, legal: dict[str, Any], upper: list[str]) -> dict[str, Any]:
+    def parse(self, legal: LegalForm, upper: list[str]) -> ActionForm:
         if upper == ["PASS"] or upper == ["P"]:
             if not legal["pass"]:
                 raise ValueError("you may not pass here")
@@ -214,7 +217,7 @@ class _Bid(DecisionKind):
             return {"type": "bid", "amount": int(w)}
         raise ValueError(f"not a legal bid: {w}")
 
-    def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
+    def replay(self, event: EventForm, out: ReplayWriter) -> None:
         amount = f"{event['amount']}{event.get('suit', '')}" if event["type"] == self.events[0] else "pass"
         out.bid(f"{out.seat_name(event['seat'])} {amount}{_forced(event)}")
 
@@ -246,15 +249,15 @@ class _Trump(DecisionKind):
         # every trump decision follows the widows where there are some
         return {"trump_with_widow" if info.widow else self.name} | (
             {"forced_bid_history"} if info.forced_dealer_bid else set())
-    def prompt(self, legal: dict[str, Any]) -> str:
+    def prompt(self, legal: LegalForm) -> str:
         return f"name trumps: {' '.join(legal['suits'])}"
 
-    def parse(self, legal: dict[str, Any], upper: list[str]) -> dict[str, Any]:
+    def parse(self, legal: LegalForm, upper: list[str]) -> ActionForm:
         if len(upper) == 1 and upper[0] in legal["suits"]:
             return {"type": "trump", "suit": upper[0]}
         raise ValueError(f"name one of {' '.join(legal['suits'])}")
 
-    def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
+    def replay(self, event: EventForm, out: ReplayWriter) -> None:
         out.line(f"{out.label(event['seat'])} names {event['suit']} trumps")
 
     def narrate(self, event: dict[str, Any], out: Narrator) -> None:
@@ -283,12 +286,12 @@ class _Play(DecisionKind):
         if info.joker:
             out.add("joker_play")
         return out
-    def prompt(self, legal: dict[str, Any]) -> str:
+    def prompt(self, legal: LegalForm) -> str:
         under = (f"; with {legal['under']} under it from {cards_text(legal['under_from'])} (type the top card first)"
                  if legal.get("under") else "")
         return f"play one of: {cards_text(legal['cards'])}{under}"
 
-    def parse(self, legal: dict[str, Any], upper: list[str]) -> dict[str, Any]:
+    def parse(self, legal: LegalForm, upper: list[str]) -> ActionForm:
         top, under = upper[0], upper[1:]
         if top not in legal["cards"]:
             raise ValueError(f"{top} is not a card you may play")
@@ -298,7 +301,7 @@ class _Play(DecisionKind):
                              else "play one card")
         return {"type": "play", "card": top, "under": under}
 
-    def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
+    def replay(self, event: EventForm, out: ReplayWriter) -> None:
         """Nothing: a replay shows the tricks as the engine formed them, after the events."""
 
     def narrate(self, event: dict[str, Any], out: Narrator) -> None:
@@ -331,16 +334,16 @@ class _Rob(DecisionKind):
         # trumps or more, and at five or six the stock has nearly always run out before the rob
         n = profile_info(profile).players
         return {self.name} if n == 4 else {"rob_after_reshuffle"} if n >= 5 else set()
-    def prompt(self, legal: dict[str, Any]) -> str:
+    def prompt(self, legal: LegalForm) -> str:
         return f"take {legal['take']} of: {cards_text(legal['from'])} (you get {cards_text(legal.get('automatic'))} anyway)"
 
-    def parse(self, legal: dict[str, Any], upper: list[str]) -> dict[str, Any]:
+    def parse(self, legal: LegalForm, upper: list[str]) -> ActionForm:
         cards = _card_set(upper)
         if len(cards) != legal["take"] or len(set(cards)) != len(cards) or not set(cards) <= set(legal["from"]):
             raise ValueError(f"take exactly {legal['take']} distinct cards of {cards_text(legal['from'])}")
         return {"type": "rob", "take": cards}
 
-    def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
+    def replay(self, event: EventForm, out: ReplayWriter) -> None:
         out.line(f"dealer robs the pack, choosing [{cards_text(event['take'])}]{_forced(event)}", flush=False)
 
     def narrate(self, event: dict[str, Any], out: Narrator) -> None:
@@ -351,17 +354,17 @@ class _Rob(DecisionKind):
 
 
 class _Discard(DecisionKind):
-    def prompt(self, legal: dict[str, Any]) -> str:
+    def prompt(self, legal: LegalForm) -> str:
         return f"discard {legal['least']} to {legal['most']} of: {cards_text(legal['from'])} (- for none)"
 
-    def parse(self, legal: dict[str, Any], upper: list[str]) -> dict[str, Any]:
+    def parse(self, legal: LegalForm, upper: list[str]) -> ActionForm:
         cards = _card_set(upper)
         if not legal["least"] <= len(cards) <= legal["most"] or len(set(cards)) != len(cards) \
                 or not set(cards) <= set(legal["from"]):
             raise ValueError(f"discard {legal['least']} to {legal['most']} distinct cards of {cards_text(legal['from'])}")
         return {"type": "discard", "cards": cards}
 
-    def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
+    def replay(self, event: EventForm, out: ReplayWriter) -> None:
         out.line(f"{out.label(event['seat'])} discards [{cards_text(event['cards'])}]{_forced(event)}")
 
     def narrate(self, event: dict[str, Any], out: Narrator) -> None:
@@ -372,17 +375,17 @@ class _Discard(DecisionKind):
 
 
 class _Call(DecisionKind):
-    def prompt(self, legal: dict[str, Any]) -> str:
+    def prompt(self, legal: LegalForm) -> str:
         return f"call one of: {cards_text(legal['cards'])}" + (" or alone" if legal.get("alone") else "")
 
-    def parse(self, legal: dict[str, Any], upper: list[str]) -> dict[str, Any]:
+    def parse(self, legal: LegalForm, upper: list[str]) -> ActionForm:
         if upper == ["ALONE"] and legal.get("alone"):
             return {"type": "call", "alone": True}
         if len(upper) == 1 and upper[0] in legal["cards"]:
             return {"type": "call", "card": upper[0]}
         raise ValueError("call one card you do not hold" + (", or alone" if legal.get("alone") else ""))
 
-    def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
+    def replay(self, event: EventForm, out: ReplayWriter) -> None:
         called = "goes alone" if event.get("alone") else f"calls {event['card']}"
         out.line(f"{out.label(event['seat'])} {called}{_forced(event)}", flush=False)
 
@@ -394,7 +397,7 @@ class _Call(DecisionKind):
 class _TakeWidow(DecisionKind):
     """Listed answers (the defaults' prompt and parser); told beside the seat's bid."""
 
-    def replay(self, event: dict[str, Any], out: ReplayWriter) -> None:
+    def replay(self, event: EventForm, out: ReplayWriter) -> None:
         out.note(" (takes its widow)" if event["type"] == self.events[0] else " (leaves its widow)")
 
     def narrate(self, event: dict[str, Any], out: Narrator) -> None:

@@ -9,10 +9,12 @@ every card a view names against what the seat could have seen.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
-from .cards import SUITS, Card, card_str, cards_str
+from .cards import CARD_NAMES, SUITS, Card, card_str, cards_str
 from .deal import BID, DARK, DONE, PLAY, ROB, Deal, Trick
+from .forms import BidForm, PlayForm, SummaryForm, TrickForm, ViewForm
+from .jsontext import dumps
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +94,7 @@ class View:
     def to_dict(self) -> dict[str, Any]:
         """JSON form with cards as text, as sent to bots (``ViewMemo.view_dict`` builds the same
         dict straight from the deal, for the requests of a game in play)."""
-        d: dict[str, Any] = {
+        d: ViewForm = {
             "seat": self.seat,
             "partner": self.partner,
             "dealer": self.dealer,
@@ -104,12 +106,8 @@ class View:
             "discarded": cards_str(self.discarded),
             "received": cards_str(self.received),
             "bids": (
-                [{"seat": s, "amount": a, "forced": f} for s, a, f in self.bids]
-                if self.bid_suits is None
-                else [
-                    {"seat": s, "amount": a, "forced": f, **({"suit": SUITS[u]} if u is not None else {})}
-                    for (s, a, f), u in zip(self.bids, self.bid_suits)
-                ]
+                [_bid_dict(b, False) for b in self.bids] if self.bid_suits is None
+                else [_bid_dict(b, u) for b, u in zip(self.bids, self.bid_suits)]
             ),
             "maker": self.maker,
             "bid": self.bid,
@@ -120,7 +118,7 @@ class View:
             "rob_stock": None if self.rob_stock is None else cards_str(self.rob_stock),
             "rob_taken": None if self.rob_taken is None else cards_str(self.rob_taken),
             "tricks": [trick_dict(t) for t in self.tricks],
-            "previous": [summary_dict(p) for p in self.previous],
+            "previous": [summary_form(p) for p in self.previous],
             "points": None if self.points is None else list(self.points),
             "scores_after": None if self.scores_after is None else list(self.scores_after),
         }
@@ -134,32 +132,43 @@ class View:
             if self.called is not None or self.alone:
                 d["called"] = None if self.called is None else card_str(self.called)
                 d["alone"] = self.alone
-        return d
+        return cast("dict[str, Any]", d)  # (typed while it is built; the site reads it as a JSON object)
 
 
-def trick_dict(t: TrickView) -> dict[str, Any]:
-    return {
-        "leader": t.leader,
-        "plays": [{"seat": s, "card": card_str(c), **({"under": cards_str(u)} if u else {})} for s, c, u in t.plays],
-        "winner": t.winner,
-    }
+def trick_dict(t: TrickView) -> TrickForm:
+    return {"leader": t.leader, "plays": [_play_form(s, c, u) for s, c, u in t.plays], "winner": t.winner}
 
 
-def _bid_dict(bid: tuple[int, int, bool], suit: int | None | bool) -> dict[str, Any]:
+def _play_form(seat: int, card: Card, under: tuple[Card, ...]) -> PlayForm:
+    """One card of a trick (with the cards put under it, where any)."""
+    if under:
+        return {"seat": seat, "card": card_str(card), "under": cards_str(under)}
+    return {"seat": seat, "card": card_str(card)}
+
+
+def _bid_dict(bid: tuple[int, int, bool], suit: int | None | bool) -> BidForm:
     """One bid event in wire form; ``suit``: False where bids name none, else the suit or None (a pass)."""
     s, a, f = bid
-    if suit is False:
+    if suit is False or suit is None:
         return {"seat": s, "amount": a, "forced": f}
-    return {"seat": s, "amount": a, "forced": f, **({"suit": SUITS[suit]} if suit is not None else {})}
+    return {"seat": s, "amount": a, "forced": f, "suit": SUITS[suit]}
 
 
-def _trick_form(t: Trick) -> dict[str, Any]:
+def _trick_form(t: Trick) -> TrickForm:
     """``trick_dict`` of the engine's trick as it stands."""
-    return {
-        "leader": t.leader,
-        "plays": [{"seat": s, "card": card_str(c), **({"under": cards_str(u)} if u else {})} for s, c, u in t.plays],
-        "winner": t.winner,
-    }
+    return {"leader": t.leader, "plays": [_play_form(s, c, u) for s, c, u in t.plays], "winner": t.winner}
+
+
+#: Each card's name as a JSON string: a list of cards is these joined (``_trick_text``, a hand).
+_CARD_TEXT = tuple(dumps(name) for name in CARD_NAMES).__getitem__
+
+
+def _trick_text(t: Trick) -> bytes:
+    """``dumps(_trick_form(t))``, written straight from the trick (an open trick, on every request)."""
+    plays = b",".join([b'{"seat":%d,"card":%b}' % (s, _CARD_TEXT(c)) if not u else
+                       b'{"seat":%d,"card":%b,"under":[%b]}' % (s, _CARD_TEXT(c), b",".join(map(_CARD_TEXT, u)))
+                       for s, c, u in t.plays])
+    return b'{"leader":%d,"plays":[%b],"winner":%b}' % (t.leader, plays, b"null" if t.winner is None else b"%d" % t.winner)
 
 
 class _DealForms:
@@ -167,15 +176,18 @@ class _DealForms:
     same for every seat; the engine only appends to both), each seat's dealt hand (a tuple the deal
     replaces whole), and each seat's last view with the key of what it was made from (``_settled``)."""
 
-    __slots__ = ("tricks", "played", "bids", "dealt", "views")
+    __slots__ = ("tricks", "trick_text", "played", "bids", "dealt", "views", "texts")
 
     def __init__(self) -> None:
-        self.tricks: list[dict[str, Any]] = []
+        self.tricks: list[TrickForm] = []
+        self.trick_text = b""  # the finished tricks encoded, comma-separated (``ViewMemo.view_bytes``)
         self.played = 0  # cards played to the finished tricks (each one event of the deal)
-        self.bids: list[dict[str, Any]] = []
+        self.bids: list[BidForm] = []
         self.dealt: dict[int, tuple[tuple[Card, ...], list[str]]] = {}
         #: seat -> (key, its view less what card play changes, the keys of that view's lists)
-        self.views: dict[int, tuple[tuple[str, int], dict[str, Any], tuple[str, ...]]] = {}
+        self.views: dict[int, tuple[tuple[str, int], ViewForm, tuple[str, ...]]] = {}
+        #: seat -> (key, that view's text cut around what card play changes, the names of those parts)
+        self.texts: dict[int, tuple[tuple[str, int], tuple[bytes, ...], tuple[str, ...]]] = {}
 
 
 class ViewMemo:
@@ -191,11 +203,12 @@ class ViewMemo:
     memo's own dicts inside (tricks, bids, summaries) are shared, never changed.
     """
 
-    __slots__ = ("summaries", "summary_dicts", "_deals")
+    __slots__ = ("summaries", "summary_dicts", "summary_texts", "_deals")
 
     def __init__(self) -> None:
         self.summaries: list[DealSummary] = []
-        self.summary_dicts: list[dict[str, Any]] = []
+        self.summary_dicts: list[SummaryForm] = []
+        self.summary_texts: list[bytes] = []  # the same encoded (``view_bytes``), made when first asked
         #: deal index -> its parts in wire form (the last two deals only: no view of older ones is asked again)
         self._deals: dict[int, _DealForms] = {}
 
@@ -204,7 +217,7 @@ class ViewMemo:
         while len(self.summaries) < index:
             done = summarize(deals[len(self.summaries)])
             self.summaries.append(done)
-            self.summary_dicts.append(summary_dict(done))
+            self.summary_dicts.append(summary_form(done))
         return tuple(self.summaries[:index])
 
     def _forms(self, index: int) -> _DealForms:
@@ -215,7 +228,7 @@ class ViewMemo:
             forms = self._deals[index] = _DealForms()
         return forms
 
-    def view_dict(self, deals: Sequence[Deal], index: int, seat: int) -> dict[str, Any]:
+    def view_dict(self, deals: Sequence[Deal], index: int, seat: int) -> ViewForm:
         """``deal_view(deals[index], seat, previous).to_dict()``, the same dict, made from what changed.
 
         Card play changes a view's hand, tricks, the cards laid face up and
@@ -227,30 +240,14 @@ class ViewMemo:
         (tests/engine/test_view_memo.py holds every profile's views to the
         view built from scratch).
         """
-        if len(self.summaries) < index:
-            self.previous(deals, index)
-        deal = deals[index]
-        forms = self._forms(index)
-        tricks, trick_forms = deal.tricks, forms.tricks
-        while len(trick_forms) < len(tricks) and tricks[len(trick_forms)].winner is not None:
-            t = tricks[len(trick_forms)]
-            trick_forms.append(_trick_form(t))
-            forms.played += len(t.plays)
-        done = len(trick_forms)
-        if done < len(tricks):
-            open_tricks = tricks[done:]
-            played = forms.played + sum(len(t.plays) for t in open_tricks)
-            trick_list = trick_forms + [_trick_form(t) for t in open_tricks]
-        else:
-            played, trick_list = forms.played, trick_forms[:]
-        key = (deal.phase, len(deal.events) - played)
-        last = forms.views.get(seat)
-        if last is None or last[0] != key:
-            settled = self._settled(deal, forms, seat, index)
-            last = forms.views[seat] = (key, settled, tuple(k for k in _LISTS if settled.get(k) is not None))
+        deal, forms, open_tricks, key = self._catch_up(deals, index)
+        trick_forms = forms.tricks
+        trick_list = trick_forms + [_trick_form(t) for t in open_tricks] if open_tricks else trick_forms[:]
+        last = self._kept(deal, forms, seat, index, key)
         d = last[1].copy()
+        lists = cast(dict[str, list[object]], d)  # (the same dict, by the keys that hold lists: last[2])
         for k in last[2]:  # the kept view's own lists stay its own
-            d[k] = d[k][:]
+            lists[k] = lists[k][:]
         sides, partner = _known_sides(deal, seat)
         d["partner"] = partner
         d["hand"] = cards_str(deal.hands[seat])
@@ -261,9 +258,77 @@ class ViewMemo:
             d["sides"] = list(sides)
         return d
 
-    def _settled(self, deal: Deal, forms: _DealForms, seat: int, index: int) -> dict[str, Any]:
+    def view_bytes(self, deals: Sequence[Deal], index: int, seat: int) -> bytes:
+        """``dumps(view_dict(deals, index, seat))``, the same bytes, with no dict or list in between.
+
+        The seat's kept view (``view_dict``) is encoded once per key, cut
+        around the parts card play changes (partner, hand, tricks, shown
+        cards, sides); each request encodes only those, the finished tricks
+        of the deal encoded once each (tests/engine/test_view_memo.py holds
+        every profile's bytes to the dict's).
+        """
+        deal, forms, open_tricks, key = self._catch_up(deals, index)
+        text = forms.texts.get(seat)
+        if text is None or text[0] != key:
+            text = forms.texts[seat] = (key, *_cut(self._kept(deal, forms, seat, index, key)[1], self._previous_text(index)))
+        cuts, names = text[1], text[2]
+        sides, partner = _known_sides(deal, seat)
+        out = [cuts[0]]
+        for name, cut in zip(names, cuts[1:]):
+            if name == "tricks":
+                done = forms.trick_text
+                if open_tricks:
+                    now = b",".join([_trick_text(t) for t in open_tricks])
+                    done = done + b"," + now if done else now
+                out.append(b"[" + done + b"]")
+            elif name == "hand":
+                out.append(b"[" + b",".join(map(_CARD_TEXT, deal.hands[seat])) + b"]")
+            elif name == "partner":
+                out.append(b"null" if partner is None else str(partner).encode())
+            elif name == "sides":
+                out.append(b"null" if sides is None else dumps(list(sides)))
+            else:  # shown
+                out.append(dumps([cards_str(c) for c in deal.shown]))
+            out.append(cut)
+        return b"".join(out)
+
+    def _previous_text(self, index: int) -> bytes:
+        """The finished deals' summaries before ``index`` as JSON (each encoded once)."""
+        texts = self.summary_texts
+        while len(texts) < index:
+            texts.append(dumps(self.summary_dicts[len(texts)]))
+        return b"[" + b",".join(texts[:index]) + b"]"
+
+    def _catch_up(self, deals: Sequence[Deal], index: int) -> tuple[Deal, _DealForms, list[Trick], tuple[str, int]]:
+        """The deal, its forms with every finished trick made, its open tricks, and the key of what
+        a seat's kept view was made from: (phase, events that are not cards)."""
+        if len(self.summaries) < index:
+            self.previous(deals, index)
+        deal = deals[index]
+        forms = self._forms(index)
+        tricks, trick_forms = deal.tricks, forms.tricks
+        while len(trick_forms) < len(tricks) and tricks[len(trick_forms)].winner is not None:
+            t = tricks[len(trick_forms)]
+            form = _trick_form(t)
+            trick_forms.append(form)
+            forms.trick_text = forms.trick_text + b"," + dumps(form) if forms.trick_text else dumps(form)
+            forms.played += len(t.plays)
+        open_tricks = tricks[len(trick_forms):]
+        played = forms.played + sum(len(t.plays) for t in open_tricks) if open_tricks else forms.played
+        return deal, forms, open_tricks, (deal.phase, len(deal.events) - played)
+
+    def _kept(self, deal: Deal, forms: _DealForms, seat: int, index: int,
+              key: tuple[str, int]) -> tuple[tuple[str, int], ViewForm, tuple[str, ...]]:
+        """The seat's kept view under ``key``, made again when the key changed."""
+        last = forms.views.get(seat)
+        if last is None or last[0] != key:
+            settled = self._settled(deal, forms, seat, index)
+            last = forms.views[seat] = (key, settled, tuple(k for k in _LISTS if settled.get(k) is not None))
+        return last
+
+    def _settled(self, deal: Deal, forms: _DealForms, seat: int, index: int) -> ViewForm:
         """The seat's view with what card play leaves as it is, in the wire's key order (the rest:
-        placeholders that ``view_dict`` fills)."""
+        placeholders that ``view_dict`` fills: no partner, an empty hand and no tricks)."""
         profile = deal.profile
         phase = deal.phase
         rob_stock: list[str] | None = None
@@ -287,14 +352,14 @@ class ViewMemo:
         trump = deal.trump
         points = deal.points if done else None
         after = deal.scores_after if done else None
-        d: dict[str, Any] = {
+        d: ViewForm = {
             "seat": seat,
             "partner": None,
             "dealer": deal.dealer,
             "deal_index": deal.index,
             "phase": phase,
             "scores": list(deal.scores_before),
-            "hand": None,
+            "hand": [],
             "dealt": dealt[1],
             "discarded": cards_str(deal.discarded[seat]),
             "received": cards_str(deal.received[seat]),
@@ -307,7 +372,7 @@ class ViewMemo:
             "reshuffles": deal.reshuffles,
             "rob_stock": rob_stock,
             "rob_taken": rob_taken,
-            "tricks": None,
+            "tricks": [],
             "previous": self.summary_dicts[:index],
             "points": None if points is None else list(points),
             "scores_after": None if after is None else list(after),
@@ -326,13 +391,42 @@ class ViewMemo:
         return d
 
 
+#: The parts of a view that card play changes: ``view_bytes`` encodes them on every request.
+_MOVING = ("partner", "hand", "tricks", "shown", "sides")
+_MARKS = {k: "\x00moving:" + k for k in (*_MOVING, "previous")}
+_MARK_TEXTS = {k: dumps(v) for k, v in _MARKS.items()}
+
+
+def _cut(settled: ViewForm, previous: bytes) -> tuple[tuple[bytes, ...], tuple[str, ...]]:
+    """A kept view's text cut around its moving parts (the key order is the view's): the text
+    between them, and their names in order; ``previous``: the summaries' text, made once."""
+    names = tuple(k for k in _MOVING if k in settled)  # (the view's key order: _MOVING is in it)
+    probe: dict[str, object] = dict(settled)
+    for name in names:
+        probe[name] = _MARKS[name]
+    probe["previous"] = _MARKS["previous"]
+    text = dumps(probe).replace(_MARK_TEXTS["previous"], previous, 1)
+    cuts = []
+    for name in names:
+        before, text = text.split(_MARK_TEXTS[name], 1)
+        cuts.append(before)
+    cuts.append(text)
+    return tuple(cuts), names
+
+
 #: The lists of a kept view (``ViewMemo._settled``) that each view copies (where present, not None).
 _LISTS = ("scores", "dealt", "discarded", "received", "bids", "discard_counts", "receive_counts", "rob_stock",
           "rob_taken", "previous", "points", "scores_after", "dark")
 
 
 def summary_dict(d: DealSummary) -> dict[str, Any]:
-    out = {
+    """``summary_form`` as the site's JSON object."""
+    return cast("dict[str, Any]", summary_form(d))
+
+
+def summary_form(d: DealSummary) -> SummaryForm:
+    """A finished deal's public outcome in a view's ``previous``."""
+    out: SummaryForm = {
         "index": d.index,
         "dealer": d.dealer,
         "maker": d.maker,

@@ -147,9 +147,9 @@ def play_game(
         seat = game.to_act
         choice = game.choice
         decision_no += 1
-        request = wire.decide(game, seat, choice, decision_no)
+        request = wire.request(game, seat, choice, decision_no)
         c = clock()
-        answer = players[seat].decide(request)
+        answer = players[seat].decide_request(request)
         talk += clock() - c
         fault = answer.fault
         broken = False  # the engine failed part-way through the bot's action: its state is not to be trusted
@@ -157,10 +157,11 @@ def play_game(
             try:
                 game.apply(answer.action)  # type: ignore[arg-type]
             except IllegalAction as e:
-                fault = Fault("illegal", str(e), request, answer.reply_text)
+                fault = Fault("illegal", str(e), request.to_dict(), answer.reply_text)
             except Exception as e:  # noqa: BLE001 - whatever the bot's action set off is the bot's illegal move
                 fault = Fault("illegal", f"the action {answer.action!r} could not be applied"
-                              f" ({type(e).__name__}: {e}): legal is {choice.explain()}", request, answer.reply_text)
+                              f" ({type(e).__name__}: {e}): legal is {choice.explain()}", request.to_dict(),
+                              answer.reply_text)
                 broken = True
         if fault is not None:
             strikes[seat] += 1

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import Action
+from ..protocol.wire import Request
 
 #: "sandbox": the bot left its sandbox in a state that resisted cleanup (deliberate: it forfeits).
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal", "protocol", "sandbox")
@@ -75,7 +76,8 @@ class PlayerReport:
     version: str = ""
     latencies_ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
-    #: per decision, ms the bot waited runnable for a core (the machine's doing): latency - cpu - wait is idle on move
+    #: per decision, ms the bot waited runnable for a core (the machine's doing; with a fixed tempo also the judge's
+    #: own time, run or waited): latency - cpu - wait is idle on move
     wait_ms: list[float] = field(default_factory=list)
     stderr: str = ""
     stderr_dropped: int = 0
@@ -114,6 +116,11 @@ class Player(ABC):
     @abstractmethod
     def decide(self, request: dict[str, Any]) -> Decision:
         """Answer a ``decide`` message."""
+
+    def decide_request(self, request: Request) -> Decision:
+        """Answer the game loop's request (``wire.request``): a player that writes it to a bot sends
+        its text as it is (``ProcessPlayer``); the others read its dict."""
+        return self.decide(request.to_dict())
 
     def next_game(self) -> PlayerReport | None:
         """End this game and stay up for the lineage's next one (``match.restart: per-lineage``).

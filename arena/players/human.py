@@ -26,6 +26,7 @@ from typing import Any, Callable, TextIO
 
 from ..engine import action_from_dict, decision_kind
 from ..engine import cards_text as _cards
+from ..engine.forms import ActionForm, LegalForm
 from .base import Decision, Fault, Player
 
 SEATS = ("N", "E", "S", "W")
@@ -73,18 +74,19 @@ def show_view(view: dict[str, Any]) -> list[str]:
     return out
 
 
-def show_legal(kind: str, legal: dict[str, Any]) -> str:
+def show_legal(kind: str, legal: LegalForm) -> str:
     """What may be answered, and how to type it (the kind says: ``arena.engine.kinds``)."""
     return decision_kind(kind).prompt(legal)
 
 
-def parse_reply(kind: str, legal: dict[str, Any], text: str) -> dict[str, Any]:
+def parse_reply(kind: str, legal: LegalForm, text: str) -> ActionForm:
     """The typed reply as a protocol action; ValueError says why it is not legal."""
     upper = [w.upper() for w in text.replace(",", " ").split()]
     if upper == ["ANY"]:
-        if legal.get("any") is None:
+        any_ = legal.get("any")
+        if any_ is None:
             raise ValueError("this decision names no 'any': type a choice (? shows it again)")
-        return dict(legal["any"])
+        return any_.copy()
     if not upper:
         raise ValueError("type a choice (? shows it again)")
     return decision_kind(kind).parse(legal, upper)

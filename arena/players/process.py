@@ -9,13 +9,17 @@ a sandboxed process by default, a scripted ``MockTransport`` in tests.
 from __future__ import annotations
 
 import math
+import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 from ..engine import RuleProfile, action_from_dict
 from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot, wire
+from ..protocol.codec import read_action
+from ..protocol.wire import Request
 from ..sandbox import BotExited, CommandNotFound, Limits, LimitsError, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout, effective_limits
 from ..sandbox.files import FolderRefused
 from .base import Decision, Fault, Player, PlayerReport
@@ -165,6 +169,9 @@ class ProcessPlayer(Player):
         #: Notices for a paused bot, delivered with its next request (it stays frozen until then).
         self._held: list[bytes] = []
         self._held_first: dict[str, Any] | None = None
+        #: tempo fixed: the tree's wait for a core read at the end of the last decision, just before the
+        #: seat was frozen; a frozen seat waits for no core, so it is the next decision's start as well.
+        self._tree_wait: float | None = None
 
     @property
     def alive(self) -> bool:
@@ -263,7 +270,10 @@ class ProcessPlayer(Player):
             return None
         return self._send(msgs[0], b"".join(wire.encode(m) for m in msgs), wake=False)
 
-    def decide(self, request: dict[str, Any]) -> Decision:
+    def decide_request(self, request: Request) -> Decision:
+        return self.decide(request)
+
+    def decide(self, request: dict[str, Any] | Request) -> Decision:
         """Answer a request; with ``tempo: fixed`` the answer (reply or fault) is held until its slot.
 
         The slot runs from before the request is written (a frozen bot's thaw is inside it). An
@@ -272,7 +282,7 @@ class ProcessPlayer(Player):
         and rounded (docs/sandbox.md, Tempo).
         """
         t0 = time.monotonic()
-        answer = self._decide(request, t0)
+        answer = self._decide(request if isinstance(request, Request) else Request.of(request), t0)
         if self._fixed:
             slot = self._slot_s
             release = t0 + slot * max(1, math.ceil((time.monotonic() - t0) / slot - 1e-9))
@@ -280,23 +290,27 @@ class ProcessPlayer(Player):
                 time.sleep(left)
         return answer
 
-    def _decide(self, request: dict[str, Any], t0: float) -> Decision:
+    def _decide(self, request: Request, t0: float) -> Decision:
         if self._dead or self.proc is None:
-            return Decision(None, Fault("crash", "the bot is no longer running", request))
+            return Decision(None, Fault("crash", "the bot is no longer running", request.to_dict()))
         proc = self.proc
         limit = min(self._decision_s, self.bank_s)
         fixed = self._fixed
         slot = self._slot_s
         ceiling = limit * self.t.wall_factor + WALL_MARGIN_MS / 1000
-        request["time_left_ms"] = int(self.bank_s * 1000)
-        request["decision_ms"] = self.t.decision_ms
+        request.set_time(int(self.bank_s * 1000), self.t.decision_ms)
         # CPU the bot used since its last reply (pondering) is charged here; a
         # wall clock (level none) only runs against the bot while it is on move.
         cpu0 = self._cpu_mark if proc.measures_cpu else proc.cpu_time()
-        # tempo fixed: the whole tree's wait for a core (read while it is still frozen), so that
-        # lateness is judged on the bot's own time, whatever its threads and the machine's load.
-        wait: Callable[[], float] = (lambda: proc.tree_run_delay() + _harness_wait()) if fixed else proc.run_delay
-        wait0 = wait()
+        # tempo fixed: the whole tree's wait for a core (read while it is still frozen: kept from the
+        # end of its last decision if it has been frozen since), so that lateness is judged on the bot's
+        # own time, whatever its threads and the machine's load; and the judge's own time (run or waited).
+        bot: Callable[[], float] = proc.tree_run_delay if fixed else proc.run_delay
+        kept = self._tree_wait if fixed and proc.paused else None
+        bot0, judge0 = (kept if kept is not None else bot()), (_JUDGES.spent() if fixed else 0.0)
+
+        def wait() -> float:
+            return bot() - bot0 + (_JUDGES.spent() - judge0 if fixed else 0.0)
         fault = self._send(request)
         if fault:
             return Decision(None, self._die(fault))
@@ -312,7 +326,7 @@ class ProcessPlayer(Player):
                 wall = time.monotonic() - t0
                 # Time the bot spent runnable but waiting for a core is the
                 # machine's doing, not the bot's: it does not count against it.
-                own = wall - (wait() - wait0) - (sent if fixed else 0.0)
+                own = wall - wait() - (sent if fixed else 0.0)
                 if used > limit or wall >= (slot if fixed else ceiling) * _HARD_WALL_FACTOR:
                     return Decision(None, self._die(self._timeout(request, used, wall, limit)))
                 if (own > slot) if fixed else (own >= ceiling):
@@ -322,7 +336,9 @@ class ProcessPlayer(Player):
                 return Decision(None, self._die(self._io_fault(e, request)))
         wall = time.monotonic() - t0
         now = proc.cpu_time()
-        waited = max(0.0, wait() - wait0)
+        bot1 = bot()
+        waited = max(0.0, bot1 - bot0 + (_JUDGES.spent() - judge0 if fixed else 0.0))
+        self._tree_wait = bot1 if fixed else None
         used = now - cpu0
         self._cpu_mark = now
         self._pause()
@@ -334,20 +350,29 @@ class ProcessPlayer(Player):
             return Decision(None, self._die(self._timeout(request, used, wall, limit)), wall, used, line)
         if fixed and wall - waited - sent > slot:
             return Decision(None, self._die(self._late(request, used, wall, wall - waited - sent)), wall, used, line)
+        plain = read_action(line)  # the common reply, read without the models (the same verdict)
+        if plain is not None and plain[0] == request.id:
+            try:
+                return Decision(action_from_dict(plain[1]), None, wall, used, line)
+            except ValueError:
+                pass  # the models' path below words the verdict
         try:
             reply = decode_from_bot(line)
         except MalformedMessage as e:
-            return self._reject(Fault("malformed", f"{e}; the line was {_quote(line)}", request, _text(line)), wall, used, line)
+            return self._reject(Fault("malformed", f"{e}; the line was {_quote(line)}", request.to_dict(), _text(line)),
+                                wall, used, line)
         if not isinstance(reply, ActionReply):
-            fault = Fault("protocol", f"expected an action reply, got {reply.type!r}", request, _text(line))
+            fault = Fault("protocol", f"expected an action reply, got {reply.type!r}", request.to_dict(), _text(line))
             return self._reject(fault, wall, used, line)
-        if reply.id != request["id"]:
-            fault = Fault("protocol", f"reply id {reply.id} does not answer request {request['id']}", request, _text(line))
+        if reply.id != request.id:
+            fault = Fault("protocol", f"reply id {reply.id} does not answer request {request.id}", request.to_dict(),
+                          _text(line))
             return self._reject(fault, wall, used, line)
         try:
             action = action_from_dict(vars(reply.action))  # unset fields are None, which it ignores
         except ValueError as e:
-            return Decision(None, Fault("illegal", f"unreadable action: {e}", request, _text(line)), wall, used, line)
+            return Decision(None, Fault("illegal", f"unreadable action: {e}", request.to_dict(), _text(line)), wall, used,
+                            line)
         return Decision(action, None, wall, used, line)
 
     def _reject(self, fault: Fault, wall: float, used: float, line: bytes) -> Decision:
@@ -397,7 +422,7 @@ class ProcessPlayer(Player):
         return self._report
 
     # -- helpers -------------------------------------------------------------
-    def _send(self, msg: dict[str, Any], data: bytes | None = None, *, wake: bool = True) -> Fault | None:
+    def _send(self, msg: dict[str, Any] | Request, data: bytes | None = None, *, wake: bool = True) -> Fault | None:
         """Write ``msg`` (or ``data``, lines already encoded, the first of them ``msg``).
 
         A notice (``wake=False``) to a paused bot is held, not written: the
@@ -407,8 +432,10 @@ class ProcessPlayer(Player):
         """
         proc = self.proc
         assert proc is not None
-        data = wire.encode(msg) if data is None else data
+        if data is None:
+            data = msg.line() if isinstance(msg, Request) else wire.encode(msg)
         if not wake and proc.paused:
+            assert not isinstance(msg, Request)  # (a request wakes its bot)
             self._held.append(data)
             self._held_first = self._held_first or msg
             return None
@@ -439,17 +466,18 @@ class ProcessPlayer(Player):
             fault.stderr = rep.stderr[-STDERR_TAIL:] or None
         return fault
 
-    def _timeout(self, request: dict[str, Any], cpu: float, wall: float, limit: float) -> Fault:
+    def _timeout(self, request: Request, cpu: float, wall: float, limit: float) -> Fault:
         what = "the game's time bank" if limit < self.t.decision_ms / 1000 else f"the {self.t.decision_ms} ms decision limit"
-        return Fault("timeout", f"exceeded {what}", request, measured=f"{cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall")
+        return Fault("timeout", f"exceeded {what}", request.to_dict(), measured=f"{cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall")
 
-    def _late(self, request: dict[str, Any], cpu: float, wall: float, own: float) -> Fault:
+    def _late(self, request: Request, cpu: float, wall: float, own: float) -> Fault:
         """tempo fixed: past the slot on the bot's own time (wall less its wait for a core): it
         slept or blocked on move, and how late it lands would be its choice."""
         return Fault("timeout", f"answered after its {self.t.slot_s * 1000:.0f} ms slot (tempo fixed) on its own time",
-                     request, measured=f"{own * 1000:.0f} ms own time, {cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall")
+                     request.to_dict(), measured=f"{own * 1000:.0f} ms own time, {cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall")
 
-    def _io_fault(self, e: Exception, msg: dict[str, Any]) -> Fault:
+    def _io_fault(self, e: Exception, what: dict[str, Any] | Request) -> Fault:
+        msg = what.to_dict() if isinstance(what, Request) else what
         if isinstance(e, LineTooLong):
             return Fault("protocol", str(e), msg)
         if isinstance(e, WriteTimeout):
@@ -462,14 +490,50 @@ class ProcessPlayer(Player):
         return Fault("crash", f"the bot exited ({detail})", msg)
 
 
-def _harness_wait() -> float:
-    """Seconds this thread (the game loop's) has waited for a core: a harness starved on a busy
-    machine sees a reply late, which is no more the bot's doing than its own wait."""
-    try:
-        with open("/proc/thread-self/schedstat", "rb") as fh:
-            return int(fh.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
+class _JudgeTime:
+    """Seconds the judge threads of this process (each game loop's) have waited for a core or run,
+    together: a harness starved on a busy machine, or busy with its own work, sees a reply late, which
+    is no more the bot's doing than its own wait. Together, because a worker may play several games
+    at once in threads (a fixed tempo): a game loop kept from its reply by another that holds the
+    interpreter lock (running, collecting garbage, or waiting for a core with it) is kept by the
+    judge. Each thread's file is kept open (closed once the thread has ended, when another starts
+    judging); a thread's time stays counted after it ends, so the sum never goes back."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._fds: dict[int, int] = {}  # judge thread id -> its schedstat, open
+        self._last: dict[int, int] = {}  # judge thread id -> its time run and waited in ns, as last read
+        self._gone = 0  # ns of judge threads that have ended
+        self._mine = threading.local()
+
+    def spent(self) -> float:
+        if not getattr(self._mine, "known", False):
+            self._mine.known = True
+            try:
+                fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return 0.0
+            with self._lock:
+                tid = threading.get_native_id()
+                live = {t.native_id for t in threading.enumerate()}
+                for old in [t for t in self._fds if t not in live or t == tid]:  # ended (an id may be reused)
+                    os.close(self._fds.pop(old))
+                    self._gone += self._last.pop(old, 0)
+                self._fds[tid] = fd
+        with self._lock:
+            total = self._gone
+            for tid, fd in list(self._fds.items()):
+                try:
+                    ran, waited = os.pread(fd, 128, 0).split()[:2]
+                    self._last[tid] = int(ran) + int(waited)
+                except (OSError, IndexError, ValueError):  # unreadable: its last reading stands
+                    total += self._last.get(tid, 0)
+                    continue
+                total += self._last[tid]
+        return total / 1e9
+
+
+_JUDGES = _JudgeTime()
 
 
 def _quote(line: bytes, keep: int = 120) -> str:

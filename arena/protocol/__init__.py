@@ -17,7 +17,7 @@ from .replies import PROTOCOL_VERSIONS, ActionReply, HelloReply
 if TYPE_CHECKING:
     from .messages import Bye, DealEnd, DealStart, Decide, GameEnd, GameStart, Hello, TimeControl, View
 
-__getattr__ = lazy_names(__name__, {name: ".messages" for name in (
+__getattr__ = lazy_names(__name__, {".messages": (
     "Bye", "DealEnd", "DealStart", "Decide", "GameEnd", "GameStart", "Hello", "TimeControl", "View")})
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -11,6 +11,7 @@ from ..engine import (
     SUITS, BidChoice, Choice, DiscardChoice, PlayChoice, RobChoice, SuitBidChoice, TrumpChoice, action_to_dict, cards_str,
 )
 from ..engine.actions import CORE_ACTION_TYPES, action_types
+from ..engine.jsontext import loads
 from .replies import ActionMsg, ActionReply, FromBot, HelloReply, OtherActionReply
 
 _from_bot: TypeAdapter[HelloReply | ActionReply] = TypeAdapter(FromBot)
@@ -41,6 +42,50 @@ def decode_from_bot(line: bytes) -> HelloReply | ActionReply:
             raise MalformedMessage(f"not valid JSON: {first['msg']}") from None
         where = ".".join(str(p) for p in first["loc"]) or "message"
         raise MalformedMessage(f"invalid message at {where}: {first['msg']}") from None
+
+
+#: What ``read_action`` takes without the models: the action types of ``ActionMsg`` and the type of
+#: each optional field's value (a list: of strings).
+_ACTION_TYPES = frozenset(get_args(ActionMsg.model_fields["type"].annotation))
+_FIELD_TYPES: dict[str, type] = {"alone": bool, "amount": int, "suit": str, "card": str, "take": list, "cards": list,
+                                 "under": list}
+
+
+def read_action(line: bytes) -> tuple[int, dict[str, Any]] | None:
+    """(id, action fields) of an action reply in its plainest form, read without the models; None for
+    any other line, whose verdict ``decode_from_bot`` then gives.
+
+    It takes only what ``ActionReply`` takes, with the same values: ASCII
+    text without escapes, exactly the reply's three keys, an int id, an
+    action of a core type whose other keys are the model's fields, each
+    null or of its exact JSON type (an int, not a float or a bool; a list
+    of strings). Anything the models would coerce (a whole float, ``1`` for
+    ``true``) or refuse goes to them (tests/protocol/test_protocol.py holds
+    the two to the same verdicts on a corpus of hostile replies). Duplicate
+    keys read as the models read them: the last one counts.
+    """
+    if b"\\" in line or not line.isascii():
+        return None
+    try:
+        msg = loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if type(msg) is not dict or len(msg) != 3 or msg.get("type") != "action":
+        return None
+    rid, action = msg.get("id"), msg.get("action")
+    if type(rid) is not int or type(action) is not dict or type(action.get("type")) is not str:
+        return None
+    for key, value in action.items():
+        if key == "type":
+            if value not in _ACTION_TYPES:
+                return None
+            continue
+        want = _FIELD_TYPES.get(key)
+        if want is None or value is not None and type(value) is not want:
+            return None
+        if isinstance(value, list) and any(type(x) is not str for x in value):
+            return None
+    return rid, action
 
 
 def _registered_action(line: bytes, type_: object) -> ActionReply | None:

@@ -13,6 +13,7 @@ import json
 from typing import Any, Callable, Sequence
 
 from ..engine import SUITS, Choice, Game, cards_str
+from ..engine.jsontext import dumps, loads
 from .codec import choice_to_dict
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
@@ -77,6 +78,62 @@ def decide(game: Game, seat: int, choice: Choice, request_id: int) -> dict[str, 
     """
     return {"type": "decide", "id": request_id, "kind": choice.kind, "view": game.view_dict(seat),
             "legal": choice_to_dict(choice)}
+
+
+class Request:
+    """A ``decide`` request as the bytes a bot reads; its dict made only when asked (a fault keeps
+    it, an in-process player reads it).
+
+    ``request`` builds the text from parts encoded once (``Game.view_bytes``):
+    the same bytes as ``encode`` of ``decide``'s dict with the player's time
+    figures added (tests/protocol/test_encoding.py). A request made ``of`` a
+    dict (a test's, a replay's) is that dict, which ``set_time`` adds to,
+    as players always did; its text is then that dict encoded.
+    """
+
+    __slots__ = ("id", "kind", "_head", "_dict", "_time")
+
+    def __init__(self, request_id: int, kind: str, head: bytes | None, msg: dict[str, Any] | None) -> None:
+        self.id, self.kind, self._head, self._dict = request_id, kind, head, msg
+        self._time: tuple[int, int] | None = None
+
+    @classmethod
+    def of(cls, msg: dict[str, Any]) -> "Request":
+        return cls(msg["id"], msg["kind"], None, msg)
+
+    def set_time(self, time_left_ms: int, decision_ms: int) -> None:
+        """The player's time figures, sent after the legal choice (``time_left_ms``, ``decision_ms``)."""
+        self._time = (time_left_ms, decision_ms)
+        if self._dict is not None:
+            self._dict["time_left_ms"], self._dict["decision_ms"] = time_left_ms, decision_ms
+
+    def line(self) -> bytes:
+        """The JSON line, newline included."""
+        if self._head is None:
+            assert self._dict is not None
+            return encode(self._dict)
+        if self._time is None:
+            return self._head + b"}\n"
+        return self._head + b',"time_left_ms":%d,"decision_ms":%d}\n' % self._time
+
+    def to_dict(self) -> dict[str, Any]:
+        """The message as a dict, made once (read from its text) and the same object after: what a
+        player adds to it, a fault that keeps it sees, as when requests were dicts."""
+        if self._dict is None:
+            self._dict = loads(self.line())
+        return self._dict
+
+
+#: The core kinds' names as JSON strings (a kind a profile adds is encoded when asked).
+_KIND_TEXT = {k: dumps(k) for k in ("bid", "trump", "rob", "play")}
+
+
+def request(game: Game, seat: int, choice: Choice, request_id: int) -> Request:
+    """``decide(...)`` as its text, made from the view's parts encoded once and the legal choice."""
+    kind = choice.kind
+    head = b'{"type":"decide","id":%d,"kind":%b,"view":%b,"legal":%b' % (
+        request_id, _KIND_TEXT.get(kind) or dumps(kind), game.view_bytes(seat), dumps(choice_to_dict(choice)))
+    return Request(request_id, kind, head, None)
 
 
 def deal_end(game: Game, index: int, seat: int) -> dict[str, Any]:

@@ -54,7 +54,7 @@ def build(report: RatingReport, prov: Provenance, results: LoadedResults, *,
     cross = [CrossRow(first=c.first, second=c.second, games=c.games, wins=c.wins, draws=c.draws, losses=c.losses,
                       score=c.score, score_pct=c.score / c.games if c.games else None)
              for c in report.crosstable]
-    tbl = TableInfo.model_validate(report.table) if report.table is not None else None
+    tbl = TableInfo.model_validate(report.table, from_attributes=True) if report.table is not None else None
     model = "bradley-terry, partnership = mean of its two bots" if tbl is None else (
         "bradley-terry over contests, a side = the mean of its bots: "
         + ("every two seats of a game by their finish" if tbl.contests == "finish" else

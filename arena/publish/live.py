@@ -11,11 +11,11 @@ intervals take most of the rating time, so the live table says
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ..results import LoadedResults, ResultLine
 from . import leaderboard
-from .provenance import read_meta
+from .provenance import RunFacts, read_facts
 from .rate import PublishError, rate_loaded
 
 LATER = "at the end"
@@ -31,7 +31,7 @@ class _InMemory(LoadedResults):
 
 
 def live_table(lines: Sequence[ResultLine], *, path: Path = Path("results.jsonl"),
-               meta: dict[str, Any] | None = None, entrants: Sequence[str] = ()) -> str:
+               meta: RunFacts | Mapping[str, object] | None = None, entrants: Sequence[str] = ()) -> str:
     """The provisional ratings table of ``lines`` (plain text, several lines).
 
     ``meta`` is the run's tournament.json (its anchor pins the same bot the
@@ -59,4 +59,4 @@ def live_table(lines: Sequence[ResultLine], *, path: Path = Path("results.jsonl"
 
 def live_renderer(results: Path, *, entrants: Sequence[str] = ()) -> Callable[[list[ResultLine]], str]:
     """``live_table`` bound to one tournament's results folder, in the shape ``Progress`` takes."""
-    return lambda lines: live_table(lines, path=results, meta=read_meta(results), entrants=entrants)
+    return lambda lines: live_table(lines, path=results, meta=read_facts(results), entrants=entrants)

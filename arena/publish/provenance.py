@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Annotated, Any, Iterable, Mapping, Sequence, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from .. import __version__
 from ..engine import RuleProfile
@@ -79,6 +79,78 @@ class Provenance(_Facts):
     sources: list[str] = []
 
 
+def _text(v: object) -> str | None:
+    return None if v is None else str(v)
+
+
+#: a fact the run's files may give as a string or a number; read as its text
+Text = Annotated[str | None, BeforeValidator(_text)]
+
+
+def _objects(v: object) -> object:
+    """The entries of ``v`` and its JSON objects (another kind of item cannot be read as an entry)."""
+    return [e for e in v if isinstance(e, (dict, EntryFacts))] if isinstance(v, list) else []
+
+
+class EntryFacts(BaseModel):
+    """An entry of ``tournament.json``: the bot's name, digest, manifest version, folder, files, manifest."""
+
+    name: Text = None
+    bot: Text = None  # the name, in files written before entries had one
+    digest: Text = None
+    version: Text = None
+    dir: Text = None
+    files: dict[str, str] = {}  # relative path -> SHA-256
+    manifest: JsonObject | None = None
+
+    @property
+    def label(self) -> str:
+        """The name the entry goes by."""
+        return str(self.name if self.name is not None else self.bot)
+
+
+class MatchFacts(BaseModel):
+    """The match settings a run recorded (``match``): as found, they are printed, not interpreted."""
+
+    profile: JsonObject | None = None
+    format: Text = None
+    deals: int | None = None
+    max_deals: int | None = None
+    time: JsonObject | None = None
+    sandbox: Text = None
+    faults: JsonObject | None = None
+
+
+class RunFacts(BaseModel):
+    """What ``tournament.json`` (or a config read with ``--config``) says of a tournament: only the facts
+    a leaderboard and a site read; others in the file are left out."""
+
+    name: Text = None
+    config_hash: Text = None
+    seed: Text = None
+    complete: bool | None = None
+    match: MatchFacts | None = None
+    schedule: JsonObject | None = None
+    blocks: int | None = None
+    entries: Annotated[list[EntryFacts], BeforeValidator(_objects)] = []
+    deal_files: list[str] | None = None
+    anchor: Text = None
+    harness_version: Text = None
+    harness: Text = None
+    retired: list[str] = []  # versions the run retired (NAME@VERSION)
+    retire: list[str] = []  # the same, in a config
+
+    @classmethod
+    def of(cls, obj: RunFacts | Mapping[str, object] | None) -> RunFacts | None:
+        """The facts of a JSON object (None for a file this code cannot read as one, as for no file)."""
+        if obj is None or isinstance(obj, RunFacts):
+            return obj
+        try:
+            return cls.model_validate(obj)
+        except ValueError:
+            return None
+
+
 def read_meta(results_path: Path) -> dict[str, Any] | None:
     """``tournament.json`` from the results' folder, if present and readable."""
     folder = results_path if results_path.is_dir() else results_path.parent
@@ -90,8 +162,13 @@ def read_meta(results_path: Path) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
-def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A tournament config as the same kind of dict ``tournament.json`` holds.
+def read_facts(results_path: Path) -> RunFacts | None:
+    """``read_meta``'s file as ``RunFacts``."""
+    return RunFacts.of(read_meta(results_path))
+
+
+def read_config(path: str | os.PathLike[str]) -> RunFacts:
+    """A tournament config as the same facts ``tournament.json`` holds.
 
     Uses the schedule layer's validator so defaults are filled in exactly as
     the runner would; the seed is included because the user handed us the
@@ -101,17 +178,13 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     t = load_config(path)
     c = t.config
-    return {
-        "name": c.name,
-        "config_hash": t.config_hash(),
-        "seed": c.seed,
-        "match": c.match.model_dump(mode="json"),
-        "schedule": c.schedule.model_dump(mode="json"),
-        "blocks": c.blocks,
-        "entries": [{"name": e.name, "digest": e.digest, "version": e.manifest.version} for e in t.entries],
-        "deal_files": t.deal_digests,
-        "anchor": (t.by_ref[c.anchor].name if c.anchor in t.by_ref else c.anchor) if c.anchor else None,
-    }
+    return RunFacts(
+        name=c.name, config_hash=t.config_hash(), seed=str(c.seed),
+        match=MatchFacts.model_validate(c.match.model_dump(mode="json")),
+        schedule=c.schedule.model_dump(mode="json"), blocks=c.blocks,
+        entries=[EntryFacts(name=e.name, digest=e.digest, version=e.manifest.version) for e in t.entries],
+        deal_files=t.deal_digests,
+        anchor=(t.by_ref[c.anchor].name if c.anchor in t.by_ref else c.anchor) if c.anchor else None)
 
 
 def _from_records(lines: Sequence[ResultLine]) -> tuple[list[dict[str, Any]], MatchFormat | None]:
@@ -142,48 +215,57 @@ def _in_full(profile: dict[str, Any] | None) -> dict[str, Any] | None:
         return profile
 
 
-def gather(lines: Sequence[ResultLine], bots: dict[str, BotInfo], *, meta: dict[str, Any] | None = None,
-           config: dict[str, Any] | None = None) -> Provenance:
-    """Merge the sources (see module docstring) into one ``Provenance``."""
-    pv = Provenance()
+def gather(lines: Sequence[ResultLine], bots: dict[str, BotInfo], *, meta: RunFacts | None = None,
+           config: RunFacts | None = None) -> Provenance:
+    """Merge the sources (see module docstring) into one ``Provenance``: of each fact, the first source's
+    that has it."""
     srcs = [s for s in (meta, config) if s]
-    pv.sources = (["tournament.json"] if meta else []) + (["config"] if config else []) + ["results"]
-
-    def first(key: str) -> Any:
-        for s in srcs:
-            if s.get(key) is not None:
-                return s[key]
-        return None
-
-    pv.config_name = first("name")
-    pv.config_hashes = sorted({ln.config_hash for ln in lines if ln.config_hash})
-    seed = first("seed")
-    pv.tournament_seed = None if seed is None else str(seed)
-    pv.complete = meta.get("complete") if meta else None
-    match = first("match") or {}
+    match = next((s.match for s in srcs if s.match is not None), MatchFacts())
     found, rec_format = _from_records(lines)
-    pv.rule_profile = _in_full(match.get("profile") or (found[0] if len(found) == 1 else None))
-    if pv.rule_profile is None and len(found) > 1:  # results of several rule sets in one file: say which, do not pick one
-        pv.mixed_profiles = sorted({str(p.get("name")) for p in found})
-    if match.get("format"):
-        pv.match_format = MatchFormat(format=match["format"], deals=match.get("deals") if match["format"] == "deals"
-                                      else None, max_deals=match.get("max_deals"))
+    rule_profile = _in_full(match.profile or (found[0] if len(found) == 1 else None))
+    if match.format:
+        match_format: MatchFormat | None = MatchFormat(format=match.format, deals=match.deals if match.format == "deals"
+                                                        else None, max_deals=match.max_deals)
     else:
-        pv.match_format = rec_format
-    pv.time_control = match.get("time")
-    pv.sandbox = match.get("sandbox")
-    pv.fault_policy = match.get("faults")
-    pv.schedule = first("schedule")
-    pv.blocks = len(lines)
-    pv.blocks_per_pairing = first("blocks")
-    pv.pairings = len({ln.pairing for ln in lines})
-    pv.deal_files = first("deal_files")
-    pv.harness_version = first("harness_version") or first("harness")
-    versions: dict[tuple[str, str], str] = {}
-    for s in srcs:
-        for e in s.get("entries") or []:
-            if isinstance(e, dict) and e.get("version") is not None:
-                versions.setdefault((str(e.get("name", e.get("bot"))), str(e.get("digest"))), str(e["version"]))
-    pv.bots = [BotProvenance(id=b.id, name=b.name, version=versions.get((b.name, b.digest)), digest=b.digest)
-               for b in sorted(bots.values(), key=lambda b: b.id)]
-    return pv
+        match_format = rec_format
+    seed = first(s.seed for s in srcs)
+    versions = entry_versions(srcs)
+    return Provenance(
+        config_name=first(s.name for s in srcs),
+        config_hashes=sorted({ln.config_hash for ln in lines if ln.config_hash}),
+        tournament_seed=seed,
+        complete=meta.complete if meta else None,
+        rule_profile=rule_profile,
+        # results of several rule sets in one file: say which, do not pick one
+        mixed_profiles=sorted({str(p.get("name")) for p in found}) if rule_profile is None and len(found) > 1 else [],
+        match_format=match_format,
+        time_control=match.time,
+        sandbox=match.sandbox,
+        fault_policy=match.faults,
+        schedule=first(s.schedule for s in srcs),
+        blocks=len(lines),
+        blocks_per_pairing=first(s.blocks for s in srcs),
+        pairings=len({ln.pairing for ln in lines}),
+        deal_files=first(s.deal_files for s in srcs),
+        bots=[BotProvenance(id=b.id, name=b.name, version=versions.get((b.name, b.digest)), digest=b.digest)
+              for b in sorted(bots.values(), key=lambda b: b.id)],
+        harness_version=first(s.harness_version for s in srcs) or first(s.harness for s in srcs),
+        sources=(["tournament.json"] if meta else []) + (["config"] if config else []) + ["results"])
+
+
+def entry_versions(sources: Iterable[RunFacts | None]) -> dict[tuple[str, str], str]:
+    """(name, digest) -> manifest version, from tournament.json-like ``entries`` lists."""
+    out: dict[tuple[str, str], str] = {}
+    for s in sources:
+        for e in s.entries if s else []:
+            if e.version is not None:
+                out.setdefault((e.label, str(e.digest)), e.version)
+    return out
+
+
+T = TypeVar("T")
+
+
+def first(values: Iterable[T | None]) -> T | None:
+    """The first value that is not None."""
+    return next((v for v in values if v is not None), None)

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..ratings import RatingFitError, RatingReport, rate
 from ..ratings.memo import ResampleMemo
@@ -21,7 +21,7 @@ from ..results import LoadedResults, ResultsError, read_results
 from . import leaderboard
 from .board import Leaderboard
 from .load import bot_ids, convert
-from .provenance import Provenance, gather, read_config, read_meta
+from .provenance import Provenance, RunFacts, gather, read_config, read_facts
 from .tempo import TEMPO_FILE, TempoAudit
 from .tempo import audit as tempo_audit
 from .versions import RetireError, find_versions, mark
@@ -86,7 +86,7 @@ def rate_results(
             cfg = read_config(config)
         except Exception as e:  # noqa: BLE001 - ConfigError and whatever loading a bot folder raises
             raise PublishError(str(e)) from None
-    meta = read_meta(res.path)
+    meta = read_facts(res.path)
     doc, report, prov = rate_loaded(res, meta=meta, config=cfg, anchor=anchor, bootstrap=bootstrap, seed=seed,
                                     prior=prior, retire=retire)
     name = prov.config_name or safe_name(res.path.resolve().parent.name)
@@ -100,7 +100,8 @@ def rate_results(
     return Published(doc, report, res, dest, audit)
 
 
-def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, config: dict[str, Any] | None = None,
+def rate_loaded(res: LoadedResults, *, meta: RunFacts | Mapping[str, object] | None = None,
+                config: RunFacts | None = None,
                 anchor: tuple[str, float] | None = None, bootstrap: int = 1000, seed: int = 0,
                 prior: bool = True, early: bool = False, retire: Sequence[str] = (),
                 memo: ResampleMemo | None = None) -> tuple[Leaderboard, RatingReport, Provenance]:
@@ -117,7 +118,8 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
     ``retired`` and the config's ``retire``) leaves versions out of the fit. ``memo``: the bootstrap's sums
     of the last rating of these results, before they grew (``ratings.memo``: the same numbers, less work).
     """
-    specs = [*((meta or {}).get("retired") or []), *((config or {}).get("retire") or []), *retire]
+    meta = RunFacts.of(meta)  # ``meta``: tournament.json (read as ``RunFacts`` if it is its JSON)
+    specs = [*(meta.retired if meta else []), *(config.retire if config else []), *retire]
     try:
         versions = find_versions(res.lines, specs=specs, sources=(meta, config), strict=not early)
     except (RetireError, ResultsError) as e:
@@ -131,8 +133,9 @@ def rate_loaded(res: LoadedResults, *, meta: dict[str, Any] | None = None, confi
         raise NothingToRate(f"{res.path}: no finished blocks to rate" + (" (once the retired versions' blocks are"
                                                                        " left out)" if versions.retired else ""))
     prov = gather(lines, conv.bots, meta=meta, config=config)
-    if anchor is None and ((meta or {}).get("anchor") or (config or {}).get("anchor")):
-        anchor = (str((meta or {}).get("anchor") or (config or {}).get("anchor")), 0.0)
+    named = (meta.anchor if meta else None) or (config.anchor if config else None)
+    if anchor is None and named:
+        anchor = (named, 0.0)
     pending: str | None = None
     if anchor is not None and anchor[0] not in conv.bots:
         # a name stands for its ranked (latest) version

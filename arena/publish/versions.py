@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from ..results import ResultLine
 from .board import BotRow, Leaderboard, RetiredRow
+from .provenance import RunFacts, entry_versions
 from .load import _ref
 
 Ref = tuple[str, str]  # (name, digest)
@@ -48,18 +49,8 @@ class Versions:
         return not any(_ref(s) in self.retired for g in line.games for s in g.seats)
 
 
-def entry_versions(sources: Iterable[dict[str, Any] | None]) -> dict[Ref, str]:
-    """(name, digest) -> manifest version, from tournament.json-like ``entries`` lists."""
-    out: dict[Ref, str] = {}
-    for s in sources:
-        for e in (s or {}).get("entries") or []:
-            if isinstance(e, dict) and e.get("version") is not None:
-                out.setdefault((str(e.get("name", e.get("bot"))), str(e.get("digest"))), str(e["version"]))
-    return out
-
-
 def find_versions(lines: Sequence[ResultLine], *, specs: Iterable[str] = (),
-                  sources: Iterable[dict[str, Any] | None] = (), strict: bool = True) -> Versions:
+                  sources: Iterable[RunFacts | None] = (), strict: bool = True) -> Versions:
     """The versions of every bot in ``lines`` and the set the ``specs`` retire.
 
     ``strict`` False (a run's first blocks) skips a spec naming a version

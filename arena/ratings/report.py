@@ -88,6 +88,28 @@ class LuckSummary:
     rotations: int = 2  # games per block: 2 for a duplicate block, n for a table's rotation block
 
 
+@dataclass(frozen=True)
+class MakerFit:
+    """The maker's side's fitted advantage at a called-partner table (Elo), its interval, or why withheld."""
+
+    rating: float
+    ci_low: float | None
+    ci_high: float | None
+    df: int | None
+    withheld: str | None
+
+
+@dataclass(frozen=True)
+class TableFit:
+    """What a fit of tables of n seats adds: the seats, what a contest is ("finish" or "deal"), how many
+    contests were fitted, and the maker's side's advantage (None without a fitted maker term)."""
+
+    seats: int
+    contests: str
+    contest_count: int
+    maker_advantage: MakerFit | None
+
+
 @dataclass
 class RatingReport:
     bots: list[BotSummary]
@@ -108,7 +130,7 @@ class RatingReport:
     interval_note: str | None = None
     #: At a table of n seats (``tables.rate_tables``): seats, contests ("finish" or "deal"), their
     #: count and the maker's side's fitted advantage (rating and interval); None for two pairs.
-    table: dict[str, Any] | None = None
+    table: TableFit | None = None
 
     def rating(self, bot: str) -> float:
         for b in self.bots:
@@ -211,9 +233,33 @@ def crosstable(blocks: Sequence[BlockOutcome]) -> list[CrossEntry]:
             for (a, b), r in sorted(table.items())]
 
 
-def _bot_stats(games: Sequence[GameOutcome], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
-    st: dict[str, dict[str, Any]] = {b: {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0,
-              "forfeits": 0, "faults": Counter()} for b in bots}
+@dataclass
+class BotTally:
+    """One bot's counts over its games, as its leaderboard row shows them (two pairs and tables count
+    into the same tally: ``add`` each game's result)."""
+
+    games: int = 0
+    score: float = 0.0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    forfeits: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+
+    def add(self, score: float, result: str) -> None:
+        """One game: the bot's score in it and whether it was a win, a draw or a loss."""
+        self.games += 1
+        self.score += score
+        if result == "win":
+            self.wins += 1
+        elif result == "draw":
+            self.draws += 1
+        else:
+            self.losses += 1
+
+
+def _bot_stats(games: Sequence[GameOutcome], bots: Sequence[str]) -> dict[str, BotTally]:
+    st = {b: BotTally() for b in bots}
     for g in games:
         seats = [(b, g.score_a) for b in g.side_a] + [(b, 1.0 - g.score_a) for b in g.side_b]
         per: dict[str, list[float]] = {}
@@ -221,15 +267,12 @@ def _bot_stats(games: Sequence[GameOutcome], bots: Sequence[str]) -> dict[str, d
             per.setdefault(b, []).append(s)
         for b, ss in per.items():
             s = sum(ss) / len(ss)
-            d = st[b]
-            d["games"] += 1
-            d["score"] += s
-            d["wins" if s == 1.0 else "losses" if s == 0.0 else "draws"] += 1
+            st[b].add(s, "win" if s == 1.0 else "loss" if s == 0.0 else "draw")
         if g.forfeit_by is not None:
-            st[g.forfeit_by]["forfeits"] += 1
+            st[g.forfeit_by].forfeits += 1
         for b, kind in g.faults:
             if b in st:
-                st[b]["faults"][kind] += 1
+                st[b].faults[kind] += 1
     return st
 
 
@@ -657,7 +700,7 @@ def los_table(bf: BootstrapFits) -> dict[str, dict[str, float | None]]:
     return los
 
 
-def bot_summaries(bf: BootstrapFits, stats: dict[str, dict[str, Any]], level: float) -> list[BotSummary]:
+def bot_summaries(bf: BootstrapFits, stats: dict[str, BotTally], level: float) -> list[BotSummary]:
     """Every bot's line, best first: its rating, interval (or why it is withheld) and counts."""
     out = []
     for i, b in enumerate(bf.bots):
@@ -666,8 +709,8 @@ def bot_summaries(bf: BootstrapFits, stats: dict[str, dict[str, Any]], level: fl
         d = stats[b]
         out.append(BotSummary(
             bot=b, rating=bf.full[i], ci_low=ci[0] if ci else None, ci_high=ci[1] if ci else None,
-            games=d["games"], score=d["score"], wins=d["wins"], draws=d["draws"], losses=d["losses"],
-            forfeits=d["forfeits"], faults=dict(sorted(d["faults"].items())), df=df,
+            games=d.games, score=d.score, wins=d.wins, draws=d.draws, losses=d.losses,
+            forfeits=d.forfeits, faults=dict(sorted(d.faults.items())), df=df,
             withheld=TOO_FEW_BLOCKS if df is not None and df < MIN_DF else None))
     out.sort(key=lambda x: (-x.rating, x.bot))
     return out

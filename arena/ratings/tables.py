@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 from . import luck
 from .data import DRAW_FLAGS, GameOutcome, TableBlock, TableGame
-from .report import (MIN_DF, TOO_FEW_BLOCKS, CrossEntry, LuckSummary, RatingReport, bootstrap_fits, bot_summaries,
+from .report import (MIN_DF, TOO_FEW_BLOCKS, BotTally, CrossEntry, MakerFit, TableFit, LuckSummary, RatingReport, bootstrap_fits, bot_summaries,
                      centred_interval, interval_note, los_table, parameter_interval)
 
 #: How the contests of a table are built, by the profile's ``sides``.
@@ -112,26 +112,18 @@ def rotation_luck(blocks: Sequence[TableBlock], statistic: str = "standing",
 # ------------------------------------------------------------ the report
 
 
-def _table_stats(blocks: Sequence[TableBlock], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
-    st: dict[str, dict[str, Any]] = {b: {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0,
-                                         "forfeits": 0, "faults": Counter()} for b in bots}
+def _table_stats(blocks: Sequence[TableBlock], bots: Sequence[str]) -> dict[str, BotTally]:
+    st = {b: BotTally() for b in bots}
     for blk in blocks:
         for g in blk.games:
             for s, b in enumerate(g.seats):
-                d = st.setdefault(b, {"games": 0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0,
-                                      "forfeits": 0, "faults": Counter()})
-                d["games"] += 1
-                d["score"] += g.standing(s)
-                if g.winner == s:
-                    d["wins"] += 1
-                elif g.winner is not None or g.forfeit_by == s:
-                    d["losses"] += 1
-                else:
-                    d["draws"] += 1
-                d["forfeits"] += g.forfeit_by == s
+                d = st.setdefault(b, BotTally())
+                d.add(g.standing(s), "win" if g.winner == s else
+                      "loss" if g.winner is not None or g.forfeit_by == s else "draw")
+                d.forfeits += g.forfeit_by == s
             for b, kind in g.faults:
                 if b in st:
-                    st[b]["faults"][kind] += 1
+                    st[b].faults[kind] += 1
     return st
 
 
@@ -163,13 +155,13 @@ def rate_tables(blocks: Sequence[TableBlock], *, anchor: tuple[str, float] | Non
     games = [g for blk in blocks for g in blk.games]
     flags = Counter(g.flag for g in games if g.flag is not None)
     kinds = {c.maker_a for blk in blocks for c in blk.contests}
-    maker: dict[str, Any] | None = None
+    maker: MakerFit | None = None
     if bf.terms:
         k = len(bots)
         mci = parameter_interval(bf, k, level)
         mdf = bf.df[k] if samples else None
-        maker = {"rating": full[k], "ci_low": mci[0] if mci else None, "ci_high": mci[1] if mci else None,
-                 "df": mdf, "withheld": TOO_FEW_BLOCKS if mdf is not None and mdf < MIN_DF else None}
+        maker = MakerFit(full[k], mci[0] if mci else None, mci[1] if mci else None, mdf,
+                         TOO_FEW_BLOCKS if mdf is not None and mdf < MIN_DF else None)
     seats = max((len(g.seats) for g in games), default=0)
     return RatingReport(
         bots=summaries, los=los_table(bf), crosstable=finish_crosstable(blocks),
@@ -179,7 +171,6 @@ def rate_tables(blocks: Sequence[TableBlock], *, anchor: tuple[str, float] | Non
         blocks=len(blocks), flags={f: flags.get(f, 0) for f in sorted(DRAW_FLAGS | set(flags))},
         luck_points=rotation_luck(blocks, "final_score", bf.multiplicities, level, bf.total_df),
         resample=bf.resample, interval_note=note,
-        table={"seats": seats, "contests": "deal" if True in kinds else "finish",
-               "contest_count": sum(len(blk.contests) for blk in blocks), "maker_advantage": maker},
+        table=TableFit(seats, "deal" if True in kinds else "finish", sum(len(blk.contests) for blk in blocks), maker),
     )
 

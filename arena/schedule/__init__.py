@@ -23,7 +23,7 @@ from .unit import BatchTask, BlockTask, Unit
 if TYPE_CHECKING:
     from .stopping import SPRTStop
 
-__getattr__ = lazy_names(__name__, {"SPRTStop": ".stopping"})
+__getattr__ = lazy_names(__name__, {".stopping": ("SPRTStop",)})
 
 __all__ = [
     "Admission", "BackendChoice", "BotChange", "BotsChanged", "EntriesFailed", "ExtensionNotAsked", "OtherTournament",

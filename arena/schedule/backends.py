@@ -115,6 +115,24 @@ def _ray_block(task: Unit, attempt: int, manifests: list[BotEntry], *bundles: by
     return out
 
 
+class _ThreadedWorker:
+    """Worker side, a Ray actor that plays up to ``max_concurrency`` units at once, each in a thread
+    of its own (``_ray_block`` each): with a fixed tempo a game mostly waits on its slots, so one
+    process drives several, and its start and memory are paid once for all of them. The judge
+    thread's own waits are not charged to the bot (``ProcessPlayer.decide``: the harness's wait)."""
+
+    def play(self, task: Unit, attempt: int, manifests: list[BotEntry], *bundles: bytes) -> TaskOutput:
+        return _ray_block(task, attempt, manifests, *bundles)
+
+
+@dataclass
+class _Crewman:
+    """One threaded worker (a Ray actor handle) and the units it plays now."""
+
+    handle: Any
+    busy: int = 0
+
+
 def harness_runtime_env() -> dict[str, Any]:
     """The harness's own code, shipped with the job: the ``arena`` and ``cinch_bot`` packages
     this driver runs from. Ray uploads them once to the cluster and puts them first on every
@@ -267,7 +285,8 @@ class StopSignals:
 
 
 class RayBackend:
-    """One Ray task per block, placed by the backend on a node with a free CPU.
+    """One Ray task per block, placed by the backend on a node with a free CPU; with ``threads`` above
+    one, one worker process a CPU plays that many units at once (``_ThreadedWorker``).
 
     Each bot's folder is put in the object store once. Blocks go to nodes
     with hard node affinity, as many per node as it has CPUs (``NodePool``),
@@ -282,7 +301,7 @@ class RayBackend:
     def __init__(
         self, entries: Mapping[str, BotEntry], workers: int, address: str | None = None, *,
         capacity: int | None = None, cap: int | None = None, poll_s: float = 1.0,
-        reconnect_s: float | None = None, halt: threading.Event | None = None,
+        reconnect_s: float | None = None, halt: threading.Event | None = None, threads: int = 1,
     ) -> None:
         import ray
 
@@ -299,8 +318,9 @@ class RayBackend:
         self.signals.install()
         # An explicit capacity (the bench) is exact; otherwise one block per CPU plus one waiting per node,
         # within `cap` on a cluster and within `workers` on an instance someone else started.
-        limit = capacity or (cap if address else None if self._owns else workers)
-        self.pool = NodePool(limit, ahead=0 if capacity else 1)
+        self.threads = max(1, threads)
+        limit = capacity or (cap if address else None if self._owns else workers * self.threads)
+        self.pool = NodePool(limit, ahead=0 if capacity else 1, per_cpu=self.threads)
         self.poll_s = poll_s
         self.reconnect_s = reconnect_s if reconnect_s is not None else float(
             os.environ.get("ARENA_RAY_RECONNECT_S") or RECONNECT_S)
@@ -308,6 +328,9 @@ class RayBackend:
         self._unreachable_since: float | None = None
         self.entries = dict(entries)
         self._remote = ray.remote(num_cpus=1, max_retries=0)(_ray_block)
+        self._worker: Any = ray.remote(_ThreadedWorker)  # options (its threads, where) as each is made
+        self._crews: dict[str, list[_Crewman]] = {}  # node id -> its threaded workers
+        self._crewman: dict[Any, _Crewman] = {}  # reference -> the threaded worker that plays it
         self._pending: dict[Any, tuple[Unit, int, str, float]] = {}
         self._lost: deque[tuple[Unit, int]] = deque()  # in flight when the cluster went away
         self.timings: list[tuple[float, float]] = []  # (submit to result, unit's wall) of each unit: the bench reads it
@@ -397,9 +420,25 @@ class RayBackend:
             raise ClusterUnavailable(self.pool.why_none() + "; the blocks finished so far are saved:"
                                      " run the same command again to resume")
         idents = task.idents
-        ref = self._remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node.id, soft=False)).remote(
-            task, attempt, [self.entries[i] for i in idents], *[self._bundles[i] for i in idents])
+        where = NodeAffinitySchedulingStrategy(node.id, soft=False)
+        manifests, bundles = [self.entries[i] for i in idents], [self._bundles[i] for i in idents]
+        if self.threads > 1:
+            man = self._crewman_on(node.id, node.slots, where)
+            ref = man.handle.play.remote(task, attempt, manifests, *bundles)
+            man.busy += 1
+            self._crewman[ref] = man
+        else:
+            ref = self._remote.options(scheduling_strategy=where).remote(task, attempt, manifests, *bundles)
         self._pending[ref] = (task, attempt, node.id, time.monotonic())
+
+    def _crewman_on(self, node_id: str, cpus: int, where: Any) -> _Crewman:
+        """The threaded worker on the node to give a unit: a new one while the node has a CPU without
+        one and none is idle, else the least busy (a unit beyond its threads waits in its queue)."""
+        crew = self._crews.setdefault(node_id, [])
+        if len(crew) < max(1, cpus) and all(m.busy for m in crew):
+            crew.append(_Crewman(self._worker.options(num_cpus=1, max_restarts=0, max_concurrency=self.threads,
+                                                      scheduling_strategy=where).remote()))
+        return min(crew, key=lambda m: m.busy)
 
     def _reconnect(self) -> None:
         """The head is gone: drop this job (before Ray ends the process for it), wait for the head to come
@@ -411,6 +450,8 @@ class RayBackend:
         for task, attempt, _, _ in self._pending.values():
             self._lost.append((task, attempt))
         self._pending.clear()
+        self._crews.clear()
+        self._crewman.clear()
         ray.shutdown()
         deadline = time.monotonic() + self.reconnect_s
         target = _host_port(self.address)
@@ -449,6 +490,9 @@ class RayBackend:
         ref = done[0]
         task, attempt, node_id, sent = self._pending.pop(ref)
         self.pool.give_back(node_id)
+        man = self._crewman.pop(ref, None)
+        if man is not None:
+            man.busy -= 1
         try:
             out: TaskOutput = ray.get(ref)
             latency = time.monotonic() - sent
@@ -465,6 +509,10 @@ class RayBackend:
                 return Finished(task, attempt, error=describe(cause), requeue=True)
             return Finished(task, attempt, error=describe(cause), retry=isinstance(cause, HarnessError))
         except ray.exceptions.RayError as e:  # worker or node lost, object lost: not the task's doing
+            if man is not None and isinstance(e, ray.exceptions.RayActorError):  # its process is gone: a new one
+                crew = self._crews.get(node_id, [])
+                if man in crew:
+                    crew.remove(man)
             self._refresh(force=True)
             return Finished(task, attempt, error=f"worker lost: {describe(e)}", retry=True)
 
@@ -486,17 +534,26 @@ class RayBackend:
         for ref in list(self._pending):
             try:
                 self.ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001 - best effort on the way out (a threaded worker's call cannot be forced)
+                pass
+        for man in [m for crew in self._crews.values() for m in crew]:
+            try:
+                self.ray.kill(man.handle)  # ends the units it plays, as a forced cancel does a task
             except Exception:  # noqa: BLE001 - best effort on the way out
                 pass
+        self._crews.clear()
+        self._crewman.clear()
         self._pending.clear()
 
 
 def make_backend(kind: str, entries: Mapping[str, BotEntry], workers: int, address: str | None = None,
-                 *, cap: int | None = None, halt: threading.Event | None = None) -> Backend:
+                 *, cap: int | None = None, halt: threading.Event | None = None, threads: int = 1) -> Backend:
     """``workers``: the embedded instance's CPUs; ``cap``: at most this many blocks at once on a cluster;
-    ``halt``: another thread's stop, which ends ``wait`` with ``KeyboardInterrupt`` as a Ctrl-C does."""
+    ``halt``: another thread's stop, which ends ``wait`` with ``KeyboardInterrupt`` as a Ctrl-C does;
+    ``threads``: units one worker process plays at once (Ray only)."""
     if kind == "serial":
         return SerialBackend(entries, halt=halt)
     if kind == "ray":
-        return RayBackend(entries, workers, address or os.environ.get("RAY_ADDRESS") or None, cap=cap, halt=halt)
+        return RayBackend(entries, workers, address or os.environ.get("RAY_ADDRESS") or None, cap=cap, halt=halt,
+                          threads=threads)
     raise ValueError(f"unknown backend {kind!r}")

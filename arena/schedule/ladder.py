@@ -13,32 +13,59 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Iterable, Mapping
+
+from pydantic import BaseModel, StrictInt
 
 RUNS_NAME = "runs.jsonl"
 
 
-def record_run(out: Path, *, lines: int, played: int, complete: bool, entries: list[dict[str, Any]]) -> dict[str, Any]:
+class RunEntry(BaseModel):
+    """An entry of the run, as ``tournament.json`` named it."""
+
+    name: str | None = None
+    version: str | None = None
+    digest: str | None = None
+
+
+class RunRecord(BaseModel):
+    """One line of ``runs.jsonl``: the run's number, the results lines the folder held when it ended, the
+    blocks it played, whether the tournament was complete, and its entries."""
+
+    run: int = 0
+    lines: StrictInt
+    played: int = 0
+    complete: bool = False
+    entries: list[RunEntry] = []
+
+
+def record_run(out: Path, *, lines: int, played: int, complete: bool,
+               entries: Iterable[Mapping[str, object]]) -> RunRecord:
     """Append this run's line (durably: the results it names are already fsync'd)."""
     runs = read_runs(out)
-    row = {"run": len(runs) + 1, "lines": lines, "played": played, "complete": complete,
-           "entries": sorted(({"name": e.get("name"), "version": e.get("version"), "digest": e.get("digest")}
-                              for e in entries), key=lambda e: (str(e["name"]), str(e["digest"])))}
+    named = [RunEntry(name=_text(e.get("name")), version=_text(e.get("version")), digest=_text(e.get("digest")))
+             for e in entries]
+    row = RunRecord(run=len(runs) + 1, lines=lines, played=played, complete=complete,
+                    entries=sorted(named, key=lambda e: (str(e.name), str(e.digest))))
     fd = os.open(out / RUNS_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        os.write(fd, (json.dumps(row, sort_keys=True) + "\n").encode())
+        os.write(fd, (json.dumps(row.model_dump(), sort_keys=True) + "\n").encode())
         os.fsync(fd)
     finally:
         os.close(fd)
     return row
 
 
-def read_runs(folder: Path) -> list[dict[str, Any]]:
+def _text(v: object) -> str | None:
+    return None if v is None else str(v)
+
+
+def read_runs(folder: Path) -> list[RunRecord]:
     """The folder's runs in order; a torn or foreign line ends the list (what follows cannot be placed)."""
     return read_runs_from(folder)[0]
 
 
-def read_runs_from(folder: Path, start: int = 0, last: int = -1) -> tuple[list[dict[str, Any]], int]:
+def read_runs_from(folder: Path, start: int = 0, last: int = -1) -> tuple[list[RunRecord], int]:
     """The runs after byte ``start`` of the folder's runs file (``last``: the ``lines`` of the run before
     it), and the byte after the last one taken, for a reader that keeps what it read. A line cut short,
     foreign, or going back stops the list there."""
@@ -48,18 +75,16 @@ def read_runs_from(folder: Path, start: int = 0, last: int = -1) -> tuple[list[d
             data = f.read()
     except OSError:
         return [], start
-    runs: list[dict[str, Any]] = []
+    runs: list[RunRecord] = []
     end = start
     for raw in data.splitlines(keepends=True):
         if not raw.endswith(b"\n"):
             break
         try:
-            row = json.loads(raw)
+            row = RunRecord.model_validate_json(raw)
         except ValueError:
             break
-        if not (isinstance(row, dict) and isinstance(row.get("lines"), int)):
-            break
-        if row["lines"] < (runs[-1]["lines"] if runs else last):
+        if row.lines < (runs[-1].lines if runs else last):
             break
         runs.append(row)
         end += len(raw)

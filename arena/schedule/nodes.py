@@ -7,7 +7,8 @@ more work; one that joins later is used from then on. ``cap`` (an explicit
 ``workers``) bounds the blocks in flight over the whole cluster. ``ahead``
 more blocks per node wait in Ray's queue there, so a CPU that finishes a
 block starts the next at once instead of waiting for the driver to store
-the result and send another.
+the result and send another. ``per_cpu`` blocks share a CPU where one worker
+process plays several at once in threads (a fixed tempo: its games mostly wait).
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ class NodeInfo:
 
 
 class NodePool:
-    def __init__(self, cap: int | None = None, ahead: int = 0) -> None:
+    def __init__(self, cap: int | None = None, ahead: int = 0, per_cpu: int = 1) -> None:
         self.cap = cap
         self.ahead = ahead
+        self.per_cpu = max(1, per_cpu)
         self.nodes: dict[str, Node] = {}
         self._seen = False  # after the first view, new nodes are news
 
@@ -88,7 +90,7 @@ class NodePool:
         return [n for n in self.nodes.values() if n.usable]
 
     def room(self, n: Node) -> int:
-        return n.slots + self.ahead if n.usable else 0
+        return n.slots * self.per_cpu + self.ahead if n.usable else 0
 
     @property
     def capacity(self) -> int:

@@ -144,6 +144,7 @@ class BackendChoice:
     address: str | None
     cap: int | None  # at most this many blocks at once on a cluster (None: every CPU it has)
     why: str | None = None  # why ``workers`` is not the config's (a fixed tempo oversubscribes the cores)
+    threads: int = 1  # blocks one worker process plays at once (a fixed tempo: its games mostly wait)
 
 
 @dataclass
@@ -430,14 +431,15 @@ def choose_backend(t: Tournament, units: int | None = None) -> BackendChoice:
     """The config's backend; on a cluster ``workers`` caps the blocks at once only when it was given.
 
     With a fixed tempo and no ``workers`` given, an embedded instance plays more blocks at once than
-    there are cores (``oversubscribe``): its games mostly wait; never more than the ``units`` to play."""
+    there are cores, several in each worker process (``oversubscribe``): its games mostly wait; never
+    more than the ``units`` to play."""
     address = t.config.ray_address or os.environ.get("RAY_ADDRESS") or None
     given = "workers" in t.config.model_fields_set
     cap = t.config.workers if given else None
-    workers, why = t.config.workers, None
     if t.settings.time.fixed and not given and address is None and t.config.backend == "ray":
-        workers, why = fixed_tempo_workers(t.settings.sandbox.value, units=units)
-    return BackendChoice(t.config.backend, workers, address, cap, why)
+        o = fixed_tempo_workers(t.settings.sandbox.value, units=units)
+        return BackendChoice(t.config.backend, o.workers, address, cap, o.why, o.threads)
+    return BackendChoice(t.config.backend, t.config.workers, address, cap)
 
 
 def play(t: Tournament, admission: Admission, p: Plan, *, stop: StoppingRule | None = None,
@@ -452,7 +454,7 @@ def play(t: Tournament, admission: Admission, p: Plan, *, stop: StoppingRule | N
     choice = choice or choose_backend(t, units=len(make_units(p.todo)))
     observer.starting(choice)
     backend = make_backend(choice.kind, {e.ident: e for e in p.playing}, choice.workers, choice.address,
-                           cap=choice.cap, halt=halt)
+                           cap=choice.cap, halt=halt, threads=choice.threads)
     outcome: RunOutcome | None = None
     interrupted = False
     try:

@@ -229,15 +229,34 @@ def leaderboard(svc: ServiceDep) -> list[LeaderboardRow]:
     return leaderboard_rows(svc)
 
 
+class BatchProgress(BaseModel):
+    played: int = Field(description="blocks of the batch stored so far")
+    of: int = Field(description="blocks the batch chose")
+
+
+class StandingRow(BaseModel):
+    bot: str
+    games: int
+    faults: int
+    score_rate: float | None = Field(description="points over games (null before its first game)")
+
+
+class LiveStandings(BaseModel):
+    """FOLDER/standings.json, as the ladder rewrites it after each stored block."""
+    updated: float | None = Field(None, description="when it was written (seconds since the epoch)")
+    blocks_stored: int = 0
+    batch: BatchProgress | None = None
+    standings: list[StandingRow] = []
+
+
 @router.get("/standings")
-def live_standings(svc: ServiceDep) -> dict[str, Any]:
+def live_standings(svc: ServiceDep) -> LiveStandings:
     """Public: each bot's score rate over its stored games, rewritten after each block a batch stores,
     and the batch playing (``{"played", "of"}``) or null. A progress figure; the ratings are on /site/."""
     try:
-        doc: dict[str, Any] = json.loads((svc.folder / "standings.json").read_text())
-        return doc
+        return LiveStandings.model_validate_json((svc.folder / "standings.json").read_bytes())
     except (OSError, ValueError):
-        return {"updated": None, "blocks_stored": 0, "batch": None, "standings": []}
+        return LiveStandings()
 
 
 @router.get("/tempo")

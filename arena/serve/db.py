@@ -426,14 +426,14 @@ def accepted(engine: Engine) -> list[Entrant]:
     return [Entrant(int(r["id"]), str(r["name"]), int(r["version"]), str(r["folder"])) for r in rows]
 
 
-def retired(engine: Engine) -> list[dict[str, Any]]:
-    """Accepted submissions taken out of the ladder (by the host, with their team, or as unplayable), with
-    their team's name: the public site leaves them out of its ranking."""
+def retired(engine: Engine) -> list[Entrant]:
+    """Accepted submissions taken out of the ladder (by the host, with their team, or as unplayable), as
+    ``Entrant`` rows (id, team, version, folder): the public site leaves them out of its ranking."""
     with engine.connect() as c:
         rows = c.execute(sa.select(submissions, teams.c.name).join(teams)
                          .where(submissions.c.status == "accepted", submissions.c.retired.is_not(None))
                          .order_by(submissions.c.id)).mappings().all()
-    return [dict(r) for r in rows]
+    return [Entrant(int(r["id"]), str(r["name"]), int(r["version"]), str(r["folder"])) for r in rows]
 
 
 def retire(engine: Engine, sid: int, reason: str) -> None:

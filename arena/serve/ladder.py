@@ -481,10 +481,10 @@ def retired_refs(svc: Service) -> list[tuple[str, str]]:
     unplayable) whose ladder copy exists: the public site leaves them out of its ratings and ranking."""
     out = []
     for s in db.retired(svc.engine):
-        d = svc.folder / "ladder" / f"{s['name']}-v{s['version']}"
+        d = svc.folder / "ladder" / f"{s.name}-v{s.version}"
         if d.is_dir():
             try:
-                out.append((str(s["name"]), _digest(str(d))))
+                out.append((s.name, _digest(str(d))))
             except (ManifestError, OSError):
                 continue  # a copy the ladder could not read never played
     return out

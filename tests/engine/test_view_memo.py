@@ -8,6 +8,7 @@ import random
 import pytest
 
 from arena.engine import Game, get_profile, profile_names
+from arena.engine.jsontext import dumps
 from arena.engine.view import deal_view, summarize
 
 
@@ -56,3 +57,24 @@ def test_a_memo_view_is_a_new_dict_each_time(name: str) -> None:
     first["maker"] = "junk"
     assert game.view_dict(seat) == _from_scratch(game, seat, len(game.deals) - 1)
     assert len(game.view_dict(seat)["previous"]) == 2
+
+
+@pytest.mark.parametrize("name", profile_names())
+def test_the_view_s_text_is_the_view_encoded_at_every_decision(name: str) -> None:
+    """``Game.view_bytes`` (a request's view made from parts encoded once) is the view's dict encoded
+    (``jsontext.dumps``), byte for byte: for the seat on move, another seat, and every deal's end."""
+    profile = get_profile(name)
+    rng = random.Random(f"text-{name}")
+    checked = 0
+    for g in range(2):
+        game = Game(profile, key=f"text-{name}-{g}", max_deals=6)
+        while not game.over:
+            seat, index = game.to_act, len(game.deals) - 1
+            for s in (seat, (seat + 1) % profile.players):
+                assert game.view_bytes(s) == dumps(game.view_dict(s)) == dumps(_from_scratch(game, s, index))
+            game.apply(game.choice.sample(rng))
+            checked += 1
+            if len(game.deals) - 1 > index or game.over:
+                for s in range(profile.players):
+                    assert game.view_bytes(s, index) == dumps(_from_scratch(game, s, index))
+    assert checked > 40

@@ -147,3 +147,65 @@ def test_the_judges_own_thaw_is_not_the_bots_time() -> None:
     assert d.fault is None, d.fault
     assert took >= 3 * SLOT_MS / 1000  # late (0.3 s of thaw): released at a whole number of slots
     p.close()
+
+
+def test_a_frozen_seats_wait_for_a_core_is_read_once_a_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading the wait of every thread of a gvisor seat costs about 0.4 ms: the reading that ends a
+    decision, taken just before the seat is frozen, starts its next (a frozen seat waits for no core),
+    and each decision's wait stays its own (the judge's own time, this machine's, left out here)."""
+    from arena.players import process
+
+    class NoJudgeTime:
+        def spent(self) -> float:
+            return 0.0
+
+    monkeypatch.setattr(process, "_JUDGES", NoJudgeTime())
+
+    class Counting(MockTransport):
+        frozen_reads = 0
+
+        def tree_run_delay(self) -> float:
+            self.frozen_reads += self.paused
+            return super().tree_run_delay()
+
+    bot = Counting().expect("hello", HELLO)
+    for waited in (300, 0, 200):
+        bot.expect("decide", answer({"type": "pass"}), delay_ms=waited, waited_ms=waited, spin=False)
+    bot.expect("bye")
+    p = fixed(bot)
+    assert p.start() is None
+    for n in (1, 2, 3):
+        d = p.decide(request(n))
+        assert d.fault is None, d.fault
+    assert bot.frozen_reads == 1  # the first decision's start only
+    assert p.close().wait_ms == [300.0, 0.0, 200.0]
+
+
+def test_the_judges_time_counts_every_game_loop_of_the_worker_and_never_goes_back() -> None:
+    """Games played in threads of one worker (tempo fixed): another game loop's work (it may hold the
+    interpreter lock the reading one needs) is the judge's time, not the bot's, even once it ended."""
+    import threading
+
+    from arena.players.process import _JudgeTime
+
+    judges = _JudgeTime()
+    before = judges.spent()
+    burned: list[float] = []
+
+    def other_game_loop() -> None:
+        judges.spent()  # a game loop of this worker, known to the judge
+        t0 = time.thread_time()
+        while time.thread_time() - t0 < 0.05:
+            pass
+        burned.append(time.thread_time() - t0)
+
+    th = threading.Thread(target=other_game_loop)
+    th.start()
+    th.join()
+    assert judges.spent() - before >= burned[0] - 0.005  # its CPU counted (schedstat and thread_time agree to ticks)
+    after = judges.spent()
+    assert after - before >= burned[0] - 0.005  # its time kept after it ended
+    nxt = threading.Thread(target=judges.spent)  # the next game loop to start judging
+    nxt.start()
+    nxt.join()
+    assert judges.spent() >= after and len(judges._fds) <= 2  # the ended one's file closed, its time kept

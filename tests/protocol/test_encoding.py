@@ -68,3 +68,33 @@ def test_every_message_of_a_game_is_the_standard_librarys_bytes(name: str, monke
 ])
 def test_edge_cases_are_the_standard_librarys_bytes_too(msg: dict[str, Any]) -> None:
     assert wire.encode(msg) == stdlib(msg)
+
+
+#: sha256 of every request of four seeded games (below), as the harness wrote them before requests were
+#: made from parts encoded once (``wire.encode`` of ``wire.decide``'s dict, measured on that code)
+REQUESTS_SHA256 = "d693833ca2cb3c1ae08f35622e5fe4ec19fbc52c716f5640560bd0958d247d02"
+
+
+def test_a_request_s_text_is_the_bytes_bots_always_read() -> None:
+    """``wire.request`` (the view's parts encoded once, no dict) writes the very bytes of ``decide``'s
+    dict encoded, time figures included, at every decision of seeded games of four kinds of table;
+    and those are the bytes the harness wrote before (pinned), so no bot sees a byte change."""
+    import hashlib
+
+    from arena.engine import Game
+
+    digest = hashlib.sha256()
+    for name in ("pagat62", "five-hand", "oregon", "cutthroat-3"):
+        game = Game(get_profile(name), key=f"pin-{name}", max_deals=8)
+        rng = random.Random(name)
+        n = 0
+        while not game.over:
+            n += 1
+            request = wire.request(game, game.to_act, game.choice, n)
+            request.set_time(100_000 - n, 1000)
+            old = {**wire.decide(game, game.to_act, game.choice, n), "time_left_ms": 100_000 - n, "decision_ms": 1000}
+            assert request.line() == wire.encode(old) == stdlib(old)
+            assert request.to_dict() == old and request.to_dict() is request.to_dict()
+            digest.update(request.line())
+            game.apply(game.choice.sample(rng))
+    assert digest.hexdigest() == REQUESTS_SHA256

@@ -121,3 +121,69 @@ def test_every_wire_choice_round_trips_through_a_legal_action():
             else:
                 action = {"type": "trump", "suit": rng.choice(wire["suits"])}
             game.apply(action_from_dict(action))
+
+
+def _hostile_replies() -> list[bytes]:
+    """Action replies of every core type, and mutations of them a hostile bot might send: every field
+    set to values of each JSON type, keys added, dropped and doubled, the id's and the type's words
+    changed, the text cut short, escaped and padded."""
+    base = [{"type": "pass"}, {"type": "bid", "amount": 7}, {"type": "bid", "amount": 8, "suit": "H"},
+            {"type": "trump", "suit": "S"}, {"type": "rob", "take": ["AS", "2C"]}, {"type": "discard", "cards": []},
+            {"type": "play", "card": "KC"}, {"type": "play", "card": "KC", "under": ["3H"]},
+            {"type": "call", "alone": True}, {"type": "call", "card": "AH"}, {"type": "take_widow"},
+            {"type": "leave_widow", "alone": None}]
+    values: list[object] = [None, 0, 1, -1, 7, 1.0, 7.5, True, False, "", "AS", "H", "7", "pass", [], ["AS"], [1],
+                            ["AS", None], [["AS"]], {}, {"a": 1}, 2**63, 2**64 + 1, -(2**63) - 1, "Ä"]
+    fields = ["type", "alone", "amount", "suit", "take", "cards", "card", "under", "extra"]
+    lines: list[bytes] = []
+
+    def reply(action: object, rid: object = 1, **more: object) -> None:
+        lines.append(json.dumps({"type": "action", "id": rid, "action": action, **more}).encode())
+
+    for action in base:
+        reply(action)
+        for field in fields:
+            for v in values:
+                reply({**action, field: v})
+            reply({k: w for k, w in action.items() if k != field})
+        for rid in values:
+            reply(action, rid)
+        for kind in ["Action", "hello", "decide", None, 1]:
+            lines.append(json.dumps({"type": kind, "id": 1, "action": action}).encode())
+        reply(action, 1, extra=1)
+        lines.append(json.dumps({"id": 1, "action": action}).encode())
+        lines.append(json.dumps({"type": "action", "action": action}).encode())
+        text = json.dumps({"type": "action", "id": 1, "action": action}).encode()
+        lines += [text[:i] for i in range(len(text))]
+        lines += [b" " + text + b" \r", text + b"x", text.replace(b'"', b"'"), text.replace(b":", b": "),
+                  text.replace(b'"type"', b'"t\\u0079pe"'), text.replace(b"1", b"1.0", 1), text.replace(b"1", b"01", 1),
+                  text.replace(b'"id": 1', b'"id": 1, "id": 2'), text.replace(b'"id": 1', b'"id": "x", "id": 1'),
+                  text.replace(b'{"type": "action"', b'{"type": "hello", "type": "action"'),
+                  text.replace(b'"action": {', b'"action": {"amount": 1.0, "amount": 2, '),
+                  text.replace(b'"action": {', b'"action": {"card": 5, '), text.replace(b"1", b"true", 1),
+                  text.replace(b"}", b"}}", 1), b"\xef\xbb\xbf" + text, text + b"\n" + text, text.replace(b"KC", b"K\xc3\x84")]
+    return lines
+
+
+def test_the_plain_reading_of_a_reply_gives_the_models_verdict_on_every_hostile_reply():
+    """``read_action`` (the harness's reading of a common reply, without the models) takes a line only
+    where the models take it, with the same id and fields: on every other line the models speak."""
+    from arena.protocol.codec import read_action
+
+    taken = 0
+    lines = _hostile_replies()
+    assert len(lines) > 3000
+    for line in lines:
+        plain = read_action(line)
+        if plain is None:
+            continue
+        taken += 1
+        reply = decode_from_bot(line)  # raises if the models refuse what the plain reading took
+        assert isinstance(reply, ActionReply) and reply.id == plain[0], line
+        full = vars(reply.action)
+        assert {k: v for k, v in full.items() if v is not None} == {k: v for k, v in plain[1].items() if v is not None}, line
+        assert all(type(full[k]) is type(v) for k, v in plain[1].items() if v is not None), line
+    # and it does take the common replies, else it would speed nothing up
+    assert taken > 100
+    assert read_action(b'{"type":"action","id":3,"action":{"type":"play","card":"AS","under":["3H"]}}') == (
+        3, {"type": "play", "card": "AS", "under": ["3H"]})

@@ -115,9 +115,9 @@ def test_every_reported_interval_holds_its_estimate(t: tuple[list, str, tuple[st
         assert b.df is not None and (b.withheld == TOO_FEW_BLOCKS) == (b.df < MIN_DF)
         if b.withheld:
             assert b.ci_low is None
-    m = (rep.table or {}).get("maker_advantage")
-    if m and m["ci_low"] is not None:
-        assert m["ci_low"] - 1e-9 <= m["rating"] <= m["ci_high"] + 1e-9
+    m = rep.table.maker_advantage if rep.table else None
+    if m and m.ci_low is not None:
+        assert m.ci_low - 1e-9 <= m.rating <= m.ci_high + 1e-9
     for lk in (rep.luck, rep.luck_points):
         if lk is not None and lk.rho_ci is not None:
             assert lk.rho_ci[0] - 1e-9 <= lk.rho <= lk.rho_ci[1] + 1e-9
@@ -146,11 +146,11 @@ def test_one_table_of_two_blocks_is_too_few_for_any_interval_or_los() -> None:
     blocks (weighted 2): one degree of freedom, and every interval and LOS says so instead of a figure."""
     rep = rate(_five_hand(2), bootstrap=100, seed=0)
     assert all(b.withheld == TOO_FEW_BLOCKS and b.ci_low is None and b.df == 1 for b in rep.bots)
-    m = rep.table["maker_advantage"]
-    assert m["withheld"] == TOO_FEW_BLOCKS and m["ci_low"] is None and m["df"] == 1
+    m = rep.table.maker_advantage
+    assert m.withheld == TOO_FEW_BLOCKS and m.ci_low is None and m.df == 1
     assert all(x is None for row in rep.los.values() for x in row.values()) and rep.los
     four = rate(_five_hand(4), bootstrap=100, seed=0)
-    assert all(b.df == 3 and b.ci_low is not None for b in four.bots) and four.table["maker_advantage"]["ci_low"] is not None
+    assert all(b.df == 3 and b.ci_low is not None for b in four.bots) and four.table.maker_advantage.ci_low is not None
     assert all(x is not None for row in four.los.values() for x in row.values())
 
 

@@ -124,10 +124,10 @@ def test_rate_reports_tables_with_games_wins_and_the_maker_edge() -> None:
     true = {"a": -150.0, "b": -50.0, "c": 0.0, "d": 50.0, "e": 150.0}
     blocks = table_tournament(true, 40, random.Random(11), maker_edge=120.0)
     rep = rate(blocks, bootstrap=50, seed=1)
-    assert rep.table is not None and rep.table["seats"] == 5 and rep.table["contests"] == "deal"
+    assert rep.table is not None and rep.table.seats == 5 and rep.table.contests == "deal"
     assert [b.bot for b in rep.bots] == ["e", "d", "c", "b", "a"]
     assert all(b.games == 200 for b in rep.bots)  # 40 blocks of 5 rotations, every bot at every game
-    assert 40 < rep.table["maker_advantage"]["rating"] < 200
+    assert 40 < rep.table.maker_advantage.rating < 200
     assert rep.luck.rotations == 5 and rep.crosstable and rep.los["e"]["a"] > 0.95
     with pytest.raises(ValueError, match="mix"):
         rate([*blocks[:1], BlockOutcome("p#0", "p", (GameOutcome(("a", "a"), ("b", "b"), 1.0),

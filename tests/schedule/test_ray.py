@@ -39,6 +39,20 @@ def test_serial_and_ray_two_workers_give_identical_results(tmp_path: Path, ray_s
     assert runs == ["ray"] * 3
 
 
+@pytest.mark.ray
+def test_one_worker_playing_blocks_in_threads_gives_identical_results(tmp_path: Path, ray_session) -> None:
+    """A fixed tempo's threaded worker: three blocks at once in one process, the lines the driver plays."""
+    serial = load_config(write_config(tmp_path, blocks=3), {"out": str(tmp_path / "serial")})
+    ray = load_config(write_config(tmp_path, blocks=3), {"out": str(tmp_path / "ray")})
+    a = _run(serial, SerialBackend({e.ident: e for e in serial.entries}))
+    backend = RayBackend({e.ident: e for e in ray.entries}, workers=1, threads=3)
+    assert backend.capacity == 3
+    b = _run(ray, backend)
+    assert len(a) == 3 and a == b
+    runs = [json.loads(x)["run"] for x in (tmp_path / "ray" / "results.jsonl").read_text().splitlines()]
+    assert len({r["pid"] for r in runs}) == 1 and all(r["backend"] == "ray" for r in runs)  # one process played all
+
+
 def _tarball(name: str, data: bytes) -> bytes:
     """A one-file gzip tar, as a (tampered) bot bundle."""
     buf = io.BytesIO()
@@ -105,7 +119,8 @@ os.execv(sys.executable, [sys.executable, os.path.join(os.path.dirname(__file__)
 
 
 @pytest.mark.ray
-def test_block_lost_with_its_worker_is_retried_once(tmp_path: Path, ray_session) -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+def test_block_lost_with_its_worker_is_retried_once(tmp_path: Path, ray_session, threads: int) -> None:
     bot = tmp_path / "killer"
     bot.mkdir()
     (bot / "first.py").write_text((FIRST.parent / "bot.py").read_text())
@@ -114,7 +129,7 @@ def test_block_lost_with_its_worker_is_retried_once(tmp_path: Path, ray_session)
     (bot / "bot.yaml").write_text(f'name: killer\ncommand: ["{{python}}", "bot.py"]\nenv: {{PICK: first, MARKER: "{marker}"}}\n')
     t = load_config(write_config(tmp_path, entries=[str(FIRST), str(bot)]))
     store = ResultsStore(t.out)
-    backend = RayBackend({e.ident: e for e in t.entries}, workers=2)
+    backend = RayBackend({e.ident: e for e in t.entries}, workers=2, threads=threads)
     outcome = run_tasks(plan_tasks(t), backend, store)
     backend.close()
     assert marker.exists() and outcome.retries == 1 and not outcome.failures

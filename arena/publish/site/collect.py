@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from ...results import LoadedResults, ResultLine, ResultsError, combined_digest, line_key, results_path
 from ..load import BotInfo, _ref, bot_ids
-from ..provenance import read_meta
+from ..provenance import RunFacts, read_facts
 from .ledger import SiteState
 
 
@@ -67,7 +67,7 @@ class SlimResults(LoadedResults):
 class Competition:
     sources: list[Path]
     lines: list[ResultLine]  # each kept line as the site keeps it (``ledger.slim_line``)
-    metas: list[dict[str, Any] | None]
+    metas: list[RunFacts | None]  # each source's tournament.json
     runs: list[Run]
     torn: bool
     duplicates: int
@@ -82,7 +82,7 @@ class Competition:
                            self.digests[:n])
 
     @property
-    def meta(self) -> dict[str, Any] | None:
+    def meta(self) -> RunFacts | None:
         """The tournament facts of the first file that has them (the leaderboard's provenance)."""
         return next((m for m in self.metas if m), None)
 
@@ -154,7 +154,7 @@ def competition(state: SiteState) -> Competition:
     for i, r in enumerate(runs):
         r.index = i + 1
     paths = [Path(s.path) for s in state.sources]
-    comp = Competition(paths, lines, [read_meta(p) for p in paths], runs, any(s.torn for s in state.sources),
+    comp = Competition(paths, lines, [read_facts(p) for p in paths], runs, any(s.torn for s in state.sources),
                        sum(s.duplicates for s in state.sources) + sum(e.line is None for e in state.entries),
                        digests, entry_of)
     comp.bots = bot_ids(lines)

@@ -24,10 +24,11 @@ one before (``diff``): most of a frame is the same as the last.
 
 from __future__ import annotations
 
-import copy
 import json
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Sequence, cast
+
+from pydantic import JsonValue
 
 from ...engine import AUCTION_PHASES, SUIT_NAME, event_kind, rules_text
 from ...engine import Deal, Game, ReplayMismatch, action_to_dict, card_str, cards_str, replay
@@ -37,6 +38,7 @@ from ...engine.record import RecordedSource, load_record, recorded_decisions, re
 from ...engine.view import deal_view, summarize, summary_dict
 from ...match.show import seat_names
 from ...match.stored import StoredGame
+from ...results import JsonObject
 
 REPLAY_FORMAT = "cinch-replay"
 REPLAY_VERSION = 1
@@ -45,13 +47,24 @@ END_TEXT = {"target": "a side reached the target", "bidder_out": "the bidders we
             "deals": "the fixed number of deals was played", "cap": "stopped by the deal cap: unfinished"}
 
 
-def score_rows(players: int, sides: str) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class ScoreRow:
+    """What one entry of a game's ``scores`` belongs to: a side of two pairs, or one seat."""
+
+    label: str
+    seats: list[int]
+
+    def to_json(self) -> JsonObject:
+        return {"label": self.label, "seats": list[JsonValue](self.seats)}
+
+
+def score_rows(players: int, sides: str) -> list[ScoreRow]:
     """What each entry of a game's ``scores`` belongs to, for the viewer's scores table: a side of two
     pairs (its label and seats), or one seat at a table of single scores."""
     names = seat_names(players)
     if sides == "pairs":
-        return [{"label": f"{names[s]}+{names[s + 2]}", "seats": [s, s + 2]} for s in (0, 1)]
-    return [{"label": names[s], "seats": [s]} for s in range(players)]
+        return [ScoreRow(f"{names[s]}+{names[s + 2]}", [s, s + 2]) for s in (0, 1)]
+    return [ScoreRow(names[s], [s]) for s in range(players)]
 
 
 # ------------------------------------------------------------------ patches
@@ -127,17 +140,23 @@ def apply_patch(old: Any, p: Any) -> Any:
     return out
 
 
-def unpack(frames: dict[str, Any]) -> list[dict[str, Any]]:
+def unpack(frames: JsonObject) -> list[JsonObject]:
     """Every frame of a game's stored ``frames`` (``first`` and ``patches``)."""
-    out = [frames["first"]]
-    for p in frames["patches"]:
+    first, patches = frames["first"], frames["patches"]
+    assert isinstance(first, dict) and isinstance(patches, list)
+    out = [first]
+    for p in patches:
         out.append(apply_patch(out[-1], p))
     return out
 
 
-def seat_view(frame: dict[str, Any], seat: int) -> dict[str, Any]:
+def seat_view(frame: JsonObject, seat: int) -> JsonObject:
     """The engine's view of ``seat`` at ``frame`` (``View.to_dict()``), put back together."""
-    return {**frame["pub"], **frame["seats"][seat]}
+    pub, seats = frame["pub"], frame["seats"]
+    assert isinstance(pub, dict) and isinstance(seats, list)
+    own = seats[seat]
+    assert isinstance(own, dict)
+    return {**pub, **own}
 
 
 # ------------------------------------------------------------------ the rules line
@@ -150,13 +169,81 @@ rules_line = rules_text
 # ------------------------------------------------------------------ frames
 
 
+@dataclass(frozen=True)
+class TableFacts:
+    """Public facts a view leaves out: how many cards each hand holds, whose turn, who sits out, the deals
+    played (as the views list them), the deal's line and result; the final frame adds the final scores."""
+
+    hand_counts: list[int]
+    dealt_counts: list[int]
+    widow_counts: list[int] | None
+    kitty_count: int
+    to_act: int | None
+    sitting: list[int]
+    redeal: bool
+    in_dark: bool
+    deals: list[JsonObject]
+    info: str
+    result: str | None
+    final_scores: list[int] | None = None
+
+    def to_json(self) -> JsonObject:
+        out = {"hand_counts": self.hand_counts, "dealt_counts": self.dealt_counts, "widow_counts": self.widow_counts,
+               "kitty_count": self.kitty_count, "to_act": self.to_act, "sitting": self.sitting, "redeal": self.redeal,
+               "in_dark": self.in_dark, "deals": self.deals, "info": self.info, "result": self.result}
+        if self.final_scores is not None:
+            out["final_scores"] = self.final_scores
+        return cast(JsonObject, out)
+
+
+@dataclass(frozen=True)
+class Omniscient:
+    """What only the omniscient view adds: the stock, the discard pile, the kitty, the widows, the rob, the
+    point cards out of play (seat, card), and at a table of changing sides each seat's side in the deal."""
+
+    stock: list[str]
+    pile: list[str]
+    kitty: list[str]
+    widows: list[list[str]] | None
+    rob_stock: list[str] | None
+    rob_taken: list[str] | None
+    out_points: list[tuple[int, str]]
+    sides: list[int] | None
+
+    def to_json(self) -> JsonObject:
+        return cast(JsonObject, {"stock": self.stock, "pile": self.pile, "kitty": self.kitty, "widows": self.widows,
+                                 "rob_stock": self.rob_stock, "rob_taken": self.rob_taken,
+                                 "out_points": [[s, c] for s, c in self.out_points], "sides": self.sides})
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One step of the viewer: every seat's view (``pub``, the keys all share; ``seats``, each one's own),
+    the table's public facts, the omniscient additions and what happened, in words."""
+
+    deal: int
+    events: int
+    text: str
+    final: bool
+    pub: JsonObject
+    seats: list[JsonObject]
+    table: TableFacts
+    all: Omniscient
+
+    def to_json(self) -> JsonObject:
+        """The frame as the viewer reads it (``assets/viewer.js``)."""
+        return cast(JsonObject, {"deal": self.deal, "events": self.events, "text": self.text, "final": self.final,
+                                 "pub": self.pub, "seats": self.seats, "table": self.table.to_json(),
+                                 "all": self.all.to_json()})
+
+
 @dataclass
 class _Step:
     """Where one frame stands: the deal and how many of its events had happened."""
 
     deal: int
     events: int
-    frame: dict[str, Any]
+    frame: Frame
 
 
 @dataclass
@@ -168,8 +255,8 @@ class _Cursor:
     events: int = 0
     phase: str = ""
     plays: list[int] = field(default_factory=lambda: [0])
-    done: list[dict[str, Any]] = field(default_factory=list)
-    previous: list[dict[str, Any]] = field(default_factory=list)
+    done: list[JsonObject] = field(default_factory=list)
+    previous: list[JsonObject] = field(default_factory=list)
 
 
 @dataclass
@@ -181,7 +268,7 @@ class Replayed:
     warnings: list[str] = field(default_factory=list)
 
 
-def _summary(deal: Deal) -> dict[str, Any]:
+def _summary(deal: Deal) -> JsonObject:
     """A finished deal as the views' ``previous`` list it (the engine's own conversion)."""
     return summary_dict(summarize(deal))
 
@@ -213,7 +300,7 @@ SEAT_KEYS = ("seat", "partner", "hand", "dealt", "discarded", "received", "rob_s
 TABLE_SEAT_KEYS = (*SEAT_KEYS, "sides")
 
 
-def _views(deal: Deal, previous: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _views(deal: Deal, previous: list[JsonObject]) -> tuple[JsonObject, list[JsonObject]]:
     """Every seat's view (``View.to_dict()``) as the keys they share and each seat's own keys.
 
     One view is converted in full (the engine's ``deal_view``) and gives the shared keys; the other
@@ -230,37 +317,38 @@ def _views(deal: Deal, previous: list[dict[str, Any]]) -> tuple[dict[str, Any], 
         return ({k: v for k, v in full.items() if k not in TABLE_SEAT_KEYS},
                 [{k: v.get(k) for k in TABLE_SEAT_KEYS} for v in own])
     shared = {k: v for k, v in full.items() if k not in SEAT_KEYS}
-    seats: list[dict[str, Any]] = []
+    seats: list[JsonObject] = []
     for s in range(4):
         if s == dealer:
             seats.append({k: full[k] for k in SEAT_KEYS})
         else:
-            seats.append({"seat": s, "partner": (s + 2) % 4, "hand": cards_str(deal.hands[s]),
-                          "dealt": cards_str(deal.dealt[s]), "discarded": cards_str(deal.discarded[s]),
-                          "received": cards_str(deal.received[s]), "rob_stock": None, "rob_taken": None})
+            seats.append(cast(JsonObject, {
+                "seat": s, "partner": (s + 2) % 4, "hand": cards_str(deal.hands[s]), "dealt": cards_str(deal.dealt[s]),
+                "discarded": cards_str(deal.discarded[s]), "received": cards_str(deal.received[s]), "rob_stock": None,
+                "rob_taken": None}))
     return shared, seats
 
 
-def _frame(deal: Deal, previous: list[dict[str, Any]], before: list[dict[str, Any]], name: _Namer) -> dict[str, Any]:
+def _frame(deal: Deal, previous: list[JsonObject], before: list[JsonObject], name: _Namer, text: str) -> Frame:
     """The frame of ``deal`` now; ``previous``: the deals played before it as the views list them
-    (``before``: the same plus the deal itself once done)."""
+    (``before``: the same plus the deal itself once done); ``text``: what happened in the step."""
     shared, seats = _views(deal, previous)
     done = deal.done
     trump = deal.trump
     points_of = deal.profile.point_table(trump) if trump is not None else None
-    table: dict[str, Any] = {
-        "hand_counts": [len(h) for h in deal.hands],
-        "dealt_counts": [len(h) for h in deal.dealt],
-        "widow_counts": [len(w) for w in deal.widows] if deal.profile.widow else None,
-        "kitty_count": len(deal.kitty),
-        "to_act": None if done else deal.to_act,
-        "sitting": _sitting(deal),
-        "redeal": deal.redeal,
-        "in_dark": deal.in_dark,
-        "deals": before,
-        "info": _info(deal, name),
-        "result": _result(deal, name) if done else None,
-    }
+    table = TableFacts(
+        hand_counts=[len(h) for h in deal.hands],
+        dealt_counts=[len(h) for h in deal.dealt],
+        widow_counts=[len(w) for w in deal.widows] if deal.profile.widow else None,
+        kitty_count=len(deal.kitty),
+        to_act=None if done else deal.to_act,
+        sitting=_sitting(deal),
+        redeal=deal.redeal,
+        in_dark=deal.in_dark,
+        deals=before,
+        info=_info(deal, name),
+        result=_result(deal, name) if done else None,
+    )
     phase = deal.phase
     rob_stock: list[str] | None = None
     rob_taken: list[str] | None = None
@@ -268,17 +356,16 @@ def _frame(deal: Deal, previous: list[dict[str, Any]], before: list[dict[str, An
         rob_stock, rob_taken = cards_str(deal.rob_pool()), []
     elif phase in ("play", "done") and (deal.rob_stock or deal.rob_taken):
         rob_stock, rob_taken = cards_str(deal.rob_stock), cards_str(deal.rob_taken)
-    out_points = []
+    out_points: list[tuple[int, str]] = []
     if points_of is not None and deal.out:
-        out_points = [[s, card_str(c)] for s, c in deal.out if points_of[c]]
-    omniscient = {
-        "stock": cards_str(deal.stock), "pile": cards_str(deal.pile), "kitty": cards_str(deal.kitty),
-        "widows": [cards_str(w) for w in deal.widows] if deal.profile.widow else None,
-        "rob_stock": rob_stock, "rob_taken": rob_taken, "out_points": out_points,
-        "sides": list(deal.side_of) if deal.profile.sides == "called" and deal.side_of else None,
-    }
-    return {"deal": deal.index, "events": len(deal.events), "text": "", "final": False,
-            "pub": shared, "seats": seats, "table": table, "all": omniscient}
+        out_points = [(s, card_str(c)) for s, c in deal.out if points_of[c]]
+    omniscient = Omniscient(
+        stock=cards_str(deal.stock), pile=cards_str(deal.pile), kitty=cards_str(deal.kitty),
+        widows=[cards_str(w) for w in deal.widows] if deal.profile.widow else None,
+        rob_stock=rob_stock, rob_taken=rob_taken, out_points=out_points,
+        sides=list(deal.side_of) if deal.profile.sides == "called" and deal.side_of else None,
+    )
+    return Frame(deal.index, len(deal.events), text, False, shared, seats, table, omniscient)
 
 
 def _info(deal: Deal, name: _Namer) -> str:
@@ -387,7 +474,7 @@ def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Name
 
 
 def _events(deal: Deal, start: int) -> list[dict[str, Any]]:
-    """The deal's events from ``start`` on, in their record form (docs/records.md)."""
+    """The deal's events from ``start`` on, in their record form (docs/records.md: the engine's)."""
     out = []
     for ev in deal.events[start:]:
         if ev[0] == "act":
@@ -399,7 +486,7 @@ def _events(deal: Deal, start: int) -> list[dict[str, Any]]:
     return out
 
 
-def replay_steps(record: dict[str, Any], names: Sequence[str] = ()) -> Replayed:
+def replay_steps(record: JsonObject, names: Sequence[str] = ()) -> Replayed:
     """Replay ``record`` decision by decision through the engine and take a frame at every step.
 
     The record is checked as ``replay`` checks it (any difference from the
@@ -437,8 +524,8 @@ def replay_steps(record: dict[str, Any], names: Sequence[str] = ()) -> Replayed:
                 at.previous = at.done[:k]
             if k != first or not at.phase:  # the step opens deal k
                 at.events, at.phase, at.plays[0] = 0, "", 0
-            frame = _frame(deal, at.previous, at.previous + [_summary(deal)] if deal.done else at.previous, name)
-            frame["text"] = _describe(deal, _events(deal, at.events), at.events == 0, name, at.phase, at.plays)
+            text = _describe(deal, _events(deal, at.events), at.events == 0, name, at.phase, at.plays)
+            frame = _frame(deal, at.previous, at.previous + [_summary(deal)] if deal.done else at.previous, name, text)
             out.steps.append(_Step(k, len(deal.events), frame))
             at.deal, at.events, at.phase = k, len(deal.events), deal.phase
 
@@ -453,12 +540,9 @@ def replay_steps(record: dict[str, Any], names: Sequence[str] = ()) -> Replayed:
     return out
 
 
-def _final(game: Game, last: dict[str, Any], name: _Namer, forfeit_by: int | None) -> dict[str, Any]:
-    f: dict[str, Any] = copy.deepcopy(last)
-    f["final"] = True
+def _final(game: Game, last: Frame, name: _Namer, forfeit_by: int | None) -> Frame:
+    """The last step's frame once more, with every deal played, the final scores and how the game ended."""
     deals = [_summary(d) for d in game.deals if d.done]
-    f["table"]["deals"] = deals
-    f["table"]["final_scores"] = list(game.scores)
     if forfeit_by is not None:
         text = f"Game over: {name(forfeit_by)} forfeited (a fault)."
     elif not game.over:
@@ -467,39 +551,40 @@ def _final(game: Game, last: dict[str, Any], name: _Namer, forfeit_by: int | Non
         why = END_TEXT.get(game.end_reason or "")
         rows = score_rows(game.profile.players, game.profile.sides)
         who = ("no winner" if game.winner is None else
-               f"{name(game.winner)} wins" if game.profile.sides != "pairs" else f"side {rows[game.winner]['label']} wins")
+               f"{name(game.winner)} wins" if game.profile.sides != "pairs" else f"side {rows[game.winner].label} wins")
         if game.profile.sides != "pairs" and why:
             why = why.replace("a side reached", "a seat reached")
         text = f"Game over: {who}" + (f" ({why})" if why else "") + "."
-    f["text"] = text + f" Final scores {' - '.join(map(str, game.scores))}."
-    return f
+    return replace(last, final=True, text=text + f" Final scores {' - '.join(map(str, game.scores))}.",
+                   table=replace(last.table, deals=deals, final_scores=list(game.scores)))
 
 
-def viewer_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twin: str | None = None,
-                forfeit_by: int | None = None, title: str | None = None, twins: Sequence[str] = ()) -> dict[str, Any]:
+def viewer_data(record: JsonObject, *, id: str, names: Sequence[str] = (), twin: str | None = None,
+                forfeit_by: int | None = None, title: str | None = None, twins: Sequence[str] = ()) -> JsonObject:
     """What the viewer shows of one game: its rules line, warnings and frames (first and patches)."""
     return game_data(record, id=id, names=names, twin=twin, forfeit_by=forfeit_by, title=title, twins=twins)[0]
 
 
-def game_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twin: str | None = None,
+def game_data(record: JsonObject, *, id: str, names: Sequence[str] = (), twin: str | None = None,
               forfeit_by: int | None = None, title: str | None = None,
-              twins: Sequence[str] = ()) -> tuple[dict[str, Any], Game | None]:
+              twins: Sequence[str] = ()) -> tuple[JsonObject, Game | None]:
     """``viewer_data`` and the engine's replayed game when the record replayed as recorded (None
     otherwise), for the statistics to read the same replay. ``twins``: every other game of the
     block (the duplicate twin, or a table's other rotations); ``twin`` the first of them."""
     r = replay_steps(record, names)
     twins = list(twins) or ([twin] if twin else [])
-    out: dict[str, Any] = {"id": id, "twin": twin if twin is not None else (twins[0] if twins else None),
-                           "twins": twins, "names": list(names), "title": title, "warnings": r.warnings}
+    out: JsonObject = {"id": id, "twin": twin if twin is not None else (twins[0] if twins else None),
+                       "twins": list[JsonValue](twins), "names": list[JsonValue](names), "title": title,
+                       "warnings": list[JsonValue](r.warnings)}
     if r.game is None or not r.steps:
         out.update(rules=None, frames=None)
         return out, None
     prof = r.game.profile
-    out.update(seat_names=list(seat_names(prof.players)), score_rows=score_rows(prof.players, prof.sides),
-               sides=prof.sides)
+    out.update(seat_names=list(seat_names(prof.players)),
+               score_rows=[row.to_json() for row in score_rows(prof.players, prof.sides)], sides=prof.sides)
     name = _Namer(names, prof.players)
-    frames = [s.frame for s in r.steps]
-    frames.append(_final(r.game, frames[-1], name, forfeit_by))
+    steps = [s.frame for s in r.steps]
+    frames = [f.to_json() for f in [*steps, _final(r.game, steps[-1], name, forfeit_by)]]
     patches = []
     for a, b in zip(frames, frames[1:]):
         d = diff(a, b)
@@ -508,7 +593,7 @@ def game_data(record: dict[str, Any], *, id: str, names: Sequence[str] = (), twi
     return out, (r.game if not r.warnings else None)
 
 
-def replay_file(games: list[StoredGame], only: str | None = None) -> dict[str, Any]:
+def replay_file(games: list[StoredGame], only: str | None = None) -> JsonObject:
     """The file ``arena site frames`` writes for the "open a game" page: every game of a file
     (``match.stored.read_games``), or game ``only`` and its duplicate twin when the file holds it."""
     if only is not None:
@@ -524,6 +609,6 @@ def replay_file(games: list[StoredGame], only: str | None = None) -> dict[str, A
                                   twins=g.twins) for g in games]}
 
 
-def replay_js(data: dict[str, Any]) -> str:
+def replay_js(data: JsonObject) -> str:
     """replays/<id>.js: what the viewer shows of one game (``viewer_data``), as one call."""
     return f"cinchGame({json.dumps(data['id'])}, {json.dumps(data, separators=(',', ':'))});\n"

@@ -22,6 +22,7 @@ from ...results import GameLine, LoadedResults, Seating
 from ..load import _ref
 from ..board import BotRow, Leaderboard
 from ..leaderboard import PairWords, words
+from ..provenance import EntryFacts, RunFacts
 from ..rate import NothingToRate, rate_loaded
 from .collect import Competition, GameRef
 from .ledger import SiteState, refkey
@@ -73,7 +74,7 @@ class SiteModel:
     stats: dict[str, dict[str, BotStats]]  # bot id -> rule profile name -> its statistics under that profile
     time_use: dict[str, dict[str, Any]]  # bot id -> ``TimeUse.summary()``
     faults: dict[str, list[FaultRow]]
-    entries: dict[str, dict[str, Any]]  # bot id -> tournament.json entry (version, folder, files)
+    entries: dict[str, EntryFacts]  # bot id -> tournament.json entry (version, folder, files, manifest)
     bank_ms: float | None
     provisional: str | None = None
     private: bool = False  # a host's own copy: bot folders, the host's reproduce commands and stderr tails shown
@@ -135,11 +136,11 @@ def history_runs(n: int) -> list[int]:
 def history_key(comp: Competition, anchor: tuple[str, float] | None, history_bootstrap: int,
                 retire: Sequence[str]) -> str:
     """What an earlier run's fit depends on beyond its lines (and the code, which the state's key names)."""
-    meta = comp.meta or {}
-    specs = sorted({*map(str, meta.get("retired") or []), *map(str, retire)})
-    labels = [[e.get("name"), e.get("digest"), e.get("version")] for m in comp.metas for e in (m or {}).get("entries") or []
+    meta = comp.meta or RunFacts()
+    specs = sorted({*meta.retired, *map(str, retire)})
+    labels = [[e.name, e.digest, e.version] for m in comp.metas for e in (m.entries if m else [])
               if isinstance(e, dict)] if specs else None
-    return json.dumps([anchor, specs, history_bootstrap, meta.get("anchor"), labels], sort_keys=True)
+    return json.dumps([anchor, specs, history_bootstrap, meta.anchor, labels], sort_keys=True)
 
 
 def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float] | None = None,
@@ -216,14 +217,15 @@ def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float
                 faults.setdefault(bot, []).append(row)
                 game_faults.setdefault(f["game"], []).append(row)
                 row.bot = bot
-    bank = ((comp.meta or {}).get("match") or {}).get("time", {}) or {}
-    bank_ms = float(bank["bank_ms"]) if isinstance(bank.get("bank_ms"), (int, float)) else None
-    entries: dict[str, dict[str, Any]] = {}
+    match = comp.meta.match if comp.meta else None
+    bank = ((match.time if match else None) or {}).get("bank_ms")
+    bank_ms = float(bank) if isinstance(bank, (int, float)) else None
+    entries: dict[str, EntryFacts] = {}
     for m in comp.metas:
-        for e_ in (m or {}).get("entries") or []:
-            bid = by_ref.get((str(e_.get("name")), str(e_.get("digest"))))
+        for e_ in m.entries if m else []:
+            bid = by_ref.get((str(e_.name), str(e_.digest)))
             if bid and bid not in entries:
-                entries[bid] = e_ if private else {k: v for k, v in e_.items() if k != "dir"}
+                entries[bid] = e_ if private else e_.model_copy(update={"dir": None})
     return SiteModel(comp, doc, history, history_bootstrap, slugs, matrix,
                      {b: (opp_sum[b] / opp_n[b] if opp_n.get(b) else None) for b in slugs},
                      stats, time_use, faults, entries, bank_ms, provisional, private,

@@ -24,6 +24,7 @@ from ...match.show import profile_text, seat_names
 from ...results import GameLine
 from .. import leaderboard as lb
 from ..board import BotRow, Leaderboard, Luck
+from ..provenance import EntryFacts
 from ..render import environment, render
 from .charts import Axis, Bar, Histogram, History, axis_svg, histogram_svg, history_svg, interval_bar, scale_for
 from .collect import GameRef
@@ -423,14 +424,14 @@ def bot_page(m: SiteModel, bot: str, naming: Naming = Naming()) -> str:
     site = SiteView(m, naming)
     row = doc.row(bot)
     info = next((b for b in m.comp.bots.values() if b.id == bot), None)
-    ent = m.entries.get(bot, {})
-    version = ent.get("version") or "not recorded"
+    ent = m.entries.get(bot) or EntryFacts()
+    version = ent.version or "not recorded"
     if bot in site.names:  # the host's name for it first, the manifest's own version after it
         version = f"{site.name(bot)} (bot.yaml: {version})"
     identity = [("name", info.name if info else bot), ("version", version),
                 ("digest", info.digest if info else "?"),
-                ("folder", ent.get("dir") or ("not recorded" if m.private else PRIVATE))]
-    manifest = ent.get("manifest")
+                ("folder", ent.dir or ("not recorded" if m.private else PRIVATE))]
+    manifest = ent.manifest
     standing = None if row is None else {
         "rating": lb.fixed(row.rating), "score": pct(row.score_pct), "of": len(doc.ranked()),
         "interval": lb._bot_interval(doc, row), "opponent": num(m.avg_opponent.get(bot))}
@@ -441,7 +442,7 @@ def bot_page(m: SiteModel, bot: str, naming: Naming = Naming()) -> str:
              else [_stats_view(None, None)])
     fl = m.faults.get(bot, [])
     view = {
-        "bot": bot, "identity": identity, "files": [(k, str(v)[:16]) for k, v in sorted((ent.get("files") or {}).items())],
+        "bot": bot, "identity": identity, "files": [(k, str(v)[:16]) for k, v in sorted(ent.files.items())],
         "manifest": yaml.safe_dump(manifest, sort_keys=True) if isinstance(manifest, dict) else None,
         "row": row, "standing": standing, "history": _history(site, [bot]), "opponents": opponents, "stats": stats,
         "time": _time_rows(m, bot), "faults": fl, "evidence_cap": EVIDENCE_PER_BOT,

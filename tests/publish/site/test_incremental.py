@@ -162,3 +162,22 @@ def test_a_site_built_with_replays_on_demand_then_with_replays_writes_them_all(g
     assert not (site / "replays").exists() or not any((site / "replays").iterdir())
     build_site([grown], site, bootstrap=0, history_bootstrap=0, state=state)
     assert pages(site) == scratch(grown, tmp_path, bootstrap=0, history_bootstrap=0)
+
+
+def test_the_ratings_memo_is_kept_and_a_damaged_one_is_summed_again(grown: Path, tmp_path: Path) -> None:
+    """The bootstrap's sums (``ratings.memo``) are kept in the state; a rebuild reusing them, or one whose memo
+    was cut short or is missing, gives the files of a build from scratch."""
+    live, site = tmp_path / "live" / "ladder", tmp_path / "site"
+    rows = [json.loads(x) for x in (grown / "runs.jsonl").read_text().splitlines()]
+    _copy_prefix(grown, live, rows[1]["lines"] - 2, 2)
+    build_site([live], site, bootstrap=30, history_bootstrap=0)
+    memo = site / STATE / ledger.MEMO
+    assert memo.stat().st_size > 1000  # per matchup and pairing, 30 resamples' sums
+    for damage in ("cut", "gone", None):
+        if damage == "cut":
+            memo.write_bytes(memo.read_bytes()[:-7])
+        elif damage == "gone":
+            memo.unlink()
+        _copy_prefix(grown, live, rows[1]["lines"] - (1 if damage else 0), 2)
+        build_site([live], site, bootstrap=30, history_bootstrap=0)
+        assert pages(site) == scratch(live, tmp_path, bootstrap=30, history_bootstrap=0), damage

@@ -40,8 +40,8 @@ def test_adding_a_bot_plays_exactly_the_missing_games_and_equals_one_run(tmp_pat
     grown = sorted((comparable(x) for x in read_results(ladder).lines), key=key)
     once = sorted((comparable(x) for x in read_results(single).lines), key=key)
     assert grown == once
-    assert [r["lines"] for r in read_runs(ladder)] == [2, 6]
-    assert [r["played"] for r in read_runs(ladder)] == [2, 4]
+    assert [r.lines for r in read_runs(ladder)] == [2, 6]
+    assert [r.played for r in read_runs(ladder)] == [2, 4]
 
     comp = load_competition([ladder])
     assert [r.end for r in comp.runs] == [2, 6]

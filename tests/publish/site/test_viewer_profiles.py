@@ -5,9 +5,12 @@ For each profile a seeded engine game showing the profile's mechanisms
 trumps it leaves, points out of play, forced dealer bids) is opened as a
 saved game in viewer.html: the viewer must find nothing to flag, show the
 record's scores after every deal and at the end, and show each seat exactly
-the cards the engine's view names at every decision point. One game per
-profile in the default suite; more under ``-m slow``. Records that break
-the rules are flagged by the engine's replay (``test_frames.py``).
+the cards the engine's view names at every decision point. The default
+suite opens one game of each of ``VIEWER_QUICK``, quick profiles that
+together show every mechanism and table size the quick profiles show (a
+browser test takes seconds); ``-m slow`` opens one of every profile, and
+four longer ones of each. Records that break the rules are flagged by the
+engine's replay (``test_frames.py``).
 """
 
 from __future__ import annotations
@@ -29,12 +32,16 @@ from .profile_games import showcase, showcased
 from .test_browser import ARTIFACTS, MAIN, _open_file, _scores, engine_views, expected_frames
 from arena.engine import profile_names
 
-from ...profiles import quick_first
+from ...profiles import QUICK_PROFILES, quick_first
 
 pytestmark = pytest.mark.skipif(EXE is None, reason="no Chromium: install it with `apt-get install chromium` "
                                                    "(.ci/run does) to run the browser tests")
 NAMES = ["north", "east", "south", "west", "fifth", "sixth"]
 SLOW_GAMES = 4
+#: The default suite's profiles here: pagat62 (the default rules) and quick profiles that between them show
+#: every mechanism and every table size of QUICK_PROFILES (test_the_default_profiles_show_every_quick_mechanism).
+VIEWER_QUICK = frozenset({"pagat62", "bicycle", "eighty-three-joker", "five-hand", "cutthroat-3", "monterey-widow",
+                          "oregon", "louisiana-dark"})
 
 
 def _open_record(browser: Browser, site: Path, tmp: Path, record: dict[str, Any]) -> None:
@@ -87,7 +94,15 @@ def check_seat_views(browser: Browser, record: dict[str, Any]) -> None:
                                                f"extra {sorted(shown[k] - oracle[k])}, missing {sorted(oracle[k] - shown[k])}")
 
 
-@pytest.mark.parametrize("profile", quick_first(profile_names()))
+def test_the_default_profiles_show_every_quick_mechanism() -> None:
+    """What VIEWER_QUICK leaves to ``-m slow`` shows nothing the default suite does not open in the browser."""
+    quick = sorted(QUICK_PROFILES & set(profile_names()))
+    assert VIEWER_QUICK <= set(quick)
+    assert set().union(*map(showcased, VIEWER_QUICK)) == set().union(*map(showcased, quick))
+    assert {get_profile(p).players for p in VIEWER_QUICK} == {get_profile(p).players for p in quick}
+
+
+@pytest.mark.parametrize("profile", quick_first(profile_names(), VIEWER_QUICK))
 def test_viewer_replays_and_hides_under_every_profile(browser: Browser, site: Path, tmp_path: Path, profile: str) -> None:
     (record, mechs), = showcase(profile)
     assert showcased(profile) <= mechs  # the game shows what the profile adds (but the rare: profile_games.RARE)

@@ -497,7 +497,7 @@ class _JudgeTime:
     at once in threads (a fixed tempo): a game loop kept from its reply by another that holds the
     interpreter lock (running, collecting garbage, or waiting for a core with it) is kept by the
     judge. Each thread's file is kept open (closed once the thread has ended, when another starts
-    judging); a thread's time stays counted after it ends, so the sum never goes back."""
+    judging); a thread's time as last read stays counted after it ends, so the sum never goes back."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -152,6 +152,9 @@ class _FakeRay:
     def shutdown(self) -> None:
         self.calls.append("shutdown")
 
+    def kill(self, handle: Any) -> None:
+        self.calls.append(f"kill {handle}")
+
 
 @pytest.mark.parametrize("owns,calls", [(True, ["shutdown"]), (False, ["cancel", "cancel"])])
 def test_closing_our_own_ray_instance_does_not_cancel_task_by_task(owns: bool, calls: list[str]) -> None:
@@ -160,5 +163,20 @@ def test_closing_our_own_ray_instance_does_not_cancel_task_by_task(owns: bool, c
     backend = RayBackend.__new__(RayBackend)
     backend.ray, backend._owns, backend.signals = _FakeRay(), owns, StopSignals()
     backend._pending = {"ref1": None, "ref2": None}
+    backend._crews, backend._crewman = {}, {}  # no threaded worker made (the default tempo plays a block a task)
     backend.close()
     assert backend.ray.calls == calls and backend._pending == {}
+
+
+def test_closing_a_shared_instance_kills_the_threaded_workers_it_made() -> None:
+    """A forced cancel cannot reach a threaded worker's call: on a cluster we do not own, closing kills
+    each worker we made instead, so no block outlives the run."""
+    from arena.schedule.backends import _Crewman
+    backend = RayBackend.__new__(RayBackend)
+    backend.ray, backend._owns, backend.signals = _FakeRay(), False, StopSignals()
+    men = [_Crewman(handle="w1"), _Crewman(handle="w2")]
+    backend._pending = {"ref1": None}
+    backend._crews, backend._crewman = {"node": men}, {"ref1": men[0]}
+    backend.close()
+    assert backend.ray.calls == ["cancel", "kill w1", "kill w2"]
+    assert backend._pending == {} and backend._crews == {} and backend._crewman == {}

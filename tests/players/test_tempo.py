@@ -198,6 +198,7 @@ def test_the_judges_time_counts_every_game_loop_of_the_worker_and_never_goes_bac
         while time.thread_time() - t0 < 0.05:
             pass
         burned.append(time.thread_time() - t0)
+        judges.spent()  # as a game loop reads at each decision's end (an ended thread's file may not read)
 
     th = threading.Thread(target=other_game_loop)
     th.start()

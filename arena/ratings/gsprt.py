@@ -138,29 +138,44 @@ def _mean_var(p: Sequence[float], a: Sequence[float]) -> tuple[float, float]:
 # ------------------------------------------------------------ constrained MLE
 
 
-def secular(phat: Sequence[float], b: Sequence[float]) -> float | None:
+def secular(phat: Sequence[float], b: Sequence[float], start: float = 0.0) -> float | None:
     """Root x of sum_i phat_i b_i / (1 + x b_i) = 0 with every 1 + x b_i > 0.
 
     On that interval, (-1/max b, -1/min b), the left side falls from +inf to
-    -inf, so plain bisection brackets the root; ``None`` when the b_i do not
-    straddle 0 (no such distribution exists).
+    -inf (its derivative, -sum phat_i b_i^2 / (1 + x b_i)^2, is negative), so
+    Newton's step from 0 kept inside a shrinking bracket, bisecting whenever the
+    step would leave it, finds the root to the last bit in a handful of steps
+    where bisection alone took some sixty (an SPRT solves this at every block);
+    ``None`` when the b_i do not straddle 0 (no such distribution exists).
+    ``start``: where Newton begins if inside the bracket (the last root, in an iteration).
     """
     bmax, bmin = max(b), min(b)
     if not (bmin < 0.0 < bmax):
         return None
     lo, hi = -1.0 / bmax, -1.0 / bmin
+    pairs = list(zip(phat, b))
+    x = start if lo < start < hi else 0.0
     for _ in range(400):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        f = sum(pi * bi / (1.0 + mid * bi) for pi, bi in zip(phat, b))
+        f = slope = 0.0
+        for pi, bi in pairs:
+            q = bi / (1.0 + x * bi)
+            f += pi * q
+            slope += pi * q * q
         if f > 0.0:
-            lo = mid
+            lo = x
         elif f < 0.0:
-            hi = mid
+            hi = x
         else:
-            return mid
-    return 0.5 * (lo + hi)
+            return x
+        step = x + f / slope if slope > 0.0 else x
+        if not lo < step < hi:
+            step = 0.5 * (lo + hi)
+            if not lo < step < hi:
+                break  # the bracket is two neighbouring floats
+        if step == x:
+            break
+        x = step
+    return x
 
 
 def _tilt(phat: Sequence[float], b: Sequence[float], x: float) -> list[float]:
@@ -196,14 +211,15 @@ def _b_of(values: Sequence[float], ref: float, t: float, mu: float, sigma: float
 def _fixed_point(phat: Sequence[float], values: Sequence[float], ref: float, t: float) -> list[float] | None:
     """The published iteration: from uniform, p <- phat / (1 + x b(p))."""
     p = [1.0 / len(phat)] * len(phat)
+    last = 0.0
     for _ in range(100):
         mu, var = _mean_var(p, values)
         if not var > 0.0:
             return None
-        x = secular(phat, b := _b_of(values, ref, t, mu, math.sqrt(var)))
+        x = secular(phat, b := _b_of(values, ref, t, mu, math.sqrt(var)), last)
         if x is None:
             return None
-        new = _tilt(phat, b, x)
+        new, last = _tilt(phat, b, x), x
         delta = max(abs(u - v) for u, v in zip(new, p))
         p = new
         if delta < 1e-13:

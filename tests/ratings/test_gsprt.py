@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from arena.ratings.gsprt import (MAX_T, NELO_PER_T, Z975, estimate, llr_logistic, llr_normalized, llr_points,
                                  llr_points_mean, logistic_score, mle_expected, mle_t_value, normalized_t,
-                                 points_estimate, results_to_pdf, score_to_logistic)
+                                 points_estimate, results_to_pdf, score_to_logistic, secular)
 
 DEGENERATE = [
     [0, 0, 0, 0, 5550], [5550, 0, 0, 0, 0], [0, 0, 5550, 0, 0], [0, 0, 1, 0, 0], [1, 0, 0, 0, 0],
@@ -209,3 +209,37 @@ def test_points_estimate_degenerate() -> None:
     assert "cannot carry" in (points_estimate(6, 12.0, 24.0).note or "")
     e = points_estimate(20, 40.0, 40.0 * 40.0 / 20 + 19 * 9.0)
     assert e.score == pytest.approx(2.0) and e.nelo_ci is not None and e.nelo_ci[0] < e.nelo < e.nelo_ci[1]
+
+
+# ---------------------------------------------------------------- the secular equation's root
+
+
+def _bisected(phat: list[float], b: list[float]) -> float:
+    """The root by plain bisection to the last bit: slow, but obviously right."""
+    lo, hi = -1.0 / max(b), -1.0 / min(b)
+    while True:
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            return mid
+        f = sum(p * x / (1.0 + mid * x) for p, x in zip(phat, b))
+        if f == 0.0:
+            return mid
+        lo, hi = (mid, hi) if f > 0.0 else (lo, mid)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(1e-6, 1.0), min_size=3, max_size=5),
+       st.lists(st.floats(-3.0, 3.0).filter(lambda v: abs(v) > 1e-9), min_size=5, max_size=5),
+       st.floats(-50.0, 50.0))
+def test_the_root_finder_agrees_with_bisection_from_any_start(w: list[float], raw: list[float], start: float) -> None:
+    """Newton inside a bracket (started anywhere: outside the bracket falls back to 0) finds bisection's root."""
+    phat = [x / sum(w) for x in w]
+    b = raw[:len(phat)]
+    if not min(b) < 0.0 < max(b):
+        assert secular(phat, b, start) is None
+        return
+    x = secular(phat, b, start)
+    assert x is not None
+    lo, hi = -1.0 / max(b), -1.0 / min(b)
+    assert lo <= x <= hi
+    assert x == pytest.approx(_bisected(phat, b), rel=1e-9, abs=1e-12)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -10,6 +11,11 @@ import pytest
 from arena.players import BotEntry, load_entry
 
 REPO = Path(__file__).resolve().parents[1]
+
+# A shell starts a background job (`make test &`, nohup in a script) with Ctrl-C ignored, and the commands the
+# interrupt tests start would inherit that and never stop on SIGINT: give the suite what a terminal gives.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

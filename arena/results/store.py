@@ -209,8 +209,24 @@ def without_records(line: ResultLine, shared: dict[tuple[str, str], BotRef] | No
     return line.model_copy(update=update)
 
 
-def _digest(data: bytes) -> str:
+def tail_digest(data: bytes) -> str:
+    """The digest of a store's last line read, kept to tell later that the file still holds it."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def still_holds(path: Path, offset: int, tail_at: int, tail: str) -> bool:
+    """The file still holds, at ``tail_at``..``offset``, the line whose ``tail_digest`` is ``tail``
+    (nothing read yet holds trivially): a reader that stopped there may go on from ``offset``."""
+    if not offset:
+        return True
+    try:
+        if path.stat().st_size < offset:
+            return False
+        with open(path, "rb") as f:
+            f.seek(tail_at)
+            return tail_digest(f.read(offset - tail_at)) == tail
+    except OSError:
+        return False
 
 
 @dataclass
@@ -233,16 +249,7 @@ class StoreIndex:
 
     def holds(self, path: Path) -> bool:
         """The file still holds the last line read where it was read."""
-        if not self.offset:
-            return True
-        try:
-            if path.stat().st_size < self.offset:
-                return False
-            with open(path, "rb") as f:
-                f.seek(self.tail_at)
-                return _digest(f.read(self.offset - self.tail_at)) == self.tail
-        except OSError:
-            return False
+        return still_holds(path, self.offset, self.tail_at, self.tail)
 
     def reset(self) -> None:
         """Nothing read (``parsed`` goes on counting)."""
@@ -256,7 +263,7 @@ class StoreIndex:
 
     def moved_to(self, at: int, raw: bytes) -> None:
         """The whole line ``raw`` at byte ``at`` is the last one read."""
-        self.tail_at, self.tail, self.offset = at, _digest(raw), at + len(raw)
+        self.tail_at, self.tail, self.offset = at, tail_digest(raw), at + len(raw)
 
 
 class ResultsStore:

@@ -28,14 +28,11 @@ from typing import Any, ClassVar, TypeVar
 
 from ..results import ResultLine, ResultsError, ResultsScan, results_path, seatings
 from ..results.standings import Standing
+from ..results.store import still_holds, tail_digest
 from .choice import Contest, contests
 
 FORMAT = 1
 F = TypeVar("F", bound="Follow")
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _key(pairing: str, block: int) -> str:
@@ -76,16 +73,7 @@ class Follow:
 
     def _holds(self, path: Path) -> bool:
         """The store still holds the last line read where it was read."""
-        if not self.offset:
-            return True
-        try:
-            if path.stat().st_size < self.offset:
-                return False
-            with open(path, "rb") as f:
-                f.seek(self.tail_at)
-                return _digest(f.read(self.offset - self.tail_at)) == self.tail
-        except OSError:
-            return False
+        return still_holds(path, self.offset, self.tail_at, self.tail)
 
     def catch_up(self: F, out: Path) -> F:
         """This summary with what the store in ``out`` gained (all of it, if it changed where it was read)."""
@@ -105,7 +93,7 @@ class Follow:
         if last is not None:
             with open(path, "rb") as f:
                 f.seek(last)
-                me.tail_at, me.tail = last, _digest(f.read(scan.end - last))
+                me.tail_at, me.tail = last, tail_digest(f.read(scan.end - last))
         me.offset, me.lines = scan.end, scan.lines
         return me
 

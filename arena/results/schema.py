@@ -21,14 +21,14 @@ import hashlib
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Iterable, Union
 
-from pydantic import (BaseModel, ConfigDict, Discriminator, Field, JsonValue, SerializerFunctionWrapHandler, Tag, TypeAdapter,
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, Tag, TypeAdapter,
                       model_serializer, model_validator)
 
-SCHEMA_VERSION = 1
+#: ``JsonObject``: a JSON object kept as the file wrote it (a game record's settings, a run's recorded
+#: options), only carried and printed, never read field by field (those are models); the one alias.
+from .._json import Json as Json, JsonObject as JsonObject
 
-#: A JSON object kept as the file wrote it: a game record's settings, a run's recorded options. The one
-#: alias for a payload that is only carried and printed, never read field by field (those are models).
-JsonObject = dict[str, JsonValue]
+SCHEMA_VERSION = 1
 
 
 def game_id(pairing: str, block: int, half: int) -> str:

@@ -76,12 +76,12 @@ def deal_record(deal: Deal) -> DealForm:
         rec["redeal"] = True
         rec["scores_after"] = list(deal.scores_after)  # type: ignore[arg-type]
     elif deal.done:  # the keys in this order (a record's bytes)
-        rec["maker"] = deal.maker
+        rec["maker"] = deal.maker  # type: ignore[typeddict-item]  # a deal over has a maker and a result
         rec["bid"] = deal.high
         rec["trump"] = SUITS[deal.trump]  # type: ignore[index]
         rec["trick_winners"] = [t.winner for t in deal.tricks]
         rec["points"] = list(deal.points)  # type: ignore[arg-type]
-        rec["made"] = deal.made
+        rec["made"] = deal.made  # type: ignore[typeddict-item]
         rec["scores_after"] = list(deal.scores_after)  # type: ignore[arg-type]
         if deal.in_dark:  # the maker bid before the deal (the bid's value is the profile's dark_bid)
             rec["dark"] = True
@@ -100,7 +100,7 @@ def deal_sides(deal: DealForm, players: int, sides: str) -> list[int] | None:
         return [s % 2 for s in range(players)]
     if sides == "each":
         return list(range(players))
-    maker = int(deal["maker"])  # type: ignore[arg-type]  # not None: asked above
+    maker = int(deal["maker"])
     events = deal.get("events") or []
     called = next((e.get("card") for e in events if e.get("type") == "call"), None)
     partner = next((e.get("seat") for e in events if e.get("type") == "play" and called is not None

@@ -200,12 +200,12 @@ def run(args: Any) -> int:
 
         with tempfile.TemporaryDirectory(prefix="bench-serve-ladder-") as tmp:
             lad = run_ladder(Path(tmp), teams=args.ladder_teams, batches=args.batches, sandbox=args.sandbox,
-                             cluster=not args.no_cluster)
+                             cluster=not args.no_cluster, bot=args.ladder_bot)
         out["ladder_games_per_s"] = lad
         for name, what in (("1", "1 worker"), ("2", "2 workers"), ("cluster", "a two-node loopback cluster")):
             r = lad[name]
             if r is not None:
-                print(f"ladder of {lad['teams']} teams on {what}: {r['games_per_s']} games/s of play"
+                print(f"ladder of {lad['teams']} teams of {lad['bot']} on {what}: {r['games_per_s']} games/s of play"
                       f" ({r['games_per_s_with_rebuild']} with the site rebuilds; {r['games']} games;"
                       f" {r['cpu_s']} s of CPU, {r['games_per_cpu_s']} games per CPU second)")
         print(f"2 workers over 1: {lad['speedup_2']}x the games per second, {lad['per_cpu_2']}x per CPU second")

@@ -25,7 +25,9 @@ from typing import Any
 
 from ..sandbox.proctree import tree_cpu_seconds
 from .raycluster import LoopbackCluster
-from .serve_scale import setup
+from .serve_scale import BOT, setup
+
+BOTS = BOT.parent  # the repository's bots/
 
 BACKENDS = ("1", "2", "cluster")
 
@@ -77,16 +79,20 @@ def _child(folder: Path, batches: int, env: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def run_ladder(root: Path, *, teams: int, batches: int, sandbox: str, cluster: bool = True) -> dict[str, Any]:
-    """Each backend in turn, on a fresh competition in ``root`` (made here)."""
-    out: dict[str, Any] = {"teams": teams, "batches": batches}
+def run_ladder(root: Path, *, teams: int, batches: int, sandbox: str, cluster: bool = True,
+               bot: str = "minimal") -> dict[str, Any]:
+    """Each backend in turn, on a fresh competition in ``root`` (made here) of copies of ``bot`` (a folder
+    of bots/: ``minimal`` answers at once, so the harness's and Ray's own costs bound what 2 workers
+    gain; a bot that thinks, ``heuristic``, shows what a competition of such bots gets)."""
+    out: dict[str, Any] = {"teams": teams, "batches": batches, "bot": bot}
+    source = BOTS / bot
     for name in BACKENDS:
         if name == "cluster" and not cluster:
             out[name] = None
             continue
         folder = root / f"workers-{name}"
         if name != "cluster":
-            setup(folder, teams, 2, sandbox, 0, f"  workers: {name}\n")
+            setup(folder, teams, 2, sandbox, 0, f"  workers: {name}\n", source)
             out[name] = _child(folder, batches, {})
             continue
         with LoopbackCluster(root / "ray") as c:
@@ -94,7 +100,7 @@ def run_ladder(root: Path, *, teams: int, batches: int, sandbox: str, cluster: b
             c.start_head(cpus=1)
             c.add_node(cpus=1)
             started = time.monotonic() - t0
-            setup(folder, teams, 2, sandbox, 0, f"  workers: 2\n  ray_address: {c.address}\n")
+            setup(folder, teams, 2, sandbox, 0, f"  workers: 2\n  ray_address: {c.address}\n", source)
             out[name] = {**_child(folder, batches, {k: v for k, v in c.env().items() if k.startswith("RAY_")}),
                          "nodes": 2, "cluster_start_s": round(started, 1)}
     one, two = out["1"]["games_per_s"], out["2"]["games_per_s"]

@@ -189,6 +189,9 @@ def _serve(ap: Parser) -> None:
     ap.add_argument("--ladder-teams", type=teams, default=10, help="ladder case: accepted teams (default 10)")
     ap.add_argument("--batches", type=int, default=4, help="ladder case: batches timed per backend (default 4)")
     ap.add_argument("--no-cluster", action="store_true", help="ladder case: skip the two-node loopback cluster")
+    ap.add_argument("--ladder-bot", default="minimal", choices=["minimal", "random", "heuristic", "montecarlo"],
+                    help="ladder case: the bot every team enters (default minimal, which answers at once: the harness's"
+                         " own cost; heuristic thinks as a competition's bots do)")
 
 
 def _startup(ap: Parser) -> None:

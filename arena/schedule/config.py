@@ -22,6 +22,7 @@ import yaml
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_serializer,
                       model_validator)
 
+from .._json import JsonObject
 from ..engine import DealFile
 from ..match import MatchSettings
 from ..match.keys import Seed, seed_text
@@ -263,7 +264,7 @@ def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None =
     return build_tournament(data, base, str(p), text)
 
 
-def build_tournament(data: dict[str, Any], base: Path, source: str, text: str | None = None) -> Tournament:
+def build_tournament(data: JsonObject, base: Path, source: str, text: str | None = None) -> Tournament:
     """Validate config data and load its entries; ``ConfigError`` lists every problem at once."""
     problems: list[tuple[str, str]] = []
     try:

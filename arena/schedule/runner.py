@@ -21,12 +21,16 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import ValidationError
 
 from .. import __version__
+from .._json import Json, JsonObject
+from ..engine import DealKey
+from ..engine.dealfile import DealFile
 from ..match.check import CheckReport, check_entry
+from ..match.settings import MatchSettings
 from ..match.keys import block_key
 from ..players import BotEntry
 from ..players.manifest import file_digests
@@ -36,6 +40,7 @@ from .backends import make_backend
 from .oversubscribe import fixed_tempo_workers
 from .lineage import make_units
 from .config import ScheduleSpec, Tournament
+
 from .ladder import record_run
 from .lock import FolderLock
 from .scheduler import InOrderFeed, LoopEvents, RunOutcome, StoppingRule, run_tasks
@@ -44,6 +49,50 @@ from .unit import BlockTask
 
 META_NAME = "tournament.json"
 SUMMARY_NAME = "summary.json"
+
+
+class TournamentMeta(TypedDict):
+    """The folder's ``tournament.json`` as this release writes it (``tournament_meta``); one an earlier
+    release wrote is read as a JSON object (``read_meta``)."""
+
+    schema: int
+    name: str
+    config_hash: str
+    seed: str | None  # secret until the tournament is complete
+    complete: bool
+    match: JsonObject
+    schedule: JsonObject
+    sprt: JsonObject | None
+    blocks: int
+    harness_version: str
+    entries: list[JsonObject]  # ``_entry_meta`` of each entry, after the versions the folder held before
+    deal_files: list[Json]
+    anchor: str | None
+    retired: list[Json]
+
+
+class RunSummary(TournamentMeta):
+    """``summary.json``: the meta and what this run played."""
+
+    blocks_total: int
+    blocks_wanted: int
+    blocks_done: int
+    games: int
+    played_now: int
+    retries: int
+    harness_failures: list[Json]
+    wall_s: float
+
+
+class _TaskCommon(TypedDict):
+    """What every task of a block shares (``plan_tasks``)."""
+
+    block: int
+    block_key: DealKey
+    settings: MatchSettings
+    config_hash: str
+    deal_file: DealFile | None
+    nice: int | None
 
 
 class RunRefused(RuntimeError):
@@ -113,7 +162,7 @@ class Admission:
     """What ``admit`` found: the folder holds this tournament (or an extension of it that was asked for)."""
 
     store: ResultsStore  # loaded, a torn last line cut off
-    earlier_entries: list[dict[str, Any]]  # versions the folder held that this run no longer has (kept as history)
+    earlier_entries: list[JsonObject]  # versions the folder held that this run no longer has (kept as history)
     changed: list[BotChange]  # entering as new versions
     added: list[str]  # what this run adds to the folder's tournament
     kept_per_game: bool = False  # the folder was played per-game and resumes so (``keep_played_restart``)
@@ -182,7 +231,7 @@ class RunResult:
     complete: bool
     wall_s: float
     interrupted: bool = False
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: RunSummary | None = None
 
 
 def plan_tasks(t: Tournament) -> list[BlockTask]:
@@ -194,7 +243,7 @@ def plan_tasks(t: Tournament) -> list[BlockTask]:
     for b in range(t.config.blocks):
         key = block_key(t.config.seed, b)
         df = t.deal_files[b] if b < len(t.deal_files) else None
-        common: dict[str, Any] = {"block": b, "block_key": key, "settings": t.settings, "config_hash": h,
+        common: _TaskCommon = {"block": b, "block_key": key, "settings": t.settings, "config_hash": h,
                                   "deal_file": df, "nice": t.config.nice}
         if tables is not None:
             tasks += [BlockTask(pairing=table.key, side_a=(), side_b=(),
@@ -205,12 +254,12 @@ def plan_tasks(t: Tournament) -> list[BlockTask]:
     return tasks
 
 
-def _entry_meta(e: BotEntry) -> dict[str, Any]:
+def _entry_meta(e: BotEntry) -> JsonObject:
     return {"name": e.name, "version": e.manifest.version, "digest": e.digest, "ident": e.ident, "dir": e.dir,
-            "files": file_digests(e.dir), "manifest": e.manifest.model_dump(mode="json", exclude_defaults=True)}
+            "files": dict[str, Json](file_digests(e.dir)), "manifest": e.manifest.model_dump(mode="json", exclude_defaults=True)}
 
 
-def tournament_meta(t: Tournament, *, complete: bool, entries: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def tournament_meta(t: Tournament, *, complete: bool, entries: list[JsonObject] | None = None) -> TournamentMeta:
     c = t.config
     return {
         "schema": SCHEMA_VERSION,
@@ -224,9 +273,9 @@ def tournament_meta(t: Tournament, *, complete: bool, entries: list[dict[str, An
         "blocks": c.blocks,
         "harness_version": __version__,
         "entries": entries if entries is not None else [_entry_meta(e) for e in t.entries],
-        "deal_files": t.deal_digests,
+        "deal_files": list[Json](t.deal_digests),
         "anchor": (t.by_ref[c.anchor].name if c.anchor in t.by_ref else c.anchor) if c.anchor else None,
-        "retired": list(c.retire),  # the ratings leave these versions out (arena.publish.versions)
+        "retired": list[Json](c.retire),  # the ratings leave these versions out (arena.publish.versions)
     }
 
 
@@ -384,7 +433,7 @@ def admit(t: Tournament, options: RunOptions) -> Admission:
     if old is not None and not _recorded(out):
         old = None  # a run that recorded nothing (refused entries, stopped before a block) binds nothing
     kept = keep_played_restart(t, old) if old is not None else False
-    earlier: list[dict[str, Any]] = []
+    earlier: list[JsonObject] = []
     changed: list[BotChange] = []
     added: list[str] = []
     if old is not None:
@@ -474,7 +523,7 @@ def claim(t: Tournament, admission: Admission) -> None:
     write_json(t.out / META_NAME, tournament_meta(t, complete=False, entries=_entries(t, admission)))
 
 
-def _entries(t: Tournament, admission: Admission) -> list[dict[str, Any]]:
+def _entries(t: Tournament, admission: Admission) -> list[JsonObject]:
     return admission.earlier_entries + [_entry_meta(e) for e in t.entries]
 
 
@@ -489,7 +538,7 @@ def summarize(t: Tournament, admission: Admission, p: Plan, played: Played,
     wanted = [x for x in p.tasks if stop is None or x.key in store.keys or stop.wants(x)]
     complete = not played.interrupted and (stop.done if stop is not None else len(stored) == len(p.tasks))
     entries = _entries(t, admission)
-    summary = {
+    summary: RunSummary = {
         **tournament_meta(t, complete=complete, entries=entries),
         "blocks_total": len(p.tasks),
         "blocks_wanted": len(wanted),

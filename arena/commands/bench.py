@@ -142,6 +142,8 @@ def _tournament(ap: Parser) -> None:
                     help="games per second with tempo free and fixed, side by side, of this bot at this level (default"
                          " heuristic at gvisor, at bwrap without runsc; measured unless --config is given alone)")
     ap.add_argument("--tempo-blocks", type=int, default=8, help="blocks per pairing of each tempo's round robin (default 8; 0: skip)")
+    ap.add_argument("--tempo-only", action="store_true",
+                    help="measure only the tempo part (--tempo's bot and level, default as there; --tempo-blocks at least 1)")
 
 
 def _serve(ap: Parser) -> None:

@@ -34,7 +34,7 @@ translates one into the other, so every conversion rule lives here:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Sequence
 
 import orjson
@@ -246,8 +246,10 @@ def load_blocks(path: str | os.PathLike[str]) -> tuple[LoadedResults, Conversion
 # ------------------------------------------------------------------ each line's block, kept
 
 
-_GAME = ("side_a", "side_b", "score_a", "flag", "forfeit_by", "points_diff", "faults", "maker_a")
-_TABLE_GAME = ("seats", "winner", "scores", "contests", "flag", "forfeit_by", "faults", "unfinished")
+_GAME = tuple(f.name for f in fields(GameOutcome))  # the order ``Inputs`` writes a game's values in
+_TABLE_GAME = tuple(f.name for f in fields(TableGame))
+assert _GAME == ("side_a", "side_b", "score_a", "flag", "forfeit_by", "points_diff", "faults", "maker_a")
+assert _TABLE_GAME == ("seats", "winner", "scores", "contests", "flag", "forfeit_by", "faults", "unfinished")
 
 
 def _made(cls: type, names: Sequence[str], values: Iterable[Any]) -> Any:

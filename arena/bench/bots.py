@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
+from arena._json import JsonObject
 from arena.match.block import rotation_seating
 from arena.match.keys import bot_seed, child_key
 from arena.match.game import play_game
@@ -107,6 +108,18 @@ class DuplicateFigures(TypedDict):
     wall_s: NotRequired[float]  # ``run``'s, measured around it
 
 
+class RotationFigures(TypedDict):
+    """Per entrant of a table's rotation (``rotation_match``): its mean final score and win rate, and what
+    the rotation buys (``ratings.luck.rotation_gain``, as JSON)."""
+
+    blocks: int
+    games: int
+    mean_final_score: list[float]
+    win_rate: list[float]
+    gain_final_score: JsonObject
+    gain_win: JsonObject
+
+
 class BotsBench(TypedDict):
     """``arena bench bots``'s last line."""
 
@@ -164,7 +177,7 @@ def duplicate_match(
     }
 
 
-def rotation_match(makers: list[Callable[[], Any]], blocks: int, key: str, settings: MatchSettings) -> dict[str, Any]:
+def rotation_match(makers: list[Callable[[], Any]], blocks: int, key: str, settings: MatchSettings) -> RotationFigures:
     """Duplicate by rotation at a table of n seats (n = ``len(makers)``, the profile's seats):
     each block plays one deal key n times, the entrants rotated through the seats; per entrant
     its mean final score and win rate, and what the rotation buys (``rotation_gain``)."""

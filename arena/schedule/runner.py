@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from pydantic import ValidationError
 
@@ -317,7 +317,17 @@ def _stored_schedule(stored: Any) -> Any:
         return stored
 
 
-def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[list[str], list[str]]:
+def _obj(value: Json) -> JsonObject:
+    """A JSON object of a folder's meta as read (any release's, or a damaged one): empty when not an object."""
+    return value if isinstance(value, dict) else {}
+
+
+def _items(value: Json) -> list[Json]:
+    """A JSON list of a folder's meta as read: empty when not a list."""
+    return value if isinstance(value, list) else []
+
+
+def compare(old: JsonObject, t: Tournament, options: RunOptions) -> tuple[list[str], list[str]]:
     """(what this run adds, why it is another tournament) against the folder's previous run."""
     new = tournament_meta(t, complete=False)
     differs = []
@@ -325,8 +335,8 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
     if old.get("config_hash") and old["config_hash"] != new["config_hash"]:
         # The hash covers seed, match settings and deal files: name which of them moved.
         if old.get("match") != new["match"]:
-            keys = sorted(k for k in set(old.get("match") or {}) | set(new["match"])
-                          if (old.get("match") or {}).get(k) != new["match"].get(k))
+            old_match = _obj(old.get("match"))
+            keys = sorted(k for k in set(old_match) | set(new["match"]) if old_match.get(k) != new["match"].get(k))
             differs.append("match." + ", match.".join(keys))
         if old.get("deal_files") != new["deal_files"]:
             differs.append("deal_files")
@@ -335,21 +345,22 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
     next_gauntlet = False
     for k in ("name", "schedule", "sprt"):
         if k in old and (_stored_schedule(old[k]) if k == "schedule" else old[k]) != new[k]:
-            if k == "schedule" and _next_candidate(old[k], new[k]):
+            if k == "schedule" and _next_candidate(old[k], new["schedule"]):
                 next_gauntlet = True  # the ladder: a new candidate plays its gauntlet, earlier ones stay
-            elif k == "schedule" and _other_tables(old[k], new[k]):
-                added.append(f"schedule.tables {old[k].get('tables', 'all')} -> {new[k].get('tables', 'all')}")
+            elif k == "schedule" and _other_tables(old[k], new["schedule"]):
+                added.append(f"schedule.tables {_obj(old[k]).get('tables', 'all')} -> {new['schedule'].get('tables', 'all')}")
             else:
                 differs.append(k)
-    if isinstance(old.get("blocks"), int) and new["blocks"] < old["blocks"] and t.config.sprt is None:
-        differs.append(f"blocks (fewer: {new['blocks']} < {old['blocks']})")
-    old_entries = {e["name"]: e for e in old.get("entries") or [] if isinstance(e, dict)}
+    old_blocks = old.get("blocks")
+    if isinstance(old_blocks, int) and new["blocks"] < old_blocks and t.config.sprt is None:
+        differs.append(f"blocks (fewer: {new['blocks']} < {old_blocks})")
+    old_entries = {cast(str, e["name"]): e for e in _items(old.get("entries")) if isinstance(e, dict)}
     now = {e.name: e for e in t.entries}
     removed = sorted(set(old_entries) - set(now))
     if removed:
         differs.append(f"entries (removed: {', '.join(removed)})")
-    if isinstance(old.get("blocks"), int) and new["blocks"] > old["blocks"]:
-        added.append(f"blocks {old['blocks']} -> {new['blocks']}")
+    if isinstance(old_blocks, int) and new["blocks"] > old_blocks:
+        added.append(f"blocks {old_blocks} -> {new['blocks']}")
     for name in sorted(set(now) - set(old_entries)):
         added.append(f"entry {name}")
     if next_gauntlet:
@@ -357,7 +368,7 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
     return added, differs
 
 
-def _other_tables(old: Any, new: dict[str, Any]) -> bool:
+def _other_tables(old: Json, new: JsonObject) -> bool:
     """Both schedules are the same but for ``tables`` (the design of each block's tables): more entries
     may need another design (the ladder's at a table of n), and the stored tables keep their results."""
     if not isinstance(old, dict):
@@ -365,7 +376,7 @@ def _other_tables(old: Any, new: dict[str, Any]) -> bool:
     return {k: v for k, v in old.items() if k != "tables"} == {k: v for k, v in new.items() if k != "tables"}
 
 
-def _next_candidate(old: Any, new: dict[str, Any]) -> bool:
+def _next_candidate(old: Json, new: JsonObject) -> bool:
     """Both runs are gauntlets that differ only in who is the candidate (and whom it meets)."""
     if not isinstance(old, dict) or old.get("kind") != "gauntlet" or new.get("kind") != "gauntlet":
         return False
@@ -373,7 +384,7 @@ def _next_candidate(old: Any, new: dict[str, Any]) -> bool:
     return same == {k: v for k, v in new.items() if k not in ("candidate", "baselines")}
 
 
-def changed_bots(old: dict[str, Any], t: Tournament) -> list[BotChange]:
+def changed_bots(old: JsonObject, t: Tournament) -> list[BotChange]:
     """Each entry whose files changed since the folder's previous run.
 
     Entries are matched by digest first: an entry the folder already holds is
@@ -381,7 +392,7 @@ def changed_bots(old: dict[str, Any], t: Tournament) -> list[BotChange]:
     from its baseline). An entry with a new digest changed if the folder held
     its name under a digest no entry has now.
     """
-    before_all = [e for e in old.get("entries") or [] if isinstance(e, dict)]
+    before_all = [e for e in _items(old.get("entries")) if isinstance(e, dict)]
     known = {e.get("digest") for e in before_all}
     now = {e.digest for e in t.entries}
     out = []
@@ -391,14 +402,14 @@ def changed_bots(old: dict[str, Any], t: Tournament) -> list[BotChange]:
         prev = next((p for p in reversed(before_all) if p.get("name") == e.name and p.get("digest") not in now), None)
         if prev is None:
             continue  # a name the folder never held, or whose every version is still here: a new entry
-        before, after = prev.get("files") or {}, file_digests(e.dir)
+        before, after = _obj(prev.get("files")), file_digests(e.dir)
         files = sorted(f for f in set(before) | set(after) if before.get(f) != after.get(f))
-        out.append(BotChange(e.name, str(prev.get("digest")), e.digest, prev.get("version"), e.manifest.version,
-                             files))
+        out.append(BotChange(e.name, str(prev.get("digest")), e.digest, cast("str | None", prev.get("version")),
+                             e.manifest.version, files))
     return out
 
 
-def keep_played_restart(t: Tournament, old: dict[str, Any] | None = None) -> bool:
+def keep_played_restart(t: Tournament, old: JsonObject | None = None) -> bool:
     """A folder played per-game resumes per-game where the config leaves ``match.restart`` unset.
 
     Per-lineage is the default; a folder whose ``tournament.json`` says per-game, or has no restart

@@ -50,8 +50,8 @@ def twin_of(deal):
     table, the tuples it holds and its past events (copying them changed nothing and was over half of
     the slow property test's time). The caller checks the original is left as it was."""
     keep = [getattr(deal, k, None) for k in type(deal).__slots__]
-    keep = [v for v in keep if isinstance(v, (tuple, frozenset, RuleProfile, TrumpTable))]
-    keep += [e for e in deal.events if _hashable(e)]
+    keep = [v for v in keep if isinstance(v, (RuleProfile, TrumpTable)) or isinstance(v, (tuple, frozenset)) and _hashable(v)]
+    keep += [e for e in deal.events if _hashable(e)]  # hashable: no list inside to share
     return copy.deepcopy(deal, {id(v): v for v in keep})
 
 

@@ -191,14 +191,23 @@ def _from_records(lines: Sequence[ResultLine]) -> tuple[list[JsonObject], MatchF
     """Every distinct rule profile the game records carry, and their deal limits (None if they disagree)."""
     profiles: dict[str, JsonObject] = {}
     formats: dict[str, MatchFormat] = {}
+    seen: dict[int, dict[str, Any]] = {}  # each profile object once (a site's lines share them), kept alive here
+    limits: set[tuple[object, ...]] = set()  # each (fixed deals, max deals) once, by value and type
     for ln in lines:
         for g in ln.games:
             rec = g.record
-            if isinstance(rec.get("profile"), dict):
-                profiles[json.dumps(rec["profile"], sort_keys=True)] = rec["profile"]
+            p = rec.get("profile")
+            if isinstance(p, dict) and id(p) not in seen:
+                seen[id(p)] = p
+                profiles[json.dumps(p, sort_keys=True)] = p
             if "max_deals" in rec or "fixed_deals" in rec:
-                fixed = rec.get("fixed_deals")
-                fm = MatchFormat(format="deals" if fixed else "game", deals=fixed, max_deals=rec.get("max_deals"))
+                fixed, most = rec.get("fixed_deals"), rec.get("max_deals")
+                k = (type(fixed), fixed, type(most), most)
+                if isinstance(fixed, (int, float, type(None))) and isinstance(most, (int, float, type(None))):
+                    if k in limits:
+                        continue
+                    limits.add(k)
+                fm = MatchFormat(format="deals" if fixed else "game", deals=fixed, max_deals=most)
                 formats[fm.model_dump_json()] = fm
     fmt = next(iter(formats.values())) if len(formats) == 1 else None
     return list(profiles.values()), fmt

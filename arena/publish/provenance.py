@@ -191,7 +191,7 @@ def _from_records(lines: Sequence[ResultLine]) -> tuple[list[JsonObject], MatchF
     """Every distinct rule profile the game records carry, and their deal limits (None if they disagree)."""
     profiles: dict[str, JsonObject] = {}
     formats: dict[str, MatchFormat] = {}
-    seen: dict[int, dict[str, Any]] = {}  # each profile object once (a site's lines share them), kept alive here
+    seen: dict[int, JsonObject] = {}  # each profile object once (a site's lines share them), kept alive here
     limits: set[tuple[object, ...]] = set()  # each (fixed deals, max deals) once, by value and type
     for ln in lines:
         for g in ln.games:

@@ -66,7 +66,12 @@ class Conversion:
 
     blocks: list[BlockOutcome] | list[TableBlock]
     bots: dict[str, BotInfo]  # id -> info
-    formats: set[str] = field(default_factory=set)  # match formats seen ("game", "deals")
+    lines: Sequence[ResultLine] = ()
+
+    @property
+    def formats(self) -> set[str]:
+        """The match formats the lines' games were played in ("game", "deals")."""
+        return {"deals" if _is_deals(g) else "game" for ln in self.lines for g in ln.games}
 
 
 def _ref(seat: BotRef) -> tuple[str, str]:
@@ -219,22 +224,25 @@ def line_block(line: ResultLine, ids: dict[tuple[str, str], BotInfo]) -> Block:
 
 
 def convert(lines: Sequence[ResultLine], ids: dict[tuple[str, str], BotInfo] | None = None,
-            made: Sequence[Block] | None = None) -> Conversion:
+            made: Sequence[Block] | None = None, own: bool = False) -> Conversion:
     """All lines -> blocks, in a stable order (pairing, block).
 
     ``ids``: the bot ids of a larger set of lines these are taken from (a
-    retired version's blocks left out), so a bot keeps the id it has there.
-    ``made``: each line's block already converted with these ids (``Inputs``), in the order of ``lines``.
+    retired version's blocks left out), so a bot keeps the id it has there; ``own``: they are these lines'
+    own (``bot_ids(lines)``), so every bot they name plays here. ``made``: each line's block already converted
+    with these ids (``Inputs``), in the order of ``lines``.
     """
+    own = own or ids is None
     ids = bot_ids(lines) if ids is None else ids
     order = sorted(range(len(lines)), key=lambda i: lines[i].task_key)
     kinds = {isinstance(ln, TableLine) for ln in lines}
     if len(kinds) > 1:
         raise ResultsError("the results mix blocks of two pairs and blocks of tables of n seats: rate each apart")
     blocks: Any = [made[i] for i in order] if made is not None else [line_block(lines[i], ids) for i in order]
-    formats = {"deals" if _is_deals(g) else "game" for ln in lines for g in ln.games}
+    if own:
+        return Conversion(blocks, {b.id: b for b in ids.values()}, lines)
     used = {_ref(s) for ln in lines for g in ln.games for s in g.seats}
-    return Conversion(blocks, {b.id: b for k, b in ids.items() if k in used}, formats)
+    return Conversion(blocks, {b.id: b for k, b in ids.items() if k in used}, lines)
 
 
 def load_blocks(path: str | os.PathLike[str]) -> tuple[LoadedResults, Conversion]:

@@ -132,7 +132,7 @@ def rate_loaded(res: LoadedResults, *, meta: RunFacts | Mapping[str, object] | N
         made = [b for ln, b in zip(res.lines, made) if versions.keeps(ln)]
     try:
         # ids over every line: a version keeps its name@digest
-        conv = convert(lines, bot_ids(res.lines) if ids is None else ids, made)
+        conv = convert(lines, bot_ids(res.lines) if ids is None else ids, made, own=not versions.retired)
     except ResultsError as e:
         raise PublishError(str(e)) from None
     if not conv.blocks:

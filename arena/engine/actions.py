@@ -558,7 +558,7 @@ class PlayChoice(Choice):
         return text
 
 
-def action_to_dict(action: Action) -> dict[str, Any]:
+def action_to_dict(action: Action) -> ActionForm:
     """The JSON form of an action (an ``ActionForm``), shared by records and the bot protocol: a plain
     dict, to which a record adds the event's seat and whether it was forced."""
     if type(action) is Play and not action.under:  # the most common action, first
@@ -568,7 +568,7 @@ def action_to_dict(action: Action) -> dict[str, Any]:
         to_dict = next((f for t, f in _TO_DICT.items() if isinstance(action, t)), None)
         if to_dict is None:
             raise TypeError(f"not an action: {action!r}")
-    return to_dict(action)  # type: ignore[return-value]  # an ActionForm, as a dict
+    return to_dict(action)
 
 
 def _play_dict(action: Any) -> ActionForm:

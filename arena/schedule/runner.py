@@ -285,7 +285,7 @@ def write_json(path: Path, obj: Any) -> None:
     tmp.replace(path)
 
 
-def read_meta(out: Path) -> dict[str, Any] | None:
+def read_meta(out: Path) -> JsonObject | None:
     try:
         obj = json.loads((out / META_NAME).read_text())
     except (OSError, ValueError):
@@ -457,7 +457,9 @@ def admit(t: Tournament, options: RunOptions) -> Admission:
         if added and not options.extend:
             raise ExtensionNotAsked(out, added)
         current = {e.digest for e in t.entries}
-        earlier = [e for e in old.get("entries") or [] if isinstance(e, dict) and e.get("digest") not in current]
+        entries = old.get("entries")
+        earlier = [e for e in entries if isinstance(e, dict) and e.get("digest") not in current] \
+            if isinstance(entries, list) else []
     store = ResultsStore(out, records=options.records, index=options.index)
     try:
         store.load(expect_hash=t.config_hash())

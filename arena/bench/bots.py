@@ -17,8 +17,9 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
+from arena._json import JsonObject
 from arena.match.block import rotation_seating
 from arena.match.keys import bot_seed, child_key
 from arena.match.game import play_game
@@ -92,9 +93,45 @@ def mean_interval(xs: list[float], z: float = 1.96) -> list[float] | None:
     return [round(mean - z * se, 2), round(mean + z * se, 2)]
 
 
+class DuplicateFigures(TypedDict):
+    """A's results over the duplicate blocks of A-pair vs B-pair (``duplicate_match``)."""
+
+    blocks: int
+    games: int
+    score_rate: float
+    score_rate_95: list[float]
+    elo: float | None  # null for a perfect (or nil) record: no finite value
+    elo_95: list[float | None]  # null: that end is unbounded
+    mean_final_score_diff: float
+    score_diff_95: list[float] | None  # the mean over blocks' 95% interval (normal); none from one block
+    unfinished_games: int
+    wall_s: NotRequired[float]  # ``run``'s, measured around it
+
+
+class RotationFigures(TypedDict):
+    """Per entrant of a table's rotation (``rotation_match``): its mean final score and win rate, and what
+    the rotation buys (``ratings.luck.rotation_gain``, as JSON)."""
+
+    blocks: int
+    games: int
+    mean_final_score: list[float]
+    win_rate: list[float]
+    gain_final_score: JsonObject
+    gain_win: JsonObject
+
+
+class BotsBench(TypedDict):
+    """``arena bench bots``'s last line."""
+
+    bench: str
+    blocks: int
+    profile: str
+    pairings: dict[str, DuplicateFigures]  # "A-vs-B"
+
+
 def duplicate_match(
     make_a: Callable[[], Any], make_b: Callable[[], Any], blocks: int, key: str, settings: MatchSettings
-) -> dict[str, Any]:
+) -> DuplicateFigures:
     """Play ``blocks`` duplicate blocks of A-pair vs B-pair; summarise A's results."""
     block_scores: list[float] = []
     points_diff: list[float] = []
@@ -140,7 +177,7 @@ def duplicate_match(
     }
 
 
-def rotation_match(makers: list[Callable[[], Any]], blocks: int, key: str, settings: MatchSettings) -> dict[str, Any]:
+def rotation_match(makers: list[Callable[[], Any]], blocks: int, key: str, settings: MatchSettings) -> RotationFigures:
     """Duplicate by rotation at a table of n seats (n = ``len(makers)``, the profile's seats):
     each block plays one deal key n times, the entrants rotated through the seats; per entrant
     its mean final score and win rate, and what the rotation buys (``rotation_gain``)."""
@@ -179,7 +216,7 @@ def run(args: Any) -> int:
     """Measure with the options ``arena bench bots`` parsed; print a summary, then one JSON line."""
     pairings = [tuple(p.split(":", 1)) for p in args.pairing] if args.pairing else list(PAIRINGS)
     settings = MatchSettings(profile=getattr(args, "profile", "pagat62"))
-    out: dict[str, Any] = {"bench": "bots", "blocks": args.blocks, "profile": settings.profile.name, "pairings": {}}
+    out: BotsBench = {"bench": "bots", "blocks": args.blocks, "profile": settings.profile.name, "pairings": {}}
     for a, b in pairings:
         ca, cb = load_bot_class(a), load_bot_class(b)
         t0 = time.perf_counter()

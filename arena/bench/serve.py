@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import httpx
 
+from arena._json import JsonObject
 from arena.serve import db
 from arena.serve.app import Service, make_app
 from arena.serve.archive import pack
@@ -94,7 +95,7 @@ def _competition(folder: Path, args: Any, teams: int) -> tuple[Service, list[str
     return svc, [db.add_team(svc.engine, f"team{i}") for i in range(teams)]
 
 
-def _queue(args: Any, data: bytes) -> dict[str, Any]:
+def _queue(args: Any, data: bytes) -> JsonObject:
     with tempfile.TemporaryDirectory() as tmp:
         svc, tokens = _competition(Path(tmp), args, 11)
         url, server, threads = _serve(svc, ladder=False)
@@ -118,7 +119,7 @@ def _queue(args: Any, data: bytes) -> dict[str, Any]:
             "ten_accepted": sum(v == "accepted" for _, v in results)}
 
 
-def _ladder(args: Any, data: bytes) -> dict[str, Any]:
+def _ladder(args: Any, data: bytes) -> JsonObject:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         svc, (base, new) = _competition(folder, args, 2)
@@ -141,7 +142,7 @@ def _ladder(args: Any, data: bytes) -> dict[str, Any]:
             _until("rated site", lambda: "team1" in httpx.get(f"{url}/site/").text)
             site = time.perf_counter() - t0
             c = svc.config.competition
-            settings = {"ladder_blocks": c.ladder_blocks, "ladder_pairing_blocks": c.ladder_pairing_blocks,
+            settings: JsonObject = {"ladder_blocks": c.ladder_blocks, "ladder_pairing_blocks": c.ladder_pairing_blocks,
                         "site_bootstrap": c.site_bootstrap}
         finally:
             _stop(svc, server, threads)
@@ -196,16 +197,16 @@ def run(args: Any) -> int:
         print(f"site built from scratch over {sc['games']} games: {sc['cpu_s']:.1f} s CPU ({sc['wall_s']:.1f} s wall),"
               f" {sc['cpu_ms_per_game']:.1f} ms CPU a game")
     if "ladder" in cases:
-        from .serve_ladder import run_ladder
+        from .serve_ladder import BACKENDS, run_ladder
 
         with tempfile.TemporaryDirectory(prefix="bench-serve-ladder-") as tmp:
             lad = run_ladder(Path(tmp), teams=args.ladder_teams, batches=args.batches, sandbox=args.sandbox,
-                             cluster=not args.no_cluster)
+                             cluster=not args.no_cluster, bot=args.ladder_bot)
         out["ladder_games_per_s"] = lad
-        for name, what in (("1", "1 worker"), ("2", "2 workers"), ("cluster", "a two-node loopback cluster")):
+        for name, what in zip(BACKENDS, ("1 worker", "2 workers", "a two-node loopback cluster")):
             r = lad[name]
             if r is not None:
-                print(f"ladder of {lad['teams']} teams on {what}: {r['games_per_s']} games/s of play"
+                print(f"ladder of {lad['teams']} teams of {lad['bot']} on {what}: {r['games_per_s']} games/s of play"
                       f" ({r['games_per_s_with_rebuild']} with the site rebuilds; {r['games']} games;"
                       f" {r['cpu_s']} s of CPU, {r['games_per_cpu_s']} games per CPU second)")
         print(f"2 workers over 1: {lad['speedup_2']}x the games per second, {lad['per_cpu_2']}x per CPU second")
@@ -214,7 +215,7 @@ def run(args: Any) -> int:
     return 0
 
 
-def _machine() -> dict[str, Any]:
+def _machine() -> JsonObject:
     import platform
 
     return {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}

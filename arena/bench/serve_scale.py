@@ -38,8 +38,9 @@ from . import synth
 BOT = Path(__file__).resolve().parents[2] / "bots" / "minimal"
 
 
-def setup(folder: Path, teams: int, pairing_blocks: int, sandbox: str, bootstrap: int, extra: str = "") -> None:
-    """A competition folder with ``teams`` accepted submissions (validation skipped: the bot is ours);
+def setup(folder: Path, teams: int, pairing_blocks: int, sandbox: str, bootstrap: int, extra: str = "",
+          bot: Path = BOT) -> None:
+    """A competition folder with ``teams`` accepted copies of ``bot`` (validation skipped: the bot is ours);
     ``extra``: more lines of its ``competition`` section."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "competition.yaml").write_text(
@@ -51,7 +52,7 @@ def setup(folder: Path, teams: int, pairing_blocks: int, sandbox: str, bootstrap
         team = db.team_for_token(svc.engine, token)
         assert team is not None
         dest = folder / "uploads" / f"team{i:02d}"
-        shutil.copytree(BOT, dest)
+        shutil.copytree(bot, dest)
         sid = db.add_submission(svc.engine, team.id, str(dest), per_day=10)
         claimed = db.claim_next(svc.engine)
         assert claimed is not None and claimed.id == sid

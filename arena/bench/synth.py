@@ -22,8 +22,9 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from arena._json import JsonObject
 from arena.match.block import BlockResult, play_block
 from arena.match.keys import DealKey
 from arena.players.manifest import BotEntry
@@ -66,9 +67,9 @@ class _Reseeded(PolicyPlayer):
         super().__init__(bot, seed + shift)
         self.shift = shift
 
-    def notify(self, msg: dict[str, Any]) -> Any:
+    def notify(self, msg: JsonObject) -> Any:
         if msg.get("type") == "game":
-            msg = {**msg, "seed": int(msg.get("seed", self.seed)) + self.shift}
+            msg = {**msg, "seed": int(cast(int, msg.get("seed", self.seed))) + self.shift}
         return super().notify(msg)
 
 

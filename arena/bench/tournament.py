@@ -74,6 +74,11 @@ def default_configs() -> tuple[tuple[str, str], ...]:
 PARTS = ("start", "decisions", "engine", "close", "rest")
 
 
+def default_tempo() -> tuple[str, str]:
+    """The tempo part's default: heuristic at gvisor (at bwrap without runsc)."""
+    return "heuristic", "gvisor" if any(lv == "gvisor" for _, lv in default_configs()) else "bwrap"
+
+
 def bot_folder(bot: str) -> Path:
     """A baseline's name (a folder of bots/) or a bot folder's path."""
     return BOTS / bot if (BOTS / bot / "bot.yaml").is_file() else Path(bot)
@@ -357,6 +362,15 @@ def _load() -> list[float]:
 
 def run(args: Any) -> int:
     """Measure with the options ``arena bench tournament`` parsed; print a summary, then one JSON line."""
+    if args.tempo_only:  # the tempo part alone (docs/benchmarks.md)
+        from .tempo import print_tempo
+
+        r: dict[str, Any] = {"cores": cores(), "load_before": _load()}
+        bot, level = args.tempo or default_tempo()
+        print_tempo(r, bot, level, max(1, args.tempo_blocks))
+        r["load_after"] = _load()
+        print(json.dumps(r))
+        return 0
     r = bench_tournament(args.blocks, args.config or default_configs(), args.deals, args.lineage_blocks)
     print(f"{r['cores']} cores, {r['blocks']} blocks per configuration and restart mode"
           f" (batches of {r['lineage_blocks']}), format {r['format']}; load {r['load_before']} -> {r['load_after']}")
@@ -375,20 +389,9 @@ def run(args: Any) -> int:
     if not args.config and all(level != "gvisor" for _, level in default_configs()):
         print("  (level gvisor not measured: runsc is not installed here)")
     if args.tempo_blocks > 0 and (args.tempo or not args.config):
-        from .tempo import measure_tempo
+        from .tempo import print_tempo
 
-        bot, level = args.tempo or ("heuristic", "gvisor" if any(lv == "gvisor" for _, lv in default_configs()) else "bwrap")
-        tp = r["tempo"] = measure_tempo(bot_folder(bot), level, args.tempo_blocks)
-        r[f"tempo_fixed_vs_free_{Path(bot).name}_{level}"] = tp["fixed_vs_free"]
-        for m in ("free", "fixed"):
-            x = tp[m]
-            print(f"  tempo {m:<5} {tp['bot']} at {level}: {x['games_per_s']} games/s ({x['games']} games in {x['wall_s']} s,"
-                  f" {x['blocks_at_once']} blocks at once, peak {x['peak_tree_mb']} MB: about {x['mb_per_block']} MB a block;"
-                  f" bot latency {x['latency_ms_mean']} ms mean, {100 * x['after_slot_share']:.0f}% past {tp['slot_ms']} ms;"
-                  f" load {x['load_after']})")
-        r[f"tempo_fixed_vs_free_steady_{Path(bot).name}_{level}"] = tp["fixed_vs_free_steady"]
-        print(f"  tempo fixed is {tp['fixed_vs_free']}x tempo free's games per second ({tp['fixed_vs_free_steady']}x once"
-              f" the workers are up: {tp['fixed']['steady_games_per_s']} against {tp['free']['steady_games_per_s']})"
-              f" (decision limit {tp['decision_ms']} ms, slot {tp['slot_ms']} ms, {tp['deals']}-deal games)")
+        bot, level = args.tempo or default_tempo()
+        print_tempo(r, bot, level, args.tempo_blocks)
     print(json.dumps(r))
     return 0

@@ -142,6 +142,8 @@ def _tournament(ap: Parser) -> None:
                     help="games per second with tempo free and fixed, side by side, of this bot at this level (default"
                          " heuristic at gvisor, at bwrap without runsc; measured unless --config is given alone)")
     ap.add_argument("--tempo-blocks", type=int, default=8, help="blocks per pairing of each tempo's round robin (default 8; 0: skip)")
+    ap.add_argument("--tempo-only", action="store_true",
+                    help="measure only the tempo part (--tempo's bot and level, default as there; --tempo-blocks at least 1)")
 
 
 def _serve(ap: Parser) -> None:
@@ -187,6 +189,9 @@ def _serve(ap: Parser) -> None:
     ap.add_argument("--ladder-teams", type=teams, default=10, help="ladder case: accepted teams (default 10)")
     ap.add_argument("--batches", type=int, default=4, help="ladder case: batches timed per backend (default 4)")
     ap.add_argument("--no-cluster", action="store_true", help="ladder case: skip the two-node loopback cluster")
+    ap.add_argument("--ladder-bot", default="minimal", choices=["minimal", "random", "heuristic", "montecarlo"],
+                    help="ladder case: the bot every team enters (default minimal, which answers at once: the harness's"
+                         " own cost; heuristic thinks as a competition's bots do)")
 
 
 def _startup(ap: Parser) -> None:

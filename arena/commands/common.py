@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, Sequence
+
+if TYPE_CHECKING:
+    from .._json import JsonObject
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -74,9 +77,9 @@ def time_options(p: argparse.ArgumentParser, tempo: str | None = None) -> None:
                         " --decision-ms (default: the config's, else 3 x decision_ms + 50)")
 
 
-def time_from_args(args: Any) -> dict[str, Any]:
+def time_from_args(args: Any) -> JsonObject:
     """The match.time fields the command line gave (validated with the rest of the config)."""
-    given = {"tempo": args.tempo, "decision_ms": args.decision_ms, "slot_ms": args.slot_ms}
+    given: JsonObject = {"tempo": args.tempo, "decision_ms": args.decision_ms, "slot_ms": args.slot_ms}
     return {k: v for k, v in given.items() if v is not None}
 
 

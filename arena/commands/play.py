@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..engine import DealFile, ReplayMismatch, replay
 from ..match import DealKey, MatchSettings, bot_seed, play_game
@@ -15,6 +15,9 @@ from ..match.stored import StoredGamesError, read_games
 from ..players import Player, load_entry, require_profile
 from ..players.human import HumanPlayer
 from .common import EXIT_OK, CommandError, parse, parser, profile_from_args, profile_option, sandbox_option
+
+if TYPE_CHECKING:
+    from .._json import JsonObject
 
 #: The baseline bots of a source checkout (absent from an installed package).
 CHECKOUT_BOTS = Path(__file__).resolve().parents[2] / "bots"
@@ -66,7 +69,7 @@ def main(argv: list[str]) -> int:
     return EXIT_OK
 
 
-def load_games(path: str, game: str | None) -> list[tuple[dict[str, Any], list[str] | None, str]]:
+def load_games(path: str, game: str | None) -> list[tuple[JsonObject, list[str] | None, str]]:
     """(record, names, label) of the games a file holds (``match.stored.read_games``), or of the one
     ``game`` names."""
     try:

@@ -17,6 +17,7 @@ from ..match.check import describe_evidence
 from ..players import Fault
 from ..results import ResultLine, ResultsError, read_results
 from ..schedule import load_config
+from ..schedule.config import ConfigOverrides
 from ..schedule.runner import EntriesFailed, RunOptions, RunRefused, RunResult, run_tournament
 from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommandError, parse, parser, time_from_args, time_options
 from .running import RunDisplay, refusal_text
@@ -54,7 +55,7 @@ def build_parser() -> Any:
 def main(argv: list[str]) -> int:
     args = parse(build_parser(), argv)
     err = sys.stderr
-    overrides = {
+    overrides: ConfigOverrides = {
         "workers": args.workers, "blocks": args.blocks, "seed": args.seed, "out": args.out,
         "backend": args.backend, "ray_address": args.ray_address, "leaderboard": args.leaderboard,
         "site": args.site, "retire": args.retire, "time": time_from_args(args) or None,

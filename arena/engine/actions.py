@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, Union
 
 from .cards import ALL_CARDS, CARD_NAMES, SUITS, Card, card_str, cards_str, parse_card, parse_cards, parse_suit
-from .forms import LegalForm
+from .forms import ActionForm, LegalForm
 
 T = TypeVar("T")
 
@@ -558,8 +558,9 @@ class PlayChoice(Choice):
         return text
 
 
-def action_to_dict(action: Action) -> dict[str, Any]:
-    """The JSON form of an action, shared by records and the bot protocol."""
+def action_to_dict(action: Action) -> ActionForm:
+    """The JSON form of an action (an ``ActionForm``), shared by records and the bot protocol: a plain
+    dict, to which a record adds the event's seat and whether it was forced."""
     if type(action) is Play and not action.under:  # the most common action, first
         return {"type": "play", "card": CARD_NAMES[action.card]}
     to_dict = _TO_DICT.get(type(action))
@@ -570,14 +571,14 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     return to_dict(action)
 
 
-def _play_dict(action: Any) -> dict[str, Any]:
-    d: dict[str, Any] = {"type": "play", "card": card_str(action.card)}
+def _play_dict(action: Any) -> ActionForm:
+    d: ActionForm = {"type": "play", "card": card_str(action.card)}
     if action.under:
         d["under"] = cards_str(action.under)
     return d
 
 
-def _bid_dict(action: Any) -> dict[str, Any]:
+def _bid_dict(action: Any) -> ActionForm:
     if action.suit is not None:
         return {"type": "bid", "amount": action.amount, "suit": SUITS[action.suit]}
     return {"type": "bid", "amount": action.amount}
@@ -585,7 +586,7 @@ def _bid_dict(action: Any) -> dict[str, Any]:
 
 #: The JSON form of each kind of action, by its exact type (one lookup where a chain of
 #: ``isinstance`` tests cost a deal's record of five discards and a call a dozen tests each).
-_TO_DICT: dict[type, Callable[[Any], dict[str, Any]]] = {
+_TO_DICT: dict[type, Callable[[Any], ActionForm]] = {
     Play: _play_dict,
     Bid: _bid_dict,
     Pass: lambda a: {"type": "pass"},
@@ -665,7 +666,7 @@ CORE_ACTION_TYPES = ("pass", "bid", "trump", "discard", "rob", "call", "take_wid
 _FROM_DICT: dict[str, Callable[[Mapping[str, object]], Any]] = {}
 
 
-def register_action(cls: type, types: Sequence[str], to_dict: Callable[[Any], dict[str, Any]],
+def register_action(cls: type, types: Sequence[str], to_dict: Callable[[Any], ActionForm],
                     from_dict: Callable[[Mapping[str, object]], Any]) -> None:
     """Make the actions of a decision kind registered at run time (``kinds.register_kind``) readable and
     writable in their JSON form: ``cls`` is written by ``to_dict``, each of ``types`` read by ``from_dict``."""

@@ -37,6 +37,7 @@ from .actions import PASS, Action, BidChoice, Choice, Discard, DiscardChoice, Pl
 from .deal import Deal
 from .chance import DealKey
 from .game import Game
+from .jsontext import dumps, loads
 from .profile import RuleProfile
 from .record import deal_record, game_record, load_record, recorded_decisions, replay
 
@@ -201,7 +202,8 @@ def _check_view(report: ConformanceReport, key: str, game: Game, seat: int, seen
         _fail(report, key, deal, f"seat {seat}'s view names {len(leaked)} card(s) it never saw")
     if sorted(view.hand) != sorted(deal.hands[seat]):
         _fail(report, key, deal, f"seat {seat}'s view shows a hand that is not its hand")
-    if json.loads(json.dumps(view.to_dict())) != view.to_dict():
+    wire = view.to_dict()
+    if loads(dumps(wire)) != wire:  # through the encoder the harness sends views with (about 3x faster)
         _fail(report, key, deal, "a view does not survive JSON")
     if deal.profile.sides == "called" and deal.phase != "done" and not deal.revealed and seat != deal.partner:
         hidden = [s for s in range(deal.n) if s not in (deal.maker, seat) and view.sides is not None and view.sides[s] is not None]
@@ -224,7 +226,7 @@ def _check_illegal_refused(report: ConformanceReport, key: str, game: Game, choi
         bad = Discard(tuple(foreign[:1]))
     else:
         bad = Play(deal.hands[seat][0]) if deal.hands[seat] else Play(0)
-    before = (json.dumps(deal_record(deal)), game.scores, len(game.deals))  # a refusal could only touch this deal
+    before = (dumps(deal_record(deal)), game.scores, len(game.deals))  # a refusal could only touch this deal
     try:
         game.apply(bad)  # type: ignore[arg-type]
     except ValueError:
@@ -232,7 +234,7 @@ def _check_illegal_refused(report: ConformanceReport, key: str, game: Game, choi
     else:
         _fail(report, key, deal, f"the illegal action {bad} was accepted")
         return
-    if (json.dumps(deal_record(deal)), game.scores, len(game.deals)) != before:
+    if (dumps(deal_record(deal)), game.scores, len(game.deals)) != before:
         _fail(report, key, deal, "a refused action changed the game")
 
 

@@ -10,9 +10,10 @@ engine reads those only through that kind.
 
 from __future__ import annotations
 
-from typing import NotRequired, Required, TypedDict
+from typing import TYPE_CHECKING, NotRequired, Required, TypedDict
 
-from .jsontext import Json
+if TYPE_CHECKING:  # the one JSON alias (below every floor; a bot's sandbox mounts the engine alone)
+    from .._json import JsonObject
 
 
 class ActionForm(TypedDict, total=False):
@@ -37,6 +38,45 @@ class EventForm(ActionForm, total=False):
     j: int
     kind: str
     stock: list[str]
+
+
+class DealForm(TypedDict):
+    """One deal of a game's record (``record.deal_record``, docs/records.md): the keys in the record's
+    order; the outcome's only once the deal is over (a void deal's ``redeal`` and ``scores_after``)."""
+
+    index: int
+    dealer: int
+    origin: str
+    reshuffle_key: NotRequired[str | None]  # from version 2
+    deck: list[str]
+    scores_before: list[int]
+    events: list[EventForm]
+    redeal: NotRequired[bool]
+    maker: NotRequired[int]
+    bid: NotRequired[int]
+    trump: NotRequired[str]
+    trick_winners: NotRequired[list[int | None]]
+    points: NotRequired[list[int]]
+    made: NotRequired[bool]
+    scores_after: NotRequired[list[int]]
+    dark: NotRequired[bool]
+
+
+class GameRecordForm(TypedDict):
+    """A game's record (``record.game_record``): what results lines and saved games hold."""
+
+    format: str
+    version: int
+    profile: JsonObject  # the profile's record form (``RuleProfile.record_dict``)
+    key: str | None
+    first_dealer: int
+    max_deals: int
+    fixed_deals: int | None
+    deals: list[DealForm]
+    scores: list[int]
+    over: bool
+    winner: int | None
+    end: str | None
 
 
 class SuitedBid(TypedDict):
@@ -132,5 +172,5 @@ class ViewForm(TypedDict):
     alone: NotRequired[bool]
 
 
-__all__ = ["ActionForm", "BidForm", "DarkForm", "EventForm", "Json", "LegalForm", "PlayForm", "SuitedBid",
+__all__ = ["ActionForm", "BidForm", "DarkForm", "DealForm", "EventForm", "GameRecordForm", "LegalForm", "PlayForm", "SuitedBid",
            "SummaryForm", "TrickForm", "ViewForm"]

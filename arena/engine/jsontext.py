@@ -1,4 +1,4 @@
-"""JSON text as the harness writes it to bots, and the one type of a JSON value.
+"""JSON text as the harness writes it to bots.
 
 ``dumps`` gives the bytes of the standard library's ``json.dumps(obj,
 separators=(",", ":"))`` (ASCII, compact), through orjson where it gives
@@ -14,11 +14,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from typing import Any, Callable, Union
-
-#: A JSON value as ``json.loads`` returns it: what a message's free-form payload is typed as (a
-#: profile's parameters, a registered kind's wire form); the harness's own messages have classes.
-Json = Union[None, bool, int, float, str, list["Json"], dict[str, "Json"]]
+from typing import Any, Callable
 
 _std = json.JSONEncoder(separators=(",", ":")).encode
 _fast: Callable[[Any], bytes] | None = None

@@ -110,7 +110,7 @@ class DecisionKind:
     #: ``action_to_dict`` and ``action_from_dict`` write and read, one ``type`` per event type).
     action_type: type | None = None
 
-    def action_to_dict(self, action: Any) -> dict[str, Any]:
+    def action_to_dict(self, action: Any) -> ActionForm:
         """The JSON form of one of the kind's actions (``action_type``), as records and bots have it."""
         raise NotImplementedError(f"the {self.name} kind names no action_type")
 
@@ -167,8 +167,9 @@ class DecisionKind:
         forced = " (forced)" if event.get("forced") else ""
         out.line(f"{out.label(event['seat'])} {event['type']}{forced}")
 
-    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
-        """Tell one of the kind's events (record form) as a sentence of the site viewer."""
+    def narrate(self, event: EventForm, out: Narrator) -> None:
+        """Tell one of the kind's events as a sentence of the site viewer: the event in record form
+        (``EventForm``'s keys), as the viewer builds it from the engine's events."""
         out.say(f"{_who(event, out)} {event['type']}{_forced(event)}.")
 
 
@@ -221,7 +222,7 @@ class _Bid(DecisionKind):
         amount = f"{event['amount']}{event.get('suit', '')}" if event["type"] == self.events[0] else "pass"
         out.bid(f"{out.seat_name(event['seat'])} {amount}{_forced(event)}")
 
-    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+    def narrate(self, event: EventForm, out: Narrator) -> None:
         who, forced, bid, deal = _who(event, out), _forced(event), event["type"] == self.events[0], out.deal
         out.bids_before += 1
         if out.bids_before <= out.dark_events:
@@ -260,7 +261,7 @@ class _Trump(DecisionKind):
     def replay(self, event: EventForm, out: ReplayWriter) -> None:
         out.line(f"{out.label(event['seat'])} names {event['suit']} trumps")
 
-    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+    def narrate(self, event: EventForm, out: Narrator) -> None:
         out.say(f"{_who(event, out)} names {SUIT_NAME[event['suit']]} trump{_forced(event)}.")
 
 
@@ -304,7 +305,7 @@ class _Play(DecisionKind):
     def replay(self, event: EventForm, out: ReplayWriter) -> None:
         """Nothing: a replay shows the tricks as the engine formed them, after the events."""
 
-    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+    def narrate(self, event: EventForm, out: Narrator) -> None:
         who, deal = _who(event, out), out.deal
         under = event.get("under") or []
         out.say(f"{who} plays {event['card']}" + (f" with {' '.join(under)} under it" if under else "") + f"{_forced(event)}.")
@@ -346,7 +347,7 @@ class _Rob(DecisionKind):
     def replay(self, event: EventForm, out: ReplayWriter) -> None:
         out.line(f"dealer robs the pack, choosing [{cards_text(event['take'])}]{_forced(event)}", flush=False)
 
-    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+    def narrate(self, event: EventForm, out: Narrator) -> None:
         deal = out.deal
         got = len(deal.rob_taken) + len(deal.blind)
         out.say(f"{_who(event, out)} robs and takes {got} card{'s' if got != 1 else ''}{_forced(event)}"
@@ -367,7 +368,7 @@ class _Discard(DecisionKind):
     def replay(self, event: EventForm, out: ReplayWriter) -> None:
         out.line(f"{out.label(event['seat'])} discards [{cards_text(event['cards'])}]{_forced(event)}")
 
-    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+    def narrate(self, event: EventForm, out: Narrator) -> None:
         cards, deal = event["cards"], out.deal
         public = set(cards) <= set(cards_str(deal.shown[event["seat"]])) if deal.profile.may_lose_points else False
         out.say(f"{_who(event, out)} discards {len(cards)} card{'s' if len(cards) != 1 else ''}"
@@ -389,7 +390,7 @@ class _Call(DecisionKind):
         called = "goes alone" if event.get("alone") else f"calls {event['card']}"
         out.line(f"{out.label(event['seat'])} {called}{_forced(event)}", flush=False)
 
-    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+    def narrate(self, event: EventForm, out: Narrator) -> None:
         who, forced = _who(event, out), _forced(event)
         out.say(f"{who} goes alone{forced}." if event.get("alone") else f"{who} calls {event['card']}{forced}.")
 
@@ -400,7 +401,7 @@ class _TakeWidow(DecisionKind):
     def replay(self, event: EventForm, out: ReplayWriter) -> None:
         out.note(" (takes its widow)" if event["type"] == self.events[0] else " (leaves its widow)")
 
-    def narrate(self, event: dict[str, Any], out: Narrator) -> None:
+    def narrate(self, event: EventForm, out: Narrator) -> None:
         who, forced = _who(event, out), _forced(event)
         out.say(f"{who} takes up its widow{forced}." if event["type"] == self.events[0]
                 else f"{who} leaves its widow face down{forced}.")

@@ -10,9 +10,12 @@ the field.
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+if TYPE_CHECKING:  # the one JSON alias (below every floor; a bot's sandbox mounts the engine alone)
+    from .._json import JsonObject
 
 from .cards import ALL_CARDS, Card, JOKER, NUM_CARDS, RANK_2, RANK_5, RANK_A, RANK_J, RANK_T, TrumpTable, make_card, sister, trump_tables
 
@@ -358,7 +361,7 @@ class RuleProfile(BaseModel):
             or self.kitty > 0 or self.widow > 0 or (self.rob == "none" and self.stock_size > 0)
         )
 
-    def record_dict(self) -> dict[str, object]:
+    def record_dict(self) -> JsonObject:
         """The profile as records and hello messages carry it: every field pagat62
         records always had, then each later field that differs from its default
         (docs/records.md lists the defaults), so pagat62 records stay as they were."""

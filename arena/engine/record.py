@@ -10,8 +10,8 @@ bump ``RECORD_VERSION`` on any change of shape and keep reading the old ones.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
@@ -20,8 +20,12 @@ from .actions import Action, Play, action_from_dict, action_to_dict, action_type
 from .cards import CARD_NAMES, SUITS, Card, cards_str, parse_cards
 from .chance import reshuffle as keyed_reshuffle
 from .deal import Deal
+from .forms import DealForm, EventForm, GameRecordForm
 from .game import Game
 from .profile import LEGACY_POINT_FIELDS, LEGACY_PROFILE_FIELDS, RuleProfile
+
+if TYPE_CHECKING:  # the one JSON alias (below every floor; a bot's sandbox mounts the engine alone)
+    from .._json import JsonObject
 
 RECORD_FORMAT = "cinch-game"
 RECORD_VERSION = 2
@@ -37,13 +41,14 @@ is what it always was; version 1 and 2 records still load and replay."""
 def record_version(profile: RuleProfile) -> int:
     """The version a game under ``profile`` is written as (see READABLE_VERSIONS)."""
     d = profile.record_dict()
-    legacy = set(d) <= LEGACY_PROFILE_FIELDS and set(d["points"]) <= LEGACY_POINT_FIELDS  # type: ignore[call-overload]
+    points = d["points"]
+    legacy = set(d) <= LEGACY_PROFILE_FIELDS and isinstance(points, dict) and set(points) <= LEGACY_POINT_FIELDS
     return RECORD_VERSION if legacy else PROFILES_RECORD_VERSION
 
 
-def deal_record(deal: Deal) -> dict[str, Any]:
+def deal_record(deal: Deal) -> DealForm:
     """The record of one deal (finished or not); docs/records.md describes it."""
-    events: list[dict[str, Any]] = []
+    events: list[EventForm] = []
     append = events.append
     names = CARD_NAMES
     for ev in deal.events:
@@ -52,13 +57,13 @@ def deal_record(deal: Deal) -> dict[str, Any]:
             if type(action) is Play and not action.under:  # most events: a plain card play
                 append({"type": "play", "card": names[action.card], "seat": seat, "forced": forced})
                 continue
-            d = action_to_dict(action)
+            d: EventForm = action_to_dict(action)  # type: ignore[assignment]  # an action's form, then its seat
             d["seat"] = seat
             d["forced"] = forced
             append(d)
         else:
             append({"type": "reshuffle", "j": ev[1], "kind": ev[3], "stock": cards_str(ev[2])})
-    rec: dict[str, Any] = {
+    rec: DealForm = {
         "index": deal.index,
         "dealer": deal.dealer,
         "origin": deal.origin,
@@ -68,23 +73,22 @@ def deal_record(deal: Deal) -> dict[str, Any]:
         "events": events,
     }
     if deal.redeal:  # every seat passed: no trump, no play, no score
-        rec.update(redeal=True, scores_after=list(deal.scores_after))  # type: ignore[arg-type]
-    elif deal.done:
-        rec.update(
-            maker=deal.maker,
-            bid=deal.high,
-            trump=SUITS[deal.trump],  # type: ignore[index]
-            trick_winners=[t.winner for t in deal.tricks],
-            points=list(deal.points),  # type: ignore[arg-type]
-            made=deal.made,
-            scores_after=list(deal.scores_after),  # type: ignore[arg-type]
-        )
+        rec["redeal"] = True
+        rec["scores_after"] = list(deal.scores_after)  # type: ignore[arg-type]
+    elif deal.done:  # the keys in this order (a record's bytes)
+        rec["maker"] = deal.maker  # type: ignore[typeddict-item]  # a deal over has a maker and a result
+        rec["bid"] = deal.high
+        rec["trump"] = SUITS[deal.trump]  # type: ignore[index]
+        rec["trick_winners"] = [t.winner for t in deal.tricks]
+        rec["points"] = list(deal.points)  # type: ignore[arg-type]
+        rec["made"] = deal.made  # type: ignore[typeddict-item]
+        rec["scores_after"] = list(deal.scores_after)  # type: ignore[arg-type]
         if deal.in_dark:  # the maker bid before the deal (the bid's value is the profile's dark_bid)
             rec["dark"] = True
     return rec
 
 
-def deal_sides(deal: dict[str, Any], players: int, sides: str) -> list[int] | None:
+def deal_sides(deal: DealForm, players: int, sides: str) -> list[int] | None:
     """Each seat's side in a scored deal of a record (a deal record's dict; None for a deal not
     scored: a void deal, or one a forfeit cut short). Pairs: seats 0+2 are side 0; each for
     himself: every seat its own side; a called partner: the maker and the seat that played the
@@ -105,7 +109,9 @@ def deal_sides(deal: dict[str, Any], players: int, sides: str) -> list[int] | No
 
 
 def game_record(game: Game) -> dict[str, Any]:
-    return {
+    """A game's record (a ``GameRecordForm``), as a dict: readers above the engine (a benchmark's
+    replay check) still hold it as one."""
+    rec: GameRecordForm = {
         "format": RECORD_FORMAT,
         "version": record_version(game.profile),
         "profile": game.profile.record_dict(),
@@ -119,6 +125,7 @@ def game_record(game: Game) -> dict[str, Any]:
         "winner": game.winner,
         "end": game.end_reason,
     }
+    return rec  # type: ignore[return-value]
 
 
 # -- validation at the boundary -------------------------------------------
@@ -236,7 +243,7 @@ class RecordedSource:
         return self._reshuffle_keys[k] if k < len(self._reshuffle_keys) else None
 
 
-def load_record(data: dict[str, Any]) -> GameRecordModel:
+def load_record(data: JsonObject | GameRecordForm) -> GameRecordModel:
     """Validate a record; refuse versions this code does not read."""
     rec = GameRecordModel.model_validate(data)
     if rec.version not in READABLE_VERSIONS:
@@ -253,10 +260,12 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
             raise ValueError(f"deal {d.index}: a seat beyond the profile's {seats}")
         if len(d.scores_before) != rec.profile.score_slots:
             raise ValueError(f"deal {d.index}: {len(d.scores_before)} scores, the profile keeps {rec.profile.score_slots}")
-    given = data.get("profile", {})
-    later = sorted(set(given) - LEGACY_PROFILE_FIELDS)
-    if isinstance(given.get("points"), dict):
-        later += [f"points.{k}" for k in sorted(set(given["points"]) - LEGACY_POINT_FIELDS)]
+    given = data.get("profile")
+    fields = given if isinstance(given, dict) else {}  # the profile's fields as the record names them
+    later = sorted(set(fields) - LEGACY_PROFILE_FIELDS)
+    points = fields.get("points")
+    if isinstance(points, dict):
+        later += [f"points.{k}" for k in sorted(set(points) - LEGACY_POINT_FIELDS)]
     if rec.version == PROFILES_RECORD_VERSION and record_version(rec.profile) != rec.version:
         # one version per content: a game that needs nothing of version 3 is written as version 2
         raise ValueError(f"record version {rec.version} is for profiles with later fields; this record's profile makes it version {RECORD_VERSION}")
@@ -278,16 +287,19 @@ def load_record(data: dict[str, Any]) -> GameRecordModel:
     return rec
 
 
-def _as_version(deal_rec: dict[str, Any], version: int) -> dict[str, Any]:
+def _as_version(deal_rec: DealForm, version: int) -> DealForm:
     """A deal record written now, in the shape of an older ``version``."""
     if version >= 2:
         return deal_rec
-    out = {k: v for k, v in deal_rec.items() if k != "reshuffle_key"}
-    out["events"] = [{k: v for k, v in e.items() if k != "kind"} for e in deal_rec["events"]]
+    out = deal_rec.copy()
+    del out["reshuffle_key"]
+    out["events"] = [e.copy() for e in deal_rec["events"]]
+    for e in out["events"]:
+        e.pop("kind", None)
     return out
 
 
-def replay(data: dict[str, Any]) -> Game:
+def replay(data: JsonObject | GameRecordForm) -> Game:
     """Rebuild a game from its record alone and check it is the same game.
 
     The replayed game's record must equal the given one field for field, so
@@ -300,12 +312,12 @@ def replay(data: dict[str, Any]) -> Game:
         raise
     except ValueError as e:  # an illegal recorded action, a deck that is not a deck, a bad card
         raise ReplayMismatch(f"the record does not replay: {e}") from e
-    mine = game_record(game)
+    mine: GameRecordForm = game_record(game)  # type: ignore[assignment]
     mine["version"] = rec.version
     mine["deals"] = [_as_version(d, rec.version) for d in mine["deals"]]
     # the profile compares in its record form (later fields only where not default)
     theirs = _without_none({**rec.model_dump(exclude_none=True), "profile": rec.profile.record_dict()})
-    for k, (a, b) in enumerate(zip(mine["deals"], theirs["deals"])):
+    for k, (a, b) in enumerate(zip(mine["deals"], cast("list[dict[str, object]]", theirs["deals"]))):
         if _without_none(a) != b:
             diff = sorted(f for f in set(a) | set(b) if a.get(f) != b.get(f))
             raise ReplayMismatch(f"deal {k}: the replayed deal differs from the record in {', '.join(diff)}")
@@ -315,9 +327,9 @@ def replay(data: dict[str, Any]) -> Game:
     return game
 
 
-def _without_none(d: dict[str, Any]) -> dict[str, Any]:
+def _without_none(d: Mapping[str, object]) -> dict[str, object]:
     """Drop None fields the way ``model_dump(exclude_none=True)`` does (recursively)."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for k, v in d.items():
         if v is None:
             continue

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from .._json import Json, JsonObject
 from ..engine.chance import DeckSource
 from ..players.base import Player, PlayerReport
 from ..players.process import STDERR_TAIL
@@ -80,12 +81,12 @@ class BlockResult:
             total += 0.5 if g.winner is None else float(g.winner == side_of_a)
         return total
 
-    def game_dict(self, half: int) -> dict[str, Any]:
+    def game_dict(self, half: int) -> JsonObject:
         """The scored, run-independent part of one game."""
         g = self.games[half]
         return {
             "seats": [{"bot": e.name, "digest": e.digest} for e in self.seats[half]],
-            "seeds": self.seeds[half],
+            "seeds": list[Json](self.seeds[half]),
             **({} if self.table else {"side_a": 0 if half == 0 else 1}),
             "winner": g.winner,
             "end": g.end,
@@ -96,7 +97,7 @@ class BlockResult:
             "record": g.record,
         }
 
-    def game_run(self, half: int) -> dict[str, Any]:
+    def game_run(self, half: int) -> JsonObject:
         """Timings and other facts that vary from run to run."""
         g = self.games[half]
         t = g.timing

@@ -12,8 +12,9 @@ import random
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
+from .._json import Json, JsonObject
 from ..engine import Game, IllegalAction, game_record
 from ..engine.chance import DeckSource
 from ..players.base import Fault, Player, PlayerReport
@@ -31,7 +32,7 @@ class SeatFault:
     fault: Fault
     substituted: str | None  # the action played instead, or None if it forfeited
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "seat": self.seat,
             "bot": self.bot,
@@ -61,7 +62,7 @@ class GameTiming:
 
 @dataclass
 class GameResult:
-    record: dict[str, Any]  # the engine's game record
+    record: JsonObject  # the engine's game record (``engine.forms.GameRecordForm``), carried as written
     winner: int | None  # side 0 (seats 0+2), side 1, or None (unfinished / drawn)
     end: str  # target, bidder_out, deals, cap or forfeit
     scores: tuple[int, ...]
@@ -130,7 +131,7 @@ def play_game(
     announced = -1
     # A deal's end is sent with the next deal's start (or the game's end): the
     # same lines in the same order for every seat, one write and wake-up per bot.
-    pending: list[list[dict[str, Any]]] = [[] for _ in players]
+    pending: list[list[JsonObject]] = [[] for _ in players]
     while forfeit_by is None and not game.over:
         deal = game.deal
         if deal.index != announced and (deal.phase != "dark" or any(pending)):
@@ -206,7 +207,7 @@ def play_game(
 
 
 def game_start_notice(settings: MatchSettings,
-                      players_by_seat: Sequence[str] | None = None) -> Callable[[int, int], dict[str, Any]]:
+                      players_by_seat: Sequence[str] | None = None) -> Callable[[int, int], JsonObject]:
     """The ``game`` notice for a seat and its seed for this game (the same for all seats but those two)."""
     profile = settings.profile.model_dump(mode="json")  # every parameter: bots need not know the name
     time = settings.time.model_dump(include={"startup_ms", "decision_ms", "bank_ms"})
@@ -220,10 +221,11 @@ def forfeit_winner(_players: int, sides: str, seat: int) -> int | None:
     return 1 - seat % 2 if sides == "pairs" else None
 
 
-def settings_profile(record: dict[str, Any]) -> tuple[int, str]:
+def settings_profile(record: JsonObject) -> tuple[int, str]:
     """(players, sides) of a game's record (absent fields: a four-seat table of pairs)."""
     p = record.get("profile") or {}
-    return int(p.get("players", 4)), str(p.get("sides", "pairs"))
+    fields = cast(JsonObject, p)  # a record's profile: an object
+    return int(cast(int, fields.get("players", 4))), str(fields.get("sides", "pairs"))
 
 
 def blame_cleanup(result: GameResult, names: Sequence[str]) -> None:
@@ -237,7 +239,7 @@ def blame_cleanup(result: GameResult, names: Sequence[str]) -> None:
         if not rep.trouble:
             continue
         fault = Fault("sandbox", "left its sandbox in a state that resisted cleanup: " + "; ".join(rep.trouble)[:1000])
-        deal = len(result.record.get("deals") or []) - 1
+        deal = len(cast(list[Json], result.record.get("deals") or [])) - 1
         result.faults.append(SeatFault(seat, names[seat], max(deal, 0), 0, fault, None))
         if result.forfeit_by is None:
             profile = settings_profile(result.record)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
-from ..engine import load_record, recorded_decisions, recorded_source
+from .._json import JsonObject
+from ..engine import Action, load_record, recorded_decisions, recorded_source
 from ..players import BotEntry, Decision, Fault, Player, PlayerReport
 from ..results import Reproduce, ResultLine
 from .game import GameResult, close_all, play_game
@@ -25,7 +26,7 @@ class _Scripted(Player):
     bot is asked every decision too (so it sees exactly the game it saw in
     the tournament) and its answer at ``stop`` is the one reported."""
 
-    def __init__(self, recorded: dict[int, Any], live: Player | None, stop: int) -> None:
+    def __init__(self, recorded: dict[int, Action], live: Player | None, stop: int) -> None:
         self.recorded = recorded
         self.live = live
         self.stop = stop
@@ -36,11 +37,11 @@ class _Scripted(Player):
     def start(self) -> Fault | None:
         return self.live.start() if self.live else None
 
-    def notify(self, msg: dict[str, Any]) -> Fault | None:
+    def notify(self, msg: JsonObject) -> Fault | None:
         return self.live.notify(msg) if self.live else None
 
-    def decide(self, request: dict[str, Any]) -> Decision:
-        n = request["id"]
+    def decide(self, request: JsonObject) -> Decision:
+        n = cast(int, request["id"])  # the game loop's own request
         if self.live is not None:
             answer = self.live.decide(request)
             if n == self.stop:
@@ -55,13 +56,13 @@ class _Scripted(Player):
 
 
 def reproduce_fault(
-    record: dict[str, Any], seat: int, seed: int, decision: int, entry: BotEntry, settings: MatchSettings
+    record: JsonObject, seat: int, seed: int, decision: int, entry: BotEntry, settings: MatchSettings
 ) -> tuple[GameResult, _Scripted]:
     """Play the recorded game again up to ``decision``: the bot at ``seat``
     is live (same seed, same messages), every other seat replays the record."""
     rec = load_record(record)
     seats = rec.profile.players  # four, or a table's n seats
-    by_seat: list[dict[int, Any]] = [{} for _ in range(seats)]
+    by_seat: list[dict[int, Action]] = [{} for _ in range(seats)]
     for n, (s, action) in enumerate(recorded_decisions(rec), start=1):
         by_seat[s][n] = action
     match = settings.model_copy(
@@ -111,7 +112,7 @@ def fault_commands(line: ResultLine, results: Path, bot_dirs: Mapping[str, str],
     return out
 
 
-def _with_measured(message: str, run_fault: dict[str, Any] | None) -> str:
+def _with_measured(message: str, run_fault: JsonObject | None) -> str:
     """A fault's message with the times measured on this run, when there were any."""
     measured = (run_fault or {}).get("measured")
     return f"{message} ({measured})" if measured else message

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .._json import JsonObject
 from ..engine import DEFAULT_MAX_DEALS, PROFILES, RuleProfile, get_profile
 from ..players import BotEntry, ProcessPlayer, TimeSettings
 from ..sandbox import Level, Limits, SandboxSpec, effective_limits
@@ -89,7 +90,7 @@ class MatchSettings(BaseModel):
         """A fresh bot process player for one game under these settings."""
         return ProcessPlayer(entry, seed, self.time, self.sandbox_spec(entry), profile=self.profile)
 
-    def hash_facts(self) -> dict[str, Any]:
+    def hash_facts(self) -> JsonObject:
         """The settings as the config hash sees them: the restart fields only
         when they differ from per-game (the tempo fields when it is fixed), so folders played per-game (before the
         fields existed, or while per-game was the default) keep their hash."""

@@ -8,9 +8,11 @@ the file ``arena play --save`` writes: the record with the players' names.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
+from .._json import Json, JsonObject
 from ..engine import Deal, Game, card_str, cards_str, event_kind, replay
+from ..engine.forms import DealForm, GameRecordForm
 
 SEAT_NAMES = ("N", "E", "S", "W")
 
@@ -59,7 +61,7 @@ class _ReplayLines:
             self.bids.clear()
 
 
-def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -> str:
+def render_deal(d: DealForm, deal: Deal, names: list[str] | None = None) -> str:
     """One deal as text: hands (and kitty), bidding, discards, fill and rob, tricks, points.
 
     ``d`` is the deal's record, ``deal`` the engine's replay of it: the hands
@@ -116,9 +118,9 @@ def render_deal(d: dict[str, Any], deal: Deal, names: list[str] | None = None) -
     return "\n".join(out)
 
 
-def profile_params(profile: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+def profile_params(profile: JsonObject, prefix: str = "") -> list[tuple[str, Json]]:
     """Every parameter of a profile's JSON form but its name, nested ones dotted (``points.jack``)."""
-    out: list[tuple[str, Any]] = []
+    out: list[tuple[str, Json]] = []
     for k, v in profile.items():
         if not prefix and k == "name":
             continue
@@ -129,7 +131,7 @@ def profile_params(profile: dict[str, Any], prefix: str = "") -> list[tuple[str,
     return out
 
 
-def profile_text(profile: dict[str, Any] | None) -> str:
+def profile_text(profile: JsonObject | None) -> str:
     """A profile as one line: its name, then all its parameters (``unknown`` without one)."""
     if not profile:
         return "unknown"
@@ -137,10 +139,11 @@ def profile_text(profile: dict[str, Any] | None) -> str:
     return f"{profile.get('name', 'unnamed')} ({params})" if params else str(profile.get("name", "unnamed"))
 
 
-def render_game(record: dict[str, Any], names: list[str] | None = None, game: Game | None = None) -> str:
+def render_game(record: JsonObject | GameRecordForm, names: list[str] | None = None, game: Game | None = None) -> str:
     """A whole game as text, from the engine's replay of its record (``replay``
     raises ReplayMismatch if it was edited; pass ``game`` if already replayed)."""
     game = game or replay(record)
+    record = cast(GameRecordForm, record)  # a record the engine replayed: of its form
     parts = [f"=== rule profile {profile_text(record.get('profile'))}"] if record.get("profile") else []
     parts += [render_deal(d, deal, names) for d, deal in zip(record["deals"], game.deals)]
     end = record.get("end")
@@ -158,6 +161,6 @@ def render_game(record: dict[str, Any], names: list[str] | None = None, game: Ga
 SAVED_GAME = "cinch-saved-game"
 
 
-def saved_game(record: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def saved_game(record: JsonObject, names: list[str]) -> JsonObject:
     """A game as ``arena play --save`` writes it: its record and who sat where."""
-    return {"format": SAVED_GAME, "version": 1, "players": names, "record": record}
+    return {"format": SAVED_GAME, "version": 1, "players": list[Json](names), "record": record}

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._json import JsonObject
 from ..engine.record import RECORD_FORMAT
 from ..results import ResultLine, ResultsError, game_id, read_results
 from .show import SAVED_GAME
@@ -31,7 +32,7 @@ class StoredGamesError(ValueError):
 class StoredGame:
     """One game of a file: its record and what the file says about it."""
 
-    record: dict[str, Any]
+    record: JsonObject  # the game record as the file holds it (read when replayed)
     id: str
     names: list[str] = field(default_factory=list)  # the bot (or player) at each seat; empty: unknown
     twin: str | None = None  # the other game of its duplicate block, when the file holds it (a table's: the next rotation)

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
-
+from .._json import JsonObject
 from ..engine import Action
 from ..protocol.wire import Request
 
@@ -23,7 +22,7 @@ class Fault:
 
     kind: str  # one of FAULT_KINDS
     message: str
-    request: dict[str, Any] | None = None  # the decide message (view and legal choice) that was asked
+    request: JsonObject | None = None  # the decide message (view and legal choice) that was asked
     reply: str | None = None  # the raw line the bot sent, truncated
     stderr: str | None = None  # the tail of the bot's stderr when it faulted: usually the cause
     measured: str | None = None  # clock readings behind the verdict (CPU and wall time used): run-dependent
@@ -33,7 +32,7 @@ class Fault:
         """The message with what was measured, as shown to a person."""
         return f"{self.message} ({self.measured})" if self.measured else self.message
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The scored record of the fault: only what the same seed gives again.
 
         stderr, the measured times and the request's ``time_left_ms`` (a clock
@@ -44,7 +43,7 @@ class Fault:
             request = {k: v for k, v in request.items() if k != "time_left_ms"}
         return {"kind": self.kind, "message": self.message, "request": request, "reply": self.reply}
 
-    def run_dict(self) -> dict[str, Any]:
+    def run_dict(self) -> JsonObject:
         """The run-dependent facts of the fault (kept under ``run`` beside the stderr tail)."""
         left = (self.request or {}).get("time_left_ms")
         return {k: v for k, v in (("measured", self.measured), ("time_left_ms", left)) if v is not None}
@@ -102,10 +101,11 @@ class Player(ABC):
         return None
 
     @abstractmethod
-    def notify(self, msg: dict[str, Any]) -> Fault | None:
-        """A notice that needs no reply (game, deal, deal_end, game_end)."""
+    def notify(self, msg: JsonObject) -> Fault | None:
+        """A notice that needs no reply (game, deal, deal_end, game_end): a message of the protocol as
+        ``protocol.wire`` builds it, a JSON object its models (``protocol.messages``) describe."""
 
-    def notify_all(self, msgs: list[dict[str, Any]]) -> Fault | None:
+    def notify_all(self, msgs: list[JsonObject]) -> Fault | None:
         """Several notices in a row (a bot process gets them in one write: one wake-up, not several)."""
         for msg in msgs:
             fault = self.notify(msg)
@@ -114,8 +114,9 @@ class Player(ABC):
         return None
 
     @abstractmethod
-    def decide(self, request: dict[str, Any]) -> Decision:
-        """Answer a ``decide`` message."""
+    def decide(self, request: JsonObject) -> Decision:
+        """Answer a ``decide`` message (its ``view`` an ``engine.forms.ViewForm``, its ``legal`` a
+        ``LegalForm``)."""
 
     def decide_request(self, request: Request) -> Decision:
         """Answer the game loop's request (``wire.request``): a player that writes it to a bot sends

@@ -22,31 +22,51 @@ for a bot that exits).
 
 from __future__ import annotations
 
-from typing import Any, Callable, TextIO
+from typing import Callable, TextIO, TypedDict, cast
 
 from ..engine import action_from_dict, decision_kind
 from ..engine import cards_text as _cards
-from ..engine.forms import ActionForm, LegalForm
+from .._json import JsonObject
+from ..engine.forms import ActionForm, LegalForm, ViewForm
 from .base import Decision, Fault, Player
 
 SEATS = ("N", "E", "S", "W")
 
 
-def _seats(view: dict[str, Any]) -> tuple[str, ...]:
-    """Seat names: N E S W at four, P1 ... Pn at other tables (as arena play writes them)."""
-    n = int(view.get("players") or 4)
+def _seats(players: object) -> tuple[str, ...]:
+    """Seat names: N E S W at four, P1 ... Pn at other tables (as arena play writes them); ``players``
+    as a view or a profile names it (none: four)."""
+    n = int(players) if isinstance(players, (int, str)) and players else 4
     return SEATS if n == 4 else tuple(f"P{s + 1}" for s in range(n))
 
 
-def show_view(view: dict[str, Any]) -> list[str]:
+class _Notice(TypedDict, total=False):
+    """The fields of the notices a person is told (``protocol.wire``: game, deal, deal_end, game_end)."""
+
+    type: str
+    profile: JsonObject  # game
+    index: int  # deal, deal_end
+    dealer: int
+    hand: list[str]
+    maker: int | None  # deal_end
+    bid: int
+    made: bool | None
+    points: list[int]
+    scores: list[int]  # deal_end, game_end
+    winner: int | None  # game_end
+    reason: str
+
+
+def show_view(view: ViewForm) -> list[str]:
     """The seat's view as a few lines of text."""
     me = view["seat"]
-    SEATS = _seats(view)  # (the seat names of this view's table, for the lines below)
+    SEATS = _seats(view.get("players"))  # (the seat names of this view's table, for the lines below)
+    partner, maker = view["partner"], view["maker"]
+    mate = f" (partner {SEATS[partner]})" if partner is not None else ""  # (always, at two pairs)
     if view.get("sides") is None:
-        out = [f"you are {SEATS[me]} (partner {SEATS[view['partner']]}); dealer {SEATS[view['dealer']]}; "
+        out = [f"you are {SEATS[me]}{mate}; dealer {SEATS[view['dealer']]}; "
                f"deal {view['deal_index'] + 1}, scores us {view['scores'][me % 2]} : them {view['scores'][1 - me % 2]}"]
     else:  # each seat's own score; a called partner once this seat may know it
-        mate = f" (partner {SEATS[view['partner']]})" if view.get("partner") is not None else ""
         scores = ", ".join(f"{SEATS[s]} {v}" for s, v in enumerate(view["scores"]))
         out = [f"you are {SEATS[me]}{mate}; dealer {SEATS[view['dealer']]}; deal {view['deal_index'] + 1}, scores {scores}"]
         if "called" in view:
@@ -63,13 +83,14 @@ def show_view(view: dict[str, Any]) -> list[str]:
     bids = view.get("bids") or []
     if bids:
         out.append("bidding: " + ", ".join(f"{SEATS[b['seat']]} {b['amount'] or 'pass'}{b.get('suit') or ''}" for b in bids))
-    if view.get("trump"):
-        out.append(f"{SEATS[view['maker']]} made it at {view['bid']}, trumps {view['trump']}")
+    if view.get("trump") and maker is not None:  # (a trump named: a maker)
+        out.append(f"{SEATS[maker]} made it at {view['bid']}, trumps {view['trump']}")
     tricks = view.get("tricks") or []
     for t in tricks[-2:]:
         plays = ", ".join(f"{SEATS[p['seat']]} {p['card']}" + (f" (under: {_cards(p['under'])})" if p.get("under") else "")
                           for p in t["plays"])
-        won = f"; won by {SEATS[t['winner']]}" if t.get("winner") is not None else ""
+        w = t["winner"]
+        won = f"; won by {SEATS[w]}" if w is not None else ""
         out.append(f"trick led by {SEATS[t['leader']]}: {plays or 'you lead'}{won}")
     return out
 
@@ -105,40 +126,42 @@ class HumanPlayer(Player):
     def _say(self, *lines: str) -> None:
         print(*lines, sep="\n", file=self.out, flush=True)
 
-    def notify(self, msg: dict[str, Any]) -> Fault | None:
-        t = msg["type"]
+    def notify(self, msg: JsonObject) -> Fault | None:
+        m = cast(_Notice, msg)  # a notice of the harness's own
+        t = m["type"]
         seats = self.seats
         if t == "game":
-            profile = msg.get("profile") or {}
-            self.seats = _seats(profile)
+            profile = m.get("profile") or {}
+            self.seats = _seats(profile.get("players"))
             self.pairs = profile.get("sides", "pairs") == "pairs"
         elif t == "deal":
-            self._say("", f"=== deal {msg['index'] + 1}: {seats[msg['dealer']]} deals; your cards: {_cards(msg['hand'])}")
+            self._say("", f"=== deal {m['index'] + 1}: {seats[m['dealer']]} deals; your cards: {_cards(m['hand'])}")
         elif t == "deal_end":
-            pts = msg.get("points") or [0, 0]
-            maker = msg.get("maker")
-            made = "" if maker is None else f"{seats[maker]} bid {msg.get('bid')} and {'made' if msg.get('made') else 'was set'}; "
+            pts = m.get("points") or [0, 0]
+            maker = m.get("maker")
+            made = "" if maker is None else f"{seats[maker]} bid {m.get('bid')} and {'made' if m.get('made') else 'was set'}; "
             if self.pairs:
-                self._say(f"deal over: {made}points N-S {pts[0]}, E-W {pts[1]}; scores N-S {msg['scores'][0]}, E-W {msg['scores'][1]}")
+                self._say(f"deal over: {made}points N-S {pts[0]}, E-W {pts[1]}; scores N-S {m['scores'][0]}, E-W {m['scores'][1]}")
             else:
-                scores = ", ".join(f"{seats[s]} {v}" for s, v in enumerate(msg["scores"]))
+                scores = ", ".join(f"{seats[s]} {v}" for s, v in enumerate(m["scores"]))
                 self._say(f"deal over: {made}points by side {' : '.join(map(str, pts))}; scores {scores}")
         elif t == "game_end":
-            w = msg.get("winner")
+            w = m.get("winner")
             who = ("N-S" if w == 0 else "E-W") if self.pairs and w is not None else seats[w] if w is not None else "no winner"
-            self._say(f"game over: {who} ({' : '.join(map(str, msg['scores']))}, {msg.get('reason')})")
+            self._say(f"game over: {who} ({' : '.join(map(str, m['scores']))}, {m.get('reason')})")
         return None
 
-    def decide(self, request: dict[str, Any]) -> Decision:
-        kind, legal = request["kind"], request["legal"]
-        self._say("", *show_view(request["view"]), show_legal(kind, legal))
+    def decide(self, request: JsonObject) -> Decision:
+        kind, legal = str(request["kind"]), cast(LegalForm, request["legal"])
+        view = cast(ViewForm, request["view"])
+        self._say("", *show_view(view), show_legal(kind, legal))
         while True:
             print("> ", end="", file=self.out, flush=True)
             line = self.readline()
             if not line:
                 return Decision(None, Fault("crash", "the person at this seat stopped (end of input)", request))
             if line.strip() == "?":
-                self._say(*show_view(request["view"]), show_legal(kind, legal))
+                self._say(*show_view(view), show_legal(kind, legal))
                 continue
             try:
                 raw = parse_reply(kind, legal, line)

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .._json import JsonObject
 from ..engine import profile_names
 from ..sandbox import Limits
 from ..sandbox.files import FolderRefused, copy_listing, read_chunks, walk_folder
@@ -252,7 +253,7 @@ def load_entry(path: str | os.PathLike[str]) -> BotEntry:
                     files_digest=files, refused=refused)
 
 
-def read_manifest(manifest_path: Path) -> tuple[str, dict[str, Any]]:
+def read_manifest(manifest_path: Path) -> tuple[str, JsonObject]:
     """The text of a ``bot.yaml`` and its data, read as hostile input: a regular file (never through a
     link, never a FIFO), at most ``MAX_MANIFEST_BYTES`` (checked before reading), UTF-8, and YAML
     without aliases and at most ``strict_yaml.MAX_DEPTH`` deep. Any failure is a ManifestError naming

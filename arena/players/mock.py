@@ -22,10 +22,12 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Union
 
+from .._json import JsonObject
 from ..sandbox import BotExited, Limits, LineTooLong, ReadTimeout
 from .transport import Transport, TransportReport
 
-Reply = Union[dict[str, Any], Callable[[dict[str, Any]], dict[str, Any]], None]
+#: What the scripted bot answers: a message, or one made from the message it got (JSON objects).
+Reply = Union[JsonObject, Callable[[JsonObject], JsonObject], None]
 
 
 @dataclass
@@ -48,7 +50,7 @@ class MockTransport:
     def __init__(self, max_line_bytes: int = 1 << 20) -> None:
         self._script: deque[_Step] = deque()
         self._out: deque[bytes] = deque()
-        self.sent: list[dict[str, Any]] = []
+        self.sent: list[JsonObject] = []
         #: For each message of ``sent``: was the bot running (not paused) when it arrived.
         self.running: list[bool] = []
         self._cpu = 0.0

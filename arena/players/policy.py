@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from .._json import JsonObject
 from ..engine import action_from_dict
 from .base import Decision, Fault, Player, PlayerReport
 
@@ -22,18 +23,19 @@ class PolicyPlayer(Player):
         self.version = getattr(bot, "version", "")
         self._report = PlayerReport(self.name, self.version)
 
-    def notify(self, msg: dict[str, Any]) -> Fault | None:
-        kind = msg["type"]
+    def notify(self, msg: JsonObject) -> Fault | None:
+        kind = str(msg["type"])
         hook = {"game": "start_game", "deal": "start_deal", "deal_end": "end_deal", "game_end": "end_game"}.get(kind)
         fn = getattr(self.bot, hook, None) if hook else None
         if fn is not None:
             if kind == "game":
-                fn(msg, int(msg.get("seed", self.seed)))
+                seed = msg.get("seed", self.seed)
+                fn(msg, int(seed) if isinstance(seed, (int, float, str)) else self.seed)
             else:
                 fn(msg)
         return None
 
-    def decide(self, request: dict[str, Any]) -> Decision:
+    def decide(self, request: JsonObject) -> Decision:
         t0 = time.perf_counter()
         try:
             raw = self.bot.decide(request["kind"], request["view"], request["legal"])

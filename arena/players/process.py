@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .._json import JsonObject
 from ..engine import RuleProfile, action_from_dict
 from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot, wire
 from ..protocol.codec import read_action
@@ -160,7 +161,7 @@ class ProcessPlayer(Player):
         #: What the bot left that resisted cleanup (BotProcess.trouble): evidence against it.
         self.cleanup_trouble: list[str] = []
         self._launched_at: float | None = None
-        self._hello: dict[str, Any] = {}
+        self._hello: JsonObject = {}
         self._hello_fault: Fault | None = None
         self._halted = False
         self._bye_at: float | None = None
@@ -168,7 +169,7 @@ class ProcessPlayer(Player):
         self.bye_grace_s = BYE_GRACE_S
         #: Notices for a paused bot, delivered with its next request (it stays frozen until then).
         self._held: list[bytes] = []
-        self._held_first: dict[str, Any] | None = None
+        self._held_first: JsonObject | None = None
         #: tempo fixed: the tree's wait for a core read at the end of the last decision, just before the
         #: seat was frozen; a frozen seat waits for no core, so it is the next decision's start as well.
         self._tree_wait: float | None = None
@@ -260,12 +261,12 @@ class ProcessPlayer(Player):
         self._pause()
         return None
 
-    def notify(self, msg: dict[str, Any]) -> Fault | None:
+    def notify(self, msg: JsonObject) -> Fault | None:
         if self._dead or self.proc is None:
             return None
         return self._send(msg, wake=False)
 
-    def notify_all(self, msgs: list[dict[str, Any]]) -> Fault | None:
+    def notify_all(self, msgs: list[JsonObject]) -> Fault | None:
         if self._dead or self.proc is None or not msgs:
             return None
         return self._send(msgs[0], b"".join(wire.encode(m) for m in msgs), wake=False)
@@ -273,7 +274,7 @@ class ProcessPlayer(Player):
     def decide_request(self, request: Request) -> Decision:
         return self.decide(request)
 
-    def decide(self, request: dict[str, Any] | Request) -> Decision:
+    def decide(self, request: JsonObject | Request) -> Decision:
         """Answer a request; with ``tempo: fixed`` the answer (reply or fault) is held until its slot.
 
         The slot runs from before the request is written (a frozen bot's thaw is inside it). An
@@ -422,7 +423,7 @@ class ProcessPlayer(Player):
         return self._report
 
     # -- helpers -------------------------------------------------------------
-    def _send(self, msg: dict[str, Any] | Request, data: bytes | None = None, *, wake: bool = True) -> Fault | None:
+    def _send(self, msg: JsonObject | Request, data: bytes | None = None, *, wake: bool = True) -> Fault | None:
         """Write ``msg`` (or ``data``, lines already encoded, the first of them ``msg``).
 
         A notice (``wake=False``) to a paused bot is held, not written: the
@@ -476,7 +477,7 @@ class ProcessPlayer(Player):
         return Fault("timeout", f"answered after its {self.t.slot_s * 1000:.0f} ms slot (tempo fixed) on its own time",
                      request.to_dict(), measured=f"{own * 1000:.0f} ms own time, {cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall")
 
-    def _io_fault(self, e: Exception, what: dict[str, Any] | Request) -> Fault:
+    def _io_fault(self, e: Exception, what: JsonObject | Request) -> Fault:
         msg = what.to_dict() if isinstance(what, Request) else what
         if isinstance(e, LineTooLong):
             return Fault("protocol", str(e), msg)

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from .._json import JsonObject
 
 #: Deepest nesting of a YAML document read from a person (a manifest nests three levels): the composer
 #: recurses per level, so a deeper document is refused before it can exhaust the stack.
@@ -97,7 +98,7 @@ def _fields_at(model: type[BaseModel], loc: Sequence[str | int]) -> list[str]:
 
 
 def describe(e: ValidationError, model: type[BaseModel], source: str, text: str | None,
-             data: dict[str, Any] | None = None) -> list[str]:
+             data: JsonObject | None = None) -> list[str]:
     """One line per problem: ``FILE:LINE: field: message (did you mean ...?)``."""
     lines = yaml_lines(text) if text else {}
     unknown: dict[tuple[str | int, ...], list[str]] = {}

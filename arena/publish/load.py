@@ -34,8 +34,10 @@ translates one into the other, so every conversion rule lives here:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterable, Sequence
+
+import orjson
 
 from ..engine import deal_sides
 from ..match.game import settings_profile
@@ -44,6 +46,9 @@ from ..ratings.data import TableBlock, TableGame
 from ..ratings.tables import deal_contests, finish_contests
 from ..results import BotRef, GameLine, LoadedResults, PairsLine, ResultLine, ResultsError, Seating, TableLine, read_results
 from ..results import bot_ids as shared_ids
+
+#: A results line as the ratings take it.
+Block = BlockOutcome | TableBlock
 
 
 @dataclass
@@ -61,7 +66,12 @@ class Conversion:
 
     blocks: list[BlockOutcome] | list[TableBlock]
     bots: dict[str, BotInfo]  # id -> info
-    formats: set[str] = field(default_factory=set)  # match formats seen ("game", "deals")
+    lines: Sequence[ResultLine] = ()
+
+    @property
+    def formats(self) -> set[str]:
+        """The match formats the lines' games were played in ("game", "deals")."""
+        return {"deals" if _is_deals(g) else "game" for ln in self.lines for g in ln.games}
 
 
 def _ref(seat: BotRef) -> tuple[str, str]:
@@ -208,26 +218,120 @@ def _check_sides(line: PairsLine, ids: dict[tuple[str, str], BotInfo]) -> None:
             raise ResultsError(f"{line.where}: game {h}: partnership A {want} is not at engine side {st.side_a} ({got})")
 
 
-def convert(lines: Sequence[ResultLine], ids: dict[tuple[str, str], BotInfo] | None = None) -> Conversion:
+def line_block(line: ResultLine, ids: dict[tuple[str, str], BotInfo]) -> Block:
+    """One results line -> its rating input: a ``BlockOutcome`` (two pairs) or a ``TableBlock``."""
+    return table_block(line, ids) if isinstance(line, TableLine) else block_outcome(line, ids)
+
+
+def convert(lines: Sequence[ResultLine], ids: dict[tuple[str, str], BotInfo] | None = None,
+            made: Sequence[Block] | None = None, own: bool = False) -> Conversion:
     """All lines -> blocks, in a stable order (pairing, block).
 
     ``ids``: the bot ids of a larger set of lines these are taken from (a
-    retired version's blocks left out), so a bot keeps the id it has there.
+    retired version's blocks left out), so a bot keeps the id it has there; ``own``: they are these lines'
+    own (``bot_ids(lines)``), so every bot they name plays here. ``made``: each line's block already converted
+    with these ids (``Inputs``), in the order of ``lines``.
     """
+    own = own or ids is None
     ids = bot_ids(lines) if ids is None else ids
-    ordered = sorted(lines, key=lambda ln: ln.task_key)
-    tables = [ln for ln in ordered if isinstance(ln, TableLine)]
-    pairs = [ln for ln in ordered if isinstance(ln, PairsLine)]
-    if tables and pairs:
+    order = sorted(range(len(lines)), key=lambda i: lines[i].task_key)
+    kinds = {isinstance(ln, TableLine) for ln in lines}
+    if len(kinds) > 1:
         raise ResultsError("the results mix blocks of two pairs and blocks of tables of n seats: rate each apart")
-    blocks: list[BlockOutcome] | list[TableBlock] = (
-        [table_block(ln, ids) for ln in tables] if tables else [block_outcome(ln, ids) for ln in pairs])
-    formats = {"deals" if _is_deals(g) else "game" for ln in lines for g in ln.games}
+    blocks: Any = [made[i] for i in order] if made is not None else [line_block(lines[i], ids) for i in order]
+    if own:
+        return Conversion(blocks, {b.id: b for b in ids.values()}, lines)
     used = {_ref(s) for ln in lines for g in ln.games for s in g.seats}
-    return Conversion(blocks, {b.id: b for k, b in ids.items() if k in used}, formats)
+    return Conversion(blocks, {b.id: b for k, b in ids.items() if k in used}, lines)
 
 
 def load_blocks(path: str | os.PathLike[str]) -> tuple[LoadedResults, Conversion]:
     """Read a results file and convert it in one go."""
     res = read_results(path)
     return res, convert(res.lines)
+
+
+# ------------------------------------------------------------------ each line's block, kept
+
+
+_GAME = tuple(f.name for f in fields(GameOutcome))  # the order ``Inputs`` writes a game's values in
+_TABLE_GAME = tuple(f.name for f in fields(TableGame))
+assert _GAME == ("side_a", "side_b", "score_a", "flag", "forfeit_by", "points_diff", "faults", "maker_a")
+assert _TABLE_GAME == ("seats", "winner", "scores", "contests", "flag", "forfeit_by", "faults", "unfinished")
+
+
+def _made(cls: type, names: Sequence[str], values: Iterable[Any]) -> Any:
+    """A frozen dataclass from values it was written from (``Inputs.to_bytes``): not checked again."""
+    obj: Any = object.__new__(cls)
+    obj.__dict__.update(zip(names, values))
+    return obj
+
+
+@dataclass
+class Inputs:
+    """Each results line's block (``line_block``), kept from one build to the next so a rebuild converts only
+    the lines appended since (a site's state keeps it: ``site.build``). ``made`` holds what the blocks were made
+    from: the key of the state that made them (the code and options), the bot ids, and a digest of the lines'
+    own digests in order; ``update`` reuses the blocks only while all of it still holds."""
+
+    key: str = ""
+    ids: dict[tuple[str, str], str] = field(default_factory=dict)
+    digests: list[str] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    reused: int = 0  # lines the last ``update`` did not convert
+
+    def update(self, key: str, lines: Sequence[ResultLine], digests: Sequence[str],
+               ids: dict[tuple[str, str], BotInfo]) -> list[Block]:
+        """The blocks of ``lines`` (whose ``line_digest``s are ``digests``), converted with ``ids``: those of a
+        prefix of lines already converted under the same key and ids are reused, the rest converted."""
+        same = (key == self.key and len(self.digests) <= len(lines) and list(digests[:len(self.digests)]) == self.digests
+                and all(ids[ref].id == bid if ref in ids else False for ref, bid in self.ids.items()))
+        keep = len(self.digests) if same else 0
+        blocks = self.blocks[:keep] + [line_block(ln, ids) for ln in lines[keep:]]
+        self.key, self.digests, self.blocks, self.reused = key, list(digests), blocks, keep
+        self.ids = {ref: b.id for ref, b in ids.items()}
+        return blocks
+
+    def to_bytes(self) -> bytes:
+        """JSON: the key, ids and digests, each distinct game once and each block as indices of its games."""
+        games: dict[Any, int] = {}
+        rows: list[Any] = []
+
+        def game(g: GameOutcome) -> int:
+            return games.setdefault(g, len(games))
+
+        for b in self.blocks:
+            if isinstance(b, TableBlock):
+                rows.append([b.block_id, b.table_id, 1, [[list(t.seats), t.winner, list(t.scores),
+                                                          [game(c) for c in t.contests], t.flag, t.forfeit_by,
+                                                          [list(f) for f in t.faults], t.unfinished] for t in b.games]])
+            else:
+                rows.append([b.block_id, b.pairing_id, 0, [game(g) for g in b.games]])
+        table = [[list(g.side_a), list(g.side_b), g.score_a, g.flag, g.forfeit_by, g.points_diff,
+                  [list(f) for f in g.faults], g.maker_a] for g in games]
+        return orjson.dumps({"key": self.key, "ids": [[n, d, i] for (n, d), i in self.ids.items()],
+                             "digests": self.digests, "games": table, "blocks": rows})
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "Inputs":
+        """As ``to_bytes`` wrote it; ``ValueError`` (or ``KeyError``, ``TypeError``, ``IndexError``) for anything
+        else. Blocks are rebuilt without their checks (they were checked when converted)."""
+        d = orjson.loads(data)
+        games = [_made(GameOutcome, _GAME, (tuple(a), tuple(b), float(s), fl, fb, None if p is None else float(p),
+                                            tuple(tuple(f) for f in fs), bool(m)))
+                 for a, b, s, fl, fb, p, fs, m in d["games"]]
+        blocks: list[Block] = []
+        for bid, group, kind, gs in d["blocks"]:
+            if kind:
+                rot = tuple(_made(TableGame, _TABLE_GAME, (tuple(st), w, tuple(map(float, sc)),
+                                                            tuple(games[c] for c in cs), fl, fb,
+                                                            tuple(tuple(f) for f in fs), bool(u)))
+                            for st, w, sc, cs, fl, fb, fs, u in gs)
+                blocks.append(_made(TableBlock, ("block_id", "table_id", "games"), (bid, group, rot)))
+            else:
+                blocks.append(_made(BlockOutcome, ("block_id", "pairing_id", "games"),
+                                    (bid, group, tuple(games[i] for i in gs))))
+        digests = [str(x) for x in d["digests"]]
+        if len(digests) != len(blocks):
+            raise ValueError("kept rating inputs of another length")
+        return cls(str(d["key"]), {(str(n), str(dg)): str(i) for n, dg, i in d["ids"]}, digests, blocks)

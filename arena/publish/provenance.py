@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Mapping, Sequence, TypeVar
+from typing import Annotated, Iterable, Mapping, Sequence, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
@@ -151,7 +151,7 @@ class RunFacts(BaseModel):
             return None
 
 
-def read_meta(results_path: Path) -> dict[str, Any] | None:
+def read_meta(results_path: Path) -> JsonObject | None:
     """``tournament.json`` from the results' folder, if present and readable."""
     folder = results_path if results_path.is_dir() else results_path.parent
     p = folder / META_NAME
@@ -187,24 +187,33 @@ def read_config(path: str | os.PathLike[str]) -> RunFacts:
         anchor=(t.by_ref[c.anchor].name if c.anchor in t.by_ref else c.anchor) if c.anchor else None)
 
 
-def _from_records(lines: Sequence[ResultLine]) -> tuple[list[dict[str, Any]], MatchFormat | None]:
+def _from_records(lines: Sequence[ResultLine]) -> tuple[list[JsonObject], MatchFormat | None]:
     """Every distinct rule profile the game records carry, and their deal limits (None if they disagree)."""
-    profiles: dict[str, dict[str, Any]] = {}
+    profiles: dict[str, JsonObject] = {}
     formats: dict[str, MatchFormat] = {}
+    seen: dict[int, JsonObject] = {}  # each profile object once (a site's lines share them), kept alive here
+    limits: set[tuple[object, ...]] = set()  # each (fixed deals, max deals) once, by value and type
     for ln in lines:
         for g in ln.games:
             rec = g.record
-            if isinstance(rec.get("profile"), dict):
-                profiles[json.dumps(rec["profile"], sort_keys=True)] = rec["profile"]
+            p = rec.get("profile")
+            if isinstance(p, dict) and id(p) not in seen:
+                seen[id(p)] = p
+                profiles[json.dumps(p, sort_keys=True)] = p
             if "max_deals" in rec or "fixed_deals" in rec:
-                fixed = rec.get("fixed_deals")
-                fm = MatchFormat(format="deals" if fixed else "game", deals=fixed, max_deals=rec.get("max_deals"))
+                fixed, most = rec.get("fixed_deals"), rec.get("max_deals")
+                k = (type(fixed), fixed, type(most), most)
+                if isinstance(fixed, (int, float, type(None))) and isinstance(most, (int, float, type(None))):
+                    if k in limits:
+                        continue
+                    limits.add(k)
+                fm = MatchFormat(format="deals" if fixed else "game", deals=fixed, max_deals=most)
                 formats[fm.model_dump_json()] = fm
     fmt = next(iter(formats.values())) if len(formats) == 1 else None
     return list(profiles.values()), fmt
 
 
-def _in_full(profile: dict[str, Any] | None) -> dict[str, Any] | None:
+def _in_full(profile: JsonObject | None) -> JsonObject | None:
     """Every parameter of a profile: records leave out later fields at their
     defaults, a leaderboard spells them out (one it cannot parse stays as found)."""
     if profile is None:

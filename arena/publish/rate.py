@@ -20,7 +20,7 @@ from ..ratings.memo import ResampleMemo
 from ..results import LoadedResults, ResultsError, read_results
 from . import leaderboard
 from .board import Leaderboard
-from .load import bot_ids, convert
+from .load import Block, BotInfo, bot_ids, convert
 from .provenance import Provenance, RunFacts, gather, read_config, read_facts
 from .tempo import TEMPO_FILE, TempoAudit
 from .tempo import audit as tempo_audit
@@ -104,7 +104,8 @@ def rate_loaded(res: LoadedResults, *, meta: RunFacts | Mapping[str, object] | N
                 config: RunFacts | None = None,
                 anchor: tuple[str, float] | None = None, bootstrap: int = 1000, seed: int = 0,
                 prior: bool = True, early: bool = False, retire: Sequence[str] = (),
-                memo: ResampleMemo | None = None) -> tuple[Leaderboard, RatingReport, Provenance]:
+                memo: ResampleMemo | None = None, ids: dict[tuple[str, str], BotInfo] | None = None,
+                made: Sequence[Block] | None = None) -> tuple[Leaderboard, RatingReport, Provenance]:
     """Rate loaded results into the leaderboard document (``arena rate``, the site and the live table share this).
 
     ``early``: the results are a run's first blocks (live standings, the
@@ -117,6 +118,8 @@ def rate_loaded(res: LoadedResults, *, meta: RunFacts | Mapping[str, object] | N
     ranked, earlier ones follow unranked; ``retire`` (with the run's
     ``retired`` and the config's ``retire``) leaves versions out of the fit. ``memo``: the bootstrap's sums
     of the last rating of these results, before they grew (``ratings.memo``: the same numbers, less work).
+    ``ids`` (``load.bot_ids`` of ``res.lines``) and ``made`` (each line's block, ``load.Inputs``): what a
+    caller that keeps them has already worked out of the lines.
     """
     meta = RunFacts.of(meta)  # ``meta``: tournament.json (read as ``RunFacts`` if it is its JSON)
     specs = [*(meta.retired if meta else []), *(config.retire if config else []), *retire]
@@ -125,8 +128,11 @@ def rate_loaded(res: LoadedResults, *, meta: RunFacts | Mapping[str, object] | N
     except (RetireError, ResultsError) as e:
         raise PublishError(str(e)) from None
     lines = [ln for ln in res.lines if versions.keeps(ln)] if versions.retired else res.lines
+    if made is not None and versions.retired:
+        made = [b for ln, b in zip(res.lines, made) if versions.keeps(ln)]
     try:
-        conv = convert(lines, bot_ids(res.lines))  # ids over every line: a version keeps its name@digest
+        # ids over every line: a version keeps its name@digest
+        conv = convert(lines, bot_ids(res.lines) if ids is None else ids, made, own=not versions.retired)
     except ResultsError as e:
         raise PublishError(str(e)) from None
     if not conv.blocks:

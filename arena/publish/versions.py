@@ -57,9 +57,13 @@ def find_versions(lines: Sequence[ResultLine], *, specs: Iterable[str] = (),
     that has not played yet; the final rating refuses it.
     """
     order: dict[str, list[str]] = {}
+    done: set[int] = set()  # seats seen (a site's lines share their seat objects), alive in ``lines``
     for line in lines:
         for g in line.games:
             for s in g.seats:
+                if id(s) in done:
+                    continue
+                done.add(id(s))
                 name, digest = _ref(s)
                 seen = order.setdefault(name, [])
                 if digest not in seen:

@@ -15,7 +15,7 @@ Conventions (binding for everything in :mod:`arena.ratings`):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable, NotRequired, TypedDict
 
 #: Flags that mark a game stopped without a winner; these must be draws.
 DRAW_FLAGS: frozenset[str] = frozenset({"capped", "drawn_deals"})
@@ -27,6 +27,27 @@ _SCORES = (0.0, 0.5, 1.0)
 
 #: Most bots on one side of a contest: the maker alone against five others at a table of six.
 MAX_SIDE = 5
+
+
+class GameOutcomeForm(TypedDict):
+    """A ``GameOutcome`` as JSON (``to_dict``, ``from_dict``)."""
+
+    side_a: list[str]
+    side_b: list[str]
+    score_a: float
+    flag: str | None
+    forfeit_by: str | None
+    points_diff: float | None
+    faults: list[list[str]]  # (bot, kind) pairs
+    maker_a: NotRequired[bool]  # written only when true
+
+
+class BlockOutcomeForm(TypedDict):
+    """A ``BlockOutcome`` as JSON."""
+
+    block_id: str
+    pairing_id: str
+    games: list[GameOutcomeForm]
 
 
 def _side(value: Iterable[str], name: str) -> tuple[str, ...]:
@@ -77,8 +98,8 @@ class GameOutcome:
         if self.points_diff is not None:
             object.__setattr__(self, "points_diff", float(self.points_diff))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self) -> GameOutcomeForm:
+        out: GameOutcomeForm = {
             "side_a": list(self.side_a),
             "side_b": list(self.side_b),
             "score_a": self.score_a,
@@ -86,11 +107,13 @@ class GameOutcome:
             "forfeit_by": self.forfeit_by,
             "points_diff": self.points_diff,
             "faults": [list(f) for f in self.faults],
-            **({"maker_a": True} if self.maker_a else {}),
         }
+        if self.maker_a:
+            out["maker_a"] = True
+        return out
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "GameOutcome":
+    def from_dict(cls, d: GameOutcomeForm) -> "GameOutcome":
         return cls(
             side_a=tuple(d["side_a"]),
             side_b=tuple(d["side_b"]),
@@ -98,7 +121,7 @@ class GameOutcome:
             flag=d.get("flag"),
             forfeit_by=d.get("forfeit_by"),
             points_diff=d.get("points_diff"),
-            faults=tuple(tuple(f) for f in d.get("faults", ())),
+            faults=tuple(tuple(f) for f in d.get("faults", ())),  # type: ignore[misc]  # pairs: checked after
             maker_a=bool(d.get("maker_a", False)),
         )
 
@@ -179,7 +202,7 @@ class BlockOutcome:
             return g2.points_diff - g1.points_diff
         raise ValueError(f"partnership {partnership!r} did not play block {self.block_id}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> BlockOutcomeForm:
         return {
             "block_id": self.block_id,
             "pairing_id": self.pairing_id,
@@ -187,7 +210,7 @@ class BlockOutcome:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "BlockOutcome":
+    def from_dict(cls, d: BlockOutcomeForm) -> "BlockOutcome":
         g = d["games"]
         return cls(d["block_id"], d["pairing_id"], (GameOutcome.from_dict(g[0]), GameOutcome.from_dict(g[1])))
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Sequence
+from .._json import JsonObject
 
 #: normalized Elo per unit of per-game t-value: 800 / ln(10).
 NELO_PER_T = 800.0 / math.log(10.0)
@@ -432,7 +433,7 @@ class EloEstimate:
     note: str | None = None
     kind: str = "naive"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return asdict(self)
 
 

@@ -24,6 +24,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from .._json import JsonObject
 from .data import BlockOutcome
 
 Halves = tuple[float, float]
@@ -50,7 +51,7 @@ class PairingGain:
     factor: float | None
     note: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         d = asdict(self)
         if d["factor"] is not None and not math.isfinite(d["factor"]):
             d["factor"] = None
@@ -198,7 +199,7 @@ class RotationGain:
     unpaired_var: float
     factor: float | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         d = asdict(self)
         for k in ("paired_var", "unpaired_var", "factor"):
             if d[k] is not None:

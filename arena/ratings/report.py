@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any, Iterable, Sequence
 
+from .._json import JsonObject
 from . import bt, luck
 from .data import DRAW_FLAGS, BlockOutcome, GameOutcome, TableBlock
 from .memo import ResampleMemo
@@ -138,7 +139,7 @@ class RatingReport:
                 return b.rating
         raise KeyError(bot)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """JSON-friendly dict (tuples become lists, inf becomes None)."""
 
         def clean(x: Any) -> Any:
@@ -153,7 +154,7 @@ class RatingReport:
         d = asdict(self)
         for row, b in zip(d["bots"], self.bots):
             row["score_pct"] = b.score_pct
-        out: dict[str, Any] = clean(d)
+        out: JsonObject = clean(d)
         return out
 
 

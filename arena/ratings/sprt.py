@@ -20,6 +20,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Literal
 
+from .._json import JsonObject
 from .data import BlockOutcome
 from .gsprt import (EloEstimate, estimate, llr_logistic, logistic_to_normalized, llr_normalized, llr_points, llr_points_mean,
                     penta_cell, points_estimate, points_interval)
@@ -72,7 +73,7 @@ class SPRTStatus:
     alpha: float = 0.05
     beta: float = 0.05
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return asdict(self)
 
 

@@ -21,14 +21,14 @@ import hashlib
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Iterable, Union
 
-from pydantic import (BaseModel, ConfigDict, Discriminator, Field, JsonValue, SerializerFunctionWrapHandler, Tag, TypeAdapter,
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, Tag, TypeAdapter,
                       model_serializer, model_validator)
 
-SCHEMA_VERSION = 1
+#: ``JsonObject``: a JSON object kept as the file wrote it (a game record's settings, a run's recorded
+#: options), only carried and printed, never read field by field (those are models); the one alias.
+from .._json import Json as Json, JsonObject as JsonObject
 
-#: A JSON object kept as the file wrote it: a game record's settings, a run's recorded options. The one
-#: alias for a payload that is only carried and printed, never read field by field (those are models).
-JsonObject = dict[str, JsonValue]
+SCHEMA_VERSION = 1
 
 
 def game_id(pairing: str, block: int, half: int) -> str:
@@ -112,7 +112,7 @@ class GameLine(BaseModel):
     faults: list[Fault]
     record: dict[str, Any] = Field(description="the engine's game record: every deal's deck, events, points")
 
-    def to_dict(self, table: bool = False) -> dict[str, Any]:
+    def to_dict(self, table: bool = False) -> JsonObject:
         """The game as stored, its record the object read (not a copy: a copy of every deal's events would
         double a digest's cost); at a table without ``side_a``."""
         out = self.model_dump(exclude=_GAME_TABLE if table else _GAME_PAIRS)
@@ -235,7 +235,7 @@ class PairsLine(_Block):
     def seating(self, half: int) -> Seating:
         return Seating(self.games[half], half, PAIR_SIDES, self.games[half].side_a)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The line as stored (``json.loads`` of ``to_json``), the games' records as read."""
         return _line_dict(self, False)
 
@@ -268,7 +268,7 @@ class TableLine(_Block):
         n = len(self.games[half].seats)
         return Seating(self.games[half], half, TABLE_SIDES[n], None)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The line as stored (``json.loads`` of ``to_json``), the games' records as read."""
         return _line_dict(self, True)
 
@@ -292,7 +292,7 @@ _TABLE_EXCLUDE: Any = {"games": {"__all__": {"side_a"}}}
 _GAME_PAIRS, _GAME_TABLE = {"record"}, {"record", "side_a"}
 
 
-def _line_dict(line: PairsLine | TableLine, table: bool, run: bool = True) -> dict[str, Any]:
+def _line_dict(line: PairsLine | TableLine, table: bool, run: bool = True) -> JsonObject:
     out = line.model_dump(by_alias=True, exclude={"games", "run"})
     out["games"] = [g.to_dict(table) for g in line.games]
     if run:
@@ -300,7 +300,7 @@ def _line_dict(line: PairsLine | TableLine, table: bool, run: bool = True) -> di
     return out
 
 
-def scored_dict(line: PairsLine | TableLine) -> dict[str, Any]:
+def scored_dict(line: PairsLine | TableLine) -> JsonObject:
     """The line as stored without its run-dependent part (``run``): what two runs of a tournament share."""
     return _line_dict(line, isinstance(line, TableLine), run=False)
 

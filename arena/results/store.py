@@ -22,7 +22,7 @@ from typing import Any, Collection, Iterable, Iterator
 import orjson
 from pydantic import ValidationError
 
-from .schema import BotRef, ResultLine, game_id, parse_line, scored_dict
+from .schema import BotRef, JsonObject, ResultLine, game_id, parse_line, scored_dict
 
 RESULTS_NAME = "results.jsonl"
 STDERR_DIR = "stderr"
@@ -32,7 +32,7 @@ class ResultsError(ValueError):
     """A results file that cannot be used as it is (unreadable, corrupt, or from another config)."""
 
 
-def comparable(line: ResultLine | dict[str, Any]) -> dict[str, Any]:
+def comparable(line: ResultLine | JsonObject) -> JsonObject:
     """A line (or its JSON object) without its run-dependent part, for comparing two runs."""
     if not isinstance(line, dict):
         return scored_dict(line)
@@ -167,7 +167,7 @@ def _why(e: Exception) -> str:
     return str(e) or type(e).__name__
 
 
-def line_digest(line: ResultLine | dict[str, Any]) -> str:
+def line_digest(line: ResultLine | JsonObject) -> str:
     """SHA-256 of one line's scored content (``run`` dropped), canonical JSON."""
     return hashlib.sha256(json.dumps(comparable(line), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 

@@ -16,6 +16,7 @@ import subprocess
 from functools import lru_cache
 from typing import Any, Sequence
 
+from .._json import Json, JsonObject
 from .errors import SandboxUnavailable
 from .limits import Limits
 
@@ -74,19 +75,19 @@ def runsc_argv(runsc: str, *, state: str, bundle: str, container: str = "bot") -
             "--host-uds=none", "--host-fifo=none", "run", "--bundle", bundle, container]
 
 
-def _bind(src: str, dest: str, ro: bool = True) -> dict[str, Any]:
+def _bind(src: str, dest: str, ro: bool = True) -> JsonObject:
     return {"destination": dest, "type": "bind", "source": src,
             "options": ["rbind", "ro" if ro else "rw", "nosuid", "nodev"]}
 
 
-def _tmpfs(dest: str, size: int, mode: str) -> dict[str, Any]:
+def _tmpfs(dest: str, size: int, mode: str) -> JsonObject:
     return {"destination": dest, "type": "tmpfs", "source": "tmpfs",
             "options": ["nosuid", "nodev", f"mode={mode}", f"size={size}"]}
 
 
-def rlimits(limits: Limits) -> list[dict[str, Any]]:
+def rlimits(limits: Limits) -> list[Json]:
     """The limits the Sentry applies to the bot's processes (they hold inside, per sandbox)."""
-    out = [{"type": "RLIMIT_CORE", "hard": 0, "soft": 0}]
+    out: list[Json] = [{"type": "RLIMIT_CORE", "hard": 0, "soft": 0}]
     for name, value in (("RLIMIT_NOFILE", limits.open_files), ("RLIMIT_FSIZE", limits.file_size_bytes),
                         ("RLIMIT_NPROC", limits.max_processes), ("RLIMIT_CPU", limits.cpu_seconds)):
         if value is not None:
@@ -95,12 +96,12 @@ def rlimits(limits: Limits) -> list[dict[str, Any]]:
 
 
 def bundle_config(*, args: Sequence[str], env: dict[str, str], cwd: str, limits: Limits,
-                  ro_binds: Sequence[tuple[str, str]]) -> dict[str, Any]:
+                  ro_binds: Sequence[tuple[str, str]]) -> JsonObject:
     """The OCI config of one bot. `ro_binds` are (host source, view path) pairs, in mount order.
     The writable folders (/scratch, /tmp, /dev/shm) are the bot's kernel's own tmpfs: what the
     bot writes never reaches the host's file systems, and its pages are the Sentry's memory,
     under the cgroup's cap. Pure."""
-    mounts: list[dict[str, Any]] = [
+    mounts: list[Json] = [
         {"destination": "/proc", "type": "proc", "source": "proc"},
         {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "mode=755"]},
     ]
@@ -108,8 +109,8 @@ def bundle_config(*, args: Sequence[str], env: dict[str, str], cwd: str, limits:
     mounts += [_tmpfs(dest, limits.scratch_bytes, mode) for dest, mode in writable]
     # /tmp first: a bot folder under /tmp is then bound inside it (as at bwrap)
     mounts += [_bind(src, dest) for src, dest in ro_binds]
-    no_caps: list[str] = []
-    linux: dict[str, Any] = {"namespaces": [{"type": t} for t in ("pid", "network", "ipc", "uts", "mount")]}
+    no_caps: list[Json] = []
+    linux: JsonObject = {"namespaces": [{"type": t} for t in ("pid", "network", "ipc", "uts", "mount")]}
     return {
         "ociVersion": "1.0.2",
         "process": {
@@ -134,7 +135,7 @@ def host_limits(limits: Limits) -> Limits:
     Sentry and its file server take 30-40 MiB of it), as at bwrap it caps the bot with its
     scratch; the process cap holds inside (RLIMIT_NPROC in the Sentry), so the host's pids cap
     leaves room for the kernel's own threads."""
-    update: dict[str, Any] = {}
+    update: JsonObject = {}
     if limits.max_processes is not None:
         update["max_processes"] = limits.max_processes + KERNEL_TASKS
     return limits.model_copy(update=update)

@@ -11,6 +11,7 @@ from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from .._json import JsonObject
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -70,7 +71,7 @@ class Limits(BaseModel):
         description="Files and folders the writable area may hold (tmpfs nr_inodes, with a root harness "
         "at level bwrap; elsewhere its inodes count against memory_bytes only).")
 
-    def merge(self, override: "Limits | dict[str, Any] | None") -> "Limits":
+    def merge(self, override: "Limits | JsonObject | None") -> "Limits":
         """Return these limits with the fields *explicitly set* in `override` replacing ours.
 
         Used as `manifest_limits.merge(tournament_limits)`: the tournament wins
@@ -93,7 +94,7 @@ class LimitsError(ValueError):
         self.field = field
 
 
-def effective_limits(ceiling: Limits, requested: "Limits | dict[str, Any] | None") -> Limits:
+def effective_limits(ceiling: Limits, requested: "Limits | JsonObject | None") -> Limits:
     """The limits a bot runs with: the ceiling, lowered where `requested` asks for less.
 
     Only fields `requested` sets explicitly count. A value above the ceiling,

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._json import JsonObject
 from .limits import Level, Limits
 from .process import BotProcess, launch
 from .uids import UidRange
@@ -38,7 +39,7 @@ class SandboxSpec(BaseModel):
     allow_unlimited: bool = Field(
         False, description="Start untrusted bots even without a memory or process limit (or where none can be enforced).")
 
-    def with_limits(self, override: Limits | dict[str, Any] | None) -> "SandboxSpec":
+    def with_limits(self, override: Limits | JsonObject | None) -> "SandboxSpec":
         """The same spec with `override`'s explicitly set limits taking precedence."""
         return self.model_copy(update={"limits": self.limits.merge(override)})
 

@@ -18,7 +18,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, Required, TypedDict
 
 from ..players import BotEntry
 from ..players.manifest import library_path
@@ -133,7 +133,27 @@ class _Crewman:
     busy: int = 0
 
 
-def harness_runtime_env() -> dict[str, Any]:
+class RuntimeEnv(TypedDict):
+    """Ray's ``runtime_env`` of a job (``harness_runtime_env``)."""
+
+    py_modules: list[str]
+    working_dir: str
+    excludes: list[str]
+
+
+class RayInit(TypedDict, total=False):
+    """The arguments of ``ray.init`` (``ray_init_kwargs``): a cluster's address, or an embedded instance's."""
+
+    address: Required[str]
+    logging_level: Required[int]
+    log_to_driver: Required[bool]
+    runtime_env: Required[RuntimeEnv]
+    num_cpus: int
+    include_dashboard: bool
+    _node_ip_address: str
+
+
+def harness_runtime_env() -> RuntimeEnv:
     """The harness's own code, shipped with the job: the ``arena`` and ``cinch_bot`` packages
     this driver runs from. Ray uploads them once to the cluster and puts them first on every
     worker's import path, so a node needs only Python, Ray and the dependencies; the libraries
@@ -158,7 +178,7 @@ def _empty_dir() -> str:
     return path
 
 
-def ray_init_kwargs(workers: int, address: str | None) -> dict[str, Any]:
+def ray_init_kwargs(workers: int, address: str | None) -> RayInit:
     """Arguments for ``ray.init``: an embedded instance, or an existing cluster (``HOST:PORT`` or ``ray://``).
 
     The embedded instance registers on loopback and starts no dashboard. For
@@ -166,12 +186,11 @@ def ray_init_kwargs(workers: int, address: str | None) -> dict[str, Any]:
     (``RAY_AUTH_MODE``, ``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or the
     default token file) from the environment; nothing here gets in its way.
     """
-    common: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False,
-                              "runtime_env": harness_runtime_env()}
+    env = harness_runtime_env()
     if address:
-        return {"address": address, **common}
+        return {"address": address, "logging_level": logging.WARNING, "log_to_driver": False, "runtime_env": env}
     return {"address": "local", "num_cpus": workers, "include_dashboard": False, "_node_ip_address": "127.0.0.1",
-            **common}
+            "logging_level": logging.WARNING, "log_to_driver": False, "runtime_env": env}
 
 
 class _KnownNotice(logging.Filter):

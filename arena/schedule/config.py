@@ -16,12 +16,13 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, Sequence
+from typing import Annotated, Any, Literal, Sequence, TypedDict, cast
 
 import yaml
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_serializer,
                       model_validator)
 
+from .._json import JsonObject
 from ..engine import DealFile
 from ..match import MatchSettings
 from ..match.keys import Seed, seed_text
@@ -32,6 +33,21 @@ from .pairings import Pairing, plan_pairings
 from .tables import Table, plan_problem, table_plan
 
 CONFIG_HASH_VERSION = 1
+
+
+class ConfigOverrides(TypedDict, total=False):
+    """What the command line gives over a config's top-level fields (``load_config``; None: not given)."""
+
+    workers: int | None
+    blocks: int | None
+    seed: str | None
+    out: str | None
+    backend: str | None
+    ray_address: str | None
+    leaderboard: str | None
+    site: str | None
+    retire: list[str] | None  # joins the config's retire: list
+    time: JsonObject | None  # replaces the config's match.time fields it names
 
 
 class ConfigError(ValueError):
@@ -223,7 +239,7 @@ def _resolve(base: Path, p: str) -> Path:
     return (q if q.is_absolute() else base / q).resolve()
 
 
-def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None) -> Tournament:
+def load_config(path: str | os.PathLike[str], overrides: ConfigOverrides | None = None) -> Tournament:
     """Read, validate and resolve a config file; ``ConfigError`` lists every problem.
 
     ``overrides`` (from the command line) replace top-level fields before
@@ -255,15 +271,15 @@ def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None =
         if k == "time":  # match settings: the fields given replace the config's match.time fields
             match = data.setdefault("match", {}) if isinstance(data.get("match", {}), dict) else {}
             if isinstance(match.setdefault("time", {}), dict):
-                match["time"].update(v)
+                match["time"].update(cast(JsonObject, v))
         elif k == "retire":  # the command line's versions join the config's
-            data[k] = [*(data.get(k) or []), *v] if isinstance(data.get(k) or [], list) else data.get(k)
+            data[k] = [*(data.get(k) or []), *cast(list[str], v)] if isinstance(data.get(k) or [], list) else data.get(k)
         else:
-            data[k] = str(Path(v).resolve()) if k in ("out", "leaderboard", "site") else v
+            data[k] = str(Path(cast(str, v)).resolve()) if k in ("out", "leaderboard", "site") else v
     return build_tournament(data, base, str(p), text)
 
 
-def build_tournament(data: dict[str, Any], base: Path, source: str, text: str | None = None) -> Tournament:
+def build_tournament(data: JsonObject, base: Path, source: str, text: str | None = None) -> Tournament:
     """Validate config data and load its entries; ``ConfigError`` lists every problem at once."""
     problems: list[tuple[str, str]] = []
     try:

@@ -21,12 +21,16 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from pydantic import ValidationError
 
 from .. import __version__
+from .._json import Json, JsonObject
+from ..engine import DealKey
+from ..engine.dealfile import DealFile
 from ..match.check import CheckReport, check_entry
+from ..match.settings import MatchSettings
 from ..match.keys import block_key
 from ..players import BotEntry
 from ..players.manifest import file_digests
@@ -36,6 +40,7 @@ from .backends import make_backend
 from .oversubscribe import fixed_tempo_workers
 from .lineage import make_units
 from .config import ScheduleSpec, Tournament
+
 from .ladder import record_run
 from .lock import FolderLock
 from .scheduler import InOrderFeed, LoopEvents, RunOutcome, StoppingRule, run_tasks
@@ -44,6 +49,50 @@ from .unit import BlockTask
 
 META_NAME = "tournament.json"
 SUMMARY_NAME = "summary.json"
+
+
+class TournamentMeta(TypedDict):
+    """The folder's ``tournament.json`` as this release writes it (``tournament_meta``); one an earlier
+    release wrote is read as a JSON object (``read_meta``)."""
+
+    schema: int
+    name: str
+    config_hash: str
+    seed: str | None  # secret until the tournament is complete
+    complete: bool
+    match: JsonObject
+    schedule: JsonObject
+    sprt: JsonObject | None
+    blocks: int
+    harness_version: str
+    entries: list[JsonObject]  # ``_entry_meta`` of each entry, after the versions the folder held before
+    deal_files: list[Json]
+    anchor: str | None
+    retired: list[Json]
+
+
+class RunSummary(TournamentMeta):
+    """``summary.json``: the meta and what this run played."""
+
+    blocks_total: int
+    blocks_wanted: int
+    blocks_done: int
+    games: int
+    played_now: int
+    retries: int
+    harness_failures: list[Json]
+    wall_s: float
+
+
+class _TaskCommon(TypedDict):
+    """What every task of a block shares (``plan_tasks``)."""
+
+    block: int
+    block_key: DealKey
+    settings: MatchSettings
+    config_hash: str
+    deal_file: DealFile | None
+    nice: int | None
 
 
 class RunRefused(RuntimeError):
@@ -113,7 +162,7 @@ class Admission:
     """What ``admit`` found: the folder holds this tournament (or an extension of it that was asked for)."""
 
     store: ResultsStore  # loaded, a torn last line cut off
-    earlier_entries: list[dict[str, Any]]  # versions the folder held that this run no longer has (kept as history)
+    earlier_entries: list[JsonObject]  # versions the folder held that this run no longer has (kept as history)
     changed: list[BotChange]  # entering as new versions
     added: list[str]  # what this run adds to the folder's tournament
     kept_per_game: bool = False  # the folder was played per-game and resumes so (``keep_played_restart``)
@@ -182,7 +231,7 @@ class RunResult:
     complete: bool
     wall_s: float
     interrupted: bool = False
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: RunSummary | None = None
 
 
 def plan_tasks(t: Tournament) -> list[BlockTask]:
@@ -194,7 +243,7 @@ def plan_tasks(t: Tournament) -> list[BlockTask]:
     for b in range(t.config.blocks):
         key = block_key(t.config.seed, b)
         df = t.deal_files[b] if b < len(t.deal_files) else None
-        common: dict[str, Any] = {"block": b, "block_key": key, "settings": t.settings, "config_hash": h,
+        common: _TaskCommon = {"block": b, "block_key": key, "settings": t.settings, "config_hash": h,
                                   "deal_file": df, "nice": t.config.nice}
         if tables is not None:
             tasks += [BlockTask(pairing=table.key, side_a=(), side_b=(),
@@ -205,12 +254,12 @@ def plan_tasks(t: Tournament) -> list[BlockTask]:
     return tasks
 
 
-def _entry_meta(e: BotEntry) -> dict[str, Any]:
+def _entry_meta(e: BotEntry) -> JsonObject:
     return {"name": e.name, "version": e.manifest.version, "digest": e.digest, "ident": e.ident, "dir": e.dir,
-            "files": file_digests(e.dir), "manifest": e.manifest.model_dump(mode="json", exclude_defaults=True)}
+            "files": dict[str, Json](file_digests(e.dir)), "manifest": e.manifest.model_dump(mode="json", exclude_defaults=True)}
 
 
-def tournament_meta(t: Tournament, *, complete: bool, entries: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def tournament_meta(t: Tournament, *, complete: bool, entries: list[JsonObject] | None = None) -> TournamentMeta:
     c = t.config
     return {
         "schema": SCHEMA_VERSION,
@@ -224,9 +273,9 @@ def tournament_meta(t: Tournament, *, complete: bool, entries: list[dict[str, An
         "blocks": c.blocks,
         "harness_version": __version__,
         "entries": entries if entries is not None else [_entry_meta(e) for e in t.entries],
-        "deal_files": t.deal_digests,
+        "deal_files": list[Json](t.deal_digests),
         "anchor": (t.by_ref[c.anchor].name if c.anchor in t.by_ref else c.anchor) if c.anchor else None,
-        "retired": list(c.retire),  # the ratings leave these versions out (arena.publish.versions)
+        "retired": list[Json](c.retire),  # the ratings leave these versions out (arena.publish.versions)
     }
 
 
@@ -236,7 +285,7 @@ def write_json(path: Path, obj: Any) -> None:
     tmp.replace(path)
 
 
-def read_meta(out: Path) -> dict[str, Any] | None:
+def read_meta(out: Path) -> JsonObject | None:
     try:
         obj = json.loads((out / META_NAME).read_text())
     except (OSError, ValueError):
@@ -268,7 +317,17 @@ def _stored_schedule(stored: Any) -> Any:
         return stored
 
 
-def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[list[str], list[str]]:
+def _obj(value: Json) -> JsonObject:
+    """A JSON object of a folder's meta as read (any release's, or a damaged one): empty when not an object."""
+    return value if isinstance(value, dict) else {}
+
+
+def _items(value: Json) -> list[Json]:
+    """A JSON list of a folder's meta as read: empty when not a list."""
+    return value if isinstance(value, list) else []
+
+
+def compare(old: JsonObject, t: Tournament, options: RunOptions) -> tuple[list[str], list[str]]:
     """(what this run adds, why it is another tournament) against the folder's previous run."""
     new = tournament_meta(t, complete=False)
     differs = []
@@ -276,8 +335,8 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
     if old.get("config_hash") and old["config_hash"] != new["config_hash"]:
         # The hash covers seed, match settings and deal files: name which of them moved.
         if old.get("match") != new["match"]:
-            keys = sorted(k for k in set(old.get("match") or {}) | set(new["match"])
-                          if (old.get("match") or {}).get(k) != new["match"].get(k))
+            old_match = _obj(old.get("match"))
+            keys = sorted(k for k in set(old_match) | set(new["match"]) if old_match.get(k) != new["match"].get(k))
             differs.append("match." + ", match.".join(keys))
         if old.get("deal_files") != new["deal_files"]:
             differs.append("deal_files")
@@ -286,21 +345,22 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
     next_gauntlet = False
     for k in ("name", "schedule", "sprt"):
         if k in old and (_stored_schedule(old[k]) if k == "schedule" else old[k]) != new[k]:
-            if k == "schedule" and _next_candidate(old[k], new[k]):
+            if k == "schedule" and _next_candidate(old[k], new["schedule"]):
                 next_gauntlet = True  # the ladder: a new candidate plays its gauntlet, earlier ones stay
-            elif k == "schedule" and _other_tables(old[k], new[k]):
-                added.append(f"schedule.tables {old[k].get('tables', 'all')} -> {new[k].get('tables', 'all')}")
+            elif k == "schedule" and _other_tables(old[k], new["schedule"]):
+                added.append(f"schedule.tables {_obj(old[k]).get('tables', 'all')} -> {new['schedule'].get('tables', 'all')}")
             else:
                 differs.append(k)
-    if isinstance(old.get("blocks"), int) and new["blocks"] < old["blocks"] and t.config.sprt is None:
-        differs.append(f"blocks (fewer: {new['blocks']} < {old['blocks']})")
-    old_entries = {e["name"]: e for e in old.get("entries") or [] if isinstance(e, dict)}
+    old_blocks = old.get("blocks")
+    if isinstance(old_blocks, int) and new["blocks"] < old_blocks and t.config.sprt is None:
+        differs.append(f"blocks (fewer: {new['blocks']} < {old_blocks})")
+    old_entries = {cast(str, e["name"]): e for e in _items(old.get("entries")) if isinstance(e, dict)}
     now = {e.name: e for e in t.entries}
     removed = sorted(set(old_entries) - set(now))
     if removed:
         differs.append(f"entries (removed: {', '.join(removed)})")
-    if isinstance(old.get("blocks"), int) and new["blocks"] > old["blocks"]:
-        added.append(f"blocks {old['blocks']} -> {new['blocks']}")
+    if isinstance(old_blocks, int) and new["blocks"] > old_blocks:
+        added.append(f"blocks {old_blocks} -> {new['blocks']}")
     for name in sorted(set(now) - set(old_entries)):
         added.append(f"entry {name}")
     if next_gauntlet:
@@ -308,7 +368,7 @@ def compare(old: dict[str, Any], t: Tournament, options: RunOptions) -> tuple[li
     return added, differs
 
 
-def _other_tables(old: Any, new: dict[str, Any]) -> bool:
+def _other_tables(old: Json, new: JsonObject) -> bool:
     """Both schedules are the same but for ``tables`` (the design of each block's tables): more entries
     may need another design (the ladder's at a table of n), and the stored tables keep their results."""
     if not isinstance(old, dict):
@@ -316,7 +376,7 @@ def _other_tables(old: Any, new: dict[str, Any]) -> bool:
     return {k: v for k, v in old.items() if k != "tables"} == {k: v for k, v in new.items() if k != "tables"}
 
 
-def _next_candidate(old: Any, new: dict[str, Any]) -> bool:
+def _next_candidate(old: Json, new: JsonObject) -> bool:
     """Both runs are gauntlets that differ only in who is the candidate (and whom it meets)."""
     if not isinstance(old, dict) or old.get("kind") != "gauntlet" or new.get("kind") != "gauntlet":
         return False
@@ -324,7 +384,7 @@ def _next_candidate(old: Any, new: dict[str, Any]) -> bool:
     return same == {k: v for k, v in new.items() if k not in ("candidate", "baselines")}
 
 
-def changed_bots(old: dict[str, Any], t: Tournament) -> list[BotChange]:
+def changed_bots(old: JsonObject, t: Tournament) -> list[BotChange]:
     """Each entry whose files changed since the folder's previous run.
 
     Entries are matched by digest first: an entry the folder already holds is
@@ -332,7 +392,7 @@ def changed_bots(old: dict[str, Any], t: Tournament) -> list[BotChange]:
     from its baseline). An entry with a new digest changed if the folder held
     its name under a digest no entry has now.
     """
-    before_all = [e for e in old.get("entries") or [] if isinstance(e, dict)]
+    before_all = [e for e in _items(old.get("entries")) if isinstance(e, dict)]
     known = {e.get("digest") for e in before_all}
     now = {e.digest for e in t.entries}
     out = []
@@ -342,14 +402,14 @@ def changed_bots(old: dict[str, Any], t: Tournament) -> list[BotChange]:
         prev = next((p for p in reversed(before_all) if p.get("name") == e.name and p.get("digest") not in now), None)
         if prev is None:
             continue  # a name the folder never held, or whose every version is still here: a new entry
-        before, after = prev.get("files") or {}, file_digests(e.dir)
+        before, after = _obj(prev.get("files")), file_digests(e.dir)
         files = sorted(f for f in set(before) | set(after) if before.get(f) != after.get(f))
-        out.append(BotChange(e.name, str(prev.get("digest")), e.digest, prev.get("version"), e.manifest.version,
-                             files))
+        out.append(BotChange(e.name, str(prev.get("digest")), e.digest, cast("str | None", prev.get("version")),
+                             e.manifest.version, files))
     return out
 
 
-def keep_played_restart(t: Tournament, old: dict[str, Any] | None = None) -> bool:
+def keep_played_restart(t: Tournament, old: JsonObject | None = None) -> bool:
     """A folder played per-game resumes per-game where the config leaves ``match.restart`` unset.
 
     Per-lineage is the default; a folder whose ``tournament.json`` says per-game, or has no restart
@@ -384,7 +444,7 @@ def admit(t: Tournament, options: RunOptions) -> Admission:
     if old is not None and not _recorded(out):
         old = None  # a run that recorded nothing (refused entries, stopped before a block) binds nothing
     kept = keep_played_restart(t, old) if old is not None else False
-    earlier: list[dict[str, Any]] = []
+    earlier: list[JsonObject] = []
     changed: list[BotChange] = []
     added: list[str] = []
     if old is not None:
@@ -397,7 +457,9 @@ def admit(t: Tournament, options: RunOptions) -> Admission:
         if added and not options.extend:
             raise ExtensionNotAsked(out, added)
         current = {e.digest for e in t.entries}
-        earlier = [e for e in old.get("entries") or [] if isinstance(e, dict) and e.get("digest") not in current]
+        entries = old.get("entries")
+        earlier = [e for e in entries if isinstance(e, dict) and e.get("digest") not in current] \
+            if isinstance(entries, list) else []
     store = ResultsStore(out, records=options.records, index=options.index)
     try:
         store.load(expect_hash=t.config_hash())
@@ -474,7 +536,7 @@ def claim(t: Tournament, admission: Admission) -> None:
     write_json(t.out / META_NAME, tournament_meta(t, complete=False, entries=_entries(t, admission)))
 
 
-def _entries(t: Tournament, admission: Admission) -> list[dict[str, Any]]:
+def _entries(t: Tournament, admission: Admission) -> list[JsonObject]:
     return admission.earlier_entries + [_entry_meta(e) for e in t.entries]
 
 
@@ -489,7 +551,7 @@ def summarize(t: Tournament, admission: Admission, p: Plan, played: Played,
     wanted = [x for x in p.tasks if stop is None or x.key in store.keys or stop.wants(x)]
     complete = not played.interrupted and (stop.done if stop is not None else len(stored) == len(p.tasks))
     entries = _entries(t, admission)
-    summary = {
+    summary: RunSummary = {
         **tournament_meta(t, complete=complete, entries=entries),
         "blocks_total": len(p.tasks),
         "blocks_wanted": len(wanted),

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from .._json import JsonObject
 from ..engine import DeckSource, FileSource
 from ..match import BlockResult, BlockSpec, MatchSettings, PlayerFactory, play_blocks, play_table_blocks
 from ..players import BotEntry
@@ -62,7 +63,7 @@ def apply_nice(nice: int | None) -> None:
         pass
 
 
-def _ref(e: BotEntry) -> dict[str, str]:
+def _ref(e: BotEntry) -> JsonObject:
     return {"bot": e.name, "digest": e.digest}
 
 
@@ -102,7 +103,7 @@ def run_block(
         side_b = (bots[first.side_b[0]], bots[first.side_b[1]])
         results = play_blocks(side_a, side_b, specs, first.settings, factory, go_on=ask)
     wall = round(time.monotonic() - t0, 4)
-    batch = {"first": first.block, "blocks": len(results), "wall_s": wall} if isinstance(task, BatchTask) else None
+    batch: JsonObject | None = {"first": first.block, "blocks": len(results), "wall_s": wall} if isinstance(task, BatchTask) else None
     lines = [_line(b, r, attempt, backend, wall, batch) for b, r in zip(blocks, results)]
     stderr = [
         (b.block, h, seat, rep.name, _cap(rep.stderr))
@@ -123,7 +124,7 @@ def _source_for(task: BlockTask) -> Callable[[int], DeckSource | None] | None:
 
 
 def _line(task: BlockTask, result: BlockResult, attempt: int, backend: str, wall_s: float,
-          batch: dict[str, Any] | None) -> ResultLine:
+          batch: JsonObject | None) -> ResultLine:
     """A block's results line. In a batch the block's wall time is its games'
     (processes are shared, so start-up falls on the first) and ``run.batch``
     says which batch it was played in. A table's line names its entrants by
@@ -131,7 +132,7 @@ def _line(task: BlockTask, result: BlockResult, attempt: int, backend: str, wall
     if batch is not None:
         wall_s = round(sum(g.wall_s + g.timing.close for g in result.games), 4)
     halves = range(len(result.games))
-    who: dict[str, Any] = (
+    who: JsonObject = (
         {"table": [_ref(e) for e in result.table]} if result.table else
         {"side_a": [_ref(e) for e in result.side_a], "side_b": [_ref(e) for e in result.side_b],
          "score_a": result.score_a()})

@@ -30,7 +30,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO, Any, Callable, TypeVar
+from typing import IO, Any, Callable, TypedDict, TypeVar
 
 CHUNK = 1 << 16
 MANIFEST = "bot.yaml"
@@ -394,6 +394,16 @@ def _cap_self(limits: Limits) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+class _ChildReport(TypedDict, total=False):
+    """The unpacking child's one line to the server: what it made (``Unpacked``'s fields) or why it
+    refused, and its memory (KiB) at its start and peak."""
+
+    ok: dict[str, int]
+    refused: str
+    rss_start_kib: int
+    rss_peak_kib: int
+
+
 def _child(argv: list[str]) -> int:
     src, dest, limits = argv[0], Path(argv[1]), Limits(**json.loads(argv[2]))
     die_with(int(argv[3]))
@@ -401,7 +411,7 @@ def _child(argv: list[str]) -> int:
     _cap_self(limits)
     try:
         done = unpack(src, dest, limits, clean_up=False)  # the server removes it: no import here
-        out: dict[str, Any] = {"ok": asdict(done)}
+        out: _ChildReport = {"ok": asdict(done)}
     except ArchiveRefused as e:
         out = {"refused": str(e)}
     except MemoryError:
@@ -426,7 +436,7 @@ def unpack_in_child(src: Path, dest: Path, limits: Limits = Limits()) -> Unpacke
         _remove(dest)
         raise UnpackFailed(f"the unpacker could not start: {e}") from None
     try:
-        got = json.loads(child.stdout.strip().splitlines()[-1])
+        got: _ChildReport = json.loads(child.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         _remove(dest)
         if child.returncode in (-9, -24):  # SIGKILL, SIGXCPU: over the CPU cap

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..match import MatchSettings
+from ..results import JsonObject
 from ..players.yamlerrors import describe
 from ..sandbox import Level
 from ..sandbox.files import MAX_DEPTH
@@ -63,7 +64,7 @@ SERVE_DECISION_MS = 250
 SERVE_SLOT_MARGIN_MS = 150
 
 
-def competition_match(v: dict[str, Any]) -> dict[str, Any]:
+def competition_match(v: JsonObject) -> JsonObject:
     """``match`` of competition.yaml with the open competition's defaults where the host set none:
     sandbox gvisor (bwrap in `arena run`); time.tempo fixed (free in `arena run`) but at level none,
     where nothing is contained and bots are trusted (nor frozen off move: a fixed tempo there would
@@ -116,7 +117,7 @@ class CompetitionConfigError(ValueError):
     """competition.yaml is missing or wrong; the message names the field."""
 
 
-def load(folder: Path, competition: dict[str, Any] | None = None) -> CompetitionConfig:
+def load(folder: Path, competition: JsonObject | None = None) -> CompetitionConfig:
     """FOLDER/competition.yaml; ``competition`` (the command line's) replaces keys of its ``competition``."""
     path = folder / "competition.yaml"
     text = None

@@ -14,13 +14,12 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ..publish.site.model import public_command
 from ..publish.tempo import TempoAudit, TempoSeat, audit
-from ..results import ResultsError, ResultsScan, comparable, results_path, stored_line
+from ..results import JsonObject, ResultsError, ResultsScan, comparable, results_path, stored_line
 
 
 class Fault(BaseModel):
@@ -104,7 +103,7 @@ class FaultIndex:
                     return []
             return [f for f in self._tempo.seats if team is None or f.bot == team]
 
-    def block_line(self, team: str | None, pairing: str, block: int) -> dict[str, Any] | None:
+    def block_line(self, team: str | None, pairing: str, block: int) -> JsonObject | None:
         """The block's results line with an empty ``run``, if ``team`` has a fault in it (None for the host: any)."""
         with self._lock:
             self._load()

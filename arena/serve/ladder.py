@@ -380,9 +380,8 @@ def room(out: Path, c: Competition) -> int:
     """Blocks the ladder's tournament needs so every unit has its next batch (``batch_blocks``): past the
     block count the folder holds (written before any block is played, so at least every stored block's
     number plus one), never below the minimum."""
-    meta = read_meta(out) or {}
-    held = meta["blocks"] if isinstance(meta.get("blocks"), int) else 0
-    return max(c.ladder_pairing_blocks, held) + batch_blocks(c)
+    held = (read_meta(out) or {}).get("blocks")
+    return max(c.ladder_pairing_blocks, held if isinstance(held, int) else 0) + batch_blocks(c)
 
 
 def run_batch(svc: Service) -> int:

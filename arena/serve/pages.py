@@ -11,7 +11,7 @@ from __future__ import annotations
 import hmac
 import secrets
 from dataclasses import dataclass
-from typing import Annotated, Any, Mapping
+from typing import Annotated, Any, Mapping, TypedDict
 
 from fastapi import APIRouter, Cookie, Form, Header, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
@@ -36,11 +36,18 @@ MAX_SESSIONS = 10  # per team: a new login past this ends the team's oldest sess
 router = APIRouter()
 
 
-templates = Jinja2Templates(env=environment(), context_processors=[lambda request: common(request)])
+templates = Jinja2Templates(env=environment(), context_processors=[lambda request: {**common(request)}])
 
 
-def common(request: Request) -> dict[str, Any]:
-    """What every page shows: the competition's name and, once it is frozen, its end."""
+class Common(TypedDict):
+    """What every page shows: the competition's name and, once it is frozen, its end (None: open)."""
+
+    competition: str
+    closed: str | None
+
+
+def common(request: Request) -> Common:
+    """Every page's ``Common`` (the templates' context processor)."""
     svc: Service = request.app.state.svc
     return {"competition": svc.config.competition.name, "closed": closed_sentence(svc)}
 
@@ -62,7 +69,16 @@ def _wants_page(request: Request) -> bool:
     return not request.url.path.startswith("/api/") and "text/html" in request.headers.get("accept", "")
 
 
-def _refusal_context(request: Request, status: int, sentence: str) -> dict[str, Any]:
+class RefusalContext(TypedDict):
+    """The refusal page's figures: its status, its sentence, the path back and whether that is the login."""
+
+    status_code: int
+    sentence: str
+    back: str
+    login: bool
+
+
+def _refusal_context(request: Request, status: int, sentence: str) -> RefusalContext:
     """The refusal page's sentence and its way back: the login form when the session is missing or ended
     (the team page would refuse again), else the page whose form was sent."""
     ended = status == 401 or sentence == SESSION_ENDED
@@ -171,6 +187,13 @@ def login(svc: ServiceDep, request: Request, token: Annotated[str, Form(max_leng
     return resp
 
 
+class RatingPoint(TypedDict):
+    """A version's rating after one batch of the ladder (``ladder.write_ratings``' history)."""
+
+    batch: int
+    rating: float
+
+
 @dataclass(frozen=True)
 class Standing:
     """A team's ranked version on its page: the leaderboard's row, among how many, its bot page on the
@@ -178,7 +201,7 @@ class Standing:
     row: LeaderboardRow
     of: int
     page: str | None
-    history: list[dict[str, Any]]
+    history: list[RatingPoint]
 
 
 def standing(svc: Service, team: db.Team) -> Standing | None:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..results import JsonObject
 from ..sandbox import judge, reaper
 from . import db
 from .app import Service, make_app
@@ -29,7 +30,7 @@ SERVE_LOCK = ".serve.lock"  # one server per competition folder (an flock: relea
 
 
 def open_service(folder: Path, url: str | None = None, *, secure_cookies: bool = False,
-                 competition: dict[str, Any] | None = None) -> Service:
+                 competition: JsonObject | None = None) -> Service:
     """The competition in ``folder`` (made absolute: the paths it records do not depend on where it started);
     ``competition``: keys of competition.yaml's ``competition`` given on the command line, checked alike."""
     folder = folder.resolve()

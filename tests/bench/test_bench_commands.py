@@ -130,14 +130,17 @@ def test_the_serve_bench_refuses_a_scale_case_it_cannot_make() -> None:
     assert ran.code == 2 and "game counts" in ran.err
     ran = arena("bench", "serve", "--cases", "scale,speed")
     assert ran.code == 2 and "unknown case 'speed'" in ran.err
+    ran = arena("bench", "serve", "--cases", "ladder", "--ladder-bot", "nope")
+    assert ran.code == 2 and "--ladder-bot" in ran.err and "heuristic" in ran.err
 
 
 @pytest.mark.slow
 def test_the_serve_bench_ladder_case_plays_on_one_and_two_workers() -> None:
     ran = arena("bench", "serve", "--cases", "ladder", "--ladder-teams", "3", "--batches", "1", "--no-cluster",
-                "--sandbox", "none")
+                "--sandbox", "none", "--ladder-bot", "random")
     assert ran.code == 0, ran.err
     lad = json.loads(ran.out.strip().splitlines()[-1])["ladder_games_per_s"]
     for name in ("1", "2"):
         assert lad[name]["games"] > 0 and lad[name]["games_per_s"] >= lad[name]["games_per_s_with_rebuild"] > 0
+    assert lad["bot"] == "random" and "teams of random on 2 workers" in ran.out
     assert lad["cluster"] is None and lad["speedup_2"] == round(lad["2"]["games_per_s"] / lad["1"]["games_per_s"], 3)

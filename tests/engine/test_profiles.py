@@ -492,6 +492,16 @@ def test_conformance_catches_a_view_that_leaks_a_hidden_card(monkeypatch):
         check_profile(get_profile("foster1897"), games=2, max_deals=3)
 
 
+@pytest.mark.parametrize("bad", [{"tuple": (1, 2)}, {1: "an int key"}, {"nan": float("nan")}], ids=["tuple", "int-key", "nan"])
+def test_conformance_catches_a_view_that_does_not_survive_json(monkeypatch, bad):
+    from arena.engine.view import View
+
+    real = View.to_dict
+    monkeypatch.setattr(View, "to_dict", lambda self: {**real(self), "extra": bad})
+    with pytest.raises(ConformanceError, match="does not survive JSON"):
+        check_profile(get_profile("pagat62"), games=1, max_deals=1)
+
+
 def test_conformance_catches_a_forced_decision_that_is_asked(monkeypatch):
     monkeypatch.setattr(BidChoice, "only", lambda self: None)
     with pytest.raises(ConformanceError, match="forced"):

@@ -323,3 +323,31 @@ def test_a_figure_that_rounds_to_zero_has_no_minus():
     assert [fixed(x) for x in (-0.3, -0.5000001, 0.4, -12.6, 0.0)] == ["0", "-1", "0", "-13", "0"]
     assert fixed(-0.04, ".1f") == "0.0" and fixed(-0.06, ".1f") == "-0.1"
     assert fixed(-0.2, "+.0f") == "+0" and fixed(3.0, "+.0f") == "+3"
+
+
+def test_provenance_from_shared_record_parts_is_that_of_copies() -> None:
+    """A site's lines share each record's profile object (``ledger``); gathering them looks at each object once
+    and each deal limit once: the same provenance as from lines that each hold their own copies, mixed profiles
+    and disagreeing limits included."""
+    import copy
+
+    from arena.engine import get_profile
+    from arena.publish.provenance import gather
+    from arena.results import parse_line
+
+    lines = [parse_line(x) for x in tournament(random.Random(3), STRENGTH, blocks=2)]
+    shared = lines[0].games[0].record["profile"]
+    for ln in lines:
+        for g in ln.games:
+            g.record["profile"] = shared
+    own = copy.deepcopy(lines)
+    assert gather(lines, {}) == gather(own, {}) and gather(lines, {}).rule_profile is not None
+    louisiana = get_profile("louisiana").record_dict()
+    for ln in lines[1::2]:
+        for g in ln.games:
+            g.record["profile"] = louisiana
+            g.record["max_deals"] = 150
+    own = copy.deepcopy(lines)
+    mixed = gather(lines, {})
+    assert mixed == gather(own, {}) and mixed.mixed_profiles == ["louisiana", "pagat62"]
+    assert mixed.rule_profile is None and mixed.match_format is None  # 200 and 150 deals: not one format

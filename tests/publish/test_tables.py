@@ -88,3 +88,37 @@ def test_live_standings_at_a_table_the_provisional_site_and_the_terminal_table(t
     assert len(m.doc.bots) == 5 and m.doc.table is not None and m.doc.table.seats == 5
     text = live_table([parse_line(x) for x in lines], entrants=[*NAMES, "late"])
     assert all(n in text for n in NAMES) and "at the end" in text and "no games yet: late" in text
+
+
+@pytest.mark.parametrize("profile", ["five-hand", "cutthroat-3", None])
+def test_kept_rating_inputs_read_back_as_converted(profile: str | None) -> None:
+    """``load.Inputs`` (what a site's state keeps of each line) reads back the blocks it wrote, tables of n
+    seats (their contests, a called partner's deal sides) and two pairs alike; it reuses them only for the
+    same lines, key and bot ids, and refuses what it did not write."""
+    from arena.publish.load import Inputs, bot_ids, line_block
+
+    from .helpers import block, typed
+
+    if profile is None:
+        lines = typed([block(("x", "x"), ("y", "z"), 0, 1, None, end="cap", scores=(50, 50)),
+                       block(("y", "z"), ("x", "x"), 1, 0, 1, end="deals", scores=(30, 41), fixed_deals=8),
+                       block(("x", "z"), ("y", "y"), 3, 0, 0, forfeit_by=1),
+                       block(("x", "x"), ("z", "z"), 2, 1, 0)])
+    else:
+        lines = [parse_line(x) for x in table_lines(profile, 3)]
+    ids = bot_ids(lines)
+    digests = [f"d{i}" for i in range(len(lines))]
+    made = Inputs()
+    made.update("k", lines[:2], digests[:2], ids)
+    back = Inputs.from_bytes(made.to_bytes())
+    assert back.update("k", lines, digests, ids) == [line_block(ln, ids) for ln in lines]  # in file order
+    assert back.reused == 2 and Inputs.from_bytes(back.to_bytes()).blocks == back.blocks
+    assert [type(b) for b in Inputs.from_bytes(back.to_bytes()).blocks] == [type(b) for b in back.blocks]
+    for key, dg, named in [("k", ["other", *digests[1:]], ids), ("another key", digests, ids), ("k", digests[:1], ids),
+                           ("k", digests, {**ids, next(iter(ids)): ids[next(iter(ids))].__class__("renamed", "a", "b")})]:
+        again = Inputs.from_bytes(made.to_bytes())
+        again.update(key, lines[:len(dg)], dg, named)
+        assert again.reused == 0, (key, dg)
+    for bad in (b"", b"{}", made.to_bytes()[:-9], b'{"key":"k","ids":[],"digests":["a"],"games":[],"blocks":[]}'):
+        with pytest.raises((ValueError, KeyError, TypeError, IndexError)):
+            Inputs.from_bytes(bad)

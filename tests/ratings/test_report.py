@@ -274,3 +274,29 @@ def test_a_bot_that_won_or_lost_every_game_is_named_as_a_bound() -> None:
     assert rep.interval_note is not None and f"r lost all its {r_games} games" in rep.interval_note
     assert "prior" in rep.interval_note
     assert not any(f"{b} {how} all" in rep.interval_note for b in "mhj" for how in ("lost", "won"))
+
+
+def test_the_luck_interval_is_as_wide_as_the_callers_degrees_of_freedom_say() -> None:
+    # The interval is rho +- t(df) x the resamples' SD with the df the caller passes (the bootstrap units'
+    # df), not the df of whichever resample was summed last (a shadowed name did that once, so the width
+    # depended on the last draw and not on df at all).
+    from arena.ratings.report import luck_summary
+    from arena.ratings.tdist import t_quantile
+
+    blocks = _equal_bots_blocks(0.5, 80, seed=5)
+    rng = random.Random(11)
+    mults = []
+    for _ in range(60):
+        m = [0.0] * len(blocks)
+        for _ in range(len(blocks)):
+            m[rng.randrange(len(blocks))] += 1.0
+        mults.append(m)
+    few = luck_summary(blocks, "score", mults, 0.95, df=3.0)
+    many = luck_summary(blocks, "score", mults, 0.95, df=1e6)
+    assert few is not None and many is not None and few.rho == many.rho
+    assert few.rho_ci is not None and many.rho_ci is not None
+    if -1.0 < few.rho_ci[0] and few.rho_ci[1] < 1.0:  # not cut by rho's range
+        ratio = (few.rho_ci[1] - few.rho_ci[0]) / (many.rho_ci[1] - many.rho_ci[0])
+        assert ratio == pytest.approx(t_quantile(0.975, 3.0) / t_quantile(0.975, 1e6), rel=1e-9)
+    else:
+        assert few.rho_ci[1] - few.rho_ci[0] > many.rho_ci[1] - many.rho_ci[0]

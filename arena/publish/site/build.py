@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...results import ResultLine, ResultsError, stored_line
-from ..load import _ref
+from ..load import Inputs, _ref
 from ..provenance import read_meta
 from ..rate import PublishError
 from . import pages
@@ -293,7 +293,40 @@ def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, priva
         raise PublishError(str(e)) from None
     if not comp.lines:
         raise PublishError(f"{comp.sources[0]}: no finished blocks yet: nothing to publish")
+    comp.inputs = _inputs(state, comp)
     return state, new, comp
+
+
+#: in the state: each kept line's rating input (``load.Inputs``), so a rebuild converts only the new lines
+INPUTS = "rating-inputs.json"
+
+
+def _inputs(state: SiteState, comp: Competition) -> Inputs | None:
+    """The state's kept rating inputs brought up to date with the competition's lines (none kept, damaged or
+    made by other code or from other lines: every line converted). Empty when a line does not convert: the
+    rating then converts the lines it rates and says what is wrong, as without a state."""
+    kept = Inputs()
+    if state.dir is not None and not state.fresh:
+        try:
+            kept = Inputs.from_bytes((state.dir / INPUTS).read_bytes())
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            kept = Inputs()
+    try:
+        kept.update(json.dumps(state.key, sort_keys=True), comp.lines, comp.digests, comp.bots)
+    except (ResultsError, ValueError, KeyError):
+        return None
+    return kept
+
+
+def _keep_inputs(state: SiteState, comp: Competition) -> None:
+    """Write the rating inputs into the state (replaced whole, atomically: a kill leaves the old or the new
+    file, and any file is checked against the lines before it is used) when lines were converted."""
+    kept = comp.inputs
+    if state.dir is None or kept is None or (kept.reused == len(kept.blocks) and (state.dir / INPUTS).is_file()):
+        return
+    tmp = state.dir / (INPUTS + ".tmp")
+    tmp.write_bytes(kept.to_bytes())
+    os.replace(tmp, state.dir / INPUTS)
 
 
 def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
@@ -336,6 +369,7 @@ def build_site(results: Sequence[str | os.PathLike[str]], out: str | os.PathLike
             shutil.rmtree(st.dir / REPLAY_OF, ignore_errors=True)
         b = write_site(m, st, new, dest, replays, nm)
         st.save()
+        _keep_inputs(st, comp)
         return b
     except OSError as e:
         raise PublishError(f"cannot write the site to {out}: {e.strerror}") from None
@@ -365,4 +399,5 @@ def write_provisional(results: str | os.PathLike[str], out: str | os.PathLike[st
     w.put("site.css", asset("site.css"))
     w.put("index.html", pages.leaderboard_page(m, live=True, naming=nm))
     st.save()
+    _keep_inputs(st, comp)
     return m

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...results import LoadedResults, ResultLine, ResultsError, combined_digest, line_key, results_path
-from ..load import BotInfo, _ref, bot_ids
+from ..load import Block, BotInfo, Inputs, _ref, bot_ids
 from ..provenance import RunFacts, read_facts
 from .ledger import SiteState
 
@@ -57,6 +57,9 @@ class SlimResults(LoadedResults):
     """Lines as the site keeps them, with the digest of the lines they stand for (``scored_digest``)."""
 
     digests: list[str] = field(default_factory=list)
+    #: each line's bot ids and rating input, when the competition keeps them (``Competition.inputs``)
+    ids: dict[tuple[str, str], BotInfo] | None = None
+    blocks: list[Block] | None = None
 
     @property
     def sha256(self) -> str:
@@ -74,12 +77,16 @@ class Competition:
     digests: list[str] = field(default_factory=list)  # each line's ``line_digest``
     entry_of: list[int] = field(default_factory=list)  # each line's entry in the state's ledger
     bots: dict[tuple[str, str], BotInfo] = field(default_factory=dict)
+    inputs: Inputs | None = None  # each line's rating input, when the state keeps them
 
     def loaded(self, end: int | None = None) -> SlimResults:
-        """The first ``end`` lines (all by default) as the rating code takes them."""
+        """The first ``end`` lines (all by default) as the rating code takes them, with their bot ids and
+        rating inputs when they are all the lines (the ids of a prefix may differ) and kept."""
         n = len(self.lines) if end is None else end
+        whole = n == len(self.lines) and self.inputs is not None
         return SlimResults(self.sources[0], self.lines[:n], 1 if self.torn else 0, self.duplicates,
-                           self.digests[:n])
+                           self.digests[:n], self.bots if whole else None,
+                           self.inputs.blocks if whole and self.inputs is not None else None)
 
     @property
     def meta(self) -> RunFacts | None:

@@ -33,6 +33,7 @@ from pydantic import JsonValue
 from ...engine import AUCTION_PHASES, SUIT_NAME, event_kind, rules_text
 from ...engine import Deal, Game, ReplayMismatch, action_to_dict, card_str, cards_str, replay
 from ...engine.cards import SUITS
+from ...engine.forms import EventForm
 from ...engine import DeckSource
 from ...engine.record import RecordedSource, load_record, recorded_decisions, recorded_source
 from ...engine.view import deal_view, summarize, summary_dict
@@ -86,7 +87,7 @@ def diff(old: Any, new: Any) -> Any:
     if old is new:
         return _SAME
     if type(old) is dict and type(new) is dict:
-        out: dict[str, Any] = {}
+        out: JsonObject = {}  # a patch is JSON: the viewer reads it
         get = old.get
         for k, v in new.items():
             o = get(k, _SAME)
@@ -422,7 +423,7 @@ class _Teller:
         self.out.append(text)
 
 
-def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Namer, phase_before: str,
+def _describe(deal: Deal, events: list[EventForm], start: bool, name: _Namer, phase_before: str,
               plays: list[int]) -> str:
     """What happened in ``events`` (the step's, in record form) of ``deal``, in public terms; ``start``:
     the step opens the deal; ``plays``: how many cards of the deal were played before (updated)."""
@@ -473,16 +474,16 @@ def _describe(deal: Deal, events: list[dict[str, Any]], start: bool, name: _Name
     return " ".join(out)
 
 
-def _events(deal: Deal, start: int) -> list[dict[str, Any]]:
+def _events(deal: Deal, start: int) -> list[EventForm]:
     """The deal's events from ``start`` on, in their record form (docs/records.md: the engine's)."""
-    out = []
+    out: list[EventForm] = []
     for ev in deal.events[start:]:
         if ev[0] == "act":
-            d = action_to_dict(ev[2])
-            d.update(seat=ev[1], forced=ev[3])
+            d = cast(EventForm, action_to_dict(ev[2]))  # a fresh action form, to which the event adds its seat
+            d["seat"], d["forced"] = ev[1], ev[3]
+            out.append(d)
         else:
-            d = {"type": "reshuffle"}
-        out.append(d)
+            out.append({"type": "reshuffle"})
     return out
 
 

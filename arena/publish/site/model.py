@@ -18,13 +18,13 @@ from functools import cached_property
 from typing import Any, Sequence
 
 from ...ratings.memo import ResampleMemo
-from ...results import GameLine, LoadedResults, Seating
+from ...results import GameLine, Seating
 from ..load import _ref
 from ..board import BotRow, Leaderboard
 from ..leaderboard import PairWords, words
 from ..provenance import EntryFacts, RunFacts
 from ..rate import NothingToRate, rate_loaded
-from .collect import Competition, GameRef
+from .collect import Competition, GameRef, SlimResults
 from .ledger import SiteState, refkey
 from .ledger import public_command as public_command
 from .stats import BotStats
@@ -111,10 +111,10 @@ def slug(text: str, used: set[str]) -> str:
     return name
 
 
-def rate_doc(res: LoadedResults, comp: Competition, anchor: tuple[str, float] | None, bootstrap: int, early: bool,
+def rate_doc(res: SlimResults, comp: Competition, anchor: tuple[str, float] | None, bootstrap: int, early: bool,
              retire: Sequence[str], memo: ResampleMemo | None = None) -> Leaderboard:
     doc, _, _ = rate_loaded(res, meta=comp.meta, anchor=anchor, bootstrap=bootstrap, seed=0, early=early,
-                            retire=retire, memo=memo)
+                            retire=retire, memo=memo, ids=res.ids, made=res.blocks)
     return doc
 
 
@@ -143,6 +143,27 @@ def history_key(comp: Competition, anchor: tuple[str, float] | None, history_boo
     return json.dumps([anchor, specs, history_bootstrap, meta.anchor, labels], sort_keys=True)
 
 
+def _as_history(rows: Sequence[BotRow], bootstrap: int, history_bootstrap: int) -> list[BotRow] | None:
+    """This build's rows as a history run over the same lines would have them, or None when that needs a fit
+    of its own. The fit of the ratings does not depend on the resamples, so with ``history_bootstrap`` 0 they
+    are the rows without their intervals (and with the same resamples, the rows themselves). A history run is
+    rated as early results, the leaderboard not: the same rows, since a leaderboard whose anchor had not played
+    or whose retired version was missing would have been refused."""
+    if history_bootstrap == bootstrap:
+        return list(rows)
+    if history_bootstrap:
+        return None
+    return [r.model_copy(update={"ci_low": None, "ci_high": None, "interval_df": None, "interval_withheld": None})
+            for r in rows]
+
+
+def _kept_fit(history: dict[str, Any], comp: Competition, end: int) -> bool:
+    """The last build's rows (``_as_history``) stand for the run that ends at ``end``: they were rated over
+    the same lines (under the same history key: a new key empties ``history``)."""
+    last = history.get("last")
+    return last is not None and last["end"] == end and last["sha"] == comp.loaded(end).sha256
+
+
 def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float] | None = None,
                 bootstrap: int = 1000, history_bootstrap: int = 200, provisional: str | None = None,
                 retire: Sequence[str] = (), private: bool = False) -> SiteModel:
@@ -168,6 +189,8 @@ def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float
             rows = doc.bots
         else:
             key = str(run.end)
+            if key not in state.history["runs"] and _kept_fit(state.history, comp, run.end):
+                state.history["runs"][key] = state.history["last"]["rows"]
             if key not in state.history["runs"]:
                 # an early run the anchor had not entered yet is fitted against the mean; one whose every
                 # block has a retired version in it has no ratings (its bots show as not entered)
@@ -181,6 +204,12 @@ def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float
         history.append({by_ref[(r.name, r.digest)]: r for r in rows if r.digest is not None
                         and (r.name, r.digest) in by_ref})
     state.history["runs"] = kept  # a run no longer shown is never shown again (see history_runs)
+    last = _as_history(doc.bots, bootstrap, history_bootstrap)
+    if last is not None:
+        state.history["last"] = {"end": len(comp.lines), "sha": comp.loaded().sha256,
+                                 "rows": [r.model_dump() for r in last]}
+    else:
+        state.history.pop("last", None)
     used: set[str] = set()
     slugs = {b: slug(b, used) for b in sorted(comp.bots[k].id for k in comp.bots)}
     rating = {b.bot: b.rating for b in doc.bots}

@@ -181,3 +181,92 @@ def test_the_ratings_memo_is_kept_and_a_damaged_one_is_summed_again(grown: Path,
         _copy_prefix(grown, live, rows[1]["lines"] - (1 if damage else 0), 2)
         build_site([live], site, bootstrap=30, history_bootstrap=0)
         assert pages(site) == scratch(live, tmp_path, bootstrap=30, history_bootstrap=0), damage
+
+
+def test_a_rebuild_converts_only_the_new_lines_and_takes_the_last_fit_for_the_history(
+        grown: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's site (its state outside the folder, no interval on the history) grown run by run: each
+    rebuild converts only the lines appended since (``rating-inputs.json``) and takes the previous build's fit
+    for the run it ended (the fits of the ratings do not depend on the resamples), unless a new version renames
+    a bot (every line is converted again); the files are those of a build from scratch each time."""
+    from arena.publish import load
+    from arena.publish.site import model
+
+    converted: list[int] = []
+    fits: list[int] = []
+    real_block, real_rate = load.line_block, model.rate_loaded
+
+    def counting_block(*a: object, **kw: object) -> object:
+        converted[-1] += 1
+        return real_block(*a, **kw)  # type: ignore[arg-type]
+
+    def counting_rate(*a: object, **kw: object) -> object:
+        fits[-1] += 1
+        return real_rate(*a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(load, "line_block", counting_block)
+    monkeypatch.setattr(model, "rate_loaded", counting_rate)
+    rows = [json.loads(x) for x in (grown / "runs.jsonl").read_text().splitlines()]
+    live, site, state = tmp_path / "live" / "ladder", tmp_path / "site", tmp_path / "state"
+    ends = [rows[0]["lines"], rows[1]["lines"], rows[2]["lines"]]
+    for lines, runs in [(ends[0], 1), (ends[1], 2), (ends[2], 3)]:
+        converted.append(0)
+        fits.append(0)
+        _copy_prefix(grown, live, lines, runs)
+        build_site([live], site, bootstrap=30, history_bootstrap=0, state=state, replays=False)
+        monkeypatch.setattr(load, "line_block", real_block)
+        monkeypatch.setattr(model, "rate_loaded", real_rate)
+        assert pages(site) == scratch(live, tmp_path, bootstrap=30, history_bootstrap=0, state=tmp_path / "st2",
+                                      replays=False), lines
+        monkeypatch.setattr(load, "line_block", counting_block)
+        monkeypatch.setattr(model, "rate_loaded", counting_rate)
+    # run 2 converted its own lines and fitted once (run 1's rows were the first build's); run 3 brought alpha's
+    # second version, which renames the first (alpha@digest): every line converted again, still one fit
+    assert converted == [ends[0], ends[1] - ends[0], ends[2]] and fits == [1, 1, 1]
+    # the history's fit is taken only with the same resamples or none: another number of them fits again
+    shutil.rmtree(state)
+    fits.append(0)
+    build_site([live], site, bootstrap=30, history_bootstrap=10, state=state, replays=False)
+    assert fits[-1] == 3  # the leaderboard, runs 1 and 2
+
+
+def test_damaged_or_foreign_rating_inputs_are_made_again(grown: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept rating inputs are checked against the lines before they are used: cut short, another store's, or
+    left behind by a build killed while writing them, the next build gives the files of a build from scratch."""
+    from arena.publish.site import build
+
+    rows = [json.loads(x) for x in (grown / "runs.jsonl").read_text().splitlines()]
+    live, site = tmp_path / "live" / "ladder", tmp_path / "site"
+    kept = site / STATE / build.INPUTS
+    body = (grown / "results.jsonl").read_bytes().splitlines(keepends=True)
+    other = tmp_path / "other" / "ladder"
+    other.mkdir(parents=True)
+    shutil.copy(grown / "tournament.json", other / "tournament.json")
+    (other / "results.jsonl").write_bytes(b"".join(body[rows[0]["lines"]:rows[0]["lines"] + 3]))
+    build_site([other], tmp_path / "other-site", bootstrap=10, history_bootstrap=0)
+    foreign = (tmp_path / "other-site" / STATE / build.INPUTS).read_bytes()  # the same key, other lines
+    _copy_prefix(grown, live, rows[1]["lines"] - 3, 2)
+    build_site([live], site, bootstrap=10, history_bootstrap=0)
+    for n, damage in enumerate(("cut", "foreign", "killed")):
+        if damage == "cut":
+            kept.write_bytes(kept.read_bytes()[:-40])
+        elif damage == "foreign":
+            kept.write_bytes(foreign)
+        else:
+            real = build.os.replace
+
+            def killed(a: object, b: object) -> None:
+                if str(b).endswith(build.INPUTS):
+                    raise KeyboardInterrupt  # the ledger's state is saved, the inputs are not
+                real(a, b)  # type: ignore[arg-type]
+
+            monkeypatch.setattr(build.os, "replace", killed)
+            _copy_prefix(grown, live, rows[1]["lines"], 2)
+            with pytest.raises(KeyboardInterrupt):
+                build_site([live], site, bootstrap=10, history_bootstrap=0)
+            monkeypatch.setattr(build.os, "replace", real)
+            (site / STATE / (build.INPUTS + ".tmp")).write_bytes(b"half a fi")
+        _copy_prefix(grown, live, rows[1]["lines"] - 2 + n, 2 if n < 2 else 3)
+        build_site([live], site, bootstrap=10, history_bootstrap=0)
+        assert pages(site) == scratch(live, tmp_path, bootstrap=10, history_bootstrap=0), damage

@@ -23,6 +23,8 @@ Channels (docs/sandbox.md, "Residual channels"):
   the step. Only a sender play alone between two receiver plays of a deal is read (both partners
   know from the tricks which ones those were): the sender sends the next symbol of its hand once
   it knows the last one got through. Logged as TSENT/TGOT deal=D trick=T v=V besides the claims.
+  The symbols are a Reed-Solomon code (any 6 right give the hand); a read the load made late is
+  a wrong symbol, so the receiver claims once 8 of the first 12 it read agree.
 * page cache of shared files (MARKS_FILES, rarely read host files the harness evicted):
   `faultaround` with MARKS_READ=pagemap|smaps|statm (the kernel maps the cached neighbours of a
   touched page; /proc shows which), `timing` (a 1-byte pread answers faster from the cache).
@@ -520,7 +522,8 @@ class Tempo:
     5 over GF(41), evaluated at 1 + the number of the sender's plays before this one in the game,
     which both partners count from the tricks). The receiver reads a symbol where one sender play
     came alone between two of its own plays of a deal, and a gap shorter than a step says the
-    sender was not asked (a forced play): read nothing. Six symbols give the hand."""
+    sender was not asked (a forced play): read nothing. Six right symbols give the hand; as a late
+    read is a wrong symbol, the receiver claims once 8 it read agree (``_decode``)."""
 
     def __init__(self, role, seat):
         self.role, self.seat = role, seat
@@ -532,6 +535,7 @@ class Tempo:
         self.last = None  # receiver: (deal, index of its last asked play, time of its reply, request id)
         self.floor = {}  # receiver: decisions between two of its plays -> shortest gap seen
         self.claimed = {}
+        self.tried = 7  # receiver: points decoded so far (at least 8 needed, _decode)
 
     def _count(self, deal, seats):
         return self.before.get(deal, 0) + sum(1 for s in seats if s == self.sender)
@@ -571,9 +575,12 @@ class Tempo:
                     x = 1 + self._count(deal, seats[:q])
                     self.points.setdefault(x, v)
                     log(f"TGOT deal={deal} play={q} v={v}")
-        if len(self.points) >= 6 and 0 not in self.claimed:
-            xs = sorted(self.points)[:6]
-            coef = _interpolate([(x, self.points[x]) for x in xs])
+        if self.tried < min(12, len(self.points)) and 0 not in self.claimed:  # _decode reads the first 12
+            self.tried = len(self.points)
+            coef = _decode(self.points)
+            if coef is None:
+                self.mine = len(seats)
+                return
             value = 0
             for c in reversed(coef):
                 value = value * P + c
@@ -584,6 +591,28 @@ class Tempo:
 
     def replied(self, deal, ident):
         self.last = (deal, self.mine, time.monotonic(), ident)
+
+
+def _decode(points):
+    """The polynomial (coefficients) most of the symbols read agree with: a read the load made
+    late is a wrong symbol, not a missing one, so any 6 points are not enough. Over every 6 of the
+    first 12 points read, the polynomial through them that the most points agree with, when at
+    least 8 do and no other polynomial as many; else None (read more)."""
+    from itertools import combinations
+
+    pts = sorted(points.items())[:12]
+    best, count, tie, seen = None, 0, False, set()
+    for sub in combinations(pts, 6):
+        coef = tuple(_interpolate(list(sub)))
+        if coef in seen:
+            continue
+        seen.add(coef)
+        n = sum(1 for x, y in pts if sum(c * pow(x, i, P) for i, c in enumerate(coef)) % P == y)
+        if n > count:
+            best, count, tie = coef, n, False
+        elif n == count:
+            tie = True
+    return list(best) if best is not None and count >= 8 and not tie else None
 
 
 def _interpolate(points):

@@ -280,6 +280,16 @@ class Inputs:
     blocks: list[Block] = field(default_factory=list)
     reused: int = 0  # lines the last ``update`` did not convert
 
+    def bots(self, key: str, lines: Sequence[ResultLine], digests: Sequence[str]) -> dict[tuple[str, str], BotInfo] | None:
+        """``bot_ids(lines)`` without reading every seat again: the kept ids, when these are the kept lines
+        followed by lines that name no other bot version (the ids depend on nothing else); else None."""
+        n = len(self.digests)
+        if key != self.key or n > len(lines) or list(digests[:n]) != self.digests:
+            return None
+        if any(_ref(s) not in self.ids for ln in lines[n:] for g in ln.games for s in g.seats):
+            return None
+        return {ref: BotInfo(bid, *ref) for ref, bid in self.ids.items()}
+
     def update(self, key: str, lines: Sequence[ResultLine], digests: Sequence[str],
                ids: dict[tuple[str, str], BotInfo]) -> list[Block]:
         """The blocks of ``lines`` (whose ``line_digest``s are ``digests``), converted with ``ids``: those of a

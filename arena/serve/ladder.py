@@ -59,9 +59,9 @@ from ..schedule import (
 from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
 from .config import Competition
-from .choice import Block, Contest, pairwise_of, pick_batch, pick_continuous, strength_order
+from .choice import Block, pick_batch, pick_continuous, strength_order
 from .service import label
-from .tally import Index, Tally
+from .tally import Index, Stored, Tally
 from .validate import hide_paths
 
 if TYPE_CHECKING:
@@ -347,11 +347,11 @@ def ranking(t: Tournament, wins: Mapping[tuple[str, str], float]) -> list[str]:
     return [by_name[n] for n in strength_order(list(by_name), wins)]
 
 
-def choose(t: Tournament, stored: Mapping[tuple[str, int], Sequence[Contest]], c: Competition,
+def choose(t: Tournament, stored: Stored, c: Competition,
            failed: Mapping[tuple[str, int], int]) -> list[tuple[str, int]]:
     """The next batch: the minimum of every unit first (``pick_batch``), then continuous play
-    (``pick_continuous``), ``batch_blocks`` of them; ``t`` must have room for every unit's next batch.
-    ``stored``: each stored block's games as ``choice.contests`` gives them (``tally.Index``)."""
+    (``pick_continuous``), ``batch_blocks`` of them; ``t`` must have room for every unit's next batch (so
+    every stored block of its units is one of its tasks). ``stored``: the store as ``tally.Index`` keeps it."""
     tasks = plan_tasks(t)
     done = [_block(x) for x in tasks if x.key in stored]
     games: dict[str, int] = {}
@@ -362,7 +362,10 @@ def choose(t: Tournament, stored: Mapping[tuple[str, int], Sequence[Contest]], c
     below = [_block(x) for x in todo if x.block < c.ladder_pairing_blocks]
     if below:
         return pick_batch(below, games, batch_blocks(c), failed)
-    wins = pairwise_of(g for x in tasks if x.key in stored for g in stored[x.key])
+    wins: dict[tuple[str, str], float] = {}
+    for unit in dict.fromkeys(x.pairing for x in tasks):
+        for pair, w in stored.wins.get(unit, {}).items():
+            wins[pair] = wins.get(pair, 0.0) + w
     return pick_continuous([_block(x) for x in todo], done, ranking(t, wins), batch_blocks(c), failed)
 
 

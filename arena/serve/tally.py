@@ -12,9 +12,11 @@ from its start. Two summaries:
 * ``Tally``: each version's games, points and faults, added in the store's
   order as ``results.standings`` adds them, so FOLDER/standings.json gives
   the same figures to the last bit;
-* ``Index``: each stored block's key with its games as the ladder's choice
-  reads them (``choice.contests``: which blocks are stored, who beat whom),
-  and the config hashes seen.
+* ``Index``: what the ladder's choice reads of the store, per unit (a
+  pairing's or a table's key): its stored block numbers and its games' wins
+  of each bot name over each other (``choice.pairwise``), summed; and the
+  config hashes seen. Counts per unit, never a row per game: the store
+  grows for as long as the ladder runs, the units only with new versions.
 """
 
 from __future__ import annotations
@@ -24,14 +26,13 @@ import json
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Iterable, Mapping, TypeVar
 
 from ..results import ResultLine, ResultsError, ResultsScan, results_path, seatings
 from ..results.standings import Standing
 from ..results.store import still_holds, tail_digest
-from .choice import Contest, contests
+from .choice import Contest, contests, pairwise_of
 
-FORMAT = 1
 F = TypeVar("F", bound="Follow")
 
 
@@ -44,6 +45,7 @@ class Follow:
     """Where the reading of the store stopped; a subclass adds its summary's fields and ``add``."""
 
     STATE: ClassVar[str] = ""  # its file in the competition folder
+    FORMAT: ClassVar[int] = 1  # a file of another format is read again from the store
 
     offset: int = 0  # the byte after the last whole line read
     lines: int = 0  # lines before ``offset`` (blank ones too: ResultsScan's count)
@@ -57,7 +59,7 @@ class Follow:
         """The summary kept in FOLDER, or a new one (nothing read) if there is none or it cannot be read."""
         try:
             d = json.loads((folder / cls.STATE).read_text())
-            if d.pop("format") != FORMAT:
+            if d.pop("format") != cls.FORMAT:
                 return cls()
             d["seen"] = set(d["seen"])
             return cls(**d)
@@ -66,7 +68,7 @@ class Follow:
 
     def save(self, folder: Path) -> None:
         doc = {f.name: getattr(self, f.name) for f in fields(self)}
-        doc["seen"], doc["format"] = sorted(self.seen), FORMAT
+        doc["seen"], doc["format"] = sorted(self.seen), self.FORMAT
         tmp = folder / (self.STATE + ".tmp")
         tmp.write_text(json.dumps(doc, separators=(",", ":")))
         os.replace(tmp, folder / self.STATE)
@@ -148,25 +150,60 @@ class Tally(Follow):
         return sorted(table.values(), key=lambda s: (-s.rate, s.bot))
 
 
+@dataclass(frozen=True)
+class Stored:
+    """The store as the ladder's choice reads it: each unit's stored block numbers, and its games' wins of
+    each bot name over each other (``choice.pairwise``: multiples of a half, so their sums are exact in any
+    order)."""
+
+    blocks: Mapping[str, set[int]]
+    wins: Mapping[str, Mapping[tuple[str, str], float]]
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and len(key) == 2 and key[1] in self.blocks.get(key[0], ())
+
+    @classmethod
+    def of(cls, games: Mapping[tuple[str, int], Iterable[Contest]]) -> "Stored":
+        """From each stored block's games as ``choice.contests`` gives them."""
+        blocks: dict[str, set[int]] = {}
+        wins: dict[str, dict[tuple[str, str], float]] = {}
+        for (pairing, block), cs in games.items():
+            blocks.setdefault(pairing, set()).add(block)
+            into = wins.setdefault(pairing, {})
+            for pair, w in pairwise_of(cs).items():
+                into[pair] = into.get(pair, 0.0) + w
+        return cls(blocks, wins)
+
+
 @dataclass
 class Index(Follow):
-    """Each stored block: its key, whether it is a table's, and per game its seats' names and its winner."""
+    """Per unit: its stored block numbers and its games' pairwise wins, summed (``Stored``)."""
 
     STATE: ClassVar[str] = "ladder-index.json"
+    FORMAT: ClassVar[int] = 2  # 1 kept a row per stored block
 
-    rows: list[list[Any]] = field(default_factory=list)  # [pairing, block, its games' ``choice.contests``]
+    units: dict[str, list[Any]] = field(default_factory=dict)  # unit -> [block numbers, [[a, b, wins], ...]]
     hashes: list[str] = field(default_factory=list)  # the config hashes of the lines read
 
     def add(self, line: ResultLine) -> None:
-        self.rows.append([line.pairing, line.block, [[sides, w] for sides, w in contests(line)]])
+        unit = self.units.setdefault(line.pairing, [[], []])
+        unit[0].append(line.block)
+        wins = {(a, b): row for row in unit[1] for a, b in [row[:2]]}
+        for (a, b), w in pairwise_of(contests(line)).items():
+            row = wins.get((a, b))
+            if row is None:
+                unit[1].append([a, b, w])
+            else:
+                row[2] += w
         if line.config_hash not in self.hashes:
             self.hashes.append(line.config_hash)
 
-    def stored(self, expect_hash: str) -> dict[tuple[str, int], list[Contest]]:
-        """Each stored block's key with its games as ``choice.pairwise_of`` reads them; ResultsError for a
-        line of another config, as the store's own load says it."""
+    def stored(self, expect_hash: str) -> Stored:
+        """What the choice reads of the store; ResultsError for a line of another config, as the store's own
+        load says it."""
         other = [h for h in self.hashes if h != expect_hash]
         if other:
             raise ResultsError(f"the ladder's results hold blocks produced with config hash {other[0]}, but this"
                                f" config hashes to {expect_hash}: seed, match settings or deal files changed")
-        return {(pairing, block): [(sides, w) for sides, w in games] for pairing, block, games in self.rows}
+        return Stored({u: set(blocks) for u, (blocks, _) in self.units.items()},
+                      {u: {(a, b): float(w) for a, b, w in wins} for u, (_, wins) in self.units.items()})

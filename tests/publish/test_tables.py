@@ -111,12 +111,15 @@ def test_kept_rating_inputs_read_back_as_converted(profile: str | None) -> None:
     made = Inputs()
     made.update("k", lines[:2], digests[:2], ids)
     back = Inputs.from_bytes(made.to_bytes())
+    assert back.bots("k", lines, digests) == ids and back.bots("k", lines[:1], digests[:1]) is None
     assert back.update("k", lines, digests, ids) == [line_block(ln, ids) for ln in lines]  # in file order
     assert back.reused == 2 and Inputs.from_bytes(back.to_bytes()).blocks == back.blocks
     assert [type(b) for b in Inputs.from_bytes(back.to_bytes()).blocks] == [type(b) for b in back.blocks]
     for key, dg, named in [("k", ["other", *digests[1:]], ids), ("another key", digests, ids), ("k", digests[:1], ids),
                            ("k", digests, {**ids, next(iter(ids)): ids[next(iter(ids))].__class__("renamed", "a", "b")})]:
         again = Inputs.from_bytes(made.to_bytes())
+        if named is ids:
+            assert again.bots(key, lines[:len(dg)], dg) is None, (key, dg)
         again.update(key, lines[:len(dg)], dg, named)
         assert again.reused == 0, (key, dg)
     for bad in (b"", b"{}", made.to_bytes()[:-9], b'{"key":"k","ids":[],"digests":["a"],"games":[],"blocks":[]}'):

@@ -11,6 +11,7 @@ import pytest
 
 from arena.results import comparable, read_results
 from arena.serve.ladder import batch_blocks, choose, ladder_tournament, room, run_batch
+from arena.serve.tally import Stored
 from arena.serve.serve import open_service
 
 from .test_ladder_backends import accepted
@@ -53,8 +54,8 @@ def test_a_batch_is_ladder_blocks_for_each_worker_and_the_minimum_is_the_same_in
     t2 = ladder_tournament(two, room(out, two.config.competition))
     t1 = ladder_tournament(one, room(out, one.config.competition))
     assert t1 is not None and t2 is not None
-    together = choose(t2, {}, two.config.competition, {})
-    first = choose(t1, {}, one.config.competition, {})
-    second = choose(t1, {k: [] for k in first}, one.config.competition, {})
+    together = choose(t2, Stored.of({}), two.config.competition, {})
+    first = choose(t1, Stored.of({}), one.config.competition, {})
+    second = choose(t1, Stored.of({k: [] for k in first}), one.config.competition, {})
     assert len(together) == 4 and first + second == together
     assert len(set(together)) == 4 and {b for _, b in together} == {0}

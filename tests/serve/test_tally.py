@@ -58,6 +58,30 @@ def test_the_tally_counts_as_standings_does_to_the_last_bit() -> None:
     assert {s.bot for s in t.standings()} >= {"red@aaaaaaaaaaaa", "red@bbbbbbbbbbbb", "blue", "green"}
 
 
+def test_the_ladder_s_index_keeps_counts_per_unit_not_a_row_per_block(tmp_path: Path) -> None:
+    """A ladder runs for weeks: what its index keeps (in memory and in its file) grows with its units, not with
+    the blocks stored (a block number each at most); and it gives the choice what the games give."""
+    from arena.serve.choice import contests
+    from arena.serve.tally import Index, Stored
+
+    rng = random.Random(3)
+    bots = [("red", "a" * 64), ("blue", "c" * 64), ("green", "d" * 64)]
+    shared: dict[Any, Any] = {}
+    lines = [trusted_line({**(table_line if rng.random() < 0.3 else pair_line)(rng, bots, i), "config_hash": "h"},
+                          shared) for i in range(2000)]
+    sizes = []
+    for n in (500, 2000):
+        index = Index()
+        for ln in lines[:n]:
+            index.take(ln)
+        index.seen = set()  # the keys read, hashed (16 bytes a block), are the Follow's, not the summary's
+        index.save(tmp_path)
+        sizes.append(len((tmp_path / Index.STATE).read_bytes()))
+        want = Stored.of({(ln.pairing, ln.block): contests(ln) for ln in lines[:n]})
+        assert Index.load(tmp_path).stored("h") == want
+    assert (sizes[1] - sizes[0]) / 1500 < 6, sizes  # a block number and its comma
+
+
 def test_after_each_batch_the_standings_read_only_the_new_lines_and_a_changed_store_is_read_again(
         tmp_path: Path) -> None:
     svc = library_comp(tmp_path / "c")
@@ -102,9 +126,9 @@ def test_after_each_batch_the_standings_read_only_the_new_lines_and_a_changed_st
 @pytest.mark.slow  # six real ladder batches, about 4.5 s of CPU: in CI's slow step, out of make test's budget
 def test_the_ladder_chooses_from_its_index_as_from_the_whole_store(tmp_path: Path) -> None:
     from arena.results import ResultsError, ResultsStore
-    from arena.serve.choice import contests, pairwise, pairwise_of
+    from arena.serve.choice import contests, pairwise
     from arena.serve.ladder import _choose_from_store, choose, ladder_tournament, room
-    from arena.serve.tally import Index
+    from arena.serve.tally import Index, Stored
 
     svc = library_comp(tmp_path / "c")
     for team, bot in (("red", "minimal"), ("blue", "random"), ("green", "minimal")):
@@ -118,10 +142,14 @@ def test_the_ladder_chooses_from_its_index_as_from_the_whole_store(tmp_path: Pat
         full.load(expect_hash=t.config_hash())
         failed = {(next(iter(full.lines))[0], 1): 1}
         whole = {k: contests(ln) for k, ln in full.lines.items()}
-        assert _choose_from_store(svc.folder, t, c, failed) == choose(t, whole, c, failed)
+        assert _choose_from_store(svc.folder, t, c, failed) == choose(t, Stored.of(whole), c, failed)
         kept = Index.load(svc.folder).stored(t.config_hash())
-        assert kept.keys() == full.lines.keys()
-        order = sorted(full.lines)
-        assert pairwise_of(g for k in order for g in kept[k]) == pairwise([full.lines[k] for k in order])
+        assert {(u, b) for u, blocks in kept.blocks.items() for b in blocks} == set(full.lines)
+        assert all(k in kept for k in full.lines) and (next(iter(full.lines))[0], 10**6) not in kept
+        summed: dict[tuple[str, str], float] = {}
+        for wins in kept.wins.values():
+            for pair, w in wins.items():
+                summed[pair] = summed.get(pair, 0.0) + w
+        assert summed == pairwise([full.lines[k] for k in sorted(full.lines)])
     with pytest.raises(ResultsError, match="config hash"):
         Index.load(svc.folder).stored("another")

@@ -288,12 +288,13 @@ def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, priva
         except Rebuild:
             state = SiteState.new(state_dir, key, paths)
             new = state.read(private, bank_ms, time_use)
-        comp = competition(state)
+        kept = _kept_inputs(state)
+        comp = competition(state, kept, json.dumps(state.key, sort_keys=True))
     except ResultsError as e:
         raise PublishError(str(e)) from None
     if not comp.lines:
         raise PublishError(f"{comp.sources[0]}: no finished blocks yet: nothing to publish")
-    comp.inputs = _inputs(state, comp)
+    comp.inputs = _inputs(state, comp, kept)
     return state, new, comp
 
 
@@ -301,16 +302,20 @@ def _open(results: Sequence[str | os.PathLike[str]], out: Path, mode: str, priva
 INPUTS = "rating-inputs.json"
 
 
-def _inputs(state: SiteState, comp: Competition) -> Inputs | None:
-    """The state's kept rating inputs brought up to date with the competition's lines (none kept, damaged or
-    made by other code or from other lines: every line converted). Empty when a line does not convert: the
-    rating then converts the lines it rates and says what is wrong, as without a state."""
-    kept = Inputs()
+def _kept_inputs(state: SiteState) -> Inputs:
+    """The rating inputs the state kept (none when it is new, or its file is missing or damaged)."""
     if state.dir is not None and not state.fresh:
         try:
-            kept = Inputs.from_bytes((state.dir / INPUTS).read_bytes())
+            return Inputs.from_bytes((state.dir / INPUTS).read_bytes())
         except (OSError, ValueError, KeyError, TypeError, IndexError):
-            kept = Inputs()
+            pass
+    return Inputs()
+
+
+def _inputs(state: SiteState, comp: Competition, kept: Inputs) -> Inputs | None:
+    """The state's kept rating inputs brought up to date with the competition's lines (none kept, damaged or
+    made by other code or from other lines: every line converted). None when a line does not convert: the
+    rating then converts the lines it rates and says what is wrong, as without a state."""
     try:
         kept.update(json.dumps(state.key, sort_keys=True), comp.lines, comp.digests, comp.bots)
     except (ResultsError, ValueError, KeyError):

@@ -123,8 +123,9 @@ def utc(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def competition(state: SiteState) -> Competition:
-    """The competition the state has read: its kept lines, runs (per file, in the order given), bots."""
+def competition(state: SiteState, kept: Inputs | None = None, key: str = "") -> Competition:
+    """The competition the state has read: its kept lines, runs (per file, in the order given), bots (their
+    ids from ``kept``, what the state kept of the lines under ``key``, when it still holds)."""
     lines: list[ResultLine] = []
     digests: list[str] = []
     entry_of: list[int] = []
@@ -164,7 +165,8 @@ def competition(state: SiteState) -> Competition:
     comp = Competition(paths, lines, [read_facts(p) for p in paths], runs, any(s.torn for s in state.sources),
                        sum(s.duplicates for s in state.sources) + sum(e.line is None for e in state.entries),
                        digests, entry_of)
-    comp.bots = bot_ids(lines)
+    known = kept.bots(key, lines, digests) if kept is not None else None
+    comp.bots = bot_ids(lines) if known is None else known
     return comp
 
 

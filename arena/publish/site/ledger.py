@@ -37,7 +37,7 @@ from array import array
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import orjson
 
@@ -205,6 +205,21 @@ class Entry:
         return cls(d["s"], d["at"], d["o"], d["n"], d["d"], (d["k"][0], d["k"][1]), line, d["f"])
 
 
+def read_ledger(path: Path, size: int) -> Iterator[Entry]:
+    """The entries of the first ``size`` bytes of a ledger, read one line at a time: the file is never held
+    whole (at 20,000 stored games it is 30 MB, and its bytes and their lines were held at once beside the
+    entries made from them). ``Rebuild`` when the file is shorter than ``size`` or a line is cut there."""
+    memo: dict[Any, Any] = {}
+    left = size
+    with open(path, "rb") as f:
+        while left > 0:
+            raw = f.readline(left)
+            if not raw.endswith(b"\n"):
+                raise Rebuild("the ledger is shorter than its cache says")
+            left -= len(raw)
+            yield Entry.from_json(raw, memo)
+
+
 def _frozen(v: Any) -> Any:
     """A hashable twin of a JSON value (what ``_one`` keys on)."""
     if isinstance(v, dict):
@@ -335,15 +350,10 @@ class SiteState:
             s.path = p
         for s in sources:
             self._check_prefix(s)
-        with open(self.dir / "ledger.jsonl", "rb") as f:
-            data = f.read(cache["ledger_bytes"])
-        if len(data) != cache["ledger_bytes"]:
-            raise Rebuild("the ledger is shorter than its cache says")
-        memo: dict[Any, Any] = {}
-        self.entries = [Entry.from_json(raw, memo) for raw in data.splitlines()]
+        self.entries = list(read_ledger(self.dir / "ledger.jsonl", cache["ledger_bytes"]))
         if len(self.entries) != cache["entries"]:
             raise Rebuild("the ledger does not match its cache")
-        self.sources, self.ledger_bytes = sources, len(data)
+        self.sources, self.ledger_bytes = sources, cache["ledger_bytes"]
         self.ids = cache["ids"]
         self.retired = cache["retired"]
         self.cells = {(a, b): v for a, b, v in cache["cells"]}

@@ -60,12 +60,16 @@ baselines: $(STAMP)
 # The default suite on the machine's cores (pytest-xdist; at most four workers, since each
 # starts its own Ray and Chromium). `test-all` (and CI's slow checks) the same way: every test is
 # written to pass beside others on a busy machine.
+# Compiled modules are cached (an inherited PYTHONDONTWRITEBYTECODE is cleared): without the cache every
+# worker compiled the whole harness and rewrote every test module's asserts at each run (about 7 s of CPU a
+# worker), and every `arena` or Ray process a test starts compiled what it imports again. Bots never write
+# one (the harness starts them with PYTHONDONTWRITEBYTECODE=1), and __pycache__ is gitignored.
 XDIST := -n auto --maxprocesses 4 --dist worksteal
 test: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest $(XDIST)
 
 test-all: $(STAMP)
-	$(BIN)/python -m pytest -m '' $(XDIST)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m '' $(XDIST)
 
 typecheck: $(STAMP)
 	@$(PIP) install -q 'mypy>=1.10' >>$(VENV)/install.log 2>&1 \

@@ -27,7 +27,7 @@ LINE_KEYS = RESULT_KEYS - GENERIC
 #: lookups keyed by a results line's own fields, per package (106 in publish and 23 in serve with dict lines)
 CEILINGS = {"publish": 8, "serve": 1}
 #: ``dict[str, Any]`` in arena/ (533 before)
-DICT_ANY_CEILING = 119
+DICT_ANY_CEILING = 108
 #: the fields that only one shape of line has, and the shapes' classes: only the results package and the
 #: one translation of lines into the ratings' two kinds of block (``publish/load.py``) may name them
 SHAPE_WORDS = {"side_a", "side_b", "score_a", "PairsLine", "TableLine"}

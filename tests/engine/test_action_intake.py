@@ -131,6 +131,7 @@ def refuses(game: Game, action: Any) -> None:
     assert legal, f"{action!r} was applied though is_legal says no"
 
 
+@pytest.mark.slow  # 400 examples, about 5 s of CPU: in CI's slow step, out of make test's budget
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(PROFILES), st.integers(0, 10**6), st.integers(0, 60), st.data())
 def test_any_action_is_applied_or_refused_with_illegal_action_only(name, key, steps, data):

@@ -65,7 +65,9 @@ def test_every_end_case_against_independent_rules():
 
 
 def test_bidder_out_wins_even_when_both_end_above_62():
-    for seed in range(20000):  # a rare outcome under random play: search until found
+    # a rare outcome under random play: search until found (the first is at seed 2217, 1.8 s of CPU in; a
+    # change to the engine's dealing or play moves it, and the search goes on from there)
+    for seed in range(2217, 22217):
         g = game_with_scores((55, 63) if seed % 2 else (63, 55), key=f"bo-{seed}")
         play_out(g, random.Random(seed))
         d = g.deals[0]

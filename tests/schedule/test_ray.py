@@ -39,7 +39,8 @@ def test_serial_and_ray_two_workers_give_identical_results(tmp_path: Path, ray_s
     assert runs == ["ray"] * 3
 
 
-@pytest.mark.ray
+@pytest.mark.slow  # a Ray worker's seconds of CPU (each compiles the shipped harness): the default suite keeps one
+@pytest.mark.ray   # Ray test, so that one pytest-xdist worker starts Ray, not each of them
 def test_one_worker_playing_blocks_in_threads_gives_identical_results(tmp_path: Path, ray_session) -> None:
     """A fixed tempo's threaded worker: three blocks at once in one process, the lines the driver plays."""
     serial = load_config(write_config(tmp_path, blocks=3), {"out": str(tmp_path / "serial")})
@@ -118,6 +119,7 @@ os.execv(sys.executable, [sys.executable, os.path.join(os.path.dirname(__file__)
 '''
 
 
+@pytest.mark.slow  # as above: Ray workers started again after the kill
 @pytest.mark.ray
 @pytest.mark.parametrize("threads", [1, 2])
 def test_block_lost_with_its_worker_is_retried_once(tmp_path: Path, ray_session, threads: int) -> None:

@@ -369,6 +369,7 @@ def test_a_rejected_upload_is_deleted_at_once_and_its_report_names_no_host_path(
     assert str(live.svc.folder) not in got["report"] and not folder.exists()
 
 
+@pytest.mark.slow  # about 4 s of CPU (deep trees made and removed): in CI's slow step, out of make test's budget
 def test_the_server_starts_after_any_upload_and_sets_secure_cookies(comp: Path) -> None:
     """What a kill -9 mid-unpack (or an old server) left behind: 1,100 folders deep, a body half received,
     a ladder copy 600 deep. `arena serve` exited 3 with RecursionError until the host deleted them."""

@@ -31,6 +31,7 @@ def _batches(folder: Path, share: int, monkeypatch: pytest.MonkeyPatch) -> list[
     return pages
 
 
+@pytest.mark.slow  # six real ladder batches, about 4 s of CPU: in CI's slow step, out of make test's budget
 def test_a_large_ladder_rewrites_the_live_page_when_the_blocks_it_lacks_are_a_share_of_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     every = _batches(accepted(tmp_path / "a", teams=3), 100, monkeypatch)  # 3 pairings, the ladder under 100 blocks

@@ -123,6 +123,7 @@ def test_after_each_batch_the_standings_read_only_the_new_lines_and_a_changed_st
     assert Tally.load(svc.folder).offset == 0
 
 
+@pytest.mark.slow  # six real ladder batches, about 4.5 s of CPU: in CI's slow step, out of make test's budget
 def test_the_ladder_chooses_from_its_index_as_from_the_whole_store(tmp_path: Path) -> None:
     from arena.results import ResultsError, ResultsStore
     from arena.serve.choice import contests, pairwise

@@ -34,7 +34,7 @@ import hashlib
 import json
 import os
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -49,7 +49,7 @@ from ...results import (GameLine, ResultLine, ResultsError, ResultsScan, RunInfo
 from ...ratings.memo import ResampleMemo
 from ...schedule.ladder import read_runs_from
 from ..load import BotInfo, _ref, block_score, game_contests
-from .stats import BotStats, HONOURS, TimeUse, add_deal, add_time_use, record_profile
+from .stats import BotStats, GameRun, HONOURS, TimeSummary, TimeUse, add_deal, add_time_use, record_profile
 
 STATE = ".cinch-state"
 FORMAT = 1
@@ -138,13 +138,32 @@ def public_command(cmd: str | None) -> str | None:
     return shlex.join(out)
 
 
-def fault_rows(line: ResultLine, half: int, private: bool) -> list[dict[str, Any]]:
+@dataclass
+class FaultRow:
+    """One fault as the pages show it (``fault_rows``); ``at``: the seat it is blamed on, if a seat; ``bot``:
+    the bot it names, until the site's model puts the blamed bot's id there."""
+
+    game: str
+    seat: int
+    kind: str
+    message: str
+    decision: Any
+    deal: Any
+    request: Any
+    reply: Any
+    stderr: str | None
+    command: str | None
+    seat_name: str = "?"  # how the game names the seat (N E S W, or P1 ... Pn at a table of n seats)
+    bot: str = ""
+    at: int | None = None
+
+
+def fault_rows(line: ResultLine, half: int, private: bool) -> list[FaultRow]:
     """One game's faults as the pages show them; public: no stderr, reproduce commands without host paths."""
     st = line.seating(half)
     run = line.run
     repro = [r for r in run.reproduce if r.game == half]
-    own = run.games[half] if half < len(run.games) and isinstance(run.games[half], dict) else {}
-    tails = {(f.get("seat"), f.get("decision")): f.get("stderr") for f in own.get("faults") or []}
+    tails = {(f.seat, f.decision): f.stderr for f in GameRun.of(run.games, half).faults}
     where = seat_names(len(st.seats))
     rows = []
     for f in st.game.faults:
@@ -155,12 +174,16 @@ def fault_rows(line: ResultLine, half: int, private: bool) -> list[dict[str, Any
             stderr = next((r.stderr for r in repro if r.seat == seat), None)
         if not private:
             stderr, cmd = None, public_command(cmd)
-        rows.append({"game": str(st.game.id), "seat": -1 if seat is None else seat, "at": at,
-                     "bot": f.bot, "kind": f.kind, "message": f.message,
-                     "decision": f.decision, "deal": f.deal, "request": f.request,
-                     "reply": f.reply, "stderr": stderr, "command": cmd,
-                     "seat_name": where[at] if at is not None and at < len(where) else "?"})
+        rows.append(FaultRow(str(st.game.id), -1 if seat is None else seat, f.kind, f.message, f.decision, f.deal,
+                             f.request, f.reply, stderr, cmd, where[at] if at is not None and at < len(where) else "?",
+                             f.bot, at))
     return rows
+
+
+def _fault_json(f: FaultRow) -> dict[str, object]:
+    return {"game": f.game, "seat": f.seat, "at": f.at, "bot": f.bot, "kind": f.kind, "message": f.message,
+            "decision": f.decision, "deal": f.deal, "request": f.request, "reply": f.reply, "stderr": f.stderr,
+            "command": f.command, "seat_name": f.seat_name}
 
 
 # ------------------------------------------------------------------ the state
@@ -178,12 +201,12 @@ class Entry:
     digest: str
     key: tuple[str, int]
     line: ResultLine | None
-    faults: list[list[dict[str, Any]]] = field(default_factory=list)
+    faults: list[list[FaultRow]] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps({"s": self.src, "at": self.at, "o": self.offset, "n": self.length, "d": self.digest,
                            "k": list(self.key), "l": None if self.line is None else self.line.to_dict(),
-                           "f": self.faults}, separators=(",", ":"))
+                           "f": [[_fault_json(f) for f in fs] for fs in self.faults]}, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, raw: bytes, memo: dict[Any, Any] | None = None) -> "Entry":
@@ -202,7 +225,8 @@ class Entry:
                 if isinstance(g["record"].get("profile"), dict):
                     g["record"]["profile"] = _one(g["record"]["profile"], memo, exact)
             line = trusted_line(d["l"], memo)
-        return cls(d["s"], d["at"], d["o"], d["n"], d["d"], (d["k"][0], d["k"][1]), line, d["f"])
+        return cls(d["s"], d["at"], d["o"], d["n"], d["d"], (d["k"][0], d["k"][1]), line,
+                   [[FaultRow(**f) for f in fs] for fs in d["f"]])
 
 
 def read_ledger(path: Path, size: int) -> Iterator[Entry]:
@@ -255,7 +279,7 @@ class Source:
     runs_offset: int = 0
     runs: list[list[int]] = field(default_factory=list)  # [lines, played] of each run in its runs file
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """As the cache keeps it: the file named by a digest of its path (a public site names no host path)."""
         return {**self.__dict__, "path": _digest(self.path.encode())}
 
@@ -268,7 +292,7 @@ def _blank_stats(profile_text: str) -> BotStats:
     return BotStats(record_profile({"profile": json.loads(profile_text)}))
 
 
-def _stats_to(st: BotStats) -> dict[str, Any]:
+def _stats_to(st: BotStats) -> dict[str, object]:
     d = {k: v for k, v in st.__dict__.items() if k != "profile"}
     d["contracts"] = [[k, v] for k, v in st.contracts.items()]
     return d
@@ -308,7 +332,7 @@ class SiteState:
         self.blocks: dict[str, int] = {}  # block results: partnership A's score -> blocks
         self.stats: dict[tuple[str, str], tuple[str, BotStats]] = {}  # (refkey, profile name) -> (profile, counts)
         self.time: dict[str, list[int]] = {}  # refkey -> stored lengths of its three time files
-        self.time_summary: dict[str, dict[str, Any]] = {}
+        self.time_summary: dict[str, TimeSummary] = {}
         self.history: dict[str, Any] = {"key": None, "runs": {}}  # run end -> {refkey: row}
         self.folded = 0  # entries whose games are in the folds (cells, opponents, blocks)
         self.changed_cells: set[tuple[str, str]] = set()
@@ -361,7 +385,7 @@ class SiteState:
         self.blocks = cache["blocks"]
         self.stats = {(r, name): (text, _stats_from(text, d)) for r, name, text, d in cache["stats"]}
         self.time = {r: lens for r, lens in cache["time"]}
-        self.time_summary = {r: s for r, s in cache["time_summary"]}
+        self.time_summary = {r: TimeSummary(**s) for r, s in cache["time_summary"]}
         self.history = cache["history"]
         self.folded = cache["folded"]
         self.fresh, self._saved = False, len(self.entries)
@@ -424,7 +448,7 @@ class SiteState:
                  "opp": [[b, list(o), n] for (b, o), n in self.opp.items()], "blocks": self.blocks,
                  "stats": [[r, name, text, _stats_to(st)] for (r, name), (text, st) in self.stats.items()],
                  "time": [[r, lens] for r, lens in self.time.items()],
-                 "time_summary": [[r, s] for r, s in self.time_summary.items()],
+                 "time_summary": [[r, asdict(s)] for r, s in self.time_summary.items()],
                  "history": self.history, "folded": self.folded}
         tmp = self.dir / "cache.json.tmp"
         tmp.write_text(json.dumps(cache, separators=(",", ":"), sort_keys=True))
@@ -493,7 +517,7 @@ class SiteState:
                 if h < len(run_games) and isinstance(run_games[h], dict):
                     refs = [refkey(_ref(s)) for s in g.seats]
                     tu: dict[str, TimeUse] = {}
-                    add_time_use(run_games[h], refs, bank_ms, tu)
+                    add_time_use(GameRun.of(run_games, h), refs, bank_ms, tu)
                     for r, t in tu.items():
                         into = self._new_time.setdefault(r, {k: [] for k in TIME_KINDS})
                         for k in TIME_KINDS:
@@ -585,7 +609,7 @@ class SiteState:
         for f in facts:
             add_deal(f, bot_at, into, profile)
 
-    def time_use(self) -> dict[str, dict[str, Any]]:
+    def time_use(self) -> dict[str, TimeSummary]:
         """Each bot version's time use, the summaries of those with new values computed again."""
         for r, kinds in self._new_time.items():
             tu = TimeUse()
@@ -620,7 +644,3 @@ def _identity_ids(entries: Sequence[Entry]) -> dict[Ref, BotInfo]:
                 if ref not in out:
                     out[ref] = BotInfo(refkey(ref), *ref)
     return out
-
-
-def history_rows(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {refkey((r["name"], r["digest"])): r for r in rows}

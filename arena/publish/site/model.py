@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Sequence
 
@@ -25,9 +25,10 @@ from ..leaderboard import PairWords, words
 from ..provenance import EntryFacts, RunFacts
 from ..rate import NothingToRate, rate_loaded
 from .collect import Competition, GameRef, SlimResults
+from .ledger import FaultRow as FaultRow
 from .ledger import SiteState, refkey
 from .ledger import public_command as public_command
-from .stats import BotStats
+from .stats import BotStats, TimeSummary
 
 
 @dataclass
@@ -47,22 +48,6 @@ class Cell:
 
 
 @dataclass
-class FaultRow:
-    game: str
-    seat: int
-    kind: str
-    message: str
-    decision: Any
-    deal: Any
-    request: Any
-    reply: Any
-    stderr: str | None
-    command: str | None
-    seat_name: str = "?"  # how the game names the seat (N E S W, or P1 ... Pn at a table of n seats)
-    bot: str = ""  # the bot id it is blamed on
-
-
-@dataclass
 class SiteModel:
     comp: Competition
     doc: Leaderboard  # the leaderboard document (docs/leaderboards.md)
@@ -72,7 +57,7 @@ class SiteModel:
     matrix: dict[tuple[str, str], Cell]
     avg_opponent: dict[str, float | None]
     stats: dict[str, dict[str, BotStats]]  # bot id -> rule profile name -> its statistics under that profile
-    time_use: dict[str, dict[str, Any]]  # bot id -> ``TimeUse.summary()``
+    time_use: dict[str, TimeSummary]  # bot id -> ``TimeUse.summary()``
     faults: dict[str, list[FaultRow]]
     entries: dict[str, EntryFacts]  # bot id -> tournament.json entry (version, folder, files, manifest)
     bank_ms: float | None
@@ -240,12 +225,10 @@ def build_model(comp: Competition, state: SiteState, *, anchor: tuple[str, float
                 continue
             seats = [by_ref[_ref(s)] for s in e.line.games[h].seats]
             for f in rows_:
-                bot = seats[f["at"]] if f["at"] is not None else f["bot"]
-                row = FaultRow(f["game"], f["seat"], f["kind"], f["message"], f["decision"], f["deal"], f["request"],
-                               f["reply"], f["stderr"], f["command"], f["seat_name"])
+                bot = seats[f.at] if f.at is not None else f.bot
+                row = replace(f, bot=bot)  # the ledger's row names the fault's bot; the pages, its id here
                 faults.setdefault(bot, []).append(row)
-                game_faults.setdefault(f["game"], []).append(row)
-                row.bot = bot
+                game_faults.setdefault(f.game, []).append(row)
     match = comp.meta.match if comp.meta else None
     bank = ((match.time if match else None) or {}).get("bank_ms")
     bank_ms = float(bank) if isinstance(bank, (int, float)) else None

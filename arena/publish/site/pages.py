@@ -375,16 +375,16 @@ def _stats_view(profile: str | None, st: BotStats | None) -> StatsView:
 
 def _time_rows(m: SiteModel, bot: str) -> list[tuple[str, object]] | None:
     s = m.time_use.get(bot)
-    if s is None or not s["decisions"]:
+    if s is None or not s.decisions:
         return None
     few = "n/a (fewer than 100 decisions)"
-    bank = (f"{num(s['bank_left_min_ms'], '.0f')} ms lowest, {num(s['bank_left_median_ms'], '.0f')} ms median over "
-            f"{s['games_with_bank']} games (bank {m.bank_ms:.0f} ms minus the time charged)" if s["games_with_bank"]
+    bank = (f"{num(s.bank_left_min_ms, '.0f')} ms lowest, {num(s.bank_left_median_ms, '.0f')} ms median over "
+            f"{s.games_with_bank} games (bank {m.bank_ms:.0f} ms minus the time charged)" if s.games_with_bank
             else "not recorded (the time control is not in the results' tournament.json)")
-    return [("decisions timed", s["decisions"]), ("latency p50", f"{num(s['latency_p50_ms'], '.2f')} ms"),
-            ("latency p99", few if s["latency_p99_ms"] is None else f"{s['latency_p99_ms']:.2f} ms"),
-            ("latency max", f"{num(s['latency_max_ms'], '.2f')} ms"),
-            ("start-up p50", "n/a" if s["startup_p50_ms"] is None else f"{s['startup_p50_ms']:.0f} ms"),
+    return [("decisions timed", s.decisions), ("latency p50", f"{num(s.latency_p50_ms, '.2f')} ms"),
+            ("latency p99", few if s.latency_p99_ms is None else f"{s.latency_p99_ms:.2f} ms"),
+            ("latency max", f"{num(s.latency_max_ms, '.2f')} ms"),
+            ("start-up p50", "n/a" if s.startup_p50_ms is None else f"{s.startup_p50_ms:.0f} ms"),
             ("bank left at the end of a game", bank)]
 
 

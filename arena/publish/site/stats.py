@@ -276,6 +276,70 @@ def percentile(sorted_values: list[float], p: float) -> float | None:
     return sorted_values[min(max(k, 0), n - 1)]
 
 
+def _num(v: object) -> float | None:
+    """A number of a run record (a bool is no number), else None."""
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+@dataclass(frozen=True)
+class SeatRun:
+    """One seat's timings in a results line's ``run.games[half].players`` (``BlockResult.game_run``)."""
+
+    latency_ms: tuple[float, ...] = ()
+    cpu_ms: tuple[float, ...] = ()
+    startup_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class RunFault:
+    """One fault of ``run.games[half].faults``: which seat and decision, and the stderr tail kept."""
+
+    seat: int | None
+    decision: object
+    stderr: str | None
+
+
+@dataclass(frozen=True)
+class GameRun:
+    """A results line's ``run.games[half]`` as the pages read it; the run part is never scored, so what is
+    not of the expected type reads as missing (a line of an older harness, an empty run)."""
+
+    players: tuple[SeatRun | None, ...] = ()
+    faults: tuple[RunFault, ...] = ()
+
+    @classmethod
+    def of(cls, run_games: Sequence[object], half: int) -> "GameRun":
+        raw = run_games[half] if 0 <= half < len(run_games) else None
+        if not isinstance(raw, dict):
+            return cls()
+        players: list[SeatRun | None] = []
+        for p in raw.get("players") or []:
+            if not isinstance(p, dict):
+                players.append(None)
+                continue
+            lat = tuple(x for x in map(_num, p.get("latency_ms") or []) if x is not None)
+            cpu = tuple(x for x in map(_num, p.get("cpu_ms") or []) if x is not None)
+            players.append(SeatRun(lat, cpu, _num(p.get("startup_ms"))))
+        faults = [RunFault(f.get("seat") if isinstance(f.get("seat"), int) else None, f.get("decision"),
+                           f.get("stderr") if isinstance(f.get("stderr"), str) else None)
+                  for f in raw.get("faults") or [] if isinstance(f, dict)]
+        return cls(tuple(players), tuple(faults))
+
+
+@dataclass(frozen=True)
+class TimeSummary:
+    """A bot version's time use as its page shows it (None: the sample cannot carry the figure)."""
+
+    decisions: int = 0
+    latency_p50_ms: float | None = None
+    latency_p99_ms: float | None = None
+    latency_max_ms: float | None = None
+    games_with_bank: int = 0
+    bank_left_min_ms: float | None = None
+    bank_left_median_ms: float | None = None
+    startup_p50_ms: float | None = None
+
+
 @dataclass
 class TimeUse:
     """Decision latencies and the bank left at the end of each game (when the bank is known)."""
@@ -284,29 +348,23 @@ class TimeUse:
     bank_left: list[float] = field(default_factory=list)
     startup: list[float] = field(default_factory=list)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> TimeSummary:
         lat = sorted(self.latencies)
         bank = sorted(self.bank_left)
         start = sorted(self.startup)
-        return {
-            "decisions": len(lat), "latency_p50_ms": percentile(lat, 0.5), "latency_p99_ms": percentile(lat, 0.99),
-            "latency_max_ms": lat[-1] if lat else None,
-            "games_with_bank": len(bank), "bank_left_min_ms": bank[0] if bank else None,
-            "bank_left_median_ms": percentile(bank, 0.5),
-            "startup_p50_ms": percentile(start, 0.5),
-        }
+        return TimeSummary(len(lat), percentile(lat, 0.5), percentile(lat, 0.99), lat[-1] if lat else None,
+                           len(bank), bank[0] if bank else None, percentile(bank, 0.5), percentile(start, 0.5))
 
 
-def add_time_use(run_game: dict[str, Any], bot_at: list[str], bank_ms: float | None, table: dict[str, TimeUse]) -> None:
-    """One game's ``run.games[half]``: per seat latencies, and bank_ms minus the CPU time it charged."""
-    for seat, p in enumerate(run_game.get("players") or []):
-        if seat >= len(bot_at) or not isinstance(p, dict):
+def add_time_use(run_game: GameRun, bot_at: list[str], bank_ms: float | None, table: dict[str, TimeUse]) -> None:
+    """One game's run facts: per seat latencies, and bank_ms minus the CPU time it charged."""
+    for seat, p in enumerate(run_game.players):
+        if seat >= len(bot_at) or p is None:
             continue
         tu = table.setdefault(bot_at[seat], TimeUse())
-        lat = [float(x) for x in p.get("latency_ms") or []]
-        tu.latencies.extend(lat)
-        if p.get("startup_ms") is not None:
-            tu.startup.append(float(p["startup_ms"]))
-        if bank_ms is not None and (p.get("cpu_ms") or lat):
-            used = p.get("cpu_ms") or lat
-            tu.bank_left.append(round(bank_ms - sum(float(x) for x in used), 3))
+        tu.latencies.extend(p.latency_ms)
+        if p.startup_ms is not None:
+            tu.startup.append(p.startup_ms)
+        if bank_ms is not None and (p.cpu_ms or p.latency_ms):
+            used = p.cpu_ms or p.latency_ms
+            tu.bank_left.append(round(bank_ms - sum(used), 3))

@@ -12,7 +12,7 @@ from arena.engine.cards import card_str
 from arena.engine.actions import PASS
 from arena.engine.profile import get_profile
 from arena.engine.profile import point_cards
-from arena.publish.site.stats import HONOURS, BotStats, DealCounts, add_deal, PEDROS, TimeUse, add_time_use, cinch_stats, game_facts, percentile
+from arena.publish.site.stats import HONOURS, BotStats, GameRun, DealCounts, add_deal, PEDROS, TimeUse, add_time_use, cinch_stats, game_facts, percentile
 from arena.engine import profile_names
 from tests.profiles import quick_first
 
@@ -247,11 +247,11 @@ def test_bank_left_is_the_bank_minus_the_time_charged() -> None:
     run_game = {"players": [{"latency_ms": [10.0, 30.0], "cpu_ms": [5.0, 20.0], "startup_ms": 50.0},
                             {"latency_ms": [1.0], "cpu_ms": []}, {"latency_ms": [], "cpu_ms": []},
                             {"latency_ms": [2.0, 2.0]}]}
-    add_time_use(run_game, ["a", "b", "a", "c"], 1000.0, table)
+    add_time_use(GameRun.of([run_game], 0), ["a", "b", "a", "c"], 1000.0, table)
     assert table["a"].bank_left == [975.0]  # seat 2 made no decision: nothing to say about its bank
     assert table["b"].bank_left == [999.0]  # no CPU figures: the wall-clock latencies were charged
-    assert table["c"].summary()["latency_p50_ms"] == 2.0
-    add_time_use(run_game, ["a", "b", "a", "c"], None, table)
+    assert table["c"].summary().latency_p50_ms == 2.0
+    add_time_use(GameRun.of([run_game], 0), ["a", "b", "a", "c"], None, table)
     assert table["a"].bank_left == [975.0] and len(table["a"].latencies) == 4
 
 
@@ -301,3 +301,14 @@ def test_a_figure_the_profile_lacks_says_why_never_a_zero_or_a_blank(profile: st
         assert pedro_rows[:2] == [0, 0]
     if profile == "no-pedros":
         assert not any(k.startswith("deals its side scored") and "does not apply" in str(v) for k, v in rows.items())
+
+
+def test_a_run_record_of_the_wrong_shape_reads_as_missing() -> None:
+    """The run part of a line is never scored: a seat, a number or a fault of another type is left out, never
+    an exception that stops the site's build."""
+    odd = GameRun.of([{"players": ["x", {"latency_ms": [1.0, "slow", True], "startup_ms": "soon"}],
+                       "faults": [{"seat": "0", "stderr": 3}, "y"]}, None], 0)
+    assert odd.players[0] is None and odd.players[1] is not None
+    assert odd.players[1].latency_ms == (1.0,) and odd.players[1].startup_ms is None
+    assert [(f.seat, f.stderr) for f in odd.faults] == [(None, None)]
+    assert GameRun.of([None], 0) == GameRun() == GameRun.of([], 3)

@@ -41,11 +41,13 @@ BOT = Path(__file__).resolve().parents[2] / "bots" / "minimal"
 def setup(folder: Path, teams: int, pairing_blocks: int, sandbox: str, bootstrap: int, extra: str = "",
           bot: Path = BOT) -> None:
     """A competition folder with ``teams`` accepted copies of ``bot`` (validation skipped: the bot is ours);
-    ``extra``: more lines of its ``competition`` section."""
+    ``extra``: more lines of its ``competition`` section. Its games play tempo free: the benchmark times the
+    site and the harness, and under the server's default fixed tempo every decision would wait out its slot
+    (400 ms: a 4-block batch about 9 minutes of sleeping with every seat frozen, whatever the code costs)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "competition.yaml").write_text(
         f"competition:\n  seed: bench-scale\n  ladder_blocks: 4\n  ladder_pairing_blocks: {pairing_blocks}\n"
-        f"  site_bootstrap: {bootstrap}\n{extra}match:\n  sandbox: {sandbox}\n")
+        f"  site_bootstrap: {bootstrap}\n{extra}match:\n  sandbox: {sandbox}\n  time:\n    tempo: free\n")
     svc = open_service(folder)
     for i in range(teams):
         token = db.add_team(svc.engine, f"team{i:02d}")

@@ -144,3 +144,14 @@ def test_the_serve_bench_ladder_case_plays_on_one_and_two_workers() -> None:
         assert lad[name]["games"] > 0 and lad[name]["games_per_s"] >= lad[name]["games_per_s_with_rebuild"] > 0
     assert lad["bot"] == "random" and "teams of random on 2 workers" in ran.out
     assert lad["cluster"] is None and lad["speedup_2"] == round(lad["2"]["games_per_s"] / lad["1"]["games_per_s"], 3)
+
+
+def test_the_serve_benchs_competitions_play_tempo_free_at_a_contained_level(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """At `rlimit` the server's default tempo is fixed (every decision waits out a 400 ms slot): the bench,
+    which times the site and the harness, would time the slots' sleep instead."""
+    from arena.bench.serve_scale import setup
+    from arena.serve.serve import open_service
+
+    setup(tmp_path / "c", 3, 2, "rlimit", 0)
+    svc = open_service(tmp_path / "c")
+    assert svc.config.match.sandbox.value == "rlimit" and svc.config.match.time.tempo == "free"

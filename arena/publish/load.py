@@ -280,11 +280,17 @@ class Inputs:
     blocks: list[Block] = field(default_factory=list)
     reused: int = 0  # lines the last ``update`` did not convert
 
+    def kept(self, key: str, digests: Sequence[str]) -> int | None:
+        """How many of the lines whose digests are ``digests`` were converted here under ``key`` (the kept lines
+        are their prefix); None if they are not."""
+        n = len(self.digests)
+        return n if key == self.key and n <= len(digests) and list(digests[:n]) == self.digests else None
+
     def bots(self, key: str, lines: Sequence[ResultLine], digests: Sequence[str]) -> dict[tuple[str, str], BotInfo] | None:
         """``bot_ids(lines)`` without reading every seat again: the kept ids, when these are the kept lines
         followed by lines that name no other bot version (the ids depend on nothing else); else None."""
-        n = len(self.digests)
-        if key != self.key or n > len(lines) or list(digests[:n]) != self.digests:
+        n = self.kept(key, digests)
+        if n is None:
             return None
         if any(_ref(s) not in self.ids for ln in lines[n:] for g in ln.games for s in g.seats):
             return None
@@ -294,9 +300,9 @@ class Inputs:
                ids: dict[tuple[str, str], BotInfo]) -> list[Block]:
         """The blocks of ``lines`` (whose ``line_digest``s are ``digests``), converted with ``ids``: those of a
         prefix of lines already converted under the same key and ids are reused, the rest converted."""
-        same = (key == self.key and len(self.digests) <= len(lines) and list(digests[:len(self.digests)]) == self.digests
-                and all(ids[ref].id == bid if ref in ids else False for ref, bid in self.ids.items()))
-        keep = len(self.digests) if same else 0
+        n = self.kept(key, digests)
+        same = n is not None and all(ids[ref].id == bid if ref in ids else False for ref, bid in self.ids.items())
+        keep = n if same and n is not None else 0
         blocks = self.blocks[:keep] + [line_block(ln, ids) for ln in lines[keep:]]
         self.key, self.digests, self.blocks, self.reused = key, list(digests), blocks, keep
         self.ids = {ref: b.id for ref, b in ids.items()}

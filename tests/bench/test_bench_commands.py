@@ -141,9 +141,14 @@ def test_the_serve_bench_ladder_case_plays_on_one_and_two_workers() -> None:
     assert ran.code == 0, ran.err
     lad = json.loads(ran.out.strip().splitlines()[-1])["ladder_games_per_s"]
     for name in ("1", "2"):
-        assert lad[name]["games"] > 0 and lad[name]["games_per_s"] >= lad[name]["games_per_s_with_rebuild"] > 0
-    assert lad["bot"] == "random" and "teams of random on 2 workers" in ran.out
+        r = lad[name]
+        assert r["games"] > 0 and r["games_per_s"] >= r["games_per_s_with_rebuild"] > 0
+        assert r["cpu_per_game_s"] == round(r["cpu_s"] / r["games"], 4) and 0 < r["busy"] <= 1
+        assert abs(sum(r["cpu_split"].values()) - r["cpu_s"]) < 0.05 and r["cpu_split"]["server"] > 0
+    assert lad["2"]["cpu_split"]["ray"] > 0 and lad["1"]["cpu_split"]["ray"] == 0  # Ray's own processes, on Ray only
+    assert lad["bot"] == "random" and "teams of random on 2 workers" in ran.out and "ceiling on 2 cores" in ran.out
     assert lad["cluster"] is None and lad["speedup_2"] == round(lad["2"]["games_per_s"] / lad["1"]["games_per_s"], 3)
+    assert lad["ceiling_2"] == round(2 * lad["1"]["cpu_per_game_s"] / lad["2"]["cpu_per_game_s"], 3)
 
 
 def test_the_serve_benchs_competitions_play_tempo_free_at_a_contained_level(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -30,7 +30,7 @@ TINY = {
 }
 KEYS = {
     "engine": {"deals_per_s", "deals"},
-    "protocol": {"raw_rtt_us", "thaw_freeze_p50_us_rlimit_paused"},
+    "protocol": {"raw_rtt_us", "thaw_freeze_p50_us_rlimit_paused", "cycle_p50_us_rlimit_paused", "trip_p50_us_rlimit_paused"},
     "scheduler": {"games_per_s_1", "games_per_s_2", "speedup", "cores_busy_1", "cores_busy_2", "speedup_bound"},
     "fairtime": {"timeouts", "decisions"},
     "bots": {"pairings"},
@@ -73,6 +73,19 @@ def test_the_protocol_bench_gives_the_caller_its_cores_back(protocol_run: tuple[
     assert ran.code == 0, ran.err
     assert json.loads(ran.out.strip().splitlines()[-1])["pinned"] is True
     assert after == before
+
+
+def test_a_paused_decision_alone_gives_its_parts_and_the_cores_back() -> None:
+    """What `arena bench tournament` reports beside a game at gvisor (here at rlimit, which pauses
+    with the same freezer): a decision's p50 and p99, and its parts without the harness."""
+    from arena.bench.protocol import paused_decision
+
+    cores = getattr(os, "sched_getaffinity", None)
+    before = cores(0) if cores else None
+    d = paused_decision("rlimit", decisions=20, batches=2)
+    assert (cores(0) if cores else None) == before
+    assert d["decisions"] == 20 and 0 < d["rtt_p50_us"] <= d["rtt_p99_us"]
+    assert d["cycle_p50_us"] > 0 and d["trip_p50_us"] > 0 and d["thaw_freeze_p50_us"] > 0
 
 
 def test_an_unknown_bench_is_one_sentence() -> None:

@@ -328,13 +328,15 @@ class ProcessPlayer(Player):
             return Decision(None, self._die(fault))
         # What the machine did not give the seat (docs/sandbox.md, "What a decision's time is"): the
         # judge's thaw of the seat and write of its request (a cgroup v1 freezer write can block on a
-        # host-wide lock under load), then every thread of the seat's wait for a core, and the judge's
-        # own time (its game loops' run and wait: it reads the reply late when it waits for a core).
-        judge0 = _JUDGES.spent()
+        # host-wide lock under load), every thread of the seat's wait for a core, and the judge's own
+        # time (its game loops' run and wait) over the last two polls: a reply waits on the judge only
+        # from the poll before the one that reads it (it may come while the judge, woken by that
+        # poll's timeout, waits for a core); the judge's polls while the bot works are not on its way.
+        judge = [_JUDGES.spent()] * 2  # the judge's time at the start of the poll before last, and of the last
         sent = time.monotonic() - t0
 
         def machine() -> float:
-            return sent + (self._seat_wait(proc) - tree0) + (_JUDGES.spent() - judge0)
+            return sent + (self._seat_wait(proc) - tree0) + (_JUDGES.spent() - judge[0])
         line: bytes | None = None
         while line is None:
             try:
@@ -351,12 +353,13 @@ class ProcessPlayer(Player):
                 if own > late_after and not proc.runnable():
                     return Decision(None, self._die(self._late(request, used, wall, own) if fixed
                                                     else self._timeout(request, used, wall, limit)))
+                judge[:] = judge[1], _JUDGES.spent()
             except (BotExited, LineTooLong) as e:
                 return Decision(None, self._die(self._io_fault(e, request)))
         wall = time.monotonic() - t0
         now = proc.cpu_time()
         tree1 = self._seat_wait(proc)
-        waited = max(0.0, sent + tree1 - tree0 + _JUDGES.spent() - judge0)
+        waited = max(0.0, sent + tree1 - tree0 + _JUDGES.spent() - judge[0])
         self._tree_wait = tree1
         used = now - cpu0
         self._cpu_mark = now

@@ -138,35 +138,40 @@ class ProcessTransport:
         except (OSError, IndexError, ValueError):
             return 0.0
 
-    def _tree_pids(self) -> list[int]:
+    def _tree_threads(self) -> list[tuple[str, str]]:
+        """(process id, thread id) of every live thread of the bot's tree: its cgroup's threads (one
+        read) where it has one, else the threads of the sandbox's process tree."""
         proc = self.proc
-        return proc.cgroup.pids() if proc.cgroup is not None else proctree.descendants(proc.sandbox_pid or proc.pid)
+        if proc.cgroup is not None:
+            return [(t, t) for t in map(bytes.decode, proc.cgroup.threads())]
+        out: list[tuple[str, str]] = []
+        for pid in map(str, proctree.descendants(proc.sandbox_pid or proc.pid)):
+            try:
+                out.extend((pid, tid) for tid in os.listdir(f"/proc/{pid}/task"))
+            except OSError:
+                continue
+        return out
 
     def tree_run_delay(self) -> float:
         """Every thread's wait for a CPU (/proc/PID/task/TID/schedstat) over the bot's tree: its
-        cgroup's tasks where it has one, else the sandbox's process tree. Each thread's file is kept
+        cgroup's threads where it has one, else the sandbox's process tree. Each thread's file is kept
         open (a sandbox's threads change little from one decision to the next), and a thread that
         ended keeps the wait last read from it: the sum never goes back, so a thread ending during a
         decision cannot take its wait out of the machine's time."""
         fds, last = self._task_fds, self._task_last
         live: set[str] = set()
-        for pid in self._tree_pids():
-            try:
-                tids = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for tid in tids:
-                fd = fds.get(tid)
-                if fd is None:
-                    try:
-                        fd = fds[tid] = os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY)
-                    except OSError:
-                        continue
+        for pid, tid in self._tree_threads():
+            fd = fds.get(tid)
+            if fd is None:
                 try:
-                    last[tid] = int(os.pread(fd, 128, 0).split()[1])
-                except (OSError, IndexError, ValueError):
-                    continue  # ended since listed: its last reading stands
-                live.add(tid)
+                    fd = fds[tid] = os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY)
+                except OSError:
+                    continue
+            try:
+                last[tid] = int(os.pread(fd, 128, 0).split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # ended since listed: its last reading stands
+            live.add(tid)
         for tid in [t for t in fds if t not in live]:  # ended: its file closed, its wait kept
             os.close(fds.pop(tid))
             self._task_gone += last.pop(tid, 0)
@@ -175,19 +180,14 @@ class ProcessTransport:
     def runnable(self) -> bool:
         """Any thread of the tree in state R (/proc/PID/task/TID/stat): read only when a late
         verdict is near, not on every decision."""
-        for pid in self._tree_pids():
+        for pid, tid in self._tree_threads():
             try:
-                tids = os.listdir(f"/proc/{pid}/task")
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as fh:
+                    stat = fh.read()
             except OSError:
                 continue
-            for tid in tids:
-                try:
-                    with open(f"/proc/{pid}/task/{tid}/stat", "rb") as fh:
-                        stat = fh.read()
-                except OSError:
-                    continue
-                if stat[stat.rfind(b")") + 2:][:1] == b"R":
-                    return True
+            if stat[stat.rfind(b")") + 2:][:1] == b"R":
+                return True
         return False
 
     def pause(self) -> None:

@@ -102,6 +102,20 @@ def parent_dirs() -> dict[str, Path]:
     return usable
 
 
+def _read_ids(path: str) -> list[bytes]:
+    """The ids a cgroup file lists, read whole (opened afresh: a v1 list read again through a kept
+    descriptor may be the one made at its first read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        data = chunk = os.read(fd, 65536)
+        while len(chunk) == 65536:
+            chunk = os.read(fd, 65536)
+            data += chunk
+    finally:
+        os.close(fd)
+    return data.split()
+
+
 def _write(path: Path, value: str) -> None:
     with open(path, "w") as fh:
         fh.write(value)
@@ -281,6 +295,16 @@ class BotCgroup:
         for path in self.paths.values():
             try:
                 return [int(x) for x in (path / "cgroup.procs").read_text().split()]
+            except OSError:
+                continue
+        return []
+
+    def threads(self) -> list[bytes]:
+        """Live threads' ids in the group, as text (the controller ``pids`` reads): one read for a
+        whole tree's threads, on every decision (``ProcessTransport.tree_run_delay``)."""
+        for path in self.paths.values():
+            try:
+                return _read_ids(str(path / "tasks"))
             except OSError:
                 continue
         return []
@@ -476,6 +500,12 @@ class BotCgroupV2:
     def pids(self) -> list[int]:
         try:
             return [int(x) for x in (self.path / "cgroup.procs").read_text().split()]
+        except OSError:
+            return []
+
+    def threads(self) -> list[bytes]:
+        try:
+            return _read_ids(str(self.path / "cgroup.threads"))
         except OSError:
             return []
 

@@ -72,6 +72,26 @@ def test_sleeping_past_the_slot_is_a_timeout_on_the_bots_own_time() -> None:
     assert not p.alive
 
 
+def test_a_judge_busy_while_the_bot_sleeps_does_not_cover_the_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge's own time is the machine's only on the reply's way (its last two polls): a judge
+    that ran or waited for a core the whole time the bot slept (here: as busy as the wall clock)
+    must not turn the sleep into the machine's time, or a sleeper would choose its slot on a busy
+    machine."""
+    from arena.players import process
+
+    class AlwaysBusy:
+        def spent(self) -> float:
+            return time.monotonic()
+
+    monkeypatch.setattr(process, "_JUDGES", AlwaysBusy())
+    bot = MockTransport().expect("hello", HELLO).expect("decide", answer({"type": "pass"}), delay_ms=3000, spin=False)
+    p = fixed(bot)
+    p.start()
+    d = p.decide(request())
+    assert d.fault is not None and d.fault.kind == "timeout"
+    assert "slot" in d.fault.message, d.fault.message  # judged on its own time, not at the hard ceiling
+
+
 def test_spinning_past_the_cpu_limit_is_a_timeout() -> None:
     """A spinning bot cannot stretch its answer past the slot either: its CPU limit is below it."""
     bot = MockTransport().expect("hello", HELLO).expect("decide", hang=True, spin=True)

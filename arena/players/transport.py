@@ -159,6 +159,16 @@ class ProcessTransport:
         ended keeps the wait last read from it: the sum never goes back, so a thread ending during a
         decision cannot take its wait out of the machine's time."""
         fds, last = self._task_fds, self._task_last
+        cgroup = self.proc.cgroup
+        if fds and cgroup is not None and cgroup.thread_count() == len(fds):
+            # As many threads as the files kept, each still readable: the same threads (a thread that
+            # ended and one that began would show in a file that no longer reads), no listing.
+            try:
+                for tid, kept in fds.items():
+                    last[tid] = int(os.pread(kept, 128, 0).split()[1])
+                return (self._task_gone + sum(last.values())) / 1e9
+            except (OSError, IndexError, ValueError):
+                pass  # one ended: listed again below
         live: set[str] = set()
         for pid, tid in self._tree_threads():
             fd = fds.get(tid)

@@ -116,6 +116,17 @@ def _read_ids(path: str) -> list[bytes]:
     return data.split()
 
 
+def _count(group: "BotCgroup | BotCgroupV2", path: Path) -> int | None:
+    """``pids.current`` of ``group`` read through its kept descriptor (None if it cannot be read)."""
+    try:
+        fd = group._count_fd
+        if fd is None:
+            fd = group._count_fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        return int(os.pread(fd, 32, 0))
+    except (OSError, ValueError):
+        return None
+
+
 def _write(path: Path, value: str) -> None:
     with open(path, "w") as fh:
         fh.write(value)
@@ -183,6 +194,7 @@ class BotCgroup:
     paths: dict[str, Path] = field(default_factory=dict)
     _cpu_fd: int | None = field(default=None, repr=False)
     _freeze_fd: int | None = field(default=None, repr=False)
+    _count_fd: int | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, limits: Limits) -> "BotCgroup":
@@ -309,6 +321,13 @@ class BotCgroup:
                 continue
         return []
 
+    def thread_count(self) -> int | None:
+        """How many threads the group holds (``pids.current``, through a descriptor kept open: a
+        pread, not a listing); None without the pids controller."""
+        if "pids" not in self.paths:
+            return None
+        return _count(self, self.paths["pids"] / "pids.current")
+
     def kill_all(self, timeout: float = 2.0) -> None:
         """SIGKILL every process in the group, freezing first so none can fork away."""
         if not self.paths:
@@ -338,10 +357,10 @@ class BotCgroup:
 
     def destroy(self, timeout: float = 2.0) -> None:
         """Remove the groups (retrying while the last tasks finish exiting)."""
-        for fd in (self._cpu_fd, self._freeze_fd):
+        for fd in (self._cpu_fd, self._freeze_fd, self._count_fd):
             if fd is not None:
                 os.close(fd)
-        self._cpu_fd = self._freeze_fd = None
+        self._cpu_fd = self._freeze_fd = self._count_fd = None
         deadline = time.monotonic() + timeout
         for ctrl, path in list(self.paths.items()):
             while True:
@@ -414,6 +433,7 @@ class BotCgroupV2:
     path: Path
     _cpu_fd: int | None = field(default=None, repr=False)
     _freeze_fd: int | None = field(default=None, repr=False)
+    _count_fd: int | None = field(default=None, repr=False)
 
     @property
     def paths(self) -> dict[str, Path]:
@@ -509,6 +529,9 @@ class BotCgroupV2:
         except OSError:
             return []
 
+    def thread_count(self) -> int | None:
+        return _count(self, self.path / "pids.current")
+
     def kill_all(self, timeout: float = 2.0) -> None:
         """cgroup.kill (kernel 5.14+) kills the whole group at once; else freeze and SIGKILL each."""
         if (self.path / "cgroup.kill").exists():
@@ -526,10 +549,10 @@ class BotCgroupV2:
             time.sleep(0.001)
 
     def destroy(self, timeout: float = 2.0) -> None:
-        for fd in (self._cpu_fd, self._freeze_fd):
+        for fd in (self._cpu_fd, self._freeze_fd, self._count_fd):
             if fd is not None:
                 os.close(fd)
-        self._cpu_fd = self._freeze_fd = None
+        self._cpu_fd = self._freeze_fd = self._count_fd = None
         deadline = time.monotonic() + timeout
         while True:
             try:

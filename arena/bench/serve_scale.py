@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.publish.site import build_site, write_provisional
-from arena.results import ResultsStore
+from arena.results import ResultsStore, StoreIndex
 from arena.results.store import RESULTS_NAME
 from arena.schedule import plan
 from arena.serve import db
 from arena.serve.ladder import LIVE, LIVE_STATE, ladder_tournament, publish, stored_tally
 from arena.serve.serve import open_service
+from arena.serve.service import STORE_INDEX
 from arena.serve.tally import Index
 
 from . import synth
@@ -99,6 +100,9 @@ def catch_up(folder: Path) -> dict[str, float]:
     write_provisional(folder / "results", folder / LIVE, done=0, total=0, state=folder / LIVE_STATE)
     stored_tally(folder)  # the standings' tally and the choice's index, as each batch keeps them
     Index.load(folder).catch_up(folder / "results").save(folder)
+    index = StoreIndex.read(folder / STORE_INDEX)  # the runner's resume index, as each batch writes it
+    ResultsStore(folder / "results", records=False, index=index).load()
+    index.write(folder / STORE_INDEX)
     return {"catch_up_cpu_s": round(time.process_time() - c0, 2), "catch_up_wall_s": round(time.perf_counter() - w0, 2)}
 
 

@@ -60,7 +60,7 @@ from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
 from .config import Competition
 from .choice import Block, pick_batch, pick_continuous, strength_order
-from .service import label
+from .service import STORE_INDEX, label
 from .tally import Index, Stored, Tally
 from .validate import hide_paths
 
@@ -433,10 +433,13 @@ def _choose_from_store(folder: Path, t: Tournament, c: Competition,
 def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[int, bool]:
     """Play the chosen blocks: (blocks played, interrupted); the run's result (every stored line) is
     released on return."""
-    result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
-                                                  halt=svc.stop, records=False, index=svc.ladder_store),
-                            stop=Chosen(chosen),
-                            observer=Live(svc.folder, len(chosen), svc.config.competition.name, svc.stop))
+    try:
+        result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
+                                                      halt=svc.stop, records=False, index=svc.ladder_store),
+                                stop=Chosen(chosen),
+                                observer=Live(svc.folder, len(chosen), svc.config.competition.name, svc.stop))
+    finally:
+        _keep_index(svc)
     played = result.outcome.played if result.outcome else 0
     for key, why in result.outcome.failures if result.outcome else []:
         log.warning("ladder: block %s failed in the harness: %s", key, why)
@@ -444,6 +447,15 @@ def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[i
     log.info("ladder: batch of %d block%s played (%d chosen)%s", played, "s" * (played != 1), len(chosen),
              " and interrupted: the server is stopping" if result.interrupted else "")
     return played, result.interrupted
+
+
+def _keep_index(svc: Service) -> None:
+    """Write the ladder's store index (it names only lines already stored, so any moment will do): the next
+    start reads only what was appended after it."""
+    try:
+        svc.ladder_store.write(svc.folder / STORE_INDEX)
+    except OSError as e:
+        log.warning("ladder: the store's index not written (the next start reads the whole store): %s", e)
 
 
 def publish(svc: Service) -> bool:

@@ -166,9 +166,7 @@ class Live(RunObserver):
     def _page(self) -> None:
         self.shown = self.played
         try:
-            naming = None if self.name is None else site_naming(self.name, read_meta(self.folder / "results") or {})
-            write_provisional(self.folder / "results", self.folder / LIVE, done=self.stored + self.played,
-                              total=self.total, state=self.folder / LIVE_STATE, naming=naming)
+            write_live_page(self.folder, self.name, done=self.stored + self.played, total=self.total)
         except (PublishError, ResultsError, OSError) as e:
             log.warning("ladder: live page not written (the games go on): %s", e)
 
@@ -177,6 +175,14 @@ class Live(RunObserver):
             write_standings(self.folder, self.tally, batch=(self.played, self.chosen))
         except OSError as e:
             log.warning("ladder: live standings not written (the games go on): %s", e)
+
+
+def write_live_page(folder: Path, name: str | None, *, done: int, total: int) -> None:
+    """The provisional leaderboard page in FOLDER/live, its state in FOLDER/live-state (the state is keyed by
+    the page's naming: a page written with another reads the whole store again)."""
+    naming = None if name is None else site_naming(name, read_meta(folder / "results") or {})
+    write_provisional(folder / "results", folder / LIVE, done=done, total=total, state=folder / LIVE_STATE,
+                      naming=naming)
 
 
 def entry_dir(folder: Path, sub: db.Entrant) -> Path:

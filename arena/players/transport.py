@@ -111,6 +111,7 @@ class ProcessTransport:
         self._task_fds: dict[str, int] = {}  # thread id -> its schedstat, open
         self._task_last: dict[str, int] = {}  # thread id -> its wait for a core in ns, as last read
         self._task_gone = 0  # ns of wait of the threads that ended
+        self._tasks_fd: int | None = None  # the cgroup's list of its threads, open
         self._report: TransportReport | None = None
 
     def wait_ready(self) -> None:  # replaced per instance
@@ -138,56 +139,74 @@ class ProcessTransport:
         except (OSError, IndexError, ValueError):
             return 0.0
 
-    def _tree_pids(self) -> list[int]:
+    def _tids(self) -> list[str]:
+        """Every thread id of the bot's tree: its cgroup's thread list in one read where it has one
+        (v1 ``tasks``, v2 ``cgroup.threads``; kept open, a read at offset 0 lists them afresh),
+        else a walk of the sandbox's process tree."""
         proc = self.proc
-        return proc.cgroup.pids() if proc.cgroup is not None else proctree.descendants(proc.sandbox_pid or proc.pid)
-
-    def tree_run_delay(self) -> float:
-        """Every thread's wait for a CPU (/proc/PID/task/TID/schedstat) over the bot's tree: its
-        cgroup's tasks where it has one, else the sandbox's process tree. Each thread's file is kept
-        open (a sandbox's threads change little from one decision to the next), and a thread that
-        ended keeps the wait last read from it: the sum never goes back, so a thread ending during a
-        decision cannot take its wait out of the machine's time."""
-        fds, last = self._task_fds, self._task_last
-        live: set[str] = set()
-        for pid in self._tree_pids():
-            try:
-                tids = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for tid in tids:
-                fd = fds.get(tid)
-                if fd is None:
+        fd = self._tasks_fd
+        if fd is None and proc.cgroup is not None:
+            for folder in proc.cgroup.paths.values():
+                for name in ("tasks", "cgroup.threads"):
                     try:
-                        fd = fds[tid] = os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY)
+                        fd = self._tasks_fd = os.open(folder / name, os.O_RDONLY)
+                        break
                     except OSError:
                         continue
+                if fd is not None:
+                    break
+        if fd is not None:
+            try:
+                data = os.pread(fd, 1 << 16, 0)
+                if len(data) < 1 << 16:
+                    return data.decode().split()
+            except OSError:
+                pass
+        pids = proc.cgroup.pids() if proc.cgroup is not None else proctree.descendants(proc.sandbox_pid or proc.pid)
+        tids: list[str] = []
+        for pid in pids:
+            try:
+                tids += os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+        return tids
+
+    def tree_run_delay(self) -> float:
+        """Every thread's wait for a CPU (/proc/TID/schedstat, second field) over the bot's tree:
+        its cgroup's threads where it has one, else the sandbox's process tree. Each thread's file
+        is kept open (a sandbox's threads change little from one decision to the next), and a thread
+        that ended keeps the wait last read from it: the sum never goes back, so a thread ending
+        during a decision cannot take its wait out of the machine's time."""
+        fds, last = self._task_fds, self._task_last
+        live: set[str] = set()
+        for tid in self._tids():
+            fd = fds.get(tid)
+            if fd is None:
                 try:
-                    last[tid] = int(os.pread(fd, 128, 0).split()[1])
-                except (OSError, IndexError, ValueError):
-                    continue  # ended since listed: its last reading stands
-                live.add(tid)
+                    fd = fds[tid] = os.open(f"/proc/{tid}/schedstat", os.O_RDONLY)
+                except OSError:
+                    continue
+            try:
+                last[tid] = int(os.pread(fd, 128, 0).split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # ended since listed: its last reading stands
+            live.add(tid)
         for tid in [t for t in fds if t not in live]:  # ended: its file closed, its wait kept
             os.close(fds.pop(tid))
             self._task_gone += last.pop(tid, 0)
         return (self._task_gone + sum(last.values())) / 1e9
 
     def runnable(self) -> bool:
-        """Any thread of the tree in state R (/proc/PID/task/TID/stat): read only when a late
-        verdict is near, not on every decision."""
-        for pid in self._tree_pids():
+        """Any thread of the tree in state R (/proc/TID/stat): read only when a late verdict is
+        near, not on every decision."""
+        for tid in self._tids():
             try:
-                tids = os.listdir(f"/proc/{pid}/task")
+                with open(f"/proc/{tid}/stat", "rb") as fh:
+                    stat = fh.read()
             except OSError:
                 continue
-            for tid in tids:
-                try:
-                    with open(f"/proc/{pid}/task/{tid}/stat", "rb") as fh:
-                        stat = fh.read()
-                except OSError:
-                    continue
-                if stat[stat.rfind(b")") + 2:][:1] == b"R":
-                    return True
+            if stat[stat.rfind(b")") + 2:][:1] == b"R":
+                return True
         return False
 
     def pause(self) -> None:
@@ -232,6 +251,9 @@ class ProcessTransport:
         for fd in self._task_fds.values():
             os.close(fd)
         self._task_fds.clear()
+        if self._tasks_fd is not None:
+            os.close(self._tasks_fd)
+            self._tasks_fd = None
         try:
             self.proc.close()
         finally:

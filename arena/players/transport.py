@@ -111,7 +111,6 @@ class ProcessTransport:
         self._task_fds: dict[str, int] = {}  # thread id -> its schedstat, open
         self._task_last: dict[str, int] = {}  # thread id -> its wait for a core in ns, as last read
         self._task_gone = 0  # ns of wait of the threads that ended
-        self._count_fd: int | None = None  # the cgroup's pids.current, open (-1: none)
         self._report: TransportReport | None = None
 
     def wait_ready(self) -> None:  # replaced per instance
@@ -139,88 +138,61 @@ class ProcessTransport:
         except (OSError, IndexError, ValueError):
             return 0.0
 
-    def _tids(self) -> list[str]:
-        """Every thread id of the bot's tree: of its cgroup's processes where it has one, else of the
-        sandbox's process tree (/proc/PID/task)."""
+    def _tree_threads(self) -> list[tuple[str, str]]:
+        """(process id, thread id) of every live thread of the bot's tree: its cgroup's threads (one
+        read) where it has one, else the threads of the sandbox's process tree."""
         proc = self.proc
-        pids = proc.cgroup.pids() if proc.cgroup is not None else proctree.descendants(proc.sandbox_pid or proc.pid)
-        tids: list[str] = []
-        for pid in pids:
+        if proc.cgroup is not None:
+            return [(t, t) for t in map(bytes.decode, proc.cgroup.threads())]
+        out: list[tuple[str, str]] = []
+        for pid in map(str, proctree.descendants(proc.sandbox_pid or proc.pid)):
             try:
-                tids += os.listdir(f"/proc/{pid}/task")
+                out.extend((pid, tid) for tid in os.listdir(f"/proc/{pid}/task"))
             except OSError:
                 continue
-        return tids
-
-    def _task_count(self) -> int | None:
-        """The cgroup's count of its tasks (threads), pids.current, through a file kept open; None
-        where there is none (then the threads are listed at every reading)."""
-        fd = self._count_fd
-        if fd is None:
-            cgroup = self.proc.cgroup
-            folder = None if cgroup is None else (cgroup.paths.get("pids") or cgroup.paths.get("unified"))
-            if folder is None or self._count_fd == -1:
-                return None
-            try:
-                fd = self._count_fd = os.open(folder / "pids.current", os.O_RDONLY)
-            except OSError:
-                self._count_fd = -1
-                return None
-        if fd < 0:
-            return None
-        try:
-            return int(os.pread(fd, 32, 0))
-        except (OSError, ValueError):
-            return None
+        return out
 
     def tree_run_delay(self) -> float:
-        """Every thread's wait for a CPU (/proc/TID/schedstat, second field) over the bot's tree:
-        its cgroup's threads where it has one, else the sandbox's process tree. Each thread's file
-        is kept open, and the threads are listed again only when the cgroup's count of its tasks
-        differs from the files open or a file no longer reads (a listing costs 70-600 us under
-        load, a reading of the count and the files 3 us for a bwrap seat). A thread that ended keeps
-        the wait last read from it: the sum never goes back, so a thread ending during a decision
-        cannot take its wait out of the machine's time."""
+        """Every thread's wait for a CPU (/proc/PID/task/TID/schedstat) over the bot's tree: its
+        cgroup's threads where it has one, else the sandbox's process tree. Each thread's file is kept
+        open (a sandbox's threads change little from one decision to the next), and a thread that
+        ended keeps the wait last read from it: the sum never goes back, so a thread ending during a
+        decision cannot take its wait out of the machine's time."""
         fds, last = self._task_fds, self._task_last
-        count = self._task_count()
-        listed = count is None or count != len(fds)
-        if listed:
-            self._open_threads()
-        ended: list[str] = []
-        for tid, fd in fds.items():
+        cgroup = self.proc.cgroup
+        if fds and cgroup is not None and cgroup.thread_count() == len(fds):
+            # As many threads as the files kept, each still readable: the same threads (a thread that
+            # ended and one that began would show in a file that no longer reads), no listing.
+            try:
+                for tid, kept in fds.items():
+                    last[tid] = int(os.pread(kept, 128, 0).split()[1])
+                return (self._task_gone + sum(last.values())) / 1e9
+            except (OSError, IndexError, ValueError):
+                pass  # one ended: listed again below
+        live: set[str] = set()
+        for pid, tid in self._tree_threads():
+            fd = fds.get(tid)
+            if fd is None:
+                try:
+                    fd = fds[tid] = os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY)
+                except OSError:
+                    continue
             try:
                 last[tid] = int(os.pread(fd, 128, 0).split()[1])
             except (OSError, IndexError, ValueError):
-                ended.append(tid)  # its last reading stands
-        if ended and not listed:  # a thread ended, and another may have started: list them
-            self._open_threads()
-            for tid, fd in fds.items():
-                if tid not in last:
-                    try:
-                        last[tid] = int(os.pread(fd, 128, 0).split()[1])
-                    except (OSError, IndexError, ValueError):
-                        continue
-        return (self._task_gone + sum(last.values())) / 1e9
-
-    def _open_threads(self) -> None:
-        """Open the file of every thread listed now; close those of threads gone, keeping their wait."""
-        fds, last = self._task_fds, self._task_last
-        live = set(self._tids())
-        for tid in live - fds.keys():
-            try:
-                fds[tid] = os.open(f"/proc/{tid}/schedstat", os.O_RDONLY)
-            except OSError:
-                continue
-        for tid in [t for t in fds if t not in live]:
+                continue  # ended since listed: its last reading stands
+            live.add(tid)
+        for tid in [t for t in fds if t not in live]:  # ended: its file closed, its wait kept
             os.close(fds.pop(tid))
             self._task_gone += last.pop(tid, 0)
+        return (self._task_gone + sum(last.values())) / 1e9
 
     def runnable(self) -> bool:
-        """Any thread of the tree in state R (/proc/TID/stat): read only when a late verdict is
-        near, not on every decision."""
-        for tid in self._tids():
+        """Any thread of the tree in state R (/proc/PID/task/TID/stat): read only when a late
+        verdict is near, not on every decision."""
+        for pid, tid in self._tree_threads():
             try:
-                with open(f"/proc/{tid}/stat", "rb") as fh:
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as fh:
                     stat = fh.read()
             except OSError:
                 continue

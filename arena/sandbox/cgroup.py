@@ -102,6 +102,31 @@ def parent_dirs() -> dict[str, Path]:
     return usable
 
 
+def _read_ids(path: str) -> list[bytes]:
+    """The ids a cgroup file lists, read whole (opened afresh: a v1 list read again through a kept
+    descriptor may be the one made at its first read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        data = chunk = os.read(fd, 65536)
+        while len(chunk) == 65536:
+            chunk = os.read(fd, 65536)
+            data += chunk
+    finally:
+        os.close(fd)
+    return data.split()
+
+
+def _count(group: "BotCgroup | BotCgroupV2", path: Path) -> int | None:
+    """``pids.current`` of ``group`` read through its kept descriptor (None if it cannot be read)."""
+    try:
+        fd = group._count_fd
+        if fd is None:
+            fd = group._count_fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        return int(os.pread(fd, 32, 0))
+    except (OSError, ValueError):
+        return None
+
+
 def _write(path: Path, value: str) -> None:
     with open(path, "w") as fh:
         fh.write(value)
@@ -169,6 +194,7 @@ class BotCgroup:
     paths: dict[str, Path] = field(default_factory=dict)
     _cpu_fd: int | None = field(default=None, repr=False)
     _freeze_fd: int | None = field(default=None, repr=False)
+    _count_fd: int | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, limits: Limits) -> "BotCgroup":
@@ -285,6 +311,23 @@ class BotCgroup:
                 continue
         return []
 
+    def threads(self) -> list[bytes]:
+        """Live threads' ids in the group, as text (the controller ``pids`` reads): one read for a
+        whole tree's threads, on every decision (``ProcessTransport.tree_run_delay``)."""
+        for path in self.paths.values():
+            try:
+                return _read_ids(str(path / "tasks"))
+            except OSError:
+                continue
+        return []
+
+    def thread_count(self) -> int | None:
+        """How many threads the group holds (``pids.current``, through a descriptor kept open: a
+        pread, not a listing); None without the pids controller."""
+        if "pids" not in self.paths:
+            return None
+        return _count(self, self.paths["pids"] / "pids.current")
+
     def kill_all(self, timeout: float = 2.0) -> None:
         """SIGKILL every process in the group, freezing first so none can fork away."""
         if not self.paths:
@@ -314,10 +357,10 @@ class BotCgroup:
 
     def destroy(self, timeout: float = 2.0) -> None:
         """Remove the groups (retrying while the last tasks finish exiting)."""
-        for fd in (self._cpu_fd, self._freeze_fd):
+        for fd in (self._cpu_fd, self._freeze_fd, self._count_fd):
             if fd is not None:
                 os.close(fd)
-        self._cpu_fd = self._freeze_fd = None
+        self._cpu_fd = self._freeze_fd = self._count_fd = None
         deadline = time.monotonic() + timeout
         for ctrl, path in list(self.paths.items()):
             while True:
@@ -390,6 +433,7 @@ class BotCgroupV2:
     path: Path
     _cpu_fd: int | None = field(default=None, repr=False)
     _freeze_fd: int | None = field(default=None, repr=False)
+    _count_fd: int | None = field(default=None, repr=False)
 
     @property
     def paths(self) -> dict[str, Path]:
@@ -479,6 +523,15 @@ class BotCgroupV2:
         except OSError:
             return []
 
+    def threads(self) -> list[bytes]:
+        try:
+            return _read_ids(str(self.path / "cgroup.threads"))
+        except OSError:
+            return []
+
+    def thread_count(self) -> int | None:
+        return _count(self, self.path / "pids.current")
+
     def kill_all(self, timeout: float = 2.0) -> None:
         """cgroup.kill (kernel 5.14+) kills the whole group at once; else freeze and SIGKILL each."""
         if (self.path / "cgroup.kill").exists():
@@ -496,10 +549,10 @@ class BotCgroupV2:
             time.sleep(0.001)
 
     def destroy(self, timeout: float = 2.0) -> None:
-        for fd in (self._cpu_fd, self._freeze_fd):
+        for fd in (self._cpu_fd, self._freeze_fd, self._count_fd):
             if fd is not None:
                 os.close(fd)
-        self._cpu_fd = self._freeze_fd = None
+        self._cpu_fd = self._freeze_fd = self._count_fd = None
         deadline = time.monotonic() + timeout
         while True:
             try:

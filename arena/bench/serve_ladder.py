@@ -72,7 +72,7 @@ class BatchFigures(TypedDict):
 LadderFigures = TypedDict("LadderFigures", {
     "teams": int, "batches": int, "bot": str, "1": BatchFigures | None, "2": BatchFigures | None,
     "cluster": BatchFigures | None, "speedup_2": float | None, "per_cpu_2": float | None,
-    "ceiling_2": float | None, "ceiling_cluster": float | None})
+    "ceiling_2": float | None, "ceiling_cluster": float | None, "errors": dict[str, str]})
 
 
 def tree_cpu(root: int | None = None) -> float:
@@ -223,37 +223,48 @@ def run_ladder(root: Path, *, teams: int, batches: int, sandbox: str, cluster: b
                bot: str = "minimal") -> LadderFigures:
     """Each backend in turn, on a fresh competition in ``root`` (made here) of copies of ``bot`` (a folder
     of bots/: ``minimal`` answers at once, so the harness's and Ray's own costs bound what 2 workers
-    gain; a bot that thinks, ``heuristic``, shows what a competition of such bots gets)."""
+    gain; a bot that thinks, ``heuristic``, shows what a competition of such bots gets). A backend that
+    fails (on a loaded machine Ray's start can time out) is said in ``errors``; the others' figures stay."""
     out: LadderFigures = {"teams": teams, "batches": batches, "bot": bot, "1": None, "2": None, "cluster": None,
-                          "speedup_2": None, "per_cpu_2": None, "ceiling_2": None, "ceiling_cluster": None}
+                          "speedup_2": None, "per_cpu_2": None, "ceiling_2": None, "ceiling_cluster": None,
+                          "errors": {}}
     source = BOTS / bot
     for name in BACKENDS:
         if name == "cluster" and not cluster:
-            out[name] = None
             continue
-        folder = root / f"workers-{name}"
-        if name != "cluster":
-            setup(folder, teams, 2, sandbox, 0, f"  workers: {name}\n", source)
-            out[name] = _child(folder, batches, {})
-            continue
-        with LoopbackCluster(root / "ray") as c:
-            t0 = time.monotonic()
-            c.start_head(cpus=1)
-            c.add_node(cpus=1)
-            started = time.monotonic() - t0
-            setup(folder, teams, 2, sandbox, 0, f"  workers: 2\n  ray_address: {c.address}\n", source)
-            env = {k: v for k, v in c.env().items() if k.startswith("RAY_")}
-            out[name] = {**_child(folder, batches, env, [n.proc.pid for n in c.nodes]),  # the nodes' CPU too
-                         "nodes": 2, "cluster_start_s": round(started, 1)}
+        try:
+            out[name] = _backend(root, name, teams, batches, sandbox, source)
+        except RuntimeError as e:
+            said = [ln for ln in str(e).strip().splitlines() if ln.strip() and not ln.lstrip().startswith("(")]
+            out["errors"][name] = "\n".join(said[-3:])[-500:]  # the traceback's last lines: what failed
     w1, w2 = out["1"], out["2"]
-    assert w1 is not None and w2 is not None  # (always played)
-    one, two = w1["games_per_s"], w2["games_per_s"]
-    out["speedup_2"] = round(two / one, 3) if one and two else None
-    one, two = w1["games_per_cpu_s"], w2["games_per_cpu_s"]
-    out["per_cpu_2"] = round(two / one, 3) if one and two else None  # 2 workers' games per CPU second over 1's
+    if w1 is None:
+        return out
+    if w2 is not None:
+        one, two = w1["games_per_s"], w2["games_per_s"]
+        out["speedup_2"] = round(two / one, 3) if one and two else None
+        one, two = w1["games_per_cpu_s"], w2["games_per_cpu_s"]
+        out["per_cpu_2"] = round(two / one, 3) if one and two else None  # 2 workers' games per CPU second over 1's
     out["ceiling_2"] = ceiling(w1, w2)
     out["ceiling_cluster"] = ceiling(w1, out["cluster"])
     return out
+
+
+def _backend(root: Path, name: Backend, teams: int, batches: int, sandbox: str, source: Path) -> BatchFigures:
+    """One backend's timed batches on a fresh competition in ``root``; RuntimeError if it could not play."""
+    folder = root / f"workers-{name}"
+    if name != "cluster":
+        setup(folder, teams, 2, sandbox, 0, f"  workers: {name}\n", source)
+        return _child(folder, batches, {})
+    with LoopbackCluster(root / "ray") as c:
+        t0 = time.monotonic()
+        c.start_head(cpus=1)
+        c.add_node(cpus=1)
+        started = time.monotonic() - t0
+        setup(folder, teams, 2, sandbox, 0, f"  workers: 2\n  ray_address: {c.address}\n", source)
+        env = {k: v for k, v in c.env().items() if k.startswith("RAY_")}
+        return {**_child(folder, batches, env, [n.proc.pid for n in c.nodes]),  # the nodes' CPU too
+                "nodes": 2, "cluster_start_s": round(started, 1)}
 
 
 def ceiling(one: BatchFigures, two: BatchFigures | None) -> float | None:

@@ -160,7 +160,8 @@ def test_the_serve_bench_ladder_case_plays_on_one_and_two_workers() -> None:
         assert abs(sum(r["cpu_split"].values()) - r["cpu_s"]) < 0.05 and r["cpu_split"]["server"] > 0
     assert lad["2"]["cpu_split"]["ray"] > 0 and lad["1"]["cpu_split"]["ray"] == 0  # Ray's own processes, on Ray only
     assert lad["bot"] == "random" and "teams of random on 2 workers" in ran.out and "ceiling on 2 cores" in ran.out
-    assert lad["cluster"] is None and lad["speedup_2"] == round(lad["2"]["games_per_s"] / lad["1"]["games_per_s"], 3)
+    assert lad["errors"] == {} and lad["cluster"] is None
+    assert lad["speedup_2"] == round(lad["2"]["games_per_s"] / lad["1"]["games_per_s"], 3)
     assert lad["ceiling_2"] == round(2 * lad["1"]["cpu_per_game_s"] / lad["2"]["cpu_per_game_s"], 3)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 from arena.bench.serve_ladder import busy_share, cpu_split, kind_of, tree_cpu
 
@@ -51,3 +53,22 @@ def test_a_ray_process_is_told_from_a_bot_by_its_command_line() -> None:
     finally:
         bot.communicate(b"")
     assert kind_of(bot.pid, me) == "bots"  # gone: whatever it was, it is counted with the rest
+
+
+def test_a_backend_that_fails_is_said_and_the_others_figures_stay(tmp_path: Path, monkeypatch: Any) -> None:
+    """On a loaded machine Ray's start can time out: the 1-worker figures (and the ceiling, which needs both)
+    must not be lost with it."""
+    from arena.bench import serve_ladder
+
+    def one(root: Path, name: str, *args: Any) -> dict[str, Any]:
+        if name == "2":
+            raise RuntimeError("the ladder's batches failed: Traceback\n  ...\nException: The current node timed out"
+                               " during startup.\n (run with --debug for the traceback)")
+        return {"games": 8, "games_per_s": 1.0, "games_per_cpu_s": 2.0, "cpu_per_game_s": 0.5}
+
+    monkeypatch.setattr(serve_ladder, "_backend", one)
+    out = serve_ladder.run_ladder(tmp_path, teams=3, batches=1, sandbox="none", cluster=False)
+    assert out["1"] is not None and out["2"] is None and out["cluster"] is None
+    assert out["errors"] == {"2": "the ladder's batches failed: Traceback\n  ...\nException: The current node timed out"
+                                  " during startup."}  # its last lines, Ray's hint left out
+    assert out["speedup_2"] is None and out["ceiling_2"] is None

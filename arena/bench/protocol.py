@@ -71,6 +71,33 @@ def _harness_batch(player: ProcessPlayer, request: dict[str, Any], n: int, each:
     return (time.perf_counter() - t0) / n
 
 
+def _parts_batch(player: ProcessPlayer, line: bytes, n: int, cycle: list[float], trip: list[float]) -> None:
+    """A paused decision's parts without the harness's accounting: the whole ``cycle`` (thaw, the
+    request written, the reply read, freeze) and the ``trip`` alone with the seat left running (no
+    freezer at all). decide - cycle is the harness's own work; cycle - trip is what the freezer costs
+    with the threads it wakes (at gvisor: the Sentry's, docs/sandbox.md)."""
+    proc = player.proc
+    assert proc is not None and proc.paused
+    for _ in range(n):
+        t = time.perf_counter()
+        proc.resume()
+        proc.write_line(line)
+        proc.read_line(5.0)
+        proc.pause()
+        cycle.append(time.perf_counter() - t)
+    proc.resume()
+    for _ in range(n):
+        t = time.perf_counter()
+        proc.write_line(line)
+        proc.read_line(5.0)
+        trip.append(time.perf_counter() - t)
+    proc.pause()
+
+
+def _p50_us(times: list[float]) -> float:
+    return round(statistics.median(times) * 1e6, 1)
+
+
 def _thaw_freeze_p50_us(player: ProcessPlayer, n: int = 200) -> float:
     """p50 of a thaw and a freeze of a seat at rest (both written, not waited for, as in a decision)."""
     proc = player.proc
@@ -97,6 +124,38 @@ def bench_protocol(decisions: int = 2000, batches: int = 10, starts: int = 20, p
     finally:
         if pinned_from is not None:
             os.sched_setaffinity(0, pinned_from)
+
+
+def paused_decision(level: str = "gvisor", decisions: int = 1000, batches: int = 5) -> dict[str, float]:
+    """The paused decision round trip of the minimal bot at `level` alone, pinned to one core as
+    ``bench_protocol`` is (the cores given back after): its p50 and p99, and the parts of
+    `_parts_batch`. For benches that report it beside their own figures, in the same run."""
+    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    if cores is not None:
+        os.sched_setaffinity(0, {min(cores)})
+    request = _request()
+    line = (json.dumps(request, separators=(",", ":")) + "\n").encode()
+    per = max(1, decisions // batches)
+    settings = MatchSettings.model_validate({"sandbox": level, "time": {"pause_idle": True, "decision_ms": 5000,
+                                                                         "bank_ms": 10**9}})
+    player = settings.player(load_entry(MINIMAL), 1)
+    try:
+        if player.start() is not None:
+            raise RuntimeError(f"minimal bot failed to start at level {level}")
+        each: list[float] = []
+        cycle: list[float] = []
+        trip: list[float] = []
+        for _ in range(batches):
+            _harness_batch(player, request, per, each)
+            _parts_batch(player, line, per, cycle, trip)
+        each.sort()
+        return {"rtt_p50_us": _p50_us(each), "rtt_p99_us": round(each[min(len(each) - 1, int(0.99 * len(each)))] * 1e6, 1),
+                "cycle_p50_us": _p50_us(cycle), "trip_p50_us": _p50_us(trip),
+                "thaw_freeze_p50_us": _thaw_freeze_p50_us(player), "decisions": len(each)}
+    finally:
+        player.close()
+        if cores is not None:
+            os.sched_setaffinity(0, cores)
 
 
 def levels() -> tuple[str, ...]:
@@ -136,10 +195,13 @@ def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict[str, 
         raw_t: list[float] = []
         ours: dict[tuple[str, bool], list[float]] = {c: [] for c in configs}
         each: dict[tuple[str, bool], list[float]] = {c: [] for c in configs}
+        parts: dict[tuple[str, bool], tuple[list[float], list[float]]] = {c: ([], []) for c in configs if c[1]}
         for _ in range(batches):
             raw_t.append(_raw_batch(raw, request, per))
             for c in configs:
                 ours[c].append(_harness_batch(players[c], request, per, each[c]))
+                if c in parts:
+                    _parts_batch(players[c], line, per, *parts[c])
         raw_us = statistics.median(raw_t) * 1e6
         out["raw_rtt_us"] = round(raw_us, 1)
         for (lvl, pause), ts in ours.items():
@@ -152,6 +214,8 @@ def _measure(decisions: int, batches: int, starts: int, pin: bool) -> dict[str, 
             out[f"rtt_p99_us_{name}"] = round(one[min(len(one) - 1, int(0.99 * len(one)))] * 1e6, 1)
             if pause:  # the freezer's share of a paused decision: a thaw and a freeze of the seat at rest
                 out[f"thaw_freeze_p50_us_{name}"] = _thaw_freeze_p50_us(players[(lvl, pause)])
+                cycle, trip = parts[(lvl, pause)]
+                out[f"cycle_p50_us_{name}"], out[f"trip_p50_us_{name}"] = _p50_us(cycle), _p50_us(trip)
     finally:
         for p in players.values():
             p.close()
@@ -175,7 +239,9 @@ def run(args: Any) -> int:
     for k, v in r.items():
         if k.startswith("harness_rtt_us_"):
             name = k.removeprefix("harness_rtt_us_")
-            thaw = f"; thaw and freeze p50 {r['thaw_freeze_p50_us_' + name]} us" if "thaw_freeze_p50_us_" + name in r else ""
+            thaw = (f"; thaw and freeze at rest {r['thaw_freeze_p50_us_' + name]} us, the cycle without the harness"
+                    f" {r['cycle_p50_us_' + name]} us, the trip never frozen {r['trip_p50_us_' + name]} us"
+                    if "thaw_freeze_p50_us_" + name in r else "")
             print(f"  harness {name:<14} {v:>8} us  ({r['ratio_' + name]}x raw; one decision p50 "
                   f"{r['rtt_p50_us_' + name]} us, p99 {r['rtt_p99_us_' + name]} us{thaw})")
     print("start to first byte: " + ", ".join(f"{k.removeprefix('start_ms_')} {v} ms" for k, v in r.items() if k.startswith("start_ms_")))

@@ -203,13 +203,24 @@ def run(args: Any) -> int:
             lad = run_ladder(Path(tmp), teams=args.ladder_teams, batches=args.batches, sandbox=args.sandbox,
                              cluster=not args.no_cluster, bot=args.ladder_bot)
         out["ladder_games_per_s"] = lad
-        for name, what in zip(BACKENDS, ("1 worker", "2 workers", "a two-node loopback cluster")):
-            r = lad[name]
+        whats: dict[str, str] = dict(zip(BACKENDS, ("1 worker", "2 workers", "a two-node loopback cluster")))
+        for name in BACKENDS:
+            what, r = whats[name], lad[name]
             if r is not None:
+                per = r["cpu_per_game_s"]
+                split = ", ".join(f"{k.replace('_', ' ')} {1000 * v / r['games']:.0f}" for k, v in r["cpu_split"].items()
+                                  if r["games"] and (v or k in ("server", "bots")))
+                a_game = f"{1000 * per:.0f} ms a game" if per else "no game played"
                 print(f"ladder of {lad['teams']} teams of {lad['bot']} on {what}: {r['games_per_s']} games/s of play"
                       f" ({r['games_per_s_with_rebuild']} with the site rebuilds; {r['games']} games;"
-                      f" {r['cpu_s']} s of CPU, {r['games_per_cpu_s']} games per CPU second)")
-        print(f"2 workers over 1: {lad['speedup_2']}x the games per second, {lad['per_cpu_2']}x per CPU second")
+                      f" {r['cpu_s']} s of CPU, {a_game})")
+                print(f"  CPU a game by whose (ms): {split}; workers busy {r['busy']} of the time, {r['idle_s']} s"
+                      " with no unit in flight")
+        for failed, why in lad["errors"].items():
+            print(f"ladder on {whats.get(failed, failed)}: failed: {why.splitlines()[-1] if why else '?'}")
+        print(f"2 workers over 1: {lad['speedup_2']}x the games per second, {lad['per_cpu_2']}x per CPU second;"
+              f" ceiling on 2 cores (2 x CPU a game on 1 worker / on 2): {lad['ceiling_2']}x"
+              + (f" (the cluster: {lad['ceiling_cluster']}x)" if lad["ceiling_cluster"] is not None else ""))
     out["load"] = [load0, os.getloadavg()[0]]
     print(json.dumps(out))
     return 0

@@ -24,13 +24,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.publish.site import build_site, write_provisional
-from arena.results import ResultsStore
+from arena.publish.site import build_site
+from arena.results import ResultsStore, StoreIndex
 from arena.results.store import RESULTS_NAME
 from arena.schedule import plan
 from arena.serve import db
-from arena.serve.ladder import LIVE, LIVE_STATE, ladder_tournament, publish, stored_tally
+from arena.serve.ladder import ladder_tournament, publish, stored_tally, write_live_page
 from arena.serve.serve import open_service
+from arena.serve.service import STORE_INDEX
 from arena.serve.tally import Index
 
 from . import synth
@@ -96,9 +97,12 @@ def catch_up(folder: Path) -> dict[str, float]:
     svc = open_service(folder)
     c0, w0 = time.process_time(), time.perf_counter()
     publish(svc)
-    write_provisional(folder / "results", folder / LIVE, done=0, total=0, state=folder / LIVE_STATE)
+    write_live_page(folder, svc.config.competition.name, done=0, total=0)  # as the server names it (its state's key)
     stored_tally(folder)  # the standings' tally and the choice's index, as each batch keeps them
     Index.load(folder).catch_up(folder / "results").save(folder)
+    index = StoreIndex.read(folder / STORE_INDEX)  # the runner's resume index, as each batch writes it
+    ResultsStore(folder / "results", records=False, index=index).load()
+    index.write(folder / STORE_INDEX)
     return {"catch_up_cpu_s": round(time.process_time() - c0, 2), "catch_up_wall_s": round(time.perf_counter() - w0, 2)}
 
 

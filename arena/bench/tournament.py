@@ -349,6 +349,10 @@ def bench_tournament(blocks: int = 16, configs: Sequence[tuple[str, str]] = CONF
         if gv and bw:
             out[f"gvisor_lineage_vs_bwrap_game_{name}"] = round(
                 gv["per-lineage"]["ms_per_game"] / bw["per-game"]["ms_per_game"], 3)
+    if any(lvl == "gvisor" for _, lvl in configs):  # the issue-44 pair: the game's ratio and a decision's trip
+        from .protocol import paused_decision
+
+        out["gvisor_paused_decision"] = paused_decision("gvisor")
     out["load_after"] = _load()
     out["python"] = platform.python_version()
     out["machine"] = f"{platform.machine()} {platform.node()}"
@@ -386,6 +390,10 @@ def run(args: Any) -> int:
     for k, v in r.items():
         if k.startswith("gvisor_lineage_vs_bwrap_game_"):
             print(f"  {k.removeprefix('gvisor_lineage_vs_bwrap_game_')}: gvisor per-lineage / bwrap per-game = {v}x")
+    if "gvisor_paused_decision" in r:
+        d = r["gvisor_paused_decision"]
+        print(f"  gvisor paused decision (minimal bot, one core): p50 {d['rtt_p50_us']} us, p99 {d['rtt_p99_us']} us;"
+              f" without the harness {d['cycle_p50_us']} us, never frozen {d['trip_p50_us']} us")
     if not args.config and all(level != "gvisor" for _, level in default_configs()):
         print("  (level gvisor not measured: runsc is not installed here)")
     if args.tempo_blocks > 0 and (args.tempo or not args.config):

@@ -14,7 +14,7 @@ from typing import Any, Sequence, cast
 from .cards import CARD_NAMES, SUITS, Card, card_str, cards_str
 from .deal import BID, DARK, DONE, PLAY, ROB, Deal, Trick
 from .forms import BidForm, PlayForm, SummaryForm, TrickForm, ViewForm
-from .jsontext import dumps
+from .jsontext import dumps, loads
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,17 +154,12 @@ def _bid_dict(bid: tuple[int, int, bool], suit: int | None | bool) -> BidForm:
     return {"seat": s, "amount": a, "forced": f, "suit": SUITS[suit]}
 
 
-def _trick_form(t: Trick) -> TrickForm:
-    """``trick_dict`` of the engine's trick as it stands."""
-    return {"leader": t.leader, "plays": [_play_form(s, c, u) for s, c, u in t.plays], "winner": t.winner}
-
-
 #: Each card's name as a JSON string: a list of cards is these joined (``_trick_text``, a hand).
 _CARD_TEXT = tuple(dumps(name) for name in CARD_NAMES).__getitem__
 
 
 def _trick_text(t: Trick) -> bytes:
-    """``dumps(_trick_form(t))``, written straight from the trick (an open trick, on every request)."""
+    """``dumps(trick_dict(...))`` of the engine's trick as it stands, written straight from the trick."""
     plays = b",".join([b'{"seat":%d,"card":%b}' % (s, _CARD_TEXT(c)) if not u else
                        b'{"seat":%d,"card":%b,"under":[%b]}' % (s, _CARD_TEXT(c), b",".join(map(_CARD_TEXT, u)))
                        for s, c, u in t.plays])
@@ -172,43 +167,43 @@ def _trick_text(t: Trick) -> bytes:
 
 
 class _DealForms:
-    """One deal's parts in wire form, each made once: its finished tricks and bids so far (public, the
-    same for every seat; the engine only appends to both), each seat's dealt hand (a tuple the deal
-    replaces whole), and each seat's last view with the key of what it was made from (``_settled``)."""
+    """One deal's parts as text, each made once: its finished tricks and bids so far (public, the same
+    for every seat; the engine only appends to both), each seat's dealt hand (a tuple the deal
+    replaces whole), and each seat's last view text with the key of what it was made from."""
 
-    __slots__ = ("tricks", "trick_text", "played", "bids", "dealt", "views", "texts")
+    __slots__ = ("tricks", "trick_text", "played", "bids", "dealt", "texts", "head", "public")
 
     def __init__(self) -> None:
-        self.tricks: list[TrickForm] = []
-        self.trick_text = b""  # the finished tricks encoded, comma-separated (``ViewMemo.view_bytes``)
+        self.tricks = 0  # finished tricks encoded into trick_text
+        self.trick_text = b""  # the finished tricks encoded, comma-separated
         self.played = 0  # cards played to the finished tricks (each one event of the deal)
-        self.bids: list[BidForm] = []
-        self.dealt: dict[int, tuple[tuple[Card, ...], list[str]]] = {}
-        #: seat -> (key, its view less what card play changes, the keys of that view's lists)
-        self.views: dict[int, tuple[tuple[str, int], ViewForm, tuple[str, ...]]] = {}
+        self.bids: list[bytes] = []  # each bid event encoded (``_bid_dict``)
+        self.dealt: dict[int, tuple[tuple[Card, ...], bytes]] = {}
         #: seat -> (key, that view's text cut around what card play changes, the names of those parts)
         self.texts: dict[int, tuple[tuple[str, int], tuple[bytes, ...], tuple[str, ...]]] = {}
+        #: the deal's own fields of a view ("dealer" to "scores"), the same for every seat and key but the phase
+        self.head: dict[str, bytes] = {}
+        #: (key, "bids" to "reshuffles" of a view under that key): public, made once for every seat
+        self.public: tuple[tuple[str, int] | None, bytes] = (None, b"")
 
 
 class ViewMemo:
     """A game's views in wire form, each request built at the cost of what changed (``Game`` keeps one).
 
-    ``view_dict`` builds the dict ``deal_view(...).to_dict()`` would, straight
-    from the deal (no ``View`` in between), taking from here what no later
-    action changed, made once: a finished deal's summary, a deal's finished
-    tricks and bids (public: the same for every seat), a seat's dealt hand,
-    and the rest of the seat's last view while only cards were played since
-    (``_settled``). The dict and its lists are new on every call (a player
-    adds to it, an in-process bot may change it, a fault keeps it); the
-    memo's own dicts inside (tricks, bids, summaries) are shared, never changed.
+    ``view_bytes`` writes the text of ``deal_view(...).to_dict()`` straight
+    from the deal (no ``View`` or dict in between), taking from here what no
+    later action changed, encoded once: a finished deal's summary, a deal's
+    finished tricks and bids (public: the same for every seat), a seat's
+    dealt hand, and the rest of the seat's last view while only cards were
+    played since. ``view_dict`` is that text read back: a new dict on every
+    call (a player adds to it, an in-process bot may change it, a fault keeps it).
     """
 
-    __slots__ = ("summaries", "summary_dicts", "summary_texts", "_deals")
+    __slots__ = ("summaries", "summary_texts", "_deals")
 
     def __init__(self) -> None:
         self.summaries: list[DealSummary] = []
-        self.summary_dicts: list[SummaryForm] = []
-        self.summary_texts: list[bytes] = []  # the same encoded (``view_bytes``), made when first asked
+        self.summary_texts: list[bytes] = []  # each summary's ``summary_form`` encoded
         #: deal index -> its parts in wire form (the last two deals only: no view of older ones is asked again)
         self._deals: dict[int, _DealForms] = {}
 
@@ -217,7 +212,7 @@ class ViewMemo:
         while len(self.summaries) < index:
             done = summarize(deals[len(self.summaries)])
             self.summaries.append(done)
-            self.summary_dicts.append(summary_form(done))
+            self.summary_texts.append(dumps(summary_form(done)))
         return tuple(self.summaries[:index])
 
     def _forms(self, index: int) -> _DealForms:
@@ -229,62 +224,44 @@ class ViewMemo:
         return forms
 
     def view_dict(self, deals: Sequence[Deal], index: int, seat: int) -> ViewForm:
-        """``deal_view(deals[index], seat, previous).to_dict()``, the same dict, made from what changed.
-
-        Card play changes a view's hand, tricks, the cards laid face up and
-        (a called partner revealed) its sides, nothing else: every other
-        change of a deal comes with an event that is not a card (a bid, a
-        discard, a reshuffle, a registered kind's answer ...) or a new phase.
-        So the rest of a seat's last view is kept under the key (phase,
-        events that are not cards) and taken again while that key holds
-        (tests/engine/test_view_memo.py holds every profile's views to the
-        view built from scratch).
-        """
-        deal, forms, open_tricks, key = self._catch_up(deals, index)
-        trick_forms = forms.tricks
-        trick_list = trick_forms + [_trick_form(t) for t in open_tricks] if open_tricks else trick_forms[:]
-        last = self._kept(deal, forms, seat, index, key)
-        d = last[1].copy()
-        lists = cast(dict[str, list[object]], d)  # (the same dict, by the keys that hold lists: last[2])
-        for k in last[2]:  # the kept view's own lists stay its own
-            lists[k] = lists[k][:]
-        sides, partner = _known_sides(deal, seat)
-        d["partner"] = partner
-        d["hand"] = cards_str(deal.hands[seat])
-        d["tricks"] = trick_list
-        if "shown" in d:
-            d["shown"] = [cards_str(c) for c in deal.shown]
-        if sides is not None:
-            d["sides"] = list(sides)
-        return d
+        """``deal_view(deals[index], seat, previous).to_dict()``: ``view_bytes`` read back (a new dict each call)."""
+        return cast(ViewForm, loads(self.view_bytes(deals, index, seat)))
 
     def view_bytes(self, deals: Sequence[Deal], index: int, seat: int) -> bytes:
-        """``dumps(view_dict(deals, index, seat))``, the same bytes, with no dict or list in between.
+        """``dumps(deal_view(deals[index], seat, previous).to_dict())``, the same bytes, from what changed.
 
-        The seat's kept view (``view_dict``) is encoded once per key, cut
-        around the parts card play changes (partner, hand, tricks, shown
-        cards, sides); each request encodes only those, the finished tricks
-        of the deal encoded once each (tests/engine/test_view_memo.py holds
-        every profile's bytes to the dict's).
+        Card play changes a view's hand, tricks, the cards laid face up and
+        (a called partner revealed) its sides and partner, nothing else:
+        every other change of a deal comes with an event that is not a card
+        (a bid, a discard, a reshuffle, a registered kind's answer ...) or a
+        new phase. So the rest of a seat's last view is kept as text, cut
+        around those parts, under the key (phase, events that are not cards),
+        and taken again while that key holds; each request encodes only the
+        moving parts, the finished tricks of the deal encoded once each
+        (tests/engine/test_view_memo.py holds every profile's text to the
+        view built from scratch and encoded).
         """
         deal, forms, open_tricks, key = self._catch_up(deals, index)
         text = forms.texts.get(seat)
         if text is None or text[0] != key:
-            text = forms.texts[seat] = (key, *_cut(self._kept(deal, forms, seat, index, key)[1], self._previous_text(index)))
+            text = forms.texts[seat] = (key, *self._settled(deal, forms, seat, index, key))
         cuts, names = text[1], text[2]
+        done = forms.trick_text
+        if open_tricks:
+            now = b",".join([_trick_text(t) for t in open_tricks])
+            done = done + b"," + now if done else now
+        hand = b",".join(map(_CARD_TEXT, deal.hands[seat]))
+        if names is _HAND_TRICKS:  # fixed sides, no cards shown: most profiles
+            return b"%b[%b]%b[%b]%b" % (cuts[0], hand, cuts[1], done, cuts[2])
         sides, partner = _known_sides(deal, seat)
         out = [cuts[0]]
         for name, cut in zip(names, cuts[1:]):
             if name == "tricks":
-                done = forms.trick_text
-                if open_tricks:
-                    now = b",".join([_trick_text(t) for t in open_tricks])
-                    done = done + b"," + now if done else now
                 out.append(b"[" + done + b"]")
             elif name == "hand":
-                out.append(b"[" + b",".join(map(_CARD_TEXT, deal.hands[seat])) + b"]")
+                out.append(b"[" + hand + b"]")
             elif name == "partner":
-                out.append(b"null" if partner is None else str(partner).encode())
+                out.append(b"null" if partner is None else b"%d" % partner)
             elif name == "sides":
                 out.append(b"null" if sides is None else dumps(list(sides)))
             else:  # shown
@@ -292,131 +269,130 @@ class ViewMemo:
             out.append(cut)
         return b"".join(out)
 
-    def _previous_text(self, index: int) -> bytes:
-        """The finished deals' summaries before ``index`` as JSON (each encoded once)."""
-        texts = self.summary_texts
-        while len(texts) < index:
-            texts.append(dumps(self.summary_dicts[len(texts)]))
-        return b"[" + b",".join(texts[:index]) + b"]"
-
     def _catch_up(self, deals: Sequence[Deal], index: int) -> tuple[Deal, _DealForms, list[Trick], tuple[str, int]]:
-        """The deal, its forms with every finished trick made, its open tricks, and the key of what
+        """The deal, its forms with every finished trick encoded, its open tricks, and the key of what
         a seat's kept view was made from: (phase, events that are not cards)."""
         if len(self.summaries) < index:
             self.previous(deals, index)
         deal = deals[index]
-        forms = self._forms(index)
-        tricks, trick_forms = deal.tricks, forms.tricks
-        while len(trick_forms) < len(tricks) and tricks[len(trick_forms)].winner is not None:
-            t = tricks[len(trick_forms)]
-            form = _trick_form(t)
-            trick_forms.append(form)
-            forms.trick_text = forms.trick_text + b"," + dumps(form) if forms.trick_text else dumps(form)
+        forms = self._deals.get(index) or self._forms(index)
+        tricks = deal.tricks
+        while forms.tricks < len(tricks) and tricks[forms.tricks].winner is not None:
+            t = tricks[forms.tricks]
+            form = _trick_text(t)
+            forms.trick_text = forms.trick_text + b"," + form if forms.trick_text else form
             forms.played += len(t.plays)
-        open_tricks = tricks[len(trick_forms):]
+            forms.tricks += 1
+        open_tricks = tricks[forms.tricks:]
         played = forms.played + sum(len(t.plays) for t in open_tricks) if open_tricks else forms.played
         return deal, forms, open_tricks, (deal.phase, len(deal.events) - played)
 
-    def _kept(self, deal: Deal, forms: _DealForms, seat: int, index: int,
-              key: tuple[str, int]) -> tuple[tuple[str, int], ViewForm, tuple[str, ...]]:
-        """The seat's kept view under ``key``, made again when the key changed."""
-        last = forms.views.get(seat)
-        if last is None or last[0] != key:
-            settled = self._settled(deal, forms, seat, index)
-            last = forms.views[seat] = (key, settled, tuple(k for k in _LISTS if settled.get(k) is not None))
-        return last
-
-    def _settled(self, deal: Deal, forms: _DealForms, seat: int, index: int) -> ViewForm:
-        """The seat's view with what card play leaves as it is, in the wire's key order (the rest:
-        placeholders that ``view_dict`` fills: no partner, an empty hand and no tricks)."""
+    def _settled(self, deal: Deal, forms: _DealForms, seat: int, index: int,
+                 key: tuple[str, int]) -> tuple[tuple[bytes, ...], tuple[str, ...]]:
+        """The seat's view text with what card play leaves as it is, in the wire's key order, cut
+        around the parts that card play changes; and those parts' names, in order."""
         profile = deal.profile
         phase = deal.phase
-        rob_stock: list[str] | None = None
-        rob_taken: list[str] | None = None
+        rob_stock = rob_taken = b"null"
         if seat == deal.dealer:
             if phase == ROB:  # the dealer looks through the stock to decide
-                rob_stock, rob_taken = cards_str(deal.rob_pool()), []
+                rob_stock, rob_taken = cards_json(deal.rob_pool()), b"[]"
             elif phase == PLAY or phase == DONE:
-                rob_stock, rob_taken = cards_str(deal.rob_stock), cards_str(deal.rob_taken)
+                rob_stock, rob_taken = cards_json(deal.rob_stock), cards_json(deal.rob_taken)
         bidding_over = phase != BID and phase != DARK
         done = phase == DONE
         dealt_src = deal.dealt[seat]
         dealt = forms.dealt.get(seat)
         if dealt is None or dealt[0] is not dealt_src:
-            dealt = forms.dealt[seat] = (dealt_src, cards_str(dealt_src))
-        bids, bid_forms = deal.bids, forms.bids
-        n_bids = len(bids) if not profile.bid_suits else min(len(bids), len(deal.bid_suits))  # (as View.to_dict zips)
-        if len(bid_forms) < n_bids:
-            suits: Sequence[int | None | bool] = deal.bid_suits if profile.bid_suits else [False] * n_bids
-            bid_forms.extend(_bid_dict(bids[i], suits[i]) for i in range(len(bid_forms), n_bids))
-        trump = deal.trump
+            dealt = forms.dealt[seat] = (dealt_src, cards_json(dealt_src))
+        head = forms.head
+        if not head:  # the deal's own fields, the same for every seat
+            head["deal"] = b',"dealer":%d,"deal_index":%d,"phase":' % (deal.dealer, deal.index)
+            head["scores"] = b',"scores":%b,"hand":' % dumps(list(deal.scores_before))
+            head["previous"] = b',"previous":[%b]' % b",".join(self.summary_texts[:index])
+        public = forms.public
+        if public[0] != key:  # what every seat sees alike, made once for all four under this key
+            public = forms.public = (key, self._public(deal, forms, bidding_over))
+        sides_rule = profile.sides
+        fixed_sides = sides_rule == "pairs" or sides_rule == "each"
+        names: list[str] = []
+        cuts: list[bytes] = []
+        if fixed_sides:
+            partner = (seat + 2) % 4 if sides_rule == "pairs" else None
+            text = b'{"seat":%d,"partner":%b' % (seat, _int_text(partner))
+        else:
+            cuts.append(b'{"seat":%d,"partner":' % seat)
+            names.append("partner")
+            text = b""
+        cuts.append(text + head["deal"] + _phase_text(phase) + head["scores"])
+        names.append("hand")
+        cuts.append(b',"dealt":%b,"discarded":%b,"received":%b%b,"rob_stock":%b,"rob_taken":%b,"tricks":' % (
+            dealt[1], cards_json(deal.discarded[seat]), cards_json(deal.received[seat]), public[1], rob_stock, rob_taken))
+        names.append("tricks")
         points = deal.points if done else None
         after = deal.scores_after if done else None
-        d: ViewForm = {
-            "seat": seat,
-            "partner": None,
-            "dealer": deal.dealer,
-            "deal_index": deal.index,
-            "phase": phase,
-            "scores": list(deal.scores_before),
-            "hand": [],
-            "dealt": dealt[1],
-            "discarded": cards_str(deal.discarded[seat]),
-            "received": cards_str(deal.received[seat]),
-            "bids": bid_forms[:n_bids],
-            "maker": deal.maker if bidding_over else None,
-            "bid": deal.high if bidding_over else None,
-            "trump": None if trump is None else SUITS[trump],
-            "discard_counts": list(map(len, deal.discarded)),
-            "receive_counts": list(map(len, deal.received)),
-            "reshuffles": deal.reshuffles,
-            "rob_stock": rob_stock,
-            "rob_taken": rob_taken,
-            "tricks": [],
-            "previous": self.summary_dicts[:index],
-            "points": None if points is None else list(points),
-            "scores_after": None if after is None else list(after),
-        }
+        text = head["previous"] + b',"points":%b,"scores_after":%b' % (
+            b"null" if points is None else dumps(list(points)),
+            b"null" if after is None else dumps(list(after)))
         if profile.may_lose_points:
-            d["shown"] = None
+            cuts.append(text + b',"shown":')
+            names.append("shown")
+            text = b""
         if profile.dark_bid is not None:
-            d["dark"] = [{"seat": s, "amount": a} for s, a in deal.dark]
-        if profile.sides != "pairs":  # a table of other than fixed pairs
-            d["players"] = deal.n
-            d["sides"] = None
+            text += b',"dark":' + dumps([{"seat": s, "amount": a} for s, a in deal.dark])
+        if sides_rule != "pairs":  # a table of other than fixed pairs
+            text += b',"players":%d,"sides":' % deal.n
+            if fixed_sides:
+                text += dumps(list(range(deal.n)))
+            else:
+                cuts.append(text)
+                names.append("sides")
+                text = b""
             called = deal.called
             if called is not None or deal.alone:
-                d["called"] = None if called is None else card_str(called)
-                d["alone"] = deal.alone
-        return d
+                text += b',"called":%b,"alone":%b' % (b"null" if called is None else _CARD_TEXT(called),
+                                                       b"true" if deal.alone else b"false")
+        cuts.append(text + b"}")
+        return tuple(cuts), _HAND_TRICKS if names == ["hand", "tricks"] else tuple(names)
 
 
-#: The parts of a view that card play changes: ``view_bytes`` encodes them on every request.
-_MOVING = ("partner", "hand", "tricks", "shown", "sides")
-_MARKS = {k: "\x00moving:" + k for k in (*_MOVING, "previous")}
-_MARK_TEXTS = {k: dumps(v) for k, v in _MARKS.items()}
+    @staticmethod
+    def _public(deal: Deal, forms: _DealForms, bidding_over: bool) -> bytes:
+        """A view's public middle, "bids" to "reshuffles": the bids (each encoded once), the maker,
+        the bid, the trump, the counts of cards discarded and received, the reshuffles."""
+        bids, bid_texts = deal.bids, forms.bids
+        n_bids = len(bids) if not deal.profile.bid_suits else min(len(bids), len(deal.bid_suits))  # (as View.to_dict zips)
+        if len(bid_texts) < n_bids:
+            suits: Sequence[int | None | bool] = deal.bid_suits if deal.profile.bid_suits else [False] * n_bids
+            bid_texts.extend(dumps(_bid_dict(bids[i], suits[i])) for i in range(len(bid_texts), n_bids))
+        maker, high = (deal.maker, deal.high) if bidding_over else (None, None)
+        trump = deal.trump
+        return b',"bids":[%b],"maker":%b,"bid":%b,"trump":%b,"discard_counts":%b,"receive_counts":%b,"reshuffles":%d' % (
+            b",".join(bid_texts[:n_bids]), _int_text(maker), _int_text(high),
+            b"null" if trump is None else _SUIT_TEXT[trump], dumps(list(map(len, deal.discarded))),
+            dumps(list(map(len, deal.received))), deal.reshuffles)
+
+#: The moving parts of a view where sides are fixed and no cards are shown (``view_bytes``'s short way).
+_HAND_TRICKS = ("hand", "tricks")
+_SUIT_TEXT = tuple(dumps(s) for s in SUITS)
+_PHASES: dict[str, bytes] = {}
 
 
-def _cut(settled: ViewForm, previous: bytes) -> tuple[tuple[bytes, ...], tuple[str, ...]]:
-    """A kept view's text cut around its moving parts (the key order is the view's): the text
-    between them, and their names in order; ``previous``: the summaries' text, made once."""
-    names = tuple(k for k in _MOVING if k in settled)  # (the view's key order: _MOVING is in it)
-    probe: dict[str, object] = dict(settled)
-    for name in names:
-        probe[name] = _MARKS[name]
-    probe["previous"] = _MARKS["previous"]
-    text = dumps(probe).replace(_MARK_TEXTS["previous"], previous, 1)
-    cuts = []
-    for name in names:
-        before, text = text.split(_MARK_TEXTS[name], 1)
-        cuts.append(before)
-    cuts.append(text)
-    return tuple(cuts), names
+def _phase_text(phase: str) -> bytes:
+    """A phase's name as JSON (each made once: a profile's own kinds add phases)."""
+    text = _PHASES.get(phase)
+    if text is None:
+        text = _PHASES[phase] = dumps(phase)
+    return text
 
 
-#: The lists of a kept view (``ViewMemo._settled``) that each view copies (where present, not None).
-_LISTS = ("scores", "dealt", "discarded", "received", "bids", "discard_counts", "receive_counts", "rob_stock",
-          "rob_taken", "previous", "points", "scores_after", "dark")
+def cards_json(cards: Sequence[Card]) -> bytes:
+    """``dumps(cards_str(cards))``, from each card's text made once (views, and the requests' legal plays)."""
+    return b"[" + b",".join(map(_CARD_TEXT, cards)) + b"]"
+
+
+def _int_text(value: int | None) -> bytes:
+    return b"null" if value is None else b"%d" % value
 
 
 def summary_dict(d: DealSummary) -> dict[str, Any]:

@@ -212,7 +212,7 @@ def game_start_notice(settings: MatchSettings,
     profile = settings.profile.model_dump(mode="json")  # every parameter: bots need not know the name
     time = settings.time.model_dump(include={"startup_ms", "decision_ms", "bank_ms"})
     names = list(players_by_seat) if settings.reveal_players and players_by_seat else None
-    return lambda seat, seed: wire.game_start(seat, seed, profile, settings.format, settings.fixed_deals, time, names)
+    return wire.game_starts(profile, settings.format, settings.fixed_deals, time, names)
 
 
 def forfeit_winner(_players: int, sides: str, seat: int) -> int | None:

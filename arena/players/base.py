@@ -75,8 +75,8 @@ class PlayerReport:
     version: str = ""
     latencies_ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
-    #: per decision, ms the bot waited runnable for a core (the machine's doing; with a fixed tempo also the judge's
-    #: own time, run or waited): latency - cpu - wait is idle on move
+    #: per decision, ms the machine did not give the seat: its threads' wait for a core, the judge's thaw and write of
+    #: the request and its own time on the reply's way (docs/sandbox.md): latency - cpu - wait is idle on move
     wait_ms: list[float] = field(default_factory=list)
     stderr: str = ""
     stderr_dropped: int = 0

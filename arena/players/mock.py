@@ -42,6 +42,7 @@ class _Step:
     stderr: str
     delay_ms: float = 0.0
     waited_ms: float = 0.0
+    waited_at_end: bool = False
 
 
 class MockTransport:
@@ -70,13 +71,16 @@ class MockTransport:
     # -- the script ----------------------------------------------------------
     def expect(self, kind: str, reply: Reply = None, *, raw: bytes | None = None, cpu_ms: float = 0.0,
                hang: bool = False, spin: bool = True, exit_status: int | None = None,
-               stderr: str = "", delay_ms: float = 0.0, waited_ms: float = 0.0) -> "MockTransport":
+               stderr: str = "", delay_ms: float = 0.0, waited_ms: float = 0.0,
+               waited_at_end: bool = False) -> "MockTransport":
         """The harness must next send a message of type ``kind``; then the bot does what the step says.
 
         ``delay_ms``: the reply comes that long after the message (wall clock; with ``spin`` the bot
         burns CPU meanwhile, else it sleeps); ``waited_ms`` of that delay it spent waiting for a core
-        (a busy machine: its ``run_delay`` grows in step with the delay)."""
-        self._script.append(_Step(kind, reply, raw, cpu_ms, hang, spin, exit_status, stderr, delay_ms, waited_ms))
+        (a busy machine: its ``run_delay`` grows in step with the delay, or with ``waited_at_end`` all
+        at once when the reply comes, as the kernel counts it: when the thread gets a core)."""
+        self._script.append(_Step(kind, reply, raw, cpu_ms, hang, spin, exit_status, stderr, delay_ms, waited_ms,
+                                  waited_at_end))
         return self
 
     def assert_done(self) -> None:
@@ -157,13 +161,20 @@ class MockTransport:
 
     def run_delay(self) -> float:
         step = self._delayed
-        if step is None or not step.delay_ms:
+        if step is None or not step.delay_ms or step.waited_at_end:
             return self._waited
         part = min(1.0, (time.monotonic() - self._delay_from) / (step.delay_ms / 1000))
         return self._waited + step.waited_ms / 1000 * part
 
     def tree_run_delay(self) -> float:
         return self.run_delay()
+
+    def runnable(self) -> bool:
+        """Running or waiting for a core: a delayed reply that spins or waits for one, a spinning hang."""
+        step = self._delayed
+        if step is not None and (step.spin or step.waited_ms):
+            return True
+        return self._hang is not None and self._hang.spin
 
     def pause(self) -> None:
         self._paused = True

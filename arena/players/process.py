@@ -170,8 +170,8 @@ class ProcessPlayer(Player):
         #: Notices for a paused bot, delivered with its next request (it stays frozen until then).
         self._held: list[bytes] = []
         self._held_first: JsonObject | None = None
-        #: tempo fixed: the tree's wait for a core read at the end of the last decision, just before the
-        #: seat was frozen; a frozen seat waits for no core, so it is the next decision's start as well.
+        #: The tree's wait for a core read at the end of the last decision, just before the seat was
+        #: frozen; a frozen seat waits for no core, so it is the next decision's start as well.
         self._tree_wait: float | None = None
 
     @property
@@ -282,8 +282,12 @@ class ProcessPlayer(Player):
         is released at the next whole number of slots: how late it lands is the machine's doing,
         and rounded (docs/sandbox.md, Tempo).
         """
+        req = request if isinstance(request, Request) else Request.of(request)
+        # The seat's wait for a core is read before the wall clock starts (and after it stops): a
+        # wait that falls between two readings is then the machine's time, never the bot's.
+        tree0 = self._tree_start()
         t0 = time.monotonic()
-        answer = self._decide(request if isinstance(request, Request) else Request.of(request), t0)
+        answer = self._decide(req, t0, tree0)
         if self._fixed:
             slot = self._slot_s
             release = t0 + slot * max(1, math.ceil((time.monotonic() - t0) / slot - 1e-9))
@@ -291,7 +295,22 @@ class ProcessPlayer(Player):
                 time.sleep(left)
         return answer
 
-    def _decide(self, request: Request, t0: float) -> Decision:
+    def _tree_start(self) -> float:
+        """The wait for a core of the seat's whole tree at the start of a decision: kept from the end
+        of the last one while the seat has been frozen since (a frozen seat waits for no core)."""
+        proc = self.proc
+        if proc is None or self._dead is not None:
+            return 0.0
+        if self._tree_wait is not None and proc.paused:
+            return self._tree_wait
+        return self._seat_wait(proc)
+
+    def _seat_wait(self, proc: Transport) -> float:
+        """Seconds every thread of the seat has waited for a core (the main process's alone where the
+        tree is not metered: level ``none`` with a free tempo, where bots are trusted)."""
+        return proc.tree_run_delay() if (self._fixed or proc.measures_cpu) else proc.run_delay()
+
+    def _decide(self, request: Request, t0: float, tree0: float) -> Decision:
         if self._dead or self.proc is None:
             return Decision(None, Fault("crash", "the bot is no longer running", request.to_dict()))
         proc = self.proc
@@ -299,25 +318,25 @@ class ProcessPlayer(Player):
         fixed = self._fixed
         slot = self._slot_s
         ceiling = limit * self.t.wall_factor + WALL_MARGIN_MS / 1000
+        late_after = slot if fixed else ceiling
         request.set_time(int(self.bank_s * 1000), self.t.decision_ms)
         # CPU the bot used since its last reply (pondering) is charged here; a
         # wall clock (level none) only runs against the bot while it is on move.
         cpu0 = self._cpu_mark if proc.measures_cpu else proc.cpu_time()
-        # tempo fixed: the whole tree's wait for a core (read while it is still frozen: kept from the
-        # end of its last decision if it has been frozen since), so that lateness is judged on the bot's
-        # own time, whatever its threads and the machine's load; and the judge's own time (run or waited).
-        bot: Callable[[], float] = proc.tree_run_delay if fixed else proc.run_delay
-        kept = self._tree_wait if fixed and proc.paused else None
-        bot0, judge0 = (kept if kept is not None else bot()), (_JUDGES.spent() if fixed else 0.0)
-
-        def wait() -> float:
-            return bot() - bot0 + (_JUDGES.spent() - judge0 if fixed else 0.0)
         fault = self._send(request)
         if fault:
             return Decision(None, self._die(fault))
-        # Thawing a frozen seat and writing its request is the judge's work: under load the
-        # freezer's write can block the game loop for long (cgroup v1 takes a host-wide lock).
+        # What the machine did not give the seat (docs/sandbox.md, "What a decision's time is"): the
+        # judge's thaw of the seat and write of its request (a cgroup v1 freezer write can block on a
+        # host-wide lock under load), every thread of the seat's wait for a core, and the judge's own
+        # time (its game loops' run and wait) over the last two polls: a reply waits on the judge only
+        # from the poll before the one that reads it (it may come while the judge, woken by that
+        # poll's timeout, waits for a core); the judge's polls while the bot works are not on its way.
+        judge = [_JUDGES.spent()] * 2  # the judge's time at the start of the poll before last, and of the last
         sent = time.monotonic() - t0
+
+        def machine() -> float:
+            return sent + (self._seat_wait(proc) - tree0) + (_JUDGES.spent() - judge[0])
         line: bytes | None = None
         while line is None:
             try:
@@ -325,21 +344,23 @@ class ProcessPlayer(Player):
             except ReadTimeout:
                 used = proc.cpu_time() - cpu0
                 wall = time.monotonic() - t0
-                # Time the bot spent runnable but waiting for a core is the
-                # machine's doing, not the bot's: it does not count against it.
-                own = wall - wait() - (sent if fixed else 0.0)
-                if used > limit or wall >= (slot if fixed else ceiling) * _HARD_WALL_FACTOR:
+                if used > limit or wall >= late_after * _HARD_WALL_FACTOR:
                     return Decision(None, self._die(self._timeout(request, used, wall, limit)))
-                if (own > slot) if fixed else (own >= ceiling):
+                # A thread's wait for a core is added to its count only once it gets one: while any
+                # thread of the seat is runnable, the count may be short of the truth, so it is judged
+                # once none is (a spinning bot meets its CPU limit meanwhile) or on its reply.
+                own = wall - machine()
+                if own > late_after and not proc.runnable():
                     return Decision(None, self._die(self._late(request, used, wall, own) if fixed
                                                     else self._timeout(request, used, wall, limit)))
+                judge[:] = judge[1], _JUDGES.spent()
             except (BotExited, LineTooLong) as e:
                 return Decision(None, self._die(self._io_fault(e, request)))
         wall = time.monotonic() - t0
         now = proc.cpu_time()
-        bot1 = bot()
-        waited = max(0.0, bot1 - bot0 + (_JUDGES.spent() - judge0 if fixed else 0.0))
-        self._tree_wait = bot1 if fixed else None
+        tree1 = self._seat_wait(proc)
+        waited = max(0.0, sent + tree1 - tree0 + _JUDGES.spent() - judge[0])
+        self._tree_wait = tree1
         used = now - cpu0
         self._cpu_mark = now
         self._pause()
@@ -349,8 +370,8 @@ class ProcessPlayer(Player):
         self._report.wait_ms.append(round(waited * 1000, 3))  # to the microsecond: a difference of two clock reads
         if used > limit:
             return Decision(None, self._die(self._timeout(request, used, wall, limit)), wall, used, line)
-        if fixed and wall - waited - sent > slot:
-            return Decision(None, self._die(self._late(request, used, wall, wall - waited - sent)), wall, used, line)
+        if fixed and wall - waited > slot:
+            return Decision(None, self._die(self._late(request, used, wall, wall - waited)), wall, used, line)
         plain = read_action(line)  # the common reply, read without the models (the same verdict)
         if plain is not None and plain[0] == request.id:
             try:

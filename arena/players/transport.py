@@ -53,7 +53,13 @@ class Transport(Protocol):
         ...
 
     def tree_run_delay(self) -> float:
-        """``run_delay`` summed over every thread of the bot's tree (dearer: read when judging lateness)."""
+        """``run_delay`` summed over every thread the bot's tree has had (dearer: once a decision); never
+        goes back (a thread that ended keeps the wait it had)."""
+        ...
+
+    def runnable(self) -> bool:
+        """True if a thread of the bot's tree is running or waiting for a core now (its wait so far is
+        not yet in ``run_delay``: the kernel adds it when the thread gets a core)."""
         ...
 
     def pause(self) -> None: ...
@@ -102,7 +108,9 @@ class ProcessTransport:
         else:
             self.cpu_time = time.monotonic  # type: ignore[method-assign]
         self._sched_fd: int | None = None
-        self._task_fds: dict[str, int] = {}
+        self._task_fds: dict[str, int] = {}  # thread id -> its schedstat, open
+        self._task_last: dict[str, int] = {}  # thread id -> its wait for a core in ns, as last read
+        self._task_gone = 0  # ns of wait of the threads that ended
         self._report: TransportReport | None = None
 
     def wait_ready(self) -> None:  # replaced per instance
@@ -130,35 +138,67 @@ class ProcessTransport:
         except (OSError, IndexError, ValueError):
             return 0.0
 
-    def tree_run_delay(self) -> float:
-        """Every live thread's wait for a CPU (/proc/PID/task/TID/schedstat) over the bot's tree:
-        its cgroup's tasks where it has one, else the sandbox's process tree. Each thread's file
-        is kept open (a sandbox's threads change little from one decision to the next)."""
+    def _tree_threads(self) -> list[tuple[str, str]]:
+        """(process id, thread id) of every live thread of the bot's tree: its cgroup's threads (one
+        read) where it has one, else the threads of the sandbox's process tree."""
         proc = self.proc
-        pids = proc.cgroup.pids() if proc.cgroup is not None else proctree.descendants(proc.sandbox_pid or proc.pid)
-        fds = self._task_fds
-        live: set[str] = set()
-        total = 0
-        for pid in pids:
+        if proc.cgroup is not None:
+            return [(t, t) for t in map(bytes.decode, proc.cgroup.threads())]
+        out: list[tuple[str, str]] = []
+        for pid in map(str, proctree.descendants(proc.sandbox_pid or proc.pid)):
             try:
-                tids = os.listdir(f"/proc/{pid}/task")
+                out.extend((pid, tid) for tid in os.listdir(f"/proc/{pid}/task"))
             except OSError:
                 continue
-            for tid in tids:
-                live.add(tid)
-                fd = fds.get(tid)
-                if fd is None:
-                    try:
-                        fd = fds[tid] = os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY)
-                    except OSError:
-                        continue
+        return out
+
+    def tree_run_delay(self) -> float:
+        """Every thread's wait for a CPU (/proc/PID/task/TID/schedstat) over the bot's tree: its
+        cgroup's threads where it has one, else the sandbox's process tree. Each thread's file is kept
+        open (a sandbox's threads change little from one decision to the next), and a thread that
+        ended keeps the wait last read from it: the sum never goes back, so a thread ending during a
+        decision cannot take its wait out of the machine's time."""
+        fds, last = self._task_fds, self._task_last
+        cgroup = self.proc.cgroup
+        if fds and cgroup is not None and cgroup.thread_count() == len(fds):
+            # As many threads as the files kept, each still readable: the same threads (a thread that
+            # ended and one that began would show in a file that no longer reads), no listing.
+            try:
+                for tid, kept in fds.items():
+                    last[tid] = int(os.pread(kept, 128, 0).split()[1])
+                return (self._task_gone + sum(last.values())) / 1e9
+            except (OSError, IndexError, ValueError):
+                pass  # one ended: listed again below
+        live: set[str] = set()
+        for pid, tid in self._tree_threads():
+            fd = fds.get(tid)
+            if fd is None:
                 try:
-                    total += int(os.pread(fd, 128, 0).split()[1])
-                except (OSError, IndexError, ValueError):
+                    fd = fds[tid] = os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY)
+                except OSError:
                     continue
-        for tid in [t for t in fds if t not in live]:  # gone: a thread's wait ends with it
+            try:
+                last[tid] = int(os.pread(fd, 128, 0).split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # ended since listed: its last reading stands
+            live.add(tid)
+        for tid in [t for t in fds if t not in live]:  # ended: its file closed, its wait kept
             os.close(fds.pop(tid))
-        return total / 1e9
+            self._task_gone += last.pop(tid, 0)
+        return (self._task_gone + sum(last.values())) / 1e9
+
+    def runnable(self) -> bool:
+        """Any thread of the tree in state R (/proc/PID/task/TID/stat): read only when a late
+        verdict is near, not on every decision."""
+        for pid, tid in self._tree_threads():
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            if stat[stat.rfind(b")") + 2:][:1] == b"R":
+                return True
+        return False
 
     def pause(self) -> None:
         self.proc.pause()

@@ -12,7 +12,8 @@ import importlib
 import json
 from typing import Any, Callable, Sequence
 
-from ..engine import SUITS, Choice, Game, cards_str
+from ..engine import SUITS, Choice, Game, PlayChoice, cards_str
+from ..engine.view import cards_json
 from ..engine.jsontext import dumps, loads
 from .codec import choice_to_dict
 
@@ -43,6 +44,8 @@ def encode(msg: dict[str, Any]) -> bytes:
     carry the rule profile and the time settings and are written by the
     standard library always.
     """
+    if type(msg) is Encoded:
+        return msg.line
     if _fast is not None and msg.get("type") in _FAST_KINDS:
         try:
             line = _fast(msg, option=_NEWLINE)
@@ -63,6 +66,30 @@ def game_start(seat: int, seed: int, profile: dict[str, Any], match_format: str,
                time: dict[str, Any], players: Sequence[str] | None) -> dict[str, Any]:
     return {"type": "game", "seat": seat, "seed": seed, "profile": profile, "match_format": match_format, "deals": deals,
             "time": time, "players": list(players) if players is not None else None}
+
+
+class Encoded(dict[str, Any]):
+    """A message with its line already written (``encode`` returns it as it is): made for one
+    player, which reads it or has it sent, and changed by nobody."""
+
+    __slots__ = ("line",)
+
+    def __init__(self, msg: dict[str, Any], line: bytes) -> None:
+        super().__init__(msg)
+        self.line = line
+
+
+def game_starts(profile: dict[str, Any], match_format: str, deals: int | None, time: dict[str, Any],
+                players: Sequence[str] | None) -> Callable[[int, int], dict[str, Any]]:
+    """``game_start`` for a seat and its seed, all of a game's four encoded from one text of what they
+    share (the rule profile, most of the line: the standard library's encoding is slow on it)."""
+    shared = _dumps({"profile": profile, "match_format": match_format, "deals": deals, "time": time,
+                     "players": list(players) if players is not None else None}).encode()
+
+    def notice(seat: int, seed: int) -> dict[str, Any]:
+        line = b'{"type":"game","seat":%d,"seed":%d,%b\n' % (seat, seed, shared[1:])
+        return Encoded(game_start(seat, seed, profile, match_format, deals, time, players), line)
+    return notice
 
 
 def deal_start(game: Game, seat: int) -> dict[str, Any]:
@@ -132,8 +159,16 @@ def request(game: Game, seat: int, choice: Choice, request_id: int) -> Request:
     """``decide(...)`` as its text, made from the view's parts encoded once and the legal choice."""
     kind = choice.kind
     head = b'{"type":"decide","id":%d,"kind":%b,"view":%b,"legal":%b' % (
-        request_id, _KIND_TEXT.get(kind) or dumps(kind), game.view_bytes(seat), dumps(choice_to_dict(choice)))
+        request_id, _KIND_TEXT.get(kind) or dumps(kind), game.view_bytes(seat), choice_text(choice))
     return Request(request_id, kind, head, None)
+
+
+def choice_text(choice: Choice) -> bytes:
+    """``dumps(choice_to_dict(choice))``: a play's (most requests) written straight from its cards."""
+    if type(choice) is PlayChoice:
+        return b'{"cards":%b,"under":%d,"under_from":%b}' % (
+            cards_json(choice.cards), choice.under_count, cards_json(choice.under_from))
+    return dumps(choice_to_dict(choice))
 
 
 def deal_end(game: Game, index: int, seat: int) -> dict[str, Any]:

@@ -7,8 +7,11 @@ decision), per bot and seat of the game it sat at (0 to n-1: in a pairs game one
 may send while its partner, the same bot at the other seat, only reads, and pooling the two would
 halve what the sender shows):
 
-* ``idle``: time on move that was neither its CPU nor a wait for a core (latency - cpu - wait):
-  an honest program computes (CPU) or waits for the machine; a signalling one sleeps.
+* ``idle``: time on move that was neither its CPU nor time the machine did not give its seat
+  (latency - cpu - wait; ``wait`` is every thread of the seat's wait for a core, the judge's thaw
+  and write of the request and its own time on the reply's way: docs/sandbox.md, "What a
+  decision's time is"): an honest program computes (CPU) or waits for the machine, whatever the
+  machine's load; a signalling one sleeps.
 * ``mi_bits``: the mutual information between its idle time and its own hand (high-card points
   of the hand it was dealt), within each kind of decision and each public action taken (what
   the table sees it do), against the same with the hands shuffled among its decisions

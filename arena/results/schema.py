@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Iterable, Union
+from typing import Annotated, Any, ClassVar, Iterable, TypeVar, Union
 
 from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, Tag, TypeAdapter,
                       model_serializer, model_validator)
@@ -322,10 +322,30 @@ def parse_line(obj: Any) -> PairsLine | TableLine:
     return RESULT_LINE.validate_python(obj)
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def _construct(cls: type[M], values: dict[str, Any], shared: dict[Any, Any]) -> M:
+    """``cls.model_construct(**values)``; a frozen model's set of given fields is one set object for every
+    model of ``cls`` built from the same keys across ``shared`` (a set for each of a line's games, its
+    faults and the line itself: about 3 KB a line of a site's ledger). A model that is not frozen gets its
+    own (setting a field adds to that set)."""
+    if not cls.model_config.get("frozen"):
+        return cls.model_construct(**values)
+    key = ("\0fields", cls, tuple(values))
+    given = shared.get(key)
+    if given is None:
+        m = cls.model_construct(**values)
+        shared[key] = m.model_fields_set
+        return m
+    return cls.model_construct(given, **values)
+
+
 def trusted_line(obj: dict[str, Any], shared: dict[Any, Any]) -> PairsLine | TableLine:
     """A line this code wrote itself from a line it had checked (a site's ledger), built without the checks:
     thousands of them are read at every rebuild. Equal seats are one ``BotRef`` across the lines sharing
-    ``shared`` (a ledger of 10,000 lines would otherwise hold 20,000 copies of each bot's seat)."""
+    ``shared`` (a ledger of 10,000 lines would otherwise hold 20,000 copies of each bot's seat), and so is
+    each kind of model's set of given fields (``_construct``)."""
     def ref(d: dict[str, Any]) -> BotRef:
         key = (d["bot"], d["digest"])
         got = shared.get(key)
@@ -334,8 +354,8 @@ def trusted_line(obj: dict[str, Any], shared: dict[Any, Any]) -> PairsLine | Tab
         return got
 
     def game(g: dict[str, Any]) -> GameLine:
-        return GameLine.model_construct(**{**g, "seats": [ref(s) for s in g["seats"]],
-                                           "faults": [Fault.model_construct(**f) for f in g["faults"]]})
+        return _construct(GameLine, {**g, "seats": [ref(s) for s in g["seats"]],
+                                     "faults": [_construct(Fault, f, shared) for f in g["faults"]]}, shared)
 
     top = {k: v for k, v in obj.items() if k != "schema"}
     top["schema_"] = obj.get("schema", SCHEMA_VERSION)
@@ -345,9 +365,9 @@ def trusted_line(obj: dict[str, Any], shared: dict[Any, Any]) -> PairsLine | Tab
     top["run"] = RunInfo.model_construct(**run)
     if obj.get("table") is not None:
         top["table"] = [ref(s) for s in obj["table"]]
-        return TableLine.model_construct(**top)
+        return _construct(TableLine, top, shared)
     top["side_a"], top["side_b"] = [ref(s) for s in obj["side_a"]], [ref(s) for s in obj["side_b"]]
-    return PairsLine.model_construct(**top)
+    return _construct(PairsLine, top, shared)
 
 
 def seatings(line: PairsLine | TableLine) -> Iterable[Seating]:

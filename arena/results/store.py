@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Iterable, Iterator
+from typing import Any, ClassVar, Collection, Iterable, Iterator
 
 import orjson
 from pydantic import ValidationError
@@ -235,9 +235,17 @@ class StoreIndex:
     game count, each config hash read (with the first key that has it), and where the reading stopped (the
     byte after the last whole line, and that line's place and digest, which the file must still hold there).
 
-    Kept in memory by whoever runs the same folder again and again (a server's ladder), it lets each
-    ``ResultsStore.load`` parse only what was appended since: ``parsed`` counts every line it ever parsed.
-    A file that no longer holds the last line read where it was read is read again from its start."""
+    Kept by whoever runs the same folder again and again (a server's ladder), in memory and in a file
+    (``read``, ``write``: a restarted server reads only what was appended since it last wrote it), it lets each
+    ``ResultsStore.load`` parse only what was appended since: ``parsed`` counts every line parsed by this
+    process. A file that no longer holds the last line read where it was read is read again from its start.
+
+    Kill -9 safe: the index only ever names lines already fsync'd, and the file is replaced whole. A file
+    written before the store gained lines (a kill between the two) makes the next load read those lines from
+    its ``offset``, each key once; a file that cannot be read, is of another format, or names a line the
+    store no longer holds where it was read, is read again from the store's start."""
+
+    FORMAT: ClassVar[int] = 1
 
     offset: int = 0
     lines: int = 0  # lines before ``offset`` (ResultsScan's count, blank ones too)
@@ -264,6 +272,41 @@ class StoreIndex:
     def moved_to(self, at: int, raw: bytes) -> None:
         """The whole line ``raw`` at byte ``at`` is the last one read."""
         self.tail_at, self.tail, self.offset = at, tail_digest(raw), at + len(raw)
+
+    @classmethod
+    def read(cls, path: Path) -> "StoreIndex":
+        """The index kept in ``path`` (``write``), or a new one (nothing read) if there is none or it is not
+        one this code wrote whole."""
+        try:
+            d = orjson.loads(path.read_bytes())
+            if d.get("format") != cls.FORMAT:
+                return cls()
+            ix = cls(offset=int(d["offset"]), lines=int(d["lines"]), tail_at=int(d["tail_at"]), tail=str(d["tail"]))
+            for pairing, rows in d["games"].items():
+                for block, games in rows:
+                    ix.games[pairing, int(block)] = int(games)
+            ix.hashes = {str(h): (str(pairing), int(block)) for h, pairing, block in d["hashes"]}
+            if not 0 <= ix.tail_at <= ix.offset or (ix.offset > 0) != bool(ix.tail):
+                return cls()
+            return ix
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return cls()
+
+    def write(self, path: Path) -> None:
+        """Keep the index in ``path``, replaced whole (a kill leaves the old file or the new one): each
+        pairing's stored block numbers with their game counts, not a row per key."""
+        by_pairing: dict[str, list[list[int]]] = {}
+        for (pairing, block), games in sorted(self.games.items()):
+            by_pairing.setdefault(pairing, []).append([block, games])
+        doc = {"format": self.FORMAT, "offset": self.offset, "lines": self.lines, "tail_at": self.tail_at,
+               "tail": self.tail, "games": by_pairing,
+               "hashes": [[h, pairing, block] for h, (pairing, block) in self.hashes.items()]}
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            f.write(orjson.dumps(doc))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
 
 
 class ResultsStore:

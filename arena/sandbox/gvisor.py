@@ -75,6 +75,12 @@ def runsc_argv(runsc: str, *, state: str, bundle: str, container: str = "bot") -
             "--host-uds=none", "--host-fifo=none", "run", "--bundle", bundle, container]
 
 
+#: The writable folders, each its kernel's own tmpfs, and their modes.
+WRITABLE = (("/tmp", "1777"), ("/scratch", "1777"), ("/dev/shm", "1777"))
+#: Folders the bundle mounts over the root whatever the bot: a file of the root under one is hidden.
+KERNEL_MOUNTS = ("/proc", "/dev", *(dest for dest, _ in WRITABLE))
+
+
 def _bind(src: str, dest: str, ro: bool = True) -> JsonObject:
     return {"destination": dest, "type": "bind", "source": src,
             "options": ["rbind", "ro" if ro else "rw", "nosuid", "nodev"]}
@@ -105,8 +111,7 @@ def bundle_config(*, args: Sequence[str], env: dict[str, str], cwd: str, limits:
         {"destination": "/proc", "type": "proc", "source": "proc"},
         {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "mode=755"]},
     ]
-    writable = [("/tmp", "1777"), ("/scratch", "1777"), ("/dev/shm", "1777")]
-    mounts += [_tmpfs(dest, limits.scratch_bytes, mode) for dest, mode in writable]
+    mounts += [_tmpfs(dest, limits.scratch_bytes, mode) for dest, mode in WRITABLE]
     # /tmp first: a bot folder under /tmp is then bound inside it (as at bwrap)
     mounts += [_bind(src, dest) for src, dest in ro_binds]
     no_caps: list[Json] = []

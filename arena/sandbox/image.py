@@ -265,6 +265,14 @@ class Image:
     def source(self, view_path: str) -> str:
         return os.path.join(self.root, "tree", view_path.lstrip("/"))
 
+    def size(self, view_path: str) -> tuple[int, int]:
+        """Bytes and entries of the image's folder `view_path` (links and folders count as entries)."""
+        total = entries = 0
+        for folder, dirs, files in os.walk(self.source(view_path)):
+            entries += len(dirs) + len(files)
+            total += sum(os.lstat(os.path.join(folder, f)).st_size for f in files)
+        return total, entries
+
 
 def _images_dir() -> Path:
     return _folder(home_root() / "images", 0o711)
@@ -415,6 +423,29 @@ class LaunchArea:
         copy_listing(listing, dest)
         self.copies[view_path] = str(dest)
         return str(dest)
+
+    def in_root(self, view_path: str) -> Path:
+        """Where `view_path` lies in this launch's own root (its folders above made, 0755): a copy
+        made there needs no bind. Each bind is a connection to runsc's file server, and the
+        Sentry keeps a thread waiting on each that every freeze and thaw of the seat wakes
+        (docs/sandbox.md, "Where a decision's time goes")."""
+        dest = self.path / "rootfs" / view_path.lstrip("/")
+        here = self.path / "rootfs"
+        for name in Path(view_path.lstrip("/")).parent.parts:
+            here = here / name
+            if not here.is_dir():
+                here.mkdir(mode=0o755)
+                here.chmod(0o755)
+        self.copies[view_path] = str(dest)
+        return dest
+
+    def copy_into_root(self, view_path: str, listing: FolderListing) -> None:
+        """A private copy of a walked folder at `view_path` of the root itself (read-only there)."""
+        copy_listing(listing, self.in_root(view_path))
+
+    def copy_image_folder(self, image: "Image", view_path: str) -> None:
+        """The image's (small) folder `view_path` copied into the root: links as links, modes kept."""
+        shutil.copytree(image.source(view_path), self.in_root(view_path), symlinks=True)
 
     def close(self) -> str | None:
         """Unmount and remove the area; what could not be removed, or None."""

@@ -773,6 +773,13 @@ def _gvisor_view(cmd: list[str], bot_dir: str, listing: FolderListing, extra_ro_
     return runtime, allowed, copies
 
 
+#: Folders of a runtime image copied into each launch's root rather than bound, when at most
+#: `ROOT_COPY_BYTES`: /etc is the loader cache, passwd, the time zone, alternatives and CA
+#: certificates (70-700 KiB measured), a few ms to copy against a bind's cost at every decision.
+ROOT_COPIED = ("/etc",)
+ROOT_COPY_BYTES = 8 << 20
+
+
 def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, runsc: str,
                    extra_ro_paths: Sequence[str | os.PathLike[str]], programs: Sequence[str],
                    env: Mapping[str, str] | None, uid_range: UidRange | None) -> PlanInputs:
@@ -791,24 +798,46 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
             lib_listings.append((path, walk_folder(path) if os.path.isdir(path) else None))
         except FolderRefused as exc:
             raise HarnessError(f"a library folder of the harness cannot be copied for the bot: {exc}") from exc
+    # The image's small folders (its /etc) and the private copies go into the launch's own root,
+    # not bound: each bind is a connection to runsc's file server on which the Sentry keeps a
+    # thread waiting, and every freeze and thaw of the seat wakes each such thread (10-20 us a
+    # decision each, docs/sandbox.md). A copy a mount would hide there (under /tmp, say) is bound.
+    in_root = {m: image.size(m) for m in image.mounts if m in ROOT_COPIED}
+    in_root = {m: size for m, size in in_root.items() if size[0] <= ROOT_COPY_BYTES}
+    privates = [*libraries, bot_dir]
+    hidden = [*gv.KERNEL_MOUNTS, *image.mounts, *(link for link, _ in image.top_links)]
+
+    def rooted(path: str) -> bool:
+        return not rt.under(path, hidden) and not any(
+            other != path and (rt.under(other, [path]) or rt.under(path, [other])) for other in privates)
+
     copy_bytes = sum(size for _, _, size in listing.files) + sum(
-        (sum(s for _, _, s in lst.files) if lst else os.path.getsize(p)) for p, lst in lib_listings)
+        (sum(s for _, _, s in lst.files) if lst else os.path.getsize(p)) for p, lst in lib_listings) + sum(
+        b for b, _ in in_root.values())
     copy_entries = len(listing.files) + len(listing.empty_dirs) + sum(
-        (len(lst.files) + len(lst.empty_dirs)) if lst else 1 for _, lst in lib_listings) + 64
+        (len(lst.files) + len(lst.empty_dirs)) if lst else 1 for _, lst in lib_listings) + sum(
+        n for _, n in in_root.values()) + sum(p.count("/") for p in privates) + 64
     if facts.root:
         held.lease = lease_uid(uid_range)
     uid = held.lease.uid if held.lease else None
     held.area = area = LaunchArea.create(copy_bytes=copy_bytes, copy_entries=copy_entries, uid=uid)
-    binds: list[tuple[str, str]] = [(image.source(m), m) for m in image.mounts]
-    for path, lst in lib_listings:
+    binds: list[tuple[str, str]] = []
+    for m in image.mounts:
+        if m in in_root:
+            area.copy_image_folder(image, m)
+        else:
+            binds.append((image.source(m), m))
+    for path, lst in [*lib_listings, (bot_dir, listing)]:
         if lst is None:
-            dest = area.path / "copies" / f"file-{len(binds)}"
+            dest = area.in_root(path) if rooted(path) else area.path / "copies" / f"file-{len(binds)}"
             shutil.copyfile(path, dest)
             os.chmod(dest, 0o644)
-            binds.append((str(dest), path))
+            if not rooted(path):
+                binds.append((str(dest), path))
+        elif rooted(path):
+            area.copy_into_root(path, lst)
         else:
             binds.append((area.copy_folder(path, lst), path))
-    binds.append((area.copy_folder(bot_dir, listing), bot_dir))
     for link, target in image.top_links:
         os.symlink(target, area.path / "rootfs" / link.lstrip("/"))
     config = gv.bundle_config(args=inside_argv(tuple(cmd)), env=_base_env(Level.GVISOR, None, env), cwd=bot_dir,

@@ -68,6 +68,7 @@ class SerialBackend:
 
     name = "serial"
     capacity = 1
+    plays_in_wait = True  # the loop tops it up only once a finished block's lines are stored
 
 
     def __init__(self, entries: Mapping[str, BotEntry], task_fn: TaskFn = run_block,

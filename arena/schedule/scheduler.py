@@ -187,7 +187,8 @@ def run_tasks(
         while backend.notices:
             events.notice(backend.notices.pop(0))
 
-    while True:
+    def top_up() -> None:
+        nonlocal inflight
         while inflight < backend.capacity:
             if again:
                 task, attempt = again.popleft()
@@ -202,6 +203,13 @@ def run_tasks(
             else:
                 backend.submit(task, attempt, go_on)
             inflight += 1
+
+    # A backend that plays elsewhere gets the freed slot's next unit before this one's lines are stored (the
+    # store's fsync, a server's live standings and page): its worker is not left idle meanwhile. One that
+    # plays in its own ``wait`` (serial) is topped up after, so a stopping rule has seen every line first.
+    early = not getattr(backend, "plays_in_wait", False)
+    while True:
+        top_up()
         tell()
         if inflight == 0:
             left = len(again) + (len(todo) if not (stop is not None and stop.done) else 0)
@@ -211,6 +219,8 @@ def run_tasks(
             break
         fin = backend.wait()
         inflight -= 1
+        if early and fin.output is not None:
+            top_up()
         tell()
         if fin.output is not None:
             for blk, half, seat, bot, text in fin.output.stderr:

@@ -60,7 +60,7 @@ from ..schedule.tables import MAX_ALL, valid_counts
 from . import db
 from .config import Competition
 from .choice import Block, pick_batch, pick_continuous, strength_order
-from .service import label
+from .service import STORE_INDEX, label
 from .tally import Index, Stored, Tally
 from .validate import hide_paths
 
@@ -166,9 +166,7 @@ class Live(RunObserver):
     def _page(self) -> None:
         self.shown = self.played
         try:
-            naming = None if self.name is None else site_naming(self.name, read_meta(self.folder / "results") or {})
-            write_provisional(self.folder / "results", self.folder / LIVE, done=self.stored + self.played,
-                              total=self.total, state=self.folder / LIVE_STATE, naming=naming)
+            write_live_page(self.folder, self.name, done=self.stored + self.played, total=self.total)
         except (PublishError, ResultsError, OSError) as e:
             log.warning("ladder: live page not written (the games go on): %s", e)
 
@@ -177,6 +175,14 @@ class Live(RunObserver):
             write_standings(self.folder, self.tally, batch=(self.played, self.chosen))
         except OSError as e:
             log.warning("ladder: live standings not written (the games go on): %s", e)
+
+
+def write_live_page(folder: Path, name: str | None, *, done: int, total: int) -> None:
+    """The provisional leaderboard page in FOLDER/live, its state in FOLDER/live-state (the state is keyed by
+    the page's naming: a page written with another reads the whole store again)."""
+    naming = None if name is None else site_naming(name, read_meta(folder / "results") or {})
+    write_provisional(folder / "results", folder / LIVE, done=done, total=total, state=folder / LIVE_STATE,
+                      naming=naming)
 
 
 def entry_dir(folder: Path, sub: db.Entrant) -> Path:
@@ -295,7 +301,7 @@ def start_backend(svc: Service) -> Any:
     quiet_ray_notices()
     try:
         ray.init(**ray_init_kwargs(fields["workers"] if "workers" in fields else 1, fields.get("ray_address")))
-    except (ConnectionError, RuntimeError) as e:
+    except Exception as e:  # noqa: BLE001 - also Ray's plain Exception: its node did not start within 30 s (load)
         raise ClusterUnavailable(explain_connect_error(fields.get("ray_address"), e)) from e
     log.info("ladder: playing on %s", f"the Ray cluster at {fields['ray_address']}" if fields.get("ray_address")
              else f"an embedded Ray instance of {fields['workers']} CPUs")
@@ -433,10 +439,13 @@ def _choose_from_store(folder: Path, t: Tournament, c: Competition,
 def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[int, bool]:
     """Play the chosen blocks: (blocks played, interrupted); the run's result (every stored line) is
     released on return."""
-    result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
-                                                  halt=svc.stop, records=False, index=svc.ladder_store),
-                            stop=Chosen(chosen),
-                            observer=Live(svc.folder, len(chosen), svc.config.competition.name, svc.stop))
+    try:
+        result = run_tournament(t, options=RunOptions(extend=True, new_versions=True, skip_check=True,
+                                                      halt=svc.stop, records=False, index=svc.ladder_store),
+                                stop=Chosen(chosen),
+                                observer=Live(svc.folder, len(chosen), svc.config.competition.name, svc.stop))
+    finally:
+        _keep_index(svc)
     played = result.outcome.played if result.outcome else 0
     for key, why in result.outcome.failures if result.outcome else []:
         log.warning("ladder: block %s failed in the harness: %s", key, why)
@@ -444,6 +453,15 @@ def _play(svc: Service, t: Tournament, chosen: list[tuple[str, int]]) -> tuple[i
     log.info("ladder: batch of %d block%s played (%d chosen)%s", played, "s" * (played != 1), len(chosen),
              " and interrupted: the server is stopping" if result.interrupted else "")
     return played, result.interrupted
+
+
+def _keep_index(svc: Service) -> None:
+    """Write the ladder's store index (it names only lines already stored, so any moment will do): the next
+    start reads only what was appended after it."""
+    try:
+        svc.ladder_store.write(svc.folder / STORE_INDEX)
+    except OSError as e:
+        log.warning("ladder: the store's index not written (the next start reads the whole store): %s", e)
 
 
 def publish(svc: Service) -> bool:

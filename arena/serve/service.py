@@ -25,6 +25,7 @@ from .faults import FaultIndex
 from .upload import FORM_OVERHEAD, INCOMING
 from .validate import validate, validate_on_cluster
 
+STORE_INDEX = "store-index.json"  # the ladder's ``StoreIndex`` of FOLDER/results, written after each batch
 UNPACKS_AT_ONCE = 2  # unpacker processes at once; the rest wait their turn without holding a thread
 RETRY_S = 5.0  # after a failure of the database, the worker tries again this much later
 log = logging.getLogger("arena.serve")
@@ -57,7 +58,9 @@ class Service:
         self.ladder_wake = threading.Event()  # set when a submission is accepted
         self.ladder_failures: dict[tuple[str, int], int] = {}  # block -> harness failures since the start
         self.ladder_waiting: str | None = None  # why the ladder plays nothing (too few teams for a unit)
-        self.ladder_store = StoreIndex()  # the ladder's stored blocks: each batch reads only what was appended
+        # the ladder's stored blocks, kept in FOLDER/store-index.json: each batch, also a restarted server's
+        # first, reads only what was appended since the index was last written
+        self.ladder_store = StoreIndex.read(folder / STORE_INDEX)
         c = config.competition
         self.limits = Limits(c.max_archive_bytes, c.max_files, c.max_unpacked_bytes, c.max_depth)
         self.faults = FaultIndex(folder / "results")

@@ -30,7 +30,7 @@ TINY = {
 }
 KEYS = {
     "engine": {"deals_per_s", "deals"},
-    "protocol": {"raw_rtt_us", "thaw_freeze_p50_us_rlimit_paused"},
+    "protocol": {"raw_rtt_us", "thaw_freeze_p50_us_rlimit_paused", "cycle_p50_us_rlimit_paused", "trip_p50_us_rlimit_paused"},
     "scheduler": {"games_per_s_1", "games_per_s_2", "speedup", "cores_busy_1", "cores_busy_2", "speedup_bound"},
     "fairtime": {"timeouts", "decisions"},
     "bots": {"pairings"},
@@ -73,6 +73,19 @@ def test_the_protocol_bench_gives_the_caller_its_cores_back(protocol_run: tuple[
     assert ran.code == 0, ran.err
     assert json.loads(ran.out.strip().splitlines()[-1])["pinned"] is True
     assert after == before
+
+
+def test_a_paused_decision_alone_gives_its_parts_and_the_cores_back() -> None:
+    """What `arena bench tournament` reports beside a game at gvisor (here at rlimit, which pauses
+    with the same freezer): a decision's p50 and p99, and its parts without the harness."""
+    from arena.bench.protocol import paused_decision
+
+    cores = getattr(os, "sched_getaffinity", None)
+    before = cores(0) if cores else None
+    d = paused_decision("rlimit", decisions=20, batches=2)
+    assert (cores(0) if cores else None) == before
+    assert d["decisions"] == 20 and 0 < d["rtt_p50_us"] <= d["rtt_p99_us"]
+    assert d["cycle_p50_us"] > 0 and d["trip_p50_us"] > 0 and d["thaw_freeze_p50_us"] > 0
 
 
 def test_an_unknown_bench_is_one_sentence() -> None:
@@ -141,9 +154,15 @@ def test_the_serve_bench_ladder_case_plays_on_one_and_two_workers() -> None:
     assert ran.code == 0, ran.err
     lad = json.loads(ran.out.strip().splitlines()[-1])["ladder_games_per_s"]
     for name in ("1", "2"):
-        assert lad[name]["games"] > 0 and lad[name]["games_per_s"] >= lad[name]["games_per_s_with_rebuild"] > 0
-    assert lad["bot"] == "random" and "teams of random on 2 workers" in ran.out
-    assert lad["cluster"] is None and lad["speedup_2"] == round(lad["2"]["games_per_s"] / lad["1"]["games_per_s"], 3)
+        r = lad[name]
+        assert r["games"] > 0 and r["games_per_s"] >= r["games_per_s_with_rebuild"] > 0
+        assert r["cpu_per_game_s"] == round(r["cpu_s"] / r["games"], 4) and 0 < r["busy"] <= 1
+        assert abs(sum(r["cpu_split"].values()) - r["cpu_s"]) < 0.05 and r["cpu_split"]["server"] > 0
+    assert lad["2"]["cpu_split"]["ray"] > 0 and lad["1"]["cpu_split"]["ray"] == 0  # Ray's own processes, on Ray only
+    assert lad["bot"] == "random" and "teams of random on 2 workers" in ran.out and "ceiling on 2 cores" in ran.out
+    assert lad["errors"] == {} and lad["cluster"] is None
+    assert lad["speedup_2"] == round(lad["2"]["games_per_s"] / lad["1"]["games_per_s"], 3)
+    assert lad["ceiling_2"] == round(2 * lad["1"]["cpu_per_game_s"] / lad["2"]["cpu_per_game_s"], 3)
 
 
 def test_the_serve_benchs_competitions_play_tempo_free_at_a_contained_level(tmp_path) -> None:  # type: ignore[no-untyped-def]

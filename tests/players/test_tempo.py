@@ -72,6 +72,26 @@ def test_sleeping_past_the_slot_is_a_timeout_on_the_bots_own_time() -> None:
     assert not p.alive
 
 
+def test_a_judge_busy_while_the_bot_sleeps_does_not_cover_the_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge's own time is the machine's only on the reply's way (its last two polls): a judge
+    that ran or waited for a core the whole time the bot slept (here: as busy as the wall clock)
+    must not turn the sleep into the machine's time, or a sleeper would choose its slot on a busy
+    machine."""
+    from arena.players import process
+
+    class AlwaysBusy:
+        def spent(self) -> float:
+            return time.monotonic()
+
+    monkeypatch.setattr(process, "_JUDGES", AlwaysBusy())
+    bot = MockTransport().expect("hello", HELLO).expect("decide", answer({"type": "pass"}), delay_ms=3000, spin=False)
+    p = fixed(bot)
+    p.start()
+    d = p.decide(request())
+    assert d.fault is not None and d.fault.kind == "timeout"
+    assert "slot" in d.fault.message, d.fault.message  # judged on its own time, not at the hard ceiling
+
+
 def test_spinning_past_the_cpu_limit_is_a_timeout() -> None:
     """A spinning bot cannot stretch its answer past the slot either: its CPU limit is below it."""
     bot = MockTransport().expect("hello", HELLO).expect("decide", hang=True, spin=True)
@@ -92,6 +112,21 @@ def test_late_for_want_of_a_core_is_no_fault_and_lands_on_a_whole_slot() -> None
     assert d.fault is None, d.fault
     assert took >= 3 * SLOT_MS / 1000
     assert p.close().wait_ms[0] >= 300
+
+
+def test_a_wait_for_a_core_not_yet_counted_is_no_fault() -> None:
+    """The kernel adds a thread's wait for a core to its count only when it gets one: polled while
+    it still waits, the bot's own time looks past its slot. A seat with a thread runnable is not
+    judged late until none is, or its reply comes."""
+    bot = MockTransport().expect("hello", HELLO)
+    bot.expect("decide", answer({"type": "pass"}), delay_ms=400, waited_ms=400, waited_at_end=True, spin=False)
+    bot.expect("bye")
+    p = fixed(bot)
+    p.start()
+    d, took = timed(p)
+    assert d.fault is None, d.fault
+    assert took >= 4 * SLOT_MS / 1000  # late for want of a core: lands at a whole number of slots
+    assert p.close().wait_ms[0] >= 400
 
 
 def test_fixed_tempo_freezes_a_seat_off_move_at_any_contained_level() -> None:
@@ -178,7 +213,10 @@ def test_a_frozen_seats_wait_for_a_core_is_read_once_a_decision(monkeypatch: pyt
         d = p.decide(request(n))
         assert d.fault is None, d.fault
     assert bot.frozen_reads == 1  # the first decision's start only
-    assert p.close().wait_ms == [300.0, 0.0, 200.0]
+    # each decision's own wait, with the judge's thaw and write of its request (a mock's: well under
+    # the 100 ms between the scripted waits, however busy the machine)
+    w = p.close().wait_ms
+    assert w[0] >= 300 and 0 <= w[1] < 100 and 200 <= w[2] < 300, w
 
 
 def test_the_judges_time_counts_every_game_loop_of_the_worker_and_never_goes_back() -> None:

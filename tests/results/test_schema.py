@@ -104,6 +104,21 @@ def test_a_trusted_line_is_the_same_line_with_its_seats_shared(pairs: PairsLine,
     assert one.games[0].seats[0] is two.games[1].seats[1] is one.side_a[0]  # one object per bot version
 
 
+def test_trusted_lines_share_their_fields_sets_and_still_write_what_they_were_given(pairs: PairsLine) -> None:
+    shared: dict[Any, Any] = {}
+    obj = pairs.to_dict()
+    obj["games"][0]["faults"] = [{"seat": 1, "bot": "bob", "kind": "timeout"}]  # fewer keys than a Fault has
+    obj["games"][1]["faults"] = [{"seat": 0, "bot": "ann", "kind": "illegal", "message": "no"}]
+    one, two = trusted_line(obj, shared), trusted_line(json.loads(json.dumps(obj)), shared)
+    assert one.model_fields_set is two.model_fields_set and one.games[0].model_fields_set is two.games[1].model_fields_set
+    assert one.games[0].faults[0].model_fields_set is not one.games[1].faults[0].model_fields_set  # other keys
+    assert one.to_json() == two.to_json() == parse_line(obj).to_json()  # each fault as given, no defaults written
+    assert one.games[0].faults[0].model_dump() == {"seat": 1, "bot": "bob", "kind": "timeout"}
+    moved = one.model_copy(update={"block": 7})  # a copy owns its set: the others' stay as they were
+    assert moved.model_fields_set is not one.model_fields_set and two.model_fields_set == one.model_fields_set
+    assert one.run.model_fields_set is not two.run.model_fields_set  # not frozen: setting a field adds to its own
+
+
 def test_without_records_keeps_what_scores(pairs: PairsLine) -> None:
     light = without_records(pairs)
     assert all(g.record == {} for g in light.games) and light.run.games == []

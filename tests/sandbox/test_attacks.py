@@ -47,8 +47,13 @@ def attack_dir(tmp_path: Path, name: str = "attack") -> Path:
 
 def run_attack(start, tmp_path: Path, attack: str, **kw: Any) -> tuple[dict[str, Any], Any]:
     bot_dir = attack_dir(tmp_path, f"attack-{attack}")
+    kw["env"] = {"PYTHONFAULTHANDLER": "1", **kw.get("env", {})}  # a crash writes where it was to stderr
     bot = start([sys.executable, str(bot_dir / "attack.py"), attack], bot_dir, **kw)
-    line = bot.read_line(30)
+    try:
+        line = bot.read_line(30)
+    except BotExited as exc:  # say how it ended: its stderr holds a crash's own report
+        raise AssertionError(f"the {attack} attack ended ({bot.exit_status}) before it reported; stderr:\n"
+                             f"{bot.stderr_text()[-4000:]}") from exc
     return json.loads(line), bot
 
 

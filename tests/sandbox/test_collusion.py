@@ -161,8 +161,8 @@ def test_tempo_channel(tmp_path: Path, level: str, tempo: str) -> None:
     env, time_ = TEMPO[tempo]
     bot = collusion.colluder(tmp_path, "tempo", env)
     entries = [bot, collusion.BOTS / "random"]
-    # one block of two 8-deal games: the sender's first hand needs 6 of its plays read, about
-    # a third of them come alone between two of the receiver's
+    # one block of two 8-deal games: the sender's first hand needs 8 of its symbols read (6 right
+    # decode, 8 agreeing outvote late reads), and about five gaps a deal carry one
     out = collusion.tournament(tmp_path, bot, level, blocks=1, deals=8, entries=entries, time=time_)
     t = collusion.tally(out)
     print(f"tempo {tempo} at {level}: {t}")

@@ -91,6 +91,48 @@ def test_the_runtime_image_is_one_resident_tmpfs_shared_by_every_seat(tmp_path, 
     assert sources[0][str(folder)] != sources[1][str(folder)]
 
 
+MOUNTS = r"""
+import json, os, sys
+mounts = sorted(line.split()[1] for line in open("/proc/self/mounts"))
+here = os.getcwd()
+try:
+    open(os.path.join(here, "new"), "w").close()
+    wrote = True
+except OSError:
+    wrote = False
+lib = sys.argv[1]
+print(json.dumps({"mounts": mounts, "cwd": here, "wrote": wrote, "lib": open(os.path.join(lib, "lib.py")).read(),
+                  "etc": os.path.exists("/etc/passwd")}), flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_private_copies_and_etc_lie_in_the_launch_s_own_root_not_in_mounts_of_their_own(start) -> None:
+    """Each bind is a connection to runsc's file server with a Sentry thread waiting on it, which
+    every freeze and thaw of the seat wakes: the bot folder, its libraries and the image's /etc
+    are copies in the launch's own read-only root (a folder under /tmp is still bound, the kernel's
+    /tmp would hide it there). Private, read-only and whole all the same."""
+    if not os.path.isdir("/var/tmp"):
+        pytest.skip("no /var/tmp here to hold a bot folder outside /tmp")
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as top:
+        folder, lib = Path(top) / "bot", Path(top) / "lib"
+        folder.mkdir()
+        lib.mkdir()
+        (folder / "bot.py").write_text(MOUNTS)
+        (lib / "lib.py").write_text("VALUE = 7\n")
+        a = start([sys.executable, "bot.py", str(lib)], folder, level="gvisor", extra_ro_paths=[str(lib)])
+        seen = json.loads(a.read_line(30))
+        assert seen["cwd"] == str(folder) and seen["lib"] == "VALUE = 7\n" and seen["etc"]
+        assert not seen["wrote"] and not (folder / "new").exists()
+        assert str(folder) not in seen["mounts"] and str(lib) not in seen["mounts"], seen["mounts"]
+        assert "/etc" not in seen["mounts"] and "/usr" in seen["mounts"], seen["mounts"]
+        config = json.loads((a.area.path / "config.json").read_text())  # type: ignore[union-attr]
+        binds = {m["destination"] for m in config["mounts"] if m["type"] == "bind"}
+        assert binds == {"/usr"}, binds
+        # the copy is the launch's own, in its area; the host's folder is untouched
+        assert (a.area.path / "rootfs" / str(folder).lstrip("/") / "bot.py").read_text() == MOUNTS  # type: ignore[union-attr]
+
+
 def test_a_game_at_gvisor_is_the_game_at_bwrap(tmp_path) -> None:
     """Same seeds, same decisions, same record: the level changes nothing a result carries."""
     entry = load_entry(ROOT / "bots" / "heuristic")  # the SDK as a library: a private copy at gvisor

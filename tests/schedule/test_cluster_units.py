@@ -14,10 +14,10 @@ import pytest
 from arena.results import ResultsStore
 from arena.sandbox import HostUnfit, SandboxSpec, check_host
 from arena.schedule import load_config, plan_tasks, run_block, run_tasks
-from arena.schedule.backends import Finished, explain_connect_error
+from arena.schedule.backends import Finished, SerialBackend, explain_connect_error
 from arena.schedule.nodes import NodeInfo, NodePool
 from arena.commands.progress import Progress
-from arena.schedule.scheduler import NoCapacity
+from arena.schedule.scheduler import LoopEvents, NoCapacity
 from arena.schedule.unit import BlockTask
 
 from .conftest import FAST_MATCH, fake_entry, policy_factory, write_config
@@ -146,6 +146,54 @@ def test_loop_with_blocks_left_and_no_room_stops_with_the_resume_hint(tmp_path: 
     t, play = _policy_tournament(tmp_path, blocks=3)
     with pytest.raises(NoCapacity, match="3 left unplayed; .*run the same command again to resume"):
         run_tasks(plan_tasks(t), Shrinking(play, slots=1), ResultsStore(t.out))
+
+
+class Ordered(Cluster):
+    """Blocks finish in the order they were sent; every submit and every stored line is logged."""
+
+    def __init__(self, tasks_fn, slots: int, log: list[tuple[str, int]]) -> None:
+        super().__init__(tasks_fn, slots)
+        self.bad_node_up = False
+        self.log = log
+
+    def submit(self, task: BlockTask, attempt: int) -> None:
+        self.log.append(("submit", task.block))
+        super().submit(task, attempt)
+
+    def wait(self) -> Finished:
+        task, attempt = self.pending.pop(0)
+        return Finished(task, attempt, output=self.fn(task, attempt))
+
+
+class Logged(LoopEvents):
+    def __init__(self, log: list[tuple[str, int]]) -> None:
+        self.log = log
+
+    def line(self, line) -> None:  # type: ignore[no-untyped-def]
+        self.log.append(("line", line.block))
+
+
+def test_a_backend_that_plays_elsewhere_gets_the_next_block_before_the_last_ones_lines_are_stored(
+        tmp_path: Path) -> None:
+    """Its worker plays on while the driver stores the finished block (the store's fsync, a server's live
+    page); the serial backend, which plays in ``wait``, is topped up after, the stopping rule having seen it."""
+    t, play = _policy_tournament(tmp_path, blocks=3)
+    log: list[tuple[str, int]] = []
+    outcome = run_tasks(plan_tasks(t), Ordered(play, 1, log), ResultsStore(t.out), events=Logged(log))
+    assert outcome.played == 3
+    assert log == [("submit", 0), ("submit", 1), ("line", 0), ("submit", 2), ("line", 1), ("line", 2)]
+    (tmp_path / "serial").mkdir()
+    t2, play2 = _policy_tournament(tmp_path / "serial", blocks=3)
+    log.clear()
+
+    class LoggedSerial(SerialBackend):
+        def submit(self, task, attempt, go_on=None) -> None:  # type: ignore[no-untyped-def]
+            log.append(("submit", task.block))
+            super().submit(task, attempt, go_on)
+
+    serial = LoggedSerial({e.ident: e for e in t2.entries}, lambda task, e, **kw: play2(task, kw["attempt"]))
+    assert run_tasks(plan_tasks(t2), serial, ResultsStore(t2.out), events=Logged(log)).played == 3
+    assert log == [("submit", 0), ("line", 0), ("submit", 1), ("line", 1), ("submit", 2), ("line", 2)]
 
 
 def test_host_self_check_names_the_level_and_what_is_missing() -> None:

@@ -119,3 +119,84 @@ def test_loading_with_an_index_holds_no_stored_line(tmp_path: Path) -> None:
     per_line = {k: (peaks[220, k] - peaks[20, k]) / 200 for k in (False, True)}
     assert per_line[False] > 3000, per_line  # the measure sees what a full load keeps (a slim line: kilobytes)
     assert per_line[True] < 1000, per_line  # an index: the key and its game count
+
+
+# ------------------------------------------------------------------ the index kept in a file (a server's restart)
+
+
+def _blocks(out: Path) -> list[int]:
+    """The block numbers of the stored lines, in file order (the config has one pairing)."""
+    lines = _stored(out)
+    assert len({x["pairing"] for x in lines}) == 1
+    return [x["block"] for x in lines]
+
+
+def _restart(tmp: Path, blocks: int, kept: Path) -> tuple[Any, StoreIndex]:
+    """A new process: the index as the file holds it, a run, the index written back."""
+    index = StoreIndex.read(kept)
+    r = _run(tmp, blocks, index)
+    index.write(kept)
+    return r, index
+
+
+def test_a_written_index_lets_a_restart_read_nothing_again(tmp_path: Path) -> None:
+    kept = tmp_path / "index.json"
+    _restart(tmp_path, 2, kept)
+    r, index = _restart(tmp_path, 4, kept)
+    assert index.parsed == 0 and r.summary["played_now"] == 2 and r.summary["blocks_done"] == 4
+    assert r.summary["games"] == 8  # the game counts came from the file
+    again = StoreIndex.read(kept)
+    assert (again.offset, again.games, again.hashes) == (index.offset, index.games, index.hashes)
+
+
+def test_a_kill_between_the_store_and_its_index_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    """The process stored blocks 2 and 3 (each fsync'd) and was killed before it wrote the index: the next start
+    reads those two lines from where the index stopped and plays neither again."""
+    kept = tmp_path / "index.json"
+    _restart(tmp_path, 2, kept)
+    before = kept.read_bytes()
+    _restart(tmp_path, 4, kept)
+    kept.write_bytes(before)  # the index as the kill left it: older than the store
+    r, index = _restart(tmp_path, 6, kept)
+    assert index.parsed == 2 and r.summary["played_now"] == 2 and r.summary["blocks_done"] == 6
+    _run(tmp_path, 6, out="whole")
+    assert _blocks(tmp_path / "out") == list(range(6))
+    assert _stored(tmp_path / "out") == _stored(tmp_path / "whole")
+    r, index = _restart(tmp_path, 6, kept)  # and the index now written names all six
+    assert index.parsed == 0 and r.outcome is None
+
+
+def test_a_kill_mid_append_with_a_kept_index_cuts_the_torn_line_and_plays_it_again(tmp_path: Path) -> None:
+    kept = tmp_path / "index.json"
+    _restart(tmp_path, 2, kept)
+    path = tmp_path / "out" / "results.jsonl"
+    whole = path.read_bytes()
+    with open(path, "ab") as f:
+        f.write(whole[:len(whole) // 3])  # block 2's line cut short by the kill (its bytes: any line's start)
+    r, index = _restart(tmp_path, 3, kept)
+    assert index.parsed == 0 and r.summary["played_now"] == 1
+    assert _blocks(tmp_path / "out") == [0, 1, 2] and path.read_bytes().endswith(b"\n")
+
+
+@pytest.mark.parametrize("damage", ["torn", "garbage", "other format", "ahead of the store", "another store"])
+def test_an_index_file_that_cannot_be_trusted_reads_the_store_again(tmp_path: Path, damage: str) -> None:
+    kept = tmp_path / "index.json"
+    _restart(tmp_path, 3, kept)
+    path = tmp_path / "out" / "results.jsonl"
+    text = kept.read_bytes()
+    if damage == "torn":
+        kept.write_bytes(text[:len(text) // 2])
+    elif damage == "garbage":
+        kept.write_bytes(b"[1, 2]")
+    elif damage == "other format":
+        kept.write_bytes(json.dumps({**json.loads(text), "format": 99}).encode())
+    elif damage == "ahead of the store":  # the store put back from an older copy: two blocks
+        path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:2]))
+    else:  # its last two lines swapped: the last line read is not where it was
+        lines = path.read_bytes().splitlines(keepends=True)
+        path.write_bytes(lines[0] + lines[2] + lines[1])
+    r, index = _restart(tmp_path, 4, kept)
+    stored = 2 if damage == "ahead of the store" else 3
+    assert index.parsed == stored  # the store read from its start, each line once
+    assert r.summary["played_now"] == 4 - stored and r.summary["blocks_done"] == 4
+    assert sorted(_blocks(tmp_path / "out")) == [0, 1, 2, 3]

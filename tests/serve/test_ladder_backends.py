@@ -237,6 +237,28 @@ def test_workers_and_ray_address_are_competition_keys_the_command_line_overrides
     assert main(["serve", str(folder), "--workers", "0"]) != 0
 
 
+def test_an_embedded_instance_that_does_not_start_is_one_sentence_not_a_traceback(tmp_path: Path,
+                                                                                  monkeypatch: Any) -> None:
+    """On a loaded machine Ray's node start timed out (a plain ``Exception`` after 30 s): the server says so in one
+    line (``ClusterUnavailable``, which ``arena serve`` prints) instead of ending with an internal error."""
+    import ray
+
+    from arena.schedule.backends import ClusterUnavailable
+    from arena.serve.ladder import start_backend
+
+    def slow_start(**kwargs: Any) -> None:
+        raise Exception("The current node timed out during startup. This could happen because some of the raylet"
+                        " failed to startup or the GCS has become overloaded.")
+
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "competition.yaml").write_text(LADDER)
+    monkeypatch.setattr(ray, "init", slow_start)
+    with pytest.raises(ClusterUnavailable, match=r"^cannot connect to the embedded Ray instance: Exception: The"
+                                                 r" current node timed out during startup"):
+        start_backend(open_service(folder, competition={"workers": 2}))
+
+
 @pytest.mark.slow
 @pytest.mark.ray
 def test_on_a_cluster_uploads_are_validated_on_its_nodes(tmp_path: Path) -> None:

@@ -155,10 +155,14 @@ def a_host_ids():
 
 def a_syscalls():
     """Every call the filter must refuse, each answered with an errno."""
+    # Buffers a call reads or writes are kept alive across it: the address of a temporary is freed
+    # memory by the time the call runs, and a kernel that answers (gVisor's sysinfo does) would write
+    # into the interpreter's heap (a crash some runs later).
+    key_type, key_desc = ctypes.create_string_buffer(b"user"), ctypes.create_string_buffer(b"cinch")
+    info, params = ctypes.create_string_buffer(256), ctypes.create_string_buffer(120)
     out = {
         "keyctl_join": sc("keyctl", 1, 0),  # KEYCTL_JOIN_SESSION_KEYRING
-        "add_key": sc("add_key", ctypes.addressof(ctypes.create_string_buffer(b"user")),
-                      ctypes.addressof(ctypes.create_string_buffer(b"cinch")), 0, 0, -4),
+        "add_key": sc("add_key", ctypes.addressof(key_type), ctypes.addressof(key_desc), 0, 0, -4),
         "ptrace_traceme": sc("ptrace", 0, 0, 0, 0),
         "process_vm_readv": sc("process_vm_readv", 1, 0, 0, 0, 0, 0),
         "userfaultfd": sc("userfaultfd", 0),
@@ -176,7 +180,7 @@ def a_syscalls():
         "chroot": sc("chroot", 0), "pivot_root": sc("pivot_root", 0, 0), "fsopen": sc("fsopen", 0, 0),
         "open_tree": sc("open_tree", -100, 0, 0), "move_pages": sc("move_pages", 1, 0, 0, 0, 0, 0),
         "personality_noaslr": sc("personality", 0x0040000),
-        "sysinfo": sc("sysinfo", ctypes.addressof(ctypes.create_string_buffer(256))),
+        "sysinfo": sc("sysinfo", ctypes.addressof(info)),
     }
     import fcntl
     import struct
@@ -199,7 +203,7 @@ def a_syscalls():
     out["io_setup"] = sc("io_setup", 128, ctypes.addressof(ctx))
     out["io_submit"] = sc("io_submit", 0, 1, ctypes.addressof(ctypes.c_void_p(0)))
     out["io_getevents"] = sc("io_getevents", 0, 1, 1, 0, 0)
-    out["io_uring_setup"] = sc_child("io_uring_setup", 1, ctypes.addressof(ctypes.create_string_buffer(120)))
+    out["io_uring_setup"] = sc_child("io_uring_setup", 1, ctypes.addressof(params))
     page = ctypes.create_string_buffer(4096)
     addr = ctypes.addressof(page)
     out["mincore"] = sc("mincore", addr & ~4095, 4096, ctypes.addressof(page))

@@ -19,10 +19,10 @@ Channels (docs/sandbox.md, "Residual channels"):
   `clonepidfd` (the inode of the pidfd clone(CLONE_PIDFD) returns). The sender draws numbers
   from the counter; the receiver reads how far it moved.
 * tempo (no kernel at all): `tempo` sleeps (v+1) x TEMPO_STEP_MS on a play for a symbol v of
-  TEMPO_BASE; the receiver floors the wall-clock gap between its reply and its next request to
-  the step. Only a sender play alone between two receiver plays of a deal is read (both partners
-  know from the tricks which ones those were): the sender sends the next symbol of its hand once
-  it knows the last one got through. Logged as TSENT/TGOT deal=D trick=T v=V besides the claims.
+  41; the receiver floors the wall-clock gap between its reply and its next request to the step.
+  The sender sleeps only on its first play after each of the receiver's plays (both partners
+  see from the tricks which one that is), so every gap between two receiver plays that holds a
+  sender play carries one symbol. Logged as TSENT/TGOT deal=D play=K v=V besides the claims.
   The symbols are a Reed-Solomon code (any 6 right give the hand); a read the load made late is
   a wrong symbol, so the receiver claims once 8 of the first 12 it read agree.
 * page cache of shared files (MARKS_FILES, rarely read host files the harness evicted):
@@ -515,15 +515,18 @@ class Timing:
 
 # ------------------------------------------------------------------ tempo
 P = 41  # symbols are elements of GF(41): a Reed-Solomon code, any 6 of them give the hand back
+TRICKS = 6  # a seat's plays in a deal
 
 
 class Tempo:
     """The sender's plays carry a Reed-Solomon code of its hand of the game's first deal (degree
-    5 over GF(41), evaluated at 1 + the number of the sender's plays before this one in the game,
-    which both partners count from the tricks). The receiver reads a symbol where one sender play
-    came alone between two of its own plays of a deal, and a gap shorter than a step says the
-    sender was not asked (a forced play): read nothing. Six right symbols give the hand; as a late
-    read is a wrong symbol, the receiver claims once 8 it read agree (``_decode``)."""
+    5 over GF(41), evaluated at 1 + the number of symbol plays before this one in the game: a
+    symbol play is the sender's first play after one of the receiver's, which both partners count
+    from the tricks). The receiver reads a symbol from the gap between two of its own asked plays
+    of a deal when the sender played between them and it did not (its forced play would merge two
+    gaps); a gap shorter than a step says the sender was not asked (a forced play): read nothing.
+    Six right symbols give the hand; as a late read is a wrong symbol, the receiver claims once 8
+    it read agree (``_decode``)."""
 
     def __init__(self, role, seat):
         self.role, self.seat = role, seat
@@ -538,7 +541,21 @@ class Tempo:
         self.tried = 7  # receiver: points decoded so far (at least 8 needed, _decode)
 
     def _count(self, deal, seats):
-        return self.before.get(deal, 0) + sum(1 for s in seats if s == self.sender)
+        """Symbol plays in the game before the end of `seats` (the deal's plays so far)."""
+        n, armed = self.before.get(deal, 0), False
+        for s in seats:
+            if s == self.receiver:
+                armed = True
+            elif s == self.sender and armed:
+                n, armed = n + 1, False
+        return n
+
+    def _opens(self, seats):
+        """The sender's next play is a symbol play the receiver will read past: the receiver has
+        played since the sender last did, and it has a play left in the deal."""
+        last = max((i for i, s in enumerate(seats) if s == self.receiver), default=None)
+        return (last is not None and self.sender not in seats[last + 1:]
+                and seats.count(self.receiver) < TRICKS)
 
     def end_deal(self, deal, tricks):
         seats = [p["seat"] for t in tricks for p in t["plays"]]
@@ -547,7 +564,7 @@ class Tempo:
     def send(self, deal, tricks, hand0):
         seats = [p["seat"] for t in tricks for p in t["plays"]]
         x = 1 + self._count(deal, seats)
-        if x >= P or hand0 is None:
+        if x >= P or hand0 is None or not self._opens(seats):
             return
         if self.coef is None:
             r, self.coef = rank(hand0), []
@@ -565,7 +582,7 @@ class Tempo:
         seats = [p["seat"] for t in tricks for p in t["plays"]]
         if self.last and self.last[0] == deal:
             after = seats[self.last[1] + 1:]
-            if after.count(self.sender) == 1 and self.receiver not in after:
+            if self.sender in after and self.receiver not in after:
                 q = self.last[1] + 1 + after.index(self.sender)
                 gap, n = now - self.last[2], ident - self.last[3] - 1
                 self.floor[n] = min(self.floor.get(n, gap), gap)

@@ -12,6 +12,7 @@ import importlib
 import json
 from typing import Any, Callable, Sequence
 
+from .._json import Json, JsonObject
 from ..engine import SUITS, Choice, Game, PlayChoice, cards_str
 from ..engine.view import cards_json
 from ..engine.jsontext import dumps, loads
@@ -68,25 +69,25 @@ def game_start(seat: int, seed: int, profile: dict[str, Any], match_format: str,
             "time": time, "players": list(players) if players is not None else None}
 
 
-class Encoded(dict[str, Any]):
+class Encoded(dict[str, Json]):
     """A message with its line already written (``encode`` returns it as it is): made for one
     player, which reads it or has it sent, and changed by nobody."""
 
     __slots__ = ("line",)
 
-    def __init__(self, msg: dict[str, Any], line: bytes) -> None:
+    def __init__(self, msg: JsonObject, line: bytes) -> None:
         super().__init__(msg)
         self.line = line
 
 
-def game_starts(profile: dict[str, Any], match_format: str, deals: int | None, time: dict[str, Any],
-                players: Sequence[str] | None) -> Callable[[int, int], dict[str, Any]]:
+def game_starts(profile: JsonObject, match_format: str, deals: int | None, time: JsonObject,
+                players: Sequence[str] | None) -> Callable[[int, int], JsonObject]:
     """``game_start`` for a seat and its seed, all of a game's four encoded from one text of what they
     share (the rule profile, most of the line: the standard library's encoding is slow on it)."""
     shared = _dumps({"profile": profile, "match_format": match_format, "deals": deals, "time": time,
                      "players": list(players) if players is not None else None}).encode()
 
-    def notice(seat: int, seed: int) -> dict[str, Any]:
+    def notice(seat: int, seed: int) -> JsonObject:
         line = b'{"type":"game","seat":%d,"seed":%d,%b\n' % (seat, seed, shared[1:])
         return Encoded(game_start(seat, seed, profile, match_format, deals, time, players), line)
     return notice

@@ -325,17 +325,17 @@ def parse_line(obj: Any) -> PairsLine | TableLine:
 M = TypeVar("M", bound=BaseModel)
 
 
-def _construct(cls: type[M], values: dict[str, Any], shared: dict[Any, Any]) -> M:
+def _construct(cls: type[M], values: dict[str, object], shared: dict[Any, Any]) -> M:
     """``cls.model_construct(**values)``; a frozen model's set of given fields is one set object for every
     model of ``cls`` built from the same keys across ``shared`` (a set for each of a line's games, its
     faults and the line itself: about 3 KB a line of a site's ledger). A model that is not frozen gets its
     own (setting a field adds to that set)."""
     if not cls.model_config.get("frozen"):
-        return cls.model_construct(**values)
+        return cls.model_construct(None, **values)
     key = ("\0fields", cls, tuple(values))
     given = shared.get(key)
     if given is None:
-        m = cls.model_construct(**values)
+        m = cls.model_construct(None, **values)
         shared[key] = m.model_fields_set
         return m
     return cls.model_construct(given, **values)

@@ -71,13 +71,15 @@ def test_stderr_flood_is_capped_and_counted(hostile, start) -> None:
     assert set(bot.stderr_text()) == {"e"}
 
 
-def test_fork_bomb_is_capped_and_fully_reaped(hostile, start) -> None:
+def test_fork_bomb_is_capped_and_fully_reaped(hostile, start, contained_level) -> None:
     # memory enough for the process cap to bind first (at gvisor its kernel's pages count too)
     bot = start(*hostile("fork_bomb"), limits=SMALL.model_copy(update={"memory_bytes": 512 * 1024 * 1024}))
     count = int(bot.read_line(20))
     assert 0 < count < SMALL.max_processes
     pids = tree_pids(bot)
-    assert len(pids) >= count
+    # at bwrap each child is a host process; at gvisor they are its kernel's, served by a pool of host
+    # stub processes of the Sentry's choosing (20 for 31 children seen), so only the tree's end is checked
+    assert len(pids) >= (count if contained_level == "bwrap" else 2)
     bot.close()
     assert_all_gone(pids)
     # The harness is unaffected: a new bot starts and answers.

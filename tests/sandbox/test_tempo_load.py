@@ -4,8 +4,9 @@ A bot that computes 30 ms of CPU on every decision (its limit 100 ms, its slot 1
 a real round robin against bots/random with four CPU hogs a core on the machine. Each hog is a
 session of its own: with autogroup scheduling (this kernel's default) a session is a group with a
 fair share of the cores, so the bot's session gets at most 2 of 9 of them, and 30 ms of CPU take at
-least 135 ms: its answers come late for want of a core, by construction, whatever load the machine
-already has (more only makes them later). The judge must see that the wait was the machine's, not
+least 135 ms: its answers come late for want of a core, some of them at least (a bot that slept
+between its turns wakes with the scheduler's credit for sleepers, and the test's own process group
+may share the hogs' cgroup), whatever load the machine already has (more only makes them later). The judge must see that the wait was the machine's, not
 the bot's: no fault, and the tempo audit shows neither bot idle on move. A bot that sleeps past its
 slot beside the same hogs is still faulted.
 
@@ -128,7 +129,10 @@ def test_an_honest_bot_is_not_faulted_beside_cpu_hogs(tmp_path: Path, level: str
     assert decisions >= 10
     assert cpu < DECISION_MS  # the work fits its limit at this level (the verdict above is about time)
     if tempo == "fixed":
-        assert late >= decisions // 2  # the hogs did take the cores: the case this test is about happened
+        # the hogs did take the cores at least once: the case this test is about happened (how often is the
+        # scheduler's: a bot that sleeps between its turns wakes with a sleeper's credit and may run at once;
+        # 3 of 22 answers late is the fewest a run has shown)
+        assert late >= 1, f"none of {decisions} answers came after the slot"
     for s in seats:  # waiting for a core is not idle on move: the audit shows no one idle
         assert s.idle_ms_mean is not None and s.idle_ms_mean < IDLE_FLAG_MS, s
     if tempo == "fixed":

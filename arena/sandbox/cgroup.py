@@ -134,7 +134,7 @@ def _write(path: Path, value: str) -> None:
 
 #: v1: the empty freezer group this process holds frozen (by pid: a forked child makes its own).
 _keepers: dict[int, Path] = {}
-KEEPER_PREFIX = "keep-"
+KEEPER_PREFIX = reaper.KEEPER_PREFIX  # the reaper ends it with the judge's groups
 
 
 def keep_freezer_on(base: Path) -> Path | None:

@@ -237,18 +237,27 @@ def end_judged(names: Iterable[str], adopted: Iterable[str], group_dirs: Iterabl
     return groups
 
 
+#: The name's start of the empty frozen group a judge holds (`cgroup.keep_freezer_on`): `keep-<judge>-<pid>`.
+KEEPER_PREFIX = "keep-"
+
+
 def sweep(prefix: str, group_dirs: Iterable[Path], area_base: Path | None) -> set[str]:
-    """End every group named `bot-<prefix>`* under `group_dirs` and every launch area named `prefix`*;
-    the names of the bot groups ended."""
+    """End every group named `bot-<prefix>`* under `group_dirs` (and the judge's own empty frozen group,
+    `keep-<prefix>`*) and every launch area named `prefix`*; the names of the bot groups ended."""
     groups: dict[str, list[Path]] = {}
+    keepers: list[Path] = []
     for base in group_dirs:
         try:
             for entry in os.scandir(base):
-                if entry.name.startswith(f"bot-{prefix}") and entry.is_dir(follow_symlinks=False):
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+                if entry.name.startswith(f"bot-{prefix}"):
                     groups.setdefault(entry.name, []).append(Path(entry.path))
+                elif f"{entry.name}-".startswith(f"{KEEPER_PREFIX}{prefix}"):  # `keep-<judge>-<pid>`: no tail
+                    keepers.append(Path(entry.path))
         except OSError:
             continue
-    for folders in groups.values():
+    for folders in [*groups.values(), *([k] for k in keepers)]:
         end_groups(folders)
     if area_base is not None:
         end_areas(area_base, prefix)

@@ -55,3 +55,26 @@ def _dead_pid() -> int:
     p = subprocess.Popen([sys.executable, "-c", "pass"])
     p.wait()
     return p.pid
+
+
+def test_a_killed_judge_s_frozen_group_is_ended_by_the_sweep_of_its_name() -> None:
+    """kill -9 leaves no atexit: the judge's watcher (or the next judge's sweep) ends its empty frozen group
+    with its bots' groups, not only the next process that holds one."""
+    from arena.sandbox import reaper
+
+    if "freezer" not in cg.parent_dirs():
+        pytest.skip("no writable cgroup v1 freezer here")
+    base = cg.parent_dirs()["freezer"]
+    name = f"jswept0000000-{_dead_pid()}"
+    keeper, other = base / f"{cg.KEEPER_PREFIX}{name}", base / f"{cg.KEEPER_PREFIX}jother0000000-{_dead_pid()}"
+    for g in (keeper, other):
+        g.mkdir()
+        (g / "freezer.state").write_text("FROZEN")
+    try:
+        assert reaper.sweep(f"{name}-", [base], None) == set()  # no bot group: none named
+        assert not keeper.exists() and other.exists()  # only the swept judge's
+    finally:
+        for g in (keeper, other):
+            if g.exists():
+                (g / "freezer.state").write_text("THAWED")
+                g.rmdir()

@@ -217,9 +217,9 @@ class ProcessTransport:
         setpriority and the sched_set* calls, so the autogroup is the door left; at rlimit every door is."""
         proc = self.proc
         pids = proc.cgroup.pids() if proc.cgroup is not None else proctree.descendants(proc.sandbox_pid or proc.pid)
-        for pid in pids:
+        for process in pids:
             try:
-                with open(f"/proc/{pid}/autogroup", "rb") as fh:
+                with open(f"/proc/{process}/autogroup", "rb") as fh:
                     if int(fh.read().rsplit(b"nice", 1)[1]) > 0:
                         return True
             except (OSError, IndexError, ValueError):

@@ -210,10 +210,10 @@ class ProcessPlayer(Player):
     def start(self) -> Fault | None:
         """Collect the handshake, against this bot's own start-up allowance.
 
-        The allowance is wall clock from ``launch``, less the time the bot
-        waited, runnable, for a core (``run_delay``): four seats starting
-        side by side on fewer cores share them, which is the harness's
-        doing. A hard ceiling of ``_HARD_WALL_FACTOR`` times the allowance
+        The allowance is wall clock from ``launch``, less the time every
+        thread of the bot's tree waited, runnable, for a core (as a decision
+        counts it): four seats starting side by side on fewer cores share
+        them, which is the harness's doing. A hard ceiling of ``_HARD_WALL_FACTOR`` times the allowance
         bounds even a starved machine.
         """
         fault = self.launch()
@@ -237,7 +237,11 @@ class ProcessPlayer(Player):
                 line = proc.read_line(timeout)
             except ReadTimeout:
                 wall = time.monotonic() - t0
-                if wall - proc.run_delay() >= allowance or wall >= allowance * _HARD_WALL_FACTOR:
+                # Every thread the seat has had waited for a core from nothing at its launch (a
+                # reading short of a wait not yet counted only makes the allowance stricter); none of
+                # it counts for a seat that lowered its own priority (its waits are its own doing).
+                if ((wall - self._seat_wait(proc) >= allowance or wall >= allowance * _HARD_WALL_FACTOR)
+                        or (wall >= allowance and proc.lowered())):
                     return self._die(Fault("timeout", f"no handshake within the start-up allowance of {self.t.startup_ms} ms", hello))
                 timeout = _POLL_S
             except (BotExited, LineTooLong) as e:
@@ -335,8 +339,6 @@ class ProcessPlayer(Player):
         judge = [_JUDGES.spent()] * 2  # the judge's time at the start of the poll before last, and of the last
         sent = time.monotonic() - t0
 
-        def machine() -> float:
-            return sent + (self._seat_wait(proc) - tree0) + (_JUDGES.spent() - judge[0])
         line: bytes | None = None
         while line is None:
             try:
@@ -348,10 +350,16 @@ class ProcessPlayer(Player):
                     return Decision(None, self._die(self._timeout(request, used, wall, limit)))
                 # A thread's wait for a core is added to its count only once it gets one: while any
                 # thread of the seat is runnable, the count may be short of the truth, so it is judged
-                # once none is (a spinning bot meets its CPU limit meanwhile) or on its reply.
-                own = wall - machine()
+                # once none is (a spinning bot meets its CPU limit meanwhile) or on its reply. A seat
+                # that lowered its own priority gets no credit for its threads' waits at all: a thread
+                # at nice 19 (or in a niced autogroup) is runnable, waiting, at little CPU all along.
+                judged = wall - sent - (_JUDGES.spent() - judge[0])
+                own = judged - (self._seat_wait(proc) - tree0)
                 if own > late_after and not proc.runnable():
                     return Decision(None, self._die(self._late(request, used, wall, own) if fixed
+                                                    else self._timeout(request, used, wall, limit)))
+                if judged > late_after and proc.lowered():
+                    return Decision(None, self._die(self._late(request, used, wall, judged) if fixed
                                                     else self._timeout(request, used, wall, limit)))
                 judge[:] = judge[1], _JUDGES.spent()
             except (BotExited, LineTooLong) as e:
@@ -359,7 +367,8 @@ class ProcessPlayer(Player):
         wall = time.monotonic() - t0
         now = proc.cpu_time()
         tree1 = self._seat_wait(proc)
-        waited = max(0.0, sent + tree1 - tree0 + _JUDGES.spent() - judge[0])
+        judged_end = sent + _JUDGES.spent() - judge[0]  # the machine's time but the seat's own waits
+        waited = max(0.0, judged_end + tree1 - tree0)
         self._tree_wait = tree1
         used = now - cpu0
         self._cpu_mark = now
@@ -372,6 +381,8 @@ class ProcessPlayer(Player):
             return Decision(None, self._die(self._timeout(request, used, wall, limit)), wall, used, line)
         if fixed and wall - waited > slot:
             return Decision(None, self._die(self._late(request, used, wall, wall - waited)), wall, used, line)
+        if fixed and wall - judged_end > slot and proc.lowered():  # its threads' waits are its own doing
+            return Decision(None, self._die(self._late(request, used, wall, wall - judged_end)), wall, used, line)
         plain = read_action(line)  # the common reply, read without the models (the same verdict)
         if plain is not None and plain[0] == request.id:
             try:

@@ -129,6 +129,33 @@ def test_a_wait_for_a_core_not_yet_counted_is_no_fault() -> None:
     assert p.close().wait_ms[0] >= 400
 
 
+@pytest.mark.parametrize("delay_ms", [400, 130])  # judged while it waits (a poll), or on its reply
+def test_a_seat_that_lowered_its_priority_gets_no_credit_for_its_waits(delay_ms: int) -> None:
+    """The same wait for a core as above, by a seat that lowered its own priority (a thread at nice 19,
+    SCHED_IDLE, or its autogroup niced: runnable, waiting for a core at little CPU, all along): its
+    waits are its own doing, so past its slot on the wall clock it is late (issue 41)."""
+    bot = MockTransport().expect("hello", HELLO)
+    bot.expect("decide", answer({"type": "pass"}), delay_ms=delay_ms, waited_ms=delay_ms, spin=False).expect("bye")
+    bot.lowered_priority = True
+    p = fixed(bot)
+    p.start()
+    d, _ = timed(p)
+    assert d.fault is not None and d.fault.kind == "timeout" and "slot" in d.fault.message, d.fault
+    p.close()
+
+
+def test_a_start_up_wait_counts_for_the_whole_tree_but_not_for_a_lowered_seat() -> None:
+    """The start-up allowance less every thread's wait for a core (the mock's tree); a lowered seat
+    gets no such credit."""
+    for lowered, faulted in ((False, False), (True, True)):
+        bot = MockTransport().expect("hello", HELLO, delay_ms=400, waited_ms=400, spin=False).expect("bye")
+        bot.lowered_priority = lowered
+        p = fixed(bot, startup_ms=200)
+        fault = p.start()
+        assert (fault is not None and fault.kind == "timeout") is faulted, fault
+        p.close()
+
+
 def test_fixed_tempo_freezes_a_seat_off_move_at_any_contained_level() -> None:
     bot = MockTransport().expect("hello", HELLO).expect("game").expect("decide", answer({"type": "pass"})).expect("bye")
     p = fixed(bot)

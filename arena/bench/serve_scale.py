@@ -4,16 +4,19 @@ A competition of ``teams`` accepted teams (each a copy of bots/minimal) gets
 its results store synthesised (``bench.synth``: real engine games, reused
 under the pairings' names) up to each of the ``stored`` game counts in turn,
 with the public site and the live page brought up to date (timed apart, as
-"catch-up", with the ladder's index and standings tally); then the server (a child process: the ladder's ``run_batch``
+"catch-up", with the ladder's index and standings tally and the team pages'
+fault index); then the server (a child process: the ladder's ``run_batch``
 with the web app loaded, so its memory is a server's) plays one batch of
-``ladder_blocks`` (4) real blocks and rebuilds the site. Measured: the
-batch's and the rebuild's CPU and wall time, and the server's peak and final
-RSS. Separately, a site is built from scratch over the first ``scratch``
+``ladder_blocks`` (4) real blocks and rebuilds the site, and a team page's
+faults and tempo audit are read. Measured: the batch's and the rebuild's CPU
+and wall time, the server's RSS after the batch and after the view, its peak,
+the Python heap blocks it keeps, and the view's CPU. Separately, a site is built from scratch over the first ``scratch``
 games (CPU per game).
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import resource
@@ -32,6 +35,7 @@ from arena.serve import db
 from arena.serve.ladder import ladder_tournament, publish, stored_tally, write_live_page
 from arena.serve.serve import open_service
 from arena.serve.service import STORE_INDEX
+from arena.serve.faults import FaultIndex
 from arena.serve.tally import Index
 
 from . import synth
@@ -100,6 +104,7 @@ def catch_up(folder: Path) -> dict[str, float]:
     write_live_page(folder, svc.config.competition.name, done=0, total=0)  # as the server names it (its state's key)
     stored_tally(folder)  # the standings' tally and the choice's index, as each batch keeps them
     Index.load(folder).catch_up(folder / "results").save(folder)
+    FaultIndex(folder / "results").refresh()  # the team pages' faults and tempo audit, as each batch keeps them
     index = StoreIndex.read(folder / STORE_INDEX)  # the runner's resume index, as each batch writes it
     ResultsStore(folder / "results", records=False, index=index).load()
     index.write(folder / STORE_INDEX)
@@ -135,9 +140,16 @@ def server_batch(folder: Path) -> dict[str, Any]:
     c0, w0 = time.process_time(), time.perf_counter()
     played = ladder.run_batch(svc)
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    gc.collect()
+    end, blocks = _rss(), sys.getallocatedblocks()
+    c0 = time.process_time()
+    team = ladder.ranked(svc.engine)[0].name
+    svc.faults.of(team), svc.faults.tempo(team)  # a team page's private parts
+    view = time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"blocks": played, "batch_cpu_s": round(cpu, 3), "batch_wall_s": round(wall, 3), **times,
-            "rss_start_mb": base, "rss_end_mb": _rss(), "rss_peak_mb": round(peak, 1)}
+            "rss_start_mb": base, "rss_end_mb": end, "rss_peak_mb": round(peak, 1), "heap_blocks_end": blocks,
+            "view_cpu_s": round(view, 3), "rss_after_view_mb": _rss()}
 
 
 def stored_games(folder: Path) -> int:

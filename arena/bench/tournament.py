@@ -2,8 +2,8 @@
 
 Each configuration (a bot in all four seats at one sandbox level) plays
 batches of duplicate blocks exactly as a serial tournament does
-(``run_block`` on a batch, then the fsync'd append of each block's results
-line), once with a fresh process for every game (``restart: per-game``)
+(``run_block`` on a batch, then its blocks' results lines appended in one
+fsync'd write), once with a fresh process for every game (``restart: per-game``)
 and once with processes kept along lineages (``per-lineage``), the two
 alternating batch by batch. Each game's time is split into start,
 decisions, engine, close and writing results (``GameTiming`` plus what
@@ -272,8 +272,7 @@ def measure_batch(run: ModeRun, entry: BotEntry, level: str, mode: str, index: i
         for b in range(index * lineage_blocks, (index + 1) * lineage_blocks)))
     t0 = time.perf_counter()
     output = run_block(batch, {entry.ident: entry})
-    for line in output.lines:
-        store.append(line)
+    store.append_all(output.lines)  # as the scheduler stores a unit's lines
     dt = time.perf_counter() - t0
     inside = 0.0
     games: list[tuple[Hashable, list[int], list[Send]]] = []  # each game's lineage, seeds and lines, in play order

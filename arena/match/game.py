@@ -177,8 +177,8 @@ def play_game(
         if stop_at is not None and decision_no >= stop_at:
             break
         if deal.done:
-            for s in range(len(players)):
-                pending[s].append(wire.deal_end(game, deal.index, s))
+            for s, notice in enumerate(wire.deal_ends(game, deal.index, range(len(players)))):
+                pending[s].append(notice)
     if forfeit_by is not None:
         winner: int | None = forfeit_winner(game.profile.players, game.profile.sides, forfeit_by)
         end = "forfeit"

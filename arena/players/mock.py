@@ -67,6 +67,8 @@ class MockTransport:
         self.max_line_bytes = max_line_bytes
         self.launched: tuple[list[str], dict[str, str], list[str], str] | None = None
         self.halted = False
+        #: The bot has lowered its own priority (a thread's nice, its autogroup): see ``lowered``.
+        self.lowered_priority = False
 
     # -- the script ----------------------------------------------------------
     def expect(self, kind: str, reply: Reply = None, *, raw: bytes | None = None, cpu_ms: float = 0.0,
@@ -175,6 +177,9 @@ class MockTransport:
         if step is not None and (step.spin or step.waited_ms):
             return True
         return self._hang is not None and self._hang.spin
+
+    def lowered(self) -> bool:
+        return self.lowered_priority
 
     def pause(self) -> None:
         self._paused = True

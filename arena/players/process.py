@@ -30,6 +30,11 @@ from .transport import ProcessTransport, Transport
 
 HARNESS_NAME = "cinch-arena"
 _POLL_S = 0.05
+#: tempo free: a seat's wait for a core is read only for an answer not in by this time (its first poll).
+#: An answer in sooner is idle on move for less than this, below what the tempo audit can see
+#: (docs/sandbox.md, "What a decision's time is"), and reading a gvisor seat's dozens of threads took
+#: 80-250 us a decision, more than the rest of its round trip.
+FIRST_POLL_S = 0.001
 _HARD_WALL_FACTOR = 10  # even a starved machine cannot hold a decision longer than this
 _REPLY_KEEP = 2000
 STDERR_TAIL = 2000  # characters of the bot's stderr kept with each fault
@@ -210,10 +215,10 @@ class ProcessPlayer(Player):
     def start(self) -> Fault | None:
         """Collect the handshake, against this bot's own start-up allowance.
 
-        The allowance is wall clock from ``launch``, less the time the bot
-        waited, runnable, for a core (``run_delay``): four seats starting
-        side by side on fewer cores share them, which is the harness's
-        doing. A hard ceiling of ``_HARD_WALL_FACTOR`` times the allowance
+        The allowance is wall clock from ``launch``, less the time every
+        thread of the bot's tree waited, runnable, for a core (as a decision
+        counts it): four seats starting side by side on fewer cores share
+        them, which is the harness's doing. A hard ceiling of ``_HARD_WALL_FACTOR`` times the allowance
         bounds even a starved machine.
         """
         fault = self.launch()
@@ -237,7 +242,11 @@ class ProcessPlayer(Player):
                 line = proc.read_line(timeout)
             except ReadTimeout:
                 wall = time.monotonic() - t0
-                if wall - proc.run_delay() >= allowance or wall >= allowance * _HARD_WALL_FACTOR:
+                # Every thread the seat has had waited for a core from nothing at its launch (a
+                # reading short of a wait not yet counted only makes the allowance stricter); none of
+                # it counts for a seat that lowered its own priority (its waits are its own doing).
+                if ((wall - self._seat_wait(proc) >= allowance or wall >= allowance * _HARD_WALL_FACTOR)
+                        or (wall >= allowance and proc.lowered())):
                     return self._die(Fault("timeout", f"no handshake within the start-up allowance of {self.t.startup_ms} ms", hello))
                 timeout = _POLL_S
             except (BotExited, LineTooLong) as e:
@@ -284,7 +293,8 @@ class ProcessPlayer(Player):
         """
         req = request if isinstance(request, Request) else Request.of(request)
         # The seat's wait for a core is read before the wall clock starts (and after it stops): a
-        # wait that falls between two readings is then the machine's time, never the bot's.
+        # wait that falls between two readings is then the machine's time, never the bot's. With a
+        # free tempo it may be left unread (None): see ``_tree_start``.
         tree0 = self._tree_start()
         t0 = time.monotonic()
         answer = self._decide(req, t0, tree0)
@@ -295,14 +305,25 @@ class ProcessPlayer(Player):
                 time.sleep(left)
         return answer
 
-    def _tree_start(self) -> float:
+    def _tree_start(self) -> float | None:
         """The wait for a core of the seat's whole tree at the start of a decision: kept from the end
-        of the last one while the seat has been frozen since (a frozen seat waits for no core)."""
+        of the last one while the seat has been frozen since (a frozen seat waits for no core).
+
+        With a free tempo it is not read here (None): no verdict but the wall ceiling depends on it,
+        and the audit's idle time of an answer in before ``FIRST_POLL_S`` is under that however the
+        wait went. An answer not in by then has the tree read at that poll and at its end (the end
+        then starts the next decision of a frozen seat): the waits counted in its first millisecond
+        or so are not taken off (stricter by that much; a wait under way at the poll is counted
+        whole, as any wait is), and no wait of another decision is ever counted in it (a bot could
+        otherwise bank waits in fast answers and spend them on a slow one). With a fixed tempo every
+        decision is read whole, as its slot's verdict depends on it."""
         proc = self.proc
         if proc is None or self._dead is not None:
             return 0.0
         if self._tree_wait is not None and proc.paused:
             return self._tree_wait
+        if not self._fixed:
+            return None
         return self._seat_wait(proc)
 
     def _seat_wait(self, proc: Transport) -> float:
@@ -310,7 +331,7 @@ class ProcessPlayer(Player):
         tree is not metered: level ``none`` with a free tempo, where bots are trusted)."""
         return proc.tree_run_delay() if (self._fixed or proc.measures_cpu) else proc.run_delay()
 
-    def _decide(self, request: Request, t0: float, tree0: float) -> Decision:
+    def _decide(self, request: Request, t0: float, tree0: float | None) -> Decision:
         if self._dead or self.proc is None:
             return Decision(None, Fault("crash", "the bot is no longer running", request.to_dict()))
         proc = self.proc
@@ -332,35 +353,52 @@ class ProcessPlayer(Player):
         # time (its game loops' run and wait) over the last two polls: a reply waits on the judge only
         # from the poll before the one that reads it (it may come while the judge, woken by that
         # poll's timeout, waits for a core); the judge's polls while the bot works are not on its way.
+        # (With a free tempo the seat's wait is read only from the first poll on: ``_tree_start``. The
+        # judge's own time is read always: a judge kept from a reply already in is no idle of the bot.)
         judge = [_JUDGES.spent()] * 2  # the judge's time at the start of the poll before last, and of the last
         sent = time.monotonic() - t0
 
-        def machine() -> float:
-            return sent + (self._seat_wait(proc) - tree0) + (_JUDGES.spent() - judge[0])
         line: bytes | None = None
+        timeout = _POLL_S if fixed else FIRST_POLL_S
+        polled = False
         while line is None:
             try:
-                line = proc.read_line(_POLL_S)
+                line = proc.read_line(timeout)
             except ReadTimeout:
+                timeout, polled = _POLL_S, True
                 used = proc.cpu_time() - cpu0
                 wall = time.monotonic() - t0
                 if used > limit or wall >= late_after * _HARD_WALL_FACTOR:
                     return Decision(None, self._die(self._timeout(request, used, wall, limit)))
+                if tree0 is None:  # free tempo, nothing read at the start: the seat's waits count from here
+                    tree0 = self._seat_wait(proc)
+                    continue
                 # A thread's wait for a core is added to its count only once it gets one: while any
                 # thread of the seat is runnable, the count may be short of the truth, so it is judged
-                # once none is (a spinning bot meets its CPU limit meanwhile) or on its reply.
-                own = wall - machine()
+                # once none is (a spinning bot meets its CPU limit meanwhile) or on its reply. A seat
+                # that lowered its own priority gets no credit for its threads' waits at all: a thread
+                # at nice 19 (or in a niced autogroup) is runnable, waiting, at little CPU all along.
+                judged = wall - sent - (_JUDGES.spent() - judge[0])
+                own = judged - (self._seat_wait(proc) - tree0)
                 if own > late_after and not proc.runnable():
                     return Decision(None, self._die(self._late(request, used, wall, own) if fixed
+                                                    else self._timeout(request, used, wall, limit)))
+                if judged > late_after and proc.lowered():
+                    return Decision(None, self._die(self._late(request, used, wall, judged) if fixed
                                                     else self._timeout(request, used, wall, limit)))
                 judge[:] = judge[1], _JUDGES.spent()
             except (BotExited, LineTooLong) as e:
                 return Decision(None, self._die(self._io_fault(e, request)))
         wall = time.monotonic() - t0
         now = proc.cpu_time()
-        tree1 = self._seat_wait(proc)
-        waited = max(0.0, sent + tree1 - tree0 + _JUDGES.spent() - judge[0])
-        self._tree_wait = tree1
+        judged_end = sent + _JUDGES.spent() - judge[0]  # the machine's time but the seat's own waits
+        if tree0 is None or not (fixed or polled):  # free tempo, in before its first poll: unread (idle under it)
+            waited = max(0.0, judged_end)
+            self._tree_wait = None  # so the next decision does not start from an older reading
+        else:
+            tree1 = self._seat_wait(proc)
+            waited = max(0.0, judged_end + tree1 - tree0)
+            self._tree_wait = tree1
         used = now - cpu0
         self._cpu_mark = now
         self._pause()
@@ -372,6 +410,8 @@ class ProcessPlayer(Player):
             return Decision(None, self._die(self._timeout(request, used, wall, limit)), wall, used, line)
         if fixed and wall - waited > slot:
             return Decision(None, self._die(self._late(request, used, wall, wall - waited)), wall, used, line)
+        if fixed and wall - judged_end > slot and proc.lowered():  # its threads' waits are its own doing
+            return Decision(None, self._die(self._late(request, used, wall, wall - judged_end)), wall, used, line)
         plain = read_action(line)  # the common reply, read without the models (the same verdict)
         if plain is not None and plain[0] == request.id:
             try:

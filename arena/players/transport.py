@@ -62,6 +62,12 @@ class Transport(Protocol):
         not yet in ``run_delay``: the kernel adds it when the thread gets a core)."""
         ...
 
+    def lowered(self) -> bool:
+        """True if the bot has lowered its own scheduling weight (a thread's nice or policy, its
+        session's autogroup): its threads then wait for a core by its own doing, and that wait is
+        no excuse for lateness (read only when a late verdict is near)."""
+        ...
+
     def pause(self) -> None: ...
 
     def resume(self) -> None: ...
@@ -112,6 +118,9 @@ class ProcessTransport:
         self._task_last: dict[str, int] = {}  # thread id -> its wait for a core in ns, as last read
         self._task_gone = 0  # ns of wait of the threads that ended
         self._report: TransportReport | None = None
+        # The judge's own weight, which its bots inherit: what "lowered" is measured against.
+        self._nice0 = os.getpriority(os.PRIO_PROCESS, 0)
+        self._policy0 = os.sched_getscheduler(0) if hasattr(os, "sched_getscheduler") else 0
 
     def wait_ready(self) -> None:  # replaced per instance
         self.proc.wait_ready()
@@ -198,6 +207,32 @@ class ProcessTransport:
                 continue
             if stat[stat.rfind(b")") + 2:][:1] == b"R":
                 return True
+        return False
+
+    def lowered(self) -> bool:
+        """Any thread of the tree at a higher nice or another scheduling policy than the judge's own
+        (stat fields 19 and 41), or any process's autogroup niced (/proc/PID/autogroup: a file the bot
+        may write at bwrap, which no syscall rule can refuse; its session's group weight then falls,
+        and a spinning thread in it waits for a core at little CPU). At bwrap the filter refuses
+        setpriority and the sched_set* calls, so the autogroup is the door left; at rlimit every door is."""
+        proc = self.proc
+        pids = proc.cgroup.pids() if proc.cgroup is not None else proctree.descendants(proc.sandbox_pid or proc.pid)
+        for process in pids:
+            try:
+                with open(f"/proc/{process}/autogroup", "rb") as fh:
+                    if int(fh.read().rsplit(b"nice", 1)[1]) > 0:
+                        return True
+            except (OSError, IndexError, ValueError):
+                pass
+        for pid, tid in self._tree_threads():
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as fh:
+                    stat = fh.read()
+                fields = stat[stat.rfind(b")") + 2:].split()
+                if int(fields[16]) > self._nice0 or int(fields[38]) != self._policy0:
+                    return True
+            except (OSError, IndexError, ValueError):
+                continue
         return False
 
     def pause(self) -> None:

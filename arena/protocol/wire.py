@@ -142,7 +142,7 @@ class Request:
             return encode(self._dict)
         if self._time is None:
             return self._head + b"}\n"
-        return self._head + b',"time_left_ms":%d,"decision_ms":%d}\n' % self._time
+        return b'%b,"time_left_ms":%d,"decision_ms":%d}\n' % (self._head, *self._time)
 
     def to_dict(self) -> dict[str, Any]:
         """The message as a dict, made once (read from its text) and the same object after: what a
@@ -173,13 +173,25 @@ def choice_text(choice: Choice) -> bytes:
 
 
 def deal_end(game: Game, index: int, seat: int) -> dict[str, Any]:
+    return deal_ends(game, index, (seat,))[0]
+
+
+def deal_ends(game: Game, index: int, seats: Sequence[int]) -> list[dict[str, Any]]:
+    """``deal_end`` for each of ``seats``, each with its line written (``Encoded``): the deal's outcome
+    encoded once for all of them, each seat's view spliced in as its text (``Game.view_bytes``), read
+    back for the dict; the bytes of encoding each dict (tests/protocol/test_encoding.py)."""
     d = game.deals[index]
-    return {
+    fields: dict[str, Any] = {
         "type": "deal_end", "index": index, "maker": d.maker, "bid": d.high,
         "trump": SUITS[d.trump] if d.trump is not None else None,
         "points": list(d.points or ()), "made": d.made, "scores": list(d.scores_after or ()),
-        "view": game.view_dict(seat, index),
     }
+    head = dumps(fields)[:-1] + b',"view":'
+    out: list[dict[str, Any]] = []
+    for seat in seats:
+        view = game.view_bytes(seat, index)
+        out.append(Encoded({**fields, "view": loads(view)}, b"%b%b}\n" % (head, view)))
+    return out
 
 
 def game_end(scores: Sequence[int], winner: int | None, reason: str) -> dict[str, Any]:

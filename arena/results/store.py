@@ -1,7 +1,8 @@
 """The append-only results file: one JSON line per finished duplicate block.
 
-A line is written, flushed and fsync'd only once its block is complete, so
-after a crash the file holds whole blocks plus at most one torn last line.
+A line is written and fsync'd only once its block is complete (a batch's
+lines in one write and one fsync), so after a crash the file holds whole
+blocks plus at most one torn last line.
 ``read_results`` is the one reader of the file (rating, publishing, replay
 and resume all use it): it never modifies the file, skips a torn last line,
 keeps the first line of a repeated (pairing, block) key, and refuses a
@@ -17,7 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Collection, Iterable, Iterator
+from typing import Any, ClassVar, Collection, Iterable, Iterator, Sequence
 
 import orjson
 from pydantic import ValidationError
@@ -385,12 +386,27 @@ class ResultsStore:
 
     def append(self, line: ResultLine) -> bool:
         """Write one finished block durably; False if its key is already stored."""
-        if line.task_key in self.keys:
-            return False
-        text = line.to_json()
+        return self.append_all([line])[0]
+
+    def append_all(self, lines: Sequence[ResultLine]) -> list[bool]:
+        """Write a unit's finished blocks durably in one write and one fsync (a batch's lines: an fsync
+        costs several ms, as much as a game's harness work); for each line, False if its key was already
+        stored (or comes twice). One write keeps the file's rule: a crash leaves whole lines and at most
+        one torn last line."""
+        fresh: list[tuple[ResultLine, bytes]] = []
+        taken: set[tuple[str, int]] = set()
+        wrote: list[bool] = []
+        for line in lines:
+            new = line.task_key not in self.keys and line.task_key not in taken
+            wrote.append(new)
+            if new:
+                taken.add(line.task_key)
+                fresh.append((line, (line.to_json() + "\n").encode()))
+        if not fresh:
+            return wrote
         self.out.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        payload = (text + "\n").encode()
+        payload = b"".join(raw for _, raw in fresh)
         try:
             at = os.lseek(fd, 0, os.SEEK_END)
             written = 0
@@ -399,12 +415,14 @@ class ResultsStore:
             os.fsync(fd)
         finally:
             os.close(fd)
-        self.lines[line.task_key] = line if self.records else without_records(line, self._refs)
-        if self.index is not None:
-            self.index.take(line.task_key, len(line.games), line.config_hash)
-            self.index.lines += 1
-            self.index.moved_to(at, payload)
-        return True
+        for line, raw in fresh:
+            self.lines[line.task_key] = line if self.records else without_records(line, self._refs)
+            if self.index is not None:
+                self.index.take(line.task_key, len(line.games), line.config_hash)
+                self.index.lines += 1
+                self.index.moved_to(at, raw)
+            at += len(raw)
+        return wrote
 
     def sorted_lines(self) -> list[ResultLine]:
         return [self.lines[k] for k in sorted(self.lines)]

@@ -18,7 +18,8 @@ Default deny. A call is answered in one of four ways:
   but the host-wide socket and netns cookies and pidfds of peers;
 - refused with EPERM (`EPERM_CALLS`): what a bot has no business doing and
   an attacker tries (ptrace, mounts, namespaces, keyrings, inotify, kernel
-  state, host-wide counters such as sysinfo);
+  state, host-wide counters such as sysinfo), and any change of a thread's
+  priority or scheduling policy;
 - succeeding without effect (`NOOP_CALLS`, SECCOMP_RET_ERRNO with errno 0,
   which makes the call return 0 without running it): flock, and setting
   fcntl record locks. Inside the bot's private mount namespace nobody else
@@ -107,7 +108,7 @@ nanosleep clock_nanosleep clock_gettime clock_getres gettimeofday time times ala
 timer_create timer_settime timer_gettime timer_getoverrun timer_delete
 getpid getppid gettid getuid geteuid getgid getegid getgroups getresuid getresgid
 getpgrp getpgid setpgid getsid setsid capget uname getcpu getrandom
-getrlimit setrlimit prlimit64 getrusage getpriority setpriority
+getrlimit setrlimit prlimit64 getrusage getpriority
 sched_yield sched_getaffinity sched_setaffinity sched_getparam sched_getscheduler
 sched_get_priority_max sched_get_priority_min sched_rr_get_interval
 arch_prctl
@@ -116,9 +117,13 @@ sendto recvfrom sendmsg recvmsg sendmmsg recvmmsg
 """.split())
 
 #: Refused with EPERM: cross-process and kernel-state calls, mounts and
-#: namespaces, and channels between partners on shared inodes or host-wide
-#: state (keyrings, inotify, fanotify, sysinfo's host-wide thread count).
+#: namespaces, channels between partners on shared inodes or host-wide
+#: state (keyrings, inotify, fanotify, sysinfo's host-wide thread count), and
+#: every change of a thread's priority or scheduling policy (a thread at nice 19
+#: or SCHED_IDLE is runnable, waiting for a core, at little CPU: the judge takes
+#: a seat's wait for a core for the machine's, docs/sandbox.md "Tempo").
 EPERM_CALLS = frozenset("""
+setpriority sched_setscheduler sched_setparam sched_setattr
 ptrace process_vm_readv process_vm_writev kcmp pidfd_getfd process_madvise process_mrelease
 move_pages migrate_pages bpf perf_event_open userfaultfd memfd_secret
 keyctl add_key request_key inotify_init inotify_init1 inotify_add_watch inotify_rm_watch

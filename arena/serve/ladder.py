@@ -419,6 +419,11 @@ def run_batch(svc: Service) -> int:
         publish(svc)
     if store.exists() and (played or not (svc.folder / STANDINGS).exists()):
         write_standings(svc.folder, stored_tally(svc.folder), batch=None)
+    if played:
+        try:  # the team pages' faults and tempo audit: their views then read nothing of the store
+            svc.faults.refresh()
+        except OSError as e:
+            log.warning("ladder: the fault index not brought up to date (a view will): %s", e)
     return played
 
 

@@ -5,7 +5,9 @@ The store only grows, and a batch used to parse and validate all of it
 A ``Follow`` keeps a summary of the lines read in a file of the competition
 folder, with where its reading stopped, and reads only the lines appended
 since (``ResultsScan`` from that byte: a torn last line is left for later,
-a key already read counts once). A store that no longer holds the last line
+a key already read counts once: the keys read are kept as each unit's runs
+of block numbers, ``Runs``, so a ladder that plays a unit's blocks in order
+keeps two numbers a unit, however many it stored). A store that no longer holds the last line
 read where it was read (cut after a kill and written again) is read again
 from its start. Two summaries:
 
@@ -13,15 +15,15 @@ from its start. Two summaries:
   order as ``results.standings`` adds them, so FOLDER/standings.json gives
   the same figures to the last bit;
 * ``Index``: what the ladder's choice reads of the store, per unit (a
-  pairing's or a table's key): its stored block numbers and its games' wins
-  of each bot name over each other (``choice.pairwise``), summed; and the
-  config hashes seen. Counts per unit, never a row per game: the store
+  pairing's or a table's key): its stored block numbers (the keys read) and
+  its games' wins of each bot name over each other (``choice.pairwise``),
+  summed; and the config hashes seen. Counts per unit, never a row per game: the store
   grows for as long as the ladder runs, the units only with new versions.
 """
 
 from __future__ import annotations
 
-import hashlib
+import bisect
 import json
 import os
 from dataclasses import dataclass, field, fields
@@ -36,8 +38,48 @@ from .choice import Contest, contests, pairwise_of
 F = TypeVar("F", bound="Follow")
 
 
-def _key(pairing: str, block: int) -> str:
-    return hashlib.blake2b(f"{pairing}\0{block}".encode(), digest_size=8).hexdigest()
+class Runs:
+    """A set of (unit, block number) kept as each unit's runs of consecutive numbers (a flat list of
+    [first, after] bounds): the keys a ladder stores per unit are mostly 0, 1, 2, ... so this grows with the
+    units and the gaps between their blocks, not with the blocks."""
+
+    def __init__(self, bounds: Mapping[str, list[int]] | None = None) -> None:
+        self.bounds: dict[str, list[int]] = {u: list(b) for u, b in (bounds or {}).items()}
+        for b in self.bounds.values():
+            if len(b) % 2 or any(x >= y for x, y in zip(b, b[1:])) or any(not isinstance(x, int) for x in b):
+                raise ValueError("runs must be increasing [first, after] bounds")
+
+    def __contains__(self, key: object) -> bool:
+        if not (isinstance(key, tuple) and len(key) == 2):
+            return False
+        b = self.bounds.get(key[0])
+        return b is not None and bisect.bisect_right(b, key[1]) % 2 == 1
+
+    def add(self, unit: str, block: int) -> bool:
+        """Add a key; False if it was there already."""
+        b = self.bounds.setdefault(unit, [])
+        i = bisect.bisect_right(b, block)
+        if i % 2:
+            return False
+        # block lies in the gap before b[i] (or after the last run): join the runs it touches
+        joins_left = i > 0 and b[i - 1] == block
+        joins_right = i < len(b) and b[i] == block + 1
+        if joins_left and joins_right:
+            del b[i - 1:i + 1]
+        elif joins_left:
+            b[i - 1] = block + 1
+        elif joins_right:
+            b[i] = block
+        else:
+            b[i:i] = [block, block + 1]
+        return True
+
+    def blocks(self, unit: str) -> set[int]:
+        b = self.bounds.get(unit, [])
+        return {n for lo, hi in zip(b[::2], b[1::2]) for n in range(lo, hi)}
+
+    def units(self) -> list[str]:
+        return list(self.bounds)
 
 
 @dataclass
@@ -52,7 +94,7 @@ class Follow:
     tail_at: int = 0  # where the last line read starts, and its digest: the store must still hold it there
     tail: str = ""
     blocks: int = 0  # lines kept (each key once)
-    seen: set[str] = field(default_factory=set)  # each kept line's key, hashed
+    read: Runs = field(default_factory=Runs)  # each kept line's key
 
     @classmethod
     def load(cls: type[F], folder: Path) -> F:
@@ -61,14 +103,14 @@ class Follow:
             d = json.loads((folder / cls.STATE).read_text())
             if d.pop("format") != cls.FORMAT:
                 return cls()
-            d["seen"] = set(d["seen"])
+            d["read"] = Runs(d["read"])
             return cls(**d)
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return cls()
 
     def save(self, folder: Path) -> None:
         doc = {f.name: getattr(self, f.name) for f in fields(self)}
-        doc["seen"], doc["format"] = sorted(self.seen), self.FORMAT
+        doc["read"], doc["format"] = self.read.bounds, self.FORMAT
         tmp = folder / (self.STATE + ".tmp")
         tmp.write_text(json.dumps(doc, separators=(",", ":")))
         os.replace(tmp, folder / self.STATE)
@@ -86,11 +128,9 @@ class Follow:
         scan = ResultsScan(path, start=me.offset, line=me.lines)
         last = None
         for line, at, n in scan:
-            k = _key(line.pairing, line.block)
-            if k in me.seen:  # ResultsScan skips a key repeated within this read; this, one read before
-                continue
-            me.seen.add(k)
-            me.take(line)
+            if (line.pairing, line.block) in me.read:  # ResultsScan skips a key repeated within a read; this,
+                continue  # one read before
+            me.take(line, at, n)
             last = at
         if last is not None:
             with open(path, "rb") as f:
@@ -99,12 +139,14 @@ class Follow:
         me.offset, me.lines = scan.end, scan.lines
         return me
 
-    def take(self, line: ResultLine) -> None:
-        """Count one more stored line (its key not read before)."""
+    def take(self, line: ResultLine, at: int = 0, length: int = 0) -> None:
+        """Count one more stored line (its key not read before; where it stands in the store: ``at``,
+        ``length``)."""
+        self.read.add(line.pairing, line.block)
         self.blocks += 1
-        self.add(line)
+        self.add(line, at, length)
 
-    def add(self, line: ResultLine) -> None:
+    def add(self, line: ResultLine, at: int, length: int) -> None:
         raise NotImplementedError
 
 
@@ -113,12 +155,13 @@ class Tally(Follow):
     """Games, points and faults per (name, digest) over the lines read, in their order; ``odd`` counts the
     faults of a seat no game has (blamed on the bot the fault names)."""
 
-    STATE: ClassVar[str] = "standings-state.json"
-
     sums: dict[str, list[Any]] = field(default_factory=dict)  # "name\0digest" -> [games, points, faults]
     odd: dict[str, int] = field(default_factory=dict)
 
-    def add(self, line: ResultLine) -> None:
+    STATE: ClassVar[str] = "standings-state.json"
+    FORMAT: ClassVar[int] = 2  # 1 kept each line's key, hashed
+
+    def add(self, line: ResultLine, at: int = 0, length: int = 0) -> None:
         """One stored line's games, as ``results.standings`` counts them (by version: an id names one)."""
         for st in seatings(line):
             refs = ["\0".join(s.ref) for s in st.seats]
@@ -177,24 +220,19 @@ class Stored:
 
 @dataclass
 class Index(Follow):
-    """Per unit: its stored block numbers and its games' pairwise wins, summed (``Stored``)."""
+    """Per unit: its games' pairwise wins, summed; with the keys read (``Follow.read``), ``Stored``."""
 
     STATE: ClassVar[str] = "ladder-index.json"
-    FORMAT: ClassVar[int] = 2  # 1 kept a row per stored block
+    FORMAT: ClassVar[int] = 3  # 1 kept a row per stored block, 2 a block number per stored block
 
-    units: dict[str, list[Any]] = field(default_factory=dict)  # unit -> [block numbers, [[a, b, wins], ...]]
+    units: dict[str, dict[str, float]] = field(default_factory=dict)  # unit -> {"a\0b": wins of a over b}
     hashes: list[str] = field(default_factory=list)  # the config hashes of the lines read
 
-    def add(self, line: ResultLine) -> None:
-        unit = self.units.setdefault(line.pairing, [[], []])
-        unit[0].append(line.block)
-        wins = {(a, b): row for row in unit[1] for a, b in [row[:2]]}
+    def add(self, line: ResultLine, at: int = 0, length: int = 0) -> None:
+        wins = self.units.setdefault(line.pairing, {})
         for (a, b), w in pairwise_of(contests(line)).items():
-            row = wins.get((a, b))
-            if row is None:
-                unit[1].append([a, b, w])
-            else:
-                row[2] += w
+            k = f"{a}\0{b}"
+            wins[k] = wins.get(k, 0.0) + w
         if line.config_hash not in self.hashes:
             self.hashes.append(line.config_hash)
 
@@ -205,5 +243,6 @@ class Index(Follow):
         if other:
             raise ResultsError(f"the ladder's results hold blocks produced with config hash {other[0]}, but this"
                                f" config hashes to {expect_hash}: seed, match settings or deal files changed")
-        return Stored({u: set(blocks) for u, (blocks, _) in self.units.items()},
-                      {u: {(a, b): float(w) for a, b, w in wins} for u, (_, wins) in self.units.items()})
+        return Stored({u: self.read.blocks(u) for u in self.units},
+                      {u: {(a, b): float(w) for k, w in wins.items() for a, _, b in [k.partition("\0")]}
+                       for u, wins in self.units.items()})

@@ -129,6 +129,33 @@ def test_a_wait_for_a_core_not_yet_counted_is_no_fault() -> None:
     assert p.close().wait_ms[0] >= 400
 
 
+@pytest.mark.parametrize("delay_ms", [400, 130])  # judged while it waits (a poll), or on its reply
+def test_a_seat_that_lowered_its_priority_gets_no_credit_for_its_waits(delay_ms: int) -> None:
+    """The same wait for a core as above, by a seat that lowered its own priority (a thread at nice 19,
+    SCHED_IDLE, or its autogroup niced: runnable, waiting for a core at little CPU, all along): its
+    waits are its own doing, so past its slot on the wall clock it is late (issue 41)."""
+    bot = MockTransport().expect("hello", HELLO)
+    bot.expect("decide", answer({"type": "pass"}), delay_ms=delay_ms, waited_ms=delay_ms, spin=False).expect("bye")
+    bot.lowered_priority = True
+    p = fixed(bot)
+    p.start()
+    d, _ = timed(p)
+    assert d.fault is not None and d.fault.kind == "timeout" and "slot" in d.fault.message, d.fault
+    p.close()
+
+
+def test_a_start_up_wait_counts_for_the_whole_tree_but_not_for_a_lowered_seat() -> None:
+    """The start-up allowance less every thread's wait for a core (the mock's tree); a lowered seat
+    gets no such credit."""
+    for lowered, faulted in ((False, False), (True, True)):
+        bot = MockTransport().expect("hello", HELLO, delay_ms=400, waited_ms=400, spin=False).expect("bye")
+        bot.lowered_priority = lowered
+        p = fixed(bot, startup_ms=200)
+        fault = p.start()
+        assert (fault is not None and fault.kind == "timeout") is faulted, fault
+        p.close()
+
+
 def test_fixed_tempo_freezes_a_seat_off_move_at_any_contained_level() -> None:
     bot = MockTransport().expect("hello", HELLO).expect("game").expect("decide", answer({"type": "pass"})).expect("bye")
     p = fixed(bot)
@@ -248,3 +275,67 @@ def test_the_judges_time_counts_every_game_loop_of_the_worker_and_never_goes_bac
     nxt.start()
     nxt.join()
     assert judges.spent() >= after and len(judges._fds) <= 2  # the ended one's file closed, its time kept
+
+
+# ---------------------------------------------------------------- tempo free: the seat's wait read only when it counts
+class CountingReads(MockTransport):
+    """Counts the readings of the tree's wait for a core (at gvisor 80-250 us each: dozens of threads)."""
+
+    reads = 0
+
+    def tree_run_delay(self) -> float:
+        self.reads += 1
+        return super().tree_run_delay()
+
+
+def free(bot: MockTransport) -> ProcessPlayer:
+    t = TimeSettings(decision_ms=5000, bank_ms=100_000, pause_idle=True)
+    return ProcessPlayer(ENTRY, 7, t, SandboxSpec(level="rlimit"), launcher=bot.launcher)
+
+
+def no_judge_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.players import process
+
+    class NoJudgeTime:
+        def spent(self) -> float:
+            return 0.0
+
+    monkeypatch.setattr(process, "_JUDGES", NoJudgeTime())
+
+
+def test_free_tempo_reads_no_wait_for_answers_in_before_the_first_poll(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An answer in before ``FIRST_POLL_S`` is idle on move for less than that whatever its wait was:
+    nothing is read (issue 44 item 3), and its recorded wait is the judge's thaw and write alone."""
+    no_judge_time(monkeypatch)
+    bot = CountingReads().expect("hello", HELLO)
+    for _ in range(5):
+        bot.expect("decide", answer({"type": "pass"}))
+    bot.expect("bye")
+    p = free(bot)
+    assert p.start() is None
+    reads_after_start = bot.reads
+    for n in range(1, 6):
+        assert p.decide(request(n)).fault is None
+    assert bot.reads == reads_after_start, bot.reads
+    rep = p.close()
+    assert len(rep.wait_ms) == 5 and all(0 <= w < 50 for w in rep.wait_ms), rep.wait_ms
+
+
+def test_free_tempo_never_counts_an_earlier_decisions_wait_in_a_later_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fast answer whose threads waited 500 ms for a core (counted when its reply came: a skipped
+    reading), then a slow one that waited for none: the slow one's wait is its own, not the 500 ms a
+    reading taken after both would show (a later reading's delta is never given to the wrong decision:
+    a bot could otherwise bank waits in fast answers and sleep on them later). Then a slow answer that
+    waited 300 ms for a core (counted, as the kernel does, when its thread got one): that wait counts."""
+    no_judge_time(monkeypatch)
+    bot = CountingReads().expect("hello", HELLO)
+    bot.expect("decide", answer({"type": "pass"}), delay_ms=0.1, waited_ms=500, waited_at_end=True, spin=False)
+    bot.expect("decide", answer({"type": "pass"}), delay_ms=200, spin=False)
+    bot.expect("decide", answer({"type": "pass"}), delay_ms=300, waited_ms=300, waited_at_end=True, spin=False)
+    bot.expect("bye")
+    p = free(bot)
+    assert p.start() is None
+    for n in (1, 2, 3):
+        assert p.decide(request(n)).fault is None
+    w = p.close().wait_ms
+    assert w[1] < 100 and 300 <= w[2] < 400, w

@@ -98,3 +98,33 @@ def test_a_request_s_text_is_the_bytes_bots_always_read() -> None:
             digest.update(request.line())
             game.apply(game.choice.sample(rng))
     assert digest.hexdigest() == REQUESTS_SHA256
+
+
+#: sha256 of every deal_end line of the same four seeded games, as the harness wrote them before the
+#: four seats' notices shared one encoded outcome and took their views as text (measured on that code)
+DEAL_ENDS_SHA256 = "a8c782838532e7c0eade2f0782e018638a10c0f5a8c63594227a5d409d68e5b2"
+
+
+def test_a_deal_end_s_line_is_the_bytes_bots_always_read() -> None:
+    """``wire.deal_ends`` (the outcome encoded once, each view spliced in as text) writes, for every seat
+    of every deal, the bytes of its dict encoded, that dict is the view read back, and the lines are
+    those the harness wrote before (pinned)."""
+    import hashlib
+
+    from arena.engine import Game
+
+    digest = hashlib.sha256()
+    for name in ("pagat62", "five-hand", "oregon", "cutthroat-3"):
+        game = Game(get_profile(name), key=f"pin-{name}", max_deals=8)
+        rng = random.Random(name)
+        while not game.over:
+            deal = game.deal
+            game.apply(game.choice.sample(rng))
+            if deal.done:
+                seats = range(game.profile.players)
+                for seat, notice in zip(seats, wire.deal_ends(game, deal.index, seats)):
+                    plain = dict(notice)
+                    assert plain["view"] == game.view(seat, deal.index).to_dict()
+                    assert wire.encode(notice) == stdlib(plain) == wire.encode(wire.deal_end(game, deal.index, seat))
+                    digest.update(wire.encode(notice))
+    assert digest.hexdigest() == DEAL_ENDS_SHA256

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from arena.match import MatchSettings
-from arena.results import ResultLine, ResultsStore, ResultsError, comparable, parse_line, standings, write_stderr
+from arena.results import (ResultLine, ResultsError, ResultsStore, StoreIndex, comparable, parse_line, standings,
+                           write_stderr)
 from arena.schedule import BlockTask, block_key, run_block
 from arena.players import BotEntry, Manifest, PolicyPlayer
 
@@ -47,6 +48,23 @@ def test_append_is_keyed_and_hash_is_checked(tmp_path: Path, line: ResultLine) -
     assert len(ResultsStore(tmp_path).load(expect_hash="hash1")) == 1
     with pytest.raises(ResultsError, match="config hash"):
         ResultsStore(tmp_path).load(expect_hash="other")
+
+
+def test_a_units_lines_in_one_write_are_the_bytes_of_appending_each(tmp_path: Path, line: ResultLine) -> None:
+    """append_all (a batch's lines, one fsync) writes what appending them one by one writes, skips a key
+    stored before or repeated in the batch, and leaves an index where appending each leaves it."""
+    other = line.model_copy(update={"block": 1})
+    third = line.model_copy(update={"block": 2})
+    one, many = ResultsStore(tmp_path / "one", index=StoreIndex()), ResultsStore(tmp_path / "many", index=StoreIndex())
+    assert one.append(line) and many.append_all([line]) == [True]
+    assert [one.append(x) for x in (other, line, third, other)] == [True, False, True, False]
+    assert many.append_all([other, line, third, other]) == [True, False, True, False]
+    assert many.append_all([]) == [] and many.append_all([line]) == [False]
+    assert (tmp_path / "many" / "results.jsonl").read_bytes() == (tmp_path / "one" / "results.jsonl").read_bytes()
+    assert many.index is not None and one.index is not None
+    assert (many.index.offset, many.index.lines, many.index.tail_at, many.index.tail, many.index.games) == (
+        one.index.offset, one.index.lines, one.index.tail_at, one.index.tail, one.index.games)
+    assert list(ResultsStore(tmp_path / "many").load()) == [line.task_key, other.task_key, third.task_key]
 
 
 def test_corrupt_middle_line_is_not_touched(tmp_path: Path, line: ResultLine) -> None:

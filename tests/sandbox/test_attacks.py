@@ -198,6 +198,57 @@ def test_host_wide_ids_are_the_kernels_answers_without_the_filter(start, tmp_pat
     assert out["so_peerpidfd"].get("value", out["pidfd_open"]["value"]) == out["pidfd_open"]["value"]  # one's own pidfd
 
 
+#: Every call that lowers a thread's priority or changes its scheduling policy (issue 41).
+PRIORITY_CALLS = ("setpriority", "sched_setscheduler_idle", "sched_setscheduler_batch", "sched_setparam",
+                  "sched_setattr", "thread_setpriority", "thread_sched_setscheduler_idle")
+
+
+def test_priority_changes_are_refused_and_a_niced_autogroup_is_seen(start, tmp_path, contained_level) -> None:
+    """A thread at nice 19 or SCHED_IDLE is runnable, waiting for a core, at little CPU, and the judge
+    takes a seat's wait for a core for the machine's: a bot could sleep past its slot unfaulted on a busy
+    machine. At bwrap every such call is refused (EPERM, the bot runs on); the one door no syscall rule
+    closes, its session's autogroup (/proc/self/autogroup), is seen by the judge (``lowered``), which then
+    gives the seat no credit for its waits. At gvisor the Sentry keeps a nice of its own, refuses every
+    policy but SCHED_OTHER, and no host thread of the sandbox changes."""
+    from arena.players.transport import ProcessTransport
+
+    out, bot = run_attack(start, tmp_path, "priority")
+    seat = ProcessTransport(bot)
+    if contained_level == "gvisor":
+        assert out["setpriority"] == "ok" and out["nice"] == 19  # the Sentry's own bookkeeping
+        for name in ("sched_setscheduler_idle", "sched_setscheduler_batch", "thread_sched_setscheduler_idle"):
+            assert out[name] == "EINVAL", (name, out[name])  # only SCHED_OTHER exists there
+        assert out["sched_setparam"] in REFUSED and out["sched_setattr"] in REFUSED, out
+        assert out["autogroup"]["ok"] is False, out
+        assert not seat.lowered()  # no host thread's nice, policy or autogroup moved
+    else:
+        for name in PRIORITY_CALLS:
+            assert out[name] == "EPERM", (name, out[name])
+        assert out["nice"] == out["thread_nice"] == 0 and out["policy"] == out["thread_policy"] == 0, out
+        assert out["autogroup"]["ok"] is True and out["autogroup"]["value"].endswith("nice 19"), out
+        assert seat.lowered()  # the autogroup's nice, read from the host
+    assert out["policy"] == 0
+    assert bot.exit_status is None  # refused, not killed
+
+
+def test_priority_changes_work_without_the_filter(start, tmp_path) -> None:
+    """The control: at level none (no filter) each call works on this kernel and the judge sees it."""
+    from arena.players.transport import ProcessTransport
+
+    out, bot = run_attack(start, tmp_path, "priority", level="none")
+    for name in PRIORITY_CALLS:
+        assert out[name] == "ok", (name, out[name])
+    assert out["nice"] == out["thread_nice"] == 19 and out["policy"] == out["thread_policy"] == 5, out  # SCHED_IDLE
+    assert ProcessTransport(bot).lowered()
+
+
+def test_an_honest_seat_is_not_lowered(start, tmp_path, contained_level) -> None:
+    from arena.players.transport import ProcessTransport
+
+    _, bot = run_attack(start, tmp_path, "ids")
+    assert not ProcessTransport(bot).lowered()
+
+
 def test_locks_succeed_without_taking_effect(start, tmp_path) -> None:
     """flock and F_SETLK return 0 in the sandbox, and the host sees no lock: nothing to signal with."""
     import fcntl

@@ -31,6 +31,8 @@ NR = {  # x86_64 / aarch64
     "sysinfo": (99, 179), "io_setup": (206, 0), "io_destroy": (207, 1), "io_submit": (209, 2),
     "io_getevents": (208, 4), "mincore": (27, 232), "readahead": (187, 213), "cachestat": (451, 451),
     "madvise": (28, 233), "prctl": (157, 167), "membarrier": (324, 283),
+    "setpriority": (141, 140), "sched_setparam": (142, 118), "sched_setscheduler": (144, 119),
+    "sched_setattr": (314, 274),
 }
 
 
@@ -228,6 +230,43 @@ def a_syscalls():
     return out
 
 
+def a_priority():
+    """Lower its own priority or change its scheduling policy, as a bot would to keep a thread always
+    runnable at little CPU (issue 41: a seat with a thread waiting for a core is not judged late, and
+    that wait is taken for the machine's): each call's answer, and what the kernel then says it is.
+    Also in a second thread (its own tid), and the session's autogroup (/proc/self/autogroup)."""
+    import threading
+    sched_idle, sched_batch = 5, 3
+    attr = ctypes.create_string_buffer(56)  # struct sched_attr: size, policy, flags, nice, ...
+    ctypes.memmove(attr, (48).to_bytes(4, "little") + sched_idle.to_bytes(4, "little") + bytes(8)
+                   + (19).to_bytes(4, "little"), 20)
+    param = ctypes.c_int(0)
+    out = {
+        "setpriority": sc("setpriority", 0, 0, 19),  # PRIO_PROCESS, self, nice 19
+        "sched_setscheduler_idle": sc("sched_setscheduler", 0, sched_idle, ctypes.addressof(param)),
+        "sched_setscheduler_batch": sc("sched_setscheduler", 0, sched_batch, ctypes.addressof(param)),
+        "sched_setparam": sc("sched_setparam", 0, ctypes.addressof(param)),
+        "sched_setattr": sc("sched_setattr", 0, ctypes.addressof(attr), 0),
+    }
+    seen = {}
+
+    def in_thread():
+        tid = threading.get_native_id()
+        seen["thread_setpriority"] = sc("setpriority", 0, tid, 19)
+        seen["thread_sched_setscheduler_idle"] = sc("sched_setscheduler", tid, sched_idle, ctypes.addressof(param))
+        seen["thread_nice"] = os.getpriority(os.PRIO_PROCESS, tid)
+        seen["thread_policy"] = os.sched_getscheduler(tid)
+
+    t = threading.Thread(target=in_thread)
+    t.start()
+    t.join()
+    out.update(seen)
+    out["autogroup"] = attempt(lambda: write("/proc/self/autogroup", "19") and read("/proc/self/autogroup").strip())
+    out["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
+    out["policy"] = os.sched_getscheduler(0)
+    return out
+
+
 def kill_everyone():
     """SIGKILL to every process this one may signal (from a child, so the bot survives to report)."""
     pid = os.fork()
@@ -403,6 +442,7 @@ def a_linger():
 
 
 ATTACKS = {"linger": a_linger, "sysctl": a_sysctl, "ids": a_ids, "syscalls": a_syscalls, "host_ids": a_host_ids,
+           "priority": a_priority,
            "look_around": a_look_around, "fill_disk": a_fill_disk, "proc_hostwide": a_proc_hostwide, "socket_hoard": a_socket_hoard, "leave_mess": a_leave_mess}
 
 

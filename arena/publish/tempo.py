@@ -65,9 +65,6 @@ class _Row:
     hand: int  # high-card points of the hand dealt that deal
 
 
-Row = _Row  # one asked decision as ``collect`` keeps it (the server keeps them apart: ``serve.faults``)
-
-
 class TempoSeat(BaseModel):
     """One bot at one seat number: its figures, and whether (and why) it is flagged. ``None``: no
     decision to measure."""

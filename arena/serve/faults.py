@@ -36,7 +36,8 @@ from pydantic import BaseModel, Field
 
 from ..publish.site.ledger import code_digest
 from ..publish.site.model import public_command
-from ..publish.tempo import Row, SeatTempo, TempoSeat, collect
+from ..publish.tempo import SeatTempo, TempoSeat, collect
+from ..publish.tempo import _Row as Row  # one asked decision as ``collect`` keeps it
 from ..results import JsonObject, ResultLine, ResultsError, ResultsScan, comparable, results_path, stored_line
 from .tally import Follow
 

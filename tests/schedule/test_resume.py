@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -272,13 +273,24 @@ def test_a_folder_whose_run_recorded_nothing_is_not_bound(tmp_path: Path, capsys
     assert len(_lines(out)) == 1 and json.loads((out / META_NAME).read_text())["name"] == "t"
 
 
+@pytest.fixture(scope="module")
+def per_game(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    """The out folders of per-game runs of 2 and of 4 blocks, each played once for the module (the tests read
+    them or copy them: a run of the same config is the same lines in any folder)."""
+    runs = {}
+    for blocks in (2, 4):
+        folder = tmp_path_factory.mktemp(f"per-game-{blocks}")
+        assert run_main([str(write_config(folder, blocks=blocks, match=PER_GAME)), *QUIET]) == 0
+        runs[blocks] = folder / "out"
+    return runs
+
+
 @pytest.mark.parametrize("written", ["without the field", "per-game"])
-def test_a_folder_played_per_game_resumes_per_game(tmp_path: Path, capsys, written: str) -> None:
+def test_a_folder_played_per_game_resumes_per_game(tmp_path: Path, capsys, written: str, per_game) -> None:
     """Per-lineage is the default; a folder played per-game before (its tournament.json written before the
     restart field existed, or saying per-game) resumes per-game under a config that does not name restart,
     says so, and ends as a per-game run of the whole would; a config that names per-lineage is refused."""
-    old = write_config(tmp_path, blocks=2, match=PER_GAME)
-    assert run_main([str(old), *QUIET]) == 0
+    shutil.copytree(per_game[2], tmp_path / "out")  # write_config(tmp_path, blocks=2, match=PER_GAME), played
     meta_path = tmp_path / "out" / "tournament.json"
     if written == "without the field":
         meta = json.loads(meta_path.read_text())
@@ -295,10 +307,7 @@ def test_a_folder_played_per_game_resumes_per_game(tmp_path: Path, capsys, writt
     lines = _lines(tmp_path / "out")
     assert len(lines) == 4 and len(before) == 2 and {d["config_hash"] for d in lines} == set(before.values())
     assert json.loads(meta_path.read_text())["match"]["restart"] == "per-game"
-    ref = tmp_path / "ref"
-    ref.mkdir()
-    assert run_main([str(write_config(ref, blocks=4, match=PER_GAME)), *QUIET]) == 0
-    assert _comparable(tmp_path / "out") == _comparable(ref / "out")
+    assert _comparable(tmp_path / "out") == _comparable(per_game[4])  # write_config(ref, blocks=4, match=PER_GAME)
     # Naming per-lineage is asking for another tournament in this folder.
     assert run_main([str(write_config(tmp_path, blocks=4, match=dict(FAST_MATCH, restart="per-lineage"))),
                      *QUIET]) == 2

@@ -5,9 +5,10 @@ an index does."""
 from __future__ import annotations
 
 import json
+import shutil
 import tracemalloc
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -26,8 +27,26 @@ def _stored(out: Path) -> list[dict[str, Any]]:
     return [comparable(line) for line, _, _ in ResultsScan(out)]
 
 
-def test_a_resume_with_an_index_parses_only_what_was_appended_and_stores_the_same(tmp_path: Path) -> None:
-    _run(tmp_path, 2)  # an earlier server: the store holds 2 blocks
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path, int], Path]]:
+    """played(tmp, blocks): TMP/out and TMP/index.json as ``_restart(tmp, blocks, TMP/index.json)`` leaves them.
+    Each is played once per module and copied (nothing in a store or its index names the folder): the tests
+    differ in what they do next, and a play of the same config is the same bytes."""
+    made: dict[int, Path] = {}
+
+    def into(tmp: Path, blocks: int) -> Path:
+        if blocks not in made:
+            made[blocks] = tmp_path_factory.mktemp(f"played{blocks}")
+            _restart(made[blocks], blocks, made[blocks] / "index.json")
+        shutil.copytree(made[blocks] / "out", tmp / "out")
+        shutil.copy(made[blocks] / "index.json", tmp / "index.json")
+        return tmp / "index.json"
+
+    yield into
+
+
+def test_a_resume_with_an_index_parses_only_what_was_appended_and_stores_the_same(tmp_path: Path, played) -> None:
+    played(tmp_path, 2)  # an earlier server: the store holds 2 blocks (its index file is not used here)
     index = StoreIndex()
     r = _run(tmp_path, 4, index)
     assert index.parsed == 2  # the lines stored before this index: read once
@@ -139,9 +158,8 @@ def _restart(tmp: Path, blocks: int, kept: Path) -> tuple[Any, StoreIndex]:
     return r, index
 
 
-def test_a_written_index_lets_a_restart_read_nothing_again(tmp_path: Path) -> None:
-    kept = tmp_path / "index.json"
-    _restart(tmp_path, 2, kept)
+def test_a_written_index_lets_a_restart_read_nothing_again(tmp_path: Path, played) -> None:
+    kept = played(tmp_path, 2)
     r, index = _restart(tmp_path, 4, kept)
     assert index.parsed == 0 and r.summary["played_now"] == 2 and r.summary["blocks_done"] == 4
     assert r.summary["games"] == 8  # the game counts came from the file
@@ -149,11 +167,10 @@ def test_a_written_index_lets_a_restart_read_nothing_again(tmp_path: Path) -> No
     assert (again.offset, again.games, again.hashes) == (index.offset, index.games, index.hashes)
 
 
-def test_a_kill_between_the_store_and_its_index_loses_and_doubles_nothing(tmp_path: Path) -> None:
+def test_a_kill_between_the_store_and_its_index_loses_and_doubles_nothing(tmp_path: Path, played) -> None:
     """The process stored blocks 2 and 3 (each fsync'd) and was killed before it wrote the index: the next start
     reads those two lines from where the index stopped and plays neither again."""
-    kept = tmp_path / "index.json"
-    _restart(tmp_path, 2, kept)
+    kept = played(tmp_path, 2)
     before = kept.read_bytes()
     _restart(tmp_path, 4, kept)
     kept.write_bytes(before)  # the index as the kill left it: older than the store
@@ -166,9 +183,8 @@ def test_a_kill_between_the_store_and_its_index_loses_and_doubles_nothing(tmp_pa
     assert index.parsed == 0 and r.outcome is None
 
 
-def test_a_kill_mid_append_with_a_kept_index_cuts_the_torn_line_and_plays_it_again(tmp_path: Path) -> None:
-    kept = tmp_path / "index.json"
-    _restart(tmp_path, 2, kept)
+def test_a_kill_mid_append_with_a_kept_index_cuts_the_torn_line_and_plays_it_again(tmp_path: Path, played) -> None:
+    kept = played(tmp_path, 2)
     path = tmp_path / "out" / "results.jsonl"
     whole = path.read_bytes()
     with open(path, "ab") as f:
@@ -179,9 +195,8 @@ def test_a_kill_mid_append_with_a_kept_index_cuts_the_torn_line_and_plays_it_aga
 
 
 @pytest.mark.parametrize("damage", ["torn", "garbage", "other format", "ahead of the store", "another store"])
-def test_an_index_file_that_cannot_be_trusted_reads_the_store_again(tmp_path: Path, damage: str) -> None:
-    kept = tmp_path / "index.json"
-    _restart(tmp_path, 3, kept)
+def test_an_index_file_that_cannot_be_trusted_reads_the_store_again(tmp_path: Path, damage: str, played) -> None:
+    kept = played(tmp_path, 3)
     path = tmp_path / "out" / "results.jsonl"
     text = kept.read_bytes()
     if damage == "torn":

@@ -1,11 +1,12 @@
 """Hostile archives, built as an entrant would build them: with tarfile, zipfile and gzip, a few bytes patched
 by hand where the libraries refuse to write such a thing (an unsupported zip method, a corrupt stream).
 
-Each builder returns the upload's bytes (or writes a large one to a file in a stream).
+Each builder returns the upload's bytes (or writes a large one to a file).
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import os
@@ -75,10 +76,20 @@ def chained_headers(n: int) -> bytes:
 
 def long_header(size: int, kind: bytes = tarfile.GNUTYPE_LONGNAME, out: Path | None = None) -> bytes | Path:
     """A tar whose first header is a GNU long name (or pax header) of ``size`` bytes, streamed through gzip:
-    a few hundred KB on the wire for hundreds of MiB of header."""
+    a few hundred KB on the wire for hundreds of MiB of header (written to ``out`` if given)."""
+    data = _long_header(size, kind)
+    if out:
+        out.write_bytes(data)
+        return out
+    return data
+
+
+@functools.lru_cache(maxsize=8)
+def _long_header(size: int, kind: bytes) -> bytes:
+    """Built once per process (a second of CPU for 256 MiB; several tests upload the same one)."""
     head = tarfile.TarInfo("././@LongLink")
     head.type, head.size = kind, size
-    sink: io.BufferedIOBase = open(out, "wb") if out else io.BytesIO()  # type: ignore[assignment]
+    sink = io.BytesIO()
     with gzip.GzipFile(fileobj=sink, mode="wb", compresslevel=6) as gz:
         gz.write(head.tobuf(tarfile.GNU_FORMAT))
         filler = b"a" * (1 << 20)
@@ -90,10 +101,7 @@ def long_header(size: int, kind: bytes = tarfile.GNUTYPE_LONGNAME, out: Path | N
         gz.write(bytes(-size % 512))
         gz.write(a_file("bot.yaml", MANIFEST)[0].tobuf(tarfile.GNU_FORMAT) + MANIFEST + bytes(-len(MANIFEST) % 512))
         gz.write(bytes(1024))
-    if out:
-        sink.close()
-        return out
-    return sink.getvalue()  # type: ignore[attr-defined]
+    return sink.getvalue()
 
 
 def pax_at_cap(name: str, cap: int) -> tuple[tarfile.TarInfo, bytes]:
@@ -168,8 +176,10 @@ def corrupt_zip() -> bytes:
     return bytes(data)
 
 
+@functools.lru_cache(maxsize=4)
 def zip_many_entries(n: int) -> bytes:
-    """A zip of ``n`` empty entries: a central directory of ``n`` records (about 50 bytes each)."""
+    """A zip of ``n`` empty entries: a central directory of ``n`` records (about 50 bytes each). Built once per
+    process (100,000 entries: nearly two seconds of CPU; two tests upload them)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
         zf.writestr("bot.yaml", MANIFEST)

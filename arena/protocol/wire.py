@@ -142,7 +142,7 @@ class Request:
             return encode(self._dict)
         if self._time is None:
             return self._head + b"}\n"
-        return self._head + b',"time_left_ms":%d,"decision_ms":%d}\n' % self._time
+        return b'%b,"time_left_ms":%d,"decision_ms":%d}\n' % (self._head, *self._time)
 
     def to_dict(self) -> dict[str, Any]:
         """The message as a dict, made once (read from its text) and the same object after: what a

@@ -619,7 +619,7 @@ class _JudgeTime:
 _JUDGES = _JudgeTime()
 
 
-def _one_object(text: bytes, action: dict[str, Any]) -> bool:
+def _one_object(text: bytes, action: object) -> bool:
     """True if ``text`` is one JSON object, the action read: then the reply it came in had no key after
     its action (a second ``id`` there would be the reply's id, not the one cut out before it)."""
     try:

@@ -187,7 +187,7 @@ class Notice:
 
     __slots__ = ("line", "_fields", "_view", "_dict")
 
-    def __init__(self, line: bytes, fields: dict[str, Any], view: bytes) -> None:
+    def __init__(self, line: bytes, fields: JsonObject, view: bytes) -> None:
         self.line, self._fields, self._view = line, fields, view
         self._dict: Encoded | None = None
 

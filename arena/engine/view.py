@@ -248,7 +248,7 @@ class ViewMemo:
         cuts, names = text[1], text[2]
         done = forms.trick_text
         if open_tricks:
-            now = b",".join([_trick_text(t) for t in open_tricks])
+            now = _trick_text(open_tricks[0]) if len(open_tricks) == 1 else b",".join(map(_trick_text, open_tricks))
             done = done + b"," + now if done else now
         hand = b",".join(map(_CARD_TEXT, deal.hands[seat]))
         if names is _HAND_TRICKS:  # fixed sides, no cards shown: most profiles
@@ -284,7 +284,9 @@ class ViewMemo:
             forms.played += len(t.plays)
             forms.tricks += 1
         open_tricks = tricks[forms.tricks:]
-        played = forms.played + sum(len(t.plays) for t in open_tricks) if open_tricks else forms.played
+        played = forms.played
+        for t in open_tricks:  # (one at most in most profiles)
+            played += len(t.plays)
         return deal, forms, open_tricks, (deal.phase, len(deal.events) - played)
 
     def _settled(self, deal: Deal, forms: _DealForms, seat: int, index: int,

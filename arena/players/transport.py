@@ -95,6 +95,15 @@ class Transport(Protocol):
         ...
 
 
+def _autogroup_nice(pid: str) -> int | None:
+    """The nice of the autogroup (the session's scheduling group) of process ``pid``, or None."""
+    try:
+        with open(f"/proc/{pid}/autogroup", "rb") as fh:
+            return int(fh.read().rsplit(b"nice", 1)[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class ProcessTransport:
     """A sandboxed ``BotProcess`` as a ``Transport``.
 
@@ -121,6 +130,7 @@ class ProcessTransport:
         # The judge's own weight, which its bots inherit: what "lowered" is measured against.
         self._nice0 = os.getpriority(os.PRIO_PROCESS, 0)
         self._policy0 = os.sched_getscheduler(0) if hasattr(os, "sched_getscheduler") else 0
+        self._autogroup0 = max(0, _autogroup_nice("self") or 0)  # a sandbox process left in the judge's session shares it
 
     def wait_ready(self) -> None:  # replaced per instance
         self.proc.wait_ready()
@@ -218,12 +228,9 @@ class ProcessTransport:
         proc = self.proc
         pids = proc.cgroup.pids() if proc.cgroup is not None else proctree.descendants(proc.sandbox_pid or proc.pid)
         for process in pids:
-            try:
-                with open(f"/proc/{process}/autogroup", "rb") as fh:
-                    if int(fh.read().rsplit(b"nice", 1)[1]) > 0:
-                        return True
-            except (OSError, IndexError, ValueError):
-                pass
+            nice = _autogroup_nice(str(process))
+            if nice is not None and nice > self._autogroup0:
+                return True
         for pid, tid in self._tree_threads():
             try:
                 with open(f"/proc/{pid}/task/{tid}/stat", "rb") as fh:

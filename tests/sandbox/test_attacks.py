@@ -224,7 +224,10 @@ def test_priority_changes_are_refused_and_a_niced_autogroup_is_seen(start, tmp_p
     else:
         for name in PRIORITY_CALLS:
             assert out[name] == "EPERM", (name, out[name])
-        assert out["nice"] == out["thread_nice"] == 0 and out["policy"] == out["thread_policy"] == 0, out
+        # the bot's threads keep the judge's own nice (a serial run's ``nice`` setting may have moved this
+        # test process's: the bot inherits it)
+        judge_nice = os.getpriority(os.PRIO_PROCESS, 0)
+        assert out["nice"] == out["thread_nice"] == judge_nice and out["policy"] == out["thread_policy"] == 0, out
         assert out["autogroup"]["ok"] is True and out["autogroup"]["value"].endswith("nice 19"), out
         assert seat.lowered()  # the autogroup's nice, read from the host
     assert out["policy"] == 0

@@ -128,9 +128,11 @@ def _head(record: dict[str, Any], args: dict[str, Any], code: str) -> str:
     return f"// {hashlib.blake2b(json.dumps([code, record, args], sort_keys=True).encode(), digest_size=12).hexdigest()}\n"
 
 
-def _replay_file(record: dict[str, Any], args: dict[str, Any], code: str) -> tuple[str, str, Any]:
-    """(first line, whole text, the engine's game or None) of a game's ``replays/<id>.js``."""
-    head = _head(record, args, code)
+def _replay_file(record: dict[str, Any], args: dict[str, Any], code: str,
+                 head: str | None = None) -> tuple[str, str, Any]:
+    """(first line, whole text, the engine's game or None) of a game's ``replays/<id>.js``; ``head``: its first
+    line when the caller made it already (a digest of the whole record: made once)."""
+    head = _head(record, args, code) if head is None else head
     data, game = game_data(record, **args)
     return head, head + replay_js(data), game
 
@@ -198,16 +200,15 @@ def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path, re
         is_new = e_index in fresh
         if not is_new and not _refs(comp.lines[i]) & renamed:
             continue  # a page name changed, not a bot id: the replay stays as it is
-        raw = state.raw_line(state.entries[e_index])
-        for h, g in enumerate(raw.games):
+        for h, (record, forfeit_by) in enumerate(state.raw_games(state.entries[e_index])):
             ref = comp.game_ref(i, h)
-            record = g.record
-            args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": g.forfeit_by}
+            args: dict[str, Any] = {"id": ref.id, "names": ref.bots, "twin": ref.twin, "forfeit_by": forfeit_by}
             if ref.table:  # a table's other rotations (a pair's replay data stays as it was)
                 args["twins"] = ref.twins
-            head = _head(record, args, code)
             rel = f"replays/{ref.id}.js"
-            if w.keep(rel, head):  # the engine's frames take most of a build: a rebuild reuses them
+            # the head is a digest of the whole record: made only when there is a file to compare it with
+            head = _head(record, args, code) if replays or (out / rel).is_file() else None
+            if head is not None and w.keep(rel, head):  # the engine's frames take most of a build: a rebuild reuses them
                 if is_new:
                     state.count_stats(e_index, h, record, game_facts(record))
                 continue
@@ -218,7 +219,7 @@ def write_site(m: SiteModel, state: SiteState, new: Sequence[int], out: Path, re
                 if is_new:
                     state.count_stats(e_index, h, record, game_facts(record))
                 continue
-            _, body, game = _replay_file(record, args, code)
+            _, body, game = _replay_file(record, args, code, head)
             w.put(rel, body)
             if is_new:  # None: it does not replay as recorded
                 state.count_stats(e_index, h, record, None if game is None else game_facts(None, game))

@@ -536,12 +536,21 @@ class SiteState:
         tmp.write_text(text)
         os.replace(tmp, d / f"{gid}.json")
 
-    def raw_line(self, e: Entry) -> ResultLine:
-        """The whole results line of an entry, read again from its file."""
+    def raw_games(self, e: Entry) -> list[tuple[dict[str, Any], int | None]]:
+        """(record, forfeit_by) of each game of an entry's whole line, read again from its file: the line was
+        checked when it was read, so its JSON alone (as ``stored_line`` keeps a record: the object read), not a
+        model of it (a fifth of the cost of reading a line again)."""
         with open(self.sources[e.src].path, "rb") as f:
             f.seek(e.offset)
             raw = f.read(e.length)
-        return stored_line(raw)
+        try:
+            games = orjson.loads(raw)["games"]
+            out = [(g["record"], g["forfeit_by"]) for g in games]
+            if all(isinstance(r, dict) and (fb is None or isinstance(fb, int)) for r, fb in out):
+                return out
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            pass
+        return [(g.record, g.forfeit_by) for g in stored_line(raw).games]  # what orjson does not read
 
     # ---------------------------------------------------------- folds
 

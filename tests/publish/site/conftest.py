@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 import yaml
@@ -40,23 +42,41 @@ def play(cfg_dir: Path, entries: list[Path], *, out: Path, extend: bool = False,
     assert ran.code == 0, ran.err
 
 
+def shared(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder ``name``, built by ``build`` once for the whole run: under pytest-xdist every worker that needs
+    it waits for the first to build it (a lock in the run's folder, above each worker's own) and reads the same
+    one (seconds of CPU each that a second worker spent again). The tests only read it."""
+    root = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder, built = root / f"shared-{name}", root / f"shared-{name}.built"
+    with open(root / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not built.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a worker that failed half-way left
+            folder.mkdir()
+            build(folder)
+            built.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def competition(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """results of first, last and crashy (illegal move at its 30th decision): 3 pairings, 6 games."""
-    root = tmp_path_factory.mktemp("competition")
-    bots = [bot_folder(root, "first", {"PICK": "first", "NOISY": "1"}),
-            bot_folder(root, "last", {"PICK": "last"}),
-            bot_folder(root, "crashy", {"PICK": "first", "MODE": "illegal", "AT": "30", "NOISY": "1"})]
-    play(root, bots, out=root / "out")
-    return root / "out"
+
+    def build(root: Path) -> None:
+        bots = [bot_folder(root, "first", {"PICK": "first", "NOISY": "1"}),
+                bot_folder(root, "last", {"PICK": "last"}),
+                bot_folder(root, "crashy", {"PICK": "first", "MODE": "illegal", "AT": "30", "NOISY": "1"})]
+        play(root, bots, out=root / "out")
+
+    return shared(tmp_path_factory, "competition", build) / "out"
 
 
 @pytest.fixture(scope="session")
 def site(competition: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The competition's site (with viewer.html, which opens any record file)."""
-    out = tmp_path_factory.mktemp("bsite") / "site"
-    build_site([competition], out, bootstrap=100)
-    return out
+    return shared(tmp_path_factory, "site", lambda root: build_site([competition], root / "site", bootstrap=100)) / "site"
 
 
 @pytest.fixture(scope="session")
@@ -75,8 +95,11 @@ def browser() -> Iterator[Browser]:
 def club(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A competition under another rule profile (foster1897: void deals, face-up discards, the free rob)
     between two baseline bots, and its site: (results folder, site folder)."""
-    root = tmp_path_factory.mktemp("club")
-    play(root, [REPO / "bots" / "random", REPO / "bots" / "heuristic"], out=root / "out", name="foster-club",
-         seed="club-seed", match={"sandbox": "none", "format": "game", "max_deals": 12, "profile": "foster1897"})
-    build_site([root / "out"], root / "site", bootstrap=50)
+
+    def build(root: Path) -> None:
+        play(root, [REPO / "bots" / "random", REPO / "bots" / "heuristic"], out=root / "out", name="foster-club",
+             seed="club-seed", match={"sandbox": "none", "format": "game", "max_deals": 12, "profile": "foster1897"})
+        build_site([root / "out"], root / "site", bootstrap=50)
+
+    root = shared(tmp_path_factory, "club", build)
     return root / "out", root / "site"

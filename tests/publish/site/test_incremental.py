@@ -270,3 +270,47 @@ def test_damaged_or_foreign_rating_inputs_are_made_again(grown: Path, tmp_path: 
         _copy_prefix(grown, live, rows[1]["lines"] - 2 + n, 2 if n < 2 else 3)
         build_site([live], site, bootstrap=10, history_bootstrap=0)
         assert pages(site) == scratch(live, tmp_path, bootstrap=10, history_bootstrap=0), damage
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A five-hand ladder folder of three runs (a table by rotation a block, five games a line): five bots, one
+    of them faulting; another block; b0's second version."""
+    root = tmp_path_factory.mktemp("tables")
+    bots = [bot_folder(root, f"b{i}", {"PICK": "first" if i % 2 else "last"}) for i in range(4)]
+    bots.append(bot_folder(root, "b4", {"PICK": "first", "MODE": "illegal", "AT": "12"}))
+    match = {"sandbox": "none", "format": "game", "max_deals": 4, "profile": "five-hand"}
+    out = root / "ladder"
+    play(root, bots, out=out, name="five", seed="five-seed", match=match)
+    play(root, bots, out=out, extend=True, name="five", seed="five-seed", blocks=2, match=match)
+    (bots[0] / "bot.py").write_text((bots[0] / "bot.py").read_text() + "\n# version 2\n")
+    ran = arena("run", root / "config.yaml", "--skip-check", "--no-rate", "--new-version")
+    assert ran.code == 0, ran.err
+    return out
+
+
+@pytest.mark.slow  # three runs of five bots at tables: about 4 s of CPU
+def test_a_table_ladder_grown_with_a_fault_and_a_retired_version_gives_the_files_of_a_build_from_scratch(
+        tables: Path, tmp_path: Path) -> None:
+    """The server's site (replays on demand, its state outside the folder) of a ladder at tables of five, grown
+    run by run: a bot's faults, a new version that renames the first (b0@digest), then that first version
+    retired as a server retires it (``retire_played``): each rebuild gives the files of a build from scratch."""
+    rows = [json.loads(x) for x in (tables / "runs.jsonl").read_text().splitlines()]
+    lines = [json.loads(x) for x in (tables / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 and all(ln.get("table") for ln in lines)
+    assert any(f for ln in lines for g in ln["games"] for f in g["faults"])  # b4's illegal moves
+    first = next(s["digest"] for s in lines[0]["table"] if s["bot"] == "b0")
+    live, site, state = tmp_path / "live" / "ladder", tmp_path / "site", tmp_path / "state"
+    steps = [(rows[0]["lines"], 1, ()), (rows[1]["lines"], 2, ()), (rows[2]["lines"], 3, ()),
+             (rows[2]["lines"], 3, (("b0", first),))]
+    before: dict[str, bytes] = {}
+    for n, runs, retired in steps:
+        _copy_prefix(tables, live, n, runs)
+        b = build_site([live], site, bootstrap=20, history_bootstrap=0, state=state, replays=False,
+                       retire_played=retired)
+        ref = scratch(live, tmp_path, bootstrap=20, history_bootstrap=0, state=tmp_path / "st2", replays=False,
+                      retire_played=retired)
+        assert pages(site) == ref != before, (n, runs, retired)  # each step changes the site
+        assert b.model.comp.game_count == 5 * n
+        before = ref
+    assert [r.name for r in b.model.doc.retired] == ["b0"]

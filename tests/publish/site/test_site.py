@@ -19,13 +19,6 @@ from tests.cli import arena
 LINK = re.compile(r'(?:href|src|data-record|data-twin)="([^"#:]+)"')
 
 
-@pytest.fixture(scope="module")
-def site(competition: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site") / "site"
-    build_site([competition], out, bootstrap=100)
-    return out
-
-
 def tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 

@@ -131,7 +131,7 @@ def play_game(
     announced = -1
     # A deal's end is sent with the next deal's start (or the game's end): the
     # same lines in the same order for every seat, one write and wake-up per bot.
-    pending: list[list[JsonObject]] = [[] for _ in players]
+    pending: list[list[JsonObject | wire.Notice]] = [[] for _ in players]
     while forfeit_by is None and not game.over:
         deal = game.deal
         if deal.index != announced and (deal.phase != "dark" or any(pending)):
@@ -177,7 +177,7 @@ def play_game(
         if stop_at is not None and decision_no >= stop_at:
             break
         if deal.done:
-            for s, notice in enumerate(wire.deal_ends(game, deal.index, range(len(players)))):
+            for s, notice in enumerate(wire.deal_end_notices(game, deal.index, range(len(players)))):
                 pending[s].append(notice)
     if forfeit_by is not None:
         winner: int | None = forfeit_winner(game.profile.players, game.profile.sides, forfeit_by)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Sequence
 from .._json import JsonObject
 from ..engine import Action
-from ..protocol.wire import Request
+from ..protocol.wire import Notice, Request, notice_dict
 
 #: "sandbox": the bot left its sandbox in a state that resisted cleanup (deliberate: it forfeits).
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal", "protocol", "sandbox")
@@ -105,10 +106,11 @@ class Player(ABC):
         """A notice that needs no reply (game, deal, deal_end, game_end): a message of the protocol as
         ``protocol.wire`` builds it, a JSON object its models (``protocol.messages``) describe."""
 
-    def notify_all(self, msgs: list[JsonObject]) -> Fault | None:
-        """Several notices in a row (a bot process gets them in one write: one wake-up, not several)."""
+    def notify_all(self, msgs: Sequence[JsonObject | Notice]) -> Fault | None:
+        """Several notices in a row (a bot process gets them in one write: one wake-up, not several);
+        a ``Notice`` is its line, read as a dict here (``ProcessPlayer`` writes the line as it is)."""
         for msg in msgs:
-            fault = self.notify(msg)
+            fault = self.notify(notice_dict(msg))
             if fault is not None:
                 return fault
         return None

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .._json import JsonObject
-from ..engine import RuleProfile, action_from_dict
+from ..engine import Action, RuleProfile, action_from_dict
+from ..engine.jsontext import loads
 from ..protocol import PROTOCOL_VERSIONS, ActionReply, HelloReply, MalformedMessage, decode_from_bot, wire
 from ..protocol.codec import read_action
-from ..protocol.wire import Request
+from ..protocol.wire import Notice, Request
 from ..sandbox import BotExited, CommandNotFound, Limits, LimitsError, LineTooLong, ReadTimeout, SandboxSpec, WriteTimeout, effective_limits
 from ..sandbox.files import FolderRefused
 from .base import Decision, Fault, Player, PlayerReport
@@ -37,6 +39,15 @@ _POLL_S = 0.05
 FIRST_POLL_S = 0.001
 _HARD_WALL_FACTOR = 10  # even a starved machine cannot hold a decision longer than this
 _REPLY_KEEP = 2000
+#: An action reply in its plainest form, cut into its id and its action's text: a reply whose action
+#: text was read before (``_KNOWN``) is taken without reading it again (``ProcessPlayer._decide``).
+_PLAIN_REPLY = re.compile(rb'\{"type":"action","id":(0|[1-9][0-9]{0,17}),"action":(\{[^\\]*\})\}\n?').fullmatch
+#: An action's text -> the action it was read as, kept only for a text that is one JSON object and was
+#: taken by the plain reading (``read_action`` and ``action_from_dict``): the same line with another id
+#: gets the same verdict from them, so it is not read again. Bounded: a bot sending ever new texts
+#: (spaces, key orders) fills it once and is then read the long way.
+_KNOWN: dict[bytes, Action] = {}
+_KNOWN_MAX = 4096
 STDERR_TAIL = 2000  # characters of the bot's stderr kept with each fault
 #: Wall seconds a bot has after ``bye`` to read the last notices and exit by itself before it is
 #: killed (docs/protocol.md). The four seats of a game are closed side by side: the graces overlap.
@@ -174,7 +185,7 @@ class ProcessPlayer(Player):
         self.bye_grace_s = BYE_GRACE_S
         #: Notices for a paused bot, delivered with its next request (it stays frozen until then).
         self._held: list[bytes] = []
-        self._held_first: JsonObject | None = None
+        self._held_first: JsonObject | Notice | None = None
         #: The tree's wait for a core read at the end of the last decision, just before the seat was
         #: frozen; a frozen seat waits for no core, so it is the next decision's start as well.
         self._tree_wait: float | None = None
@@ -275,10 +286,11 @@ class ProcessPlayer(Player):
             return None
         return self._send(msg, wake=False)
 
-    def notify_all(self, msgs: list[JsonObject]) -> Fault | None:
+    def notify_all(self, msgs: Sequence[JsonObject | Notice]) -> Fault | None:
         if self._dead or self.proc is None or not msgs:
             return None
-        return self._send(msgs[0], b"".join(wire.encode(m) for m in msgs), wake=False)
+        return self._send(msgs[0], b"".join(m.line if type(m) is Notice else wire.encode(m) for m in msgs),  # type: ignore[arg-type]
+                          wake=False)
 
     def decide_request(self, request: Request) -> Decision:
         return self.decide(request)
@@ -412,12 +424,21 @@ class ProcessPlayer(Player):
             return Decision(None, self._die(self._late(request, used, wall, wall - waited)), wall, used, line)
         if fixed and wall - judged_end > slot and proc.lowered():  # its threads' waits are its own doing
             return Decision(None, self._die(self._late(request, used, wall, wall - judged_end)), wall, used, line)
+        cut = _PLAIN_REPLY(line)
+        if cut is not None:
+            known = _KNOWN.get(cut[2])
+            if known is not None and int(cut[1]) == request.id:
+                return Decision(known, None, wall, used, line)
         plain = read_action(line)  # the common reply, read without the models (the same verdict)
         if plain is not None and plain[0] == request.id:
             try:
-                return Decision(action_from_dict(plain[1]), None, wall, used, line)
+                action = action_from_dict(plain[1])
             except ValueError:
                 pass  # the models' path below words the verdict
+            else:
+                if cut is not None and len(_KNOWN) < _KNOWN_MAX and _one_object(cut[2], plain[1]):
+                    _KNOWN[cut[2]] = action
+                return Decision(action, None, wall, used, line)
         try:
             reply = decode_from_bot(line)
         except MalformedMessage as e:
@@ -484,7 +505,7 @@ class ProcessPlayer(Player):
         return self._report
 
     # -- helpers -------------------------------------------------------------
-    def _send(self, msg: JsonObject | Request, data: bytes | None = None, *, wake: bool = True) -> Fault | None:
+    def _send(self, msg: JsonObject | Request | Notice, data: bytes | None = None, *, wake: bool = True) -> Fault | None:
         """Write ``msg`` (or ``data``, lines already encoded, the first of them ``msg``).
 
         A notice (``wake=False``) to a paused bot is held, not written: the
@@ -495,7 +516,7 @@ class ProcessPlayer(Player):
         proc = self.proc
         assert proc is not None
         if data is None:
-            data = msg.line() if isinstance(msg, Request) else wire.encode(msg)
+            data = msg.line() if isinstance(msg, Request) else msg.line if isinstance(msg, Notice) else wire.encode(msg)
         if not wake and proc.paused:
             assert not isinstance(msg, Request)  # (a request wakes its bot)
             self._held.append(data)
@@ -538,8 +559,8 @@ class ProcessPlayer(Player):
         return Fault("timeout", f"answered after its {self.t.slot_s * 1000:.0f} ms slot (tempo fixed) on its own time",
                      request.to_dict(), measured=f"{own * 1000:.0f} ms own time, {cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall")
 
-    def _io_fault(self, e: Exception, what: JsonObject | Request) -> Fault:
-        msg = what.to_dict() if isinstance(what, Request) else what
+    def _io_fault(self, e: Exception, what: JsonObject | Request | Notice) -> Fault:
+        msg = what.to_dict() if isinstance(what, (Request, Notice)) else what
         if isinstance(e, LineTooLong):
             return Fault("protocol", str(e), msg)
         if isinstance(e, WriteTimeout):
@@ -584,18 +605,27 @@ class _JudgeTime:
                 self._fds[tid] = fd
         with self._lock:
             total = self._gone
-            for tid, fd in list(self._fds.items()):
+            last = self._last
+            for tid, fd in self._fds.items():  # (not changed while the lock is held)
                 try:
-                    ran, waited = os.pread(fd, 128, 0).split()[:2]
-                    self._last[tid] = int(ran) + int(waited)
+                    parts = os.pread(fd, 128, 0).split()
+                    last[tid] = now = int(parts[0]) + int(parts[1])
                 except (OSError, IndexError, ValueError):  # unreadable: its last reading stands
-                    total += self._last.get(tid, 0)
-                    continue
-                total += self._last[tid]
+                    now = last.get(tid, 0)
+                total += now
         return total / 1e9
 
 
 _JUDGES = _JudgeTime()
+
+
+def _one_object(text: bytes, action: object) -> bool:
+    """True if ``text`` is one JSON object, the action read: then the reply it came in had no key after
+    its action (a second ``id`` there would be the reply's id, not the one cut out before it)."""
+    try:
+        return bool(loads(text) == action)
+    except ValueError:
+        return False
 
 
 def _quote(line: bytes, keep: int = 120) -> str:

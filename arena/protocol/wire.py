@@ -177,9 +177,36 @@ def deal_end(game: Game, index: int, seat: int) -> dict[str, Any]:
 
 
 def deal_ends(game: Game, index: int, seats: Sequence[int]) -> list[dict[str, Any]]:
-    """``deal_end`` for each of ``seats``, each with its line written (``Encoded``): the deal's outcome
-    encoded once for all of them, each seat's view spliced in as its text (``Game.view_bytes``), read
-    back for the dict; the bytes of encoding each dict (tests/protocol/test_encoding.py)."""
+    """``deal_end`` for each of ``seats``, each with its line written (``Encoded``): ``deal_end_notices``' dicts."""
+    return [n.to_dict() for n in deal_end_notices(game, index, seats)]
+
+
+class Notice:
+    """A notice as the line a bot reads, its dict (an ``Encoded`` of that line) made only when asked: a
+    player that writes it to a bot sends the line (``ProcessPlayer``), the others read the dict."""
+
+    __slots__ = ("line", "_fields", "_view", "_dict")
+
+    def __init__(self, line: bytes, fields: JsonObject, view: bytes) -> None:
+        self.line, self._fields, self._view = line, fields, view
+        self._dict: Encoded | None = None
+
+    def to_dict(self) -> Encoded:
+        """The message as a dict (its fields and its view read back from the text), made once."""
+        if self._dict is None:
+            self._dict = Encoded({**self._fields, "view": loads(self._view)}, self.line)
+        return self._dict
+
+
+def notice_dict(msg: JsonObject | Notice) -> JsonObject:
+    """A notice as a dict, whichever form it came in."""
+    return msg.to_dict() if type(msg) is Notice else msg  # type: ignore[return-value]
+
+
+def deal_end_notices(game: Game, index: int, seats: Sequence[int]) -> list[Notice]:
+    """``deal_end`` for each of ``seats`` as its line: the deal's outcome encoded once for all of them,
+    each seat's view spliced in as its text (``Game.view_bytes``); the bytes of encoding each dict
+    (tests/protocol/test_encoding.py). The view is read back to a dict only if a player asks."""
     d = game.deals[index]
     fields: dict[str, Any] = {
         "type": "deal_end", "index": index, "maker": d.maker, "bid": d.high,
@@ -187,10 +214,10 @@ def deal_ends(game: Game, index: int, seats: Sequence[int]) -> list[dict[str, An
         "points": list(d.points or ()), "made": d.made, "scores": list(d.scores_after or ()),
     }
     head = dumps(fields)[:-1] + b',"view":'
-    out: list[dict[str, Any]] = []
+    out: list[Notice] = []
     for seat in seats:
         view = game.view_bytes(seat, index)
-        out.append(Encoded({**fields, "view": loads(view)}, b"%b%b}\n" % (head, view)))
+        out.append(Notice(b"%b%b}\n" % (head, view), fields, view))
     return out
 
 

@@ -35,9 +35,10 @@ import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from . import reaper
+from .bytecode import write_pycs
 from .errors import HarnessError
 from .files import FolderListing, copy_listing, remove_tree
 from .runtime import SKIP_NAMES, Runtime, elf_closure, elf_info, resolve
@@ -417,10 +418,12 @@ class LaunchArea:
             os.close(lock)
             raise
 
-    def copy_folder(self, view_path: str, listing: FolderListing) -> str:
-        """A private copy of a walked folder, to be bound read-only at `view_path`."""
+    def copy_folder(self, view_path: str, listing: FolderListing, pycs: Mapping[str, bytes] = {}) -> str:
+        """A private copy of a walked folder, to be bound read-only at `view_path`, with the
+        harness's compiled `pycs` (`arena.sandbox.bytecode`)."""
         dest = self.path / "copies" / str(len(self.copies))
         copy_listing(listing, dest)
+        write_pycs(dest, pycs)
         self.copies[view_path] = str(dest)
         return str(dest)
 
@@ -439,9 +442,12 @@ class LaunchArea:
         self.copies[view_path] = str(dest)
         return dest
 
-    def copy_into_root(self, view_path: str, listing: FolderListing) -> None:
-        """A private copy of a walked folder at `view_path` of the root itself (read-only there)."""
-        copy_listing(listing, self.in_root(view_path))
+    def copy_into_root(self, view_path: str, listing: FolderListing, pycs: Mapping[str, bytes] = {}) -> None:
+        """A private copy of a walked folder at `view_path` of the root itself (read-only there),
+        with the harness's compiled `pycs` (`arena.sandbox.bytecode`)."""
+        dest = self.in_root(view_path)
+        copy_listing(listing, dest)
+        write_pycs(dest, pycs)
 
     def copy_image_folder(self, image: "Image", view_path: str) -> None:
         """The image's (small) folder `view_path` copied into the root: links as links, modes kept."""

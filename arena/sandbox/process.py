@@ -788,6 +788,7 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
     cmd = list(facts.cmd)
     bot_dir = facts.bot_dir
     limits = facts.limits
+    from . import bytecode as bc
     from .image import LaunchArea, runtime_image
 
     runtime, allowed, libraries = _gvisor_view(cmd, bot_dir, listing, [str(p) for p in extra_ro_paths], programs)  # may rewrite cmd[0]
@@ -811,10 +812,15 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
         return not rt.under(path, hidden) and not any(
             other != path and (rt.under(other, [path]) or rt.under(path, [other])) for other in privates)
 
-    copy_bytes = sum(size for _, _, size in listing.files) + sum(
+    # each copied folder's modules compiled by the harness (checked-hash pycs, arena.sandbox.bytecode):
+    # the seat's interpreter no longer compiles them inside gVisor at every start
+    pycs = {path: bc.folder_pycs(lst, path) for path, lst in [*lib_listings, (bot_dir, listing)] if lst is not None}
+    pyc_bytes = sum(bc.pycs_size(p)[0] for p in pycs.values())
+    pyc_entries = sum(bc.pycs_size(p)[1] for p in pycs.values())
+    copy_bytes = pyc_bytes + sum(size for _, _, size in listing.files) + sum(
         (sum(s for _, _, s in lst.files) if lst else os.path.getsize(p)) for p, lst in lib_listings) + sum(
         b for b, _ in in_root.values())
-    copy_entries = len(listing.files) + len(listing.empty_dirs) + sum(
+    copy_entries = pyc_entries + len(listing.files) + len(listing.empty_dirs) + sum(
         (len(lst.files) + len(lst.empty_dirs)) if lst else 1 for _, lst in lib_listings) + sum(
         n for _, n in in_root.values()) + sum(p.count("/") for p in privates) + 64
     if facts.root:
@@ -835,9 +841,9 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
             if not rooted(path):
                 binds.append((str(dest), path))
         elif rooted(path):
-            area.copy_into_root(path, lst)
+            area.copy_into_root(path, lst, pycs.get(path, {}))
         else:
-            binds.append((area.copy_folder(path, lst), path))
+            binds.append((area.copy_folder(path, lst, pycs.get(path, {})), path))
     for link, target in image.top_links:
         os.symlink(target, area.path / "rootfs" / link.lstrip("/"))
     config = gv.bundle_config(args=inside_argv(tuple(cmd)), env=_base_env(Level.GVISOR, None, env), cwd=bot_dir,

@@ -173,3 +173,49 @@ def test_the_harness_s_preparation_before_the_spawn_is_not_the_bot_s_start_up_ti
     since_spawn_ms = (time.monotonic() - spawned[0]) * 1000
     rep = p.close()
     assert rep.startup_ms is not None and rep.startup_ms <= since_spawn_ms
+
+
+@pytest.mark.parametrize("second,kind", [
+    (b'{"type":"action","id":%d,"action":{"type":"pass"}}', None),  # the same text again: taken
+    (b'{"type":"action","id":%d,"action":{"type":"pass"},"id":1,"action":{"type":"pass"}}', "protocol"),  # the last id counts
+    (b'{"type":"action","id":0%d,"action":{"type":"pass"}}', "malformed"),  # a leading zero is no JSON number
+    (b'{"type":"action","id":%d,"action":{"type":"pass"},"x":1}', "malformed"),  # an extra key
+])
+def test_a_reply_read_before_gets_the_verdict_it_would_get_read_afresh(second: bytes, kind: str | None) -> None:
+    """A plain reply's action text is read once (ProcessPlayer keeps what it read): a later reply that
+    differs anywhere but in its id, also in what it says after the action, is read again."""
+    first = b'{"type":"action","id":1,"action":{"type":"pass"},"id":1,"action":{"type":"pass"}}'  # keys said twice
+    bot = MockTransport().expect("hello", HELLO).expect("decide", raw=first)
+    bot.expect("decide", raw=b'{"type":"action","id":2,"action":{"type":"pass"}}')
+    bot.expect("decide", raw=second % 3)
+    p = player(bot)
+    p.start()
+    for n in (1, 2):
+        d = p.decide(request(n))
+        assert d.fault is None and d.action == PASS
+    d = p.decide(request(3))
+    if kind is None:
+        assert d.fault is None and d.action == PASS
+    else:
+        assert d.action is None and d.fault is not None and d.fault.kind == kind, d.fault
+
+
+def test_a_deal_end_notice_goes_as_its_line_and_a_fault_keeps_it_as_a_dict() -> None:
+    """``wire.Notice`` (a deal_end as its line) is written as it is; the bot that exits before it is
+    blamed with the notice as a dict, its view read back from the line."""
+    import random
+
+    g = Game(key="mock")
+    rng = random.Random(3)
+    while not g.deal.done:
+        g.apply(g.choice.sample(rng))
+    first, second = wire.deal_end_notices(g, 0, (0, 1))
+    bot = MockTransport().expect("hello", HELLO).expect("deal_end").expect("game", exit_status=1)
+    p = player(bot)
+    p.start()
+    assert p.notify_all([first]) is None
+    assert bot.sent[-1] == first.to_dict() and bot.sent[-1]["view"]["seat"] == 0
+    assert p.notify_all([{"type": "game"}]) is None  # the bot exits on reading it
+    fault = p.notify_all([second, {"type": "deal"}])
+    assert fault is not None and fault.kind == "crash"
+    assert fault.request == second.to_dict() and fault.request["view"] == g.view(1, 0).to_dict()

@@ -106,7 +106,7 @@ DEAL_ENDS_SHA256 = "a8c782838532e7c0eade2f0782e018638a10c0f5a8c63594227a5d409d68
 
 
 def test_a_deal_end_s_line_is_the_bytes_bots_always_read() -> None:
-    """``wire.deal_ends`` (the outcome encoded once, each view spliced in as text) writes, for every seat
+    """``wire.deal_ends`` and ``deal_end_notices`` (the outcome encoded once, each view spliced in as text) write, for every seat
     of every deal, the bytes of its dict encoded, that dict is the view read back, and the lines are
     those the harness wrote before (pinned)."""
     import hashlib
@@ -122,7 +122,9 @@ def test_a_deal_end_s_line_is_the_bytes_bots_always_read() -> None:
             game.apply(game.choice.sample(rng))
             if deal.done:
                 seats = range(game.profile.players)
-                for seat, notice in zip(seats, wire.deal_ends(game, deal.index, seats)):
+                for seat, lazy, notice in zip(seats, wire.deal_end_notices(game, deal.index, seats),
+                                              wire.deal_ends(game, deal.index, seats)):
+                    assert lazy.line == wire.encode(notice) == wire.encode(lazy.to_dict())  # (its dict made last)
                     plain = dict(notice)
                     assert plain["view"] == game.view(seat, deal.index).to_dict()
                     assert wire.encode(notice) == stdlib(plain) == wire.encode(wire.deal_end(game, deal.index, seat))

@@ -305,3 +305,66 @@ def test_an_unprivileged_harness_runs_gvisor_too(tmp_path) -> None:
     finally:
         shutil.rmtree(home, ignore_errors=True)
         shutil.rmtree("/dev/shm/cinch-arena-65534", ignore_errors=True)
+
+
+PYC = r"""
+import importlib.util, json, os, sys
+sys.path.insert(0, sys.argv[1])
+import lib
+cached = lib.__spec__.cached
+head = open(cached, "rb").read(16) if os.path.exists(cached) else b""
+print(json.dumps({"word": lib.WORD, "cached": cached, "flags": int.from_bytes(head[4:8], "little"),
+                  "hash_ok": head[8:16] == importlib.util.source_hash(open(lib.__file__, "rb").read())}), flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_copied_modules_come_compiled_and_a_pyc_runs_only_beside_its_own_source(tmp_path, start) -> None:
+    """The harness compiles a copy's modules (the seat no longer compiles them inside gVisor at
+    every start) as checked-hash pycs: one of other code in the host folder is never copied, and
+    a source changed on the host under the same size, time and inode (the harness's compiled
+    cache then still holds the old code) runs as it now reads, not as it was compiled."""
+    folder, lib = bot(tmp_path, PYC), tmp_path / "lib"
+    lib.mkdir()
+    (lib / "lib.py").write_text("WORD = 'one'\n")
+    (lib / "__pycache__").mkdir()
+    evil = tmp_path / "evil.py"
+    evil.write_text("WORD = 'bad'\n")
+    import py_compile
+    py_compile.compile(str(evil), cfile=str(lib / "__pycache__" / f"lib.{sys.implementation.cache_tag}.pyc"),
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)
+    a = start([sys.executable, "bot.py", str(lib)], folder, level="gvisor", extra_ro_paths=[str(lib)])
+    seen = json.loads(a.read_line(30))
+    assert seen["word"] == "one" and seen["flags"] == 0b11 and seen["hash_ok"], seen
+    assert seen["cached"].startswith(str(lib) + "/__pycache__/"), seen
+    a.close()
+    st = os.stat(lib / "lib.py")
+    (lib / "lib.py").write_text("WORD = 'two'\n")  # same size, same inode, the time put back
+    os.utime(lib / "lib.py", ns=(st.st_atime_ns, st.st_mtime_ns))
+    b = start([sys.executable, "bot.py", str(lib)], folder, level="gvisor", extra_ro_paths=[str(lib)])
+    assert json.loads(b.read_line(30))["word"] == "two"
+
+
+def test_compiled_modules_are_never_written_through_a_link_of_the_bot_s_folder(tmp_path) -> None:
+    from arena.sandbox.bytecode import folder_pycs, write_pycs
+    from arena.sandbox.files import walk_folder
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "mod.py").write_text("X = 1\n")
+    (src / "pkg").mkdir()
+    (src / "pkg" / "sub.py").write_text("Y = (\n")  # not Python: no pyc, no error
+    pycs = folder_pycs(walk_folder(src), "/view/src")
+    assert list(pycs) == [f"__pycache__/mod.{sys.implementation.cache_tag}.pyc"]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    os.symlink(outside, copy / "__pycache__")  # as a copied link of the bot's folder would be
+    write_pycs(copy, pycs)
+    assert list(outside.iterdir()) == []
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    write_pycs(clean, pycs)
+    assert oct((clean / "__pycache__").stat().st_mode & 0o777) == "0o755"
+    assert (clean / next(iter(pycs))).stat().st_mode & 0o777 == 0o644

@@ -65,9 +65,9 @@ def test_kill_mid_run_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
     assert any((out / "stderr").rglob("*-seat*-first.txt"))  # bot stderr kept next to the results
 
 
-def test_torn_last_line_is_cut_and_replayed(tmp_path: Path) -> None:
+def test_torn_last_line_is_cut_and_replayed(tmp_path: Path, played) -> None:
     cfg = write_config(tmp_path, blocks=2)
-    assert run_main([str(cfg), *QUIET]) == 0
+    played(tmp_path, 2)  # run_main([str(cfg), *QUIET]) == 0
     out = tmp_path / "out"
     full = _comparable(out)
     data = (out / "results.jsonl").read_bytes()
@@ -80,9 +80,8 @@ def test_torn_last_line_is_cut_and_replayed(tmp_path: Path) -> None:
     assert _comparable(out) == full and len(_lines(out)) == 2
 
 
-def test_duplicate_lines_are_ignored_on_load(tmp_path: Path) -> None:
-    cfg = write_config(tmp_path)
-    assert run_main([str(cfg), *QUIET]) == 0
+def test_duplicate_lines_are_ignored_on_load(tmp_path: Path, played) -> None:
+    played(tmp_path, 1)  # run_main([str(write_config(tmp_path)), *QUIET]) == 0
     path = tmp_path / "out" / "results.jsonl"
     path.write_bytes(path.read_bytes() * 2)
     store = ResultsStore(tmp_path / "out")
@@ -122,11 +121,10 @@ def test_persistent_harness_error_is_reported_not_scored(tmp_path: Path) -> None
     assert not (t.out / "results.jsonl").exists()
 
 
-def test_extending_plays_only_new_games(tmp_path: Path) -> None:
+def test_extending_plays_only_new_games(tmp_path: Path, played) -> None:
     from .conftest import FIRST, LAST
 
-    cfg = write_config(tmp_path, blocks=1)
-    assert run_main([str(cfg), *QUIET]) == 0
+    played(tmp_path, 1)  # run_main([str(write_config(tmp_path, blocks=1)), *QUIET]) == 0
     before = (tmp_path / "out" / "results.jsonl").read_bytes()
     third = tmp_path / "third"
     third.mkdir()
@@ -142,8 +140,8 @@ def test_extending_plays_only_new_games(tmp_path: Path) -> None:
     assert summary["blocks_total"] == 3 * 2 and summary["played_now"] == 5
 
 
-def test_changed_config_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_main([str(write_config(tmp_path)), *QUIET]) == 0
+def test_changed_config_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], played) -> None:
+    played(tmp_path, 1)  # run_main([str(write_config(tmp_path)), *QUIET]) == 0
     capsys.readouterr()
     assert run_main([str(write_config(tmp_path, seed="different")), *QUIET]) == 2
     assert "holds another tournament (differs in: seed)" in capsys.readouterr().err
@@ -154,8 +152,9 @@ def test_changed_config_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture
     ({"blocks": 0}, None),  # invalid config: refused before the folder is looked at
     ({"match": {"sandbox": "none", "format": "deals", "deals": 2, "max_deals": 3}}, "match.max_deals"),
 ])
-def test_another_tournament_in_the_same_folder_names_what_differs(tmp_path: Path, capsys, change, named) -> None:
-    assert run_main([str(write_config(tmp_path, blocks=2)), *QUIET]) == 0
+def test_another_tournament_in_the_same_folder_names_what_differs(tmp_path: Path, capsys, change, named,
+                                                                  played) -> None:
+    played(tmp_path, 2)  # run_main([str(write_config(tmp_path, blocks=2)), *QUIET]) == 0
     before = (tmp_path / "out" / "results.jsonl").read_bytes()
     meta = (tmp_path / "out" / "tournament.json").read_text()
     capsys.readouterr()
@@ -167,10 +166,10 @@ def test_another_tournament_in_the_same_folder_names_what_differs(tmp_path: Path
     assert (tmp_path / "out" / "tournament.json").read_text() == meta
 
 
-def test_fewer_blocks_or_fewer_entries_is_another_tournament(tmp_path: Path, capsys) -> None:
+def test_fewer_blocks_or_fewer_entries_is_another_tournament(tmp_path: Path, capsys, played) -> None:
     from .conftest import FIRST
 
-    assert run_main([str(write_config(tmp_path, blocks=2)), *QUIET]) == 0
+    played(tmp_path, 2)  # run_main([str(write_config(tmp_path, blocks=2)), *QUIET]) == 0
     capsys.readouterr()
     assert run_main([str(write_config(tmp_path, blocks=1)), *QUIET, "--extend"]) == 2
     assert "blocks (fewer: 1 < 2)" in capsys.readouterr().err
@@ -283,6 +282,22 @@ def per_game(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
         assert run_main([str(write_config(folder, blocks=blocks, match=PER_GAME)), *QUIET]) == 0
         runs[blocks] = folder / "out"
     return runs
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory):
+    """played(tmp, blocks): TMP/out as ``run_main([write_config(tmp, blocks=blocks), *QUIET])`` leaves it (the
+    default tiny tournament), played once per module and copied: the tests differ in what they run next."""
+    made: dict[int, Path] = {}
+
+    def into(tmp: Path, blocks: int) -> Path:
+        if blocks not in made:
+            made[blocks] = tmp_path_factory.mktemp(f"played-{blocks}")
+            assert run_main([str(write_config(made[blocks], blocks=blocks)), *QUIET]) == 0
+        shutil.copytree(made[blocks] / "out", tmp / "out")
+        return tmp / "out"
+
+    return into
 
 
 @pytest.mark.parametrize("written", ["without the field", "per-game"])

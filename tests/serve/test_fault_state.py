@@ -26,7 +26,7 @@ from arena.serve.faults import STATE_DIR, Fault, FaultIndex
 from arena.serve.tally import Runs
 
 from .conftest import ROOT
-from .test_ladder import accept, batches, library_comp
+from .test_ladder import TOKENS, accept, batches, library_comp
 from .test_private import crashing_bot
 
 RESULTS = "results/results.jsonl"
@@ -41,7 +41,11 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     accept(svc, "red", crashing_bot(root))
     accept(svc, "blue", ROOT / "bots" / "minimal")
     assert batches(svc, 2) == [2, 1]
+    KEYS.update({t: TOKENS[t] for t in ("red", "blue")})
     return svc.folder
+
+
+KEYS: dict[str, str] = {}  # the fixture's teams' tokens
 
 
 @pytest.fixture
@@ -237,3 +241,30 @@ def test_games_without_run_timings_count_with_no_rows(folder: Path) -> None:
     for team in ("red", "blue", None):
         assert answers(index, team) == whole(folder, team)
     assert all(s.decisions == 0 and s.games for s in index.tempo(None))
+
+
+def test_the_team_page_and_its_api_read_no_stored_line(folder: Path, parses: list[int]) -> None:
+    """Through the server itself, restarted on the folder the ladder left: the team page's faults and tempo
+    table and GET /api/faults and /api/tempo parse nothing of the store (before: the whole store, each
+    view after it changed)."""
+    import httpx
+
+    from arena.serve.serve import open_service
+
+    from .conftest import start
+    from .test_api import login as form_login
+    from .conftest import Live
+
+    faults, tempo = whole(folder, "red")
+    parses[0] = 0
+    svc = open_service(folder)
+    url, server = start(svc, worker=False)
+    try:
+        bearer = {"Authorization": f"Bearer {KEYS['red']}"}
+        assert httpx.get(f"{url}/api/faults", headers=bearer).json() == [f.model_dump() for f in faults]
+        assert httpx.get(f"{url}/api/tempo", headers=bearer).json() == [t.model_dump(mode="json") for t in tempo]
+        page = form_login(Live(None, url, KEYS), "red").get("/team").text  # type: ignore[arg-type]
+        assert page.count("<tr><td>red</td>") == len(tempo) == 4 and faults[0].message in page
+        assert parses[0] == 0
+    finally:
+        server.should_exit = True  # type: ignore[attr-defined]

@@ -350,8 +350,7 @@ class ProcessPlayer(Player):
         limit = min(self._decision_s, self.bank_s)
         fixed = self._fixed
         slot = self._slot_s
-        ceiling = limit * self.t.wall_factor + WALL_MARGIN_MS / 1000
-        late_after = slot if fixed else ceiling
+        late_after = slot if fixed else limit * self.t.wall_factor + WALL_MARGIN_MS / 1000  # (the ceiling)
         request.set_time(int(self.bank_s * 1000), self.t.decision_ms)
         # CPU the bot used since its last reply (pondering) is charged here; a
         # wall clock (level none) only runs against the bot while it is on move.
@@ -413,11 +412,13 @@ class ProcessPlayer(Player):
             self._tree_wait = tree1
         used = now - cpu0
         self._cpu_mark = now
-        self._pause()
+        if self._pause_idle:
+            proc.pause()
         self.bank_s -= used
-        self._report.latencies_ms.append(wall * 1000)
-        self._report.cpu_ms.append(used * 1000)
-        self._report.wait_ms.append(round(waited * 1000, 3))  # to the microsecond: a difference of two clock reads
+        report = self._report
+        report.latencies_ms.append(wall * 1000)
+        report.cpu_ms.append(used * 1000)
+        report.wait_ms.append(round(waited * 1000, 3))  # to the microsecond: a difference of two clock reads
         if used > limit:
             return Decision(None, self._die(self._timeout(request, used, wall, limit)), wall, used, line)
         if fixed and wall - waited > slot:

@@ -3,8 +3,9 @@
 A bot's folder and its libraries are copied without their caches (a `.pyc`
 of other code would run under the identity of honest source), so each seat
 compiled every module it imports, inside gVisor, at every start. The
-harness compiles them instead, once per source file per process, and writes
-them into the copy as *checked-hash* pycs (PEP 552): the interpreter
+harness compiles a library's modules instead (not the bot's own folder's:
+the bot sees exactly its files there), once per source file per process,
+and writes them into the copy as *checked-hash* pycs (PEP 552): the interpreter
 inside reads the source beside it and runs the pyc only if the source's
 hash matches, so a pyc never runs code other than the source it sits by,
 whatever changed on the host meanwhile. A pyc for another interpreter

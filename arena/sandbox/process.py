@@ -812,9 +812,10 @@ def _gvisor_inputs(facts: PlanInputs, held: _Held, *, listing: FolderListing, ru
         return not rt.under(path, hidden) and not any(
             other != path and (rt.under(other, [path]) or rt.under(path, [other])) for other in privates)
 
-    # each copied folder's modules compiled by the harness (checked-hash pycs, arena.sandbox.bytecode):
-    # the seat's interpreter no longer compiles them inside gVisor at every start
-    pycs = {path: bc.folder_pycs(lst, path) for path, lst in [*lib_listings, (bot_dir, listing)] if lst is not None}
+    # each copied library's modules compiled by the harness (checked-hash pycs, arena.sandbox.bytecode):
+    # the seat's interpreter no longer compiles them inside gVisor at every start. Not the bot's own
+    # folder: the bot sees exactly its files there
+    pycs = {path: bc.folder_pycs(lst, path) for path, lst in lib_listings if lst is not None}
     pyc_bytes = sum(bc.pycs_size(p)[0] for p in pycs.values())
     pyc_entries = sum(bc.pycs_size(p)[1] for p in pycs.values())
     copy_bytes = pyc_bytes + sum(size for _, _, size in listing.files) + sum(

@@ -176,7 +176,7 @@ def deal_end(game: Game, index: int, seat: int) -> dict[str, Any]:
     return deal_ends(game, index, (seat,))[0]
 
 
-def deal_ends(game: Game, index: int, seats: Sequence[int]) -> list[dict[str, Any]]:
+def deal_ends(game: Game, index: int, seats: Sequence[int]) -> list[JsonObject]:
     """``deal_end`` for each of ``seats``, each with its line written (``Encoded``): ``deal_end_notices``' dicts."""
     return [n.to_dict() for n in deal_end_notices(game, index, seats)]
 
@@ -208,7 +208,7 @@ def deal_end_notices(game: Game, index: int, seats: Sequence[int]) -> list[Notic
     each seat's view spliced in as its text (``Game.view_bytes``); the bytes of encoding each dict
     (tests/protocol/test_encoding.py). The view is read back to a dict only if a player asks."""
     d = game.deals[index]
-    fields: dict[str, Any] = {
+    fields: JsonObject = {
         "type": "deal_end", "index": index, "maker": d.maker, "bid": d.high,
         "trump": SUITS[d.trump] if d.trump is not None else None,
         "points": list(d.points or ()), "made": d.made, "scores": list(d.scores_after or ()),

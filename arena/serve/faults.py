@@ -166,7 +166,7 @@ class FaultState(Follow):
                 st = SeatTempo(bot, int(seat), list(_rows(dir / _rows_file(row[0]), row[1], row[3])), row[2])
                 row[4] = st.figures(0).model_dump()
 
-    def faults(self, dir: Path, team: str) -> Iterator[dict[str, Any]]:
+    def faults(self, dir: Path, team: str) -> Iterator[KeptFault]:
         """The team's faults as their file keeps them, in the store's order."""
         t = self.teams.get(team)
         if t is None:
@@ -174,7 +174,20 @@ class FaultState(Follow):
         with open(dir / _faults_file(t[0]), "rb") as f:
             raw = f.read(t[1])
         for row in raw.splitlines():
-            yield json.loads(row)
+            kept = json.loads(row)
+            at, length, i = kept.pop("at"), kept.pop("length"), kept.pop("i")
+            yield KeptFault(Fault(**kept), at, length, i)
+
+
+@dataclass(frozen=True)
+class KeptFault:
+    """A fault as its team's file keeps it: with where its block's results line is in the store
+    (``at``, ``length``) and its place among the line's faults (``i``), the store's order."""
+
+    fault: Fault
+    at: int
+    length: int
+    i: int
 
 
 def _faults_file(n: int) -> str:
@@ -266,8 +279,8 @@ class FaultIndex:
             st = self._read()
             rows = [r for t in ([team] if team is not None else list(st.teams)) for r in st.faults(self.dir, t)]
             if team is None:
-                rows.sort(key=lambda r: (r["at"], r["i"]))
-            return [Fault(**{k: v for k, v in r.items() if k not in ("at", "length", "i")}) for r in rows]
+                rows.sort(key=lambda r: (r.at, r.i))
+            return [r.fault for r in rows]
 
     def tempo(self, team: str | None) -> list[TempoSeat]:
         """The tempo audit's figures of ``team``'s bots, a row per bot and seat (``arena.publish.tempo``;
@@ -284,8 +297,9 @@ class FaultIndex:
         """The block's results line with an empty ``run``, if ``team`` has a fault in it (None for the host: any)."""
         with self._lock, self._flock():
             st = self._read()
-            where = next(((r["at"], r["length"]) for t in ([team] if team is not None else list(st.teams))
-                          for r in st.faults(self.dir, t) if r["pairing"] == pairing and r["block"] == block), None)
+            where = next(((r.at, r.length) for t in ([team] if team is not None else list(st.teams))
+                          for r in st.faults(self.dir, t) if r.fault.pairing == pairing and r.fault.block == block),
+                         None)
             if where is None and team is None and (pairing, block) in st.read:  # the host's, without a fault:
                 where = next(((at, n) for ln, at, n in ResultsScan(self.results)  # found as the store is read
                               if (ln.pairing, ln.block) == (pairing, block)), None)

@@ -44,8 +44,8 @@ import orjson
 from ...engine import decision_kind
 from ...match.game import settings_profile
 from ...match.show import seat_names
-from ...results import (GameLine, ResultLine, ResultsError, ResultsScan, RunInfo, line_digest, seatings, stored_line,
-                        trusted_line)
+from ...results import (GameLine, JsonObject, ResultLine, ResultsError, ResultsScan, RunInfo, line_digest, seatings,
+                        stored_line, trusted_line)
 from ...ratings.memo import ResampleMemo
 from ...schedule.ladder import read_runs_from
 from ..load import BotInfo, _ref, block_score, game_contests
@@ -536,7 +536,7 @@ class SiteState:
         tmp.write_text(text)
         os.replace(tmp, d / f"{gid}.json")
 
-    def raw_games(self, e: Entry) -> list[tuple[dict[str, Any], int | None]]:
+    def raw_games(self, e: Entry) -> list[tuple[JsonObject, int | None]]:
         """(record, forfeit_by) of each game of an entry's whole line, read again from its file: the line was
         checked when it was read, so its JSON alone (as ``stored_line`` keeps a record: the object read), not a
         model of it (a fifth of the cost of reading a line again)."""
